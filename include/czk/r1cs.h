@@ -1,0 +1,231 @@
+/*
+ * czk — rank-1 constraint systems with bellperson/bellpepper semantics.
+ *
+ * A circuit is one C function, czk_circuit_fn, run against a czk_cs in one of
+ * three modes (spec: porep-circuit.md §4.2, §5; gpu-prover.md §1):
+ *
+ *   CZK_CS_RECORD   builds the shape: CSR matrices A, B, C over the columns
+ *                   [inputs | aux], density bitmaps, counts. Values are not
+ *                   needed (a "blank" circuit, like bellperson's generator);
+ *                   whatever the gadgets compute is ignored.
+ *   CZK_CS_WITNESS  stores only the input and aux values. Gadgets skip every
+ *                   linear combination: they test czk_cs_records() and build
+ *                   none when it is false. czk_cs_enforce() is a no-op.
+ *   CZK_CS_CHECK    records and stores values, evaluates each constraint as it
+ *                   is enforced, and remembers the first unsatisfied one by
+ *                   index and namespace path (tests).
+ *
+ * Variables: inputs and aux are two index spaces, each numbered in allocation
+ * order. Input 0 is ONE, allocated by czk_cs_run() before the circuit runs.
+ * After the circuit, czk_cs_run() appends one constraint input_i · 0 = 0 per
+ * input, ONE included, in input order (as bellperson's prover and generator
+ * do), so constraints n = synthesized + inputs.
+ *
+ * Linear combinations merge terms of one variable by adding coefficients;
+ * a term whose merged coefficient is zero is skipped when evaluating, is not
+ * stored in the shape and does not set density (bellpepper-core lc.rs,
+ * eval_with_trackers).
+ *
+ * Errors are sticky: the first failure (out of memory, cancellation, a
+ * gadget's czk_cs_fail()) is kept in the cs, later calls become no-ops, and
+ * czk_cs_run() returns it. Gadget code therefore need not check every call.
+ */
+#ifndef CZK_R1CS_H
+#define CZK_R1CS_H
+
+#include "czk/common.h"
+#include "czk/ff.h"
+#include "czk/pool.h"
+#include <stdatomic.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A variable: bit 31 set = input, clear = aux; the low 31 bits are its index. */
+typedef uint32_t czk_var;
+#define CZK_VAR_INPUT_BIT 0x80000000u
+#define CZK_VAR_ONE ((czk_var)CZK_VAR_INPUT_BIT)
+static inline czk_var czk_var_input(uint32_t i) { return i | CZK_VAR_INPUT_BIT; }
+static inline czk_var czk_var_aux(uint32_t i) { return i; }
+static inline bool czk_var_is_input(czk_var v) { return (v & CZK_VAR_INPUT_BIT) != 0; }
+static inline uint32_t czk_var_index(czk_var v) { return v & ~CZK_VAR_INPUT_BIT; }
+
+typedef enum czk_cs_mode {
+    CZK_CS_RECORD,
+    CZK_CS_WITNESS,
+    CZK_CS_CHECK,
+} czk_cs_mode;
+
+typedef struct czk_cs czk_cs;
+
+/* A linear combination Σ coeff·var. Terms may repeat until normalized. */
+typedef struct czk_term {
+    czk_var var;
+    uint32_t reserved;
+    czk_fr coeff;
+} czk_term;
+
+typedef struct czk_lc {
+    czk_term *terms;
+    uint32_t len, cap;
+} czk_lc;
+
+#define CZK_LC_INIT {NULL, 0, 0}
+
+/* Frees the terms; the lc is empty and reusable afterwards. */
+void czk_lc_free(czk_lc *lc);
+/* Empties the lc, keeping its storage. */
+static inline void czk_lc_clear(czk_lc *lc) { lc->len = 0; }
+/* lc += coeff·v. OOM is recorded in cs (sticky). */
+void czk_lc_add(czk_cs *cs, czk_lc *lc, czk_var v, const czk_fr *coeff);
+/* lc += v, lc -= v. */
+void czk_lc_add_var(czk_cs *cs, czk_lc *lc, czk_var v);
+void czk_lc_sub_var(czk_cs *cs, czk_lc *lc, czk_var v);
+/* dst += scale·src (scale NULL = 1). */
+void czk_lc_add_lc(czk_cs *cs, czk_lc *dst, const czk_lc *src, const czk_fr *scale);
+/* Copies src into dst (dst's old terms dropped). */
+void czk_lc_copy(czk_cs *cs, czk_lc *dst, const czk_lc *src);
+/* Sorts by variable (inputs before aux, each by index) and merges repeated
+ * variables by adding coefficients; zero results are dropped. */
+void czk_lc_normalize(czk_lc *lc);
+
+/* 2^k in Fr for k < 256 (Montgomery form), and −1. */
+const czk_fr *czk_fr_pow2(unsigned k);
+extern const czk_fr czk_fr_minus_one;
+
+/*
+ * Creates a constraint system. Returns NULL on OOM (err says so).
+ * `cancel` (may be NULL) is polled now and then; once it reads non-zero the cs
+ * fails with CZK_ERR_CANCELLED.
+ */
+czk_cs *czk_cs_create(czk_cs_mode mode, const atomic_int *cancel, czk_err *err);
+void czk_cs_free(czk_cs *cs);
+/* Optional capacity hints (e.g. from a recorded shape) to avoid regrowth. */
+void czk_cs_reserve(czk_cs *cs, uint32_t inputs, uint32_t aux, uint32_t constraints);
+
+czk_cs_mode czk_cs_get_mode(const czk_cs *cs);
+/* True in RECORD and CHECK: gadgets build linear combinations and enforce. */
+bool czk_cs_records(const czk_cs *cs);
+/* True in WITNESS and CHECK: values are stored. */
+bool czk_cs_has_values(const czk_cs *cs);
+
+/* New aux / input variable with the given value (ignored when !has_values;
+ * NULL means zero). */
+czk_var czk_cs_alloc(czk_cs *cs, const czk_fr *value);
+czk_var czk_cs_alloc_input(czk_cs *cs, const czk_fr *value);
+
+/* A·B = C. Copies and normalizes the three lcs (callers' lcs are unchanged).
+ * A no-op in WITNESS mode. */
+void czk_cs_enforce(czk_cs *cs, const czk_lc *a, const czk_lc *b, const czk_lc *c);
+
+/* Namespaces: named scopes for error reports. Cheap unless mode is CHECK. */
+void czk_cs_push_ns(czk_cs *cs, const char *fmt, ...) CZK_PRINTF(2, 3);
+void czk_cs_pop_ns(czk_cs *cs);
+
+/* Records a failure (sticky; the first one wins) and returns code. */
+czk_status czk_cs_fail(czk_cs *cs, czk_status code, const char *fmt, ...) CZK_PRINTF(3, 4);
+/* CZK_OK while nothing failed. */
+czk_status czk_cs_status(const czk_cs *cs);
+
+/* Counters so far (ONE included in inputs; finalization included after run). */
+uint32_t czk_cs_num_inputs(const czk_cs *cs);
+uint32_t czk_cs_num_aux(const czk_cs *cs);
+uint64_t czk_cs_num_constraints(const czk_cs *cs);
+
+typedef czk_status (*czk_circuit_fn)(czk_cs *cs, void *ctx);
+
+/*
+ * Allocates ONE, runs fn(cs, ctx), then appends the input_i · 0 = 0
+ * constraints. Returns the first failure: the cs's sticky error, fn's own
+ * non-OK return, or in CHECK mode CZK_ERR_UNSATISFIED naming the first
+ * unsatisfied constraint by index and namespace path. A cs runs once.
+ */
+CZK_NODISCARD czk_status czk_cs_run(czk_cs *cs, czk_circuit_fn fn, void *ctx, czk_err *err);
+
+/* CHECK mode: index of the first unsatisfied constraint, or UINT64_MAX. */
+uint64_t czk_cs_first_unsatisfied(const czk_cs *cs);
+
+/* ---- the recorded shape ---- */
+
+/*
+ * One matrix in CSR form over columns [inputs | aux] (aux j is column
+ * num_inputs + j). Row k holds constraint k's terms with non-zero merged
+ * coefficients, sorted by column. Coefficients are stored by reference into
+ * the shape's table of distinct values (Filecoin's matrices hold ~722 M
+ * non-zeros but few distinct coefficients), so a non-zero costs 8 bytes
+ * (column + coefficient index) plus the row pointers.
+ */
+typedef struct czk_csr {
+    uint64_t *row_ptr; /* num_constraints + 1 entries */
+    uint32_t *col;     /* nnz entries */
+    uint32_t *coeff;   /* nnz entries, indexes into czk_shape.coeffs */
+    uint64_t nnz;
+} czk_csr;
+
+/* Density bitmap: bit i (word i/64, bit i%64) set iff variable i is present. */
+typedef struct czk_bitmap {
+    uint64_t *words;
+    uint64_t len;      /* bits */
+    uint64_t popcount;
+} czk_bitmap;
+
+typedef struct czk_shape {
+    uint32_t num_inputs;      /* ONE included */
+    uint32_t num_aux;
+    uint64_t num_constraints; /* finalization included */
+    czk_csr m[3];             /* A, B, C */
+    czk_fr *coeffs;           /* distinct coefficients, Montgomery form */
+    uint32_t num_coeffs;
+    czk_bitmap a_aux;         /* aux with a non-zero A coefficient somewhere */
+    czk_bitmap b_input;       /* inputs with a non-zero B coefficient */
+    czk_bitmap b_aux;         /* aux with a non-zero B coefficient */
+} czk_shape;
+
+/* The witness of one circuit. */
+typedef struct czk_witness {
+    czk_fr *inputs; /* num_inputs, inputs[0] = 1 */
+    czk_fr *aux;    /* num_aux */
+    uint32_t num_inputs, num_aux;
+} czk_witness;
+
+/* After a RECORD or CHECK run: moves the shape out of the cs. */
+CZK_NODISCARD czk_status czk_cs_take_shape(czk_cs *cs, czk_shape **out, czk_err *err);
+/* After a WITNESS or CHECK run: moves the assignment out of the cs. */
+CZK_NODISCARD czk_status czk_cs_take_witness(czk_cs *cs, czk_witness *out, czk_err *err);
+
+void czk_shape_free(czk_shape *shape);
+void czk_witness_free(czk_witness *w);
+
+/* Bytes the shape occupies in memory, and per non-zero. */
+uint64_t czk_shape_bytes(const czk_shape *shape);
+
+/* True iff both shapes hold the same counts, matrices (same coefficient
+ * values) and densities. */
+bool czk_shape_equal(const czk_shape *x, const czk_shape *y);
+
+/*
+ * SpMV: a[k] = <A_k, z>, b[k] = <B_k, z>, c[k] = <C_k, z> for
+ * k < num_constraints, with z = (inputs, aux). a, b, c hold num_constraints
+ * elements each (any may be NULL to skip it). Multithreaded over rows.
+ */
+CZK_NODISCARD czk_status czk_shape_eval(const czk_shape *shape, const czk_witness *w, czk_fr *a,
+                                        czk_fr *b, czk_fr *c, czk_pool *pool, czk_err *err);
+
+/*
+ * Writes / reads a shape file: magic "CZKSHAPE", format version, counts,
+ * the matrices, coefficient table and densities, and a checksum over all of
+ * it. A truncated, mismatched or corrupted file is refused with
+ * CZK_ERR_TRUNCATED / CZK_ERR_FORMAT naming what is wrong. Writes go to a
+ * temporary name, renamed into place.
+ */
+CZK_NODISCARD czk_status czk_shape_write(const czk_shape *shape, const char *path, czk_err *err);
+CZK_NODISCARD czk_status czk_shape_read(czk_shape **out, const char *path, czk_err *err);
+/* The same from / to memory (fuzzing, tests). */
+CZK_NODISCARD czk_status czk_shape_decode(czk_shape **out, const uint8_t *buf, size_t len,
+                                          czk_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

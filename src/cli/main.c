@@ -1,0 +1,55 @@
+/* `czk <subcommand> [options]`: dispatch, --help, --version. */
+#include "cli/cli.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static const czk_cli_command COMMANDS[] = {
+    {"selftest", "run quick known-answer checks of every layer", czk_cmd_selftest},
+};
+
+int czk_cli_fail(const char *cmd, const char *fmt, ...) {
+    fprintf(stderr, "czk %s: ", cmd);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return CZK_EXIT_ERROR;
+}
+
+int czk_cli_wants_help(int argc, char **argv) {
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) return 1;
+    return 0;
+}
+
+static void usage(FILE *f) {
+    fprintf(f, "usage: czk <subcommand> [options]\n\n"
+               "czk is a Groth16 proving engine for Filecoin (PoRep C2).\n\nsubcommands:\n");
+    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
+        fprintf(f, "  %-14s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
+    fprintf(f, "\n`czk <subcommand> --help` describes each one.\n"
+               "exit status: 0 success, 1 negative answer (invalid proof, refused input), "
+               "2 usage or other error\n");
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return CZK_EXIT_ERROR;
+    }
+    if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return CZK_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("czk 0.1.0\n");
+        return CZK_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
+        if (!strcmp(argv[1], COMMANDS[i].name)) return COMMANDS[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "czk: unknown subcommand '%s' (czk --help lists them)\n", argv[1]);
+    return CZK_EXIT_ERROR;
+}

@@ -1,0 +1,85 @@
+/*
+ * `czk selftest`: quick known-answer checks of every layer that exists,
+ * each printed as it runs. Expected values are literals from independent
+ * sources (named beside each).
+ */
+#include "cli/cli.h"
+#include "czk/ec.h"
+#include "czk/ff.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct check {
+    const char *name;
+    bool (*run)(char *why, size_t whylen);
+} check;
+
+static void hex(char *out, const uint8_t *b, size_t n) {
+    for (size_t i = 0; i < n; i++) sprintf(out + 2 * i, "%02x", b[i]);
+}
+
+/* ω_32 = 7^((r−1)/2^32), computed with Python's pow (big-endian hex). */
+static bool check_root_of_unity(char *why, size_t whylen) {
+    czk_fr w;
+    if (czk_fr_root_of_unity(&w, 32, NULL)) return false;
+    uint8_t le[32], be[32];
+    czk_fr_to_bytes(le, &w);
+    for (int i = 0; i < 32; i++) be[i] = le[31 - i];
+    char got[65];
+    hex(got, be, 32);
+    const char *want = "16a2a19edfe81f20d09b681922c813b4b63683508c2280b93829971f439f0d2b";
+    if (strcmp(got, want)) {
+        snprintf(why, whylen, "omega_32 = %s, expected %s", got, want);
+        return false;
+    }
+    return true;
+}
+
+/* Compressed generators: the zcash BLS12-381 serialization spec's values. */
+static bool check_generators(char *why, size_t whylen) {
+    uint8_t g1[48], g2[96];
+    czk_g1_compress(g1, blst_p1_affine_generator());
+    czk_g2_compress(g2, blst_p2_affine_generator());
+    char h1[97], h2[193];
+    hex(h1, g1, 48);
+    hex(h2, g2, 96);
+    const char *w1 = "97f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83ff97a1aeffb3af00adb22c6bb";
+    const char *w2 = "93e02b6052719f607dacd3a088274f65596bd0d09920b61ab5da61bbdc7f5049334cf11213945d57e5ac7d055d042b7e"
+                     "024aa2b2f08f0a91260805272dc51051c6e47ad4fa403b02b4510b647ae3d1770bac0326a805bbefd48056c8c121bdb8";
+    if (strcmp(h1, w1) || strcmp(h2, w2)) {
+        snprintf(why, whylen, "generator encodings differ from the zcash spec values");
+        return false;
+    }
+    czk_g1_affine p;
+    czk_g2_affine q;
+    if (czk_g1_decode(&p, g1, 48, NULL) || !blst_p1_affine_is_equal(&p, blst_p1_affine_generator()) ||
+        czk_g2_decode(&q, g2, 96, NULL) || !blst_p2_affine_is_equal(&q, blst_p2_affine_generator())) {
+        snprintf(why, whylen, "generators do not decode back to themselves");
+        return false;
+    }
+    return true;
+}
+
+static const check CHECKS[] = {
+    {"ff: root of unity of order 2^32 (bellperson ROOT_OF_UNITY)", check_root_of_unity},
+    {"ec: G1/G2 generator compressed encodings (zcash spec)", check_generators},
+};
+
+int czk_cmd_selftest(int argc, char **argv) {
+    if (czk_cli_wants_help(argc, argv)) {
+        printf("usage: czk selftest\n\nRuns quick known-answer checks of every layer and prints "
+               "each check it makes.\nExit status 0 when all pass, 1 when any fails.\n");
+        return CZK_EXIT_OK;
+    }
+    if (argc > 1) return czk_cli_fail("selftest", "unexpected argument '%s'", argv[1]);
+    unsigned failed = 0, n = sizeof CHECKS / sizeof CHECKS[0];
+    for (unsigned i = 0; i < n; i++) {
+        char why[256] = "";
+        bool ok = CHECKS[i].run(why, sizeof why);
+        printf("%s  %s%s%s\n", ok ? "ok  " : "FAIL", CHECKS[i].name, ok ? "" : ": ", why);
+        failed += !ok;
+    }
+    printf("selftest: %u of %u checks passed\n", n - failed, n);
+    return failed ? CZK_EXIT_NO : CZK_EXIT_OK;
+}
