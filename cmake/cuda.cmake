@@ -20,10 +20,12 @@ if(CZK_HAVE_CUDA)
   file(GLOB CZK_CUDA_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/cuda/*.cu)
   add_library(czk_cuda STATIC ${CZK_CUDA_SOURCES})
   target_include_directories(czk_cuda PUBLIC ${PROJECT_SOURCE_DIR}/include PRIVATE ${PROJECT_SOURCE_DIR}/src)
-  target_link_libraries(czk_cuda PRIVATE blst)
+  # czk_cuda and libczk call each other (czk_errf, czk_fr_* here; the C ABI
+  # there): CMake repeats cyclic static libraries on the link line.
+  target_link_libraries(czk_cuda PRIVATE blst libczk)
   set_target_properties(czk_cuda PROPERTIES CUDA_SEPARABLE_COMPILATION OFF
                         CUDA_RUNTIME_LIBRARY Static)
-  target_compile_options(czk_cuda PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall --expt-relaxed-constexpr>)
+  target_compile_options(czk_cuda PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall -Xcompiler=-Wno-unknown-pragmas --expt-relaxed-constexpr>)
   message(STATUS "czk: CUDA backend on (${CZK_NVCC}, architectures ${CMAKE_CUDA_ARCHITECTURES})")
 else()
   message(STATUS "czk: CUDA backend off")

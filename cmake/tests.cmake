@@ -4,6 +4,10 @@
 # Optional lines: "CZK_TEST_TIMEOUT: <s>", "CZK_TEST_FIXTURES_SETUP: <name>",
 # "CZK_TEST_FIXTURES_REQUIRED: <name>". Tests labelled slow are registered only
 # with -DCZK_SLOW_TESTS=ON.
+option(CZK_TESTS "build the cmocka tests (needs cmocka)" ON)
+if(NOT CZK_TESTS)
+  return()
+endif()
 find_path(CMOCKA_INCLUDE_DIR cmocka.h)
 find_library(CMOCKA_LIBRARY cmocka)
 if(NOT CMOCKA_INCLUDE_DIR OR NOT CMOCKA_LIBRARY)

@@ -54,6 +54,9 @@ typedef enum czk_status {
     /* proving */
     CZK_ERR_UNSATISFIED = 300, /* a constraint does not hold */
     CZK_ERR_VERIFY,            /* a proof does not verify */
+
+    /* devices */
+    CZK_ERR_DEVICE = 400,      /* a GPU call or kernel failed (driver, launch, fault) */
 } czk_status;
 
 /* A one-line error message; `code` repeats the returned status. */

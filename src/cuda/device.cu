@@ -1,7 +1,24 @@
-/* Device discovery. Any runtime error (no driver, no device) means zero devices. */
-#include "czk/cuda.h"
+/*
+ * Device discovery, the context (stream, events, NTT tables), device memory
+ * and timing. Any runtime error during discovery (no driver, no device) means
+ * zero devices; everywhere else CUDA errors become czk_status (ctx.cuh).
+ */
+#include "ctx.cuh"
 
-#include <cuda_runtime.h>
+#include <stdlib.h>
+#include <string.h>
+
+namespace czkg {
+
+czk_status cuda_fail(czk_err *err, cudaError_t e, const char *step) {
+    czk_status st = e == cudaErrorMemoryAllocation ? CZK_ERR_NOMEM : CZK_ERR_DEVICE;
+    (void)cudaGetLastError(); /* clear it where it is not sticky */
+    return czk_errf(err, st, "%s: %s (%s)", step, cudaGetErrorName(e), cudaGetErrorString(e));
+}
+
+} // namespace czkg
+
+using namespace czkg;
 
 extern "C" int czk_cuda_device_count(void) {
     int n = 0;
@@ -12,4 +29,127 @@ extern "C" int czk_cuda_device_count(void) {
     return n;
 }
 
-extern "C" bool czk_cuda_built(void) { return true; }
+extern "C" bool czk_cuda_built(void) {
+    return true;
+}
+
+static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
+    CZK_CU(cudaSetDevice(device), "ctx_create: select device %d", device);
+    cudaDeviceProp prop;
+    CZK_CU(cudaGetDeviceProperties(&prop, device), "ctx_create: device properties");
+    ctx->sm_count = prop.multiProcessorCount;
+    snprintf(ctx->describe, sizeof ctx->describe, "%.200s, %d SMs, %.1f GiB, sm_%d%d", prop.name,
+             prop.multiProcessorCount, (double)prop.totalGlobalMem / (1u << 30), prop.major,
+             prop.minor);
+    CZK_CU(cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking), "ctx_create: stream");
+    CZK_CU(cudaEventCreate(&ctx->ev_start), "ctx_create: event");
+    CZK_CU(cudaEventCreate(&ctx->ev_stop), "ctx_create: event");
+    /* Keep freed temporaries in the stream-ordered pool between calls. */
+    cudaMemPool_t pool;
+    CZK_CU(cudaDeviceGetDefaultMemPool(&pool, device), "ctx_create: memory pool");
+    uint64_t keep = UINT64_MAX;
+    CZK_CU(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep),
+           "ctx_create: memory pool threshold");
+    const char *c = getenv("CZK_CUDA_MSM_C");
+    if (c && *c) {
+        int v = atoi(c);
+        if (v < 6 || v > 22)
+            return czk_errf(err, CZK_ERR_INVALID_ARG, "ctx_create: CZK_CUDA_MSM_C=%s is not in 6..22", c);
+        ctx->msm_c = v;
+    }
+    return ntt_tables_init(ctx, err);
+}
+
+extern "C" czk_status czk_cuda_ctx_create(czk_cuda_ctx **out, int device, czk_err *err) {
+    *out = NULL;
+    int n = czk_cuda_device_count();
+    if (device < 0 || device >= n)
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "ctx_create: device %d of %d", device, n);
+    czk_cuda_ctx *ctx = (czk_cuda_ctx *)calloc(1, sizeof *ctx);
+    if (!ctx) return czk_errf(err, CZK_ERR_NOMEM, "ctx_create: host memory");
+    ctx->device = device;
+    czk_status st = ctx_init(ctx, device, err);
+    if (st != CZK_OK) {
+        czk_cuda_ctx_destroy(ctx);
+        return st;
+    }
+    *out = ctx;
+    return CZK_OK;
+}
+
+extern "C" void czk_cuda_ctx_destroy(czk_cuda_ctx *ctx) {
+    if (!ctx) return;
+    (void)cudaSetDevice(ctx->device);
+    if (ctx->stream) (void)cudaStreamSynchronize(ctx->stream);
+    ntt_tables_free(ctx);
+    if (ctx->ev_start) (void)cudaEventDestroy(ctx->ev_start);
+    if (ctx->ev_stop) (void)cudaEventDestroy(ctx->ev_stop);
+    if (ctx->stream) (void)cudaStreamDestroy(ctx->stream);
+    /* Give pooled temporaries back to the device. */
+    cudaMemPool_t pool;
+    if (cudaDeviceGetDefaultMemPool(&pool, ctx->device) == cudaSuccess) (void)cudaMemPoolTrimTo(pool, 0);
+    (void)cudaGetLastError();
+    free(ctx);
+}
+
+extern "C" const char *czk_cuda_ctx_describe(const czk_cuda_ctx *ctx) {
+    return ctx->describe;
+}
+
+extern "C" czk_status czk_cuda_alloc(czk_cuda_ctx *ctx, void **dptr, size_t bytes, czk_err *err) {
+    *dptr = NULL;
+    CZK_CU(cudaSetDevice(ctx->device), "alloc: select device");
+    cudaError_t e = cudaMalloc(dptr, bytes ? bytes : 1);
+    if (e == cudaErrorMemoryAllocation) {
+        /* The pool may hold freed temporaries: return them and try once more. */
+        (void)cudaGetLastError();
+        cudaMemPool_t pool;
+        CZK_CU(cudaStreamSynchronize(ctx->stream), "alloc: synchronize");
+        CZK_CU(cudaDeviceGetDefaultMemPool(&pool, ctx->device), "alloc: memory pool");
+        CZK_CU(cudaMemPoolTrimTo(pool, 0), "alloc: trim memory pool");
+        e = cudaMalloc(dptr, bytes ? bytes : 1);
+    }
+    CZK_CU(e, "alloc: %zu bytes", bytes);
+    return CZK_OK;
+}
+
+extern "C" void czk_cuda_free(czk_cuda_ctx *ctx, void *dptr) {
+    if (!dptr) return;
+    (void)cudaSetDevice(ctx->device);
+    (void)cudaStreamSynchronize(ctx->stream);
+    (void)cudaFree(dptr);
+    (void)cudaGetLastError();
+}
+
+extern "C" czk_status czk_cuda_upload(czk_cuda_ctx *ctx, void *dst, const void *src, size_t bytes,
+                                      czk_err *err) {
+    CZK_CU(cudaSetDevice(ctx->device), "upload: select device");
+    CZK_CU(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, ctx->stream), "upload: %zu bytes",
+           bytes);
+    CZK_CU(cudaStreamSynchronize(ctx->stream), "upload: synchronize");
+    return CZK_OK;
+}
+
+extern "C" czk_status czk_cuda_download(czk_cuda_ctx *ctx, void *dst, const void *src, size_t bytes,
+                                        czk_err *err) {
+    CZK_CU(cudaSetDevice(ctx->device), "download: select device");
+    CZK_CU(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, ctx->stream),
+           "download: %zu bytes", bytes);
+    CZK_CU(cudaStreamSynchronize(ctx->stream), "download: synchronize");
+    return CZK_OK;
+}
+
+extern "C" czk_status czk_cuda_timer_start(czk_cuda_ctx *ctx, czk_err *err) {
+    CZK_CU(cudaSetDevice(ctx->device), "timer: select device");
+    CZK_CU(cudaEventRecord(ctx->ev_start, ctx->stream), "timer: record start");
+    return CZK_OK;
+}
+
+extern "C" czk_status czk_cuda_timer_stop(czk_cuda_ctx *ctx, double *ms, czk_err *err) {
+    CZK_CU(cudaEventRecord(ctx->ev_stop, ctx->stream), "timer: record stop");
+    CZK_CU(cudaEventSynchronize(ctx->ev_stop), "timer: wait");
+    float f = 0;
+    CZK_CU(cudaEventElapsedTime(&f, ctx->ev_start, ctx->ev_stop), "timer: elapsed");
+    *ms = f;
+    return CZK_OK;
+}

@@ -2,10 +2,85 @@
 #include "czk/cuda.h"
 
 #ifndef CZK_HAVE_CUDA
+#define NO_CUDA(what) czk_errf(err, CZK_ERR_UNSUPPORTED, "%s: this build has no CUDA backend", what)
+
 int czk_cuda_device_count(void) {
     return 0;
 }
 bool czk_cuda_built(void) {
     return false;
+}
+czk_status czk_cuda_ctx_create(czk_cuda_ctx **out, int device, czk_err *err) {
+    (void)device;
+    *out = NULL;
+    return NO_CUDA("ctx_create");
+}
+void czk_cuda_ctx_destroy(czk_cuda_ctx *ctx) {
+    (void)ctx;
+}
+const char *czk_cuda_ctx_describe(const czk_cuda_ctx *ctx) {
+    (void)ctx;
+    return "no CUDA";
+}
+czk_status czk_cuda_alloc(czk_cuda_ctx *ctx, void **dptr, size_t bytes, czk_err *err) {
+    (void)ctx, (void)bytes;
+    *dptr = NULL;
+    return NO_CUDA("alloc");
+}
+void czk_cuda_free(czk_cuda_ctx *ctx, void *dptr) {
+    (void)ctx, (void)dptr;
+}
+czk_status czk_cuda_upload(czk_cuda_ctx *ctx, void *dst, const void *src, size_t bytes, czk_err *err) {
+    (void)ctx, (void)dst, (void)src, (void)bytes;
+    return NO_CUDA("upload");
+}
+czk_status czk_cuda_download(czk_cuda_ctx *ctx, void *dst, const void *src, size_t bytes,
+                             czk_err *err) {
+    (void)ctx, (void)dst, (void)src, (void)bytes;
+    return NO_CUDA("download");
+}
+czk_status czk_cuda_ntt(czk_cuda_ctx *ctx, czk_fr *data, unsigned log_n, czk_ntt_kind kind,
+                        czk_err *err) {
+    (void)ctx, (void)data, (void)log_n, (void)kind;
+    return NO_CUDA("ntt");
+}
+czk_status czk_cuda_h(czk_cuda_ctx *ctx, czk_fr *a, czk_fr *b, czk_fr *c, unsigned log_n,
+                      czk_err *err) {
+    (void)ctx, (void)a, (void)b, (void)c, (void)log_n;
+    return NO_CUDA("h");
+}
+czk_status czk_cuda_msm_g1(czk_cuda_ctx *ctx, czk_g1 *out, const czk_g1_affine *bases,
+                           const czk_fr *scalars, size_t n, czk_err *err) {
+    (void)ctx, (void)out, (void)bases, (void)scalars, (void)n;
+    return NO_CUDA("msm_g1");
+}
+czk_status czk_cuda_msm_g2(czk_cuda_ctx *ctx, czk_g2 *out, const czk_g2_affine *bases,
+                           const czk_fr *scalars, size_t n, czk_err *err) {
+    (void)ctx, (void)out, (void)bases, (void)scalars, (void)n;
+    return NO_CUDA("msm_g2");
+}
+czk_status czk_cuda_fr_random(czk_cuda_ctx *ctx, czk_fr *out, size_t n, uint64_t seed,
+                              czk_err *err) {
+    (void)ctx, (void)out, (void)n, (void)seed;
+    return NO_CUDA("fr_random");
+}
+czk_status czk_cuda_g1_random_bases(czk_cuda_ctx *ctx, czk_g1_affine *out, size_t n, uint64_t seed,
+                                    czk_err *err) {
+    (void)ctx, (void)out, (void)n, (void)seed;
+    return NO_CUDA("g1_random_bases");
+}
+czk_status czk_cuda_g2_random_bases(czk_cuda_ctx *ctx, czk_g2_affine *out, size_t n, uint64_t seed,
+                                    czk_err *err) {
+    (void)ctx, (void)out, (void)n, (void)seed;
+    return NO_CUDA("g2_random_bases");
+}
+czk_status czk_cuda_timer_start(czk_cuda_ctx *ctx, czk_err *err) {
+    (void)ctx;
+    return NO_CUDA("timer_start");
+}
+czk_status czk_cuda_timer_stop(czk_cuda_ctx *ctx, double *ms, czk_err *err) {
+    (void)ctx;
+    *ms = 0;
+    return NO_CUDA("timer_stop");
 }
 #endif

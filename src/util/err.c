@@ -68,6 +68,7 @@ const char *czk_status_name(czk_status code) {
         N(CZK_ERR_MISMATCH)
         N(CZK_ERR_UNSATISFIED)
         N(CZK_ERR_VERIFY)
+        N(CZK_ERR_DEVICE)
 #undef N
     }
     return "CZK_ERR_?";

@@ -1,0 +1,203 @@
+/*
+ * GPU benchmark: MSM G1 (2^20..2^27), MSM G2 (2^20..2^25), NTT (2^20..2^27),
+ * H (2^27), plus field and point-addition rates. Prints a table; with
+ * --json PATH writes the numbers scripts/gpu-check.sh records.
+ *
+ * Protocol (bench/GPU.md): inputs already on the device (bases generated
+ * there, uniform random full-width scalars, distinct bases), one warm-up,
+ * then the median of 3 (MSM) or 5 (NTT, H) runs, CUDA events around the call
+ * including any host-side final reduction.
+ *
+ * Options: --json PATH, --commit ID, --max-g1 K, --max-g2 K, --max-ntt K
+ * (largest log2 sizes; for quick runs).
+ */
+#include "czk/cuda.h"
+#include "cuda/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifdef CZK_HAVE_CUDA
+
+static czk_cuda_ctx *ctx;
+
+static void die(const char *what, const czk_err *err) {
+    fprintf(stderr, "bench_gpu: %s: %s\n", what, err->msg);
+    exit(1);
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef czk_status (*op_fn)(void *arg, czk_err *err);
+
+/* One warm-up, then the median of `reps` timed runs (ms). */
+static double time_op(op_fn op, void *arg, int reps) {
+    czk_err err;
+    double t[8];
+    if (op(arg, &err) != CZK_OK) die("warm-up", &err);
+    for (int i = 0; i < reps; i++) {
+        if (czk_cuda_timer_start(ctx, &err) != CZK_OK) die("timer", &err);
+        if (op(arg, &err) != CZK_OK) die("run", &err);
+        if (czk_cuda_timer_stop(ctx, &t[i], &err) != CZK_OK) die("timer", &err);
+    }
+    qsort(t, (size_t)reps, sizeof *t, cmp_double);
+    return t[reps / 2];
+}
+
+struct msm_arg {
+    void *bases;
+    czk_fr *scalars;
+    size_t n;
+    bool g2;
+};
+static czk_status run_msm(void *p, czk_err *err) {
+    struct msm_arg *a = p;
+    if (a->g2) {
+        czk_g2 out;
+        return czk_cuda_msm_g2(ctx, &out, a->bases, a->scalars, a->n, err);
+    }
+    czk_g1 out;
+    return czk_cuda_msm_g1(ctx, &out, a->bases, a->scalars, a->n, err);
+}
+
+struct ntt_arg {
+    czk_fr *a, *b, *c;
+    unsigned log_n;
+};
+static czk_status run_ntt(void *p, czk_err *err) {
+    struct ntt_arg *a = p;
+    return czk_cuda_ntt(ctx, a->a, a->log_n, CZK_NTT_FORWARD, err);
+}
+static czk_status run_h(void *p, czk_err *err) {
+    struct ntt_arg *a = p;
+    return czk_cuda_h(ctx, a->a, a->b, a->c, a->log_n, err);
+}
+
+static void *dalloc(size_t bytes) {
+    czk_err err;
+    void *p;
+    if (czk_cuda_alloc(ctx, &p, bytes, &err) != CZK_OK) die("alloc", &err);
+    return p;
+}
+
+int main(int argc, char **argv) {
+    const char *json = NULL, *commit = "unknown";
+    unsigned max_g1 = 27, max_g2 = 25, max_ntt = 27;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
+        else if (!strcmp(argv[i], "--commit") && i + 1 < argc) commit = argv[++i];
+        else if (!strcmp(argv[i], "--max-g1") && i + 1 < argc) max_g1 = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--max-g2") && i + 1 < argc) max_g2 = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--max-ntt") && i + 1 < argc) max_ntt = (unsigned)atoi(argv[++i]);
+        else {
+            fprintf(stderr, "usage: bench_gpu [--json PATH] [--commit ID] [--max-g1 K] [--max-g2 K] [--max-ntt K]\n");
+            return 2;
+        }
+    }
+    if (czk_cuda_device_count() == 0) {
+        fprintf(stderr, "bench_gpu: no CUDA device\n");
+        return 2;
+    }
+    czk_err err;
+    if (czk_cuda_ctx_create(&ctx, 0, &err) != CZK_OK) die("ctx_create", &err);
+    printf("device: %s\n", czk_cuda_ctx_describe(ctx));
+
+    double rates[5];
+    if (czk_cuda_rates(ctx, rates, &err) != CZK_OK) die("rates", &err);
+    printf("rates: Fp mul wide %.3g/s, chain %.3g/s; Fr mul wide %.3g/s, chain %.3g/s; G1 madd %.3g/s\n",
+           rates[0], rates[1], rates[2], rates[3], rates[4]);
+
+    double g1_ms[28] = {0}, g2_ms[28] = {0}, ntt_ms[29] = {0}, h_ms = 0;
+
+    /* NTT and H first (they need the least memory) */
+    {
+        size_t n = (size_t)1 << max_ntt;
+        struct ntt_arg a = {dalloc(n * sizeof(czk_fr)), dalloc(n * sizeof(czk_fr)),
+                            dalloc(n * sizeof(czk_fr)), 0};
+        if (czk_cuda_fr_random(ctx, a.a, n, 1, &err) != CZK_OK) die("random", &err);
+        if (czk_cuda_fr_random(ctx, a.b, n, 2, &err) != CZK_OK) die("random", &err);
+        if (czk_cuda_fr_random(ctx, a.c, n, 3, &err) != CZK_OK) die("random", &err);
+        for (unsigned k = 20; k <= max_ntt; k++) {
+            a.log_n = k;
+            ntt_ms[k] = time_op(run_ntt, &a, 5);
+            printf("ntt 2^%u: %.3f ms\n", k, ntt_ms[k]);
+            fflush(stdout);
+        }
+        a.log_n = max_ntt;
+        h_ms = time_op(run_h, &a, 5);
+        printf("h 2^%u: %.3f ms\n", max_ntt, h_ms);
+        czk_cuda_free(ctx, a.a), czk_cuda_free(ctx, a.b), czk_cuda_free(ctx, a.c);
+    }
+    for (int g = 0; g < 2; g++) {
+        unsigned maxk = g ? max_g2 : max_g1;
+        size_t n = (size_t)1 << maxk, psz = g ? sizeof(czk_g2_affine) : sizeof(czk_g1_affine);
+        struct msm_arg a = {dalloc(n * psz), dalloc(n * sizeof(czk_fr)), 0, g == 1};
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        czk_status st = g ? czk_cuda_g2_random_bases(ctx, a.bases, n, 11, &err)
+                          : czk_cuda_g1_random_bases(ctx, a.bases, n, 11, &err);
+        if (st != CZK_OK) die("bases", &err);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        printf("generated 2^%u %s bases in %.2f s\n", maxk, g ? "G2" : "G1",
+               (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+        if (czk_cuda_fr_random(ctx, a.scalars, n, 12, &err) != CZK_OK) die("random", &err);
+        for (unsigned k = 20; k <= maxk; k++) {
+            a.n = (size_t)1 << k;
+            double ms = time_op(run_msm, &a, 3);
+            (g ? g2_ms : g1_ms)[k] = ms;
+            printf("msm %s 2^%u: %.2f ms\n", g ? "g2" : "g1", k, ms);
+            fflush(stdout);
+        }
+        czk_cuda_free(ctx, a.bases), czk_cuda_free(ctx, a.scalars);
+    }
+
+    if (json) {
+        FILE *f = fopen(json, "w");
+        if (!f) {
+            perror(json);
+            return 1;
+        }
+        time_t now = time(NULL);
+        char date[32];
+        strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+        fprintf(f, "{\n  \"gpu\": \"%s\",\n  \"date\": \"%s\",\n  \"commit\": \"%s\"", czk_cuda_ctx_describe(ctx),
+                date, commit);
+        for (unsigned k = 20; k <= 27; k++)
+            if (g1_ms[k] > 0) fprintf(f, ",\n  \"msm_g1_2p%u_ms\": %.3f", k, g1_ms[k]);
+        for (unsigned k = 20; k <= 25; k++)
+            if (g2_ms[k] > 0) fprintf(f, ",\n  \"msm_g2_2p%u_ms\": %.3f", k, g2_ms[k]);
+        for (unsigned k = 20; k <= 27; k++)
+            if (ntt_ms[k] > 0) fprintf(f, ",\n  \"ntt_2p%u_ms\": %.4f", k, ntt_ms[k]);
+        fprintf(f, ",\n  \"h_2p%u_ms\": %.3f", max_ntt, h_ms);
+        fprintf(f, ",\n  \"fp_mul_per_s\": %.4g,\n  \"fp_mul_chain_per_s\": %.4g", rates[0], rates[1]);
+        fprintf(f, ",\n  \"fr_mul_per_s\": %.4g,\n  \"fr_mul_chain_per_s\": %.4g", rates[2], rates[3]);
+        fprintf(f, ",\n  \"g1_madd_per_s\": %.4g\n}\n", rates[4]);
+        fclose(f);
+    }
+
+    /* the short table, last */
+    printf("\n%-12s %12s %12s   bar\n", "kernel", "2^k", "ms");
+    for (unsigned k = 20; k <= 27; k++)
+        if (g1_ms[k] > 0) printf("%-12s %12u %12.2f%s\n", "msm_g1", k, g1_ms[k], k == 27 ? "   <= 1100" : "");
+    for (unsigned k = 20; k <= 25; k++)
+        if (g2_ms[k] > 0) printf("%-12s %12u %12.2f%s\n", "msm_g2", k, g2_ms[k], k == 25 ? "   <= 850" : "");
+    for (unsigned k = 20; k <= 27; k++)
+        if (ntt_ms[k] > 0) printf("%-12s %12u %12.3f%s\n", "ntt", k, ntt_ms[k], k == 27 ? "   <= 45" : "");
+    printf("%-12s %12u %12.2f\n", "h", max_ntt, h_ms);
+    czk_cuda_ctx_destroy(ctx);
+    return 0;
+}
+
+#else
+
+int main(void) {
+    fprintf(stderr, "bench_gpu: this build has no CUDA backend\n");
+    return 2;
+}
+
+#endif

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# GPU check: builds czk with CUDA for sm_90 only, runs the GPU tests (every
+# kernel against the CPU layer on random data of several sizes) and the GPU
+# benchmark, writes gpu-latest.json into OUTDIR (default bench/), and prints a
+# short table last. Meant for an H200/H100 machine; the whole run, build
+# included, stays under 10 minutes.
+#
+#   scripts/gpu-check.sh [OUTDIR]
+# Environment: CZK_DEPS_DIR (folder with c-kzg-4.1.0.tgz; ./deps is used when
+# it holds it), CZK_GPU_BUILD (build folder, default build/gpu), CZK_COMMIT
+# (recorded commit where there is no git checkout), CZK_GPU_BENCH_ARGS
+# (extra bench_gpu arguments, e.g. "--max-g1 24" for a quick run).
+# A cmocka unpacked under deps/cmocka/usr (Debian's libcmocka0 and
+# libcmocka-dev, dpkg -x) is used when the machine has none.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUTDIR=${1:-bench}
+mkdir -p "$OUTDIR"
+DEPS=${CZK_DEPS_DIR:-$HOME/.cache/czk}
+[ -f deps/c-kzg-4.1.0.tgz ] && DEPS=$PWD/deps
+BUILD=${CZK_GPU_BUILD:-build/gpu}
+EXTRA=()
+[ -d deps/cmocka/usr ] && EXTRA+=(-DCMAKE_PREFIX_PATH="$PWD/deps/cmocka/usr")
+COMMIT=${CZK_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || cat COMMIT 2>/dev/null || echo unknown)}
+NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+
+declare -a STEPS=()
+step() { # name, command...
+  local name=$1; shift
+  local t0=$SECONDS rc=0
+  echo "== $name"
+  "$@" || rc=$?
+  STEPS+=("$(printf '%-28s %6ds  %s' "$name" $((SECONDS - t0)) "$([ $rc -eq 0 ] && echo ok || echo "FAILED ($rc)")")")
+  return $rc
+}
+build() {
+  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCZK_CUDA=ON -DCZK_CUDA_ARCHS=90-real \
+    -DCMAKE_CUDA_COMPILER="$NVCC" -DCZK_DEPS_DIR="$DEPS" "${EXTRA[@]}" >/dev/null &&
+    cmake --build "$BUILD" -j "$(nproc)" --target test_cuda_host test_cuda_gpu bench_gpu
+}
+tests() { ctest --test-dir "$BUILD" --output-on-failure -R '^cuda\.'; }
+bench() {
+  # shellcheck disable=SC2086
+  "$BUILD/bench_gpu" --json "$OUTDIR/gpu-latest.json" --commit "$COMMIT" ${CZK_GPU_BENCH_ARGS:-} |
+    tee "$BUILD/bench.log"
+}
+
+status=0
+step "build (sm_90)" build || exit 1
+step "tests (cuda.*)" tests || status=1
+step "benchmark" bench || status=1
+
+echo
+[ -f "$BUILD/bench.log" ] && sed -n '/^kernel /,$p' "$BUILD/bench.log"
+echo
+echo "step                           time  result"
+printf '%s\n' "${STEPS[@]}"
+exit $status

@@ -1,0 +1,81 @@
+/*
+ * The device context and the error plumbing shared by the .cu files of src/cuda.
+ *
+ * Every CUDA runtime call goes through CZK_CU(call, step) and every launch is
+ * followed by CZK_LAUNCH(step): a failure returns a czk_status from the
+ * enclosing function with a message naming the step (out of memory becomes
+ * CZK_ERR_NOMEM, anything else CZK_ERR_DEVICE). Temporary device buffers are
+ * dev_buf objects: stream-ordered allocations freed when they go out of
+ * scope, so an early error return leaks nothing.
+ */
+#ifndef CZK_CUDA_CTX_CUH
+#define CZK_CUDA_CTX_CUH
+
+#include "czk/cuda.h"
+#include "field.cuh"
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdio.h>
+
+struct czk_cuda_ctx {
+    int device;
+    int sm_count;
+    cudaStream_t stream;
+    cudaEvent_t ev_start, ev_stop;
+    char describe[320];
+    /* NTT tables, [0] forward, [1] inverse (see ntt.cu) */
+    czkg::fr *omega_lo[2], *omega_hi[2]; /* ω_{2^28}^{±t}, ω_{2^28}^{±t·2^14}, t < 2^14 */
+    czkg::fr *gen_lo[2], *gen_hi[2];     /* g^{±t}, g^{±t·2^14}, g = 7 */
+    czkg::fr *w1024[2];                  /* ω_1024^{±j}, j < 512 */
+    int msm_c;                           /* CZK_CUDA_MSM_C, 0 = per size */
+};
+
+namespace czkg {
+
+czk_status cuda_fail(czk_err *err, cudaError_t e, const char *step);
+
+#define CZK_CU(call, ...)                                                                          \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            char step_[200];                                                                       \
+            snprintf(step_, sizeof step_, __VA_ARGS__);                                            \
+            return ::czkg::cuda_fail(err, e_, step_);                                              \
+        }                                                                                          \
+    } while (0)
+#define CZK_LAUNCH(...) CZK_CU(cudaGetLastError(), __VA_ARGS__)
+
+/* A stream-ordered temporary device buffer of T (freed on scope exit). */
+template <class T> struct dev_buf {
+    T *p = nullptr;
+    cudaStream_t s = nullptr;
+    dev_buf() = default;
+    dev_buf(const dev_buf &) = delete;
+    dev_buf &operator=(const dev_buf &) = delete;
+    ~dev_buf() {
+        if (p) (void)cudaFreeAsync(p, s);
+    }
+    cudaError_t alloc(size_t count, cudaStream_t stream) {
+        s = stream;
+        return cudaMallocAsync((void **)&p, (count ? count : 1) * sizeof(T), stream);
+    }
+    operator T *() const { return p; }
+};
+
+/* Grid size for n threads in blocks of b. */
+static inline unsigned grid_for(size_t n, unsigned b) {
+    return (unsigned)((n + b - 1) / b);
+}
+
+/* Table power x^e = lo[e mod 2^14]·hi[e / 2^14] for e < 2^28. */
+__device__ __forceinline__ fr pow_table(const fr *lo, const fr *hi, uint32_t e) {
+    return lo[e & 0x3fff] * hi[e >> 14];
+}
+
+czk_status ntt_tables_init(czk_cuda_ctx *ctx, czk_err *err);
+void ntt_tables_free(czk_cuda_ctx *ctx);
+
+} // namespace czkg
+
+#endif

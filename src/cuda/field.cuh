@@ -1,0 +1,419 @@
+/*
+ * BLS12-381 field arithmetic for the CUDA kernels: Fp (381-bit, 12×u32 limbs),
+ * Fr (255-bit, 8×u32 limbs), both in Montgomery form, and Fp2 = Fp[u]/(u² + 1).
+ *
+ * Layout: a value is its Montgomery representative x·R mod m (R = 2^384 for
+ * Fp, 2^256 for Fr) as little-endian u32 limbs. That is byte for byte blst's
+ * blst_fp / blst_fr (little-endian u64 limbs) on a little-endian host, so host
+ * buffers of blst_fp, blst_fr, blst_p1_affine, blst_p2_affine upload without
+ * conversion. fp2 is blst_fp2 (c0, c1).
+ *
+ * Multiplication is CIOS Montgomery multiplication (Koç, Acar, Kaliski,
+ * "Analyzing and comparing Montgomery multiplication algorithms", 1996), in two
+ * interchangeable forms (selected by CZK_CUDA_MUL, both always compiled for the
+ * tests and the microbenchmark):
+ *   mul_wide   rows of 32×32→64 multiply-adds in plain C++ (u64 accumulators);
+ *              nvcc turns each into one IMAD.WIDE.U32 plus a 64-bit add.
+ *   mul_chain  rows as PTX carry chains: mad.lo.cc / madc.hi.cc into one
+ *              accumulator, the product row then the reduction row.
+ * Outputs are fully reduced (< m). Every function is __host__ __device__: on
+ * the host the PTX carry chains run on an emulated carry flag, so the same
+ * code is checked against blst on machines without a GPU (tests/cuda/host.c).
+ */
+#ifndef CZK_CUDA_FIELD_CUH
+#define CZK_CUDA_FIELD_CUH
+
+#include <stdint.h>
+
+#define CZK_HD __host__ __device__ __forceinline__
+/* For code off the hot paths: one copy per kernel instead of one per call site. */
+#define CZK_HD_NOINLINE __host__ __device__ __noinline__
+
+#ifndef CZK_CUDA_MUL
+#define CZK_CUDA_MUL 0 /* 0: mul_wide, 1: mul_chain */
+#endif
+
+namespace czkg {
+
+/*
+ * One PTX carry flag. On the device each method is one instruction that reads
+ * and/or writes CC.CF (asm volatile keeps them in order); on the host `cf`
+ * plays the flag. *_cc methods write the flag; the others only read it.
+ */
+struct carry_chain {
+#ifndef __CUDA_ARCH__
+    uint32_t cf = 0;
+#endif
+#ifdef __CUDA_ARCH__
+#define CZK_ASM3(op)                                                                               \
+    uint32_t r;                                                                                    \
+    asm volatile(op " %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));                                    \
+    return r;
+#define CZK_ASM4(op)                                                                               \
+    uint32_t r;                                                                                    \
+    asm volatile(op " %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));                        \
+    return r;
+    __device__ __forceinline__ uint32_t add_cc(uint32_t a, uint32_t b) { CZK_ASM3("add.cc.u32") }
+    __device__ __forceinline__ uint32_t addc_cc(uint32_t a, uint32_t b) { CZK_ASM3("addc.cc.u32") }
+    __device__ __forceinline__ uint32_t addc(uint32_t a, uint32_t b) { CZK_ASM3("addc.u32") }
+    __device__ __forceinline__ uint32_t sub_cc(uint32_t a, uint32_t b) { CZK_ASM3("sub.cc.u32") }
+    __device__ __forceinline__ uint32_t subc_cc(uint32_t a, uint32_t b) { CZK_ASM3("subc.cc.u32") }
+    __device__ __forceinline__ uint32_t subc(uint32_t a, uint32_t b) { CZK_ASM3("subc.u32") }
+    __device__ __forceinline__ uint32_t mad_lo_cc(uint32_t a, uint32_t b, uint32_t c) {
+        CZK_ASM4("mad.lo.cc.u32")
+    }
+    __device__ __forceinline__ uint32_t madc_lo_cc(uint32_t a, uint32_t b, uint32_t c) {
+        CZK_ASM4("madc.lo.cc.u32")
+    }
+    __device__ __forceinline__ uint32_t mad_hi_cc(uint32_t a, uint32_t b, uint32_t c) {
+        CZK_ASM4("mad.hi.cc.u32")
+    }
+    __device__ __forceinline__ uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t c) {
+        CZK_ASM4("madc.hi.cc.u32")
+    }
+#undef CZK_ASM3
+#undef CZK_ASM4
+#else
+    inline uint32_t add_cc(uint32_t a, uint32_t b) { return put((uint64_t)a + b); }
+    inline uint32_t addc_cc(uint32_t a, uint32_t b) { return put((uint64_t)a + b + cf); }
+    inline uint32_t addc(uint32_t a, uint32_t b) { return a + b + cf; }
+    inline uint32_t sub_cc(uint32_t a, uint32_t b) { return bput((uint64_t)a - b); }
+    inline uint32_t subc_cc(uint32_t a, uint32_t b) { return bput((uint64_t)a - b - cf); }
+    inline uint32_t subc(uint32_t a, uint32_t b) { return a - b - cf; }
+    inline uint32_t mad_lo_cc(uint32_t a, uint32_t b, uint32_t c) {
+        return put((uint64_t)(uint32_t)((uint64_t)a * b) + c);
+    }
+    inline uint32_t madc_lo_cc(uint32_t a, uint32_t b, uint32_t c) {
+        return put((uint64_t)(uint32_t)((uint64_t)a * b) + c + cf);
+    }
+    inline uint32_t mad_hi_cc(uint32_t a, uint32_t b, uint32_t c) {
+        return put((((uint64_t)a * b) >> 32) + c);
+    }
+    inline uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t c) {
+        return put((((uint64_t)a * b) >> 32) + c + cf);
+    }
+
+  private:
+    inline uint32_t put(uint64_t s) {
+        cf = (uint32_t)(s >> 32);
+        return (uint32_t)s;
+    }
+    inline uint32_t bput(uint64_t s) {
+        cf = (uint32_t)(s >> 63);
+        return (uint32_t)s;
+    }
+#endif
+};
+
+/* Modulus parameters: limbs of m, R mod m (one), R² mod m, m − 2, and −1/m mod 2^32. */
+struct fp_params {
+    static constexpr int N = 12;
+    static constexpr uint32_t M0 = 0xfffcfffdu;
+    CZK_HD static constexpr uint32_t m(int i) {
+        constexpr uint32_t v[12] = {0xffffaaab, 0xb9feffff, 0xb153ffff, 0x1eabfffe,
+                                    0xf6b0f624, 0x6730d2a0, 0xf38512bf, 0x64774b84,
+                                    0x434bacd7, 0x4b1ba7b6, 0x397fe69a, 0x1a0111ea};
+        return v[i];
+    }
+    CZK_HD static constexpr uint32_t one(int i) {
+        constexpr uint32_t v[12] = {0x0002fffd, 0x76090000, 0xc40c0002, 0xebf4000b,
+                                    0x53c758ba, 0x5f489857, 0x70525745, 0x77ce5853,
+                                    0xa256ec6d, 0x5c071a97, 0xfa80e493, 0x15f65ec3};
+        return v[i];
+    }
+    CZK_HD static constexpr uint32_t r2(int i) {
+        constexpr uint32_t v[12] = {0x1c341746, 0xf4df1f34, 0x09d104f1, 0x0a76e6a6,
+                                    0x4c95b6d5, 0x8de5476c, 0x939d83c0, 0x67eb88a9,
+                                    0xb519952d, 0x9a793e85, 0x92cae3aa, 0x11988fe5};
+        return v[i];
+    }
+    CZK_HD static constexpr uint32_t m_minus_2(int i) { return i == 0 ? m(0) - 2 : m(i); }
+};
+
+struct fr_params {
+    static constexpr int N = 8;
+    static constexpr uint32_t M0 = 0xffffffffu;
+    CZK_HD static constexpr uint32_t m(int i) {
+        constexpr uint32_t v[8] = {0x00000001, 0xffffffff, 0xfffe5bfe, 0x53bda402,
+                                   0x09a1d805, 0x3339d808, 0x299d7d48, 0x73eda753};
+        return v[i];
+    }
+    CZK_HD static constexpr uint32_t one(int i) {
+        constexpr uint32_t v[8] = {0xfffffffe, 0x00000001, 0x00034802, 0x5884b7fa,
+                                   0xecbc4ff5, 0x998c4fef, 0xacc5056f, 0x1824b159};
+        return v[i];
+    }
+    CZK_HD static constexpr uint32_t r2(int i) {
+        constexpr uint32_t v[8] = {0xf3f29c6d, 0xc999e990, 0x87925c23, 0x2b6cedcb,
+                                   0x7254398f, 0x05d31496, 0x9f59ff11, 0x0748d9d9};
+        return v[i];
+    }
+    /* r − 2 = ...fffffffe ffffffff (the low limb of r is 1). */
+    CZK_HD static constexpr uint32_t m_minus_2(int i) {
+        return i == 0 ? 0xffffffffu : (i == 1 ? 0xfffffffeu : m(i));
+    }
+    /* (r − 1)/2: scalars above it are negated before signed-digit recoding. */
+    CZK_HD static constexpr uint32_t half(int i) {
+        constexpr uint32_t v[8] = {0x80000000, 0x7fffffff, 0x7fff2dff, 0xa9ded201,
+                                   0x04d0ec02, 0x199cec04, 0x94cebea4, 0x39f6d3a9};
+        return v[i];
+    }
+};
+
+template <class P> struct mont {
+    using params = P;
+    static constexpr int N = P::N;
+    uint32_t v[N];
+
+    CZK_HD static mont zero() {
+        mont r;
+#pragma unroll
+        for (int i = 0; i < N; i++) r.v[i] = 0;
+        return r;
+    }
+    CZK_HD static mont one() {
+        mont r;
+#pragma unroll
+        for (int i = 0; i < N; i++) r.v[i] = P::one(i);
+        return r;
+    }
+    CZK_HD static mont modulus_r2() {
+        mont r;
+#pragma unroll
+        for (int i = 0; i < N; i++) r.v[i] = P::r2(i);
+        return r;
+    }
+    CZK_HD bool is_zero() const {
+        uint32_t acc = 0;
+#pragma unroll
+        for (int i = 0; i < N; i++) acc |= v[i];
+        return acc == 0;
+    }
+    CZK_HD bool is_one() const {
+        uint32_t acc = 0;
+#pragma unroll
+        for (int i = 0; i < N; i++) acc |= v[i] ^ P::one(i);
+        return acc == 0;
+    }
+    CZK_HD friend bool operator==(const mont &a, const mont &b) {
+        uint32_t acc = 0;
+#pragma unroll
+        for (int i = 0; i < N; i++) acc |= a.v[i] ^ b.v[i];
+        return acc == 0;
+    }
+    CZK_HD friend bool operator!=(const mont &a, const mont &b) { return !(a == b); }
+
+    /* t − m if t >= m, else t (t < 2m). */
+    CZK_HD static void reduce_once(uint32_t t[N]) {
+        uint32_t u[N];
+        carry_chain k;
+        u[0] = k.sub_cc(t[0], P::m(0));
+#pragma unroll
+        for (int i = 1; i < N; i++) u[i] = k.subc_cc(t[i], P::m(i));
+        uint32_t borrow = k.subc(0, 0); /* 0 or 0xffffffff */
+#pragma unroll
+        for (int i = 0; i < N; i++) t[i] = borrow ? t[i] : u[i];
+    }
+
+    CZK_HD friend mont operator+(const mont &a, const mont &b) {
+        mont r;
+        carry_chain k;
+        r.v[0] = k.add_cc(a.v[0], b.v[0]);
+#pragma unroll
+        for (int i = 1; i < N - 1; i++) r.v[i] = k.addc_cc(a.v[i], b.v[i]);
+        r.v[N - 1] = k.addc(a.v[N - 1], b.v[N - 1]); /* a + b < 2m < 2^(32N): no carry out */
+        reduce_once(r.v);
+        return r;
+    }
+    CZK_HD friend mont operator-(const mont &a, const mont &b) {
+        mont r;
+        carry_chain k;
+        r.v[0] = k.sub_cc(a.v[0], b.v[0]);
+#pragma unroll
+        for (int i = 1; i < N; i++) r.v[i] = k.subc_cc(a.v[i], b.v[i]);
+        uint32_t borrow = k.subc(0, 0);
+        /* add m back where a < b */
+        carry_chain k2;
+        r.v[0] = k2.add_cc(r.v[0], P::m(0) & borrow);
+#pragma unroll
+        for (int i = 1; i < N - 1; i++) r.v[i] = k2.addc_cc(r.v[i], P::m(i) & borrow);
+        r.v[N - 1] = k2.addc(r.v[N - 1], P::m(N - 1) & borrow);
+        return r;
+    }
+    CZK_HD mont dbl() const { return *this + *this; }
+    CZK_HD mont neg() const { return zero() - *this; }
+    /* −x where flag, x otherwise. */
+    CZK_HD mont cneg(bool flag) const {
+        mont n = neg();
+        mont r;
+#pragma unroll
+        for (int i = 0; i < N; i++) r.v[i] = flag ? n.v[i] : v[i];
+        return r;
+    }
+
+    /* CIOS with 64-bit accumulators: one IMAD.WIDE.U32 + 64-bit add per 32×32 product. */
+    CZK_HD static mont mul_wide(const mont &a, const mont &b) {
+        uint32_t t[N + 1];
+#pragma unroll
+        for (int j = 0; j <= N; j++) t[j] = 0;
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            uint64_t c = 0;
+#pragma unroll
+            for (int j = 0; j < N; j++) {
+                uint64_t s = (uint64_t)a.v[j] * b.v[i] + t[j] + c;
+                t[j] = (uint32_t)s;
+                c = s >> 32;
+            }
+            /* T + a·b_i < 2^(32(N+1)) because T < 2m and m < 2^(32N−1). */
+            t[N] = (uint32_t)c;
+            uint32_t q = t[0] * P::M0;
+            uint64_t s = (uint64_t)q * P::m(0) + t[0];
+            c = s >> 32;
+#pragma unroll
+            for (int j = 1; j < N; j++) {
+                s = (uint64_t)q * P::m(j) + t[j] + c;
+                t[j - 1] = (uint32_t)s;
+                c = s >> 32;
+            }
+            /* the shifted sum is < 2m < 2^(32N): its top limb takes no further carry */
+            t[N - 1] = t[N] + (uint32_t)c;
+        }
+        mont r;
+#pragma unroll
+        for (int j = 0; j < N; j++) r.v[j] = t[j];
+        reduce_once(r.v);
+        return r;
+    }
+
+    /* CIOS as PTX carry chains: per b_i a lo row and a hi row, then the same for q·m. */
+    CZK_HD static mont mul_chain(const mont &a, const mont &b) {
+        uint32_t t[N + 1];
+#pragma unroll
+        for (int j = 0; j <= N; j++) t[j] = 0;
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            uint32_t bi = b.v[i];
+            {
+                carry_chain k;
+                t[0] = k.mad_lo_cc(a.v[0], bi, t[0]);
+#pragma unroll
+                for (int j = 1; j < N; j++) t[j] = k.madc_lo_cc(a.v[j], bi, t[j]);
+                t[N] = k.addc(0, 0); /* t[N] is 0 at the start of each round */
+            }
+            {
+                carry_chain k;
+                t[1] = k.mad_hi_cc(a.v[0], bi, t[1]);
+#pragma unroll
+                for (int j = 1; j < N - 1; j++) t[j + 1] = k.madc_hi_cc(a.v[j], bi, t[j + 1]);
+                t[N] = k.madc_hi_cc(a.v[N - 1], bi, t[N]); /* no carry out: sum < 2^(32(N+1)) */
+            }
+            uint32_t q = t[0] * P::M0;
+            uint32_t top;
+            {
+                carry_chain k;
+                t[0] = k.mad_lo_cc(q, P::m(0), t[0]); /* becomes 0 */
+#pragma unroll
+                for (int j = 1; j < N; j++) t[j] = k.madc_lo_cc(q, P::m(j), t[j]);
+                top = k.addc(t[N], 0);
+            }
+            {
+                carry_chain k;
+                t[0] = k.mad_hi_cc(q, P::m(0), t[1]);
+#pragma unroll
+                for (int j = 1; j < N - 1; j++) t[j] = k.madc_hi_cc(q, P::m(j), t[j + 1]);
+                t[N - 1] = k.madc_hi_cc(q, P::m(N - 1), top); /* sum/2^32 < 2m: fits N limbs */
+                t[N] = 0;
+            }
+        }
+        mont r;
+#pragma unroll
+        for (int j = 0; j < N; j++) r.v[j] = t[j];
+        reduce_once(r.v);
+        return r;
+    }
+
+    CZK_HD friend mont operator*(const mont &a, const mont &b) {
+#if CZK_CUDA_MUL == 1
+        return mul_chain(a, b);
+#else
+        return mul_wide(a, b);
+#endif
+    }
+    CZK_HD mont &operator*=(const mont &b) { return *this = *this * b; }
+    CZK_HD mont &operator+=(const mont &b) { return *this = *this + b; }
+    CZK_HD mont &operator-=(const mont &b) { return *this = *this - b; }
+    CZK_HD mont sqr() const { return *this * *this; }
+
+    /* Montgomery form from the canonical integer, and back. */
+    CZK_HD mont to_mont() const { return *this * modulus_r2(); }
+    CZK_HD mont from_mont() const {
+        mont one_plain = zero();
+        one_plain.v[0] = 1;
+        return *this * one_plain;
+    }
+
+    /* 1/x by Fermat (x^(m−2)); the inverse of zero is zero. */
+    CZK_HD_NOINLINE mont inv() const {
+        mont r = one();
+#pragma unroll 1
+        for (int i = N - 1; i >= 0; i--) {
+            uint32_t e = P::m_minus_2(i);
+#pragma unroll 1
+            for (int bit = 31; bit >= 0; bit--) {
+                r = r.sqr();
+                if ((e >> bit) & 1) r = r * *this;
+            }
+        }
+        return r;
+    }
+};
+
+using fp = mont<fp_params>;
+using fr = mont<fr_params>;
+
+/* Fp2 = Fp[u]/(u² + 1), blst_fp2 layout (c0, c1). */
+struct fp2 {
+    fp c0, c1;
+
+    CZK_HD static fp2 zero() { return {fp::zero(), fp::zero()}; }
+    CZK_HD static fp2 one() { return {fp::one(), fp::zero()}; }
+    CZK_HD bool is_zero() const { return c0.is_zero() && c1.is_zero(); }
+    CZK_HD friend bool operator==(const fp2 &a, const fp2 &b) { return a.c0 == b.c0 && a.c1 == b.c1; }
+    CZK_HD friend bool operator!=(const fp2 &a, const fp2 &b) { return !(a == b); }
+    CZK_HD friend fp2 operator+(const fp2 &a, const fp2 &b) { return {a.c0 + b.c0, a.c1 + b.c1}; }
+    CZK_HD friend fp2 operator-(const fp2 &a, const fp2 &b) { return {a.c0 - b.c0, a.c1 - b.c1}; }
+    /*
+     * Karatsuba: 3 Fp multiplications. Not inlined: G2 formulas hold dozens of
+     * them, and inlining every one multiplies ptxas time (minutes per kernel)
+     * for little gain; the three products inside still run interleaved.
+     */
+    CZK_HD_NOINLINE static fp2 mul(fp2 a, fp2 b) {
+        fp t0 = a.c0 * b.c0;
+        fp t1 = a.c1 * b.c1;
+        fp t2 = (a.c0 + a.c1) * (b.c0 + b.c1);
+        return {t0 - t1, t2 - t0 - t1};
+    }
+    CZK_HD friend fp2 operator*(const fp2 &a, const fp2 &b) { return mul(a, b); }
+    CZK_HD fp2 &operator*=(const fp2 &b) { return *this = *this * b; }
+    CZK_HD fp2 &operator+=(const fp2 &b) { return *this = *this + b; }
+    CZK_HD fp2 &operator-=(const fp2 &b) { return *this = *this - b; }
+    /* (c0 + c1·u)² = (c0 + c1)(c0 − c1) + 2·c0·c1·u */
+    CZK_HD fp2 sqr() const { return sqr_of(*this); }
+    CZK_HD_NOINLINE static fp2 sqr_of(fp2 a) {
+        fp t = a.c0 * a.c1;
+        return {(a.c0 + a.c1) * (a.c0 - a.c1), t + t};
+    }
+    CZK_HD fp2 dbl() const { return {c0.dbl(), c1.dbl()}; }
+    CZK_HD fp2 neg() const { return {c0.neg(), c1.neg()}; }
+    CZK_HD fp2 cneg(bool flag) const { return {c0.cneg(flag), c1.cneg(flag)}; }
+    /* 1/(c0 + c1·u) = (c0 − c1·u)/(c0² + c1²) */
+    CZK_HD_NOINLINE fp2 inv() const {
+        fp n = (c0.sqr() + c1.sqr()).inv();
+        return {c0 * n, (c1 * n).neg()};
+    }
+};
+
+} // namespace czkg
+
+#endif

@@ -1,0 +1,396 @@
+/*
+ * MSM on G1 and G2: Pippenger with signed window digits and XYZZ buckets,
+ * bases and scalars resident on the device. One generic body for both
+ * groups, instantiated by msm.cu (G1) and msm_g2.cu (G2) so that the two
+ * compile in parallel.
+ *
+ * Steps (sppark's structure, spec/gpu-prover.md §3, with the differences noted):
+ *  1. digits: each scalar leaves Montgomery form; a scalar above (r−1)/2 is
+ *     replaced by r − s with the point negated, so it has 254 bits; it is
+ *     recoded into W = ⌈255/c⌉ signed digits in [−2^(c−1), 2^(c−1)]. Zero
+ *     scalars give zero digits (skipped from here on); scalars equal to one
+ *     are flagged and get zero digits too (step 6 sums them).
+ *     Key per window = |digit|·2 + sign (0 for a zero digit).
+ *  2. per window: radix sort of (key, point index) pairs over c+1 bits (CUB),
+ *     which groups the point indices by bucket; bucket bounds in the sorted array.
+ *  3. accumulation: each bucket's run is cut into chunks of at most L points
+ *     (so a bucket that holds most points, as with repeated scalars, still
+ *     spreads over many threads); one thread sums a chunk into an XYZZ
+ *     partial by mixed additions. (sppark: one thread per bucket.)
+ *  4. bucket sums: a bucket with few chunks is summed by one thread, one with
+ *     many by a whole block.
+ *  5. window sum Σ_b (b+1)·bucket_b: buckets split into segments of 64; each
+ *     thread runs the running-sum trick over its segment, adds lo·(segment
+ *     sum) for the segment's offset, and one block per window adds the
+ *     segment results. (sppark finishes this on the host.)
+ *  6. scalars equal to one: a batch-addition kernel sums their bases.
+ *  7. host: the W window sums are combined by Horner's rule (c doublings
+ *     each) with blst, plus the sum of step 6.
+ * The window size c minimises W(c)·(1.1·n + 4·2^(c−1)) (accumulation plus
+ * bucket reduction) over 6..22, unless CZK_CUDA_MSM_C fixes it.
+ */
+#ifndef CZK_CUDA_MSM_CUH
+#define CZK_CUDA_MSM_CUH
+
+#include "ctx.cuh"
+#include "group.cuh"
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include <string.h>
+
+namespace czkg {
+
+namespace {
+
+constexpr uint32_t CHUNK = 128;     /* L: points per accumulation chunk */
+constexpr uint32_t SMALL_CHUNKS = 8; /* buckets with more chunks are summed by a block */
+constexpr uint32_t SEGMENT = 64;    /* buckets per running-sum thread */
+
+__device__ __forceinline__ fr ld_fr(const fr *p) {
+    return ld_vec(p);
+}
+
+__global__ void msm_digits(const fr *scalars, uint32_t n, unsigned c, unsigned nwin, uint32_t *keys,
+                           uint8_t *ones) {
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    fr s = ld_fr(scalars + i);
+    bool one = s.is_one();
+    bool skip = one || s.is_zero();
+    ones[i] = one;
+    uint32_t k[8];
+    uint32_t neg = 0;
+    fr x = s.from_mont();
+    {
+        /* neg = x > (r−1)/2, i.e. (r−1)/2 − x borrows */
+        carry_chain cc;
+        (void)cc.sub_cc(fr_params::half(0), x.v[0]);
+#pragma unroll
+        for (int j = 1; j < 8; j++) (void)cc.subc_cc(fr_params::half(j), x.v[j]);
+        neg = cc.subc(0, 0) & 1;
+    }
+    x = x.cneg(neg); /* r − x on canonical limbs */
+#pragma unroll
+    for (int j = 0; j < 8; j++) k[j] = skip ? 0 : x.v[j];
+    const uint32_t mask = (1u << c) - 1, half = 1u << (c - 1);
+    uint32_t carry = 0;
+#pragma unroll 1
+    for (unsigned w = 0; w < nwin; w++) {
+        uint32_t d = (k[0] & mask) + carry;
+#pragma unroll
+        for (int j = 0; j < 7; j++) k[j] = __funnelshift_r(k[j], k[j + 1], c);
+        k[7] >>= c;
+        uint32_t mag, sgn;
+        if (d > half) {
+            mag = (1u << c) - d;
+            sgn = 1;
+            carry = 1;
+        } else {
+            mag = d;
+            sgn = 0;
+            carry = 0;
+        }
+        keys[(size_t)w * n + i] = mag ? (mag << 1) | (sgn ^ neg) : 0;
+    }
+}
+
+__global__ void msm_iota(uint32_t *v, uint32_t n) {
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) v[i] = i;
+}
+
+/* start/end (exclusive) of bucket b = |digit| − 1 in the sorted keys; untouched if empty. */
+__global__ void msm_bounds(const uint32_t *sk, uint32_t n, uint32_t *start, uint32_t *end) {
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    uint32_t m = sk[i] >> 1;
+    if (!m) return;
+    uint32_t prev = i ? sk[i - 1] >> 1 : 0;
+    uint32_t next = i + 1 < n ? sk[i + 1] >> 1 : 0;
+    if (prev != m) start[m - 1] = i;
+    if (next != m) end[m - 1] = i + 1;
+}
+
+__global__ void msm_chunk_count(const uint32_t *start, const uint32_t *end, uint32_t B,
+                                uint32_t *cnt) {
+    uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+    if (b < B) cnt[b] = (end[b] - start[b] + CHUNK - 1) / CHUNK;
+}
+
+__global__ void msm_chunk_desc(const uint32_t *start, const uint32_t *end, const uint32_t *cnt,
+                               const uint32_t *off, uint32_t B, uint2 *desc, uint32_t *total) {
+    uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+    if (b >= B) return;
+    uint32_t c = cnt[b], o = off[b], s = start[b], e = end[b];
+    for (uint32_t k = 0; k < c; k++) desc[o + k] = make_uint2(s + k * CHUNK, min(e, s + (k + 1) * CHUNK));
+    if (b == B - 1) *total = o + c;
+}
+
+/* One thread per chunk: XYZZ sum of its (signed) points. */
+template <class G>
+__global__ void __launch_bounds__(G::THREADS)
+    msm_accumulate(const typename G::A *__restrict__ bases, const uint32_t *__restrict__ sk,
+                   const uint32_t *__restrict__ sidx, const uint2 *__restrict__ desc,
+                   const uint32_t *total, typename G::X *partial) {
+    using A = typename G::A;
+    using X = typename G::X;
+    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= *total) return;
+    uint2 d = desc[t];
+    uint32_t i = d.x;
+    A p = ld_vec(bases + sidx[i]);
+    if (sk[i] & 1) p = p.neg();
+    X acc = X::from_affine(p);
+    if (++i < d.y) {
+        A next = ld_vec(bases + sidx[i]);
+        uint32_t nsign = sk[i] & 1;
+#pragma unroll 1
+        for (; i < d.y; i++) {
+            A q = next;
+            uint32_t qs = nsign;
+            if (i + 1 < d.y) { /* fetch the next point while this one is added */
+                next = ld_vec(bases + sidx[i + 1]);
+                nsign = sk[i + 1] & 1;
+            }
+            if (qs) q = q.neg();
+            acc.add_affine(q);
+        }
+    }
+    st_vec(partial + t, acc);
+}
+
+template <class G>
+__global__ void __launch_bounds__(G::THREADS)
+    msm_bucket_sum(const typename G::X *partial, const uint32_t *cnt, const uint32_t *off,
+                   uint32_t B, typename G::X *bucket, uint32_t *big, uint32_t *big_count) {
+    using X = typename G::X;
+    uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+    if (b >= B) return;
+    uint32_t c = cnt[b], o = off[b];
+    if (c > SMALL_CHUNKS) {
+        big[atomicAdd(big_count, 1u)] = b;
+        return;
+    }
+    X acc = X::inf();
+#pragma unroll 1
+    for (uint32_t k = 0; k < c; k++) acc.add(ld_vec(partial + o + k));
+    st_vec(bucket + b, acc);
+}
+
+/* Buckets with many chunks: one block each (grid-stride over the list). */
+template <class G>
+__global__ void __launch_bounds__(G::THREADS)
+    msm_bucket_sum_big(const typename G::X *partial, const uint32_t *cnt, const uint32_t *off,
+                       typename G::X *bucket, const uint32_t *big, const uint32_t *big_count) {
+    using X = typename G::X;
+    uint32_t nbig = *big_count;
+#pragma unroll 1
+    for (uint32_t k = blockIdx.x; k < nbig; k += gridDim.x) {
+        uint32_t b = big[k], c = cnt[b], o = off[b];
+        X acc = X::inf();
+#pragma unroll 1
+        for (uint32_t j = threadIdx.x; j < c; j += G::THREADS) acc.add(ld_vec(partial + o + j));
+        acc = block_sum<X, G::THREADS>(acc);
+        if (threadIdx.x == 0) st_vec(bucket + b, acc);
+    }
+}
+
+/*
+ * Thread t of a window: Σ_{b in segment} (b+1)·bucket_b for the segment
+ * [lo, lo+len): running sums give Σ (b−lo+1)·bucket_b, plus lo·Σ bucket_b.
+ */
+template <class G>
+__global__ void __launch_bounds__(G::THREADS)
+    msm_running_sum(const typename G::X *bucket, uint32_t B, uint32_t seg_len,
+                    typename G::X *seg_out) {
+    using X = typename G::X;
+    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    uint32_t lo = t * seg_len;
+    if (lo >= B) return;
+    X run = X::inf(), acc = X::inf();
+#pragma unroll 1
+    for (uint32_t b = lo + seg_len; b-- > lo;) {
+        run.add(ld_vec(bucket + b));
+        acc.add(run);
+    }
+    acc.add(run.mul_small(lo));
+    st_vec(seg_out + t, acc);
+}
+
+/* out[g] = Σ_{j < per} in[g·per + j], one block per group. */
+template <class G>
+__global__ void __launch_bounds__(G::THREADS)
+    msm_reduce_groups(const typename G::X *in, uint32_t per, typename G::X *out) {
+    using X = typename G::X;
+    X acc = X::inf();
+    const typename G::X *base = in + (size_t)blockIdx.x * per;
+#pragma unroll 1
+    for (uint32_t j = threadIdx.x; j < per; j += G::THREADS) acc.add(ld_vec(base + j));
+    acc = block_sum<X, G::THREADS>(acc);
+    if (threadIdx.x == 0) st_vec(out + blockIdx.x, acc);
+}
+
+/* Batch addition of the bases whose scalar is one; one partial sum per block. */
+template <class G>
+__global__ void __launch_bounds__(G::THREADS)
+    msm_ones(const typename G::A *__restrict__ bases, const uint8_t *__restrict__ ones, uint32_t n,
+             uint32_t per_thread, typename G::X *out) {
+    using X = typename G::X;
+    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    uint64_t begin = (uint64_t)t * per_thread, end = begin + per_thread;
+    if (end > n) end = n;
+    X acc = X::inf();
+#pragma unroll 1
+    for (uint64_t i = begin; i < end; i++)
+        if (ones[i]) acc = add_affine_call(acc, ld_vec(bases + i));
+    acc = block_sum<X, G::THREADS>(acc);
+    if (threadIdx.x == 0) st_vec(out + blockIdx.x, acc);
+}
+
+template <class G> __global__ void msm_to_jacobian(const typename G::X *in, uint32_t n, typename G::J *out) {
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = in[i].to_jacobian();
+}
+
+/* Host-side group operations on blst points. */
+inline void host_dbl(blst_p1 *p) { blst_p1_double(p, p); }
+inline void host_dbl(blst_p2 *p) { blst_p2_double(p, p); }
+inline void host_add(blst_p1 *p, const blst_p1 *q) { blst_p1_add_or_double(p, p, q); }
+inline void host_add(blst_p2 *p, const blst_p2 *q) { blst_p2_add_or_double(p, p, q); }
+
+unsigned windows_for(unsigned c) {
+    return (255 + c - 1) / c;
+}
+
+unsigned choose_c(size_t n) {
+    unsigned best = 6;
+    double best_cost = 0;
+    for (unsigned c = 6; c <= 22; c++) {
+        double cost = windows_for(c) * (1.1 * (double)n + 4.0 * (double)(1u << (c - 1)));
+        if (c == 6 || cost < best_cost) best = c, best_cost = cost;
+    }
+    return best;
+}
+
+template <class G>
+czk_status msm(czk_cuda_ctx *ctx, typename G::host_point *out, const typename G::A *bases,
+               const fr *scalars, size_t n64, czk_err *err) {
+    using X = typename G::X;
+    using J = typename G::J;
+    const char *nm = G::name;
+    memset(out, 0, sizeof *out); /* infinity (Z = 0) */
+    if (n64 == 0) return CZK_OK;
+    if (n64 >= (1ull << 31))
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "msm_%s: n = %zu is not below 2^31", nm, n64);
+    CZK_CU(cudaSetDevice(ctx->device), "msm_%s: select device", nm);
+    const uint32_t n = (uint32_t)n64;
+    const unsigned c = ctx->msm_c ? (unsigned)ctx->msm_c : choose_c(n);
+    const unsigned nwin = windows_for(c);
+    const uint32_t B = 1u << (c - 1);
+    const uint32_t seg_len = B < SEGMENT ? B : SEGMENT;
+    const uint32_t nseg = B / seg_len;
+    const uint32_t max_chunks = n / CHUNK + (n < B ? n : B) + 1;
+    cudaStream_t s = ctx->stream;
+
+    dev_buf<uint32_t> keys, skeys, sidx, iota, start, end, cnt, off, big, counters;
+    dev_buf<uint8_t> ones;
+    dev_buf<uint2> desc;
+    dev_buf<X> partial, bucket, seg, wins;
+    dev_buf<J> jac;
+    CZK_CU(keys.alloc((size_t)nwin * n, s), "msm_%s: allocate digits (%u windows × %u)", nm, nwin, n);
+    CZK_CU(skeys.alloc(n, s), "msm_%s: allocate sorted keys", nm);
+    CZK_CU(sidx.alloc(n, s), "msm_%s: allocate sorted indices", nm);
+    CZK_CU(iota.alloc(n, s), "msm_%s: allocate indices", nm);
+    CZK_CU(start.alloc(B, s), "msm_%s: allocate bucket bounds", nm);
+    CZK_CU(end.alloc(B, s), "msm_%s: allocate bucket bounds", nm);
+    CZK_CU(cnt.alloc(B, s), "msm_%s: allocate chunk counts", nm);
+    CZK_CU(off.alloc(B, s), "msm_%s: allocate chunk offsets", nm);
+    CZK_CU(big.alloc(B, s), "msm_%s: allocate bucket list", nm);
+    CZK_CU(counters.alloc(2, s), "msm_%s: allocate counters", nm);
+    CZK_CU(ones.alloc(n, s), "msm_%s: allocate ones flags", nm);
+    CZK_CU(desc.alloc(max_chunks, s), "msm_%s: allocate chunks", nm);
+    CZK_CU(partial.alloc(max_chunks, s), "msm_%s: allocate partial sums", nm);
+    CZK_CU(bucket.alloc(B, s), "msm_%s: allocate buckets", nm);
+    CZK_CU(seg.alloc((size_t)nwin * nseg, s), "msm_%s: allocate segment sums", nm);
+
+    const unsigned ones_blocks = (unsigned)(4 * ctx->sm_count);
+    const uint32_t ones_per_thread = (n + ones_blocks * G::THREADS - 1) / (ones_blocks * G::THREADS);
+    CZK_CU(wins.alloc(nwin + 1 + ones_blocks, s), "msm_%s: allocate window sums", nm);
+    CZK_CU(jac.alloc(nwin + 1, s), "msm_%s: allocate results", nm);
+
+    size_t sort_bytes = 0, scan_bytes = 0;
+    CZK_CU(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, (const uint32_t *)keys.p, skeys.p,
+                                           (const uint32_t *)iota.p, sidx.p, n, 0, (int)c + 1, s),
+           "msm_%s: sort size", nm);
+    CZK_CU(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, cnt.p, off.p, B, s), "msm_%s: scan size", nm);
+    dev_buf<uint8_t> temp;
+    CZK_CU(temp.alloc(sort_bytes > scan_bytes ? sort_bytes : scan_bytes, s),
+           "msm_%s: allocate sort space (%zu bytes)", nm, sort_bytes);
+
+    msm_digits<<<grid_for(n, 256), 256, 0, s>>>(scalars, n, c, nwin, keys, ones);
+    CZK_LAUNCH("msm_%s: digits", nm);
+    msm_iota<<<grid_for(n, 256), 256, 0, s>>>(iota, n);
+    CZK_LAUNCH("msm_%s: indices", nm);
+
+    for (unsigned w = 0; w < nwin; w++) {
+        CZK_CU(cub::DeviceRadixSort::SortPairs(temp.p, sort_bytes, (const uint32_t *)keys.p + (size_t)w * n,
+                                               skeys.p, (const uint32_t *)iota.p, sidx.p, n, 0,
+                                               (int)c + 1, s),
+               "msm_%s: sort window %u", nm, w);
+        CZK_CU(cudaMemsetAsync(start, 0, B * sizeof(uint32_t), s), "msm_%s: clear bounds", nm);
+        CZK_CU(cudaMemsetAsync(end, 0, B * sizeof(uint32_t), s), "msm_%s: clear bounds", nm);
+        CZK_CU(cudaMemsetAsync(counters, 0, 2 * sizeof(uint32_t), s), "msm_%s: clear counters", nm);
+        msm_bounds<<<grid_for(n, 256), 256, 0, s>>>(skeys, n, start, end);
+        CZK_LAUNCH("msm_%s: bucket bounds, window %u", nm, w);
+        msm_chunk_count<<<grid_for(B, 256), 256, 0, s>>>(start, end, B, cnt);
+        CZK_LAUNCH("msm_%s: chunk counts, window %u", nm, w);
+        CZK_CU(cub::DeviceScan::ExclusiveSum(temp.p, scan_bytes, cnt.p, off.p, B, s),
+               "msm_%s: chunk offsets, window %u", nm, w);
+        msm_chunk_desc<<<grid_for(B, 256), 256, 0, s>>>(start, end, cnt, off, B, desc, counters.p);
+        CZK_LAUNCH("msm_%s: chunks, window %u", nm, w);
+        msm_accumulate<G><<<grid_for(max_chunks, G::THREADS), G::THREADS, 0, s>>>(
+            bases, skeys, sidx, desc, counters.p, partial);
+        CZK_LAUNCH("msm_%s: accumulate, window %u", nm, w);
+        msm_bucket_sum<G><<<grid_for(B, G::THREADS), G::THREADS, 0, s>>>(partial, cnt, off, B, bucket,
+                                                                         big, counters.p + 1);
+        CZK_LAUNCH("msm_%s: bucket sums, window %u", nm, w);
+        msm_bucket_sum_big<G><<<2 * ctx->sm_count, G::THREADS, 0, s>>>(partial, cnt, off, bucket, big,
+                                                                       counters.p + 1);
+        CZK_LAUNCH("msm_%s: large bucket sums, window %u", nm, w);
+        msm_running_sum<G><<<grid_for(nseg, 64), 64, 0, s>>>(bucket, B, seg_len, seg + (size_t)w * nseg);
+        CZK_LAUNCH("msm_%s: running sums, window %u", nm, w);
+    }
+    msm_reduce_groups<G><<<nwin, G::THREADS, 0, s>>>(seg, nseg, wins);
+    CZK_LAUNCH("msm_%s: window sums", nm);
+    msm_ones<G><<<ones_blocks, G::THREADS, 0, s>>>(bases, ones, n, ones_per_thread, wins + nwin + 1);
+    CZK_LAUNCH("msm_%s: batch addition of ones", nm);
+    msm_reduce_groups<G><<<1, G::THREADS, 0, s>>>(wins + nwin + 1, ones_blocks, wins + nwin);
+    CZK_LAUNCH("msm_%s: sum of ones", nm);
+    msm_to_jacobian<G><<<1, 64, 0, s>>>(wins, nwin + 1, jac);
+    CZK_LAUNCH("msm_%s: to jacobian", nm);
+
+    J host[64]; /* nwin + 1 <= 44 */
+    CZK_CU(cudaMemcpyAsync(host, jac, (nwin + 1) * sizeof(J), cudaMemcpyDeviceToHost, s),
+           "msm_%s: download window sums", nm);
+    CZK_CU(cudaStreamSynchronize(s), "msm_%s: synchronize", nm);
+
+    typename G::host_point acc, t;
+    memcpy(&acc, &host[nwin - 1], sizeof acc);
+    for (int w = (int)nwin - 2; w >= 0; w--) {
+        for (unsigned k = 0; k < c; k++) host_dbl(&acc);
+        memcpy(&t, &host[w], sizeof t);
+        host_add(&acc, &t);
+    }
+    memcpy(&t, &host[nwin], sizeof t);
+    host_add(&acc, &t);
+    *out = acc;
+    return CZK_OK;
+}
+
+} // namespace
+
+} // namespace czkg
+
+#endif

@@ -1,0 +1,343 @@
+/*
+ * NTT over Fr on the device, and the Groth16 H computation.
+ *
+ * Algorithm: radix-2 decimation in time (Cooley–Tukey) on bit-reversed input,
+ * so a transform is one in-place bit-reversal pass followed by ⌈log_n/10⌉
+ * passes of up to 10 stages each (2^27: 9 + 9 + 9). A pass loads groups of
+ * 2^ks elements (stride 2^s0, s0 = stages already done) into shared memory
+ * and runs its stages there with twiddles from one 512-entry table
+ * (ω_1024^j). Between passes the four-step "twist" multiplies element (f, m)
+ * of a sub-transform by ω_M^(f·rev(m)), M = 2^(s0+ks); with it each pass is a
+ * plain transform of its groups (derivation: Cooley–Tukey with N = 2^s0 ·
+ * 2^ks on the blocks already transformed). Powers of ω_{2^28} and of the coset
+ * generator come from two tables of 2^14 entries each (x^e = lo[e mod 2^14] ·
+ * hi[e / 2^14]), built on the host with blst at context creation.
+ *
+ * Scalings are folded into the passes: 1/N and the coset factor g^i into the
+ * bit-reversal pass (they act on the input), g^−i into the last pass's store
+ * (it acts on the output). In H, coset_fft(ifft(x)) is one inverse transform
+ * whose last pass multiplies by g^i, then a plain forward transform.
+ *
+ * Semantics are bellperson's EvaluationDomain (src/domain.rs) as czk_ntt
+ * (include/czk/ntt.h) states them; sppark's NTT (spec/gpu-prover.md §3) has
+ * the same pass structure (shared-memory stages, inter-kernel twists).
+ */
+#include "ctx.cuh"
+
+#include <stdlib.h>
+#include <string.h>
+
+namespace czkg {
+
+namespace {
+
+constexpr int NTT_THREADS = 256;
+constexpr int NTT_BLOCK_ELEMS = 1024; /* elements per block in shared memory (32 KiB) */
+constexpr int TABLE_BITS = 14;
+
+__device__ __forceinline__ fr ld_fr(const fr *p) {
+    const uint4 *q = reinterpret_cast<const uint4 *>(p);
+    uint4 a = q[0], b = q[1];
+    fr r;
+    r.v[0] = a.x, r.v[1] = a.y, r.v[2] = a.z, r.v[3] = a.w;
+    r.v[4] = b.x, r.v[5] = b.y, r.v[6] = b.z, r.v[7] = b.w;
+    return r;
+}
+__device__ __forceinline__ void st_fr(fr *p, const fr &r) {
+    uint4 *q = reinterpret_cast<uint4 *>(p);
+    q[0] = make_uint4(r.v[0], r.v[1], r.v[2], r.v[3]);
+    q[1] = make_uint4(r.v[4], r.v[5], r.v[6], r.v[7]);
+}
+
+/* Pre-scaling of the bit-reversal pass. */
+enum { SCALE_NONE = 0, SCALE_CONST = 1, SCALE_POWERS = 2 };
+
+/*
+ * In-place bit-reversal permutation, x[i] scaled first: by c (SCALE_CONST) or
+ * by base^i from the tables (SCALE_POWERS) with i the input (natural) index.
+ */
+__global__ void ntt_bitrev(fr *data, unsigned log_n, int mode, fr c, const fr *lo, const fr *hi) {
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= (1u << log_n)) return;
+    uint32_t j = __brev(i) >> (32 - log_n);
+    if (i > j) return;
+    fr xi = ld_fr(data + i), xj = ld_fr(data + j);
+    if (mode == SCALE_CONST) {
+        xi = xi * c;
+        xj = xj * c;
+    } else if (mode == SCALE_POWERS) {
+        xi = xi * pow_table(lo, hi, i);
+        xj = xj * pow_table(lo, hi, j);
+    }
+    st_fr(data + i, xj);
+    if (i != j) st_fr(data + j, xi);
+}
+
+/*
+ * One pass of KS radix-2 DIT stages over groups of 2^KS elements with stride
+ * 2^s0. Element (group (hi, lo), m) lives at hi·2^(s0+KS) + m·2^s0 + lo.
+ * Shared memory holds G groups (consecutive group ids, so consecutive lo:
+ * coalesced when s0 > 0), word-major (sm[w][e]) so that a warp reading
+ * consecutive elements hits distinct banks.
+ * post_lo/post_hi, when non-null, multiply output i by post^i.
+ */
+template <int KS>
+__global__ void __launch_bounds__(NTT_THREADS)
+    ntt_dit_pass(fr *data, unsigned log_n, unsigned s0, const fr *w1024, const fr *tw_lo,
+                 const fr *tw_hi, const fr *post_lo, const fr *post_hi) {
+    constexpr int GS = 1 << KS;
+    __shared__ uint32_t sm[8][NTT_BLOCK_ELEMS];
+    const unsigned groups_total = 1u << (log_n - KS);
+    const unsigned G = min((unsigned)(NTT_BLOCK_ELEMS / GS), groups_total);
+    const unsigned E = G * GS;
+    const uint32_t lo_mask = (1u << s0) - 1;
+    const unsigned tid = threadIdx.x;
+
+    for (unsigned e = tid; e < E; e += NTT_THREADS) {
+        unsigned g, m;
+        if (s0 == 0) {
+            g = e >> KS;
+            m = e & (GS - 1);
+        } else {
+            g = e % G;
+            m = e / G;
+        }
+        uint32_t gid = blockIdx.x * G + g;
+        uint32_t lo = gid & lo_mask, hi = s0 >= 32 ? 0 : gid >> s0;
+        uint32_t idx = (hi << (s0 + KS)) | (m << s0) | lo;
+        fr x = ld_fr(data + idx);
+        if (s0 > 0) {
+            uint32_t rm = __brev(m) >> (32 - KS);
+            uint32_t ex = (lo * rm) << (28 - s0 - KS);
+            x = x * pow_table(tw_lo, tw_hi, ex);
+        }
+        unsigned at = g * GS + m;
+#pragma unroll
+        for (int w = 0; w < 8; w++) sm[w][at] = x.v[w];
+    }
+    __syncthreads();
+
+#pragma unroll
+    for (int t = 1; t <= KS; t++) {
+        const unsigned h = 1u << (t - 1);
+        for (unsigned b = tid; b < E / 2; b += NTT_THREADS) {
+            unsigned g = b >> (KS - 1);
+            unsigned bb = b & (GS / 2 - 1);
+            unsigned j = g * GS + (((bb >> (t - 1)) << t) | (bb & (h - 1)));
+            fr u, v;
+#pragma unroll
+            for (int w = 0; w < 8; w++) {
+                u.v[w] = sm[w][j];
+                v.v[w] = sm[w][j + h];
+            }
+            if (t > 1) v = v * ld_fr(w1024 + ((bb & (h - 1)) << (10 - t)));
+            fr s = u + v, d = u - v;
+#pragma unroll
+            for (int w = 0; w < 8; w++) {
+                sm[w][j] = s.v[w];
+                sm[w][j + h] = d.v[w];
+            }
+        }
+        __syncthreads();
+    }
+
+    for (unsigned e = tid; e < E; e += NTT_THREADS) {
+        unsigned g, m;
+        if (s0 == 0) {
+            g = e >> KS;
+            m = e & (GS - 1);
+        } else {
+            g = e % G;
+            m = e / G;
+        }
+        uint32_t gid = blockIdx.x * G + g;
+        uint32_t lo = gid & lo_mask, hi = gid >> s0;
+        uint32_t idx = (hi << (s0 + KS)) | (m << s0) | lo;
+        unsigned at = g * GS + m;
+        fr x;
+#pragma unroll
+        for (int w = 0; w < 8; w++) x.v[w] = sm[w][at];
+        if (post_lo) x = x * pow_table(post_lo, post_hi, idx);
+        st_fr(data + idx, x);
+    }
+}
+
+/* a <- (a·b − c)·z_inv */
+__global__ void h_pointwise(fr *a, const fr *b, const fr *c, size_t n, fr z_inv) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    st_fr(a + i, (ld_fr(a + i) * ld_fr(b + i) - ld_fr(c + i)) * z_inv);
+}
+
+typedef void (*pass_fn)(fr *, unsigned, unsigned, const fr *, const fr *, const fr *, const fr *,
+                        const fr *);
+const pass_fn PASSES[11] = {nullptr,
+                            ntt_dit_pass<1>,
+                            ntt_dit_pass<2>,
+                            ntt_dit_pass<3>,
+                            ntt_dit_pass<4>,
+                            ntt_dit_pass<5>,
+                            ntt_dit_pass<6>,
+                            ntt_dit_pass<7>,
+                            ntt_dit_pass<8>,
+                            ntt_dit_pass<9>,
+                            ntt_dit_pass<10>};
+
+fr host_fr(const czk_fr &x) {
+    fr r;
+    memcpy(&r, &x, sizeof r);
+    return r;
+}
+
+/*
+ * The transform behind every kind: bit reversal with a pre-scale, then the
+ * passes in direction `inv`, the last one multiplying output i by post^i
+ * when post_lo is given.
+ */
+czk_status ntt_run(czk_cuda_ctx *ctx, fr *data, unsigned log_n, int inv, int pre_mode, fr pre_c,
+                   const fr *pre_lo, const fr *pre_hi, const fr *post_lo, const fr *post_hi,
+                   const char *what, czk_err *err) {
+    size_t n = (size_t)1 << log_n;
+    ntt_bitrev<<<grid_for(n, 256), 256, 0, ctx->stream>>>(data, log_n, pre_mode, pre_c, pre_lo,
+                                                          pre_hi);
+    CZK_LAUNCH("%s 2^%u: bit reversal", what, log_n);
+    unsigned passes = (log_n + 9) / 10;
+    unsigned s0 = 0;
+    for (unsigned p = 0; p < passes; p++) {
+        unsigned ks = log_n / passes + (p < log_n % passes ? 1 : 0);
+        unsigned groups = 1u << (log_n - ks);
+        unsigned per_block = (1u << ks) >= (unsigned)NTT_BLOCK_ELEMS ? 1 : NTT_BLOCK_ELEMS >> ks;
+        if (per_block > groups) per_block = groups;
+        bool last = p + 1 == passes;
+        PASSES[ks]<<<groups / per_block, NTT_THREADS, 0, ctx->stream>>>(
+            data, log_n, s0, ctx->w1024[inv], ctx->omega_lo[inv], ctx->omega_hi[inv],
+            last ? post_lo : nullptr, last ? post_hi : nullptr);
+        CZK_LAUNCH("%s 2^%u: pass %u (%u stages)", what, log_n, p, ks);
+        s0 += ks;
+    }
+    return CZK_OK;
+}
+
+czk_status ntt_kind(czk_cuda_ctx *ctx, fr *data, unsigned log_n, czk_ntt_kind kind, czk_err *err) {
+    czk_fr n_inv;
+    czk_fr_from_u64(&n_inv, (uint64_t)1 << log_n);
+    czk_fr_inv(&n_inv, &n_inv);
+    fr ninv = host_fr(n_inv), none = fr::one();
+    switch (kind) {
+    case CZK_NTT_FORWARD:
+        return ntt_run(ctx, data, log_n, 0, SCALE_NONE, none, nullptr, nullptr, nullptr, nullptr,
+                       "ntt", err);
+    case CZK_NTT_INVERSE:
+        return ntt_run(ctx, data, log_n, 1, SCALE_CONST, ninv, nullptr, nullptr, nullptr, nullptr,
+                       "intt", err);
+    case CZK_NTT_COSET_FORWARD:
+        return ntt_run(ctx, data, log_n, 0, SCALE_POWERS, none, ctx->gen_lo[0], ctx->gen_hi[0],
+                       nullptr, nullptr, "coset ntt", err);
+    case CZK_NTT_COSET_INVERSE:
+        return ntt_run(ctx, data, log_n, 1, SCALE_CONST, ninv, nullptr, nullptr, ctx->gen_lo[1],
+                       ctx->gen_hi[1], "coset intt", err);
+    }
+    return czk_errf(err, CZK_ERR_INVALID_ARG, "ntt: unknown kind %d", (int)kind);
+}
+
+/* lo[t] = x^t, hi[t] = x^(t·2^14), t < 2^14, built on the host and uploaded. */
+czk_status upload_power_tables(czk_cuda_ctx *ctx, const czk_fr &x, fr **lo, fr **hi, czk_err *err) {
+    const size_t T = (size_t)1 << TABLE_BITS;
+    czk_fr *h = (czk_fr *)malloc(2 * T * sizeof(czk_fr));
+    if (!h) return czk_errf(err, CZK_ERR_NOMEM, "ntt tables: host memory");
+    h[0] = czk_fr_one;
+    for (size_t t = 1; t < T; t++) czk_fr_mul(&h[t], &h[t - 1], &x);
+    czk_fr step;
+    czk_fr_mul(&step, &h[T - 1], &x); /* x^(2^14) */
+    h[T] = czk_fr_one;
+    for (size_t t = 1; t < T; t++) czk_fr_mul(&h[T + t], &h[T + t - 1], &step);
+    cudaError_t e = cudaMalloc((void **)lo, T * sizeof(fr));
+    if (e == cudaSuccess) e = cudaMalloc((void **)hi, T * sizeof(fr));
+    if (e == cudaSuccess) e = cudaMemcpy(*lo, h, T * sizeof(fr), cudaMemcpyHostToDevice);
+    if (e == cudaSuccess) e = cudaMemcpy(*hi, h + T, T * sizeof(fr), cudaMemcpyHostToDevice);
+    free(h);
+    CZK_CU(e, "ntt tables: upload");
+    return CZK_OK;
+}
+
+} // namespace
+
+czk_status ntt_tables_init(czk_cuda_ctx *ctx, czk_err *err) {
+    czk_fr w[2], g[2];
+    czk_status st = czk_fr_root_of_unity(&w[0], 28, err);
+    if (st != CZK_OK) return st;
+    czk_fr_inv(&w[1], &w[0]);
+    czk_fr_from_u64(&g[0], CZK_FR_GENERATOR);
+    czk_fr_inv(&g[1], &g[0]);
+    for (int d = 0; d < 2; d++) {
+        if ((st = upload_power_tables(ctx, w[d], &ctx->omega_lo[d], &ctx->omega_hi[d], err)) != CZK_OK)
+            return st;
+        if ((st = upload_power_tables(ctx, g[d], &ctx->gen_lo[d], &ctx->gen_hi[d], err)) != CZK_OK)
+            return st;
+        /* ω_1024 = ω_{2^28}^(2^18) */
+        czk_fr w10 = w[d], h[512];
+        for (int i = 0; i < 18; i++) czk_fr_sqr(&w10, &w10);
+        h[0] = czk_fr_one;
+        for (int j = 1; j < 512; j++) czk_fr_mul(&h[j], &h[j - 1], &w10);
+        CZK_CU(cudaMalloc((void **)&ctx->w1024[d], sizeof h), "ntt tables: allocate");
+        CZK_CU(cudaMemcpy(ctx->w1024[d], h, sizeof h, cudaMemcpyHostToDevice), "ntt tables: upload");
+    }
+    return CZK_OK;
+}
+
+void ntt_tables_free(czk_cuda_ctx *ctx) {
+    for (int d = 0; d < 2; d++) {
+        fr *ps[] = {ctx->omega_lo[d], ctx->omega_hi[d], ctx->gen_lo[d], ctx->gen_hi[d], ctx->w1024[d]};
+        for (fr *p : ps)
+            if (p) (void)cudaFree(p);
+    }
+}
+
+} // namespace czkg
+
+using namespace czkg;
+
+extern "C" czk_status czk_cuda_ntt(czk_cuda_ctx *ctx, czk_fr *data, unsigned log_n, czk_ntt_kind kind,
+                                   czk_err *err) {
+    if (log_n < 1 || log_n > CZK_NTT_MAX_LOG)
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "ntt: log_n %u not in 1..%u", log_n, CZK_NTT_MAX_LOG);
+    CZK_CU(cudaSetDevice(ctx->device), "ntt: select device");
+    czk_status st = ntt_kind(ctx, (fr *)data, log_n, kind, err);
+    if (st != CZK_OK) return st;
+    CZK_CU(cudaStreamSynchronize(ctx->stream), "ntt 2^%u: synchronize", log_n);
+    return CZK_OK;
+}
+
+extern "C" czk_status czk_cuda_h(czk_cuda_ctx *ctx, czk_fr *a, czk_fr *b, czk_fr *c, unsigned log_n,
+                                 czk_err *err) {
+    if (log_n < 1 || log_n > CZK_NTT_MAX_LOG)
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "h: log_n %u not in 1..%u", log_n, CZK_NTT_MAX_LOG);
+    CZK_CU(cudaSetDevice(ctx->device), "h: select device");
+    czk_fr n_inv, gn, z_inv;
+    czk_fr_from_u64(&n_inv, (uint64_t)1 << log_n);
+    czk_fr_inv(&n_inv, &n_inv);
+    /* z_inv = (g^N − 1)^−1 */
+    czk_fr g;
+    czk_fr_from_u64(&g, CZK_FR_GENERATOR);
+    czk_fr_pow_u64(&gn, &g, (uint64_t)1 << log_n);
+    czk_fr_sub(&gn, &gn, &czk_fr_one);
+    czk_fr_inv(&z_inv, &gn);
+    fr *v[3] = {(fr *)a, (fr *)b, (fr *)c};
+    const char *names[3] = {"h: a", "h: b", "h: c"};
+    for (int k = 0; k < 3; k++) {
+        /* coset_fft(ifft(x)): the inverse transform's last pass multiplies by g^i */
+        czk_status st = ntt_run(ctx, v[k], log_n, 1, SCALE_CONST, host_fr(n_inv), nullptr, nullptr,
+                                ctx->gen_lo[0], ctx->gen_hi[0], names[k], err);
+        if (st != CZK_OK) return st;
+        st = ntt_run(ctx, v[k], log_n, 0, SCALE_NONE, fr::one(), nullptr, nullptr, nullptr, nullptr,
+                     names[k], err);
+        if (st != CZK_OK) return st;
+    }
+    size_t n = (size_t)1 << log_n;
+    h_pointwise<<<grid_for(n, 256), 256, 0, ctx->stream>>>(v[0], v[1], v[2], n, host_fr(z_inv));
+    CZK_LAUNCH("h 2^%u: pointwise", log_n);
+    czk_status st = ntt_kind(ctx, v[0], log_n, CZK_NTT_COSET_INVERSE, err);
+    if (st != CZK_OK) return st;
+    CZK_CU(cudaStreamSynchronize(ctx->stream), "h 2^%u: synchronize", log_n);
+    return CZK_OK;
+}

@@ -1,0 +1,570 @@
+/* CZK_TEST_LABELS: unit */
+/* CZK_TEST_TIMEOUT: 900 */
+/*
+ * The CUDA kernels against the CPU layer, on random data of several sizes:
+ * NTT (four kinds) and H against a reference NTT written here (naive DFT for
+ * small sizes, radix-2 with blst arithmetic for larger ones, the two checked
+ * against each other); MSM G1/G2 against blst's Pippenger and, for small n,
+ * against a sum of blst scalar multiplications. Also the error paths.
+ * Every test skips when the machine has no CUDA device (CI), so a CUDA build
+ * passes there; scripts/gpu-check.sh runs them on a GPU.
+ */
+#include "support.h"
+
+#include "czk/cuda.h"
+#include "czk/ec.h"
+#include "czk/ff.h"
+#include "czk/pool.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef CZK_HAVE_CUDA
+
+static czk_cuda_ctx *ctx;
+static czk_pool *pool;
+
+static int setup(void **state) {
+    (void)state;
+    if (czk_cuda_device_count() == 0) return 0;
+    czk_err err;
+    if (czk_cuda_ctx_create(&ctx, 0, &err) != CZK_OK) {
+        print_error("ctx_create: %s\n", err.msg);
+        return -1;
+    }
+    print_message("device: %s\n", czk_cuda_ctx_describe(ctx));
+    pool = czk_pool_create(czk_cpu_count(), &err);
+    return pool ? 0 : -1;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    czk_cuda_ctx_destroy(ctx);
+    czk_pool_destroy(pool);
+    return 0;
+}
+
+#define NEED_GPU()                                                                                 \
+    do {                                                                                           \
+        if (!ctx) skip();                                                                          \
+    } while (0)
+
+static void *xmalloc(size_t n) {
+    void *p = malloc(n ? n : 1);
+    assert_non_null(p);
+    return p;
+}
+
+static void *dev_alloc(size_t bytes) {
+    czk_err err;
+    void *p;
+    czk_assert_ok(czk_cuda_alloc(ctx, &p, bytes, &err), &err);
+    return p;
+}
+
+/* ---- reference NTT (independent of src/cuda and of the CPU layer's code) ---- */
+
+static czk_fr fr_u64(uint64_t v) {
+    czk_fr r;
+    czk_fr_from_u64(&r, v);
+    return r;
+}
+
+static czk_fr root(unsigned log_n, bool inverse) {
+    czk_fr w;
+    czk_err err;
+    czk_assert_ok(czk_fr_root_of_unity(&w, log_n, &err), &err);
+    if (inverse) czk_fr_inv(&w, &w);
+    return w;
+}
+
+/* out[i] = Σ_j in[j]·w^(ij) */
+static void dft_naive(czk_fr *out, const czk_fr *in, size_t n, czk_fr w) {
+    czk_fr wi = czk_fr_one;
+    for (size_t i = 0; i < n; i++) {
+        czk_fr acc = czk_fr_zero, p = czk_fr_one;
+        for (size_t j = 0; j < n; j++) {
+            czk_fr t;
+            czk_fr_mul(&t, &in[j], &p);
+            czk_fr_add(&acc, &acc, &t);
+            czk_fr_mul(&p, &p, &wi);
+        }
+        out[i] = acc;
+        czk_fr_mul(&wi, &wi, &w);
+    }
+}
+
+/* In-place recursive-free radix-2 DIF with a final bit reversal: out[i] = Σ_j x[j]·w^(ij). */
+static void dft_radix2(czk_fr *x, unsigned log_n, czk_fr w) {
+    size_t n = (size_t)1 << log_n;
+    for (size_t half = n / 2; half >= 1; half /= 2) {
+        /* w_len = w^(n / (2·half)) */
+        czk_fr wl = w;
+        for (size_t s = n / (2 * half); s > 1; s /= 2) czk_fr_sqr(&wl, &wl);
+        for (size_t blk = 0; blk < n; blk += 2 * half) {
+            czk_fr t = czk_fr_one;
+            for (size_t j = 0; j < half; j++) {
+                czk_fr u = x[blk + j], v = x[blk + j + half], d;
+                czk_fr_add(&x[blk + j], &u, &v);
+                czk_fr_sub(&d, &u, &v);
+                czk_fr_mul(&x[blk + j + half], &d, &t);
+                czk_fr_mul(&t, &t, &wl);
+            }
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t j = 0;
+        for (unsigned b = 0; b < log_n; b++) j |= ((i >> b) & 1) << (log_n - 1 - b);
+        if (i < j) {
+            czk_fr t = x[i];
+            x[i] = x[j];
+            x[j] = t;
+        }
+    }
+}
+
+static void ref_dft(czk_fr *x, unsigned log_n, bool inverse) {
+    size_t n = (size_t)1 << log_n;
+    czk_fr w = root(log_n, inverse);
+    if (log_n <= 8) {
+        czk_fr *in = xmalloc(n * sizeof *in);
+        memcpy(in, x, n * sizeof *in);
+        dft_naive(x, in, n, w);
+        free(in);
+    } else {
+        dft_radix2(x, log_n, w);
+    }
+    if (inverse) {
+        czk_fr ninv = fr_u64(n);
+        czk_fr_inv(&ninv, &ninv);
+        for (size_t i = 0; i < n; i++) czk_fr_mul(&x[i], &x[i], &ninv);
+    }
+}
+
+static void distribute_powers(czk_fr *x, size_t n, czk_fr g) {
+    czk_fr p = czk_fr_one;
+    for (size_t i = 0; i < n; i++) {
+        czk_fr_mul(&x[i], &x[i], &p);
+        czk_fr_mul(&p, &p, &g);
+    }
+}
+
+/* bellperson EvaluationDomain: fft, ifft, coset_fft, icoset_fft */
+static void ref_ntt(czk_fr *x, unsigned log_n, czk_ntt_kind kind) {
+    size_t n = (size_t)1 << log_n;
+    czk_fr g = fr_u64(CZK_FR_GENERATOR), ginv;
+    czk_fr_inv(&ginv, &g);
+    switch (kind) {
+    case CZK_NTT_FORWARD: ref_dft(x, log_n, false); break;
+    case CZK_NTT_INVERSE: ref_dft(x, log_n, true); break;
+    case CZK_NTT_COSET_FORWARD:
+        distribute_powers(x, n, g);
+        ref_dft(x, log_n, false);
+        break;
+    case CZK_NTT_COSET_INVERSE:
+        ref_dft(x, log_n, true);
+        distribute_powers(x, n, ginv);
+        break;
+    }
+}
+
+static void random_frs(czk_fr *x, size_t n, uint64_t seed) {
+    czk_rng rng;
+    czk_rng_seed(&rng, seed);
+    czk_err err;
+    for (size_t i = 0; i < n; i++) czk_assert_ok(czk_fr_random(&x[i], &rng, &err), &err);
+}
+
+static void assert_frs_equal(const czk_fr *got, const czk_fr *want, size_t n, const char *what) {
+    for (size_t i = 0; i < n; i++)
+        if (!czk_fr_eq(&got[i], &want[i])) fail_msg("%s: element %zu of %zu differs", what, i, n);
+}
+
+/* The two references agree (so the radix-2 one can stand in for larger sizes). */
+static void test_reference_ntt_self_check(void **state) {
+    (void)state;
+    for (unsigned log_n = 1; log_n <= 8; log_n++) {
+        size_t n = (size_t)1 << log_n;
+        czk_fr *a = xmalloc(n * sizeof *a), *b = xmalloc(n * sizeof *b);
+        random_frs(a, n, log_n);
+        memcpy(b, a, n * sizeof *a);
+        czk_fr w = root(log_n, false);
+        czk_fr *c = xmalloc(n * sizeof *c);
+        dft_naive(c, a, n, w);
+        dft_radix2(b, log_n, w);
+        assert_frs_equal(b, c, n, "radix-2 vs naive DFT");
+        free(a), free(b), free(c);
+    }
+}
+
+static void test_ntt(void **state) {
+    (void)state;
+    NEED_GPU();
+    static const unsigned sizes[] = {1, 2, 5, 8, 10, 11, 13, 16, 19, 21};
+    czk_err err;
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+        unsigned log_n = sizes[si];
+        size_t n = (size_t)1 << log_n;
+        czk_fr *x = xmalloc(n * sizeof *x), *want = xmalloc(n * sizeof *x), *got = xmalloc(n * sizeof *x);
+        czk_fr *d = dev_alloc(n * sizeof *x);
+        for (int kind = CZK_NTT_FORWARD; kind <= CZK_NTT_COSET_INVERSE; kind++) {
+            if (log_n >= 19 && kind != CZK_NTT_FORWARD && kind != CZK_NTT_COSET_INVERSE) continue;
+            random_frs(x, n, 1000 * log_n + kind);
+            memcpy(want, x, n * sizeof *x);
+            ref_ntt(want, log_n, kind);
+            czk_assert_ok(czk_cuda_upload(ctx, d, x, n * sizeof *x, &err), &err);
+            czk_assert_ok(czk_cuda_ntt(ctx, d, log_n, kind, &err), &err);
+            czk_assert_ok(czk_cuda_download(ctx, got, d, n * sizeof *x, &err), &err);
+            char what[64];
+            snprintf(what, sizeof what, "ntt 2^%u kind %d", log_n, kind);
+            assert_frs_equal(got, want, n, what);
+        }
+        czk_cuda_free(ctx, d);
+        free(x), free(want), free(got);
+    }
+}
+
+/* Forward then inverse is the identity at a size with three passes. */
+static void test_ntt_roundtrip_large(void **state) {
+    (void)state;
+    NEED_GPU();
+    czk_err err;
+    unsigned log_n = 24;
+    size_t n = (size_t)1 << log_n;
+    czk_fr *x = xmalloc(n * sizeof *x), *got = xmalloc(n * sizeof *x);
+    czk_fr *d = dev_alloc(n * sizeof *x);
+    czk_assert_ok(czk_cuda_fr_random(ctx, d, n, 7, &err), &err);
+    czk_assert_ok(czk_cuda_download(ctx, x, d, n * sizeof *x, &err), &err);
+    czk_assert_ok(czk_cuda_ntt(ctx, d, log_n, CZK_NTT_COSET_FORWARD, &err), &err);
+    czk_assert_ok(czk_cuda_ntt(ctx, d, log_n, CZK_NTT_COSET_INVERSE, &err), &err);
+    czk_assert_ok(czk_cuda_download(ctx, got, d, n * sizeof *x, &err), &err);
+    assert_frs_equal(got, x, n, "coset ntt then coset intt, 2^24");
+    /* and the device random values are canonical, reduced Montgomery values */
+    for (size_t i = 0; i < 1000; i++) {
+        uint8_t b[32];
+        czk_fr y;
+        czk_fr_to_bytes(b, &x[i]);
+        czk_assert_ok(czk_fr_from_bytes(&y, b, &err), &err);
+        assert_true(czk_fr_eq(&y, &x[i]));
+    }
+    czk_cuda_free(ctx, d);
+    free(x), free(got);
+}
+
+static void test_h(void **state) {
+    (void)state;
+    NEED_GPU();
+    static const unsigned sizes[] = {1, 4, 10, 12, 17};
+    czk_err err;
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+        unsigned log_n = sizes[si];
+        size_t n = (size_t)1 << log_n;
+        czk_fr *abc[3], *dev[3];
+        for (int k = 0; k < 3; k++) {
+            abc[k] = xmalloc(n * sizeof(czk_fr));
+            random_frs(abc[k], n, 77 * log_n + k);
+            dev[k] = dev_alloc(n * sizeof(czk_fr));
+            czk_assert_ok(czk_cuda_upload(ctx, dev[k], abc[k], n * sizeof(czk_fr), &err), &err);
+            ref_ntt(abc[k], log_n, CZK_NTT_INVERSE);
+            ref_ntt(abc[k], log_n, CZK_NTT_COSET_FORWARD);
+        }
+        /* z = g^N − 1 */
+        czk_fr z = fr_u64(CZK_FR_GENERATOR), zinv;
+        czk_fr_pow_u64(&z, &z, n);
+        czk_fr_sub(&z, &z, &czk_fr_one);
+        czk_fr_inv(&zinv, &z);
+        for (size_t i = 0; i < n; i++) {
+            czk_fr t;
+            czk_fr_mul(&t, &abc[0][i], &abc[1][i]);
+            czk_fr_sub(&t, &t, &abc[2][i]);
+            czk_fr_mul(&abc[0][i], &t, &zinv);
+        }
+        ref_ntt(abc[0], log_n, CZK_NTT_COSET_INVERSE);
+        czk_assert_ok(czk_cuda_h(ctx, dev[0], dev[1], dev[2], log_n, &err), &err);
+        czk_fr *got = xmalloc(n * sizeof *got);
+        czk_assert_ok(czk_cuda_download(ctx, got, dev[0], n * sizeof *got, &err), &err);
+        char what[32];
+        snprintf(what, sizeof what, "h 2^%u", log_n);
+        assert_frs_equal(got, abc[0], n, what);
+        free(got);
+        for (int k = 0; k < 3; k++) {
+            free(abc[k]);
+            czk_cuda_free(ctx, dev[k]);
+        }
+    }
+}
+
+/* ---- MSM ---- */
+
+/* Scalar mixes: the bit-heavy witness shape and the corner cases of the recoding. */
+enum mix { MIX_UNIFORM, MIX_WITNESS, MIX_ALL_TWO, MIX_EXTREMES };
+
+static void make_scalars(czk_fr *s, size_t n, enum mix mix, uint64_t seed) {
+    czk_rng rng;
+    czk_rng_seed(&rng, seed);
+    czk_err err;
+    czk_fr minus_one;
+    czk_fr_neg(&minus_one, &czk_fr_one);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = czk_rng_u64(&rng) % 100;
+        switch (mix) {
+        case MIX_UNIFORM: czk_assert_ok(czk_fr_random(&s[i], &rng, &err), &err); break;
+        case MIX_WITNESS:
+            if (r < 35)
+                s[i] = czk_fr_zero;
+            else if (r < 70)
+                s[i] = czk_fr_one;
+            else if (r < 75)
+                s[i] = minus_one;
+            else if (r < 85)
+                czk_fr_from_u64(&s[i], czk_rng_u64(&rng) % 5000);
+            else
+                czk_assert_ok(czk_fr_random(&s[i], &rng, &err), &err);
+            break;
+        case MIX_ALL_TWO: czk_fr_from_u64(&s[i], 2); break;
+        case MIX_EXTREMES: {
+            /* (r−1)/2 and (r+1)/2 (the negation threshold), r − 1, 2^k, −2^k */
+            uint64_t half[4] = {0x7fffffff80000000ull, 0xa9ded2017fff2dffull, 0x199cec0404d0ec02ull,
+                                0x39f6d3a994cebea4ull};
+            if (r < 20) {
+                czk_fr_from_u64s(&s[i], half);
+            } else if (r < 40) {
+                czk_fr_from_u64s(&s[i], half);
+                czk_fr_add(&s[i], &s[i], &czk_fr_one);
+            } else if (r < 60) {
+                s[i] = minus_one;
+            } else {
+                uint64_t limbs[4] = {0};
+                unsigned k = (unsigned)(czk_rng_u64(&rng) % 254);
+                limbs[k / 64] = 1ull << (k % 64);
+                czk_fr_from_u64s(&s[i], limbs);
+                if (r >= 80) czk_fr_neg(&s[i], &s[i]);
+            }
+            break;
+        }
+        }
+    }
+}
+
+/* Reference MSM over the pool: blst Pippenger per chunk, chunks summed. */
+struct ref_job {
+    const void *bases;
+    const czk_fr *scalars;
+    size_t n, chunk;
+    bool g2;
+    blst_p2 *parts; /* large enough for either group */
+};
+
+static void ref_chunk(void *arg, size_t begin, size_t end, unsigned worker) {
+    (void)worker;
+    struct ref_job *j = arg;
+    for (size_t c = begin; c < end; c++) {
+        size_t lo = c * j->chunk, hi = lo + j->chunk < j->n ? lo + j->chunk : j->n;
+        size_t m = hi - lo;
+        blst_scalar *sc = malloc(m * sizeof *sc);
+        const byte **sp = malloc(m * sizeof *sp);
+        for (size_t i = 0; i < m; i++) {
+            blst_scalar_from_fr(&sc[i], &j->scalars[lo + i]);
+            sp[i] = sc[i].b;
+        }
+        if (!j->g2) {
+            const blst_p1_affine **bp = malloc(m * sizeof *bp);
+            for (size_t i = 0; i < m; i++) bp[i] = (const blst_p1_affine *)j->bases + lo + i;
+            limb_t *scratch = malloc(blst_p1s_mult_pippenger_scratch_sizeof(m));
+            blst_p1s_mult_pippenger((blst_p1 *)&j->parts[c], bp, m, sp, 255, scratch);
+            free(scratch), free(bp);
+        } else {
+            const blst_p2_affine **bp = malloc(m * sizeof *bp);
+            for (size_t i = 0; i < m; i++) bp[i] = (const blst_p2_affine *)j->bases + lo + i;
+            limb_t *scratch = malloc(blst_p2s_mult_pippenger_scratch_sizeof(m));
+            blst_p2s_mult_pippenger(&j->parts[c], bp, m, sp, 255, scratch);
+            free(scratch), free(bp);
+        }
+        free(sc), free(sp);
+    }
+}
+
+static void ref_msm(void *out, const void *bases, const czk_fr *scalars, size_t n, bool g2) {
+    struct ref_job j = {bases, scalars, n, 1u << 14, g2, NULL};
+    size_t chunks = (n + j.chunk - 1) / j.chunk;
+    j.parts = xmalloc(chunks * sizeof *j.parts);
+    czk_pool_for(pool, chunks, 1, ref_chunk, &j);
+    if (!g2) {
+        blst_p1 acc;
+        memset(&acc, 0, sizeof acc);
+        for (size_t c = 0; c < chunks; c++) blst_p1_add_or_double(&acc, &acc, (blst_p1 *)&j.parts[c]);
+        *(blst_p1 *)out = acc;
+    } else {
+        blst_p2 acc;
+        memset(&acc, 0, sizeof acc);
+        for (size_t c = 0; c < chunks; c++) blst_p2_add_or_double(&acc, &acc, &j.parts[c]);
+        *(blst_p2 *)out = acc;
+    }
+    free(j.parts);
+}
+
+/* Σ s_i·P_i by plain scalar multiplication (small n). */
+static void naive_msm(void *out, const void *bases, const czk_fr *scalars, size_t n, bool g2) {
+    if (!g2) {
+        blst_p1 acc, p, t;
+        memset(&acc, 0, sizeof acc);
+        for (size_t i = 0; i < n; i++) {
+            blst_p1_from_affine(&p, (const blst_p1_affine *)bases + i);
+            czk_g1_mul(&t, &p, &scalars[i]);
+            blst_p1_add_or_double(&acc, &acc, &t);
+        }
+        *(blst_p1 *)out = acc;
+    } else {
+        blst_p2 acc, p, t;
+        memset(&acc, 0, sizeof acc);
+        for (size_t i = 0; i < n; i++) {
+            blst_p2_from_affine(&p, (const blst_p2_affine *)bases + i);
+            czk_g2_mul(&t, &p, &scalars[i]);
+            blst_p2_add_or_double(&acc, &acc, &t);
+        }
+        *(blst_p2 *)out = acc;
+    }
+}
+
+static void check_msm(bool g2, size_t n, enum mix mix, int dup, uint64_t seed) {
+    czk_err err;
+    size_t psz = g2 ? sizeof(blst_p2_affine) : sizeof(blst_p1_affine);
+    void *bases = xmalloc(n * psz);
+    czk_fr *sc = xmalloc(n * sizeof *sc);
+    void *dbases = dev_alloc(n * psz);
+    czk_fr *dsc = dev_alloc(n * sizeof *sc);
+    if (g2)
+        czk_assert_ok(czk_cuda_g2_random_bases(ctx, dbases, n, seed, &err), &err);
+    else
+        czk_assert_ok(czk_cuda_g1_random_bases(ctx, dbases, n, seed, &err), &err);
+    czk_assert_ok(czk_cuda_download(ctx, bases, dbases, n * psz, &err), &err);
+    /* generated bases are group elements (a sample) */
+    for (size_t i = 0; i < n; i += 1 + n / 64) {
+        if (g2)
+            assert_true(blst_p2_affine_in_g2((const blst_p2_affine *)bases + i));
+        else
+            assert_true(blst_p1_affine_in_g1((const blst_p1_affine *)bases + i));
+    }
+    make_scalars(sc, n, mix, seed ^ 0x5555);
+    if (dup) {
+        /* pairs (P, P) and (P, −P) with equal scalars: doubling and cancelling in one bucket */
+        for (size_t i = 0; i + 1 < n; i += 4) {
+            if (g2) {
+                blst_p2_affine *b = bases;
+                b[i + 1] = b[i];
+                if (i + 3 < n) {
+                    b[i + 3] = b[i + 2];
+                    blst_fp2_cneg(&b[i + 3].y, &b[i + 3].y, true);
+                }
+            } else {
+                blst_p1_affine *b = bases;
+                b[i + 1] = b[i];
+                if (i + 3 < n) {
+                    b[i + 3] = b[i + 2];
+                    blst_fp_cneg(&b[i + 3].y, &b[i + 3].y, true);
+                }
+            }
+            sc[i + 1] = sc[i];
+            if (i + 3 < n) sc[i + 3] = sc[i + 2];
+        }
+        czk_assert_ok(czk_cuda_upload(ctx, dbases, bases, n * psz, &err), &err);
+    }
+    czk_assert_ok(czk_cuda_upload(ctx, dsc, sc, n * sizeof *sc, &err), &err);
+    blst_p2 got, want; /* blst_p2 is large enough for either */
+    if (g2)
+        czk_assert_ok(czk_cuda_msm_g2(ctx, &got, dbases, dsc, n, &err), &err);
+    else
+        czk_assert_ok(czk_cuda_msm_g1(ctx, (blst_p1 *)&got, dbases, dsc, n, &err), &err);
+    if (n <= 64)
+        naive_msm(&want, bases, sc, n, g2);
+    else
+        ref_msm(&want, bases, sc, n, g2);
+    bool ok = g2 ? blst_p2_is_equal(&got, &want) : blst_p1_is_equal((blst_p1 *)&got, (blst_p1 *)&want);
+    if (!ok) fail_msg("msm %s n=%zu mix=%d dup=%d: GPU result differs from blst", g2 ? "g2" : "g1", n, mix, dup);
+    czk_cuda_free(ctx, dbases);
+    czk_cuda_free(ctx, dsc);
+    free(bases), free(sc);
+}
+
+static void test_msm_g1(void **state) {
+    (void)state;
+    NEED_GPU();
+    static const size_t sizes[] = {1, 2, 3, 31, 100, 1000, 4103, 1u << 16, 1u << 20};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        check_msm(false, sizes[i], MIX_UNIFORM, 0, 10 + i);
+        check_msm(false, sizes[i], MIX_WITNESS, 0, 20 + i);
+        if (sizes[i] <= (1u << 16)) check_msm(false, sizes[i], MIX_EXTREMES, 1, 30 + i);
+    }
+    check_msm(false, 1u << 16, MIX_ALL_TWO, 0, 40);
+    check_msm(false, 1u << 18, MIX_WITNESS, 1, 41);
+}
+
+static void test_msm_g2(void **state) {
+    (void)state;
+    NEED_GPU();
+    static const size_t sizes[] = {1, 2, 31, 1000, 4103, 1u << 14, 1u << 17};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        check_msm(true, sizes[i], MIX_UNIFORM, 0, 50 + i);
+        check_msm(true, sizes[i], MIX_WITNESS, 0, 60 + i);
+        if (sizes[i] <= 4103) check_msm(true, sizes[i], MIX_EXTREMES, 1, 70 + i);
+    }
+    check_msm(true, 1u << 14, MIX_ALL_TWO, 0, 80);
+}
+
+static void test_errors(void **state) {
+    (void)state;
+    NEED_GPU();
+    czk_err err;
+    czk_fr *d = dev_alloc(1024 * sizeof(czk_fr));
+    assert_int_equal(czk_cuda_ntt(ctx, d, 0, CZK_NTT_FORWARD, &err), CZK_ERR_INVALID_ARG);
+    assert_int_equal(czk_cuda_ntt(ctx, d, 29, CZK_NTT_FORWARD, &err), CZK_ERR_INVALID_ARG);
+    assert_int_equal(czk_cuda_ntt(ctx, d, 10, (czk_ntt_kind)9, &err), CZK_ERR_INVALID_ARG);
+    assert_int_equal(czk_cuda_h(ctx, d, d, d, 40, &err), CZK_ERR_INVALID_ARG);
+    blst_p1 out;
+    assert_int_equal(czk_cuda_msm_g1(ctx, &out, NULL, d, (size_t)1 << 31, &err), CZK_ERR_INVALID_ARG);
+    /* n = 0 is infinity */
+    czk_assert_ok(czk_cuda_msm_g1(ctx, &out, NULL, d, 0, &err), &err);
+    assert_true(blst_p1_is_inf(&out));
+    /* out of device memory is reported, naming the step */
+    void *huge;
+    assert_int_equal(czk_cuda_alloc(ctx, &huge, (size_t)1 << 50, &err), CZK_ERR_NOMEM);
+    assert_non_null(strstr(err.msg, "alloc"));
+    /* the context still works afterwards */
+    czk_assert_ok(czk_cuda_fr_random(ctx, d, 1024, 1, &err), &err);
+    czk_assert_ok(czk_cuda_ntt(ctx, d, 10, CZK_NTT_FORWARD, &err), &err);
+    czk_cuda_free(ctx, d);
+    assert_int_equal(czk_cuda_ctx_create(&(czk_cuda_ctx *){NULL}, 1000, &err), CZK_ERR_INVALID_ARG);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reference_ntt_self_check),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_ntt),
+        cmocka_unit_test(test_ntt_roundtrip_large),
+        cmocka_unit_test(test_h),
+        cmocka_unit_test(test_msm_g1),
+        cmocka_unit_test(test_msm_g2),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
+
+#else /* no CUDA in this build */
+
+static void test_no_cuda(void **state) {
+    (void)state;
+    czk_err err;
+    czk_cuda_ctx *c;
+    assert_int_equal(czk_cuda_device_count(), 0);
+    assert_false(czk_cuda_built());
+    assert_int_equal(czk_cuda_ctx_create(&c, 0, &err), CZK_ERR_UNSUPPORTED);
+    assert_null(c);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_no_cuda)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
+
+#endif
