@@ -9,7 +9,8 @@
  * including any host-side final reduction.
  *
  * Options: --json PATH, --commit ID, --max-g1 K, --max-g2 K, --max-ntt K
- * (largest log2 sizes; for quick runs).
+ * (largest log2 sizes; for quick runs), --sweep (also time other MSM window
+ * sizes and print a per-phase profile of the largest MSMs, on stderr).
  */
 #include "czk/cuda.h"
 #include "cuda/internal.h"
@@ -88,12 +89,14 @@ static void *dalloc(size_t bytes) {
 int main(int argc, char **argv) {
     const char *json = NULL, *commit = "unknown";
     unsigned max_g1 = 27, max_g2 = 25, max_ntt = 27;
+    bool sweep = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
         else if (!strcmp(argv[i], "--commit") && i + 1 < argc) commit = argv[++i];
         else if (!strcmp(argv[i], "--max-g1") && i + 1 < argc) max_g1 = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--max-g2") && i + 1 < argc) max_g2 = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--max-ntt") && i + 1 < argc) max_ntt = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--sweep")) sweep = true;
         else {
             fprintf(stderr, "usage: bench_gpu [--json PATH] [--commit ID] [--max-g1 K] [--max-g2 K] [--max-ntt K]\n");
             return 2;
@@ -152,6 +155,23 @@ int main(int argc, char **argv) {
             (g ? g2_ms : g1_ms)[k] = ms;
             printf("msm %s 2^%u: %.2f ms\n", g ? "g2" : "g1", k, ms);
             fflush(stdout);
+        }
+        if (sweep) {
+            czk_cuda_set_profile(ctx, 1);
+            a.n = n;
+            if (run_msm(&a, &err) != CZK_OK) die("profile", &err);
+            czk_cuda_set_profile(ctx, 0);
+            unsigned ks[2] = {maxk - 3, maxk};
+            for (int q = 0; q < 2; q++) {
+                a.n = (size_t)1 << ks[q];
+                for (int c = 15; c <= 22; c++) {
+                    if (czk_cuda_set_msm_c(ctx, c, &err) != CZK_OK) die("set c", &err);
+                    double ms = time_op(run_msm, &a, 1);
+                    printf("sweep msm %s 2^%u c=%d: %.2f ms\n", g ? "g2" : "g1", ks[q], c, ms);
+                    fflush(stdout);
+                }
+            }
+            if (czk_cuda_set_msm_c(ctx, 0, &err) != CZK_OK) die("set c", &err);
         }
         czk_cuda_free(ctx, a.bases), czk_cuda_free(ctx, a.scalars);
     }

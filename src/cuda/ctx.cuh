@@ -29,6 +29,7 @@ struct czk_cuda_ctx {
     czkg::fr *gen_lo[2], *gen_hi[2];     /* g^{±t}, g^{±t·2^14}, g = 7 */
     czkg::fr *w1024[2];                  /* ω_1024^{±j}, j < 512 */
     int msm_c;                           /* CZK_CUDA_MSM_C, 0 = per size */
+    int profile;                         /* print per-phase MSM times (czk_cuda_set_profile) */
 };
 
 namespace czkg {

@@ -4,6 +4,7 @@
  * zero devices; everywhere else CUDA errors become czk_status (ctx.cuh).
  */
 #include "ctx.cuh"
+#include "cuda/internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -152,4 +153,15 @@ extern "C" czk_status czk_cuda_timer_stop(czk_cuda_ctx *ctx, double *ms, czk_err
     CZK_CU(cudaEventElapsedTime(&f, ctx->ev_start, ctx->ev_stop), "timer: elapsed");
     *ms = f;
     return CZK_OK;
+}
+
+extern "C" czk_status czk_cuda_set_msm_c(czk_cuda_ctx *ctx, int c, czk_err *err) {
+    if (c != 0 && (c < 6 || c > 22))
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "set_msm_c: %d is not 0 or in 6..22", c);
+    ctx->msm_c = c;
+    return CZK_OK;
+}
+
+extern "C" void czk_cuda_set_profile(czk_cuda_ctx *ctx, int on) {
+    ctx->profile = on;
 }

@@ -27,6 +27,14 @@ CZK_NODISCARD czk_status czk_cuda_host_check(uint64_t seed, unsigned rounds, czk
 typedef struct czk_cuda_ctx czk_cuda_ctx;
 CZK_NODISCARD czk_status czk_cuda_rates(czk_cuda_ctx *ctx, double rates[5], czk_err *err);
 
+/*
+ * Tuning knobs for benchmarks: the MSM window size (0 = chosen per size,
+ * else 6..22) and per-phase MSM timing printed on stderr (each phase then
+ * waits for the device, so the total runs slower).
+ */
+CZK_NODISCARD czk_status czk_cuda_set_msm_c(czk_cuda_ctx *ctx, int c, czk_err *err);
+void czk_cuda_set_profile(czk_cuda_ctx *ctx, int on);
+
 #ifdef __cplusplus
 }
 #endif

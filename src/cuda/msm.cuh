@@ -38,7 +38,9 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 namespace czkg {
 
@@ -260,6 +262,24 @@ inline void host_dbl(blst_p2 *p) { blst_p2_double(p, p); }
 inline void host_add(blst_p1 *p, const blst_p1 *q) { blst_p1_add_or_double(p, p, q); }
 inline void host_add(blst_p2 *p, const blst_p2 *q) { blst_p2_add_or_double(p, p, q); }
 
+/* Per-phase wall time when ctx->profile is set (each phase waits for the device). */
+struct phase_clock {
+    bool on;
+    cudaStream_t s;
+    double t0, acc[8] = {0};
+    static double now() {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+    }
+    void start() {
+        if (on) (void)cudaStreamSynchronize(s), t0 = now();
+    }
+    void stop(int k) {
+        if (on) (void)cudaStreamSynchronize(s), acc[k] += now() - t0;
+    }
+};
+
 unsigned windows_for(unsigned c) {
     return (255 + c - 1) / c;
 }
@@ -329,16 +349,22 @@ czk_status msm(czk_cuda_ctx *ctx, typename G::host_point *out, const typename G:
     CZK_CU(temp.alloc(sort_bytes > scan_bytes ? sort_bytes : scan_bytes, s),
            "msm_%s: allocate sort space (%zu bytes)", nm, sort_bytes);
 
+    phase_clock pc{ctx->profile != 0, s, 0};
+    pc.start();
     msm_digits<<<grid_for(n, 256), 256, 0, s>>>(scalars, n, c, nwin, keys, ones);
     CZK_LAUNCH("msm_%s: digits", nm);
     msm_iota<<<grid_for(n, 256), 256, 0, s>>>(iota, n);
     CZK_LAUNCH("msm_%s: indices", nm);
+    pc.stop(0);
 
     for (unsigned w = 0; w < nwin; w++) {
+        pc.start();
         CZK_CU(cub::DeviceRadixSort::SortPairs(temp.p, sort_bytes, (const uint32_t *)keys.p + (size_t)w * n,
                                                skeys.p, (const uint32_t *)iota.p, sidx.p, n, 0,
                                                (int)c + 1, s),
                "msm_%s: sort window %u", nm, w);
+        pc.stop(1);
+        pc.start();
         CZK_CU(cudaMemsetAsync(start, 0, B * sizeof(uint32_t), s), "msm_%s: clear bounds", nm);
         CZK_CU(cudaMemsetAsync(end, 0, B * sizeof(uint32_t), s), "msm_%s: clear bounds", nm);
         CZK_CU(cudaMemsetAsync(counters, 0, 2 * sizeof(uint32_t), s), "msm_%s: clear counters", nm);
@@ -350,18 +376,26 @@ czk_status msm(czk_cuda_ctx *ctx, typename G::host_point *out, const typename G:
                "msm_%s: chunk offsets, window %u", nm, w);
         msm_chunk_desc<<<grid_for(B, 256), 256, 0, s>>>(start, end, cnt, off, B, desc, counters.p);
         CZK_LAUNCH("msm_%s: chunks, window %u", nm, w);
+        pc.stop(2);
+        pc.start();
         msm_accumulate<G><<<grid_for(max_chunks, G::THREADS), G::THREADS, 0, s>>>(
             bases, skeys, sidx, desc, counters.p, partial);
         CZK_LAUNCH("msm_%s: accumulate, window %u", nm, w);
+        pc.stop(3);
+        pc.start();
         msm_bucket_sum<G><<<grid_for(B, G::THREADS), G::THREADS, 0, s>>>(partial, cnt, off, B, bucket,
                                                                          big, counters.p + 1);
         CZK_LAUNCH("msm_%s: bucket sums, window %u", nm, w);
         msm_bucket_sum_big<G><<<2 * ctx->sm_count, G::THREADS, 0, s>>>(partial, cnt, off, bucket, big,
                                                                        counters.p + 1);
         CZK_LAUNCH("msm_%s: large bucket sums, window %u", nm, w);
+        pc.stop(4);
+        pc.start();
         msm_running_sum<G><<<grid_for(nseg, 64), 64, 0, s>>>(bucket, B, seg_len, seg + (size_t)w * nseg);
         CZK_LAUNCH("msm_%s: running sums, window %u", nm, w);
+        pc.stop(5);
     }
+    pc.start();
     msm_reduce_groups<G><<<nwin, G::THREADS, 0, s>>>(seg, nseg, wins);
     CZK_LAUNCH("msm_%s: window sums", nm);
     msm_ones<G><<<ones_blocks, G::THREADS, 0, s>>>(bases, ones, n, ones_per_thread, wins + nwin + 1);
@@ -375,6 +409,12 @@ czk_status msm(czk_cuda_ctx *ctx, typename G::host_point *out, const typename G:
     CZK_CU(cudaMemcpyAsync(host, jac, (nwin + 1) * sizeof(J), cudaMemcpyDeviceToHost, s),
            "msm_%s: download window sums", nm);
     CZK_CU(cudaStreamSynchronize(s), "msm_%s: synchronize", nm);
+    pc.stop(6);
+    if (pc.on)
+        fprintf(stderr,
+                "msm_%s n=%u c=%u windows=%u: digits %.2f, sort %.2f, chunking %.2f, accumulate %.2f, "
+                "bucket sums %.2f, running sums %.2f, final %.2f ms\n",
+                nm, n, c, nwin, pc.acc[0], pc.acc[1], pc.acc[2], pc.acc[3], pc.acc[4], pc.acc[5], pc.acc[6]);
 
     typename G::host_point acc, t;
     memcpy(&acc, &host[nwin - 1], sizeof acc);
