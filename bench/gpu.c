@@ -110,10 +110,9 @@ int main(int argc, char **argv) {
     if (czk_cuda_ctx_create(&ctx, 0, &err) != CZK_OK) die("ctx_create", &err);
     printf("device: %s\n", czk_cuda_ctx_describe(ctx));
 
-    double rates[5];
+    double rates[CZK_CUDA_NRATES];
     if (czk_cuda_rates(ctx, rates, &err) != CZK_OK) die("rates", &err);
-    printf("rates: Fp mul wide %.3g/s, chain %.3g/s; Fr mul wide %.3g/s, chain %.3g/s; G1 madd %.3g/s\n",
-           rates[0], rates[1], rates[2], rates[3], rates[4]);
+    for (int i = 0; i < CZK_CUDA_NRATES; i++) printf("rate %-16s %.3g/s\n", czk_cuda_rate_names[i], rates[i]);
 
     double g1_ms[28] = {0}, g2_ms[28] = {0}, ntt_ms[29] = {0}, h_ms = 0;
 
@@ -133,6 +132,11 @@ int main(int argc, char **argv) {
         }
         a.log_n = max_ntt;
         h_ms = time_op(run_h, &a, 5);
+        if (sweep) { /* per-pass times on stderr */
+            czk_cuda_set_profile(ctx, 1);
+            if (run_ntt(&a, &err) != CZK_OK || run_h(&a, &err) != CZK_OK) die("profile", &err);
+            czk_cuda_set_profile(ctx, 0);
+        }
         printf("h 2^%u: %.3f ms\n", max_ntt, h_ms);
         czk_cuda_free(ctx, a.a), czk_cuda_free(ctx, a.b), czk_cuda_free(ctx, a.c);
     }
@@ -157,19 +161,27 @@ int main(int argc, char **argv) {
             fflush(stdout);
         }
         if (sweep) {
-            czk_cuda_set_profile(ctx, 1);
             a.n = n;
+            czk_cuda_set_profile(ctx, 1);
             if (run_msm(&a, &err) != CZK_OK) die("profile", &err);
+            for (int v = 1; v <= 2; v++) {
+                czk_cuda_set_msm_acc(ctx, v);
+                if (run_msm(&a, &err) != CZK_OK) die("profile", &err);
+            }
+            czk_cuda_set_msm_acc(ctx, 0);
             czk_cuda_set_profile(ctx, 0);
-            unsigned ks[2] = {maxk - 3, maxk};
-            for (int q = 0; q < 2; q++) {
-                a.n = (size_t)1 << ks[q];
-                for (int c = 15; c <= 22; c++) {
-                    if (czk_cuda_set_msm_c(ctx, c, &err) != CZK_OK) die("set c", &err);
-                    double ms = time_op(run_msm, &a, 1);
-                    printf("sweep msm %s 2^%u c=%d: %.2f ms\n", g ? "g2" : "g1", ks[q], c, ms);
-                    fflush(stdout);
-                }
+            for (int v = 1; v <= 2; v++) {
+                czk_cuda_set_msm_acc(ctx, v);
+                printf("sweep msm %s 2^%u accumulate variant %d: %.2f ms\n", g ? "g2" : "g1", maxk, v,
+                       time_op(run_msm, &a, 1));
+            }
+            czk_cuda_set_msm_acc(ctx, 0);
+            int cs[2][4] = {{19, 20, 21, 22}, {16, 17, 18, 19}};
+            for (int q = 0; q < 4; q++) {
+                if (czk_cuda_set_msm_c(ctx, cs[g][q], &err) != CZK_OK) die("set c", &err);
+                printf("sweep msm %s 2^%u c=%d: %.2f ms\n", g ? "g2" : "g1", maxk, cs[g][q],
+                       time_op(run_msm, &a, 1));
+                fflush(stdout);
             }
             if (czk_cuda_set_msm_c(ctx, 0, &err) != CZK_OK) die("set c", &err);
         }
@@ -194,9 +206,9 @@ int main(int argc, char **argv) {
         for (unsigned k = 20; k <= 27; k++)
             if (ntt_ms[k] > 0) fprintf(f, ",\n  \"ntt_2p%u_ms\": %.4f", k, ntt_ms[k]);
         fprintf(f, ",\n  \"h_2p%u_ms\": %.3f", max_ntt, h_ms);
-        fprintf(f, ",\n  \"fp_mul_per_s\": %.4g,\n  \"fp_mul_chain_per_s\": %.4g", rates[0], rates[1]);
-        fprintf(f, ",\n  \"fr_mul_per_s\": %.4g,\n  \"fr_mul_chain_per_s\": %.4g", rates[2], rates[3]);
-        fprintf(f, ",\n  \"g1_madd_per_s\": %.4g\n}\n", rates[4]);
+        for (int i = 0; i < CZK_CUDA_NRATES; i++)
+            fprintf(f, ",\n  \"%s_per_s\": %.4g", czk_cuda_rate_names[i], rates[i]);
+        fprintf(f, "\n}\n");
         fclose(f);
     }
 

@@ -58,6 +58,8 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
             return czk_errf(err, CZK_ERR_INVALID_ARG, "ctx_create: CZK_CUDA_MSM_C=%s is not in 6..22", c);
         ctx->msm_c = v;
     }
+    const char *a = getenv("CZK_CUDA_MSM_ACC");
+    if (a && *a) ctx->msm_acc = atoi(a);
     return ntt_tables_init(ctx, err);
 }
 
@@ -160,6 +162,10 @@ extern "C" czk_status czk_cuda_set_msm_c(czk_cuda_ctx *ctx, int c, czk_err *err)
         return czk_errf(err, CZK_ERR_INVALID_ARG, "set_msm_c: %d is not 0 or in 6..22", c);
     ctx->msm_c = c;
     return CZK_OK;
+}
+
+extern "C" void czk_cuda_set_msm_acc(czk_cuda_ctx *ctx, int variant) {
+    ctx->msm_acc = variant;
 }
 
 extern "C" void czk_cuda_set_profile(czk_cuda_ctx *ctx, int on) {

@@ -9,13 +9,16 @@
  * conversion. fp2 is blst_fp2 (c0, c1).
  *
  * Multiplication is CIOS Montgomery multiplication (Koç, Acar, Kaliski,
- * "Analyzing and comparing Montgomery multiplication algorithms", 1996), in two
- * interchangeable forms (selected by CZK_CUDA_MUL, both always compiled for the
- * tests and the microbenchmark):
- *   mul_wide   rows of 32×32→64 multiply-adds in plain C++ (u64 accumulators);
- *              nvcc turns each into one IMAD.WIDE.U32 plus a 64-bit add.
- *   mul_chain  rows as PTX carry chains: mad.lo.cc / madc.hi.cc into one
- *              accumulator, the product row then the reduction row.
+ * "Analyzing and comparing Montgomery multiplication algorithms", 1996), in
+ * interchangeable forms (all compiled for the tests and the microbenchmark;
+ * a parameter struct's MUL picks the one operator* uses):
+ *   MUL_WIDE    rows of 32×32→64 multiply-adds in plain C++ (u64 accumulators);
+ *               nvcc turns each into one IMAD.WIDE.U32 plus a 64-bit add.
+ *   MUL_CHAIN   rows as PTX carry chains: mad.lo.cc / madc.hi.cc into one
+ *               accumulator, the product row then the reduction row.
+ *   MUL_ROLLED  MUL_WIDE with the outer loop kept as a loop: 1/N of the code,
+ *               so that whole point additions fit the instruction cache.
+ *   MUL_CALL    MUL_WIDE as a called (not inlined) function.
  * Outputs are fully reduced (< m). Every function is __host__ __device__: on
  * the host the PTX carry chains run on an emulated carry flag, so the same
  * code is checked against blst on machines without a GPU (tests/cuda/host.c).
@@ -29,11 +32,16 @@
 /* For code off the hot paths: one copy per kernel instead of one per call site. */
 #define CZK_HD_NOINLINE __host__ __device__ __noinline__
 
-#ifndef CZK_CUDA_MUL
-#define CZK_CUDA_MUL 0 /* 0: mul_wide, 1: mul_chain */
+#ifndef CZK_CUDA_MUL_FP
+#define CZK_CUDA_MUL_FP MUL_WIDE
+#endif
+#ifndef CZK_CUDA_MUL_FR
+#define CZK_CUDA_MUL_FR MUL_WIDE
 #endif
 
 namespace czkg {
+
+enum { MUL_WIDE = 0, MUL_CHAIN = 1, MUL_ROLLED = 2, MUL_CALL = 3 };
 
 /*
  * One PTX carry flag. On the device each method is one instruction that reads
@@ -108,6 +116,7 @@ struct carry_chain {
 /* Modulus parameters: limbs of m, R mod m (one), R² mod m, m − 2, and −1/m mod 2^32. */
 struct fp_params {
     static constexpr int N = 12;
+    static constexpr int MUL = CZK_CUDA_MUL_FP;
     static constexpr uint32_t M0 = 0xfffcfffdu;
     CZK_HD static constexpr uint32_t m(int i) {
         constexpr uint32_t v[12] = {0xffffaaab, 0xb9feffff, 0xb153ffff, 0x1eabfffe,
@@ -132,6 +141,7 @@ struct fp_params {
 
 struct fr_params {
     static constexpr int N = 8;
+    static constexpr int MUL = CZK_CUDA_MUL_FR;
     static constexpr uint32_t M0 = 0xffffffffu;
     CZK_HD static constexpr uint32_t m(int i) {
         constexpr uint32_t v[8] = {0x00000001, 0xffffffff, 0xfffe5bfe, 0x53bda402,
@@ -333,12 +343,48 @@ template <class P> struct mont {
         return r;
     }
 
+    /* mul_wide with the outer loop rolled: b's limbs shift through b_i, t shifts down. */
+    CZK_HD static mont mul_rolled(const mont &a, const mont &b) {
+        uint32_t t[N], bb[N];
+#pragma unroll
+        for (int j = 0; j < N; j++) t[j] = 0, bb[j] = b.v[j];
+#pragma unroll 1
+        for (int i = 0; i < N; i++) {
+            uint32_t bi = bb[0];
+#pragma unroll
+            for (int j = 0; j < N - 1; j++) bb[j] = bb[j + 1];
+            uint64_t c = 0;
+#pragma unroll
+            for (int j = 0; j < N; j++) {
+                uint64_t s = (uint64_t)a.v[j] * bi + t[j] + c;
+                t[j] = (uint32_t)s;
+                c = s >> 32;
+            }
+            uint32_t tn = (uint32_t)c;
+            uint32_t q = t[0] * P::M0;
+            uint64_t s = (uint64_t)q * P::m(0) + t[0];
+            c = s >> 32;
+#pragma unroll
+            for (int j = 1; j < N; j++) {
+                s = (uint64_t)q * P::m(j) + t[j] + c;
+                t[j - 1] = (uint32_t)s;
+                c = s >> 32;
+            }
+            t[N - 1] = tn + (uint32_t)c;
+        }
+        mont r;
+#pragma unroll
+        for (int j = 0; j < N; j++) r.v[j] = t[j];
+        reduce_once(r.v);
+        return r;
+    }
+    CZK_HD_NOINLINE static mont mul_call(mont a, mont b) { return mul_wide(a, b); }
+
     CZK_HD friend mont operator*(const mont &a, const mont &b) {
-#if CZK_CUDA_MUL == 1
-        return mul_chain(a, b);
-#else
+        if (P::MUL == MUL_CHAIN) return mul_chain(a, b);
+        if (P::MUL == MUL_ROLLED) return mul_rolled(a, b);
+        if (P::MUL == MUL_CALL) return mul_call(a, b);
         return mul_wide(a, b);
-#endif
     }
     CZK_HD mont &operator*=(const mont &b) { return *this = *this * b; }
     CZK_HD mont &operator+=(const mont &b) { return *this = *this + b; }
@@ -371,6 +417,11 @@ template <class P> struct mont {
 
 using fp = mont<fp_params>;
 using fr = mont<fr_params>;
+
+/* The same fields with another multiplication form (microbenchmarks). */
+template <class P, int K> struct with_mul : P {
+    static constexpr int MUL = K;
+};
 
 /* Fp2 = Fp[u]/(u² + 1), blst_fp2 layout (c0, c1). */
 struct fp2 {

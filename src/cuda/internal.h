@@ -20,12 +20,15 @@ CZK_NODISCARD czk_status czk_cuda_host_check(uint64_t seed, unsigned rounds, czk
 
 /*
  * Throughput microbenchmarks on the context's device (for bench/gpu.c):
- * rates[0..4] = Fp multiplications/s (mul_wide), Fp (mul_chain), Fr (mul_wide),
- * Fr (mul_chain), G1 xyzz += affine additions/s. Each kernel fills the GPU
- * with independent dependency chains; timed with CUDA events.
+ * multiplications/s of Fp and Fr in each form of field.cuh, and G1
+ * xyzz += affine additions/s with three of them (czk_cuda_rate_names lists
+ * the entries). Each kernel fills the GPU with independent dependency chains;
+ * timed with CUDA events.
  */
 typedef struct czk_cuda_ctx czk_cuda_ctx;
-CZK_NODISCARD czk_status czk_cuda_rates(czk_cuda_ctx *ctx, double rates[5], czk_err *err);
+#define CZK_CUDA_NRATES 10
+extern const char *const czk_cuda_rate_names[CZK_CUDA_NRATES];
+CZK_NODISCARD czk_status czk_cuda_rates(czk_cuda_ctx *ctx, double rates[CZK_CUDA_NRATES], czk_err *err);
 
 /*
  * Tuning knobs for benchmarks: the MSM window size (0 = chosen per size,
@@ -34,6 +37,8 @@ CZK_NODISCARD czk_status czk_cuda_rates(czk_cuda_ctx *ctx, double rates[5], czk_
  */
 CZK_NODISCARD czk_status czk_cuda_set_msm_c(czk_cuda_ctx *ctx, int c, czk_err *err);
 void czk_cuda_set_profile(czk_cuda_ctx *ctx, int on);
+/* MSM accumulation kernel variant 0..2 (launch bounds; see msm.cuh). */
+void czk_cuda_set_msm_acc(czk_cuda_ctx *ctx, int variant);
 
 #ifdef __cplusplus
 }

@@ -48,7 +48,7 @@ namespace {
 
 constexpr uint32_t CHUNK = 128;     /* L: points per accumulation chunk */
 constexpr uint32_t SMALL_CHUNKS = 8; /* buckets with more chunks are summed by a block */
-constexpr uint32_t SEGMENT = 64;    /* buckets per running-sum thread */
+constexpr uint32_t SEGMENT_THREADS = 8192; /* running-sum threads per window (about) */
 
 __device__ __forceinline__ fr ld_fr(const fr *p) {
     return ld_vec(p);
@@ -130,9 +130,12 @@ __global__ void msm_chunk_desc(const uint32_t *start, const uint32_t *end, const
     if (b == B - 1) *total = o + c;
 }
 
-/* One thread per chunk: XYZZ sum of its (signed) points. */
-template <class G>
-__global__ void __launch_bounds__(G::THREADS)
+/*
+ * One thread per chunk: XYZZ sum of its (signed) points. THREADS/MINB set the
+ * register budget (occupancy against spills); ctx->msm_acc picks a variant.
+ */
+template <class G, int THREADS, int MINB>
+__global__ void __launch_bounds__(THREADS, MINB)
     msm_accumulate(const typename G::A *__restrict__ bases, const uint32_t *__restrict__ sk,
                    const uint32_t *__restrict__ sidx, const uint2 *__restrict__ desc,
                    const uint32_t *total, typename G::X *partial) {
@@ -175,9 +178,13 @@ __global__ void __launch_bounds__(G::THREADS)
         big[atomicAdd(big_count, 1u)] = b;
         return;
     }
-    X acc = X::inf();
+    if (c <= 1) { /* the common case: one chunk, or an empty bucket */
+        st_vec(bucket + b, c ? ld_vec(partial + o) : X::inf());
+        return;
+    }
+    X acc = ld_vec(partial + o);
 #pragma unroll 1
-    for (uint32_t k = 0; k < c; k++) acc.add(ld_vec(partial + o + k));
+    for (uint32_t k = 1; k < c; k++) acc.add(ld_vec(partial + o + k));
     st_vec(bucket + b, acc);
 }
 
@@ -256,6 +263,36 @@ template <class G> __global__ void msm_to_jacobian(const typename G::X *in, uint
     if (i < n) out[i] = in[i].to_jacobian();
 }
 
+/* Accumulation variants: (threads per block, minimum blocks per SM). */
+template <class G> struct acc_variants;
+template <> struct acc_variants<g1> {
+    static constexpr int T[3] = {256, 384, 256}, M[3] = {1, 1, 2};
+};
+template <> struct acc_variants<g2> {
+    static constexpr int T[3] = {128, 192, 256}, M[3] = {1, 2, 2};
+};
+
+/* `blocks64` = blocks needed at 64 threads per block; rescaled per variant. */
+template <class G>
+void launch_accumulate(int v, unsigned blocks64, cudaStream_t s, const typename G::A *bases,
+                       const uint32_t *sk, const uint32_t *sidx, const uint2 *desc,
+                       const uint32_t *total, typename G::X *partial) {
+    using V = acc_variants<G>;
+    switch (v) {
+    case 1:
+        msm_accumulate<G, V::T[1], V::M[1]><<<(blocks64 * 64 + V::T[1] - 1) / V::T[1], V::T[1], 0, s>>>(
+            bases, sk, sidx, desc, total, partial);
+        break;
+    case 2:
+        msm_accumulate<G, V::T[2], V::M[2]><<<(blocks64 * 64 + V::T[2] - 1) / V::T[2], V::T[2], 0, s>>>(
+            bases, sk, sidx, desc, total, partial);
+        break;
+    default:
+        msm_accumulate<G, V::T[0], V::M[0]><<<(blocks64 * 64 + V::T[0] - 1) / V::T[0], V::T[0], 0, s>>>(
+            bases, sk, sidx, desc, total, partial);
+    }
+}
+
 /* Host-side group operations on blst points. */
 inline void host_dbl(blst_p1 *p) { blst_p1_double(p, p); }
 inline void host_dbl(blst_p2 *p) { blst_p2_double(p, p); }
@@ -309,8 +346,11 @@ czk_status msm(czk_cuda_ctx *ctx, typename G::host_point *out, const typename G:
     const unsigned c = ctx->msm_c ? (unsigned)ctx->msm_c : choose_c(n);
     const unsigned nwin = windows_for(c);
     const uint32_t B = 1u << (c - 1);
-    const uint32_t seg_len = B < SEGMENT ? B : SEGMENT;
+    /* 2..64 buckets per running-sum thread: enough threads, short serial chains */
+    uint32_t seg_len = B / SEGMENT_THREADS;
+    seg_len = seg_len < 2 ? (B < 2 ? B : 2) : (seg_len > 64 ? 64 : seg_len);
     const uint32_t nseg = B / seg_len;
+    const uint32_t nseg2 = nseg > 1024 ? nseg / 1024 : 0; /* first reduction level, if any */
     const uint32_t max_chunks = n / CHUNK + (n < B ? n : B) + 1;
     cudaStream_t s = ctx->stream;
 
@@ -334,6 +374,8 @@ czk_status msm(czk_cuda_ctx *ctx, typename G::host_point *out, const typename G:
     CZK_CU(partial.alloc(max_chunks, s), "msm_%s: allocate partial sums", nm);
     CZK_CU(bucket.alloc(B, s), "msm_%s: allocate buckets", nm);
     CZK_CU(seg.alloc((size_t)nwin * nseg, s), "msm_%s: allocate segment sums", nm);
+    dev_buf<X> seg2;
+    CZK_CU(seg2.alloc((size_t)nwin * (nseg2 ? nseg2 : 1), s), "msm_%s: allocate segment sums", nm);
 
     const unsigned ones_blocks = (unsigned)(4 * ctx->sm_count);
     const uint32_t ones_per_thread = (n + ones_blocks * G::THREADS - 1) / (ones_blocks * G::THREADS);
@@ -378,8 +420,8 @@ czk_status msm(czk_cuda_ctx *ctx, typename G::host_point *out, const typename G:
         CZK_LAUNCH("msm_%s: chunks, window %u", nm, w);
         pc.stop(2);
         pc.start();
-        msm_accumulate<G><<<grid_for(max_chunks, G::THREADS), G::THREADS, 0, s>>>(
-            bases, skeys, sidx, desc, counters.p, partial);
+        launch_accumulate<G>(ctx->msm_acc, grid_for(max_chunks, 64), s, bases, skeys, sidx, desc,
+                             counters.p, partial);
         CZK_LAUNCH("msm_%s: accumulate, window %u", nm, w);
         pc.stop(3);
         pc.start();
@@ -391,12 +433,18 @@ czk_status msm(czk_cuda_ctx *ctx, typename G::host_point *out, const typename G:
         CZK_LAUNCH("msm_%s: large bucket sums, window %u", nm, w);
         pc.stop(4);
         pc.start();
-        msm_running_sum<G><<<grid_for(nseg, 64), 64, 0, s>>>(bucket, B, seg_len, seg + (size_t)w * nseg);
+        msm_running_sum<G><<<grid_for(nseg, 128), 128, 0, s>>>(bucket, B, seg_len, seg + (size_t)w * nseg);
         CZK_LAUNCH("msm_%s: running sums, window %u", nm, w);
         pc.stop(5);
     }
     pc.start();
-    msm_reduce_groups<G><<<nwin, G::THREADS, 0, s>>>(seg, nseg, wins);
+    if (nseg2) { /* nseg = nseg2 · 1024, nseg2 <= 1024 */
+        msm_reduce_groups<G><<<nwin * nseg2, G::THREADS, 0, s>>>(seg, 1024, seg2);
+        CZK_LAUNCH("msm_%s: segment sums", nm);
+        msm_reduce_groups<G><<<nwin, G::THREADS, 0, s>>>(seg2, nseg2, wins);
+    } else {
+        msm_reduce_groups<G><<<nwin, G::THREADS, 0, s>>>(seg, nseg, wins);
+    }
     CZK_LAUNCH("msm_%s: window sums", nm);
     msm_ones<G><<<ones_blocks, G::THREADS, 0, s>>>(bases, ones, n, ones_per_thread, wins + nwin + 1);
     CZK_LAUNCH("msm_%s: batch addition of ones", nm);

@@ -11,7 +11,9 @@
  * plain transform of its groups (derivation: Cooley–Tukey with N = 2^s0 ·
  * 2^ks on the blocks already transformed). Powers of ω_{2^28} and of the coset
  * generator come from two tables of 2^14 entries each (x^e = lo[e mod 2^14] ·
- * hi[e / 2^14]), built on the host with blst at context creation.
+ * hi[e / 2^14]), built on the host with blst at context creation; a twist
+ * with M <= 2^18 reads one table of ω_M^e instead (made on the device on first
+ * use and kept in the context), which saves a multiplication per element.
  *
  * Scalings are folded into the passes: 1/N and the coset factor g^i into the
  * bit-reversal pass (they act on the input), g^−i into the last pass's store
@@ -24,8 +26,10 @@
  */
 #include "ctx.cuh"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 namespace czkg {
 
@@ -84,7 +88,7 @@ __global__ void ntt_bitrev(fr *data, unsigned log_n, int mode, fr c, const fr *l
 template <int KS>
 __global__ void __launch_bounds__(NTT_THREADS)
     ntt_dit_pass(fr *data, unsigned log_n, unsigned s0, const fr *w1024, const fr *tw_lo,
-                 const fr *tw_hi, const fr *post_lo, const fr *post_hi) {
+                 const fr *tw_hi, const fr *tw_direct, const fr *post_lo, const fr *post_hi) {
     constexpr int GS = 1 << KS;
     __shared__ uint32_t sm[8][NTT_BLOCK_ELEMS];
     const unsigned groups_total = 1u << (log_n - KS);
@@ -103,13 +107,15 @@ __global__ void __launch_bounds__(NTT_THREADS)
             m = e / G;
         }
         uint32_t gid = blockIdx.x * G + g;
-        uint32_t lo = gid & lo_mask, hi = s0 >= 32 ? 0 : gid >> s0;
+        uint32_t lo = gid & lo_mask, hi = gid >> s0;
         uint32_t idx = (hi << (s0 + KS)) | (m << s0) | lo;
         fr x = ld_fr(data + idx);
         if (s0 > 0) {
             uint32_t rm = __brev(m) >> (32 - KS);
-            uint32_t ex = (lo * rm) << (28 - s0 - KS);
-            x = x * pow_table(tw_lo, tw_hi, ex);
+            if (tw_direct) /* ω_M^e from one table of M entries */
+                x = x * ld_fr(tw_direct + lo * rm);
+            else
+                x = x * pow_table(tw_lo, tw_hi, (lo * rm) << (28 - s0 - KS));
         }
         unsigned at = g * GS + m;
 #pragma unroll
@@ -170,7 +176,36 @@ __global__ void h_pointwise(fr *a, const fr *b, const fr *c, size_t n, fr z_inv)
 }
 
 typedef void (*pass_fn)(fr *, unsigned, unsigned, const fr *, const fr *, const fr *, const fr *,
-                        const fr *);
+                        const fr *, const fr *);
+
+/* tab[e] = ω_{2^28}^(e·2^(28−k)) = ω_M^e for e < M = 2^k */
+__global__ void ntt_twist_table(fr *tab, unsigned k, const fr *lo, const fr *hi) {
+    uint32_t e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e < (1u << k)) tab[e] = pow_table(lo, hi, e << (28 - k));
+}
+
+constexpr unsigned DIRECT_TWIST_MAX_LOG = 18; /* 8 MiB tables at most */
+
+/* The direct twist table for M = 2^k in direction inv, made on first use (null if too large). */
+czk_status twist_table(czk_cuda_ctx *ctx, int inv, unsigned k, const fr **out, czk_err *err) {
+    *out = nullptr;
+    if (k > DIRECT_TWIST_MAX_LOG) return CZK_OK;
+    if (!ctx->twist[inv][k]) {
+        CZK_CU(cudaMalloc((void **)&ctx->twist[inv][k], ((size_t)1 << k) * sizeof(fr)),
+               "ntt: allocate twist table 2^%u", k);
+        ntt_twist_table<<<grid_for((size_t)1 << k, 256), 256, 0, ctx->stream>>>(
+            ctx->twist[inv][k], k, ctx->omega_lo[inv], ctx->omega_hi[inv]);
+        CZK_LAUNCH("ntt: twist table 2^%u", k);
+    }
+    *out = ctx->twist[inv][k];
+    return CZK_OK;
+}
+
+double now_ms() {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
 const pass_fn PASSES[11] = {nullptr,
                             ntt_dit_pass<1>,
                             ntt_dit_pass<2>,
@@ -198,9 +233,15 @@ czk_status ntt_run(czk_cuda_ctx *ctx, fr *data, unsigned log_n, int inv, int pre
                    const fr *pre_lo, const fr *pre_hi, const fr *post_lo, const fr *post_hi,
                    const char *what, czk_err *err) {
     size_t n = (size_t)1 << log_n;
+    const bool prof = ctx->profile != 0;
+    double t0 = prof ? (cudaStreamSynchronize(ctx->stream), now_ms()) : 0;
     ntt_bitrev<<<grid_for(n, 256), 256, 0, ctx->stream>>>(data, log_n, pre_mode, pre_c, pre_lo,
                                                           pre_hi);
     CZK_LAUNCH("%s 2^%u: bit reversal", what, log_n);
+    if (prof) {
+        CZK_CU(cudaStreamSynchronize(ctx->stream), "%s: synchronize", what);
+        fprintf(stderr, "%s 2^%u: bit reversal %.3f ms", what, log_n, now_ms() - t0);
+    }
     unsigned passes = (log_n + 9) / 10;
     unsigned s0 = 0;
     for (unsigned p = 0; p < passes; p++) {
@@ -209,12 +250,24 @@ czk_status ntt_run(czk_cuda_ctx *ctx, fr *data, unsigned log_n, int inv, int pre
         unsigned per_block = (1u << ks) >= (unsigned)NTT_BLOCK_ELEMS ? 1 : NTT_BLOCK_ELEMS >> ks;
         if (per_block > groups) per_block = groups;
         bool last = p + 1 == passes;
+        const fr *direct = nullptr;
+        if (s0 > 0) {
+            czk_status st = twist_table(ctx, inv, s0 + ks, &direct, err);
+            if (st != CZK_OK) return st;
+        }
+        if (prof) t0 = (cudaStreamSynchronize(ctx->stream), now_ms());
         PASSES[ks]<<<groups / per_block, NTT_THREADS, 0, ctx->stream>>>(
-            data, log_n, s0, ctx->w1024[inv], ctx->omega_lo[inv], ctx->omega_hi[inv],
+            data, log_n, s0, ctx->w1024[inv], ctx->omega_lo[inv], ctx->omega_hi[inv], direct,
             last ? post_lo : nullptr, last ? post_hi : nullptr);
         CZK_LAUNCH("%s 2^%u: pass %u (%u stages)", what, log_n, p, ks);
+        if (prof) {
+            CZK_CU(cudaStreamSynchronize(ctx->stream), "%s: synchronize", what);
+            fprintf(stderr, ", pass %u (%u stages%s) %.3f ms", p, ks, direct ? ", direct twist" : "",
+                    now_ms() - t0);
+        }
         s0 += ks;
     }
+    if (prof) fprintf(stderr, "\n");
     return CZK_OK;
 }
 
@@ -287,6 +340,8 @@ czk_status ntt_tables_init(czk_cuda_ctx *ctx, czk_err *err) {
 
 void ntt_tables_free(czk_cuda_ctx *ctx) {
     for (int d = 0; d < 2; d++) {
+        for (fr *p : ctx->twist[d])
+            if (p) (void)cudaFree(p);
         fr *ps[] = {ctx->omega_lo[d], ctx->omega_hi[d], ctx->gen_lo[d], ctx->gen_hi[d], ctx->w1024[d]};
         for (fr *p : ps)
             if (p) (void)cudaFree(p);
