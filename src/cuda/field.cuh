@@ -37,7 +37,9 @@
  * are ~100 KB of code and the additions run from L2 instead of the
  * instruction cache (H200, 2026-11-29: G1 xyzz+affine 1.0e9/s inlined,
  * 1.3e9/s rolled, 1.63e9/s called; a lone multiplication is 1.7e10/s in every
- * form). Fr: MUL_WIDE (3.97e10/s against 3.74e10/s chained, 3.22e10/s rolled).
+ * form). Fp2 multiplications are themselves calls and inline MUL_WIDE inside
+ * (nested calls made the G2 MSM 5× slower). Fr: MUL_WIDE (3.97e10/s against
+ * 3.74e10/s chained, 3.22e10/s rolled).
  */
 #ifndef CZK_CUDA_MUL_FP
 #define CZK_CUDA_MUL_FP MUL_CALL
@@ -447,9 +449,9 @@ struct fp2 {
      * for little gain; the three products inside still run interleaved.
      */
     CZK_HD_NOINLINE static fp2 mul(fp2 a, fp2 b) {
-        fp t0 = a.c0 * b.c0;
-        fp t1 = a.c1 * b.c1;
-        fp t2 = (a.c0 + a.c1) * (b.c0 + b.c1);
+        fp t0 = fp::mul_wide(a.c0, b.c0); /* inlined here: nested calls ran G2 MSM 5× slower */
+        fp t1 = fp::mul_wide(a.c1, b.c1);
+        fp t2 = fp::mul_wide(a.c0 + a.c1, b.c0 + b.c1);
         return {t0 - t1, t2 - t0 - t1};
     }
     CZK_HD friend fp2 operator*(const fp2 &a, const fp2 &b) { return mul(a, b); }
@@ -459,8 +461,8 @@ struct fp2 {
     /* (c0 + c1·u)² = (c0 + c1)(c0 − c1) + 2·c0·c1·u */
     CZK_HD fp2 sqr() const { return sqr_of(*this); }
     CZK_HD_NOINLINE static fp2 sqr_of(fp2 a) {
-        fp t = a.c0 * a.c1;
-        return {(a.c0 + a.c1) * (a.c0 - a.c1), t + t};
+        fp t = fp::mul_wide(a.c0, a.c1);
+        return {fp::mul_wide(a.c0 + a.c1, a.c0 - a.c1), t + t};
     }
     CZK_HD fp2 dbl() const { return {c0.dbl(), c1.dbl()}; }
     CZK_HD fp2 neg() const { return {c0.neg(), c1.neg()}; }
