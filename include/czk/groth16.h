@@ -67,6 +67,7 @@
 #include "czk/ec.h"
 #include "czk/ff.h"
 #include "czk/pool.h"
+#include "czk/r1cs.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -268,6 +269,153 @@ CZK_NODISCARD czk_status czk_verify(const czk_pvk *pvk, const czk_proof *proof,
 CZK_NODISCARD czk_status czk_verify_batch(const czk_pvk *pvk, const czk_proof *proofs, size_t n,
                                           const czk_fr *inputs, size_t num_inputs, czk_pool *pool,
                                           czk_err *err) CZK_NONNULL(1);
+
+/* ---- setup (test keys) ---- */
+
+/*
+ * The toxic waste of a setup. Anyone who knows it can forge proofs: keys
+ * made from it are for tests and benchmarks only (Filecoin's keys come from
+ * the phase-2 ceremony).
+ */
+typedef struct czk_toxic {
+    czk_fr alpha, beta, gamma, delta, tau;
+} czk_toxic;
+
+/* Draws non-zero α, β, γ, δ, τ from rng (NULL: getrandom). CZK_ERR_IO if that fails. */
+CZK_NODISCARD czk_status czk_toxic_random(czk_toxic *out, czk_rng *rng, czk_err *err)
+    CZK_NONNULL(1);
+
+/*
+ * Parameters for a recorded shape from the toxic waste, laid out exactly as
+ * bellperson's generator (src/groth16/generator.rs) lays them out, with the
+ * standard generators G1, G2 as bases. With n = shape->num_constraints, the
+ * domain N = 2^⌈log2 n⌉ and u_j, v_j, w_j the QAP polynomials of column j of
+ * A, B, C (evaluated at τ through the Lagrange basis of the domain, i.e.
+ * the inverse NTT of the powers of τ):
+ *   h_i  = τ^i·Z(τ)/δ·G1, i < N−1, Z(τ) = τ^N − 1
+ *   ic_j = (β·u_j + α·v_j + w_j)/γ·G1 for inputs, l_j the same over δ for aux
+ *   a    = u_j·G1 for every input, then for aux with A density
+ *   b_g1, b_g2 = v_j·G1, v_j·G2 for inputs with B density, then aux with B density
+ *   vk   = α·G1, β·G1, β·G2, γ·G2, δ·G1, δ·G2
+ * Scalar multiplications use fixed-base window tables of G1 and G2, split
+ * over the pool.
+ * Returns: CZK_OK and *out; CZK_ERR_INVALID_ARG if an aux variable is in no
+ *   constraint (its l point would be infinity; bellperson refuses it too),
+ *   if a density bit is set for a column whose polynomial vanishes at τ, or
+ *   if a toxic value is zero; CZK_ERR_UNSUPPORTED for a domain above 2^28;
+ *   CZK_ERR_NOMEM.
+ */
+CZK_NODISCARD czk_status czk_setup(czk_params **out, const czk_shape *shape, const czk_toxic *toxic,
+                                   czk_pool *pool, czk_err *err) CZK_NONNULL(1, 2, 3);
+
+/* The domain size exponent bellperson uses for n constraints: ⌈log2 n⌉ (0 for n <= 1). */
+unsigned czk_domain_log(uint64_t n);
+
+/*
+ * Checks the parameter lengths against a shape (czk_params_check_lengths
+ * with ic = #inputs, h = N−1, l = #aux, a = #inputs + popcount(a_aux),
+ * b = popcount(b_input) + popcount(b_aux)). CZK_ERR_MISMATCH names the section.
+ */
+CZK_NODISCARD czk_status czk_params_check_shape(const czk_params *params, const czk_shape *shape,
+                                                czk_err *err) CZK_NONNULL(1, 2);
+
+/* ---- proving ---- */
+
+/*
+ * The five multi-scalar products of one circuit, before randomization
+ * (gpu-prover.md §1, "MSMs"):
+ *   h  = Σ_{i<N−1} h_i·params.h[i]            (h_i: the quotient's coefficients)
+ *   l  = Σ aux_j·params.l[j]
+ *   a  = Σ in_i·params.a[i] + Σ_{j∈A-dense} aux_j·params.a[..]
+ *   b1 = Σ_{B-dense} z_j·params.b_g1[..],  b2 = the same over params.b_g2
+ */
+typedef struct czk_msm_sums {
+    czk_g1 h, l, a, b1;
+    czk_g2 b2;
+} czk_msm_sums;
+
+/* Wall seconds per phase, summed over the circuits of a call. */
+typedef struct czk_prove_timings {
+    double witness; /* czk_prove_circuits only: running the circuits in WITNESS mode */
+    double spmv;    /* a, b, c = A·z, B·z, C·z */
+    double ntt;     /* the quotient H: 3 iNTT, 3 coset NTT, pointwise, coset iNTT */
+    double msm_h, msm_l, msm_a, msm_b1, msm_b2;
+    double assemble; /* randomization with r, s and conversion to affine */
+    double total;
+} czk_prove_timings;
+
+/*
+ * A prover backend: everything between witnesses and the five sums, for a
+ * batch of circuits of one shape. A backend may keep the parameters and the
+ * shape resident (on a GPU) between calls; the common code (czk_prove) does
+ * the randomization and assembly, so every backend gives the same proof bytes
+ * for the same r and s.
+ *
+ *   sums(self, params, shape, w, count, out, timings, err)
+ *       Computes out[k] for witness w[k], k < count. params and shape are the
+ *       same objects on every call of one czk_prover. timings (never NULL) is
+ *       added to. Returns CZK_OK or a status naming the failure.
+ *   destroy(self)  releases the backend (may be NULL).
+ */
+typedef struct czk_backend_ops {
+    const char *name;
+    czk_status (*sums)(void *self, const czk_params *params, const czk_shape *shape,
+                       const czk_witness *w, size_t count, czk_msm_sums *out,
+                       czk_prove_timings *timings, czk_err *err);
+    void (*destroy)(void *self);
+} czk_backend_ops;
+
+typedef struct czk_backend {
+    const czk_backend_ops *ops;
+    void *self;
+} czk_backend;
+
+/*
+ * The CPU backend (bellperson's native prover): czk_shape_eval, czk_ntt and
+ * the bit-aware czk_msm_g1/g2 on the pool. The pool must outlive the backend.
+ */
+CZK_NODISCARD czk_status czk_backend_cpu(czk_backend *out, czk_pool *pool, czk_err *err)
+    CZK_NONNULL(1);
+
+/* Releases a backend (calls ops->destroy). */
+void czk_backend_release(czk_backend *b);
+
+/*
+ * Proves count circuits of one shape from their witnesses with the
+ * backend, then randomizes each (bellperson prover/native.rs):
+ *   A = α₁ + a + r·δ₁
+ *   B = β₂ + b2 + s·δ₂
+ *   C = s·a + r·b1 + r·s·δ₁ + s·α₁ + r·β₁ + h + l
+ * r and s hold count values each, or are NULL: then fresh random values
+ * (getrandom) are drawn per circuit. Pass zeros to get bellperson's
+ * non-randomized proofs.
+ * Checks first that the parameters fit the shape (czk_params_check_shape)
+ * and that every witness has the shape's input and aux counts with
+ * inputs[0] = 1.
+ * Returns: CZK_OK and out[0..count); CZK_ERR_MISMATCH; the backend's status.
+ * timings may be NULL.
+ */
+CZK_NODISCARD czk_status czk_prove(const czk_backend *backend, const czk_params *params,
+                                   const czk_shape *shape, const czk_witness *w, size_t count,
+                                   const czk_fr *r, const czk_fr *s, czk_proof *out,
+                                   czk_prove_timings *timings, czk_err *err)
+    CZK_NONNULL(1, 2, 3, 8);
+
+/*
+ * Runs circuit(cs, ctx[k]) in WITNESS mode for k < count (one after
+ * another, timed as `witness`), then czk_prove. The circuit must record
+ * `shape` (same counts).
+ */
+CZK_NODISCARD czk_status czk_prove_circuits(const czk_backend *backend, const czk_params *params,
+                                            const czk_shape *shape, czk_circuit_fn circuit,
+                                            void *const *ctx, size_t count, const czk_fr *r,
+                                            const czk_fr *s, czk_proof *out,
+                                            czk_prove_timings *timings, czk_err *err)
+    CZK_NONNULL(1, 2, 3, 4, 9);
+
+/* The randomization and assembly step alone (used by czk_prove; exposed for backends' tests). */
+void czk_proof_assemble(czk_proof *out, const czk_vk *vk, const czk_msm_sums *sums, const czk_fr *r,
+                        const czk_fr *s) CZK_NONNULL(1, 2, 3, 4, 5);
 
 #ifdef __cplusplus
 }
