@@ -120,4 +120,147 @@ static inline void tk_write_file(const char *path, const uint8_t *b, size_t len)
     assert_int_equal(fclose(f), 0);
 }
 
+/*
+ * A random satisfied circuit. Its structure (which variables, which
+ * coefficients) comes from `structure_seed`, its values from `value_seed`:
+ *   - ni − 1 public inputs, each tied to an aux copy: in · ONE = copy;
+ *   - nbits booleans: b · (ONE − b) = 0 (values 0 or 1);
+ *   - nmul products: (random lc) · (random lc) = z, each lc 1–3 distinct
+ *     earlier variables with random non-zero coefficients, sometimes an
+ *     input, sometimes ONE.
+ * While recording, the circuit notes which variables appear in an A or B
+ * lc: the naive density counts the tests compare the parameters with.
+ */
+typedef struct tk_circuit {
+    uint64_t structure_seed, value_seed;
+    uint32_t ni, nbits, nmul;
+    czk_fr in[16];                 /* values of inputs 1 .. ni − 1 (out, for the verifier) */
+    uint8_t *a_aux, *b_aux, *b_in; /* naive density, filled by any run (num_aux / ni entries) */
+    uint32_t naux;
+} tk_circuit;
+
+#define TK_MAXVARS 4096
+
+static inline czk_status tk_circuit_fn(czk_cs *cs, void *ctx) {
+    tk_circuit *c = ctx;
+    czk_rng srng, vrng;
+    czk_rng_seed(&srng, c->structure_seed);
+    czk_rng_seed(&vrng, c->value_seed);
+    static __thread czk_var vars[TK_MAXVARS];
+    static __thread czk_fr vals[TK_MAXVARS];
+    uint32_t nv = 0;
+    czk_lc la = CZK_LC_INIT, lb = CZK_LC_INIT, lcc = CZK_LC_INIT;
+    free(c->a_aux);
+    free(c->b_aux);
+    free(c->b_in);
+    c->a_aux = calloc(TK_MAXVARS, 1);
+    c->b_aux = calloc(TK_MAXVARS, 1);
+    c->b_in = calloc(c->ni, 1);
+    c->b_in[0] = 0;
+    vars[nv] = CZK_VAR_ONE;
+    vals[nv++] = czk_fr_one;
+    for (uint32_t i = 1; i < c->ni; i++) {
+        czk_fr_random(&c->in[i - 1], &vrng, NULL);
+        czk_var x = czk_cs_alloc_input(cs, &c->in[i - 1]);
+        czk_var y = czk_cs_alloc(cs, &c->in[i - 1]);
+        czk_lc_clear(&la), czk_lc_clear(&lb), czk_lc_clear(&lcc);
+        czk_lc_add_var(cs, &la, x);
+        czk_lc_add_var(cs, &lb, CZK_VAR_ONE);
+        czk_lc_add_var(cs, &lcc, y);
+        czk_cs_enforce(cs, &la, &lb, &lcc);
+        c->b_in[0] = 1;
+        vars[nv] = x;
+        vals[nv++] = c->in[i - 1];
+        vars[nv] = y;
+        vals[nv++] = c->in[i - 1];
+    }
+    for (uint32_t j = 0; j < c->nbits; j++) {
+        czk_fr v = czk_rng_u64(&vrng) & 1 ? czk_fr_one : czk_fr_zero;
+        czk_var b = czk_cs_alloc(cs, &v);
+        czk_lc_clear(&la), czk_lc_clear(&lb), czk_lc_clear(&lcc);
+        czk_lc_add_var(cs, &la, b);
+        czk_lc_add_var(cs, &lb, CZK_VAR_ONE);
+        czk_lc_sub_var(cs, &lb, b);
+        czk_cs_enforce(cs, &la, &lb, &lcc);
+        c->a_aux[czk_var_index(b)] = c->b_aux[czk_var_index(b)] = 1;
+        c->b_in[0] = 1;
+        vars[nv] = b;
+        vals[nv++] = v;
+    }
+    for (uint32_t m = 0; m < c->nmul && nv < TK_MAXVARS; m++) {
+        czk_fr av = czk_fr_zero, bv = czk_fr_zero;
+        for (int side = 0; side < 2; side++) {
+            czk_lc *l = side ? &lb : &la;
+            czk_lc_clear(l);
+            uint32_t terms = 1 + (uint32_t)(czk_rng_u64(&srng) % 3), picked[3];
+            for (uint32_t t = 0; t < terms; t++) {
+                uint32_t k;
+                bool dup;
+                do {
+                    k = (uint32_t)(czk_rng_u64(&srng) % nv);
+                    dup = false;
+                    for (uint32_t q = 0; q < t; q++)
+                        dup |= picked[q] == k;
+                } while (dup);
+                picked[t] = k;
+                czk_fr co, tv;
+                do {
+                    czk_fr_random(&co, &srng, NULL);
+                } while (czk_fr_is_zero(&co));
+                czk_lc_add(cs, l, vars[k], &co);
+                czk_fr_mul(&tv, &co, &vals[k]);
+                czk_fr_add(side ? &bv : &av, side ? &bv : &av, &tv);
+                czk_var x = vars[k];
+                if (czk_var_is_input(x)) {
+                    if (side) c->b_in[czk_var_index(x)] = 1;
+                } else {
+                    (side ? c->b_aux : c->a_aux)[czk_var_index(x)] = 1;
+                }
+            }
+        }
+        czk_fr zv;
+        czk_fr_mul(&zv, &av, &bv);
+        czk_var z = czk_cs_alloc(cs, &zv);
+        czk_lc_clear(&lcc);
+        czk_lc_add_var(cs, &lcc, z);
+        czk_cs_enforce(cs, &la, &lb, &lcc);
+        vars[nv] = z;
+        vals[nv++] = zv;
+    }
+    c->naux = czk_cs_num_aux(cs);
+    czk_lc_free(&la);
+    czk_lc_free(&lb);
+    czk_lc_free(&lcc);
+    return CZK_OK;
+}
+
+static inline void tk_circuit_free(tk_circuit *c) {
+    free(c->a_aux);
+    free(c->b_aux);
+    free(c->b_in);
+    c->a_aux = c->b_aux = c->b_in = NULL;
+}
+
+/* Records the shape of c. */
+static inline czk_shape *tk_record(tk_circuit *c) {
+    czk_err err;
+    czk_cs *cs = czk_cs_create(CZK_CS_CHECK, NULL, &err);
+    assert_non_null(cs);
+    czk_assert_ok(czk_cs_run(cs, tk_circuit_fn, c, &err), &err);
+    czk_shape *s;
+    czk_assert_ok(czk_cs_take_shape(cs, &s, &err), &err);
+    czk_cs_free(cs);
+    return s;
+}
+
+/* The witness of c (values from c->value_seed). */
+static inline void tk_witness(tk_circuit *c, czk_witness *w) {
+    czk_err err;
+    czk_cs *cs = czk_cs_create(CZK_CS_WITNESS, NULL, &err);
+    assert_non_null(cs);
+    czk_assert_ok(czk_cs_run(cs, tk_circuit_fn, c, &err), &err);
+    czk_assert_ok(czk_cs_take_witness(cs, w, &err), &err);
+    czk_cs_free(cs);
+}
+
 #endif
