@@ -160,7 +160,7 @@ static inline czk_status tk_circuit_fn(czk_cs *cs, void *ctx) {
     vars[nv] = CZK_VAR_ONE;
     vals[nv++] = czk_fr_one;
     for (uint32_t i = 1; i < c->ni; i++) {
-        czk_fr_random(&c->in[i - 1], &vrng, NULL);
+        if (czk_fr_random(&c->in[i - 1], &vrng, NULL)) return CZK_ERR_INTERNAL;
         czk_var x = czk_cs_alloc_input(cs, &c->in[i - 1]);
         czk_var y = czk_cs_alloc(cs, &c->in[i - 1]);
         czk_lc_clear(&la), czk_lc_clear(&lb), czk_lc_clear(&lcc);
@@ -205,7 +205,7 @@ static inline czk_status tk_circuit_fn(czk_cs *cs, void *ctx) {
                 picked[t] = k;
                 czk_fr co, tv;
                 do {
-                    czk_fr_random(&co, &srng, NULL);
+                    if (czk_fr_random(&co, &srng, NULL)) return CZK_ERR_INTERNAL;
                 } while (czk_fr_is_zero(&co));
                 czk_lc_add(cs, l, vars[k], &co);
                 czk_fr_mul(&tv, &co, &vals[k]);
