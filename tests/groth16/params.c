@@ -169,6 +169,7 @@ static void test_layout_and_roundtrip(void **state) {
     czk_vk vk2;
     czk_assert_ok(czk_vk_read(&vk2, vkpath, &err), &err);
     assert_memory_equal(vk2.ic, vk.ic, IC * sizeof(czk_g1_affine));
+    czk_vk_free(&vk2);
     /* a .vk must end after ic */
     assert_int_equal(czk_vk_decode(&vk2, f->bytes, OFF_H + 1, &err), CZK_ERR_FORMAT);
     assert_non_null(strstr(err.msg, "after section ic"));
