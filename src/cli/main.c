@@ -7,6 +7,7 @@
 
 static const czk_cli_command COMMANDS[] = {
     {"selftest", "run quick known-answer checks of every layer", czk_cmd_selftest},
+    {"setup", "Groth16 test keys (.params, .vk) for a recorded shape", czk_cmd_setup},
 };
 
 int czk_cli_fail(const char *cmd, const char *fmt, ...) {
