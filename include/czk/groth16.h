@@ -228,7 +228,9 @@ CZK_NODISCARD czk_status czk_proof_decode(czk_proof *out, const uint8_t in[CZK_P
 
 /*
  * A verifying key prepared for pairings: e(α, β) and the Miller-loop lines
- * of β, γ and δ, with a copy of IC. Build once per vk.
+ * of β, γ and δ, with a copy of IC. Build once per vk. The struct is
+ * ~60 KB (three tables of 68 Fp6 lines): keep it on the heap where stacks
+ * are small.
  */
 typedef struct czk_pvk {
     blst_fp12 alpha_beta; /* e(α₁, β₂) after the final exponentiation */
