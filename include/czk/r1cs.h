@@ -90,7 +90,7 @@ void czk_lc_copy(czk_cs *cs, czk_lc *dst, const czk_lc *src);
  * variables by adding coefficients; zero results are dropped. */
 void czk_lc_normalize(czk_lc *lc);
 
-/* 2^k in Fr for k < 256 (Montgomery form), and −1. */
+/* 2^k in Fr for k < 256 (Montgomery form; NULL for k >= 256), and −1. */
 const czk_fr *czk_fr_pow2(unsigned k);
 extern const czk_fr czk_fr_minus_one;
 
@@ -115,8 +115,8 @@ bool czk_cs_has_values(const czk_cs *cs);
 czk_var czk_cs_alloc(czk_cs *cs, const czk_fr *value);
 czk_var czk_cs_alloc_input(czk_cs *cs, const czk_fr *value);
 
-/* A·B = C. Copies and normalizes the three lcs (callers' lcs are unchanged).
- * A no-op in WITNESS mode. */
+/* A·B = C. Copies and normalizes the three lcs (callers' lcs are unchanged;
+ * NULL means an empty lc). A no-op in WITNESS mode. */
 void czk_cs_enforce(czk_cs *cs, const czk_lc *a, const czk_lc *b, const czk_lc *c);
 
 /* Namespaces: named scopes for error reports. Cheap unless mode is CHECK. */
@@ -128,7 +128,9 @@ czk_status czk_cs_fail(czk_cs *cs, czk_status code, const char *fmt, ...) CZK_PR
 /* CZK_OK while nothing failed. */
 czk_status czk_cs_status(const czk_cs *cs);
 
-/* Counters so far (ONE included in inputs; finalization included after run). */
+/* Counters so far (ONE included in inputs; finalization included after run).
+ * In WITNESS mode the constraint count is the number of czk_cs_enforce calls
+ * made, which is 0 for gadgets that skip them there. */
 uint32_t czk_cs_num_inputs(const czk_cs *cs);
 uint32_t czk_cs_num_aux(const czk_cs *cs);
 uint64_t czk_cs_num_constraints(const czk_cs *cs);
