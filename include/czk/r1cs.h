@@ -141,7 +141,10 @@ typedef czk_status (*czk_circuit_fn)(czk_cs *cs, void *ctx);
  * Allocates ONE, runs fn(cs, ctx), then appends the input_i · 0 = 0
  * constraints. Returns the first failure: the cs's sticky error, fn's own
  * non-OK return, or in CHECK mode CZK_ERR_UNSATISFIED naming the first
- * unsatisfied constraint by index and namespace path. A cs runs once.
+ * unsatisfied constraint by index and namespace path ("constraint 17
+ * (sha256/block 0/ch 3) is not satisfied"; "top level" when no namespace was
+ * open). After CZK_OK or CZK_ERR_UNSATISFIED the shape and witness can be
+ * taken. A cs runs once (CZK_ERR_INVALID_ARG the second time).
  */
 CZK_NODISCARD czk_status czk_cs_run(czk_cs *cs, czk_circuit_fn fn, void *ctx, czk_err *err);
 
