@@ -148,8 +148,8 @@ CZK_NODISCARD czk_status czk_porep_interactive_challenges(uint64_t *out, uint64_
  */
 CZK_NODISCARD czk_status czk_porep_ni_challenges(uint64_t *out, uint64_t nodes,
                                                  const uint8_t replica_id[32],
-                                                 const uint8_t comm_r[32], unsigned cpp,
-                                                 unsigned k, czk_err *err) CZK_NONNULL(1, 3, 4);
+                                                 const uint8_t comm_r[32], unsigned cpp, unsigned k,
+                                                 czk_err *err) CZK_NONNULL(1, 3, 4);
 
 /*
  * Synthetic PoRep (ids 10-14; challenges.rs synthetic::SynthChallengeGenerator).

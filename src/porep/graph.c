@@ -63,7 +63,8 @@ static void ftab_fill(void *arg, size_t begin, size_t end, unsigned worker) {
     struct ftab_job *j = arg;
     for (size_t x = begin; x < end; x++) {
         size_t round = x / j->per_round, r = x % j->per_round;
-        j->g->ftab[x] = (uint32_t)czk_porep_feistel_f(r, j->g->feistel_keys[round], j->g->right_mask);
+        j->g->ftab[x] =
+            (uint32_t)czk_porep_feistel_f(r, j->g->feistel_keys[round], j->g->right_mask);
     }
 }
 
@@ -88,12 +89,14 @@ czk_status czk_porep_graph_create(czk_porep_graph **out, uint64_t nodes, const u
     czk_sha256_update(&c, "Filecoin_DRSample", 17);
     czk_sha256_update(&c, porep_id, 32);
     czk_sha256_final(&c, seed);
-    for (int i = 0; i < 7; i++) g->drg_key[i] = czk_load_le32(seed + 4 * i);
+    for (int i = 0; i < 7; i++)
+        g->drg_key[i] = czk_load_le32(seed + 4 * i);
     czk_sha256_init(&c);
     czk_sha256_update(&c, "Filecoin_Feistel", 16);
     czk_sha256_update(&c, porep_id, 32);
     czk_sha256_final(&c, seed);
-    for (int i = 0; i < 4; i++) g->feistel_keys[i] = czk_load_le64(seed + 8 * i);
+    for (int i = 0; i < 4; i++)
+        g->feistel_keys[i] = czk_load_le64(seed + 8 * i);
 
     /* feistel.rs precompute(): the least even bit count 2h with 4^h >= 8·nodes (h >= 1). */
     g->exp_n = nodes * CZK_POREP_EXP_DEGREE;
@@ -137,25 +140,18 @@ void czk_porep_graph_feistel_keys(const czk_porep_graph *g, uint64_t keys[4]) {
     memcpy(keys, g->feistel_keys, sizeof g->feistel_keys);
 }
 
-/* drgraph.rs BucketGraph::parents. node < nodes <= 2^32 - 1. */
-static void drg_parents(const czk_porep_graph *g, uint32_t node, uint32_t p[CZK_POREP_BASE_DEGREE]) {
-    if (node < 2) {
-        memset(p, 0, CZK_POREP_BASE_DEGREE * sizeof *p);
-        return;
-    }
-    uint32_t key[8], ks[32];
-    static const uint32_t nonce[3] = {0, 0, 0};
-    memcpy(key, g->drg_key, 7 * sizeof *key);
-    key[7] = node;
-    czk_chacha_block(ks, key, 0, nonce, 8);
-    czk_chacha_block(ks + 16, key, 1, nonce, 8);
-
+/*
+ * drgraph.rs BucketGraph::parents for node >= 2, from the first 20 words of
+ * the node's ChaCha8Rng keystream (five pairs of u64 draws).
+ */
+static void drg_from_stream(const czk_porep_graph *g, uint32_t node, const uint32_t w[20],
+                            uint32_t p[CZK_POREP_BASE_DEGREE]) {
     const uint64_t m_prime = CZK_POREP_BASE_DEGREE - 1;
     uint64_t meta = (uint64_t)node * m_prime;
-    uint64_t n_buckets = 64 - (uint64_t)__builtin_clzll(meta - 1); /* ceil(log2(meta)), meta >= 10 */
+    uint64_t n_buckets =
+        64 - (uint64_t)__builtin_clzll(meta - 1); /* ceil(log2(meta)), meta >= 10 */
     /* API 1.0: five sampled parents then the predecessor; 1.1+: predecessor first. */
     uint32_t *other = g->api == CZK_POREP_API_1_0 ? p : p + 1;
-    const uint32_t *w = ks;
     for (unsigned i = 0; i < m_prime; i++, w += 4) {
         uint64_t r1 = (uint64_t)w[0] | (uint64_t)w[1] << 32;
         uint64_t r2 = (uint64_t)w[2] | (uint64_t)w[3] << 32;
@@ -171,25 +167,89 @@ static void drg_parents(const czk_porep_graph *g, uint32_t node, uint32_t p[CZK_
     p[g->api == CZK_POREP_API_1_0 ? m_prime : 0] = node - 1;
 }
 
-static inline uint64_t feistel_encode(const czk_porep_graph *g, uint64_t index) {
-    uint64_t left = (index & g->left_mask) >> g->half_bits, right = index & g->right_mask;
-    const uint32_t *t = g->ftab;
-    for (int r = 0; r < FEISTEL_ROUNDS; r++, t += (size_t)1 << g->half_bits) {
-        uint64_t nl = right;
-        right = left ^ t[right];
-        left = nl;
+/* drgraph.rs BucketGraph::parents. node < nodes <= 2^32 - 1. */
+static void drg_parents(const czk_porep_graph *g, uint32_t node,
+                        uint32_t p[CZK_POREP_BASE_DEGREE]) {
+    if (node < 2) {
+        memset(p, 0, CZK_POREP_BASE_DEGREE * sizeof *p);
+        return;
     }
-    return left << g->half_bits | right;
+    uint32_t key[8], ks[32];
+    static const uint32_t nonce[3] = {0, 0, 0};
+    memcpy(key, g->drg_key, 7 * sizeof *key);
+    key[7] = node;
+    czk_chacha_block(ks, key, 0, nonce, 8);
+    czk_chacha_block(ks + 16, key, 1, nonce, 8);
+    drg_from_stream(g, node, ks, p);
 }
 
-/* graph.rs StackedGraph::correspondent for i in 0..8. */
-static void exp_parents(const czk_porep_graph *g, uint32_t node, uint32_t p[CZK_POREP_EXP_DEGREE]) {
-    for (unsigned i = 0; i < CZK_POREP_EXP_DEGREE; i++) {
-        uint64_t u = feistel_encode(g, (uint64_t)node * CZK_POREP_EXP_DEGREE + i);
-        while (u >= g->exp_n) u = feistel_encode(g, u);
-        p[i] = g->api == CZK_POREP_API_1_0 ? (uint32_t)u / CZK_POREP_EXP_DEGREE
-                                           : (uint32_t)(u / CZK_POREP_EXP_DEGREE);
+/*
+ * DRG parents of nodes v..v+3 (all >= 2) into p + 14·j: the two keystream
+ * blocks of the four nodes are eight ChaCha8 lanes.
+ */
+static void drg_parents_x4(const czk_porep_graph *g, uint32_t v, uint32_t *p) {
+    static const uint32_t sigma[4] = {0x61707865, 0x3320646e, 0x79622d32, 0x6b206574};
+    uint32_t in[16][8], out[16][8];
+    for (int j = 0; j < 8; j++) {
+        for (int i = 0; i < 4; i++)
+            in[i][j] = sigma[i];
+        for (int i = 0; i < 7; i++)
+            in[4 + i][j] = g->drg_key[i];
+        in[11][j] = v + (uint32_t)(j & 3);
+        in[12][j] = (uint32_t)(j >> 2); /* block counter; words 13..15 (stream id) are 0 */
+        in[13][j] = in[14][j] = in[15][j] = 0;
     }
+    czk_chacha_blocks_x8(out, in, 8);
+    for (int j = 0; j < 4; j++) {
+        uint32_t w[20];
+        for (int i = 0; i < 16; i++)
+            w[i] = out[i][j];
+        for (int i = 0; i < 4; i++)
+            w[16 + i] = out[i][4 + j];
+        drg_from_stream(g, v + (uint32_t)j, w, p + CZK_POREP_DEGREE * j);
+    }
+}
+
+/*
+ * graph.rs StackedGraph::correspondent for i in 0..8. The eight permutations
+ * are independent, so they run in lockstep, letting the table loads of one
+ * overlap those of the others. Cycle-walking (an output >= 8·nodes is
+ * encoded again; half the outputs when 8·nodes is an odd power of two) also
+ * runs in lockstep: every pass encodes all eight and keeps the results of
+ * those still out of range.
+ */
+static void exp_parents(const czk_porep_graph *g, uint32_t node, uint32_t p[CZK_POREP_EXP_DEGREE]) {
+    const unsigned h = g->half_bits;
+    const size_t per = (size_t)1 << h;
+    const uint64_t n = g->exp_n;
+    uint64_t u[CZK_POREP_EXP_DEGREE];
+    for (unsigned i = 0; i < CZK_POREP_EXP_DEGREE; i++)
+        u[i] = (uint64_t)node * CZK_POREP_EXP_DEGREE + i;
+    for (bool first = true;; first = false) {
+        uint64_t l[CZK_POREP_EXP_DEGREE], r[CZK_POREP_EXP_DEGREE];
+        for (unsigned i = 0; i < CZK_POREP_EXP_DEGREE; i++) {
+            l[i] = (u[i] & g->left_mask) >> h;
+            r[i] = u[i] & g->right_mask;
+        }
+        for (int k = 0; k < FEISTEL_ROUNDS; k++) {
+            const uint32_t *t = g->ftab + k * per;
+            for (unsigned i = 0; i < CZK_POREP_EXP_DEGREE; i++) {
+                uint64_t nl = r[i];
+                r[i] = l[i] ^ t[r[i]];
+                l[i] = nl;
+            }
+        }
+        unsigned pending = 0;
+        for (unsigned i = 0; i < CZK_POREP_EXP_DEGREE; i++) {
+            uint64_t e = l[i] << h | r[i];
+            u[i] = first || u[i] >= n ? e : u[i];
+            pending |= (unsigned)(u[i] >= n);
+        }
+        if (!pending) break;
+    }
+    for (unsigned i = 0; i < CZK_POREP_EXP_DEGREE; i++)
+        p[i] = g->api == CZK_POREP_API_1_0 ? (uint32_t)u[i] / CZK_POREP_EXP_DEGREE
+                                           : (uint32_t)(u[i] / CZK_POREP_EXP_DEGREE);
 }
 
 static czk_status check_node(const czk_porep_graph *g, uint64_t node, czk_err *err) {
@@ -232,21 +292,25 @@ struct fill_job {
 static void fill_range(void *arg, size_t begin, size_t end, unsigned worker) {
     (void)worker;
     const struct fill_job *j = arg;
-    for (size_t i = begin; i < end; i++) {
-        uint32_t *p = j->out + i * CZK_POREP_DEGREE;
-        uint32_t node = (uint32_t)(j->first + i);
-        drg_parents(j->g, node, p);
-        exp_parents(j->g, node, p + CZK_POREP_BASE_DEGREE);
-    }
+    size_t i = begin;
+    /* Nodes 0 and 1 are special; then four nodes per SIMD ChaCha8 batch, the rest one by one. */
+    for (; i < end && j->first + i < 2; i++)
+        drg_parents(j->g, (uint32_t)(j->first + i), j->out + i * CZK_POREP_DEGREE);
+    for (; i + 4 <= end; i += 4)
+        drg_parents_x4(j->g, (uint32_t)(j->first + i), j->out + i * CZK_POREP_DEGREE);
+    for (; i < end; i++)
+        drg_parents(j->g, (uint32_t)(j->first + i), j->out + i * CZK_POREP_DEGREE);
+    for (i = begin; i < end; i++)
+        exp_parents(j->g, (uint32_t)(j->first + i),
+                    j->out + i * CZK_POREP_DEGREE + CZK_POREP_BASE_DEGREE);
 }
 
 czk_status czk_porep_graph_fill_cache(const czk_porep_graph *g, uint64_t first, uint64_t count,
                                       uint32_t *out, czk_pool *pool, czk_err *err) {
     if (first > g->nodes || count > g->nodes - first)
-        return czk_errf(err, CZK_ERR_INVALID_ARG,
-                        "porep graph: cache range [%llu, +%llu) leaves %llu nodes",
-                        (unsigned long long)first, (unsigned long long)count,
-                        (unsigned long long)g->nodes);
+        return czk_errf(
+            err, CZK_ERR_INVALID_ARG, "porep graph: cache range [%llu, +%llu) leaves %llu nodes",
+            (unsigned long long)first, (unsigned long long)count, (unsigned long long)g->nodes);
     if (count == 0) return CZK_OK;
     if (!out) return czk_errf(err, CZK_ERR_INVALID_ARG, "porep graph: NULL cache buffer");
     struct fill_job job = {g, first, out};
@@ -270,7 +334,8 @@ czk_status czk_porep_graph_cache_digest(const czk_porep_graph *g, czk_pool *pool
             return st;
         }
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-        for (uint64_t i = 0; i < n * CZK_POREP_DEGREE; i++) buf[i] = __builtin_bswap32(buf[i]);
+        for (uint64_t i = 0; i < n * CZK_POREP_DEGREE; i++)
+            buf[i] = __builtin_bswap32(buf[i]);
 #endif
         czk_sha256_update(&c, buf, n * CZK_POREP_DEGREE * sizeof *buf);
     }

@@ -82,7 +82,8 @@ void czk_sha256_update(czk_sha256 *c, const void *data, size_t len) {
         sha256_block(c->h, c->buf);
         c->fill = 0;
     }
-    for (; len >= 64; p += 64, len -= 64) sha256_block(c->h, p);
+    for (; len >= 64; p += 64, len -= 64)
+        sha256_block(c->h, p);
     memcpy(c->buf, p, len);
     c->fill = len;
 }
@@ -96,10 +97,12 @@ void czk_sha256_final(czk_sha256 *c, uint8_t out[32]) {
         c->fill = 0;
     }
     memset(c->buf + c->fill, 0, 56 - c->fill);
-    for (int i = 0; i < 8; i++) c->buf[56 + i] = (uint8_t)(bits >> (56 - 8 * i));
+    for (int i = 0; i < 8; i++)
+        c->buf[56 + i] = (uint8_t)(bits >> (56 - 8 * i));
     sha256_block(c->h, c->buf);
     for (int i = 0; i < 8; i++)
-        for (int j = 0; j < 4; j++) out[4 * i + j] = (uint8_t)(c->h[i] >> (24 - 8 * j));
+        for (int j = 0; j < 4; j++)
+            out[4 * i + j] = (uint8_t)(c->h[i] >> (24 - 8 * j));
 }
 
 void czk_sha256_digest(uint8_t out[32], const void *data, size_t len) {
@@ -149,7 +152,8 @@ static inline uint64_t ror64(uint64_t x, unsigned n) {
 
 static void blake2b_compress(czk_blake2b *c, const uint8_t *block, int last) {
     uint64_t v[16], m[16];
-    for (int i = 0; i < 16; i++) m[i] = czk_load_le64(block + 8 * i);
+    for (int i = 0; i < 16; i++)
+        m[i] = czk_load_le64(block + 8 * i);
     for (int i = 0; i < 8; i++) {
         v[i] = c->h[i];
         v[i + 8] = BLAKE2B_IV[i];
@@ -168,7 +172,8 @@ static void blake2b_compress(czk_blake2b *c, const uint8_t *block, int last) {
         B2B_G(2, 7, 8, 13, m[s[12]], m[s[13]]);
         B2B_G(3, 4, 9, 14, m[s[14]], m[s[15]]);
     }
-    for (int i = 0; i < 8; i++) c->h[i] ^= v[i] ^ v[i + 8];
+    for (int i = 0; i < 8; i++)
+        c->h[i] ^= v[i] ^ v[i + 8];
 }
 
 void czk_blake2b_init(czk_blake2b *c, size_t outlen, const void *key, size_t keylen) {
@@ -208,7 +213,8 @@ void czk_blake2b_final(czk_blake2b *c, uint8_t *out) {
     memset(c->buf + c->fill, 0, 128 - c->fill);
     blake2b_compress(c, c->buf, 1);
     uint8_t full[64];
-    for (int i = 0; i < 8; i++) czk_store_le64(full + 8 * i, c->h[i]);
+    for (int i = 0; i < 8; i++)
+        czk_store_le64(full + 8 * i, c->h[i]);
     memcpy(out, full, c->outlen);
 }
 
@@ -229,7 +235,8 @@ void czk_blake2b_final(czk_blake2b *c, uint8_t *out) {
 void czk_chacha_block(uint32_t out[16], const uint32_t key[8], uint32_t counter,
                       const uint32_t nonce[3], unsigned rounds) {
     uint32_t s[16] = {0x61707865, 0x3320646e, 0x79622d32, 0x6b206574};
-    for (int i = 0; i < 8; i++) s[4 + i] = key[i];
+    for (int i = 0; i < 8; i++)
+        s[4 + i] = key[i];
     s[12] = counter;
     s[13] = nonce[0];
     s[14] = nonce[1];
@@ -246,5 +253,43 @@ void czk_chacha_block(uint32_t out[16], const uint32_t key[8], uint32_t counter,
         QR(2, 7, 8, 13);
         QR(3, 4, 9, 14);
     }
-    for (int i = 0; i < 16; i++) out[i] = x[i] + s[i];
+    for (int i = 0; i < 16; i++)
+        out[i] = x[i] + s[i];
+}
+
+typedef uint32_t u32x8 __attribute__((vector_size(32)));
+
+#define ROTV(v, n) (((v) << (n)) | ((v) >> (32 - (n))))
+#define QRV(a, b, c, d)                                                                            \
+    do {                                                                                           \
+        x[a] += x[b];                                                                              \
+        x[d] = ROTV(x[d] ^ x[a], 16);                                                              \
+        x[c] += x[d];                                                                              \
+        x[b] = ROTV(x[b] ^ x[c], 12);                                                              \
+        x[a] += x[b];                                                                              \
+        x[d] = ROTV(x[d] ^ x[a], 8);                                                               \
+        x[c] += x[d];                                                                              \
+        x[b] = ROTV(x[b] ^ x[c], 7);                                                               \
+    } while (0)
+
+void czk_chacha_blocks_x8(uint32_t out[16][8], const uint32_t in[16][8], unsigned rounds) {
+    u32x8 s[16], x[16];
+    for (int i = 0; i < 16; i++) {
+        memcpy(&s[i], in[i], sizeof s[i]);
+        x[i] = s[i];
+    }
+    for (unsigned r = 0; r < rounds; r += 2) {
+        QRV(0, 4, 8, 12);
+        QRV(1, 5, 9, 13);
+        QRV(2, 6, 10, 14);
+        QRV(3, 7, 11, 15);
+        QRV(0, 5, 10, 15);
+        QRV(1, 6, 11, 12);
+        QRV(2, 7, 8, 13);
+        QRV(3, 4, 9, 14);
+    }
+    for (int i = 0; i < 16; i++) {
+        x[i] += s[i];
+        memcpy(out[i], &x[i], sizeof x[i]);
+    }
 }

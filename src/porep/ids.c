@@ -113,7 +113,8 @@ static void synth_key(uint32_t key[8], const char *tag, const uint8_t a[32], con
     czk_blake2b_update(&c, a, 32);
     czk_blake2b_update(&c, b, 32);
     czk_blake2b_final(&c, k);
-    for (int i = 0; i < 8; i++) key[i] = czk_load_le32(k + 4 * i);
+    for (int i = 0; i < 8; i++)
+        key[i] = czk_load_le32(k + 4 * i);
 }
 
 static const uint8_t SYNTH_NONCE[12] = "synth-porep";
@@ -126,7 +127,8 @@ static void synth_stream(uint8_t *out, const uint32_t key[8], uint64_t off, size
         uint32_t w[16];
         uint8_t blk[64];
         czk_chacha_block(w, key, (uint32_t)(off / 64), nonce, 20);
-        for (int i = 0; i < 16; i++) czk_store_le32(blk + 4 * i, w[i]);
+        for (int i = 0; i < 16; i++)
+            czk_store_le32(blk + 4 * i, w[i]);
         size_t at = off % 64, take = 64 - at < len ? 64 - at : len;
         memcpy(out, blk + at, take);
         out += take;
@@ -209,8 +211,8 @@ czk_status czk_porep_challenges(uint64_t *out, const czk_porep_proof *proof,
         if (!comm_r) break;
         return czk_porep_ni_challenges(out, nodes, replica_id, comm_r, cpp, k, err);
     }
-    return czk_errf(err, CZK_ERR_INVALID_ARG,
-                    "porep challenges: proof %llu needs %s", (unsigned long long)proof->id,
+    return czk_errf(err, CZK_ERR_INVALID_ARG, "porep challenges: proof %llu needs %s",
+                    (unsigned long long)proof->id,
                     proof->kind == CZK_POREP_INTERACTIVE ? "the seed"
                     : proof->kind == CZK_POREP_SYNTHETIC ? "the seed and comm_r"
                                                          : "comm_r");

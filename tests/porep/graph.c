@@ -19,7 +19,8 @@ uint64_t czk_porep_feistel_f(uint64_t right, uint64_t key, uint64_t right_mask);
 
 static void porep_id_of(uint8_t out[32], uint64_t id) {
     memset(out, 0, 32);
-    for (int i = 0; i < 8; i++) out[i] = (uint8_t)(id >> (8 * i));
+    for (int i = 0; i < 8; i++)
+        out[i] = (uint8_t)(id >> (8 * i));
 }
 
 static czk_porep_graph *make(uint64_t nodes, uint64_t proof_id, czk_porep_api api, czk_pool *pool) {
@@ -37,6 +38,11 @@ static void assert_digest(const czk_porep_graph *g, czk_pool *pool, const char *
     czk_err err;
     czk_assert_ok(czk_porep_graph_cache_digest(g, pool, got, &err), &err);
     assert_memory_equal(got, want, 32);
+    /* The shape table carries the same digest. */
+    const czk_porep_shape *s = czk_porep_shape_for_size(czk_porep_graph_nodes(g) * 32);
+    assert_non_null(s);
+    assert_string_equal(s->parent_cache_digest[czk_porep_graph_api(g) == CZK_POREP_API_1_0 ? 0 : 1],
+                        hex);
 }
 
 /* parent_cache.json digests (SHA-256 of the cache file), sealing-vectors.md §B. */
@@ -104,7 +110,8 @@ static void test_predecessor_order(void **state) {
         assert_int_equal(a[5], v - 1);
         assert_int_equal(b[0], v - 1);
         assert_memory_equal(a, b + 1, 5 * sizeof *a);
-        for (int i = 0; i < 6; i++) assert_true(a[i] < v); /* DRG parents precede the node */
+        for (int i = 0; i < 6; i++)
+            assert_true(a[i] < v); /* DRG parents precede the node */
     }
     czk_porep_graph_destroy(g0);
     czk_porep_graph_destroy(g1);
@@ -184,7 +191,8 @@ static void test_expander_vs_naive(void **state) {
     /* 32GiB: 8·2^30 = 2^33 > 2^32, so API 1.0's u32 truncation shows. */
     const uint64_t nodes = 1ULL << 30;
     for (int api = 0; api < 2; api++) {
-        czk_porep_graph *g = make(nodes, api ? 8 : 3, api ? CZK_POREP_API_1_1 : CZK_POREP_API_1_0, pool);
+        czk_porep_graph *g =
+            make(nodes, api ? 8 : 3, api ? CZK_POREP_API_1_1 : CZK_POREP_API_1_0, pool);
         uint64_t keys[4];
         czk_porep_graph_feistel_keys(g, keys);
         for (uint64_t v = 0; v < nodes; v += nodes / 61 + 12345) {
@@ -228,7 +236,8 @@ static void test_pathology(void **state) {
         for (uint64_t n = 0; n < 1000 && !large; n++) {
             uint32_t e[8];
             czk_assert_ok(czk_porep_graph_exp_parents(g, n, e, &err), &err);
-            for (int j = 0; j < 8; j++) large |= e[j] >= v[i].nodes / 2;
+            for (int j = 0; j < 8; j++)
+                large |= e[j] >= v[i].nodes / 2;
         }
         assert_int_equal(large, !v[i].pathological);
         czk_porep_graph_destroy(g);
@@ -238,7 +247,8 @@ static void test_pathology(void **state) {
     for (uint64_t n = 0; n < 3; n++) {
         uint32_t e[8];
         czk_assert_ok(czk_porep_graph_exp_parents(g, n, e, &err), &err);
-        for (int j = 0; j < 8; j++) high |= e[j] >= (1u << 29);
+        for (int j = 0; j < 8; j++)
+            high |= e[j] >= (1u << 29);
     }
     assert_true(high);
     czk_porep_graph_destroy(g);
@@ -296,10 +306,10 @@ static void test_errors(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_digest_2kib),        cmocka_unit_test(test_digest_8mib),
-        cmocka_unit_test(test_explicit_parents),   cmocka_unit_test(test_predecessor_order),
-        cmocka_unit_test(test_cache_ids),          cmocka_unit_test(test_expander_vs_naive),
-        cmocka_unit_test(test_pathology),          cmocka_unit_test(test_fill_matches_parents),
+        cmocka_unit_test(test_digest_2kib),      cmocka_unit_test(test_digest_8mib),
+        cmocka_unit_test(test_explicit_parents), cmocka_unit_test(test_predecessor_order),
+        cmocka_unit_test(test_cache_ids),        cmocka_unit_test(test_expander_vs_naive),
+        cmocka_unit_test(test_pathology),        cmocka_unit_test(test_fill_matches_parents),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,7 +17,8 @@ static void test_sha256(void **state) {
     assert_memory_equal(got, want, 32);
     /* Every length 0..300, fed in uneven pieces, against blst's one-shot SHA-256. */
     uint8_t msg[300];
-    for (int i = 0; i < 300; i++) msg[i] = (uint8_t)(i * 7 + 3);
+    for (int i = 0; i < 300; i++)
+        msg[i] = (uint8_t)(i * 7 + 3);
     for (size_t len = 0; len <= sizeof msg; len++) {
         czk_sha256 c;
         czk_sha256_init(&c);
@@ -51,10 +52,12 @@ static void test_blake2b(void **state) {
     czk_blake2b_update(&c, zeros, 128);
     czk_blake2b_final(&c, got);
     assert_memory_equal(got, want, 64);
-    /* Python hashlib.blake2b(bytes(range(200)), digest_size=32, key=b"filecoin.io|...|Selection"). */
+    /* Python hashlib.blake2b(bytes(range(200)), digest_size=32, key=b"filecoin.io|...|Selection").
+     */
     static const char *key = "filecoin.io|PoRep|1|Synthetic|1|Selection";
     uint8_t msg[200];
-    for (int i = 0; i < 200; i++) msg[i] = (uint8_t)i;
+    for (int i = 0; i < 200; i++)
+        msg[i] = (uint8_t)i;
     czk_test_hex(want, 32, "e475e158f24352a0f42741a9e4d59db1db188eaa3261842c8a219886790ea5e2");
     czk_blake2b_init(&c, 32, key, strlen(key));
     czk_blake2b_update(&c, msg, 130);
@@ -73,10 +76,13 @@ static void test_chacha(void **state) {
     /* RFC 8439 §2.3.2: key 00..1f, nonce 000000090000004a00000000, counter 1. */
     uint32_t key[8], nonce[3] = {0x09000000, 0x4a000000, 0}, w[16];
     uint8_t kb[32], got[64], want[64];
-    for (int i = 0; i < 32; i++) kb[i] = (uint8_t)i;
-    for (int i = 0; i < 8; i++) key[i] = czk_load_le32(kb + 4 * i);
+    for (int i = 0; i < 32; i++)
+        kb[i] = (uint8_t)i;
+    for (int i = 0; i < 8; i++)
+        key[i] = czk_load_le32(kb + 4 * i);
     czk_chacha_block(w, key, 1, nonce, 20);
-    for (int i = 0; i < 16; i++) czk_store_le32(got + 4 * i, w[i]);
+    for (int i = 0; i < 16; i++)
+        czk_store_le32(got + 4 * i, w[i]);
     czk_test_hex(want, 64,
                  "10f1e7e4d13b5915500fdd1fa32071c4c7d1f4c733c068030422aa9ac3d46c4e"
                  "d2826446079faa0914c2d705d98b02a2b5129cd1de164eb9cbd083e8a2503c4e");

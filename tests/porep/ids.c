@@ -136,7 +136,8 @@ static void test_replica_id(void **state) {
      * comm_d (SHA-256 tree over 64 zero nodes, trunc; prefix fc7e9282 as in §E), porep_id 05.
      */
     czk_porep_prover_id(prover, 1000);
-    for (int i = 0; i < 32; i++) ticket[i] = (uint8_t)i;
+    for (int i = 0; i < 32; i++)
+        ticket[i] = (uint8_t)i;
     czk_test_hex(comm_d, 32, "fc7e928296e516faade986b28f92d44a4f24b935485223376a799027bc18f833");
     czk_porep_id(porep, 5);
     czk_porep_replica_id(got, prover, 0x1122334455667788ULL, ticket, comm_d, porep);
@@ -157,10 +158,10 @@ static void test_interactive_challenges(void **state) {
     uint8_t rid[32], seed[32];
     czk_test_hex(rid, 32, RID);
     memset(seed, 0xab, 32);
-    static const uint64_t want32g_k3[18] = {
-        324310427, 288015222, 891702424, 858683372, 800982325, 921757227,
-        423261197, 421120199, 806362402, 901837046, 385860732, 742760438,
-        79383339,  1044069105, 133025754, 803251929, 363728285, 319966196};
+    static const uint64_t want32g_k3[18] = {324310427, 288015222, 891702424, 858683372,  800982325,
+                                            921757227, 423261197, 421120199, 806362402,  901837046,
+                                            385860732, 742760438, 79383339,  1044069105, 133025754,
+                                            803251929, 363728285, 319966196};
     uint64_t got[18];
     czk_err err;
     czk_assert_ok(czk_porep_interactive_challenges(got, 1ULL << 30, rid, seed, 18, 3, &err), &err);
@@ -175,8 +176,7 @@ static void test_interactive_challenges(void **state) {
     czk_assert_ok(czk_porep_challenges(got, &p, rid, seed, NULL, 3, &err), &err);
     assert_memory_equal(got, want32g_k3, sizeof got);
     assert_int_equal(czk_porep_challenges(got, &p, rid, NULL, NULL, 3, &err), CZK_ERR_INVALID_ARG);
-    assert_int_equal(czk_porep_challenges(got, &p, rid, seed, NULL, 10, &err),
-                     CZK_ERR_INVALID_ARG);
+    assert_int_equal(czk_porep_challenges(got, &p, rid, seed, NULL, 10, &err), CZK_ERR_INVALID_ARG);
     assert_int_equal(czk_porep_interactive_challenges(got, 1, rid, seed, 2, 0, &err),
                      CZK_ERR_INVALID_ARG);
     assert_int_equal(czk_porep_interactive_challenges(got, 64, rid, seed, 2, 256, &err),
@@ -187,7 +187,8 @@ static void test_ni_challenges(void **state) {
     (void)state;
     uint8_t rid[32], comm_r[32];
     czk_test_hex(rid, 32, RID);
-    for (int i = 0; i < 32; i++) comm_r[i] = (uint8_t)(100 + i);
+    for (int i = 0; i < 32; i++)
+        comm_r[i] = (uint8_t)(100 + i);
     static const uint64_t want32g_k125[18] = {
         409353326, 1067928161, 902775916, 505873583, 962278824, 510823789,
         440160952, 346253729,  448828609, 519552376, 483880782, 260020844,
