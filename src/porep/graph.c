@@ -15,8 +15,13 @@
  * key), with the right half below 2^h, h = ⌈log4(8·nodes)⌉ ≤ 18. So the
  * graph precomputes F for every right half and each of the three round keys
  * (3·2^h BLAKE2b calls, ~0.8 M for 2^32 nodes) and each permutation step is
- * then three table lookups. A 512MiB cache (2^24 nodes) is one ChaCha8 pair
- * and ~8·3 lookups per node.
+ * then three table lookups; cycle-walking (re-encoding outputs >= 8·nodes)
+ * about doubles that when 8·nodes is an odd power of two.
+ *
+ * Bulk fills (czk_porep_graph_fill_cache) compute the ChaCha8 blocks of four
+ * nodes at once in SIMD lanes and run the eight permutations of a node in
+ * lockstep; single-node queries use the scalar paths. Both give the same
+ * parents (tests/porep/graph.c checks it).
  */
 #include "czk/porep_graph.h"
 
@@ -31,7 +36,6 @@
 struct czk_porep_graph {
     uint64_t nodes;
     czk_porep_api api;
-    uint8_t porep_id[32];
     uint32_t drg_key[8]; /* ChaCha8Rng seed words 0..6 = drg_seed; word 7 = node */
     uint64_t feistel_keys[4];
     uint64_t exp_n; /* 8·nodes, the permutation's domain */
@@ -80,7 +84,6 @@ czk_status czk_porep_graph_create(czk_porep_graph **out, uint64_t nodes, const u
     if (!g) return czk_errf(err, CZK_ERR_NOMEM, "porep graph: out of memory");
     g->nodes = nodes;
     g->api = api;
-    memcpy(g->porep_id, porep_id, 32);
 
     /* crypto/mod.rs derive_porep_domain_seed: SHA256(tag ‖ porep_id). */
     uint8_t seed[32];
