@@ -45,21 +45,19 @@ czk_status czk_sha256_hash_leaf_bits(czk_cs *cs, const czk_bool *left, size_t nl
 }
 
 czk_status czk_sha256_hash_multi_leaf(czk_cs *cs, const czk_num *leaves, size_t n, czk_num *out) {
+    *out = (czk_num){0, czk_fr_zero};
     if (n == 0) {
-        *out = (czk_num){0, czk_fr_zero};
         return czk_cs_fail(cs, CZK_ERR_INVALID_ARG, "hash_multi_leaf: no leaves");
     }
     czk_bool *msg = alloc_msg(cs, 256 * n);
-    if (!msg) {
-        *out = (czk_num){0, czk_fr_zero};
-        return czk_cs_status(cs);
-    }
+    if (!msg) return czk_cs_status(cs);
     czk_bool bits[CZK_FR_NUM_BITS];
-    for (size_t i = 0; i < n; i++) {
-        (void)czk_num_to_bits_le(cs, &leaves[i], bits); /* status: checked below */
+    czk_status st = CZK_OK;
+    for (size_t i = 0; i < n && st == CZK_OK; i++) {
+        st = czk_num_to_bits_le(cs, &leaves[i], bits);
         czk_reverse_bit_numbering(msg + 256 * i, bits, CZK_FR_NUM_BITS);
     }
-    czk_status st = hash_circuit(cs, msg, 256 * n, out);
+    if (st == CZK_OK) st = hash_circuit(cs, msg, 256 * n, out);
     free(msg);
     return st;
 }
