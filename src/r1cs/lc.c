@@ -116,20 +116,22 @@ void czk_lc_normalize(czk_lc *lc) {
     for (uint32_t i = 1; i < n && sorted; i++)
         sorted = czk_var_key(t[i - 1].var) <= czk_var_key(t[i].var);
     if (!sorted) {
-        if (n <= 32) {
-            for (uint32_t i = 1; i < n; i++) {
-                czk_term x = t[i];
-                uint32_t k = czk_var_key(x.var), j = i;
-                while (j > 0 && czk_var_key(t[j - 1].var) > k) {
-                    t[j] = t[j - 1];
-                    j--;
-                }
-                t[j] = x;
+        /* Gadgets' lcs are nearly sorted (e.g. Σ 2^i·bit_i − v with v allocated
+         * before the bits): insertion sort, which costs n + inversions, with a
+         * budget of moves; past it, qsort (not stable, which does not matter:
+         * equal variables are summed). */
+        uint64_t budget = 8 * (uint64_t)n + 256;
+        for (uint32_t i = 1; i < n && budget; i++) {
+            czk_term x = t[i];
+            uint32_t k = czk_var_key(x.var), j = i;
+            while (j > 0 && czk_var_key(t[j - 1].var) > k && budget) {
+                t[j] = t[j - 1];
+                j--;
+                budget--;
             }
-        } else {
-            /* qsort is not stable, which does not matter: equal variables are summed. */
-            qsort(t, n, sizeof *t, term_cmp);
+            t[j] = x;
         }
+        if (!budget) qsort(t, n, sizeof *t, term_cmp);
     }
     uint32_t out = 0;
     for (uint32_t i = 0; i < n;) {
