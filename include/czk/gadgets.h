@@ -16,10 +16,12 @@
  *
  * Modes (include/czk/r1cs.h). In RECORD and CHECK modes the gadgets build
  * linear combinations and enforce them. In WITNESS mode (czk_cs_records()
- * false) they build none: they compute the values natively and only allocate
- * the aux values, in the order the R1CS has them. The SHA-256 gadget then
- * runs the compression on 32-bit words (constant / negation masks), not
- * bit by bit.
+ * false) they build none and call no czk_cs_enforce(): they compute the values
+ * natively and only allocate the aux (and input) values, in the order the
+ * R1CS has them; czk_cs_num_aux() and czk_cs_num_inputs() equal the recorded
+ * shape's, czk_cs_num_constraints() does not count the gadgets' constraints.
+ * The SHA-256 gadget then runs the compression on 32-bit words (values,
+ * constant and negation masks), not bit by bit.
  *
  * Values. The cs stores only the assignment, so every gadget object carries
  * its own value (bool, u32, Fr). In RECORD mode values are meaningless
