@@ -204,6 +204,9 @@ static void test_random_messages(void **state) {
             /* the same output Booleans (kind, variable, value) */
             assert_memory_equal(c.out, chk_out, sizeof chk_out);
 
+            /* WITNESS mode enforces nothing: only the finalization counts */
+            assert_int_equal(czk_cs_num_constraints(wit), czk_cs_num_inputs(wit));
+
             czk_cs *rec = run(CZK_CS_RECORD, msg_circuit, &c);
             assert_int_equal(czk_cs_num_aux(rec), czk_cs_num_aux(chk));
             assert_int_equal(czk_cs_num_constraints(rec), czk_cs_num_constraints(chk));
@@ -227,6 +230,106 @@ static void test_random_messages(void **state) {
             czk_cs_free(wit);
             czk_cs_free(rec);
         }
+    }
+}
+
+/* ---- one compression from an arbitrary state ---- */
+
+/* FIPS 180-4 §6.2.2, written out independently of the gadget. */
+static void native_compress(uint32_t h[8], const uint8_t block[64]) {
+    static const uint32_t k[64] = {
+        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
+        0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
+        0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
+        0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
+        0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
+        0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
+        0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
+        0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+        0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+        0xc67178f2};
+#define ROR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
+    uint32_t w[64];
+    for (int i = 0; i < 16; i++)
+        w[i] = (uint32_t)block[4 * i] << 24 | (uint32_t)block[4 * i + 1] << 16 |
+               (uint32_t)block[4 * i + 2] << 8 | block[4 * i + 3];
+    for (int i = 16; i < 64; i++) {
+        uint32_t s0 = ROR(w[i - 15], 7) ^ ROR(w[i - 15], 18) ^ (w[i - 15] >> 3);
+        uint32_t s1 = ROR(w[i - 2], 17) ^ ROR(w[i - 2], 19) ^ (w[i - 2] >> 10);
+        w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+    }
+    uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
+    for (int i = 0; i < 64; i++) {
+        uint32_t t1 =
+            hh + (ROR(e, 6) ^ ROR(e, 11) ^ ROR(e, 25)) + ((e & f) ^ (~e & g)) + k[i] + w[i];
+        uint32_t t2 = (ROR(a, 2) ^ ROR(a, 13) ^ ROR(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+        hh = g, g = f, f = e, e = d + t1, d = c, c = b, b = a, a = t1 + t2;
+    }
+#undef ROR
+    h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += hh;
+}
+
+typedef struct state_ctx {
+    uint8_t block[64];
+    uint32_t h[8];
+    uint64_t seed;
+    czk_u32 out[8];
+} state_ctx;
+
+/* The state's and the block's bits are each Is, Not or constant at random,
+ * so that ch and maj meet every mix of operand kinds. */
+static czk_status state_circuit(czk_cs *cs, void *p) {
+    state_ctx *c = p;
+    czk_rng rng;
+    czk_rng_seed(&rng, c->seed);
+    czk_u32 st[8];
+    for (int i = 0; i < 8; i++) {
+        for (int j = 0; j < 32; j++) {
+            /* a few all-constant words, as after a constant IV */
+            int kind = i == (int)(c->seed % 8) ? 2 : (int)(czk_rng_u64(&rng) % 3);
+            st[i].bits[j] = make_bit(cs, (c->h[i] >> j) & 1, kind);
+        }
+        st[i].value = c->h[i];
+    }
+    czk_bool in[512];
+    for (size_t i = 0; i < 512; i++)
+        in[i] = make_bit(cs, msg_bit(c->block, i), (int)(czk_rng_u64(&rng) % 3));
+    czk_sha256_compression(cs, in, st, c->out);
+    return czk_cs_status(cs);
+}
+
+static void test_compression_state(void **state) {
+    (void)state;
+    czk_rng rng;
+    czk_rng_seed(&rng, 18);
+    czk_err err;
+    for (uint64_t iter = 0; iter < 6; iter++) {
+        state_ctx c;
+        memset(&c, 0, sizeof c);
+        c.seed = 100 + iter;
+        czk_assert_ok(czk_random_bytes(&rng, c.block, 64, &err), &err);
+        czk_assert_ok(czk_random_bytes(&rng, c.h, sizeof c.h, &err), &err);
+        uint32_t want[8];
+        memcpy(want, c.h, sizeof want);
+        native_compress(want, c.block);
+        czk_witness w[2];
+        czk_u32 outs[2][8];
+        for (int m = 0; m < 2; m++) {
+            czk_cs *cs = run(m ? CZK_CS_CHECK : CZK_CS_WITNESS, state_circuit, &c);
+            for (int i = 0; i < 8; i++) {
+                assert_int_equal(c.out[i].value, want[i]);
+                for (int j = 0; j < 32; j++)
+                    assert_int_equal(c.out[i].bits[j].value, (want[i] >> j) & 1);
+            }
+            memcpy(outs[m], c.out, sizeof c.out);
+            czk_assert_ok(czk_cs_take_witness(cs, &w[m], &err), &err);
+            czk_cs_free(cs);
+        }
+        assert_memory_equal(outs[0], outs[1], sizeof outs[0]);
+        assert_int_equal(w[0].num_aux, w[1].num_aux);
+        assert_memory_equal(w[0].aux, w[1].aux, sizeof(czk_fr) * w[0].num_aux);
+        czk_witness_free(&w[0]);
+        czk_witness_free(&w[1]);
     }
 }
 
@@ -486,11 +589,11 @@ static void test_porep_label(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_full_block),      cmocka_unit_test(test_full_hash),
-        cmocka_unit_test(test_blank_hash),      cmocka_unit_test(test_random_messages),
-        cmocka_unit_test(test_corrupted_bit),   cmocka_unit_test(test_hash_leaf_bits),
-        cmocka_unit_test(test_hash_multi_leaf), cmocka_unit_test(test_create_label),
-        cmocka_unit_test(test_porep_label),
+        cmocka_unit_test(test_full_block),        cmocka_unit_test(test_full_hash),
+        cmocka_unit_test(test_blank_hash),        cmocka_unit_test(test_random_messages),
+        cmocka_unit_test(test_compression_state), cmocka_unit_test(test_corrupted_bit),
+        cmocka_unit_test(test_hash_leaf_bits),    cmocka_unit_test(test_hash_multi_leaf),
+        cmocka_unit_test(test_create_label),      cmocka_unit_test(test_porep_label),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
