@@ -144,8 +144,10 @@ czk_bool czk_bool_sha256_maj(czk_cs *cs, czk_bool a, czk_bool b, czk_bool c) CZK
 
 /*
  * n ≤ 64 allocated bits of `value`, least significant first (bellpepper
- * u64_into_boolean_vec_le for n = 64; storage-proofs UInt64::alloc).
- * Out: out[n], each Is.
+ * u64_into_boolean_vec_le for n = 64; storage-proofs UInt64::alloc). The
+ * PoRep challenge (UInt64) is these 64 bits; its pack_into_input is
+ * czk_pack_into_inputs(cs, bits, 64) (1 input, 1 constraint), its to_bits_be
+ * the bits reversed. Out: out[n], each Is.
  */
 void czk_bits_alloc_u64_le(czk_cs *cs, uint64_t value, unsigned n, czk_bool *out) CZK_NONNULL(1, 4);
 
