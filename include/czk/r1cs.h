@@ -145,6 +145,10 @@ CZK_NODISCARD czk_status czk_cs_run(czk_cs *cs, czk_circuit_fn fn, void *ctx, cz
 
 /* CHECK mode: index of the first unsatisfied constraint, or UINT64_MAX. */
 uint64_t czk_cs_first_unsatisfied(const czk_cs *cs);
+/* CHECK mode: the namespace path ("a/b/c", "" at the top level) that was
+ * current when the first unsatisfied constraint was enforced; NULL if none.
+ * Owned by the cs. */
+const char *czk_cs_first_unsatisfied_path(const czk_cs *cs);
 
 /* ---- the recorded shape ---- */
 
