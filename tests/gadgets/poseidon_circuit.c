@@ -195,6 +195,40 @@ static void test_row_pattern(void **state) {
     czk_cs_free(cs);
 }
 
+/*
+ * Densities implied by the §4.9 pattern (the S-box is v·v = l2, l2·l2 = l4,
+ * v·l4 = l5 − k: v and l2 sit in A and B, l4 only in B (and C), l5 only in
+ * A of later linear combinations, the output only in C; the data inputs
+ * sit in A and B of the first round). With S = 7t + RP four-constraint
+ * S-boxes and `arity` three-constraint ones: a_aux = b_aux = 3·arity + 3·S
+ * (data inputs included), b_input = {ONE}. Arity 2: S = 76 → 234; arity 8:
+ * S = 120 → 384; arity 11: S = 141 → 456.
+ */
+static void test_densities(void **state) {
+    (void)state;
+    static const struct {
+        unsigned arity;
+        uint64_t dense;
+    } want[] = {{2, 234}, {8, 384}, {11, 456}};
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        ctx c;
+        czk_rng rng;
+        czk_rng_seed(&rng, 19);
+        random_ctx(&c, want[k].arity, &rng);
+        c.no_values = true;
+        czk_err err;
+        czk_cs *cs;
+        czk_assert_ok(run_mode(CZK_CS_RECORD, &c, &cs, &err), &err);
+        czk_shape *s;
+        czk_assert_ok(czk_cs_take_shape(cs, &s, &err), &err);
+        assert_int_equal(s->a_aux.popcount, want[k].dense);
+        assert_int_equal(s->b_aux.popcount, want[k].dense);
+        assert_int_equal(s->b_input.popcount, 1);
+        czk_shape_free(s);
+        czk_cs_free(cs);
+    }
+}
+
 /* The gadget told a different input value than the cs holds: CHECK mode
  * names the first constraint that uses it, (l + rk)² = l2 of input 1. */
 static void test_mismatched_input_names_constraint(void **state) {
@@ -294,6 +328,7 @@ int main(void) {
         cmocka_unit_test(test_counts_output_and_check_mode),
         cmocka_unit_test(test_modes_agree),
         cmocka_unit_test(test_row_pattern),
+        cmocka_unit_test(test_densities),
         cmocka_unit_test(test_mismatched_input_names_constraint),
         cmocka_unit_test(test_corrupted_aux_fails_its_constraint),
         cmocka_unit_test(test_errors),
