@@ -155,7 +155,8 @@ int main(int argc, char **argv) {
     void *ctx[1] = {&c};
     czk_proof proof;
     czk_prove_timings t = {0};
-    CHECK(czk_prove_circuits(&be, params, shape, bench_fn, ctx, 1, NULL, NULL, &proof, &t, &err));
+    CHECK(czk_prove_circuits(&be, params, shape, bench_fn, ctx, 1, NULL, NULL, &proof, &t, pool,
+                             &err));
     czk_pvk *pvk = malloc(sizeof *pvk);
     CHECK(czk_pvk_prepare(pvk, &params->vk, &err));
     czk_fr x;

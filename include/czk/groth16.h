@@ -404,16 +404,17 @@ CZK_NODISCARD czk_status czk_prove(const czk_backend *backend, const czk_params 
     CZK_NONNULL(1, 2, 3, 8);
 
 /*
- * Runs circuit(cs, ctx[k]) in WITNESS mode for k < count (one after
- * another, timed as `witness`), then czk_prove. The circuit must record
- * `shape` (same counts).
+ * Runs circuit(cs, ctx[k]) in WITNESS mode for k < count, the circuits in
+ * parallel on `pool` (one circuit per task; NULL: one after another), timed
+ * as `witness`, then czk_prove. The circuit must record `shape` (same
+ * counts) and be safe to run on several threads at once with different ctx.
  */
 CZK_NODISCARD czk_status czk_prove_circuits(const czk_backend *backend, const czk_params *params,
                                             const czk_shape *shape, czk_circuit_fn circuit,
                                             void *const *ctx, size_t count, const czk_fr *r,
                                             const czk_fr *s, czk_proof *out,
-                                            czk_prove_timings *timings, czk_err *err)
-    CZK_NONNULL(1, 2, 3, 4, 9);
+                                            czk_prove_timings *timings, czk_pool *pool,
+                                            czk_err *err) CZK_NONNULL(1, 2, 3, 4, 9);
 
 /* The randomization and assembly step alone (used by czk_prove; exposed for backends' tests). */
 void czk_proof_assemble(czk_proof *out, const czk_vk *vk, const czk_msm_sums *sums, const czk_fr *r,

@@ -247,33 +247,64 @@ czk_status czk_prove(const czk_backend *be, const czk_params *params, const czk_
     return st;
 }
 
+typedef struct wit_job {
+    const czk_shape *shape;
+    czk_circuit_fn circuit;
+    void *const *ctx;
+    czk_witness *w;
+    czk_status *st;
+    czk_err *errs;
+} wit_job;
+
+static void wit_fn(void *arg, size_t b, size_t e, unsigned worker) {
+    (void)worker;
+    wit_job *j = arg;
+    for (size_t k = b; k < e; k++) {
+        czk_err *err = &j->errs[k];
+        czk_cs *cs = czk_cs_create(CZK_CS_WITNESS, NULL, err);
+        if (!cs) {
+            j->st[k] = err->code ? err->code : CZK_ERR_NOMEM;
+            continue;
+        }
+        czk_cs_reserve(cs, j->shape->num_inputs, j->shape->num_aux, 0);
+        czk_status st = czk_cs_run(cs, j->circuit, j->ctx ? j->ctx[k] : NULL, err);
+        if (!st) st = czk_cs_take_witness(cs, &j->w[k], err);
+        czk_cs_free(cs);
+        j->st[k] = st;
+    }
+}
+
 czk_status czk_prove_circuits(const czk_backend *be, const czk_params *params,
                               const czk_shape *shape, czk_circuit_fn circuit, void *const *ctx,
                               size_t count, const czk_fr *r, const czk_fr *s, czk_proof *out,
-                              czk_prove_timings *timings, czk_err *err) {
+                              czk_prove_timings *timings, czk_pool *pool, czk_err *err) {
     double t0 = czk_g16_now();
     czk_prove_timings tl = {0};
     czk_prove_timings *t = timings ? timings : &tl;
-    czk_witness *w = calloc(count ? count : 1, sizeof *w);
-    if (!w) return czk_errf(err, CZK_ERR_NOMEM, "prove: out of memory");
+    size_t m = count ? count : 1;
+    czk_witness *w = calloc(m, sizeof *w);
+    czk_status *sts = calloc(m, sizeof *sts);
+    czk_err *errs = calloc(m, sizeof *errs);
     czk_status st = CZK_OK;
-    for (size_t k = 0; k < count && !st; k++) {
-        czk_cs *cs = czk_cs_create(CZK_CS_WITNESS, NULL, err);
-        if (!cs) {
-            st = err ? err->code : CZK_ERR_NOMEM;
-            break;
+    if (!w || !sts || !errs) {
+        st = czk_errf(err, CZK_ERR_NOMEM, "prove: out of memory");
+    } else {
+        wit_job j = {shape, circuit, ctx, w, sts, errs};
+        czk_pool_for(pool, count, 1, wit_fn, &j);
+        for (size_t k = 0; k < count && !st; k++) {
+            if ((st = sts[k])) {
+                if (err) *err = errs[k];
+                czk_err_wrap(err, "prove: witness of circuit %zu", k);
+            }
         }
-        czk_cs_reserve(cs, shape->num_inputs, shape->num_aux, 0);
-        st = czk_cs_run(cs, circuit, ctx ? ctx[k] : NULL, err);
-        if (!st) st = czk_cs_take_witness(cs, &w[k], err);
-        czk_cs_free(cs);
-        if (st) czk_err_wrap(err, "prove: witness of circuit %zu", k);
     }
     t->witness += czk_g16_now() - t0;
     t->total += czk_g16_now() - t0;
     if (!st) st = czk_prove(be, params, shape, w, count, r, s, out, t, err);
-    for (size_t k = 0; k < count; k++)
+    for (size_t k = 0; w && k < count; k++)
         czk_witness_free(&w[k]);
     free(w);
+    free(sts);
+    free(errs);
     return st;
 }

@@ -192,7 +192,7 @@ static void test_batch(void **state) {
     czk_prove_timings t = {0};
     czk_err err;
     czk_assert_ok(czk_prove_circuits(&f->be, f->params, f->shape, tk_circuit_fn, ctx, N, NULL, NULL,
-                                     p, &t, &err),
+                                     p, &t, f->pool, &err),
                   &err);
     assert_true(t.total > 0 && t.witness > 0 && t.msm_b2 > 0);
     czk_fr in[N * (NI - 1)];
