@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE /* mkostemp */
 #include "groth16/internal.h"
+#include "util/digest.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -507,7 +508,7 @@ czk_status czk_params_decode(czk_params **out, const uint8_t *buf, size_t len,
     inf.seconds_read = czk_g16_now() - t0;
     if (!st) {
         uint8_t d[64];
-        blake2b(d, s.mem, NULL, 64, len, 0);
+        czk_blake2b(d, 64, s.mem, len, NULL, 0);
         fill_digest(&inf, d);
         inf.bytes = len;
         inf.known = full ? NULL : czk_params_known_digest(inf.digest);
