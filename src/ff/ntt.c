@@ -99,7 +99,8 @@ static void dif_table(czk_fr *tw, unsigned log_m, const czk_fr *w, czk_pool *poo
     for (size_t h = m / 4; h >= 1; h >>= 1) {
         czk_fr *t = tw + (m - 2 * h);
         size_t stride = m / (2 * h);
-        for (size_t i = 0; i < h; i++) t[i] = tw[i * stride];
+        for (size_t i = 0; i < h; i++)
+            t[i] = tw[i * stride];
     }
 }
 
@@ -156,14 +157,14 @@ static void bitrev_simple(czk_fr *a, unsigned log_n) {
 typedef struct plan {
     czk_fr *data;
     unsigned log_r, log_c, log_n;
-    size_t r, c, block;         /* rows, columns, columns per gather block */
-    const czk_fr *tw_r, *tw_c;  /* DIF tables for sizes R and C */
-    const czk_fr *col_step;     /* per column c: ω^c (times g^-1 for COSET_INVERSE) */
-    const czk_fr *col_init;     /* per column c: g^c (COSET_FORWARD), or NULL */
-    czk_fr init;                /* 1, or 1/N for the inverse kinds */
-    const czk_fr *pre;          /* COSET_FORWARD: (g^C)^r, R entries; else NULL */
-    const czk_fr *post;         /* COSET_INVERSE: (g^-R)^k1, C entries; else NULL */
-    czk_fr *scratch;            /* workers × block × R */
+    size_t r, c, block;        /* rows, columns, columns per gather block */
+    const czk_fr *tw_r, *tw_c; /* DIF tables for sizes R and C */
+    const czk_fr *col_step;    /* per column c: ω^c (times g^-1 for COSET_INVERSE) */
+    const czk_fr *col_init;    /* per column c: g^c (COSET_FORWARD), or NULL */
+    czk_fr init;               /* 1, or 1/N for the inverse kinds */
+    const czk_fr *pre;         /* COSET_FORWARD: (g^C)^r, R entries; else NULL */
+    const czk_fr *post;        /* COSET_INVERSE: (g^-R)^k1, C entries; else NULL */
+    czk_fr *scratch;           /* workers × block × R */
 } plan;
 
 static void column_task(void *arg, size_t begin, size_t end, unsigned worker) {
@@ -175,9 +176,11 @@ static void column_task(void *arg, size_t begin, size_t end, unsigned worker) {
         for (size_t r = 0; r < R; r++) {
             const czk_fr *src = p->data + r * C + c0;
             if (p->pre) {
-                for (size_t b = 0; b < B; b++) czk_fr_mul(&sc[b * R + r], &src[b], &p->pre[r]);
+                for (size_t b = 0; b < B; b++)
+                    czk_fr_mul(&sc[b * R + r], &src[b], &p->pre[r]);
             } else {
-                for (size_t b = 0; b < B; b++) sc[b * R + r] = src[b];
+                for (size_t b = 0; b < B; b++)
+                    sc[b * R + r] = src[b];
             }
         }
         for (size_t b = 0; b < B; b++) {
@@ -195,7 +198,8 @@ static void column_task(void *arg, size_t begin, size_t end, unsigned worker) {
         }
         for (size_t r = 0; r < R; r++) {
             czk_fr *dst = p->data + r * C + c0;
-            for (size_t b = 0; b < B; b++) dst[b] = sc[b * R + r];
+            for (size_t b = 0; b < B; b++)
+                dst[b] = sc[b * R + r];
         }
     }
 }
@@ -225,7 +229,8 @@ static void bitrev_task(void *arg, size_t begin, size_t end, unsigned worker) {
     const unsigned mid = p->log_n - 2 * TILE_LOG, sh = p->log_n - TILE_LOG;
     czk_fr ta[TILE * TILE], tb[TILE * TILE];
     size_t rt[TILE];
-    for (size_t i = 0; i < TILE; i++) rt[i] = rev_bits(i, TILE_LOG);
+    for (size_t i = 0; i < TILE; i++)
+        rt[i] = rev_bits(i, TILE_LOG);
     for (size_t m = begin; m < end; m++) {
         size_t mr = rev_bits(m, mid);
         if (mr < m) continue;
@@ -236,10 +241,12 @@ static void bitrev_task(void *arg, size_t begin, size_t end, unsigned worker) {
         }
         for (size_t a = 0; a < TILE; a++) {
             czk_fr *da = p->data + ((a << sh) | (mr << TILE_LOG));
-            for (size_t b = 0; b < TILE; b++) da[b] = ta[rt[b] * TILE + rt[a]];
+            for (size_t b = 0; b < TILE; b++)
+                da[b] = ta[rt[b] * TILE + rt[a]];
             if (mr != m) {
                 czk_fr *db = p->data + ((a << sh) | (m << TILE_LOG));
-                for (size_t b = 0; b < TILE; b++) db[b] = tb[rt[b] * TILE + rt[a]];
+                for (size_t b = 0; b < TILE; b++)
+                    db[b] = tb[rt[b] * TILE + rt[a]];
             }
         }
     }
@@ -263,7 +270,8 @@ static czk_status ntt_direct(czk_fr *data, unsigned log_n, czk_ntt_kind kind, co
     dif(data, log_n, tw);
     bitrev_simple(data, log_n);
     if (kind == CZK_NTT_INVERSE) {
-        for (size_t i = 0; i < n; i++) czk_fr_mul(&data[i], &data[i], n_inv);
+        for (size_t i = 0; i < n; i++)
+            czk_fr_mul(&data[i], &data[i], n_inv);
     } else if (kind == CZK_NTT_COSET_INVERSE) {
         czk_fr g_inv;
         czk_fr_inv(&g_inv, &g);

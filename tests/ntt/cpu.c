@@ -16,7 +16,8 @@ static czk_fr *random_vec(size_t n, czk_rng *rng) {
     czk_fr *v = malloc(n * sizeof *v);
     assert_non_null(v);
     czk_err err;
-    for (size_t i = 0; i < n; i++) czk_assert_ok(czk_fr_random(&v[i], rng, &err), &err);
+    for (size_t i = 0; i < n; i++)
+        czk_assert_ok(czk_fr_random(&v[i], rng, &err), &err);
     return v;
 }
 
@@ -47,7 +48,8 @@ static czk_fr *root_powers(unsigned log_n, bool inverse) {
     czk_fr *pw = malloc(n * sizeof *pw);
     assert_non_null(pw);
     pw[0] = czk_fr_one;
-    for (size_t t = 1; t < n; t++) czk_fr_mul(&pw[t], &pw[t - 1], &w);
+    for (size_t t = 1; t < n; t++)
+        czk_fr_mul(&pw[t], &pw[t - 1], &w);
     return pw;
 }
 
@@ -77,7 +79,8 @@ static void test_forward_naive_small(void **state) {
         for (size_t i = 0; i < n; i++) {
             czk_fr want;
             naive_at(&want, x, pw, n, i);
-            if (!czk_fr_eq(&y[i], &want)) fail_msg("2^%u: output %zu differs from naive DFT", log_n, i);
+            if (!czk_fr_eq(&y[i], &want))
+                fail_msg("2^%u: output %zu differs from naive DFT", log_n, i);
         }
         free(x);
         free(y);
@@ -155,7 +158,8 @@ static void test_roundtrip(void **state) {
     czk_pool *pool = czk_pool_create(2, &err);
     assert_non_null(pool);
     unsigned sizes[18];
-    for (unsigned i = 0; i < 16; i++) sizes[i] = i + 1;
+    for (unsigned i = 0; i < 16; i++)
+        sizes[i] = i + 1;
     sizes[16] = 20;
     sizes[17] = 0;
     for (unsigned *s = sizes; *s; s++) {
@@ -233,7 +237,8 @@ static void test_coset(void **state) {
             czk_fr_mul(&want, &want, &f);
             czk_fr_mul(&want, &want, &n_inv);
             if (!czk_fr_eq(&u[j], &want))
-                fail_msg("2^%u: coset inverse output %zu differs from the direct formula", log_n, j);
+                fail_msg("2^%u: coset inverse output %zu differs from the direct formula", log_n,
+                         j);
         }
         run_ntt(y, log_n, CZK_NTT_COSET_INVERSE, pool);
         assert_vec_eq(y, x, n);
@@ -276,7 +281,8 @@ static void test_thread_independence(void **state) {
         }
         free(x);
     }
-    for (int i = 0; i < 4; i++) czk_pool_destroy(pools[i]);
+    for (int i = 0; i < 4; i++)
+        czk_pool_destroy(pools[i]);
 }
 
 /*
@@ -302,7 +308,8 @@ static void test_literal_n4(void **state) {
         "00000000000002eda7ec6f3604038c43f7ea0d0e03ea0000054dffffffffff6e",
     };
     czk_fr x[4], y[4], want;
-    for (int i = 0; i < 4; i++) fr_u64(&x[i], (uint64_t)i + 1);
+    for (int i = 0; i < 4; i++)
+        fr_u64(&x[i], (uint64_t)i + 1);
     memcpy(y, x, sizeof x);
     run_ntt(y, 2, CZK_NTT_FORWARD, NULL);
     for (int i = 0; i < 4; i++) {
@@ -313,7 +320,8 @@ static void test_literal_n4(void **state) {
     run_ntt(y, 2, CZK_NTT_COSET_FORWARD, NULL);
     for (int i = 0; i < 4; i++) {
         czk_test_fr_from_hex_be(&want, COSET[i]);
-        if (!czk_fr_eq(&y[i], &want)) fail_msg("coset forward output %d differs from the literal", i);
+        if (!czk_fr_eq(&y[i], &want))
+            fail_msg("coset forward output %d differs from the literal", i);
     }
 }
 
@@ -334,15 +342,20 @@ static void test_bad_args(void **state) {
     assert_non_null(strstr(err.msg, "kind"));
     assert_int_equal(czk_ntt(NULL, 2, CZK_NTT_FORWARD, NULL, &err), CZK_ERR_INVALID_ARG);
     assert_int_equal(czk_ntt(x, 40, CZK_NTT_FORWARD, NULL, NULL), CZK_ERR_INVALID_ARG);
-    for (int i = 0; i < 4; i++) assert_true(czk_fr_is_zero(&x[i])); /* untouched */
+    for (int i = 0; i < 4; i++)
+        assert_true(czk_fr_is_zero(&x[i])); /* untouched */
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_forward_naive_small), cmocka_unit_test(test_naive_sampled_large),
-        cmocka_unit_test(test_inverse_naive_small), cmocka_unit_test(test_roundtrip),
-        cmocka_unit_test(test_coset),               cmocka_unit_test(test_thread_independence),
-        cmocka_unit_test(test_literal_n4),          cmocka_unit_test(test_bad_args),
+        cmocka_unit_test(test_forward_naive_small),
+        cmocka_unit_test(test_naive_sampled_large),
+        cmocka_unit_test(test_inverse_naive_small),
+        cmocka_unit_test(test_roundtrip),
+        cmocka_unit_test(test_coset),
+        cmocka_unit_test(test_thread_independence),
+        cmocka_unit_test(test_literal_n4),
+        cmocka_unit_test(test_bad_args),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
