@@ -234,17 +234,16 @@ static msm_grid msm_plan(size_t m, unsigned threads, msm_scratch_sizeof_fn scrat
         }                                                                                          \
     }                                                                                              \
                                                                                                    \
+    /* Sets *out to infinity (Z = 0) and checks the pointers. */                                   \
     static bool g##_msm_args(point *out, const affine *bases, const czk_fr *scalars, size_t n,     \
                              const char *fn, czk_err *err) {                                       \
-        if (!out || (n && (!bases || !scalars))) {                                                 \
-            czk_errf(err, CZK_ERR_INVALID_ARG, "%s: NULL %s", fn,                                  \
-                     !out     ? "out"                                                              \
-                     : !bases ? "bases"                                                            \
-                              : "scalars");                                                        \
-            return false;                                                                          \
-        }                                                                                          \
-        memset(out, 0, sizeof *out); /* infinity (Z = 0) */                                        \
-        return true;                                                                               \
+        if (out) memset(out, 0, sizeof *out);                                                      \
+        if (out && (!n || (bases && scalars))) return true;                                        \
+        czk_errf(err, CZK_ERR_INVALID_ARG, "%s: NULL %s", fn,                                      \
+                 !out     ? "out"                                                                  \
+                 : !bases ? "bases"                                                                \
+                          : "scalars");                                                            \
+        return false;                                                                              \
     }                                                                                              \
                                                                                                    \
     czk_status czk_msm_##g(point *out, const affine *bases, const czk_fr *scalars, size_t n,       \

@@ -261,6 +261,7 @@ static czk_fr *make_scalars(size_t n, enum kind kind, czk_rng *rng) {
         czk_fr s = czk_fr_one;                                                                     \
         assert_int_equal(czk_msm_##g(&out, NULL, &s, 1, NULL, &err), CZK_ERR_INVALID_ARG);         \
         assert_non_null(strstr(err.msg, "bases"));                                                 \
+        assert_true(point##_is_inf(&out));                                                         \
         assert_int_equal(czk_msm_##g##_plain(NULL, NULL, &s, 1, NULL, &err), CZK_ERR_INVALID_ARG); \
         assert_non_null(strstr(err.msg, "out"));                                                   \
     }
