@@ -259,6 +259,7 @@ static czk_fr *make_scalars(size_t n, enum kind kind, czk_rng *rng) {
         czk_assert_ok(czk_msm_##g##_plain(&out, NULL, NULL, 0, NULL, &err), &err);                 \
         assert_true(point##_is_inf(&out));                                                         \
         czk_fr s = czk_fr_one;                                                                     \
+        memset(&out, 0xa5, sizeof out);                                                            \
         assert_int_equal(czk_msm_##g(&out, NULL, &s, 1, NULL, &err), CZK_ERR_INVALID_ARG);         \
         assert_non_null(strstr(err.msg, "bases"));                                                 \
         assert_true(point##_is_inf(&out));                                                         \
