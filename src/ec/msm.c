@@ -18,7 +18,9 @@
  *      even 2 threads share one large MSM without shrinking its window; the
  *      grid is chosen by a cost model (msm_plan). Ones tasks: slices of the
  *      ones summed by batch affine addition (blst_p{1,2}s_add, one shared
- *      inversion per batch). Each task writes its own partial sum.
+ *      inversion per batch). Each task writes its own partial sum. Each
+ *      thread has its own buckets, zeroed by that thread before its first
+ *      tile (blst's tile function wants them zero and leaves them zero).
  * The partial sums are then combined on the calling thread: per window, the
  * ranges' tiles are added, and the running sum is doubled `window` times
  * between windows (Horner); the ones' partial sums are added at the end.
@@ -211,6 +213,7 @@ static msm_grid msm_plan(size_t m, unsigned threads, msm_scratch_sizeof_fn scrat
         point *tile_sums; /* [range · tiles + tile] */                                            \
         point *one_sums;                                                                           \
         unsigned char *buckets; /* grid.bucket_bytes per thread, zero between tiles */             \
+        bool *zeroed;           /* per thread: its buckets were zeroed (by itself: first touch) */ \
     } g##_msm_sum;                                                                                 \
                                                                                                    \
     static void g##_msm_sum_task(void *arg, size_t t0, size_t t1, unsigned worker) {               \
@@ -224,6 +227,10 @@ static msm_grid msm_plan(size_t m, unsigned threads, msm_scratch_sizeof_fn scrat
                 const affine *const *pts = j->rest_pts + lo;                                       \
                 const byte *scs[2] = {j->rest_scalars[lo].b, NULL};                                \
                 limb_t *buckets = (limb_t *)(j->buckets + worker * gr->bucket_bytes);              \
+                if (!j->zeroed[worker]) {                                                          \
+                    memset(buckets, 0, gr->bucket_bytes);                                          \
+                    j->zeroed[worker] = true;                                                      \
+                }                                                                                  \
                 point##s_tile_pippenger(&j->tile_sums[t], pts, hi - lo, scs, MSM_NBITS, buckets,   \
                                         gr->top - w * gr->window, gr->window);                     \
             } else {                                                                               \
@@ -263,12 +270,13 @@ static msm_grid msm_plan(size_t m, unsigned threads, msm_scratch_sizeof_fn scrat
             if (j.one_tasks > threads) j.one_tasks = threads;                                      \
         }                                                                                          \
         size_t ntiles = j.grid.chunks * j.grid.tiles;                                              \
-        size_t total = 0, o_sc, o_rp, o_op, o_ts, o_os, o_bk;                                      \
+        size_t total = 0, o_sc, o_rp, o_op, o_ts, o_os, o_zr, o_bk;                                \
         if (!layout_add(&total, &o_sc, m, sizeof(blst_scalar)) ||                                  \
             !layout_add(&total, &o_rp, m, sizeof(affine *)) ||                                     \
             !layout_add(&total, &o_op, k, sizeof(affine *)) ||                                     \
             !layout_add(&total, &o_ts, ntiles, sizeof(point)) ||                                   \
             !layout_add(&total, &o_os, j.one_tasks, sizeof(point)) ||                              \
+            !layout_add(&total, &o_zr, threads, sizeof(bool)) ||                                   \
             !layout_add(&total, &o_bk, threads, j.grid.bucket_bytes))                              \
             return czk_errf(err, CZK_ERR_NOMEM,                                                    \
                             "MSM " NAME ": scratch size overflows for %zu points", n);             \
@@ -289,7 +297,8 @@ static msm_grid msm_plan(size_t m, unsigned threads, msm_scratch_sizeof_fn scrat
         j.tile_sums = (point *)(scratch + o_ts);                                                   \
         j.one_sums = (point *)(scratch + o_os);                                                    \
         j.buckets = scratch + o_bk;                                                                \
-        memset(j.buckets, 0, threads *j.grid.bucket_bytes);                                        \
+        j.zeroed = (bool *)(scratch + o_zr);                                                       \
+        memset(j.zeroed, 0, threads * sizeof(bool));                                               \
         czk_pool_for(pool, ntiles + j.one_tasks, 1, g##_msm_sum_task, &j);                         \
                                                                                                    \
         point acc;                                                                                 \
