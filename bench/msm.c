@@ -9,11 +9,12 @@
  *
  * For each group, size and scalar kind it prints the time of czk_msm_*
  * (bit-aware front end) and of czk_msm_*_plain (blst's Pippenger on every
- * scalar), in ms and points per second. Scalar kinds: "uniform" (uniform in
- * Fr) and "bits" (45 % 0, 45 % 1, 10 % uniform: a witness-like mix). Each
- * time is the best of as many runs as fit in about 1 s (at least one).
- * Bases are P_{i+1} = P_i + Q_{i mod 16} from random multiples of the
- * generator, batch-normalized: cheap to make and as good as random here.
+ * scalar), in ms and points per second, and the cores each run actually had
+ * (process CPU time / wall time: below `threads` when the CPUs are shared). Scalar kinds: "uniform"
+ * (uniform in Fr) and "bits" (45 % 0, 45 % 1, 10 % uniform: a witness-like mix). Each time is the
+ * best of as many runs as fit in about 0.5 s (at least one). Bases are P_{i+1} = P_i + Q_{i mod 16}
+ * from random multiples of the generator, batch-normalized: cheap to make and as good as random
+ * here.
  */
 #include "czk/msm.h"
 #include "czk/pool.h"
@@ -23,10 +24,13 @@
 #include <string.h>
 #include <time.h>
 
-static double now(void) {
+static double clock_s(clockid_t id) {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(id, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+static double now(void) {
+    return clock_s(CLOCK_MONOTONIC);
 }
 
 static void die(const char *what, const czk_err *err) {
@@ -57,17 +61,25 @@ static czk_fr *make_scalars(size_t n, bool bits, czk_rng *rng) {
 typedef czk_status (*msm_fn)(void *out, const void *bases, const czk_fr *s, size_t n,
                              czk_pool *pool, czk_err *err);
 
-/* Best time of repeated runs within ~1 s, in seconds. */
+/*
+ * Best wall time of repeated runs within ~MIN_S seconds (at least one run),
+ * in seconds; *cores gets that run's process CPU time over its wall time:
+ * the cores the run actually had (low when other programs share the CPUs).
+ */
+#define MIN_S 0.5
 static double time_msm(msm_fn fn, void *out, const void *bases, const czk_fr *s, size_t n,
-                       czk_pool *pool) {
+                       czk_pool *pool, double *cores) {
     double best = 1e30, start = now();
     do {
         czk_err err;
-        double t0 = now();
+        double c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID), t0 = now();
         if (fn(out, bases, s, n, pool, &err)) die("msm", &err);
-        double t = now() - t0;
-        if (t < best) best = t;
-    } while (now() - start < 1.0);
+        double t = now() - t0, c = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+        if (t < best) {
+            best = t;
+            *cores = c / t;
+        }
+    } while (now() - start < MIN_S);
     return best;
 }
 
@@ -107,16 +119,17 @@ static double time_msm(msm_fn fn, void *out, const void *bases, const czk_fr *s,
             for (unsigned lg = min_log; lg <= max_log; lg++) {                                     \
                 size_t n = (size_t)1 << lg;                                                        \
                 point a, b;                                                                        \
-                double tf = time_msm(g##_front, &a, bases, s, n, pool);                            \
-                double tp = time_msm(g##_plain, &b, bases, s, n, pool);                            \
+                double cf = 0, cp = 0;                                                             \
+                double tf = time_msm(g##_front, &a, bases, s, n, pool, &cf);                       \
+                double tp = time_msm(g##_plain, &b, bases, s, n, pool, &cp);                       \
                 if (!point##_is_equal(&a, &b)) {                                                   \
                     fprintf(stderr, "bench_msm: %s 2^%u: front end and plain differ\n", NAME, lg); \
                     exit(1);                                                                       \
                 }                                                                                  \
-                printf(                                                                            \
-                    "| %s | 2^%-2u | %-7s | %7u | %10.1f | %10.3g | %10.1f | %10.3g | %5.2fx |\n", \
-                    NAME, lg, bits ? "bits" : "uniform", czk_pool_threads(pool), tf * 1e3,         \
-                    (double)n / tf, tp * 1e3, (double)n / tp, tp / tf);                            \
+                printf("| %s | 2^%-2u | %-7s | %u | %.1f | %.3g | %.1f | %.1f | %.3g | %.1f | "    \
+                       "%.2fx |\n",                                                                \
+                       NAME, lg, bits ? "bits" : "uniform", czk_pool_threads(pool), tf * 1e3,      \
+                       (double)n / tf, cf, tp * 1e3, (double)n / tp, cp, tp / tf);                 \
                 fflush(stdout);                                                                    \
             }                                                                                      \
             free(s);                                                                               \
@@ -141,9 +154,9 @@ int main(int argc, char **argv) {
     if (!pool) die("pool", &err);
     czk_rng rng;
     czk_rng_seed(&rng, 1);
-    printf("| group | n | scalars | threads | czk ms | czk pts/s | plain ms | plain pts/s | "
-           "plain/czk |\n");
-    printf("|---|---|---|---|---|---|---|---|---|\n");
+    printf("| group | n | scalars | threads | czk ms | czk points/s | czk cores | plain ms | "
+           "plain points/s | plain cores | plain/czk |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
     fflush(stdout);
     g1_bench(min_log, max_log, pool, &rng);
     if (g2_max >= min_log) g2_bench(min_log, g2_max, pool, &rng);
