@@ -274,6 +274,14 @@ static czk_fr *make_scalars(size_t n, enum kind kind, czk_rng *rng) {
         assert_true(point##_is_inf(&out));                                                         \
         assert_int_equal(czk_msm_##g##_plain(NULL, NULL, &s, 1, NULL, &err), CZK_ERR_INVALID_ARG); \
         assert_non_null(strstr(err.msg, "out"));                                                   \
+        /* scratch for 2^61 scalars does not fit in size_t: refused before any read */             \
+        affine base;                                                                               \
+        memset(&base, 0, sizeof base);                                                             \
+        memset(&out, 0xa5, sizeof out);                                                            \
+        assert_int_equal(czk_msm_##g##_plain(&out, &base, &s, SIZE_MAX / 8, POOLS[2], &err),       \
+                         CZK_ERR_NOMEM);                                                           \
+        assert_non_null(strstr(err.msg, "scratch"));                                               \
+        assert_true(point##_is_inf(&out));                                                         \
     }
 
 TEST_GROUP(g1, blst_p1, blst_p1_affine)
