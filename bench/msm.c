@@ -1,11 +1,12 @@
 /*
  * bench_msm: CPU MSM throughput, G1 and G2, 2^min ... 2^max points.
  *
- *   bench_msm [max_log [min_log [threads [g2_max_log]]]]
+ *   bench_msm [max_log [min_log [threads [g2_max_log [groups]]]]]
  *     max_log     largest size, 2^max_log points (default 20)
  *     min_log     smallest size (default 12)
  *     threads     pool threads (default: online CPUs)
  *     g2_max_log  largest G2 size (default max_log)
+ *     groups      g1, g2 or g1,g2 (default g1,g2)
  *
  * For each group, size and scalar kind it prints the time of czk_msm_*
  * (bit-aware front end) and of czk_msm_*_plain (blst's Pippenger on every
@@ -145,8 +146,10 @@ int main(int argc, char **argv) {
     unsigned min_log = argc > 2 ? (unsigned)atoi(argv[2]) : 12;
     unsigned threads = argc > 3 ? (unsigned)atoi(argv[3]) : 0;
     unsigned g2_max = argc > 4 ? (unsigned)atoi(argv[4]) : max_log;
-    if (max_log < 1 || max_log > 30 || min_log > max_log || g2_max > max_log) {
-        fprintf(stderr, "usage: bench_msm [max_log [min_log [threads [g2_max_log]]]]\n");
+    const char *groups = argc > 5 ? argv[5] : "g1,g2";
+    bool g1 = strstr(groups, "g1") != NULL, g2 = strstr(groups, "g2") != NULL;
+    if (max_log < 1 || max_log > 30 || min_log > max_log || g2_max > max_log || (!g1 && !g2)) {
+        fprintf(stderr, "usage: bench_msm [max_log [min_log [threads [g2_max_log [groups]]]]]\n");
         return 2;
     }
     czk_err err;
@@ -158,8 +161,8 @@ int main(int argc, char **argv) {
            "plain points/s | plain cores | plain/czk |\n");
     printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
     fflush(stdout);
-    g1_bench(min_log, max_log, pool, &rng);
-    if (g2_max >= min_log) g2_bench(min_log, g2_max, pool, &rng);
+    if (g1) g1_bench(min_log, max_log, pool, &rng);
+    if (g2 && g2_max >= min_log) g2_bench(min_log, g2_max, pool, &rng);
     czk_pool_destroy(pool);
     return 0;
 }
