@@ -46,6 +46,9 @@ extern "C" {
  *          blst v0.3.12 src/multi_scalar.c (window per blst's
  *          pippenger_window_size); batch affine addition as in
  *          blst src/bulk_addition.c. src/ec/msm.c describes the split.
+ *          The plain variant sums inputs of at most 64 G1 / 32 G2 points
+ *          point by point: blst v0.3.12 serves calls that small with a
+ *          table method that gets infinity bases wrong.
  */
 CZK_NODISCARD czk_status czk_msm_g1(czk_g1 *out, const czk_g1_affine *bases, const czk_fr *scalars,
                                     size_t n, czk_pool *pool, czk_err *err);

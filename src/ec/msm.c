@@ -26,8 +26,8 @@
  * between windows (Horner); the ones' partial sums are added at the end.
  *
  * czk_msm_*_plain cuts the points into one range per thread and runs blst's
- * whole Pippenger (blst_p{1,2}s_mult_pippenger) on each: the same library
- * entry point, without the front end or the tile grid, as a reference.
+ * whole Pippenger (blst_p{1,2}s_mult_pippenger) on each, without the front
+ * end or the tile grid: the reference that the tests compare against.
  *
  * blst v0.3.12 multi_scalar.c answers small calls of blst_p{1,2}s_mult_pippenger
  * (npoints·sizeof(affine)·24 <= 144 KiB: at most 64 G1 or 32 G2 points) with a
