@@ -113,7 +113,11 @@ static bool check_ntt(char *why, size_t whylen) {
             snprintf(why, whylen, "2^8 inverse(forward(x)) differs from x at %d", i);
             return false;
         }
+    }
+    return true;
+}
 
+/*
  * MSM of 64 G1 points b_i = (i+1)·G with scalars 0, 1 and random ones
  * against the same sum taken in Fr: Σ s_i·b_i = (Σ s_i·(i+1))·G.
  */
@@ -184,9 +188,9 @@ static bool check_poseidon(char *why, size_t whylen) {
 static const check CHECKS[] = {
     {"ff: root of unity of order 2^32 (bellperson ROOT_OF_UNITY)", check_root_of_unity},
     {"ec: G1/G2 generator compressed encodings (zcash spec)", check_generators},
+    {"ntt: forward of [1,2,3,4] (Python) and a 2^8 round trip", check_ntt},
     {"msm: 64-point G1 MSM with 0/1 scalars equals the sum taken in Fr", check_msm},
     {"gadgets: Poseidon arity 2 of [0, 1] (neptune hash_values)", check_poseidon},
-    {"ntt: forward of [1,2,3,4] (Python) and a 2^8 round trip", check_ntt},
 };
 
 int czk_cmd_selftest(int argc, char **argv) {
