@@ -7,6 +7,8 @@
 #include "czk/ec.h"
 #include "czk/ff.h"
 #include "czk/ntt.h"
+
+#include "czk/msm.h"
 #include "czk/poseidon.h"
 
 #include <stdio.h>
@@ -115,6 +117,51 @@ static bool check_ntt(char *why, size_t whylen) {
     return true;
 }
 
+/*
+ * MSM of 64 G1 points b_i = (i+1)·G with scalars 0, 1 and random ones
+ * against the same sum taken in Fr: Σ s_i·b_i = (Σ s_i·(i+1))·G.
+ */
+static bool check_msm(char *why, size_t whylen) {
+    enum { N = 64 };
+    blst_p1 jac[N];
+    blst_p1_affine bases[N];
+    czk_fr s[N], sum = czk_fr_zero;
+    czk_rng rng;
+    czk_rng_seed(&rng, 64);
+    jac[0] = *blst_p1_generator();
+    for (int i = 1; i < N; i++) blst_p1_add_or_double(&jac[i], &jac[i - 1], &jac[0]);
+    const blst_p1 *ptrs[2] = {jac, NULL};
+    blst_p1s_to_affine(bases, ptrs, N);
+    for (int i = 0; i < N; i++) {
+        if (i % 3 == 0)
+            s[i] = czk_fr_zero;
+        else if (i % 3 == 1)
+            s[i] = czk_fr_one;
+        else if (czk_fr_random(&s[i], &rng, NULL))
+            return false;
+        czk_fr k, sk;
+        czk_fr_from_u64(&k, (uint64_t)i + 1);
+        czk_fr_mul(&sk, &s[i], &k);
+        czk_fr_add(&sum, &sum, &sk);
+    }
+    blst_scalar b;
+    blst_scalar_from_fr(&b, &sum);
+    blst_p1 want, got, plain;
+    blst_p1_mult(&want, blst_p1_generator(), b.b, 255);
+    czk_err err;
+    if (czk_msm_g1(&got, bases, s, N, NULL, &err) ||
+        czk_msm_g1_plain(&plain, bases, s, N, NULL, &err)) {
+        snprintf(why, whylen, "%s", err.msg);
+        return false;
+    }
+    if (!blst_p1_is_equal(&got, &want) || !blst_p1_is_equal(&plain, &want)) {
+        snprintf(why, whylen, "MSM%s differs from the sum taken in Fr",
+                 blst_p1_is_equal(&got, &want) ? " (plain)" : "");
+        return false;
+    }
+    return true;
+}
+
 /* neptune src/poseidon.rs hash_values (lurk-lab/neptune@ef8a821f): Standard
  * strength, MerkleTree tag, preimage [0, 1]; canonical LE u64 limbs. */
 static bool check_poseidon(char *why, size_t whylen) {
@@ -141,8 +188,9 @@ static bool check_poseidon(char *why, size_t whylen) {
 static const check CHECKS[] = {
     {"ff: root of unity of order 2^32 (bellperson ROOT_OF_UNITY)", check_root_of_unity},
     {"ec: G1/G2 generator compressed encodings (zcash spec)", check_generators},
-    {"gadgets: Poseidon arity 2 of [0, 1] (neptune hash_values)", check_poseidon},
     {"ntt: forward of [1,2,3,4] (Python) and a 2^8 round trip", check_ntt},
+    {"msm: 64-point G1 MSM with 0/1 scalars equals the sum taken in Fr", check_msm},
+    {"gadgets: Poseidon arity 2 of [0, 1] (neptune hash_values)", check_poseidon},
 };
 
 int czk_cmd_selftest(int argc, char **argv) {
