@@ -16,6 +16,7 @@
  * scalars Σ_j r_j·in_{j,i}. The Miller loops of the proofs run on the pool.
  */
 #include "czk/groth16.h"
+#include "czk/msm.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -47,24 +48,11 @@ void czk_pvk_free(czk_pvk *pvk) {
     pvk->ic_len = 0;
 }
 
-/* out = Σ scalars[i]·points[i] (n >= 1), by blst's Pippenger. */
+/* out = Σ scalars[i]·points[i], by the bit-aware MSM (public inputs are often 0 or 1). */
 static czk_status g1_msm(blst_p1 *out, const czk_g1_affine *points, const czk_fr *scalars, size_t n,
-                         czk_err *err) {
-    blst_scalar *sc = malloc(n * sizeof *sc);
-    void *scratch = malloc(blst_p1s_mult_pippenger_scratch_sizeof(n));
-    if (!sc || !scratch) {
-        free(sc);
-        free(scratch);
-        return czk_errf(err, CZK_ERR_NOMEM, "verify: out of memory");
-    }
-    for (size_t i = 0; i < n; i++)
-        blst_scalar_from_fr(&sc[i], &scalars[i]);
-    const blst_p1_affine *pp[2] = {points, NULL};
-    const byte *sp[2] = {sc[0].b, NULL};
-    blst_p1s_mult_pippenger(out, pp, n, sp, 255, scratch);
-    free(sc);
-    free(scratch);
-    return CZK_OK;
+                         czk_pool *pool, czk_err *err) {
+    czk_status st = czk_msm_g1(out, points, scalars, n, pool, err);
+    return st ? czk_err_wrap(err, "verify") : CZK_OK;
 }
 
 /* f *= ML(−p, lines); infinity contributes 1. */
@@ -96,7 +84,7 @@ czk_status czk_verify(const czk_pvk *pvk, const czk_proof *proof, const czk_fr *
     blst_p1_from_affine(&acc, &pvk->ic[0]);
     if (num_inputs) {
         blst_p1 s;
-        if ((st = g1_msm(&s, pvk->ic + 1, inputs, num_inputs, err))) return st;
+        if ((st = g1_msm(&s, pvk->ic + 1, inputs, num_inputs, NULL, err))) return st;
         blst_p1_add_or_double(&acc, &acc, &s);
     }
     blst_fp12 f, r;
@@ -177,9 +165,9 @@ czk_status czk_verify_batch(const czk_pvk *pvk, const czk_proof *proofs, size_t 
     blst_p1_from_affine(&p, &pvk->alpha_g1);
     czk_g1_mul(&p, &p, &ics[0]);
     ml_neg_lines(&f, pvk->beta_lines, &p);
-    if ((st = g1_msm(&p, pvk->ic, ics, pvk->ic_len, err))) goto out;
+    if ((st = g1_msm(&p, pvk->ic, ics, pvk->ic_len, pool, err))) goto out;
     ml_neg_lines(&f, pvk->gamma_lines, &p);
-    if ((st = g1_msm(&p, cs, r, n, err))) goto out;
+    if ((st = g1_msm(&p, cs, r, n, pool, err))) goto out;
     ml_neg_lines(&f, pvk->delta_lines, &p);
     blst_fp12 res;
     blst_final_exp(&res, &f);
