@@ -6,6 +6,7 @@
 #include "cli/cli.h"
 #include "czk/ec.h"
 #include "czk/ff.h"
+#include "czk/poseidon.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -61,9 +62,33 @@ static bool check_generators(char *why, size_t whylen) {
     return true;
 }
 
+/* neptune src/poseidon.rs hash_values (lurk-lab/neptune@ef8a821f): Standard
+ * strength, MerkleTree tag, preimage [0, 1]; canonical LE u64 limbs. */
+static bool check_poseidon(char *why, size_t whylen) {
+    static const uint64_t want[4] = {0x2e203c369a02e7ff, 0xa6fba9339d05a69d, 0x739e0fd902efe161,
+                                     0x396508d75e76a56b};
+    czk_fr pre[2], out;
+    czk_fr_from_u64(&pre[0], 0);
+    czk_fr_from_u64(&pre[1], 1);
+    czk_err err;
+    if (czk_poseidon_hash(&out, pre, 2, &err)) {
+        snprintf(why, whylen, "%s", err.msg);
+        return false;
+    }
+    uint64_t got[4];
+    czk_fr_to_u64s(got, &out);
+    if (memcmp(got, want, sizeof want)) {
+        snprintf(why, whylen, "Poseidon-2([0, 1]) high limb %016llx, expected %016llx",
+                 (unsigned long long)got[3], (unsigned long long)want[3]);
+        return false;
+    }
+    return true;
+}
+
 static const check CHECKS[] = {
     {"ff: root of unity of order 2^32 (bellperson ROOT_OF_UNITY)", check_root_of_unity},
     {"ec: G1/G2 generator compressed encodings (zcash spec)", check_generators},
+    {"gadgets: Poseidon arity 2 of [0, 1] (neptune hash_values)", check_poseidon},
 };
 
 int czk_cmd_selftest(int argc, char **argv) {
