@@ -42,12 +42,9 @@ static counts record(const czk_porep_config *cfg) {
     czk_shape *sh = NULL;
     czk_err err;
     czk_assert_ok(czk_porep_record(&sh, cfg, NULL, &err), &err);
-    counts c = {sh->num_constraints,
-                {sh->m[0].nnz, sh->m[1].nnz, sh->m[2].nnz},
-                sh->a_aux.popcount,
-                sh->b_input.popcount,
-                sh->b_aux.popcount,
-                sh->num_inputs,
+    counts c = {sh->num_constraints, {sh->m[0].nnz, sh->m[1].nnz, sh->m[2].nnz},
+                sh->a_aux.popcount,  sh->b_input.popcount,
+                sh->b_aux.popcount,  sh->num_inputs,
                 sh->num_aux};
     czk_shape_free(sh);
     return c;
@@ -73,8 +70,8 @@ static unsigned log2_ceil(uint64_t n) {
 }
 
 /* A whole small partition against [T]. */
-static void check_small(const char *name, uint64_t n, uint32_t aux, uint64_t a_aux,
-                        uint64_t b_aux, unsigned log2_domain) {
+static void check_small(const char *name, uint64_t n, uint32_t aux, uint64_t a_aux, uint64_t b_aux,
+                        unsigned log2_domain) {
     czk_porep_config cfg = shape_config(name, ~0u);
     assert_int_equal(cfg.challenges, 2);
     counts c = record(&cfg);
@@ -191,7 +188,8 @@ static void test_upstream_configs(void **state) {
         assert_int_equal(c.inputs, 22);
         if (c.n - c.inputs != cases[i].constraints)
             fail_msg("case %zu: %llu constraints, upstream %llu", i,
-                     (unsigned long long)(c.n - c.inputs), (unsigned long long)cases[i].constraints);
+                     (unsigned long long)(c.n - c.inputs),
+                     (unsigned long long)cases[i].constraints);
     }
 }
 
