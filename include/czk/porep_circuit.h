@@ -138,6 +138,11 @@ typedef struct czk_porep_witness {
  * path and column is sized for the configuration and ready to be filled
  * (levels and siblings from czk_porep_config_check's trees). Free with
  * czk_porep_witness_free.
+ *
+ * The circuit only reads through the pointers, so a filler may instead
+ * point them at memory it owns (e.g. a parsed C1, whose 32-byte Domain
+ * arrays and u32 path indices have exactly this layout) as long as that
+ * memory outlives the synthesis.
  * Returns: CZK_OK; CZK_ERR_INVALID_ARG (bad configuration); CZK_ERR_NOMEM.
  */
 CZK_NODISCARD czk_status czk_porep_witness_alloc(czk_porep_witness **out,
