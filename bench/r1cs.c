@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,11 +23,22 @@ typedef struct bench_ctx {
     uint64_t target; /* constraints */
 } bench_ctx;
 
-static double now(void) {
+static double clock_s(clockid_t id) {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(id, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
+static double now(void) {
+    return clock_s(CLOCK_MONOTONIC);
+}
+/* CPU time of the whole process (all threads), for runs on a shared machine. */
+static double cpu_now(void) {
+    return clock_s(CLOCK_PROCESS_CPUTIME_ID);
+}
+
+typedef struct timing {
+    double wall, cpu;
+} timing;
 
 static czk_status circuit(czk_cs *cs, void *arg) {
     bench_ctx *c = arg;
@@ -117,9 +129,14 @@ static czk_status circuit(czk_cs *cs, void *arg) {
     return CZK_OK;
 }
 
-/* Runs the circuit in `mode`; returns seconds (best of `reps`). */
-static double run(czk_cs_mode mode, bench_ctx *c, int reps, czk_shape **shape, czk_witness *wit) {
-    double best = 1e30;
+static void row(const char *what, timing t, size_t n) {
+    printf("| %s | %.1f | %.1f | %.1f |\n", what, 1e3 * t.wall, 1e3 * t.cpu,
+           1e9 * t.wall / (double)n);
+}
+
+/* Runs the circuit in `mode`; returns the best wall and CPU seconds of `reps`. */
+static timing run(czk_cs_mode mode, bench_ctx *c, int reps, czk_shape **shape, czk_witness *wit) {
+    timing best = {1e30, 1e30};
     for (int i = 0; i < reps; i++) {
         czk_err err;
         czk_cs *cs = czk_cs_create(mode, NULL, &err);
@@ -127,14 +144,15 @@ static double run(czk_cs_mode mode, bench_ctx *c, int reps, czk_shape **shape, c
             fprintf(stderr, "%s\n", err.msg);
             exit(1);
         }
-        double t0 = now();
+        double t0 = now(), c0 = cpu_now();
         czk_status st = czk_cs_run(cs, circuit, c, &err);
-        double t = now() - t0;
+        double t = now() - t0, ct = cpu_now() - c0;
         if (st) {
             fprintf(stderr, "run: %s\n", err.msg);
             exit(1);
         }
-        if (t < best) best = t;
+        if (t < best.wall) best.wall = t;
+        if (ct < best.cpu) best.cpu = ct;
         if (i == reps - 1) {
             if (shape && czk_cs_take_shape(cs, shape, &err)) exit(1);
             if (wit && czk_cs_take_witness(cs, wit, &err)) exit(1);
@@ -159,13 +177,16 @@ int main(int argc, char **argv) {
 
     czk_shape *s;
     czk_witness w;
-    double t_rec = run(CZK_CS_RECORD, &c, 3, &s, NULL);
+    timing t_rec = run(CZK_CS_RECORD, &c, 3, &s, NULL);
+    struct rusage ru; /* peak RSS so far: the RECORD runs and the shape they left */
+    getrusage(RUSAGE_SELF, &ru);
+    double peak_rec = (double)ru.ru_maxrss * 1024.0;
     c.target = s->num_aux; /* WITNESS builds no constraints: stop at the same aux count */
-    double t_wit = run(CZK_CS_WITNESS, &c, 3, NULL, &w);
+    timing t_wit = run(CZK_CS_WITNESS, &c, 3, NULL, &w);
     c.target = 1ull << k;
     czk_shape *s2;
     czk_witness w2;
-    double t_chk = run(CZK_CS_CHECK, &c, 1, &s2, &w2);
+    timing t_chk = run(CZK_CS_CHECK, &c, 1, &s2, &w2);
     if (!czk_shape_equal(s, s2) || w.num_aux != s->num_aux ||
         memcmp(w.aux, w2.aux, (size_t)w.num_aux * sizeof(czk_fr)) != 0) {
         fprintf(stderr, "modes disagree\n");
@@ -177,16 +198,18 @@ int main(int argc, char **argv) {
     size_t n = (size_t)s->num_constraints;
     czk_fr *abc = malloc(3 * n * sizeof(czk_fr));
     if (!abc) return 1;
-    double t_spmv1 = 1e30, t_spmvn = 1e30;
+    timing t_spmv1 = {1e30, 1e30}, t_spmvn = {1e30, 1e30};
     for (int i = 0; i < 3; i++) {
-        double t0 = now();
+        double t0 = now(), c0 = cpu_now();
         if (czk_shape_eval(s, &w, abc, abc + n, abc + 2 * n, NULL, &err)) return 1;
-        double t = now() - t0;
-        if (t < t_spmv1) t_spmv1 = t;
-        t0 = now();
+        double t = now() - t0, ct = cpu_now() - c0;
+        if (t < t_spmv1.wall) t_spmv1.wall = t;
+        if (ct < t_spmv1.cpu) t_spmv1.cpu = ct;
+        t0 = now(), c0 = cpu_now();
         if (czk_shape_eval(s, &w, abc, abc + n, abc + 2 * n, pool, &err)) return 1;
-        t = now() - t0;
-        if (t < t_spmvn) t_spmvn = t;
+        t = now() - t0, ct = cpu_now() - c0;
+        if (t < t_spmvn.wall) t_spmvn.wall = t;
+        if (ct < t_spmvn.cpu) t_spmvn.cpu = ct;
     }
     for (size_t i = 0; i < n; i++) { /* the circuit is satisfied */
         czk_fr ab;
@@ -202,19 +225,20 @@ int main(int argc, char **argv) {
     uint64_t bytes = czk_shape_bytes(s);
     char path[4096];
     snprintf(path, sizeof path, "%s/bench_r1cs_%d.shape", dir, (int)getpid());
-    double t0 = now();
+    timing t_write, t_read;
+    double t0 = now(), c0 = cpu_now();
     if (czk_shape_write(s, path, &err)) {
         fprintf(stderr, "%s\n", err.msg);
         return 1;
     }
-    double t_write = now() - t0;
+    t_write = (timing){now() - t0, cpu_now() - c0};
     czk_shape *s3;
-    t0 = now();
+    t0 = now(), c0 = cpu_now();
     if (czk_shape_read(&s3, path, &err)) {
         fprintf(stderr, "%s\n", err.msg);
         return 1;
     }
-    double t_read = now() - t0;
+    t_read = (timing){now() - t0, cpu_now() - c0};
     FILE *f = fopen(path, "rb");
     fseek(f, 0, SEEK_END);
     long fsize = ftell(f);
@@ -230,21 +254,24 @@ int main(int argc, char **argv) {
            (unsigned long long)n, s->num_inputs, s->num_aux, (unsigned long long)s->m[0].nnz,
            (unsigned long long)s->m[1].nnz, (unsigned long long)s->m[2].nnz,
            (unsigned long long)nnz, s->num_coeffs, u.machine, u.release, czk_pool_threads(pool));
-    printf("| step | time (ms) | per constraint (ns) |\n|---|---:|---:|\n");
-    printf("| synthesize, RECORD (shape) | %.1f | %.1f |\n", 1e3 * t_rec, 1e9 * t_rec / (double)n);
-    printf("| synthesize, WITNESS (values only) | %.1f | %.1f |\n", 1e3 * t_wit,
-           1e9 * t_wit / (double)n);
-    printf("| synthesize, CHECK (shape + values + evaluation) | %.1f | %.1f |\n", 1e3 * t_chk,
-           1e9 * t_chk / (double)n);
-    printf("| SpMV a,b,c, 1 thread | %.1f | %.1f |\n", 1e3 * t_spmv1, 1e9 * t_spmv1 / (double)n);
-    printf("| SpMV a,b,c, %u threads | %.1f | %.1f |\n", czk_pool_threads(pool), 1e3 * t_spmvn,
-           1e9 * t_spmvn / (double)n);
-    printf("| shape write (%.1f MiB, fdatasync) | %.1f | %.1f |\n", (double)fsize / 1048576.0,
-           1e3 * t_write, 1e9 * t_write / (double)n);
-    printf("| shape read + validate | %.1f | %.1f |\n", 1e3 * t_read, 1e9 * t_read / (double)n);
+    printf("| step | wall (ms) | CPU (ms) | wall per constraint (ns) |\n|---|---:|---:|---:|\n");
+    row("synthesize, RECORD (shape)", t_rec, n);
+    row("synthesize, WITNESS (values only)", t_wit, n);
+    row("synthesize, CHECK (shape + values + evaluation)", t_chk, n);
+    row("SpMV a,b,c = (A,B,C)·z, 1 thread", t_spmv1, n);
+    char label[128];
+    snprintf(label, sizeof label, "SpMV a,b,c = (A,B,C)·z, %u threads", czk_pool_threads(pool));
+    row(label, t_spmvn, n);
+    snprintf(label, sizeof label, "shape write (%.1f MiB, with fdatasync)",
+             (double)fsize / 1048576.0);
+    row(label, t_write, n);
+    row("shape read + validate", t_read, n);
     printf("\nshape in memory: %llu bytes = %.2f bytes per non-zero (8 for column + coefficient "
            "index, the rest row pointers, table, densities)\n",
            (unsigned long long)bytes, (double)bytes / (double)nnz);
+    printf("peak RSS after the RECORD runs: %.1f MiB = %.2f x the shape (growth by realloc, no "
+           "doubling of the peak)\n",
+           peak_rec / 1048576.0, peak_rec / (double)bytes);
     czk_shape_free(s);
     czk_witness_free(&w);
     czk_pool_destroy(pool);

@@ -120,15 +120,16 @@ CZK_NODISCARD czk_status czk_poseidon_hash(czk_fr *out, const czk_fr *preimage, 
  * allocations and the same linear combinations (after merging), so that the
  * shape equals bellperson's:
  *
- *   first full round   element 0 (the tag) is folded as a constant; each
- *                      input l_i gets 3 constraints:
+ *   first full round   element 0 (the tag) is folded in as a constant;
+ *                      each input l gets 3 constraints:
  *                      (l + pre)(l + pre) = l2, l2·l2 = l4,
- *                      (l + pre)·l4 = l5 − post;
- *   full rounds 1..3,  per element 4 constraints: lc·ONE = v, v·v = l2,
- *   partial rounds     l2·l2 = l4, v·l4 = l5 − key (element 0 only in
- *   (element 0), final partial rounds); matrix products are linear
- *   full rounds        combinations only (no constraints);
- *   terminal round     as above without key: v·l4 = l5;
+ *                      (l + pre)·l4 = l5 − post·ONE;
+ *   full rounds 1..3   each element gets 4 constraints:
+ *                      lc·ONE = v, v·v = l2, l2·l2 = l4, v·l4 = l5 − key·ONE;
+ *   partial rounds     the same 4 constraints, on element 0 only;
+ *   final full rounds  as full rounds 1..3;
+ *   terminal round     the same without key: v·l4 = l5;
+ *   (matrix products between rounds only rewrite linear combinations)
  *   result             lc(state[1])·ONE = out.
  *
  * Constraints = aux = 3·arity + 4·(7t + RP) + 1: 311 (arity 2), 377 (4),
@@ -136,7 +137,8 @@ CZK_NODISCARD czk_status czk_poseidon_hash(czk_fr *out, const czk_fr *preimage, 
  *
  * In RECORD and CHECK modes the linear combinations are built and enforced;
  * in WITNESS mode (czk_cs_records() false) none is built and only the aux
- * values are computed, natively.
+ * values are computed, natively (czk_cs_enforce still sees each constraint,
+ * with empty combinations, so the cs's constraint counter matches).
  *
  * In:  cs            the constraint system (any mode).
  *      inputs        arity allocated variables (inputs or aux), the preimage.
@@ -147,8 +149,8 @@ CZK_NODISCARD czk_status czk_poseidon_hash(czk_fr *out, const czk_fr *preimage, 
  *                    full round as unsatisfied otherwise.
  *      arity         2, 4, 8, 11, 16, 24 or 36.
  * Out: out           the aux variable holding the digest (NULL: not wanted).
- *      out_value     its value (NULL: not wanted; zero-based garbage in
- *                    RECORD mode without input values).
+ *      out_value     its value (NULL: not wanted; in RECORD mode without
+ *                    input values, the hash of zeros).
  * Returns: CZK_OK; CZK_ERR_UNSUPPORTED (bad arity), CZK_ERR_INVALID_ARG
  *          (input_values NULL while the cs holds values), or another
  *          czk_poseidon_constants_get error. Each failure is also recorded in

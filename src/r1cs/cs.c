@@ -443,7 +443,8 @@ void czk_cs_enforce(czk_cs *cs, const czk_lc *a, const czk_lc *b, const czk_lc *
             return;
         }
     }
-    const czk_lc *in[3] = {a, b, c};
+    static const czk_lc empty = CZK_LC_INIT;
+    const czk_lc *in[3] = {a ? a : &empty, b ? b : &empty, c ? c : &empty};
     czk_fr v[3];
     for (int i = 0; i < 3; i++) {
         const czk_lc *lc = in[i];

@@ -235,7 +235,7 @@ static czk_status merge_circuit(czk_cs *cs, void *ctx) {
     czk_lc_add_var(cs, &a, z);
     czk_lc_add_var(cs, &b, x);
     czk_lc_sub_var(cs, &b, x);
-    czk_cs_enforce(cs, &a, &b, &c);
+    czk_cs_enforce(cs, &a, &b, NULL); /* NULL: empty */
     czk_lc_clear(&a), czk_lc_clear(&b), czk_lc_clear(&c);
     czk_lc_add_var(cs, &a, j);
     czk_lc_add_var(cs, &b, CZK_VAR_ONE);
