@@ -5,17 +5,20 @@
  * prover computes per partition; zeros take the same path as real values
  * through every gadget), for a 2KiB partition (2 challenges) and for the
  * top level plus one challenge of 32GiB and 64GiB (a whole partition has 18
- * challenges: about 18× the per-challenge part). One row per (circuit, mode):
- * constraints and aux, the best of `reps` runs in CPU time and wall time,
- * and the rate. Runs are single-threaded.
+ * challenges: about 18× the per-challenge part). With `whole`, also a whole
+ * 32GiB partition, once (about 9 GiB of memory). One row per (circuit,
+ * mode): constraints and aux, the best of `reps` runs in CPU time and wall
+ * time, and the rate; then the process's peak resident set. Runs are
+ * single-threaded.
  *
- *   bench_porep_circuit [reps]
+ *   bench_porep_circuit [reps] [whole]
  */
 #include "czk/porep_circuit.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <time.h>
 
@@ -93,5 +96,12 @@ int main(int argc, char **argv) {
     czk_porep_config_for_shape(&cfg, &czk_porep_shapes[4]);
     cfg.challenges = 1;
     if (bench("64GiB top + 1 challenge", &cfg, reps)) return 1;
+    if (argc > 2 && !strcmp(argv[2], "whole")) {
+        czk_porep_config_for_shape(&cfg, &czk_porep_shapes[3]);
+        if (bench("32GiB partition", &cfg, 1)) return 1;
+    }
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("\npeak RSS: %.2f GiB\n", (double)ru.ru_maxrss / (1024.0 * 1024.0));
     return 0;
 }
