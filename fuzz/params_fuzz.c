@@ -56,11 +56,13 @@ static uint8_t *encode_params(const czk_params *p, size_t *len) {
     for (int k = 0; k < 4; k++) {
         put_be32(o, n1[k]);
         o += 4;
-        for (uint32_t i = 0; i < n1[k]; i++, o += 96) czk_g1_serialize(o, &g1[k][i]);
+        for (uint32_t i = 0; i < n1[k]; i++, o += 96)
+            czk_g1_serialize(o, &g1[k][i]);
     }
     put_be32(o, p->b_g2_len);
     o += 4;
-    for (uint32_t i = 0; i < p->b_g2_len; i++, o += 192) czk_g2_serialize(o, &p->b_g2[i]);
+    for (uint32_t i = 0; i < p->b_g2_len; i++, o += 192)
+        czk_g2_serialize(o, &p->b_g2[i]);
     if ((size_t)(o - b) != *len) abort();
     return b;
 }

@@ -28,7 +28,8 @@ static void rand_g2(czk_g2_affine *out, czk_rng *rng) {
 static czk_g1_affine *g1s(uint32_t n, czk_rng *rng) {
     czk_g1_affine *v = malloc((n ? n : 1) * sizeof *v);
     if (!v) exit(1);
-    for (uint32_t i = 0; i < n; i++) rand_g1(&v[i], rng);
+    for (uint32_t i = 0; i < n; i++)
+        rand_g1(&v[i], rng);
     return v;
 }
 
@@ -66,7 +67,8 @@ int main(int argc, char **argv) {
         p->b_g1 = g1s(p->b_g1_len, &rng);
         p->b_g2 = malloc((p->b_g2_len ? p->b_g2_len : 1) * sizeof *p->b_g2);
         if (!p->b_g2) return 1;
-        for (uint32_t i = 0; i < p->b_g2_len; i++) rand_g2(&p->b_g2[i], &rng);
+        for (uint32_t i = 0; i < p->b_g2_len; i++)
+            rand_g2(&p->b_g2[i], &rng);
         char path[4096];
         snprintf(path, sizeof path, "%s/seed%zu.params", argv[1], s);
         if (czk_params_write(p, path, NULL, &err)) {

@@ -19,6 +19,7 @@ typedef struct czk_cli_command {
 } czk_cli_command;
 
 int czk_cmd_selftest(int argc, char **argv);
+int czk_cmd_circuit_info(int argc, char **argv);
 int czk_cmd_setup(int argc, char **argv);
 
 /* Prints "czk <cmd>: <message>" to stderr; returns CZK_EXIT_ERROR. */

@@ -7,6 +7,8 @@
 
 static const czk_cli_command COMMANDS[] = {
     {"selftest", "run quick known-answer checks of every layer", czk_cmd_selftest},
+    {"circuit-info", "R1CS counts, densities and .params sizes of a PoRep partition",
+     czk_cmd_circuit_info},
     {"setup", "Groth16 test keys (.params, .vk) for a recorded shape", czk_cmd_setup},
 };
 
