@@ -359,12 +359,42 @@ typedef struct czk_prove_timings {
  *       added to. Returns CZK_OK or a status naming the failure.
  *   destroy(self)  releases the backend (may be NULL).
  */
+typedef struct czk_device_lock czk_device_lock;
+
 typedef struct czk_backend_ops {
     const char *name;
     czk_status (*sums)(void *self, const czk_params *params, const czk_shape *shape,
                        const czk_witness *w, size_t count, czk_msm_sums *out,
                        czk_prove_timings *timings, czk_err *err);
     void (*destroy)(void *self);
+    /*
+     * Optional members for the engine's split pipeline (NULL: not offered;
+     * see czk_prove_device below).
+     *
+     *   device(self, params, shape, w, lock, out, deferred, timings, err)
+     *       The device part of one circuit: fills out's sums except those
+     *       whose CZK_SUM_* bits it sets in *deferred (set it to 0 first;
+     *       the caller computes those on the CPU, czk_prove_finalize).
+     *       Takes lock (never NULL; czk_device_lock_acquire/release) only
+     *       around work that must own the device, and may do host-side
+     *       preparation outside it, so that several workers can share one
+     *       device. Called by several threads at once.
+     *   load(self, params, shape, host_droppable, device_bytes, err)
+     *       Makes params (and the shape) resident on the device for later
+     *       device() calls with the same objects. *host_droppable: CZK_SRS_*
+     *       bits of host vectors the device part will no longer read (the
+     *       caller may free them; vectors needed for deferred sums stay);
+     *       *device_bytes: device memory now taken. CZK_ERR_NOMEM when the
+     *       device has no room: params stay in host memory and device()
+     *       streams them.
+     *   unload(self, params)  drops what load made resident.
+     */
+    czk_status (*device)(void *self, const czk_params *params, const czk_shape *shape,
+                         const czk_witness *w, const czk_device_lock *lock, czk_msm_sums *out,
+                         unsigned *deferred, czk_prove_timings *timings, czk_err *err);
+    czk_status (*load)(void *self, const czk_params *params, const czk_shape *shape,
+                       unsigned *host_droppable, uint64_t *device_bytes, czk_err *err);
+    void (*unload)(void *self, const czk_params *params);
 } czk_backend_ops;
 
 typedef struct czk_backend {
@@ -415,6 +445,64 @@ CZK_NODISCARD czk_status czk_prove_circuits(const czk_backend *backend, const cz
                                             const czk_fr *s, czk_proof *out,
                                             czk_prove_timings *timings, czk_pool *pool,
                                             czk_err *err) CZK_NONNULL(1, 2, 3, 4, 9);
+
+/* ---- split proving (the engine: device part, then finalize part) ---- */
+
+/*
+ * The lock of one device, shared by the workers of that device. acquire and
+ * release are the engine's (they also time the device work and emit its
+ * events); a backend calls them through czk_device_lock_acquire/release
+ * around each section that must own the device, never nested.
+ */
+struct czk_device_lock {
+    void (*acquire)(void *ctx);
+    void (*release)(void *ctx);
+    void *ctx;
+};
+
+static inline void czk_device_lock_acquire(const czk_device_lock *l) {
+    if (l && l->acquire) l->acquire(l->ctx);
+}
+static inline void czk_device_lock_release(const czk_device_lock *l) {
+    if (l && l->release) l->release(l->ctx);
+}
+
+/* Sums a device part may leave to the finalizer (bits of *deferred). */
+#define CZK_SUM_B2 1u /* the G2 MSM of B (bellperson's b_g2, CPU in supraseal) */
+
+/* Host vectors of czk_params (bits of host_droppable). */
+#define CZK_SRS_H 1u
+#define CZK_SRS_L 2u
+#define CZK_SRS_A 4u
+#define CZK_SRS_B_G1 8u
+#define CZK_SRS_B_G2 16u
+
+/*
+ * The device part of one circuit: ops->device when the backend has it,
+ * else ops->sums (count 1) with the whole call under the lock and nothing
+ * deferred. The witness must have the shape's counts and inputs[0] = 1
+ * (CZK_ERR_MISMATCH otherwise); params must fit the shape (checked once by
+ * the caller, czk_params_check_shape).
+ */
+CZK_NODISCARD czk_status czk_prove_device(const czk_backend *backend, const czk_params *params,
+                                          const czk_shape *shape, const czk_witness *w,
+                                          const czk_device_lock *lock, czk_msm_sums *sums,
+                                          unsigned *deferred, czk_prove_timings *timings,
+                                          czk_err *err) CZK_NONNULL(1, 2, 3, 4, 6, 7);
+
+/*
+ * The finalize part: computes the deferred sums on the CPU (CZK_SUM_B2:
+ * czk_msm_g2 over the B-dense inputs ‖ aux of w with params->b_g2, on pool),
+ * then randomizes and assembles as czk_prove does (czk_proof_assemble).
+ * r, s NULL: fresh random values. The same r, s give the same proof as
+ * czk_prove with any backend.
+ */
+CZK_NODISCARD czk_status czk_prove_finalize(const czk_params *params, const czk_shape *shape,
+                                            const czk_witness *w, czk_msm_sums *sums,
+                                            unsigned deferred, const czk_fr *r, const czk_fr *s,
+                                            czk_proof *out, czk_pool *pool,
+                                            czk_prove_timings *timings, czk_err *err)
+    CZK_NONNULL(1, 2, 3, 4, 8);
 
 /* The randomization and assembly step alone (used by czk_prove; exposed for backends' tests). */
 void czk_proof_assemble(czk_proof *out, const czk_vk *vk, const czk_msm_sums *sums, const czk_fr *r,

@@ -69,7 +69,7 @@ static size_t compact_b(czk_fr *out, const czk_shape *s, const czk_witness *w) {
 
 static czk_status cpu_one(cpu_backend *be, const czk_params *p, const czk_shape *s,
                           const czk_witness *w, czk_fr *abc, czk_fr *sc, czk_msm_sums *out,
-                          czk_prove_timings *t, czk_err *err) {
+                          bool with_b2, czk_prove_timings *t, czk_err *err) {
     czk_pool *pool = be->pool;
     uint64_t n = s->num_constraints;
     unsigned lg = czk_domain_log(n);
@@ -119,6 +119,7 @@ static czk_status cpu_one(cpu_backend *be, const czk_params *p, const czk_shape 
         return czk_err_wrap(err, "prove: MSM b_g1");
     double t6 = czk_g16_now();
     t->msm_b1 += t6 - t5;
+    if (!with_b2) return CZK_OK;
     if ((st = czk_msm_g2(&out->b2, p->b_g2, sc, m, pool, err)))
         return czk_err_wrap(err, "prove: MSM b_g2");
     t->msm_b2 += czk_g16_now() - t6;
@@ -136,8 +137,32 @@ static czk_status cpu_sums(void *self, const czk_params *p, const czk_shape *s,
     if (!abc || !sc)
         st = czk_errf(err, CZK_ERR_NOMEM, "prove: no memory for a, b, c (3 × %zu) and scalars", N);
     for (size_t k = 0; k < count && !st; k++) {
-        st = cpu_one(self, p, s, &w[k], abc, sc, &out[k], t, err);
+        st = cpu_one(self, p, s, &w[k], abc, sc, &out[k], true, t, err);
         if (st && count > 1) czk_err_wrap(err, "circuit %zu", k);
+    }
+    czk_g16_free(abc);
+    free(sc);
+    return st;
+}
+
+/* The split device part: everything but the G2 MSM, all of it under the device lock (the
+ * CPU is the pseudo-device); B2 is left to the finalizer. */
+static czk_status cpu_device(void *self, const czk_params *p, const czk_shape *s,
+                             const czk_witness *w, const czk_device_lock *lock, czk_msm_sums *out,
+                             unsigned *deferred, czk_prove_timings *t, czk_err *err) {
+    size_t N = (size_t)1 << czk_domain_log(s->num_constraints);
+    size_t nv = (size_t)s->num_inputs + s->num_aux;
+    czk_fr *abc = czk_g16_alloc(3 * N * sizeof *abc);
+    czk_fr *sc = malloc((nv ? nv : 1) * sizeof *sc);
+    czk_status st = CZK_OK;
+    *deferred = 0;
+    if (!abc || !sc) {
+        st = czk_errf(err, CZK_ERR_NOMEM, "prove: no memory for a, b, c (3 × %zu) and scalars", N);
+    } else {
+        czk_device_lock_acquire(lock);
+        st = cpu_one(self, p, s, w, abc, sc, out, false, t, err);
+        czk_device_lock_release(lock);
+        if (!st) *deferred = CZK_SUM_B2;
     }
     czk_g16_free(abc);
     free(sc);
@@ -148,7 +173,7 @@ static void cpu_destroy(void *self) {
     free(self);
 }
 
-static const czk_backend_ops CPU_OPS = {"cpu", cpu_sums, cpu_destroy};
+static const czk_backend_ops CPU_OPS = {"cpu", cpu_sums, cpu_destroy, cpu_device, NULL, NULL};
 
 czk_status czk_backend_cpu(czk_backend *out, czk_pool *pool, czk_err *err) {
     cpu_backend *be = calloc(1, sizeof *be);
@@ -307,4 +332,71 @@ czk_status czk_prove_circuits(const czk_backend *be, const czk_params *params,
     free(sts);
     free(errs);
     return st;
+}
+
+static czk_status check_witness(const czk_shape *shape, const czk_witness *w, size_t k,
+                                czk_err *err) {
+    if (w->num_inputs != shape->num_inputs || w->num_aux != shape->num_aux)
+        return czk_errf(err, CZK_ERR_MISMATCH,
+                        "prove: witness %zu has %u inputs and %u aux, the shape %u and %u", k,
+                        w->num_inputs, w->num_aux, shape->num_inputs, shape->num_aux);
+    if (!czk_fr_is_one(&w->inputs[0]))
+        return czk_errf(err, CZK_ERR_MISMATCH, "prove: witness %zu: input 0 (ONE) is not 1", k);
+    return CZK_OK;
+}
+
+czk_status czk_prove_device(const czk_backend *be, const czk_params *params,
+                            const czk_shape *shape, const czk_witness *w,
+                            const czk_device_lock *lock, czk_msm_sums *sums, unsigned *deferred,
+                            czk_prove_timings *timings, czk_err *err) {
+    czk_prove_timings tl = {0};
+    czk_prove_timings *t = timings ? timings : &tl;
+    *deferred = 0;
+    czk_status st = check_witness(shape, w, 0, err);
+    if (st) return st;
+    double t0 = czk_g16_now();
+    if (be->ops->device) {
+        st = be->ops->device(be->self, params, shape, w, lock, sums, deferred, t, err);
+    } else {
+        czk_device_lock_acquire(lock);
+        st = be->ops->sums(be->self, params, shape, w, 1, sums, t, err);
+        czk_device_lock_release(lock);
+    }
+    t->total += czk_g16_now() - t0;
+    return st;
+}
+
+czk_status czk_prove_finalize(const czk_params *params, const czk_shape *shape,
+                              const czk_witness *w, czk_msm_sums *sums, unsigned deferred,
+                              const czk_fr *r, const czk_fr *s, czk_proof *out, czk_pool *pool,
+                              czk_prove_timings *timings, czk_err *err) {
+    czk_prove_timings tl = {0};
+    czk_prove_timings *t = timings ? timings : &tl;
+    double t0 = czk_g16_now();
+    czk_status st = CZK_OK;
+    if (deferred & ~CZK_SUM_B2)
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "prove: unknown deferred sums 0x%x", deferred);
+    if (deferred & CZK_SUM_B2) {
+        if ((st = check_witness(shape, w, 0, err))) return st;
+        size_t nv = (size_t)shape->num_inputs + shape->num_aux;
+        czk_fr *sc = malloc((nv ? nv : 1) * sizeof *sc);
+        if (!sc) return czk_errf(err, CZK_ERR_NOMEM, "prove: no memory for %zu scalars", nv);
+        size_t m = compact_b(sc, shape, w);
+        if (m > params->b_g2_len)
+            st = czk_errf(err, CZK_ERR_MISMATCH, "prove: %zu B-dense scalars, b_g2 holds %u", m,
+                          params->b_g2_len);
+        else if ((st = czk_msm_g2(&sums->b2, params->b_g2, sc, m, pool, err)))
+            czk_err_wrap(err, "prove: MSM b_g2");
+        free(sc);
+        t->msm_b2 += czk_g16_now() - t0;
+        if (st) return st;
+    }
+    czk_fr rr, ss;
+    if (!r && (st = czk_fr_random(&rr, NULL, err))) return st;
+    if (!s && (st = czk_fr_random(&ss, NULL, err))) return st;
+    double t1 = czk_g16_now();
+    czk_proof_assemble(out, &params->vk, sums, r ? r : &rr, s ? s : &ss);
+    t->assemble += czk_g16_now() - t1;
+    t->total += czk_g16_now() - t0;
+    return CZK_OK;
 }
