@@ -52,7 +52,9 @@
 #include "czk/groth16.h"
 #include "czk/pool.h"
 #include "czk/r1cs.h"
+#ifndef __cplusplus
 #include <stdatomic.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {

@@ -36,7 +36,12 @@
 #include "czk/common.h"
 #include "czk/ff.h"
 #include "czk/pool.h"
+#ifdef __cplusplus /* C++ before C++23 has no <stdatomic.h>; std::atomic<int> has the same layout */
+#include <atomic>
+typedef std::atomic<int> atomic_int;
+#else
 #include <stdatomic.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {
