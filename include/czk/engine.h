@@ -105,6 +105,10 @@ const char *czk_kind_name(czk_kind_id kind);
 const char *czk_job_state_name(czk_job_state state);
 const char *czk_priority_name(czk_priority p);
 
+/* The default priority of a kind (cuzk-engine.md §2): WinningPoSt CRITICAL,
+ * WindowPoSt HIGH, every other kind NORMAL. */
+czk_priority czk_kind_default_priority(czk_kind_id kind);
+
 /* ---- configuration (cuzk.toml; cuzk-engine.md §3; czk.example.toml lists every key) ---- */
 
 #define CZK_ENGINE_MAX_DEVICES 64

@@ -385,8 +385,10 @@ typedef struct czk_backend_ops {
      *       bits of host vectors the device part will no longer read (the
      *       caller may free them; vectors needed for deferred sums stay);
      *       *device_bytes: device memory now taken. CZK_ERR_NOMEM when the
-     *       device has no room: params stay in host memory and device()
-     *       streams them.
+     *       device has no room and nothing changed (params stay in host
+     *       memory; device() streams them). A backend that instead pins
+     *       the host vectors for faster streaming (cudaHostRegister)
+     *       returns CZK_OK with *device_bytes 0 and *host_droppable 0.
      *   unload(self, params)  drops what load made resident.
      */
     czk_status (*device)(void *self, const czk_params *params, const czk_shape *shape,

@@ -67,6 +67,12 @@ const char *czk_priority_name(czk_priority p) {
     }
 }
 
+czk_priority czk_kind_default_priority(czk_kind_id kind) {
+    return kind == CZK_KIND_WINNING_POST  ? CZK_PRIORITY_CRITICAL
+           : kind == CZK_KIND_WINDOW_POST ? CZK_PRIORITY_HIGH
+                                          : CZK_PRIORITY_NORMAL;
+}
+
 static bool terminal(czk_job_state s) {
     return s == CZK_JOB_COMPLETED || s == CZK_JOB_FAILED || s == CZK_JOB_CANCELLED;
 }
@@ -206,7 +212,9 @@ czk_status czk_engine_submit(czk_engine *e, const czk_proof_request *req,
     }
     const czk_proof_kind *kind = czk_engine_kind(e, ki);
     j->kind = ki;
-    j->prio = req->priority ? req->priority : kind->default_priority;
+    j->prio = req->priority           ? req->priority
+              : kind->default_priority ? kind->default_priority
+                                       : czk_kind_default_priority(kind->id);
     memcpy(j->digest, digest, 32);
     j->state = CZK_JOB_QUEUED;
     j->seq = ++e->next_seq;

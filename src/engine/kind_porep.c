@@ -39,7 +39,7 @@ czk_status czk_kind_porep(czk_proof_kind *out, czk_err *err) {
     memset(out, 0, sizeof *out);
     out->id = CZK_KIND_POREP_C2;
     out->name = "porep-c2";
-    out->default_priority = CZK_PRIORITY_NORMAL;
+    out->default_priority = czk_kind_default_priority(out->id);
     out->parse = porep_parse;
     out->synthesize = porep_synth;
     out->public_inputs = porep_inputs;

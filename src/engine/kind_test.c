@@ -273,7 +273,7 @@ czk_status czk_kind_test(czk_proof_kind *out, czk_err *err) {
     memset(out, 0, sizeof *out);
     out->id = CZK_KIND_TEST;
     out->name = "test";
-    out->default_priority = CZK_PRIORITY_NORMAL;
+    out->default_priority = czk_kind_default_priority(out->id);
     out->parse = test_parse;
     out->synthesize = test_synthesize;
     out->public_inputs = test_inputs;
