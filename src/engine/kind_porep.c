@@ -31,7 +31,11 @@ static czk_status porep_load(void *ctx, const char *id, const char *dir, czk_poo
 }
 static bool porep_owns(void *ctx, const char *id) {
     (void)ctx;
-    return !strncmp(id, "porep-", 6);
+    static const char *const ids[] = {"porep-2k", "porep-8m", "porep-512m", "porep-32g",
+                                      "porep-64g"};
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
+        if (!strcmp(id, ids[i])) return true;
+    return false;
 }
 
 czk_status czk_kind_porep(czk_proof_kind *out, czk_err *err) {
