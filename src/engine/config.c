@@ -178,7 +178,7 @@ static const key KEYS[] = {
     {"pipeline.slot_size", K_UINT, F(slot_size), 0, NULL},
     {"pipeline.max_gpu_queue_depth", K_UINT, F(max_gpu_queue_depth), 0, NULL},
     {"logging.level", K_ENUM, S(log_level), "error warn info debug trace"},
-    {"logging.format", K_ENUM, S(log_format), "text json"},
+    {"logging.format", K_ENUM, S(log_format), " text json"}, /* "" allowed */
     {"logging.timeline_file", K_STR, S(timeline_file), NULL},
     {"logging.timeline_keep", K_UINT, F(timeline_keep), 0, NULL},
 };
@@ -223,12 +223,12 @@ static czk_status on_value(void *ctx, const char *k, const czk_tv *v, czk_err *e
     char *base = (char *)w->cfg;
     if (v->type == CZK_TV_TABLE) {
         if (strchr(k, '.')) { /* a sub-table: no key of ours is a table below the first level */
-            warnf(w, "%s:%u:%u: unknown table [%s] (ignored)", w->source, v->line, v->col, k);
+            warnf(w, "%s:%u:%u: unknown table [%s] (ignored)", w->source, v->kline, v->kcol, k);
             return CZK_OK;
         }
         for (size_t i = 0; i < sizeof TABLES / sizeof TABLES[0]; i++)
             if (!strcmp(TABLES[i], k)) return CZK_OK;
-        warnf(w, "%s:%u:%u: unknown table [%s] (ignored)", w->source, v->line, v->col, k);
+        warnf(w, "%s:%u:%u: unknown table [%s] (ignored)", w->source, v->kline, v->kcol, k);
         return CZK_OK;
     }
     const key *kd = NULL;
@@ -242,7 +242,7 @@ static czk_status on_value(void *ctx, const char *k, const czk_tv *v, czk_err *e
             if (strlen(TABLES[i]) == (size_t)(dot - k) && !memcmp(TABLES[i], k, (size_t)(dot - k)))
                 known_table = true;
         if (known_table || !dot)
-            warnf(w, "%s:%u:%u: unknown key %s (ignored)", w->source, v->line, v->col, k);
+            warnf(w, "%s:%u:%u: unknown key %s (ignored)", w->source, v->kline, v->kcol, k);
         return CZK_OK;
     }
     uint64_t u = 0;
@@ -279,7 +279,7 @@ static czk_status on_value(void *ctx, const char *k, const czk_tv *v, czk_err *e
             warnf(w,
                   "%s:%u:%u: pipeline.max_parallel_synthesis is read as "
                   "synthesis.partition_workers (the canonical key wins when both are set)",
-                  w->source, v->line, v->col);
+                  w->source, v->kline, v->kcol);
             w->alias_set = true;
             w->alias = (unsigned)v->i;
         } else if (kd->type == K_U64) {
@@ -356,7 +356,7 @@ static czk_status on_value(void *ctx, const char *k, const czk_tv *v, czk_err *e
     case K_DEPRECATED:
         warnf(w, "%s:%u:%u: %s is deprecated and ignored (memory is one budget, "
                  "memory.total_budget)",
-              w->source, v->line, v->col, k);
+              w->source, v->kline, v->kcol, k);
         return CZK_OK;
     }
     return CZK_OK;

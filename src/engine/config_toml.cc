@@ -91,6 +91,8 @@ czk_status walk_table(walker &w, const toml::table &t, const std::string &prefix
         czk_tv v;
         convert(node, v, strs, arrays);
         fixup(v, strs, arrays);
+        v.kline = k.source().begin.line;
+        v.kcol = k.source().begin.column;
         czk_status st = w.fn(w.ctx, key.c_str(), &v, w.err);
         if (st) return st;
         if (auto sub = node.as_table())

@@ -29,7 +29,8 @@ typedef struct czk_tv {
     int64_t i;     /* INT */
     double f;      /* FLOAT */
     bool b;        /* BOOL */
-    unsigned line, col;
+    unsigned line, col;   /* where the value starts */
+    unsigned kline, kcol; /* where its key starts (0 for array items) */
     const struct czk_tv *items; /* ARRAY */
     size_t n;
 } czk_tv;
