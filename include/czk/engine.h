@@ -63,8 +63,8 @@ extern "C" {
 typedef struct czk_engine czk_engine;
 
 /* Sizes of fixed strings (NUL included). */
-#define CZK_JOB_ID_MAX 128     /* request / job ids longer than 127 bytes are refused */
-#define CZK_CIRCUIT_ID_MAX 48  /* "porep-32g", "test-11x4", ... */
+#define CZK_JOB_ID_MAX 128    /* request / job ids longer than 127 bytes are refused */
+#define CZK_CIRCUIT_ID_MAX 48 /* "porep-32g", "test-11x4", ... */
 #define CZK_ENGINE_PATH_MAX 1024
 
 /* Priorities, numbered as cuzk.v1 Priority. */
@@ -79,11 +79,11 @@ typedef enum czk_priority {
 /* Proof kinds, numbered as cuzk.v1 ProofKind; CZK_KIND_TEST is czk's own. */
 typedef enum czk_kind_id {
     CZK_KIND_UNSPECIFIED = 0,
-    CZK_KIND_POREP_C2 = 1,       /* "porep-c2" */
-    CZK_KIND_SNAP_UPDATE = 2,    /* "snap-update" (no built-in kind yet) */
-    CZK_KIND_WINDOW_POST = 3,    /* "window-post" (no built-in kind yet) */
-    CZK_KIND_WINNING_POST = 4,   /* "winning-post" (no built-in kind yet) */
-    CZK_KIND_TEST = 100,         /* "test": a small multi-partition circuit (CI) */
+    CZK_KIND_POREP_C2 = 1,     /* "porep-c2" */
+    CZK_KIND_SNAP_UPDATE = 2,  /* "snap-update" (no built-in kind yet) */
+    CZK_KIND_WINDOW_POST = 3,  /* "window-post" (no built-in kind yet) */
+    CZK_KIND_WINNING_POST = 4, /* "winning-post" (no built-in kind yet) */
+    CZK_KIND_TEST = 100,       /* "test": a small multi-partition circuit (CI) */
 } czk_kind_id;
 
 #define CZK_KIND_MAX 128 /* kind ids are < this */
@@ -94,9 +94,9 @@ typedef enum czk_job_state {
     CZK_JOB_COMPLETED = 1, /* proof ready, verified */
     CZK_JOB_FAILED = 2,    /* error / error_code say why */
     CZK_JOB_CANCELLED = 3,
-    CZK_JOB_TIMEOUT = 4,   /* czk_engine_await ran out of time; the job goes on */
-    CZK_JOB_QUEUED = 10,   /* no partition started yet */
-    CZK_JOB_RUNNING = 11,  /* some partition started */
+    CZK_JOB_TIMEOUT = 4,  /* czk_engine_await ran out of time; the job goes on */
+    CZK_JOB_QUEUED = 10,  /* no partition started yet */
+    CZK_JOB_RUNNING = 11, /* some partition started */
 } czk_job_state;
 
 /* "porep-c2", "snap-update", "window-post", "winning-post", "test"; "unspecified"
@@ -123,9 +123,9 @@ typedef struct czk_engine_config {
     char preload[CZK_ENGINE_MAX_PRELOAD][CZK_CIRCUIT_ID_MAX]; /* srs.preload: circuit ids */
     unsigned num_preload;
     /* [memory] */
-    uint64_t total_budget;   /* memory.total_budget bytes; 0 = auto: MemTotal (fallback
-                                256 GiB) − safety_margin */
-    uint64_t safety_margin;  /* memory.safety_margin bytes (5 GiB) */
+    uint64_t total_budget;         /* memory.total_budget bytes; 0 = auto: MemTotal (fallback
+                                      256 GiB) − safety_margin */
+    uint64_t safety_margin;        /* memory.safety_margin bytes (5 GiB) */
     uint64_t eviction_min_idle_ms; /* memory.eviction_min_idle (5 min) */
     /* [gpus] */
     int devices[CZK_ENGINE_MAX_DEVICES]; /* gpus.devices ordinals; none = all found (CPU:
@@ -136,32 +136,32 @@ typedef struct czk_engine_config {
     unsigned finalize_workers;       /* gpus.finalize_workers: finalizer threads (2) */
     char backend[16];                /* gpus.backend: "auto", "cpu" or "cuda" */
     /* [scheduler] */
-    unsigned max_batch_size;         /* scheduler.max_batch_size (1; only 1 is supported) */
-    uint64_t max_batch_wait_ms;      /* scheduler.max_batch_wait_ms (10000; unused) */
-    bool sort_by_type;               /* scheduler.sort_by_type (true; unused, as in cuzk) */
-    uint64_t result_retention_ms;    /* scheduler.result_retention: unfetched results are
-                                        pruned after this (10 min) */
-    unsigned max_results;            /* scheduler.max_results: stored results at most (1000;
-                                        the oldest are pruned first) */
+    unsigned max_batch_size;      /* scheduler.max_batch_size (1; only 1 is supported) */
+    uint64_t max_batch_wait_ms;   /* scheduler.max_batch_wait_ms (10000; unused) */
+    bool sort_by_type;            /* scheduler.sort_by_type (true; unused, as in cuzk) */
+    uint64_t result_retention_ms; /* scheduler.result_retention: unfetched results are
+                                     pruned after this (10 min) */
+    unsigned max_results;         /* scheduler.max_results: stored results at most (1000;
+                                     the oldest are pruned first) */
     /* [synthesis] */
-    unsigned threads;                /* synthesis.threads: data-parallel loop threads (0 = all) */
-    unsigned partition_workers;      /* synthesis.partition_workers: partitions synthesized at
-                                        once (0 = auto: max(2, min(budget / partition, 18))
-                                        once measured; 2 before). Alias (warned):
-                                        pipeline.max_parallel_synthesis */
+    unsigned threads;           /* synthesis.threads: data-parallel loop threads (0 = all) */
+    unsigned partition_workers; /* synthesis.partition_workers: partitions synthesized at
+                                   once (0 = auto: max(2, min(budget / partition, 18))
+                                   once measured; 2 before). Alias (warned):
+                                   pipeline.max_parallel_synthesis */
     /* [pipeline] */
-    bool pipeline_enabled;           /* pipeline.enabled (true; false is refused: czk has no
-                                        monolithic path) */
-    unsigned synthesis_lookahead;    /* pipeline.synthesis_lookahead (1; logged only, as cuzk) */
-    unsigned synthesis_concurrency;  /* pipeline.synthesis_concurrency (1; unused) */
-    unsigned slot_size;              /* pipeline.slot_size (0; unused) */
-    unsigned max_gpu_queue_depth;    /* pipeline.max_gpu_queue_depth: > 0 holds synthesis while
-                                        this many partitions wait for a device (0 = no limit) */
+    bool pipeline_enabled;          /* pipeline.enabled (true; false is refused: czk has no
+                                       monolithic path) */
+    unsigned synthesis_lookahead;   /* pipeline.synthesis_lookahead (1; logged only, as cuzk) */
+    unsigned synthesis_concurrency; /* pipeline.synthesis_concurrency (1; unused) */
+    unsigned slot_size;             /* pipeline.slot_size (0; unused) */
+    unsigned max_gpu_queue_depth;   /* pipeline.max_gpu_queue_depth: > 0 holds synthesis while
+                                       this many partitions wait for a device (0 = no limit) */
     /* [logging] */
-    char log_level[16];              /* logging.level: error, warn, info, debug ("info") */
-    char log_format[16];             /* logging.format ("" or "json"; json not implemented) */
+    char log_level[16];  /* logging.level: error, warn, info, debug ("info") */
+    char log_format[16]; /* logging.format ("" or "json"; json not implemented) */
     char timeline_file[CZK_ENGINE_PATH_MAX]; /* logging.timeline_file ("" = none) */
-    unsigned timeline_keep;          /* logging.timeline_keep: lines kept in memory (4096) */
+    unsigned timeline_keep; /* logging.timeline_keep: lines kept in memory (4096) */
 } czk_engine_config;
 
 /* Fills cfg with the defaults listed above. */
@@ -210,14 +210,14 @@ CZK_NODISCARD czk_status czk_parse_duration_ms(const char *s, uint64_t *ms, czk_
  * keeps; the caller's buffers may go after czk_engine_submit returns.
  */
 typedef struct czk_proof_request {
-    const char *request_id;   /* NULL or "" = a fresh id */
+    const char *request_id; /* NULL or "" = a fresh id */
     czk_kind_id kind;
-    czk_priority priority;    /* UNSPECIFIED = the kind's default */
+    czk_priority priority; /* UNSPECIFIED = the kind's default */
     uint64_t sector_size;
     uint64_t registered_proof;
-    const uint8_t *vanilla_proof;          /* PoRep: the JSON envelope; test: its text */
+    const uint8_t *vanilla_proof; /* PoRep: the JSON envelope; test: its text */
     size_t vanilla_proof_len;
-    const uint8_t *const *vanilla_proofs;  /* PoSt, Snap: one per sector / partition */
+    const uint8_t *const *vanilla_proofs; /* PoSt, Snap: one per sector / partition */
     const size_t *vanilla_proofs_len;
     size_t num_vanilla_proofs;
     uint64_t sector_number, miner_id;
@@ -230,9 +230,9 @@ typedef struct czk_proof_request {
 typedef struct czk_job_result {
     char job_id[CZK_JOB_ID_MAX];
     czk_kind_id kind;
-    czk_job_state state;     /* COMPLETED, FAILED, CANCELLED, TIMEOUT or UNKNOWN */
-    uint8_t *proof;          /* COMPLETED: the proof bytes (PoRep: 192 per partition, in
-                                partition order); free with czk_job_result_free */
+    czk_job_state state; /* COMPLETED, FAILED, CANCELLED, TIMEOUT or UNKNOWN */
+    uint8_t *proof;      /* COMPLETED: the proof bytes (PoRep: 192 per partition, in
+                            partition order); free with czk_job_result_free */
     size_t proof_len;
     czk_status error_code;   /* FAILED: the status that failed it */
     char error[512];         /* FAILED: one line naming the job, partition and stage */
@@ -252,9 +252,9 @@ typedef struct czk_job_info {
     czk_kind_id kind;
     czk_priority priority;
     czk_job_state state;
-    uint32_t partitions;       /* 0 until the payload is parsed */
+    uint32_t partitions;                     /* 0 until the payload is parsed */
     uint32_t synthesized, proved, finalized; /* partitions past each stage */
-    uint32_t queue_position;   /* jobs ahead of it in the synthesis queue (QUEUED only) */
+    uint32_t queue_position; /* jobs ahead of it in the synthesis queue (QUEUED only) */
     uint64_t age_ms;
 } czk_job_info;
 
@@ -282,20 +282,20 @@ const char *czk_event_name(czk_event_type t);
 
 typedef struct czk_engine_event {
     czk_event_type type;
-    uint64_t ms;          /* since the engine started */
-    const char *job_id;   /* "-" for events of no job */
-    int partition;        /* -1 for job-level events */
-    int worker;           /* -1 when no worker */
-    const char *line;     /* the whole TIMELINE line, no newline */
+    uint64_t ms;        /* since the engine started */
+    const char *job_id; /* "-" for events of no job */
+    int partition;      /* -1 for job-level events */
+    int worker;         /* -1 when no worker */
+    const char *line;   /* the whole TIMELINE line, no newline */
 } czk_engine_event;
 
 /* ---- proof kinds (plug-ins) ---- */
 
 /* What a kind's parse says about a job. */
 typedef struct czk_kind_job_info {
-    uint32_t num_partitions;              /* >= 1 */
-    char circuit_id[CZK_CIRCUIT_ID_MAX];  /* SRS + shape cache key */
-    uint32_t num_public_inputs;           /* per partition, ONE excluded */
+    uint32_t num_partitions;             /* >= 1 */
+    char circuit_id[CZK_CIRCUIT_ID_MAX]; /* SRS + shape cache key */
+    uint32_t num_public_inputs;          /* per partition, ONE excluded */
 } czk_kind_job_info;
 
 /*
@@ -350,8 +350,8 @@ typedef struct czk_proof_kind {
                                czk_shape **shape, czk_err *err);
     uint64_t (*circuit_bytes)(void *ctx, const char *circuit_id, const char *param_cache);
     bool (*owns_circuit)(void *ctx, const char *circuit_id);
-    czk_status (*assemble)(void *ctx, void *job, const czk_proof *proofs, uint32_t n,
-                           uint8_t **out, size_t *out_len, czk_err *err);
+    czk_status (*assemble)(void *ctx, void *job, const czk_proof *proofs, uint32_t n, uint8_t **out,
+                           size_t *out_len, czk_err *err);
     void (*job_free)(void *ctx, void *job);
     void (*destroy)(void *ctx);
 } czk_proof_kind;
@@ -390,20 +390,20 @@ CZK_NODISCARD czk_status czk_kind_porep(czk_proof_kind *out, czk_err *err) CZK_N
  * for the CPU pseudo-device. pool: gpus.gpu_threads threads, owned by the
  * engine, outliving the backend.
  */
-typedef czk_status (*czk_backend_factory)(void *ctx, int device, czk_pool *pool,
-                                          czk_backend *out, czk_err *err);
+typedef czk_status (*czk_backend_factory)(void *ctx, int device, czk_pool *pool, czk_backend *out,
+                                          czk_err *err);
 
 typedef struct czk_engine_opts {
-    czk_engine_config config;           /* copied */
-    czk_backend_factory make_backend;   /* NULL: gpus.backend decides ("auto": CUDA devices
-                                           where present, else the CPU pseudo-device) */
+    czk_engine_config config;         /* copied */
+    czk_backend_factory make_backend; /* NULL: gpus.backend decides ("auto": CUDA devices
+                                         where present, else the CPU pseudo-device) */
     void *backend_ctx;
     void (*on_event)(void *ctx, const czk_engine_event *ev); /* may be NULL; called on the
                                            engine's threads, must not call the engine */
     void *event_ctx;
     void (*log)(void *ctx, const char *level, const char *line); /* NULL: stderr */
     void *log_ctx;
-    bool no_builtin_kinds;              /* do not register the test and PoRep kinds */
+    bool no_builtin_kinds; /* do not register the test and PoRep kinds */
 } czk_engine_opts;
 
 /* Fills opts with czk_engine_config_default and no hooks. */
@@ -502,14 +502,14 @@ typedef enum czk_srs_tier {
 } czk_srs_tier;
 
 typedef struct czk_engine_device_status {
-    int ordinal;                     /* -1: the CPU pseudo-device */
-    char name[64];                   /* backend name */
-    unsigned workers, busy_workers;  /* GPU workers of the device; those holding a partition */
+    int ordinal;                    /* -1: the CPU pseudo-device */
+    char name[64];                  /* backend name */
+    unsigned workers, busy_workers; /* GPU workers of the device; those holding a partition */
     uint64_t vram_total_bytes, vram_free_bytes; /* 0 when unknown */
-    char current_job_id[CZK_JOB_ID_MAX]; /* the job holding the device lock ("" = idle) */
+    char current_job_id[CZK_JOB_ID_MAX];        /* the job holding the device lock ("" = idle) */
     czk_kind_id current_kind;
     uint64_t partitions_proved;
-    uint64_t busy_ms;                /* lock held, since start */
+    uint64_t busy_ms; /* lock held, since start */
 } czk_engine_device_status;
 
 typedef struct czk_engine_srs_status {
@@ -525,8 +525,8 @@ typedef struct czk_engine_srs_status {
 
 typedef struct czk_engine_queue_status {
     czk_kind_id kind;
-    uint32_t pending;      /* partitions not yet started */
-    uint32_t in_progress;  /* partitions started, not finalized */
+    uint32_t pending;     /* partitions not yet started */
+    uint32_t in_progress; /* partitions started, not finalized */
 } czk_engine_queue_status;
 
 typedef struct czk_engine_status {
@@ -538,7 +538,7 @@ typedef struct czk_engine_status {
     size_t num_queues;
     uint64_t uptime_ms;
     /* the memory budget, bytes */
-    uint64_t budget_total, budget_used;        /* used = srs + shapes + working */
+    uint64_t budget_total, budget_used; /* used = srs + shapes + working */
     uint64_t budget_srs, budget_shapes, budget_working;
     uint64_t pinned_memory_bytes, pinned_memory_limit_bytes; /* host memory given to SRS */
     /* the pipeline, partitions in each stage */
@@ -554,8 +554,8 @@ typedef struct czk_engine_status {
 } czk_engine_status;
 
 /* A snapshot (consistent at one instant). Free with czk_engine_status_free. */
-CZK_NODISCARD czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out,
-                                               czk_err *err) CZK_NONNULL(1, 2);
+CZK_NODISCARD czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out, czk_err *err)
+    CZK_NONNULL(1, 2);
 void czk_engine_status_free(czk_engine_status *s);
 
 /*

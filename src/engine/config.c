@@ -89,8 +89,8 @@ czk_status czk_parse_size(const char *s, uint64_t *bytes, czk_err *err) {
     static const struct {
         const char *suf;
         uint64_t mul;
-    } units[] = {{"GiB", 1ull << 30}, {"MiB", 1ull << 20}, {"GB", 1000000000ull},
-                 {"MB", 1000000ull}};
+    } units[] = {
+        {"GiB", 1ull << 30}, {"MiB", 1ull << 20}, {"GB", 1000000000ull}, {"MB", 1000000ull}};
     uint64_t mul = 1, v;
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
         if (ends_with(s, n, units[i].suf)) {
@@ -117,8 +117,8 @@ czk_status czk_parse_duration_ms(const char *s, uint64_t *ms, czk_err *err) {
         n--;
     }
     if (!parse_u64(s, n, &v) || (v && mul > UINT64_MAX / v))
-        return czk_errf(err, CZK_ERR_INVALID_ARG,
-                        "'%s' is not a duration (N seconds, Ns or Nm)", s);
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "'%s' is not a duration (N seconds, Ns or Nm)",
+                        s);
     *ms = v * mul;
     return CZK_OK;
 }
@@ -126,15 +126,15 @@ czk_status czk_parse_duration_ms(const char *s, uint64_t *ms, czk_err *err) {
 /* ---- the key table ---- */
 
 typedef enum kt {
-    K_STR,      /* string into a char array of `cap` bytes */
-    K_UINT,     /* unsigned (u32) */
-    K_U64,      /* unsigned (u64) */
+    K_STR,  /* string into a char array of `cap` bytes */
+    K_UINT, /* unsigned (u32) */
+    K_U64,  /* unsigned (u64) */
     K_BOOL,
-    K_SIZE,     /* u64 bytes: string size or integer */
-    K_BUDGET,   /* K_SIZE or "auto" (0) */
-    K_DUR,      /* u64 ms: string duration or integer seconds */
-    K_DEVICES,  /* array of integers */
-    K_PRELOAD,  /* array of strings */
+    K_SIZE,    /* u64 bytes: string size or integer */
+    K_BUDGET,  /* K_SIZE or "auto" (0) */
+    K_DUR,     /* u64 ms: string duration or integer seconds */
+    K_DEVICES, /* array of integers */
+    K_PRELOAD, /* array of strings */
     K_DEPRECATED,
     K_ALIAS_PW, /* pipeline.max_parallel_synthesis */
     K_ENUM,     /* string among `choices` */
@@ -182,7 +182,7 @@ static const key KEYS[] = {
     {"logging.timeline_file", K_STR, S(timeline_file), NULL},
     {"logging.timeline_keep", K_UINT, F(timeline_keep), 0, NULL},
 };
-static const char *const TABLES[] = {"daemon",    "srs",      "memory",  "gpus",
+static const char *const TABLES[] = {"daemon",    "srs",       "memory",   "gpus",
                                      "scheduler", "synthesis", "pipeline", "logging"};
 
 typedef struct walk_ctx {
@@ -354,8 +354,9 @@ static czk_status on_value(void *ctx, const char *k, const czk_tv *v, czk_err *e
         w->cfg->num_preload = (unsigned)v->n;
         return CZK_OK;
     case K_DEPRECATED:
-        warnf(w, "%s:%u:%u: %s is deprecated and ignored (memory is one budget, "
-                 "memory.total_budget)",
+        warnf(w,
+              "%s:%u:%u: %s is deprecated and ignored (memory is one budget, "
+              "memory.total_budget)",
               w->source, v->kline, v->kcol, k);
         return CZK_OK;
     }
@@ -372,8 +373,8 @@ czk_status czk_engine_config_parse(czk_engine_config *cfg, const char *text, siz
     return CZK_OK;
 }
 
-czk_status czk_engine_config_load(czk_engine_config *cfg, const char *path,
-                                  czk_config_warn_fn warn, void *warn_ctx, czk_err *err) {
+czk_status czk_engine_config_load(czk_engine_config *cfg, const char *path, czk_config_warn_fn warn,
+                                  void *warn_ctx, czk_err *err) {
     FILE *f = fopen(path, "rb");
     if (!f) return czk_errf(err, CZK_ERR_IO, "config %s: %s", path, strerror(errno));
     size_t cap = 4096, len = 0;

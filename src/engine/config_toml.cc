@@ -17,13 +17,20 @@
 
 extern "C" const char *czk_tv_type_name(czk_tv_type t) {
     switch (t) {
-    case CZK_TV_STRING: return "string";
-    case CZK_TV_INT: return "integer";
-    case CZK_TV_FLOAT: return "float";
-    case CZK_TV_BOOL: return "boolean";
-    case CZK_TV_ARRAY: return "array";
-    case CZK_TV_TABLE: return "table";
-    default: return "date/time";
+    case CZK_TV_STRING:
+        return "string";
+    case CZK_TV_INT:
+        return "integer";
+    case CZK_TV_FLOAT:
+        return "float";
+    case CZK_TV_BOOL:
+        return "boolean";
+    case CZK_TV_ARRAY:
+        return "array";
+    case CZK_TV_TABLE:
+        return "table";
+    default:
+        return "date/time";
     }
 }
 
@@ -85,7 +92,8 @@ void fixup(czk_tv &v, std::vector<std::string> &strs, std::vector<std::vector<cz
 
 czk_status walk_table(walker &w, const toml::table &t, const std::string &prefix) {
     for (auto &&[k, node] : t) {
-        std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
+        std::string key =
+            prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
         std::vector<std::string> strs;
         std::vector<std::vector<czk_tv>> arrays;
         czk_tv v;

@@ -36,34 +36,52 @@
 
 const char *czk_kind_name(czk_kind_id kind) {
     switch (kind) {
-    case CZK_KIND_POREP_C2: return "porep-c2";
-    case CZK_KIND_SNAP_UPDATE: return "snap-update";
-    case CZK_KIND_WINDOW_POST: return "window-post";
-    case CZK_KIND_WINNING_POST: return "winning-post";
-    case CZK_KIND_TEST: return "test";
-    default: return "unspecified";
+    case CZK_KIND_POREP_C2:
+        return "porep-c2";
+    case CZK_KIND_SNAP_UPDATE:
+        return "snap-update";
+    case CZK_KIND_WINDOW_POST:
+        return "window-post";
+    case CZK_KIND_WINNING_POST:
+        return "winning-post";
+    case CZK_KIND_TEST:
+        return "test";
+    default:
+        return "unspecified";
     }
 }
 
 const char *czk_job_state_name(czk_job_state s) {
     switch (s) {
-    case CZK_JOB_COMPLETED: return "COMPLETED";
-    case CZK_JOB_FAILED: return "FAILED";
-    case CZK_JOB_CANCELLED: return "CANCELLED";
-    case CZK_JOB_TIMEOUT: return "TIMEOUT";
-    case CZK_JOB_QUEUED: return "QUEUED";
-    case CZK_JOB_RUNNING: return "RUNNING";
-    default: return "UNKNOWN";
+    case CZK_JOB_COMPLETED:
+        return "COMPLETED";
+    case CZK_JOB_FAILED:
+        return "FAILED";
+    case CZK_JOB_CANCELLED:
+        return "CANCELLED";
+    case CZK_JOB_TIMEOUT:
+        return "TIMEOUT";
+    case CZK_JOB_QUEUED:
+        return "QUEUED";
+    case CZK_JOB_RUNNING:
+        return "RUNNING";
+    default:
+        return "UNKNOWN";
     }
 }
 
 const char *czk_priority_name(czk_priority p) {
     switch (p) {
-    case CZK_PRIORITY_LOW: return "LOW";
-    case CZK_PRIORITY_NORMAL: return "NORMAL";
-    case CZK_PRIORITY_HIGH: return "HIGH";
-    case CZK_PRIORITY_CRITICAL: return "CRITICAL";
-    default: return "UNSPECIFIED";
+    case CZK_PRIORITY_LOW:
+        return "LOW";
+    case CZK_PRIORITY_NORMAL:
+        return "NORMAL";
+    case CZK_PRIORITY_HIGH:
+        return "HIGH";
+    case CZK_PRIORITY_CRITICAL:
+        return "CRITICAL";
+    default:
+        return "UNSPECIFIED";
     }
 }
 
@@ -120,9 +138,9 @@ static int kind_index(czk_engine *e, czk_kind_id id) {
 }
 
 static void request_digest(uint8_t out[32], const czk_proof_request *r) {
-    uint64_t fixed[8] = {(uint64_t)r->kind,      (uint64_t)r->priority, r->sector_size,
-                         r->registered_proof,    r->sector_number,      r->miner_id,
-                         r->partition_index,     r->num_vanilla_proofs};
+    uint64_t fixed[8] = {(uint64_t)r->kind,   (uint64_t)r->priority, r->sector_size,
+                         r->registered_proof, r->sector_number,      r->miner_id,
+                         r->partition_index,  r->num_vanilla_proofs};
     size_t np = 6 + 2 * r->num_vanilla_proofs;
     czk_bytes stack[16], *parts = np <= 16 ? stack : malloc(np * sizeof *parts);
     if (!parts) { /* digest what fits: the fixed fields and the main payload */
@@ -212,7 +230,7 @@ czk_status czk_engine_submit(czk_engine *e, const czk_proof_request *req,
     }
     const czk_proof_kind *kind = czk_engine_kind(e, ki);
     j->kind = ki;
-    j->prio = req->priority           ? req->priority
+    j->prio = req->priority            ? req->priority
               : kind->default_priority ? kind->default_priority
                                        : czk_kind_default_priority(kind->id);
     memcpy(j->digest, digest, 32);
@@ -237,12 +255,11 @@ czk_status czk_engine_submit(czk_engine *e, const czk_proof_request *req,
     memset(&info, 0, sizeof info);
     czk_status pst = kind->parse(kind->ctx, req, &kjob, &info, &perr);
     if (!pst && (info.num_partitions == 0 || !info.circuit_id[0]))
-        pst = czk_errf(&perr, CZK_ERR_INTERNAL, "kind %s: no partitions or circuit id",
-                       kind->name);
+        pst = czk_errf(&perr, CZK_ERR_INTERNAL, "kind %s: no partitions or circuit id", kind->name);
     czk_proof *proofs = NULL;
     if (!pst && !(proofs = calloc(info.num_partitions, sizeof *proofs)))
-        pst = czk_errf(&perr, CZK_ERR_NOMEM, "out of memory for %u partitions",
-                       info.num_partitions);
+        pst =
+            czk_errf(&perr, CZK_ERR_NOMEM, "out of memory for %u partitions", info.num_partitions);
 
     pthread_mutex_lock(&e->mu);
     j->info = info;
@@ -262,8 +279,8 @@ czk_status czk_engine_submit(czk_engine *e, const czk_proof_request *req,
             czk_srs_ref(e, j->srs);
             j->srs_held = true;
             if (j->srs->state == SRS_FAILED)
-                czk_job_fail(e, j, j->srs->load_err.code, "job %s: SRS %s: %s", j->id,
-                             j->srs->id, j->srs->load_err.msg);
+                czk_job_fail(e, j, j->srs->load_err.code, "job %s: SRS %s: %s", j->id, j->srs->id,
+                             j->srs->load_err.msg);
             for (uint32_t p = 0; p < info.num_partitions && !terminal(j->state); p++) {
                 czk_item *it = calloc(1, sizeof *it);
                 if (!it) {
@@ -352,8 +369,7 @@ czk_status czk_engine_await(czk_engine *e, const char *job_id, int64_t timeout_m
     return st;
 }
 
-czk_status czk_engine_cancel(czk_engine *e, const char *job_id, bool *was_running,
-                             czk_err *err) {
+czk_status czk_engine_cancel(czk_engine *e, const char *job_id, bool *was_running, czk_err *err) {
     if (was_running) *was_running = false;
     pthread_mutex_lock(&e->mu);
     czk_job *j = find_job(e, job_id);
@@ -373,8 +389,7 @@ czk_status czk_engine_cancel(czk_engine *e, const char *job_id, bool *was_runnin
     return CZK_OK;
 }
 
-czk_status czk_engine_job_info(czk_engine *e, const char *job_id, czk_job_info *out,
-                               czk_err *err) {
+czk_status czk_engine_job_info(czk_engine *e, const char *job_id, czk_job_info *out, czk_err *err) {
     memset(out, 0, sizeof *out);
     snprintf(out->job_id, sizeof out->job_id, "%s", job_id);
     pthread_mutex_lock(&e->mu);
@@ -413,8 +428,8 @@ static void prune(czk_engine *e) {
             if (j->fetched || old || over) {
                 if (!j->fetched) {
                     e->c_pruned++;
-                    czk_engine_log(e, 2, "job %s: %s result pruned unfetched after %llu ms",
-                                   j->id, czk_job_state_name(j->state),
+                    czk_engine_log(e, 2, "job %s: %s result pruned unfetched after %llu ms", j->id,
+                                   czk_job_state_name(j->state),
                                    (unsigned long long)(now - j->done_ms));
                 }
                 stored--;
@@ -492,8 +507,9 @@ static czk_status make_devices(czk_engine *e, czk_err *err) {
                             "backend to start (%d devices found)",
                             ncuda);
         if (ncuda > 0)
-            czk_engine_log(e, 1, "engine: %d CUDA devices found but no CUDA prover backend is "
-                                 "wired in yet; proving on the CPU pseudo-device",
+            czk_engine_log(e, 1,
+                           "engine: %d CUDA devices found but no CUDA prover backend is "
+                           "wired in yet; proving on the CPU pseudo-device",
                            ncuda);
         cpu = true;
     }
@@ -515,10 +531,9 @@ static czk_status make_devices(czk_engine *e, czk_err *err) {
         d->ordinal = ordinals[i];
         pthread_mutex_init(&d->lock, NULL);
         e->num_devices = i + 1;
-        czk_status st = e->opts.make_backend
-                            ? e->opts.make_backend(e->opts.backend_ctx, d->ordinal, e->gpu_pool,
-                                                   &d->backend, err)
-                            : czk_backend_cpu(&d->backend, e->gpu_pool, err);
+        czk_status st = e->opts.make_backend ? e->opts.make_backend(e->opts.backend_ctx, d->ordinal,
+                                                                    e->gpu_pool, &d->backend, err)
+                                             : czk_backend_cpu(&d->backend, e->gpu_pool, err);
         if (st) return czk_err_wrap(err, "engine: backend of device %d", d->ordinal);
         snprintf(d->name, sizeof d->name, "%s", d->backend.ops->name);
         d->workers = c->gpu_workers_per_device;
@@ -543,10 +558,10 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_opts *opts, czk_
                              &e->job_cv,   &e->srs_cv, &e->house_cv};
     for (size_t i = 0; i < sizeof cvs / sizeof cvs[0]; i++)
         pthread_cond_init(cvs[i], NULL);
-    e->log_level = !strcmp(c->log_level, "error")  ? 0
-                   : !strcmp(c->log_level, "warn") ? 1
+    e->log_level = !strcmp(c->log_level, "error")                                     ? 0
+                   : !strcmp(c->log_level, "warn")                                    ? 1
                    : !strcmp(c->log_level, "debug") || !strcmp(c->log_level, "trace") ? 3
-                                                                                       : 2;
+                                                                                      : 2;
     czk_status st = CZK_OK;
     if (!c->pipeline_enabled)
         st = czk_errf(err, CZK_ERR_INVALID_ARG,
@@ -589,9 +604,9 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_opts *opts, czk_
     czk_engine_log(e, 2,
                    "engine: budget %llu bytes, %u synthesis workers (%u threads), %d devices × "
                    "%u GPU workers (%u threads), %u finalizers, synthesis lookahead %u",
-                   (unsigned long long)total, c->partition_workers,
-                   czk_pool_threads(e->synth_pool), e->num_devices, c->gpu_workers_per_device,
-                   czk_pool_threads(e->gpu_pool), c->finalize_workers, c->synthesis_lookahead);
+                   (unsigned long long)total, c->partition_workers, czk_pool_threads(e->synth_pool),
+                   e->num_devices, c->gpu_workers_per_device, czk_pool_threads(e->gpu_pool),
+                   c->finalize_workers, c->synthesis_lookahead);
 
     /* threads */
     e->num_synth_workers = (int)c->partition_workers;

@@ -44,9 +44,9 @@ typedef enum srs_state { SRS_LOADING, SRS_READY, SRS_FAILED } srs_state;
 
 typedef struct srs_entry {
     char id[CZK_CIRCUIT_ID_MAX];
-    int kind;          /* index into engine.kinds */
+    int kind; /* index into engine.kinds */
     srs_state state;
-    czk_err load_err;  /* SRS_FAILED */
+    czk_err load_err; /* SRS_FAILED */
     czk_params *params;
     czk_shape *shape;
     czk_pvk *pvk;
@@ -56,10 +56,10 @@ typedef struct srs_entry {
     uint32_t refs;         /* jobs holding it (until their last partition is out) */
     uint64_t idle_since;   /* ms; valid while refs == 0 */
     uint64_t load_start, load_ms;
-    bool queued_load;      /* waiting for the loader thread */
-    int load_prio;         /* highest priority of the jobs waiting for it */
+    bool queued_load; /* waiting for the loader thread */
+    int load_prio;    /* highest priority of the jobs waiting for it */
     /* per-partition working memory, measured on the first partition (probe) */
-    uint64_t part_bytes;   /* 0 = not measured yet */
+    uint64_t part_bytes;        /* 0 = not measured yet */
     uint64_t part_device_bytes; /* the part released when device work ends */
     bool probing;
     struct srs_entry *next;
@@ -82,8 +82,8 @@ typedef struct czk_item {
     struct czk_job *job;
     uint32_t k;
     item_stage stage;
-    uint64_t reserved;  /* working memory held from the budget */
-    bool probe;         /* measures the shape's per-partition memory */
+    uint64_t reserved; /* working memory held from the budget */
+    bool probe;        /* measures the shape's per-partition memory */
     uint64_t probe_base_rss;
     czk_witness w;
     czk_msm_sums sums;
@@ -99,15 +99,15 @@ typedef struct czk_job {
     czk_priority prio;
     uint8_t digest[32]; /* SHA-256 of the request, for request-id checks */
     czk_job_state state;
-    void *kjob;         /* the kind's parsed state */
+    void *kjob; /* the kind's parsed state */
     czk_kind_job_info info;
-    srs_entry *srs;     /* referenced while held */
+    srs_entry *srs; /* referenced while held */
     bool srs_held;
     atomic_int cancel;
-    czk_proof *proofs;  /* per partition */
-    bool *proved;       /* per partition: finalized */
+    czk_proof *proofs; /* per partition */
+    bool *proved;      /* per partition: finalized */
     uint32_t n_synth, n_proved, n_final;
-    uint32_t inflight;  /* items held by a worker or in a queue */
+    uint32_t inflight; /* items held by a worker or in a queue */
     uint8_t *result;
     size_t result_len;
     czk_status err_code;
@@ -158,9 +158,9 @@ struct czk_engine {
     czk_engine_opts opts;
     pthread_mutex_t mu;
     pthread_cond_t synth_cv, gpu_cv, fin_cv, job_cv, srs_cv, house_cv;
-    bool stopping;   /* no new work; workers exit */
-    bool shut;       /* czk_engine_shutdown ran */
-    uint64_t t0_ns;  /* engine start, CLOCK_MONOTONIC */
+    bool stopping;  /* no new work; workers exit */
+    bool shut;      /* czk_engine_shutdown ran */
+    uint64_t t0_ns; /* engine start, CLOCK_MONOTONIC */
 
     czk_proof_kind kinds[16];
     int num_kinds;

@@ -141,17 +141,22 @@ static czk_status test_parse(void *ctx, const czk_proof_request *req, void **job
             return czk_errf(err, CZK_ERR_FORMAT, "test payload: '%s' is not key=<unsigned>", tok);
         }
         *eq = 0;
-        if (!strcmp(tok, "seed")) j->seed = v, have_seed = true;
+        if (!strcmp(tok, "seed"))
+            j->seed = v, have_seed = true;
         else if (!strcmp(tok, "partitions") && v >= 1 && v <= TEST_MAX_PARTITIONS)
             j->partitions = (unsigned)v;
-        else if (!strcmp(tok, "log") && v >= TEST_MIN_LOG && v <= TEST_MAX_LOG) j->log = (unsigned)v;
-        else if (!strcmp(tok, "fail") && v < TEST_MAX_PARTITIONS) j->fail = (int)v;
-        else if (!strcmp(tok, "corrupt") && v < TEST_MAX_PARTITIONS) j->corrupt = (int)v;
-        else if (!strcmp(tok, "synth_ms") && v <= 60000) j->synth_ms = (unsigned)v;
+        else if (!strcmp(tok, "log") && v >= TEST_MIN_LOG && v <= TEST_MAX_LOG)
+            j->log = (unsigned)v;
+        else if (!strcmp(tok, "fail") && v < TEST_MAX_PARTITIONS)
+            j->fail = (int)v;
+        else if (!strcmp(tok, "corrupt") && v < TEST_MAX_PARTITIONS)
+            j->corrupt = (int)v;
+        else if (!strcmp(tok, "synth_ms") && v <= 60000)
+            j->synth_ms = (unsigned)v;
         else {
             free(j);
-            return czk_errf(err, CZK_ERR_FORMAT, "test payload: unknown key or value out of range: %s",
-                            tok);
+            return czk_errf(err, CZK_ERR_FORMAT,
+                            "test payload: unknown key or value out of range: %s", tok);
         }
     }
     if (!have_seed) {
@@ -188,7 +193,8 @@ static czk_status test_synthesize(void *ctx, void *job, uint32_t k, const czk_sh
         nanosleep(&ts, NULL);
     }
     if ((int)k == j->fail)
-        return czk_errf(err, CZK_ERR_FORMAT, "test partition %u: bad input (payload fail=%u)", k, k);
+        return czk_errf(err, CZK_ERR_FORMAT, "test partition %u: bad input (payload fail=%u)", k,
+                        k);
     czk_cs *cs = czk_cs_create(CZK_CS_WITNESS, cancel, err);
     if (!cs) return err && err->code ? err->code : CZK_ERR_NOMEM;
     czk_cs_reserve(cs, shape->num_inputs, shape->num_aux, 0);

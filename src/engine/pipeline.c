@@ -287,8 +287,7 @@ void *czk_synth_main(void *arg) {
             if (st == CZK_ERR_CANCELLED)
                 czk_job_fail(e, j, st, "job %s partition %u synthesis: cancelled", j->id, it->k);
             else
-                czk_job_fail(e, j, st, "job %s partition %u synthesis: %s", j->id, it->k,
-                             err.msg);
+                czk_job_fail(e, j, st, "job %s partition %u synthesis: %s", j->id, it->k, err.msg);
         }
         czk_timeline_emit(e, CZK_EV_SYNTH_END, j->id, (int)it->k, wa->index, "synth_ms=%llu%s%s",
                           (unsigned long long)ms, st ? " error=" : "",
@@ -365,9 +364,8 @@ void *czk_gpu_main(void *arg) {
         czk_device_lock lk = {dev_acquire, dev_release, gw};
         czk_err err;
         czk_err_clear(&err);
-        czk_status st =
-            czk_prove_device(&dev->backend, params, shape, &it->w, &lk, &it->sums, &it->deferred,
-                             NULL, &err);
+        czk_status st = czk_prove_device(&dev->backend, params, shape, &it->w, &lk, &it->sums,
+                                         &it->deferred, NULL, &err);
         gw->item = NULL;
 
         pthread_mutex_lock(&e->mu);
@@ -413,8 +411,9 @@ static czk_status assemble(czk_engine *e, czk_job *j, uint8_t **out, size_t *out
         if ((st = k->public_inputs(k->ctx, j->kjob, p, inputs, err))) {
             czk_err_wrap(err, "job %s partition %u public inputs", j->id, p);
         } else if ((st = czk_verify(j->srs->pvk, &j->proofs[p], inputs, ni, err))) {
-            czk_err_wrap(err, "job %s partition %u: the proof does not verify against the VK of "
-                              "%s",
+            czk_err_wrap(err,
+                         "job %s partition %u: the proof does not verify against the VK of "
+                         "%s",
                          j->id, p, j->srs->id);
             if (st == CZK_ERR_VERIFY) {
                 pthread_mutex_lock(&e->mu);

@@ -157,9 +157,10 @@ bool czk_srs_make_room(czk_engine *e, uint64_t need, bool force) {
         srs_entry *s = lru_candidate(e, force, now);
         if (!s) return false;
         uint64_t bytes = s->reserved + s->shape_bytes;
-        czk_engine_log(e, 2, "srs %s: evicted (idle %llu ms, %llu bytes) to make room for %llu bytes",
-                       s->id, (unsigned long long)(now - s->idle_since),
-                       (unsigned long long)bytes, (unsigned long long)need);
+        czk_engine_log(e, 2,
+                       "srs %s: evicted (idle %llu ms, %llu bytes) to make room for %llu bytes",
+                       s->id, (unsigned long long)(now - s->idle_since), (unsigned long long)bytes,
+                       (unsigned long long)need);
         czk_timeline_emit(e, CZK_EV_SRS_EVICT, "-", -1, -1, "circuit=%s bytes=%llu", s->id,
                           (unsigned long long)bytes);
         czk_srs_free_entry(e, s);
@@ -308,8 +309,9 @@ static void load_one(czk_engine *e, srs_entry *s) {
                            s->id, (unsigned long long)host, (unsigned long long)sb,
                            (unsigned long long)est,
                            (unsigned long long)(czk_budget_used(&e->budget) - e->budget.total));
-        czk_engine_log(e, 2, "srs %s: loaded in %llu ms (params %llu bytes host, %llu on devices; "
-                             "shape %llu bytes, %llu constraints)",
+        czk_engine_log(e, 2,
+                       "srs %s: loaded in %llu ms (params %llu bytes host, %llu on devices; "
+                       "shape %llu bytes, %llu constraints)",
                        s->id, (unsigned long long)s->load_ms, (unsigned long long)host,
                        (unsigned long long)device_bytes, (unsigned long long)sb,
                        (unsigned long long)shape->num_constraints);

@@ -92,9 +92,12 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out, czk_err
     s->gpu_workers = (uint32_t)e->num_gpu_workers;
     s->finalize_workers = (uint32_t)e->num_fin_workers;
     for (czk_job *j = e->jobs; j; j = j->next) {
-        if (j->state == CZK_JOB_QUEUED) s->jobs_queued++;
-        else if (j->state == CZK_JOB_RUNNING) s->jobs_running++;
-        else s->results_stored++;
+        if (j->state == CZK_JOB_QUEUED)
+            s->jobs_queued++;
+        else if (j->state == CZK_JOB_RUNNING)
+            s->jobs_running++;
+        else
+            s->results_stored++;
     }
     for (int k = 0; k < CZK_KIND_MAX; k++) {
         s->proofs_completed += e->c_completed[k];
@@ -160,12 +163,18 @@ static void sb_printf(sbuf *b, const char *fmt, ...) {
 
 static const char *metric_kind(czk_kind_id k) {
     switch (k) {
-    case CZK_KIND_POREP_C2: return "porep_c2";
-    case CZK_KIND_SNAP_UPDATE: return "snap_update";
-    case CZK_KIND_WINDOW_POST: return "window_post";
-    case CZK_KIND_WINNING_POST: return "winning_post";
-    case CZK_KIND_TEST: return "test";
-    default: return "unspecified";
+    case CZK_KIND_POREP_C2:
+        return "porep_c2";
+    case CZK_KIND_SNAP_UPDATE:
+        return "snap_update";
+    case CZK_KIND_WINDOW_POST:
+        return "window_post";
+    case CZK_KIND_WINNING_POST:
+        return "winning_post";
+    case CZK_KIND_TEST:
+        return "test";
+    default:
+        return "unspecified";
     }
 }
 
@@ -195,8 +204,7 @@ czk_status czk_engine_metrics(czk_engine *e, char **out, czk_err *err) {
     sb_printf(&b, "# TYPE cuzk_queue_depth gauge\ncuzk_queue_depth %u\n",
               s->jobs_queued + s->jobs_running);
     static const czk_kind_id kinds[] = {CZK_KIND_POREP_C2, CZK_KIND_SNAP_UPDATE,
-                                        CZK_KIND_WINDOW_POST, CZK_KIND_WINNING_POST,
-                                        CZK_KIND_TEST};
+                                        CZK_KIND_WINDOW_POST, CZK_KIND_WINNING_POST, CZK_KIND_TEST};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         sb_printf(&b, "cuzk_proofs_completed{proof_kind=\"%s\"} %llu\n", metric_kind(kinds[i]),
                   (unsigned long long)per_ok[kinds[i]]);

@@ -25,12 +25,12 @@ typedef enum czk_tv_type {
 
 typedef struct czk_tv {
     czk_tv_type type;
-    const char *s; /* STRING */
-    int64_t i;     /* INT */
-    double f;      /* FLOAT */
-    bool b;        /* BOOL */
-    unsigned line, col;   /* where the value starts */
-    unsigned kline, kcol; /* where its key starts (0 for array items) */
+    const char *s;              /* STRING */
+    int64_t i;                  /* INT */
+    double f;                   /* FLOAT */
+    bool b;                     /* BOOL */
+    unsigned line, col;         /* where the value starts */
+    unsigned kline, kcol;       /* where its key starts (0 for array items) */
     const struct czk_tv *items; /* ARRAY */
     size_t n;
 } czk_tv;

@@ -39,7 +39,7 @@ static void test_sizes(void **state) {
         const char *s;
         uint64_t v;
     } ok[] = {
-        {"50GiB", 53687091200ull},  /* cuzk test_parse_size */
+        {"50GiB", 53687091200ull}, /* cuzk test_parse_size */
         {"140GiB", 150323855360ull},
         {"626MiB", 656408576ull},
         {"5 GiB", 5368709120ull},
@@ -54,8 +54,15 @@ static void test_sizes(void **state) {
         czk_assert_ok(czk_parse_size(ok[i].s, &v, &err), &err);
         assert_int_equal(v, ok[i].v);
     }
-    static const char *bad[] = {"", "GiB", "5TiB", "5 KiB", "-1", "1.5GiB", "5gib",
-                                "99999999999999999999", "20000000000GiB"};
+    static const char *bad[] = {"",
+                                "GiB",
+                                "5TiB",
+                                "5 KiB",
+                                "-1",
+                                "1.5GiB",
+                                "5gib",
+                                "99999999999999999999",
+                                "20000000000GiB"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         uint64_t v;
         assert_int_equal(czk_parse_size(bad[i], &v, &err), CZK_ERR_INVALID_ARG);
@@ -202,7 +209,8 @@ static void test_errors(void **state) {
          "t.toml:2:21: memory.eviction_min_idle: '5h' is not a duration"},
         {"[gpus]\ndevices = [0, \"1\"]\n",
          "t.toml:2:15: gpus.devices[1]: expected an integer, got string"},
-        {"[pipeline]\nenabled = 1\n", "t.toml:2:11: pipeline.enabled: expected a boolean, got integer"},
+        {"[pipeline]\nenabled = 1\n",
+         "t.toml:2:11: pipeline.enabled: expected a boolean, got integer"},
         {"[synthesis]\nthreads = -1\n", "t.toml:2:11: synthesis.threads: out of range"},
         {"[logging]\nlevel = \"loud\"\n", "t.toml:2:9: logging.level: 'loud' is not one of"},
         {"[srs]\npreload = \"porep-32g\"\n",

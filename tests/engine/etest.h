@@ -112,8 +112,8 @@ static inline czk_status slow_sums(void *self, const czk_params *p, const czk_sh
 
 static inline czk_status slow_device(void *self, const czk_params *p, const czk_shape *s,
                                      const czk_witness *w, const czk_device_lock *lock,
-                                     czk_msm_sums *out, unsigned *deferred,
-                                     czk_prove_timings *t, czk_err *err) {
+                                     czk_msm_sums *out, unsigned *deferred, czk_prove_timings *t,
+                                     czk_err *err) {
     slow_be *b = self;
     slow_lock sl = {lock, b->gpu_ms};
     czk_device_lock l2 = {slow_acquire, slow_release, &sl};
@@ -126,8 +126,8 @@ static inline void slow_destroy(void *self) {
     free(b);
 }
 
-static const czk_backend_ops SLOW_OPS = {"cpu-slow", slow_sums, slow_destroy, slow_device,
-                                         NULL,       NULL};
+static const czk_backend_ops SLOW_OPS = {"cpu-slow",  slow_sums, slow_destroy,
+                                         slow_device, NULL,      NULL};
 
 static inline czk_status slow_factory(void *ctx, int device, czk_pool *pool, czk_backend *out,
                                       czk_err *err) {

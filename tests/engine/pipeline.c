@@ -42,8 +42,7 @@ static size_t ev_index(ev_log *l, czk_event_type t, const char *job, int partiti
     size_t r = SIZE_MAX;
     pthread_mutex_lock(&l->mu);
     for (size_t i = 0; i < l->n && r == SIZE_MAX; i++)
-        if (l->v[i].type == t && !strcmp(l->v[i].job, job) && l->v[i].partition == partition)
-            r = i;
+        if (l->v[i].type == t && !strcmp(l->v[i].job, job) && l->v[i].partition == partition) r = i;
     pthread_mutex_unlock(&l->mu);
     return r;
 }
@@ -80,10 +79,9 @@ static void test_interleave(void **state) {
         czk_job_result_free(&r);
     }
     /* every partition went through every stage, in order */
-    static const czk_event_type order[] = {CZK_EV_SYNTH_START,    CZK_EV_SYNTH_END,
-                                           CZK_EV_GPU_QUEUE,      CZK_EV_GPU_PICKUP,
-                                           CZK_EV_GPU_START,      CZK_EV_GPU_END,
-                                           CZK_EV_FINALIZE_START, CZK_EV_FINALIZE_END};
+    static const czk_event_type order[] = {
+        CZK_EV_SYNTH_START, CZK_EV_SYNTH_END, CZK_EV_GPU_QUEUE,      CZK_EV_GPU_PICKUP,
+        CZK_EV_GPU_START,   CZK_EV_GPU_END,   CZK_EV_FINALIZE_START, CZK_EV_FINALIZE_END};
     for (int i = 0; i < 3; i++) {
         const ev_rec *done = ev_find(&log, CZK_EV_JOB_DONE, ids[i], -1, 0);
         assert_non_null(done);
@@ -92,8 +90,8 @@ static void test_interleave(void **state) {
             size_t prev = 0;
             for (size_t s = 0; s < sizeof order / sizeof order[0]; s++) {
                 size_t at = ev_index(&log, order[s], ids[i], k);
-                if (at == SIZE_MAX) fail_msg("job %s partition %d: no %s", ids[i], k,
-                                             czk_event_name(order[s]));
+                if (at == SIZE_MAX)
+                    fail_msg("job %s partition %d: no %s", ids[i], k, czk_event_name(order[s]));
                 assert_true(at >= prev);
                 prev = at;
             }
