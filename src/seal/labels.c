@@ -17,8 +17,7 @@
  */
 #include "czk/seal.h"
 
-#include <blst.h>
-#include <blst_aux.h>
+#include "util/digest.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,7 +49,7 @@ void czk_seal_label(uint8_t out[32], const uint8_t replica_id[32], uint32_t laye
         memcpy(msg + 64, parents, 32 * CZK_SEAL_LABEL_PARENTS);
         len = MSG_BYTES;
     }
-    blst_sha256(out, msg, len);
+    czk_sha256_digest(out, msg, len);
     out[31] &= 0x3f;
 }
 
@@ -119,7 +118,7 @@ static void hash_window(label_job *j, window *w) {
         const uint32_t *par = w->par + CZK_POREP_DEGREE * s;
         uint8_t *out = j->cur + 32 * v;
         if (v == 0) {
-            blst_sha256(out, m, 64);
+            czk_sha256_digest(out, m, 64);
         } else {
             for (uint8_t mask = w->patch[s]; mask; mask &= (uint8_t)(mask - 1)) {
                 unsigned k = (unsigned)__builtin_ctz(mask);
@@ -127,7 +126,7 @@ static void hash_window(label_job *j, window *w) {
                 for (unsigned q = 0; q < j->npos[k]; q++)
                     memcpy(m + 64 + 32 * j->pos[k][q], src, 32);
             }
-            blst_sha256(out, m, MSG_BYTES);
+            czk_sha256_digest(out, m, MSG_BYTES);
         }
         out[31] &= 0x3f;
     }

@@ -26,7 +26,7 @@
  */
 #include "seal/seal_internal.h"
 
-#include <blst_aux.h>
+#include "util/digest.h"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -262,7 +262,7 @@ static czk_status seal_sparse(sector *s, const czk_seal_request *req, czk_pool *
     memcpy(km + 15, s->replica_id, 32);
     for (int i = 0; i < 8; i++)
         km[47 + i] = (uint8_t)(req->random_seed >> (8 * i));
-    blst_sha256(s->key, km, sizeof km);
+    czk_sha256_digest(s->key, km, sizeof km);
 
     stage(req, "challenges");
     if ((st = all_challenges(s, err, req->seed)) != CZK_OK) return st;

@@ -16,8 +16,7 @@
  */
 #include "seal/seal_internal.h"
 
-#include <blst.h>
-#include <blst_aux.h>
+#include "util/digest.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,7 +68,7 @@ void seal_tree_init_rc(seal_tree *t, const czk_porep_shape *shape) {
 void seal_hash_children(seal_hash h, const czk_poseidon_constants *pc, const uint8_t *children,
                         unsigned arity, uint8_t out[32]) {
     if (h == SEAL_HASH_SHA256) {
-        blst_sha256(out, children, 32 * (size_t)arity);
+        czk_sha256_digest(out, children, 32 * (size_t)arity);
         out[31] &= 0x3f;
         return;
     }
@@ -90,7 +89,7 @@ void seal_fill(uint8_t out[32], const uint8_t key[32], uint32_t tag, uint64_t a,
         msg[49 + i] = (uint8_t)(a >> (8 * i));
         msg[57 + i] = (uint8_t)(b >> (8 * i));
     }
-    blst_sha256(out, msg, sizeof msg);
+    czk_sha256_digest(out, msg, sizeof msg);
     out[31] &= 0x3f;
 }
 
@@ -298,7 +297,7 @@ void czk_seal_zero_comm_d(uint8_t out[32], unsigned log2_nodes) {
     for (unsigned k = 0; k < log2_nodes; k++) {
         memcpy(pair, out, 32);
         memcpy(pair + 32, out, 32);
-        blst_sha256(out, pair, 64);
+        czk_sha256_digest(out, pair, 64);
         out[31] &= 0x3f;
     }
 }
