@@ -63,9 +63,8 @@ void czk_fr32_pad(uint8_t *out, const uint8_t *in, size_t in_len) CZK_NONNULL(1)
  * Returns: CZK_OK; CZK_ERR_INVALID_ARG if nodes is not a power of two ≥ 2;
  *   CZK_ERR_NOMEM.
  */
-CZK_NODISCARD czk_status czk_seal_tree_d_root(uint8_t root[32], const uint8_t *data,
-                                              uint64_t nodes, czk_pool *pool, czk_err *err)
-    CZK_NONNULL(1, 2);
+CZK_NODISCARD czk_status czk_seal_tree_d_root(uint8_t root[32], const uint8_t *data, uint64_t nodes,
+                                              czk_pool *pool, czk_err *err) CZK_NONNULL(1, 2);
 
 /*
  * comm_d of an all-zero (committed-capacity) sector of 2^log2_nodes nodes,

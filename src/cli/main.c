@@ -7,6 +7,7 @@
 
 static const czk_cli_command COMMANDS[] = {
     {"selftest", "run quick known-answer checks of every layer", czk_cmd_selftest},
+    {"gen-vanilla", "seal a test sector and write its C1 JSON (or a sparse C1)", czk_cmd_gen_vanilla},
 };
 
 int czk_cli_fail(const char *cmd, const char *fmt, ...) {

@@ -5,11 +5,11 @@
  * Within a layer node v depends on v − 1 (a DRG parent in every API
  * version), so one thread hashes the nodes in order. The rest of the work —
  * computing the 14 parents of each node and copying the parents' labels into
- * the node's 1,248-byte SHA-256 message — is done ahead, on the pool's other
- * threads, one window of WIN nodes at a time: while the caller's thread
- * hashes window i, the others prepare window i + 1 from the labels that are
- * final when window i starts (every label of the previous layer, and the
- * current layer's labels below window i). A DRG parent at or above that
+ * the node's 1,248-byte SHA-256 message — is done ahead, one window of WIN
+ * nodes at a time: while one thread hashes window i, the pool's other threads
+ * (and the hashing one, once it is done) prepare window i + 1, in slices,
+ * from the labels that are final when window i starts (every label of the
+ * previous layer, and the current layer's labels below window i). A DRG parent at or above that
  * limit is marked in the node's patch mask and copied by the hashing thread
  * just before it hashes the node (node v − 1 always is; bucket sampling makes
  * a few more parents recent). No thread ever waits for another inside a
@@ -55,9 +55,9 @@ void czk_seal_label(uint8_t out[32], const uint8_t replica_id[32], uint32_t laye
 
 typedef struct window {
     uint64_t start, count;
-    uint8_t *msg;     /* WIN × MSG_BYTES */
-    uint32_t *par;    /* WIN × 14 */
-    uint8_t *patch;   /* WIN: bit j = DRG parent j still to copy */
+    uint8_t *msg;   /* WIN × MSG_BYTES */
+    uint32_t *par;  /* WIN × 14 */
+    uint8_t *patch; /* WIN: bit j = DRG parent j still to copy */
 } window;
 
 typedef struct label_job {
@@ -89,7 +89,8 @@ static void gather(label_job *j, window *w, uint64_t lo, uint64_t hi) {
         if (s + 4 < hi) { /* prefetch the parents of a later node */
             const uint32_t *np = par + 4 * CZK_POREP_DEGREE;
             for (unsigned k = 0; k < j->deg; k++)
-                __builtin_prefetch((k < CZK_POREP_BASE_DEGREE ? j->cur : j->prev) + 32 * (uint64_t)np[k]);
+                __builtin_prefetch((k < CZK_POREP_BASE_DEGREE ? j->cur : j->prev) +
+                                   32 * (uint64_t)np[k]);
         }
         header(m, j->replica_id, j->layer, v);
         uint8_t mask = 0;
@@ -132,7 +133,8 @@ static void hash_window(label_job *j, window *w) {
     }
 }
 
-/* Item 0 hashes hash_w; items 1..gatherers each prepare a slice of gather_w. */
+/* Item 0 hashes hash_w; items 1..gatherers each prepare a slice of gather_w (claimed in
+ * order by whichever thread is free, the hashing thread included once it is done). */
 static void round_item(void *arg, size_t begin, size_t end, unsigned worker) {
     (void)worker;
     label_job *j = arg;
@@ -171,7 +173,8 @@ czk_status czk_seal_labels(uint8_t *labels, const czk_porep_graph *g, const uint
     memset(&j, 0, sizeof j);
     j.g = g;
     j.replica_id = replica_id;
-    j.gatherers = threads > 1 ? threads - 1 : 1;
+    /* Several slices per thread, so that the hashing thread, once done, helps with the rest. */
+    j.gatherers = threads > 1 ? 4 * threads : 1;
     for (unsigned layer = 1; layer <= layers; layer++) {
         j.layer = layer;
         j.deg = layer == 1 ? CZK_POREP_BASE_DEGREE : CZK_POREP_DEGREE;

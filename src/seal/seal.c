@@ -44,9 +44,9 @@ typedef struct sector {
     seal_tree td, tc, tr;
     uint8_t *data; /* padded data: nodes (full) or the block (sparse) */
     uint64_t data_nodes;
-    uint8_t *labels;   /* full: layers × nodes × 32 */
-    uint8_t *colhash;  /* full: TreeC leaves */
-    uint8_t *replica;  /* full: TreeR leaves */
+    uint8_t *labels;  /* full: layers × nodes × 32 */
+    uint8_t *colhash; /* full: TreeC leaves */
+    uint8_t *replica; /* full: TreeR leaves */
     /* sparse: columns of the touched nodes, sorted by node */
     uint64_t *col_nodes;
     uint8_t *col_rows; /* ncols × layers × 32 */
@@ -156,8 +156,7 @@ static czk_status seal_full(sector *s, const czk_seal_request *req, czk_pool *po
         return czk_errf(err, CZK_ERR_UNSUPPORTED,
                         "a full %s sector needs about %.0f GiB of memory (%u layers kept), this "
                         "machine has %.0f GiB; use a sparse sector",
-                        sh->name, need / (1u << 30), s->layers,
-                        (double)phys_memory() / (1u << 30));
+                        sh->name, need / (1u << 30), s->layers, (double)phys_memory() / (1u << 30));
     czk_status st;
     stage(req, "data");
     if ((st = make_data(s, req, s->nodes, err)) != CZK_OK) return st;
@@ -232,6 +231,25 @@ static czk_status all_challenges(sector *s, czk_err *err, const uint8_t *seed) {
         if (st != CZK_OK) return st;
     }
     return CZK_OK;
+}
+
+struct sparse_col_job {
+    const sector *s;
+    const czk_poseidon_constants *pc;
+    uint8_t *out;
+};
+
+static void sparse_column_range(void *arg, size_t begin, size_t end, unsigned worker) {
+    (void)worker;
+    const struct sparse_col_job *j = arg;
+    unsigned L = j->s->layers;
+    for (size_t i = begin; i < end; i++) {
+        czk_fr rows[CZK_POSEIDON_MAX_ARITY], h;
+        for (unsigned l = 0; l < L; l++)
+            czk_fr_from_bytes_reduce(&rows[l], j->s->col_rows + (i * L + l) * 32);
+        czk_poseidon_hash_with(j->pc, &h, rows);
+        czk_fr_to_bytes(j->out + 32 * i, &h);
+    }
 }
 
 static czk_status seal_sparse(sector *s, const czk_seal_request *req, czk_pool *pool,
@@ -323,15 +341,12 @@ static czk_status seal_sparse(sector *s, const czk_seal_request *req, czk_pool *
     if (!pc || !hashes) {
         free(chal);
         free(hashes);
-        return pc ? czk_errf(err, CZK_ERR_NOMEM, "column hashes") : err ? err->code : CZK_ERR_INTERNAL;
+        return pc    ? czk_errf(err, CZK_ERR_NOMEM, "column hashes")
+               : err ? err->code
+                     : CZK_ERR_INTERNAL;
     }
-    for (size_t i = 0; i < s->ncols; i++) {
-        czk_fr rows[CZK_POSEIDON_MAX_ARITY], h;
-        for (unsigned l = 0; l < L; l++)
-            czk_fr_from_bytes_reduce(&rows[l], s->col_rows + (i * L + l) * 32);
-        czk_poseidon_hash_with(pc, &h, rows);
-        czk_fr_to_bytes(hashes + 32 * i, &h);
-    }
+    struct sparse_col_job scj = {s, pc, hashes};
+    czk_pool_for(pool, s->ncols, 8, sparse_column_range, &scj);
     seal_tree_init_rc(&s->tc, sh);
     st = seal_tree_build_sparse(&s->tc, s->col_nodes, hashes, s->ncols, s->key, TAG_TREE_C, pool,
                                 err);
@@ -444,7 +459,8 @@ czk_status czk_seal_generate(czk_c1 **out, czk_seal_result *result, const czk_se
         return czk_errf(err, CZK_ERR_INVALID_ARG, "data: NULL with %zu bytes", req->data_len);
     stage(req, "graph");
     st = czk_porep_graph_create(&s.g, s.nodes, s.proof.porep_id, s.proof.api, pool, err);
-    if (st == CZK_OK) st = req->sparse ? seal_sparse(&s, req, pool, err) : seal_full(&s, req, pool, err);
+    if (st == CZK_OK)
+        st = req->sparse ? seal_sparse(&s, req, pool, err) : seal_full(&s, req, pool, err);
     if (st == CZK_OK) {
         seal_tree_root(&s.tc, s.comm_c);
         seal_tree_root(&s.tr, s.comm_r_last);

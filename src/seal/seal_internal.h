@@ -61,8 +61,8 @@ CZK_NODISCARD czk_status seal_tree_build_dense(seal_tree *t, const uint8_t *leav
  */
 CZK_NODISCARD czk_status seal_tree_build_sparse(seal_tree *t, const uint64_t *idx,
                                                 const uint8_t *vals, size_t n,
-                                                const uint8_t key[32], uint32_t tag,
-                                                czk_pool *pool, czk_err *err);
+                                                const uint8_t key[32], uint32_t tag, czk_pool *pool,
+                                                czk_err *err);
 void seal_tree_free(seal_tree *t);
 
 void seal_tree_node(const seal_tree *t, unsigned level, uint64_t i, uint8_t out[32]);

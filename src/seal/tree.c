@@ -93,8 +93,7 @@ void seal_fill(uint8_t out[32], const uint8_t key[32], uint32_t tag, uint64_t a,
     out[31] &= 0x3f;
 }
 
-static const czk_poseidon_constants *level_constants(const seal_tree *t, unsigned l,
-                                                     czk_err *err) {
+static const czk_poseidon_constants *level_constants(const seal_tree *t, unsigned l, czk_err *err) {
     if (t->hash != SEAL_HASH_POSEIDON) return NULL;
     return czk_poseidon_constants_get(t->arity[l], err);
 }
@@ -119,7 +118,9 @@ void seal_tree_node(const seal_tree *t, unsigned level, uint64_t i, uint8_t out[
         seal_fill(out, t->key, t->tag, level, i);
 }
 
-void seal_tree_root(const seal_tree *t, uint8_t out[32]) { seal_tree_node(t, t->levels, 0, out); }
+void seal_tree_root(const seal_tree *t, uint8_t out[32]) {
+    seal_tree_node(t, t->levels, 0, out);
+}
 
 void seal_tree_free(seal_tree *t) {
     for (unsigned l = 0; l <= SEAL_MAX_LEVELS; l++) {
@@ -191,10 +192,29 @@ czk_status seal_tree_build_dense(seal_tree *t, const uint8_t *leaves, uint64_t c
 
 /* ---- sparse build ---- */
 
+struct sparse_job {
+    const seal_tree *t;
+    const czk_poseidon_constants *pc;
+    unsigned l;
+};
+
+static void sparse_range(void *arg, size_t begin, size_t end, unsigned worker) {
+    (void)worker;
+    const struct sparse_job *j = arg;
+    const seal_tree *t = j->t;
+    unsigned a = t->arity[j->l];
+    uint8_t kids[CZK_MERKLE_MAX_ARITY * 32];
+    for (size_t q = begin; q < end; q++) {
+        uint64_t p = t->sp_idx[j->l + 1][q];
+        for (unsigned c = 0; c < a; c++)
+            seal_tree_node(t, j->l, p * a + c, kids + 32 * c);
+        seal_hash_children(t->hash, j->pc, kids, a, t->sp_val[j->l + 1] + 32 * q);
+    }
+}
+
 czk_status seal_tree_build_sparse(seal_tree *t, const uint64_t *idx, const uint8_t *vals, size_t n,
                                   const uint8_t key[32], uint32_t tag, czk_pool *pool,
                                   czk_err *err) {
-    (void)pool;
     t->sparse = true;
     memcpy(t->key, key, 32);
     t->tag = tag;
@@ -212,28 +232,20 @@ czk_status seal_tree_build_sparse(seal_tree *t, const uint64_t *idx, const uint8
             if (err) *err = e2;
             return e2.code;
         }
-        size_t m = t->sp_n[l];
+        size_t m = t->sp_n[l], np = 0;
         uint64_t *pi = malloc(sizeof(uint64_t) * (m ? m : 1));
         uint8_t *pv = malloc(32 * (m ? m : 1));
         t->sp_idx[l + 1] = pi;
         t->sp_val[l + 1] = pv;
         if (!pi || !pv) return czk_errf(err, CZK_ERR_NOMEM, "sparse tree level %u", l + 1);
-        size_t np = 0, k = 0;
-        uint8_t kids[CZK_MERKLE_MAX_ARITY * 32];
-        while (k < m) {
+        /* The touched parents (children sorted, so parents come sorted). */
+        for (size_t k = 0; k < m; k++) {
             uint64_t p = t->sp_idx[l][k] / a;
-            for (unsigned c = 0; c < a; c++) {
-                uint64_t ci = p * a + c;
-                if (k < m && t->sp_idx[l][k] == ci)
-                    memcpy(kids + 32 * c, t->sp_val[l] + 32 * k++, 32);
-                else
-                    seal_fill(kids + 32 * c, key, tag, l, ci);
-            }
-            pi[np] = p;
-            seal_hash_children(t->hash, pc, kids, a, pv + 32 * np);
-            np++;
+            if (!np || pi[np - 1] != p) pi[np++] = p;
         }
         t->sp_n[l + 1] = np;
+        struct sparse_job j = {t, pc, l};
+        czk_pool_for(pool, np, t->hash == SEAL_HASH_SHA256 ? 256 : 8, sparse_range, &j);
     }
     return CZK_OK;
 }

@@ -48,7 +48,9 @@ static void test_fr32(void **state) {
     /* test_simple_short: 30×03 -> the data then two zero bytes. */
     uint8_t three[30];
     memset(three, 3, sizeof three);
-    check_pad(three, 30, "030303030303030303030303030303030303030303030303030303030303" "0000");
+    check_pad(three, 30,
+              "030303030303030303030303030303030303030303030303030303030303"
+              "0000");
     /* test_exotic: every asserted byte (0..68) agrees; the whole output by a
      * bit-by-bit Python implementation of the same rule. */
     uint8_t exotic[72];

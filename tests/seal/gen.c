@@ -38,7 +38,8 @@ static void mix(uint8_t acc[32], const void *d, size_t n) {
 }
 static void hash_merkle(uint8_t *acc, const czk_merkle_proof *p) {
     size_t ns = 0;
-    for (uint32_t l = 0; l < p->num_levels; l++) ns += p->arity[l] - 1u;
+    for (uint32_t l = 0; l < p->num_levels; l++)
+        ns += p->arity[l] - 1u;
     mix(acc, &p->kind, sizeof p->kind);
     mix(acc, p->root.b, 32);
     mix(acc, p->leaf.b, 32);
@@ -64,8 +65,10 @@ static void c1_digest(uint8_t acc[32], const czk_c1 *c1) {
         hash_merkle(acc, &v->comm_d_proof);
         hash_merkle(acc, &v->comm_r_last_proof);
         hash_column(acc, &v->c_x);
-        for (int j = 0; j < 6; j++) hash_column(acc, &v->drg_parents[j]);
-        for (int j = 0; j < 8; j++) hash_column(acc, &v->exp_parents[j]);
+        for (int j = 0; j < 6; j++)
+            hash_column(acc, &v->drg_parents[j]);
+        for (int j = 0; j < 8; j++)
+            hash_column(acc, &v->exp_parents[j]);
         for (uint32_t l = 0; l < v->num_labeling; l++) {
             mix(acc, &v->labeling[l].layer_index, 4);
             mix(acc, &v->labeling[l].node, 8);
@@ -84,7 +87,8 @@ static void c1_digest(uint8_t acc[32], const czk_c1 *c1) {
 static void test_full_2k_known_data(void **state) {
     (void)state;
     uint8_t data[1500];
-    for (int i = 0; i < 1500; i++) data[i] = (uint8_t)(i * 13 + 7);
+    for (int i = 0; i < 1500; i++)
+        data[i] = (uint8_t)(i * 13 + 7);
     czk_seal_request r;
     base_request(&r, 5);
     r.data_kind = CZK_SEAL_DATA_BYTES;
@@ -257,10 +261,8 @@ static int teardown(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_full_2k_known_data),
-        cmocka_unit_test(test_full_2k_kinds),
-        cmocka_unit_test(test_sparse_2k),
-        cmocka_unit_test(test_sparse_shapes),
+        cmocka_unit_test(test_full_2k_known_data), cmocka_unit_test(test_full_2k_kinds),
+        cmocka_unit_test(test_sparse_2k),          cmocka_unit_test(test_sparse_shapes),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -91,12 +91,14 @@ static void test_labels_vs_naive(void **state) {
     const uint64_t nodes = 1 << 13;
     const unsigned layers = 3;
     uint8_t porep_id[32] = {6}, rid[32];
-    for (int i = 0; i < 32; i++) rid[i] = (uint8_t)(i * 7 + 1);
+    for (int i = 0; i < 32; i++)
+        rid[i] = (uint8_t)(i * 7 + 1);
     rid[31] &= 0x3f;
     czk_err err;
     for (int api = 0; api < 2; api++) {
         czk_porep_graph *g = NULL;
-        czk_assert_ok(czk_porep_graph_create(&g, nodes, porep_id, (czk_porep_api)api, NULL, &err), &err);
+        czk_assert_ok(czk_porep_graph_create(&g, nodes, porep_id, (czk_porep_api)api, NULL, &err),
+                      &err);
         size_t len = layers * nodes * 32;
         uint8_t *want = malloc(len), *got = malloc(len);
         assert_non_null(want);

@@ -27,14 +27,17 @@ static unsigned vv_rc_arities(const czk_porep_shape *sh, uint8_t ar[32], uint32_
     parts[1] = parts[2] = 0;
     if (sh->tree_sub_arity) base = (sh->log2_nodes - 3 - (sh->tree_top_arity ? 1 : 0)) / 3;
     if (base > 29) base = 29;
-    for (unsigned i = 0; i < base; i++) ar[n++] = 8;
+    for (unsigned i = 0; i < base; i++)
+        ar[n++] = 8;
     parts[0] = base;
     if (sh->tree_sub_arity) ar[n++] = 8, parts[1] = 1;
     if (sh->tree_top_arity) ar[n++] = 2, parts[2] = 1;
     return n;
 }
 
-static bool vv_fr(czk_fr *o, const czk_domain *d) { return czk_fr_from_bytes(o, d->b, NULL) == CZK_OK; }
+static bool vv_fr(czk_fr *o, const czk_domain *d) {
+    return czk_fr_from_bytes(o, d->b, NULL) == CZK_OK;
+}
 
 static bool vv_poseidon(uint8_t out[32], const czk_domain *in, unsigned n) {
     czk_fr f[16], h;
@@ -70,7 +73,8 @@ static bool vv_merkle(const czk_merkle_proof *p, bool sha, const uint8_t *ar, un
                       const uint32_t parts[3], czk_merkle_kind kind, uint64_t leaf,
                       const uint8_t *root, char *why, size_t wl, const char *what) {
     if (p->kind != kind || p->num_levels != n || memcmp(p->levels_in_part, parts, 12)) {
-        snprintf(why, wl, "%s: wrong proof shape (kind %d, %u levels)", what, p->kind, p->num_levels);
+        snprintf(why, wl, "%s: wrong proof shape (kind %d, %u levels)", what, p->kind,
+                 p->num_levels);
         return false;
     }
     uint64_t idx = 0, mul = 1;
@@ -95,8 +99,8 @@ static bool vv_merkle(const czk_merkle_proof *p, bool sha, const uint8_t *ar, un
     return true;
 }
 
-static bool vv_column(const czk_column_proof *cp, uint64_t node, unsigned layers,
-                      const uint8_t *ar, unsigned n, const uint32_t parts[3], czk_merkle_kind kind,
+static bool vv_column(const czk_column_proof *cp, uint64_t node, unsigned layers, const uint8_t *ar,
+                      unsigned n, const uint32_t parts[3], czk_merkle_kind kind,
                       const uint8_t comm_c[32], char *why, size_t wl, const char *what) {
     uint8_t h[32];
     if (cp->index != node || cp->num_rows != layers) {
@@ -119,16 +123,18 @@ static bool vv_verify(const czk_c1 *c1, char *why, size_t wl) {
         return false;
     }
     const czk_porep_shape *sh = pr.shape;
-    if (c1->num_partitions != pr.partitions || c1->challenges_per_partition != pr.challenges_per_partition) {
+    if (c1->num_partitions != pr.partitions ||
+        c1->challenges_per_partition != pr.challenges_per_partition) {
         snprintf(why, wl, "partition counts");
         return false;
     }
     uint8_t d_ar[32];
     uint32_t d_parts[3] = {sh->log2_nodes, 0, 0}, rc_parts[3];
-    for (unsigned l = 0; l < sh->log2_nodes; l++) d_ar[l] = 2;
+    for (unsigned l = 0; l < sh->log2_nodes; l++)
+        d_ar[l] = 2;
     uint8_t rc_ar[32];
     unsigned rc_n = vv_rc_arities(sh, rc_ar, rc_parts);
-    czk_merkle_kind rc_kind = sh->tree_top_arity ? CZK_MERKLE_TOP
+    czk_merkle_kind rc_kind = sh->tree_top_arity   ? CZK_MERKLE_TOP
                               : sh->tree_sub_arity ? CZK_MERKLE_SUB
                                                    : CZK_MERKLE_SINGLE;
     czk_porep_graph *g = NULL;
@@ -165,7 +171,8 @@ static bool vv_verify(const czk_c1 *c1, char *why, size_t wl) {
             ok = ok && vv_merkle(&vp->comm_r_last_proof, false, rc_ar, rc_n, rc_parts, rc_kind, c,
                                  comm_r_last->b, why, wl, what);
             VV_AT("c_x");
-            ok = ok && vv_column(&vp->c_x, c, L, rc_ar, rc_n, rc_parts, rc_kind, comm_c->b, why, wl, what);
+            ok = ok && vv_column(&vp->c_x, c, L, rc_ar, rc_n, rc_parts, rc_kind, comm_c->b, why, wl,
+                                 what);
             for (unsigned j = 0; ok && j < 14; j++) {
                 snprintf(what, sizeof what, "partition %u challenge %u %s[%u]", k, i,
                          j < 6 ? "drg_parents" : "exp_parents", j < 6 ? j : j - 6);
@@ -173,7 +180,8 @@ static bool vv_verify(const czk_c1 *c1, char *why, size_t wl) {
                                rc_ar, rc_n, rc_parts, rc_kind, comm_c->b, why, wl, what);
             }
             if (ok && vp->num_labeling != L) {
-                snprintf(why, wl, "partition %u challenge %u: %u labeling proofs", k, i, vp->num_labeling);
+                snprintf(why, wl, "partition %u challenge %u: %u labeling proofs", k, i,
+                         vp->num_labeling);
                 ok = false;
             }
             for (unsigned l = 1; ok && l <= L; l++) {
@@ -188,15 +196,19 @@ static bool vv_verify(const czk_c1 *c1, char *why, size_t wl) {
                 }
                 uint8_t msg[64 + 37 * 32] = {0}, lab[32];
                 memcpy(msg, c1->replica_id.b, 32);
-                for (int b = 0; b < 4; b++) msg[32 + b] = (uint8_t)(l >> (24 - 8 * b));
-                for (int b = 0; b < 8; b++) msg[36 + b] = (uint8_t)(c >> (56 - 8 * b));
+                for (int b = 0; b < 4; b++)
+                    msg[32 + b] = (uint8_t)(l >> (24 - 8 * b));
+                for (int b = 0; b < 8; b++)
+                    msg[36 + b] = (uint8_t)(c >> (56 - 8 * b));
                 if (ok) memcpy(msg + 64, lp->parents, 37 * 32);
                 czk_sha256_digest(lab, msg, sizeof msg);
                 lab[31] &= 0x3f;
                 ok = ok && !memcmp(lab, vp->c_x.rows[l - 1].b, 32);
                 if (!ok)
-                    snprintf(why, wl, "partition %u challenge %u labeling_proofs[%u]: label does not "
-                             "match its parents", k, i, l - 1);
+                    snprintf(why, wl,
+                             "partition %u challenge %u labeling_proofs[%u]: label does not "
+                             "match its parents",
+                             k, i, l - 1);
             }
             if (ok) {
                 const czk_labeling_proof *e = &vp->encoding;
@@ -210,8 +222,9 @@ static bool vv_verify(const czk_c1 *c1, char *why, size_t wl) {
                     ok = !memcmp(h, vp->comm_r_last_proof.leaf.b, 32);
                 }
                 if (!ok)
-                    snprintf(why, wl, "partition %u challenge %u encoding_proof: replica != label + data",
-                             k, i);
+                    snprintf(why, wl,
+                             "partition %u challenge %u encoding_proof: replica != label + data", k,
+                             i);
             }
 #undef VV_AT
         }
