@@ -19,6 +19,7 @@
 #include "czk/porep_c1.h"
 #include "czk/porep_graph.h"
 #include "czk/porep_shapes.h"
+#include "czk/seal.h"
 #include "util/digest.h"
 
 /* Expected per-level arities of TreeC/TreeR (porep-circuit.md §1 table). */
@@ -231,6 +232,21 @@ static bool vv_verify(const czk_c1 *c1, char *why, size_t wl) {
     }
     czk_porep_graph_destroy(g);
     return ok;
+}
+
+/* Miner 1000, sector 7, ticket 32×11, seed 32×22, zero data. */
+static void vv_request(czk_seal_request *r, uint64_t id) {
+    memset(r, 0, sizeof *r);
+    r->registered_proof = id;
+    r->miner_id = 1000;
+    r->sector_num = 7;
+    memset(r->ticket, 0x11, 32);
+    memset(r->seed, 0x22, 32);
+}
+
+static void vv_verify_ok(const czk_c1 *c1) {
+    char why[256] = "";
+    if (!vv_verify(c1, why, sizeof why)) fail_msg("vanilla proofs do not verify: %s", why);
 }
 
 #endif
