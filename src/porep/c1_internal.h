@@ -41,6 +41,15 @@ void czk_c1_level_path(char *out, size_t cap, const char *prefix, const czk_merk
  */
 czk_status czk_c1_check_shape(const czk_c1 *c1, int variant, czk_err *err);
 
+/*
+ * The root that p's path gives for p's leaf: per level, the node inserted
+ * among the siblings at its position, then SHA-256 of the pair with byte 31
+ * &= 0x3f (sha: TreeD) or Poseidon of the level's arity (TreeR/TreeC).
+ * Returns false if a value is ≥ r (Poseidon), an arity is unsupported, or a
+ * position is not below its arity.
+ */
+bool czk_c1_merkle_root(const czk_merkle_proof *p, bool sha, czk_domain *out);
+
 /* JSON path of proof (k, i): "vanilla_proofs.StackedDrg2KiBV1[k][i]". */
 void czk_c1_proof_path(char *out, size_t cap, const czk_c1 *c1, uint32_t k, uint32_t i);
 

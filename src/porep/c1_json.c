@@ -869,10 +869,12 @@ static void stream_free(stream *s) {
 }
 
 /* Turns a yajl status into the parser's status, naming the byte and the path. */
-static czk_status stream_status(stream *s, yajl_status ys, const uint8_t *chunk, size_t len) {
+static czk_status stream_status(stream *s, yajl_status ys, const uint8_t *chunk, size_t len,
+                                bool at_end) {
     parser *p = &s->p;
     if (ys == yajl_status_error && !p->st) {
-        size_t at = s->fed + yajl_get_bytes_consumed(s->h);
+        /* at the end, yajl has parsed a space of its own: the error is at the end */
+        size_t at = s->fed + (at_end ? 0 : yajl_get_bytes_consumed(s->h));
         unsigned char *m = yajl_get_error(s->h, 0, chunk, len);
         char path[400], msg[200];
         path_of(p, p->top, false, path, sizeof path);
@@ -892,17 +894,17 @@ static czk_status stream_status(stream *s, yajl_status ys, const uint8_t *chunk,
 static czk_status stream_feed(stream *s, const uint8_t *buf, size_t len) {
     if (s->p.st) return s->p.st;
     yajl_status ys = yajl_parse(s->h, buf, len);
-    czk_status st = stream_status(s, ys, buf, len);
+    czk_status st = stream_status(s, ys, buf, len, false);
     s->fed += len;
     return st;
 }
 
 static czk_status stream_finish(stream *s) {
     if (s->p.st) return s->p.st;
-    czk_status st = stream_status(s, yajl_complete_parse(s->h), NULL, 0);
+    czk_status st = stream_status(s, yajl_complete_parse(s->h), NULL, 0, true);
     if (!st && !s->p.done)
         st = s->p.st =
-            czk_errf(s->p.err, CZK_ERR_TRUNCATED, "%s: the JSON text ends early", s->what);
+            czk_errf(s->p.err, CZK_ERR_FORMAT, "%s: the JSON text ends early", s->what);
     return st;
 }
 
