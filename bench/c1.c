@@ -18,6 +18,7 @@
  * a real one (path lengths, arities, 37 labeling parents), so its JSON has
  * the size of a real one: byte values are uniform, like hashes.
  */
+#include "../tests/porep/c1_sector.h" /* ts_random_c1 */
 #include "czk/porep_c1.h"
 #include "czk/porep_shapes.h"
 
@@ -55,104 +56,6 @@ static long proc_kib(const char *key) {
     return v;
 }
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static uint64_t rnd(void) {
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static void rnd_domain(czk_domain *d) {
-    for (int i = 0; i < 4; i++) {
-        uint64_t v = rnd();
-        memcpy(d->b + 8 * i, &v, 8);
-    }
-    d->b[31] &= 0x3f;
-}
-
-static czk_domain *rnd_domains(czk_c1 *c1, uint32_t n) {
-    czk_domain *d = czk_c1_alloc(c1, (size_t)n * sizeof *d);
-    if (!d) return NULL;
-    for (uint32_t i = 0; i < n; i++)
-        rnd_domain(&d[i]);
-    return d;
-}
-
-static int rnd_merkle(czk_c1 *c1, czk_merkle_proof *p, czk_merkle_kind kind, const uint32_t lv[3],
-                      const unsigned ar[3]) {
-    p->kind = kind;
-    rnd_domain(&p->root);
-    rnd_domain(&p->leaf);
-    uint32_t sibs = 0, l = 0;
-    for (int part = 0; part < 3; part++) {
-        p->levels_in_part[part] = lv[part];
-        for (uint32_t j = 0; j < lv[part]; j++, l++) {
-            p->arity[l] = (uint8_t)ar[part];
-            p->index[l] = (uint32_t)(rnd() % ar[part]);
-            sibs += ar[part] - 1;
-        }
-    }
-    p->num_levels = l;
-    p->siblings = rnd_domains(c1, sibs);
-    return p->siblings ? 0 : -1;
-}
-
-static czk_c1 *random_c1(uint32_t id) {
-    czk_porep_proof pr;
-    czk_err err;
-    if (czk_porep_proof_lookup(id, &pr, &err)) return NULL;
-    const czk_porep_shape *s = pr.shape;
-    czk_c1 *c1 = czk_c1_create(id, pr.partitions, pr.challenges_per_partition, &err);
-    if (!c1) return NULL;
-    uint32_t dl[3] = {s->log2_nodes, 0, 0}, rl[3];
-    unsigned da[3] = {2, 0, 0}, ra[3] = {s->tree_base_arity, s->tree_sub_arity, s->tree_top_arity};
-    uint64_t leaves = s->nodes / (s->tree_sub_arity ? s->tree_sub_arity : 1) /
-                      (s->tree_top_arity ? s->tree_top_arity : 1);
-    rl[0] = 0;
-    while (leaves > 1) {
-        leaves /= s->tree_base_arity;
-        rl[0]++;
-    }
-    rl[1] = s->tree_sub_arity ? 1 : 0;
-    rl[2] = s->tree_top_arity ? 1 : 0;
-    czk_merkle_kind rk = s->tree_top_arity   ? CZK_MERKLE_TOP
-                         : s->tree_sub_arity ? CZK_MERKLE_SUB
-                                             : CZK_MERKLE_SINGLE;
-    rnd_domain(&c1->comm_r);
-    rnd_domain(&c1->comm_d);
-    rnd_domain(&c1->replica_id);
-    rnd_domain(&c1->seed);
-    rnd_domain(&c1->ticket);
-    for (size_t n = 0; n < (size_t)pr.partitions * pr.challenges_per_partition; n++) {
-        czk_vanilla_proof *v = &c1->proofs[n];
-        uint64_t c = 1 + rnd() % (s->nodes - 1);
-        if (rnd_merkle(c1, &v->comm_d_proof, CZK_MERKLE_SINGLE, dl, da) ||
-            rnd_merkle(c1, &v->comm_r_last_proof, rk, rl, ra))
-            return NULL;
-        for (int i = 0; i < 15; i++) {
-            czk_column_proof *cp = i == 0   ? &v->c_x
-                                   : i <= 6 ? &v->drg_parents[i - 1]
-                                            : &v->exp_parents[i - 7];
-            cp->index = (uint32_t)(rnd() % s->nodes);
-            cp->num_rows = s->layers;
-            if (!(cp->rows = rnd_domains(c1, s->layers))) return NULL;
-            if (rnd_merkle(c1, &cp->inclusion, rk, rl, ra)) return NULL;
-        }
-        v->num_labeling = s->layers;
-        v->labeling = czk_c1_alloc(c1, s->layers * sizeof *v->labeling);
-        if (!v->labeling) return NULL;
-        for (unsigned l = 0; l <= s->layers; l++) {
-            czk_labeling_proof *lp = l < s->layers ? &v->labeling[l] : &v->encoding;
-            lp->layer_index = l < s->layers ? l + 1 : s->layers;
-            lp->node = c;
-            lp->num_parents = 37;
-            if (!(lp->parents = rnd_domains(c1, 37))) return NULL;
-        }
-    }
-    return c1;
-}
-
 static int write_file(const char *path, const void *p, size_t n) {
     FILE *f = fopen(path, "wb");
     if (!f) return -1;
@@ -162,7 +65,7 @@ static int write_file(const char *path, const void *p, size_t n) {
 
 /* Writes the C1 JSON to path and its cuzk envelope to path.env. */
 static int gen(const char *path, uint32_t id, int table) {
-    czk_c1 *c1 = random_c1(id);
+    czk_c1 *c1 = ts_random_c1(id, 0x9e3779b97f4a7c15ull);
     if (!c1) {
         fprintf(stderr, "bench_c1: could not build a random C1 for proof %u\n", id);
         return 2;

@@ -321,4 +321,95 @@ fail:
     return NULL;
 }
 
+/* ---- random C1s: the right shape, random canonical values (not consistent) ---- */
+
+static inline void ts_rnd_domain(uint64_t *st, czk_domain *d) {
+    for (int i = 0; i < 4; i++) {
+        uint64_t v = ts_rng(st);
+        memcpy(d->b + 8 * i, &v, 8);
+    }
+    d->b[31] &= 0x3f;
+}
+
+static inline czk_domain *ts_rnd_domains(uint64_t *st, czk_c1 *c1, uint32_t n) {
+    czk_domain *d = czk_c1_alloc(c1, (size_t)n * sizeof *d);
+    if (d)
+        for (uint32_t i = 0; i < n; i++)
+            ts_rnd_domain(st, &d[i]);
+    return d;
+}
+
+static inline bool ts_rnd_merkle(uint64_t *st, czk_c1 *c1, czk_merkle_proof *p,
+                                 czk_merkle_kind kind, const uint32_t lv[3], const unsigned ar[3]) {
+    p->kind = kind;
+    ts_rnd_domain(st, &p->root);
+    ts_rnd_domain(st, &p->leaf);
+    uint32_t sibs = 0, l = 0;
+    for (int part = 0; part < 3; part++) {
+        p->levels_in_part[part] = lv[part];
+        for (uint32_t j = 0; j < lv[part]; j++, l++) {
+            p->arity[l] = (uint8_t)ar[part];
+            p->index[l] = (uint32_t)(ts_rng(st) % ar[part]);
+            sibs += ar[part] - 1;
+        }
+    }
+    p->num_levels = l;
+    p->siblings = ts_rnd_domains(st, c1, sibs);
+    return p->siblings != NULL;
+}
+
+/*
+ * A C1 of registered proof `id` with the shape of a real one (path lengths,
+ * arities, rows, 37 labeling parents) and uniformly random canonical
+ * values, so its JSON has the size of a real one. It passes czk_c1_parse,
+ * not the pre-check.
+ */
+static inline czk_c1 *ts_random_c1(uint32_t id, uint64_t seed) {
+    czk_porep_proof pr;
+    if (czk_porep_proof_lookup(id, &pr, NULL)) return NULL;
+    const czk_porep_shape *s = pr.shape;
+    czk_c1 *c1 = czk_c1_create(id, pr.partitions, pr.challenges_per_partition, NULL);
+    if (!c1) return NULL;
+    uint64_t st = seed;
+    uint32_t dl[3] = {s->log2_nodes, 0, 0}, rl[3];
+    unsigned da[3] = {2, 0, 0}, ra[3] = {s->tree_base_arity, s->tree_sub_arity, s->tree_top_arity};
+    czk_merkle_kind rk = czk_c1_tree_levels(s, rl);
+    ts_rnd_domain(&st, &c1->comm_r);
+    ts_rnd_domain(&st, &c1->comm_d);
+    ts_rnd_domain(&st, &c1->replica_id);
+    ts_rnd_domain(&st, &c1->seed);
+    ts_rnd_domain(&st, &c1->ticket);
+    for (size_t n = 0; n < (size_t)pr.partitions * pr.challenges_per_partition; n++) {
+        czk_vanilla_proof *v = &c1->proofs[n];
+        uint64_t c = 1 + ts_rng(&st) % (s->nodes - 1);
+        if (!ts_rnd_merkle(&st, c1, &v->comm_d_proof, CZK_MERKLE_SINGLE, dl, da) ||
+            !ts_rnd_merkle(&st, c1, &v->comm_r_last_proof, rk, rl, ra))
+            goto fail;
+        for (int i = 0; i < 15; i++) {
+            czk_column_proof *cp = i == 0   ? &v->c_x
+                                   : i <= 6 ? &v->drg_parents[i - 1]
+                                            : &v->exp_parents[i - 7];
+            cp->index = (uint32_t)(ts_rng(&st) % s->nodes);
+            cp->num_rows = s->layers;
+            if (!(cp->rows = ts_rnd_domains(&st, c1, s->layers)) ||
+                !ts_rnd_merkle(&st, c1, &cp->inclusion, rk, rl, ra))
+                goto fail;
+        }
+        v->num_labeling = s->layers;
+        v->labeling = czk_c1_alloc(c1, s->layers * sizeof *v->labeling);
+        if (!v->labeling) goto fail;
+        for (unsigned l = 0; l <= s->layers; l++) {
+            czk_labeling_proof *lp = l < s->layers ? &v->labeling[l] : &v->encoding;
+            lp->layer_index = l < s->layers ? l + 1 : s->layers;
+            lp->node = c;
+            lp->num_parents = 37;
+            if (!(lp->parents = ts_rnd_domains(&st, c1, 37))) goto fail;
+        }
+    }
+    return c1;
+fail:
+    czk_c1_free(c1);
+    return NULL;
+}
+
 #endif
