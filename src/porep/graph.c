@@ -26,6 +26,7 @@
 #include "czk/porep_graph.h"
 
 #include "porep/hash.h"
+#include "util/digest.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,10 +51,7 @@ uint64_t czk_porep_feistel_f(uint64_t right, uint64_t key, uint64_t right_mask) 
     uint8_t data[16], h[64];
     czk_store_be64(data, right);
     czk_store_be64(data + 8, key);
-    czk_blake2b c;
-    czk_blake2b_init(&c, 64, NULL, 0);
-    czk_blake2b_update(&c, data, sizeof data);
-    czk_blake2b_final(&c, h);
+    czk_blake2b(h, sizeof h, data, sizeof data, NULL, 0);
     return czk_load_be64(h) & right_mask;
 }
 
@@ -87,17 +85,10 @@ czk_status czk_porep_graph_create(czk_porep_graph **out, uint64_t nodes, const u
 
     /* crypto/mod.rs derive_porep_domain_seed: SHA256(tag ‖ porep_id). */
     uint8_t seed[32];
-    czk_sha256 c;
-    czk_sha256_init(&c);
-    czk_sha256_update(&c, "Filecoin_DRSample", 17);
-    czk_sha256_update(&c, porep_id, 32);
-    czk_sha256_final(&c, seed);
+    czk_sha256_parts(seed, (const czk_bytes[]){{"Filecoin_DRSample", 17}, {porep_id, 32}}, 2);
     for (int i = 0; i < 7; i++)
         g->drg_key[i] = czk_load_le32(seed + 4 * i);
-    czk_sha256_init(&c);
-    czk_sha256_update(&c, "Filecoin_Feistel", 16);
-    czk_sha256_update(&c, porep_id, 32);
-    czk_sha256_final(&c, seed);
+    czk_sha256_parts(seed, (const czk_bytes[]){{"Filecoin_Feistel", 16}, {porep_id, 32}}, 2);
     for (int i = 0; i < 4; i++)
         g->feistel_keys[i] = czk_load_le64(seed + 8 * i);
 
@@ -327,12 +318,17 @@ czk_status czk_porep_graph_cache_digest(const czk_porep_graph *g, czk_pool *pool
     uint64_t per = g->nodes < chunk ? g->nodes : chunk;
     uint32_t *buf = malloc(per * CZK_POREP_DEGREE * sizeof *buf);
     if (!buf) return czk_errf(err, CZK_ERR_NOMEM, "porep graph: out of memory for cache digest");
-    czk_sha256 c;
-    czk_sha256_init(&c);
+    czk_sha256_stream *c;
+    czk_status st0 = czk_sha256_stream_new(&c, err);
+    if (st0 != CZK_OK) {
+        free(buf);
+        return st0;
+    }
     for (uint64_t v = 0; v < g->nodes; v += per) {
         uint64_t n = g->nodes - v < per ? g->nodes - v : per;
         czk_status st = czk_porep_graph_fill_cache(g, v, n, buf, pool, err);
         if (st != CZK_OK) {
+            czk_sha256_stream_finish(c, out);
             free(buf);
             return st;
         }
@@ -340,9 +336,9 @@ czk_status czk_porep_graph_cache_digest(const czk_porep_graph *g, czk_pool *pool
         for (uint64_t i = 0; i < n * CZK_POREP_DEGREE; i++)
             buf[i] = __builtin_bswap32(buf[i]);
 #endif
-        czk_sha256_update(&c, buf, n * CZK_POREP_DEGREE * sizeof *buf);
+        czk_sha256_stream_update(c, buf, n * CZK_POREP_DEGREE * sizeof *buf);
     }
-    czk_sha256_final(&c, out);
+    czk_sha256_stream_finish(c, out);
     free(buf);
     return CZK_OK;
 }
@@ -354,18 +350,13 @@ void czk_porep_graph_cache_id(const czk_porep_graph *g, char out[CZK_POREP_CACHE
                        "stacked_graph::StackedGraph{expansion_degree: %d base_graph: "
                        "drgraph::BucketGraph{size: %llu; degree: %d; hasher: poseidon_hasher} }",
                        CZK_POREP_EXP_DEGREE, (unsigned long long)g->nodes, CZK_POREP_BASE_DEGREE);
-    uint8_t b[8], h[32];
-    czk_sha256 c;
-    czk_sha256_init(&c);
-    czk_sha256_update(&c, "poseidon_hasher", 15);
-    czk_sha256_update(&c, ident, (size_t)len);
-    for (int i = 0; i < 4; i++) {
-        czk_store_le64(b, g->feistel_keys[i]);
-        czk_sha256_update(&c, b, 8);
-    }
-    czk_store_le32(b, (uint32_t)g->nodes);
-    czk_sha256_update(&c, b, 4);
-    czk_sha256_final(&c, h);
+    uint8_t keys[32], nodes[4], h[32];
+    for (int i = 0; i < 4; i++) czk_store_le64(keys + 8 * i, g->feistel_keys[i]);
+    czk_store_le32(nodes, (uint32_t)g->nodes);
+    czk_sha256_parts(h,
+                     (const czk_bytes[]){{"poseidon_hasher", 15}, {ident, (size_t)len}, {keys, 32},
+                                         {nodes, 4}},
+                     4);
     memcpy(out, "v28-sdr-parent-", 15);
     static const char hex[] = "0123456789abcdef";
     for (int i = 0; i < 32; i++) {

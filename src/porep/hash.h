@@ -21,32 +21,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct czk_sha256 {
-    uint32_t h[8];
-    uint64_t len; /* bytes hashed so far */
-    uint8_t buf[64];
-    size_t fill;
-} czk_sha256;
-
-void czk_sha256_init(czk_sha256 *c);
-void czk_sha256_update(czk_sha256 *c, const void *data, size_t len);
-void czk_sha256_final(czk_sha256 *c, uint8_t out[32]);
-/* One-shot SHA-256. */
-void czk_sha256_digest(uint8_t out[32], const void *data, size_t len);
-
-typedef struct czk_blake2b {
-    uint64_t h[8];
-    uint64_t t[2];
-    uint8_t buf[128];
-    size_t fill;
-    size_t outlen;
-} czk_blake2b;
-
-/* outlen in 1..64; key may be NULL (keylen 0) or up to 64 bytes. */
-void czk_blake2b_init(czk_blake2b *c, size_t outlen, const void *key, size_t keylen);
-void czk_blake2b_update(czk_blake2b *c, const void *data, size_t len);
-void czk_blake2b_final(czk_blake2b *c, uint8_t *out);
-
 /*
  * One ChaCha block: 16 output words (the keystream block in LE word order)
  * for `key` (8 LE words), block counter `counter` and the 3-word nonce.

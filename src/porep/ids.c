@@ -9,6 +9,7 @@
 #include "czk/porep_graph.h"
 
 #include "porep/hash.h"
+#include "util/digest.h"
 
 #include <string.h>
 
@@ -27,14 +28,10 @@ void czk_porep_replica_id(uint8_t out[32], const uint8_t prover_id[32], uint64_t
                           const uint8_t porep_id[32]) {
     uint8_t sid[8];
     czk_store_be64(sid, sector_id);
-    czk_sha256 c;
-    czk_sha256_init(&c);
-    czk_sha256_update(&c, prover_id, 32);
-    czk_sha256_update(&c, sid, 8);
-    czk_sha256_update(&c, ticket, 32);
-    czk_sha256_update(&c, comm_d, 32);
-    czk_sha256_update(&c, porep_id, 32);
-    czk_sha256_final(&c, out);
+    czk_sha256_parts(out,
+                     (const czk_bytes[]){{prover_id, 32}, {sid, 8}, {ticket, 32}, {comm_d, 32},
+                                         {porep_id, 32}},
+                     5);
     out[31] &= 0x3f;
 }
 
@@ -64,12 +61,7 @@ czk_status czk_porep_interactive_challenges(uint64_t *out, uint64_t nodes,
     for (unsigned i = 0; i < cpp; i++) {
         uint8_t jb[4], h[32];
         czk_store_le32(jb, (uint32_t)((uint64_t)cpp * k + i));
-        czk_sha256 c;
-        czk_sha256_init(&c);
-        czk_sha256_update(&c, replica_id, 32);
-        czk_sha256_update(&c, seed, 32);
-        czk_sha256_update(&c, jb, 4);
-        czk_sha256_final(&c, h);
+        czk_sha256_parts(h, (const czk_bytes[]){{replica_id, 32}, {seed, 32}, {jb, 4}}, 3);
         out[i] = to_challenge(h, nodes);
     }
     return CZK_OK;
@@ -81,17 +73,13 @@ czk_status czk_porep_ni_challenges(uint64_t *out, uint64_t nodes, const uint8_t 
     static const char TAG[] = "filecoin.io|PoRep|1|NonInteractive|1";
     czk_status st = check_nodes_k(nodes, k, err);
     if (st != CZK_OK) return st;
-    czk_sha256 base;
-    czk_sha256_init(&base);
-    czk_sha256_update(&base, TAG, sizeof TAG - 1);
-    czk_sha256_update(&base, replica_id, 32);
-    czk_sha256_update(&base, comm_r, 32);
     for (unsigned i = 0; i < cpp; i++) {
         uint8_t jb[4], h[32];
         czk_store_le32(jb, (uint32_t)((uint64_t)cpp * k + i));
-        czk_sha256 c = base;
-        czk_sha256_update(&c, jb, 4);
-        czk_sha256_final(&c, h);
+        czk_sha256_parts(h,
+                         (const czk_bytes[]){{TAG, sizeof TAG - 1}, {replica_id, 32}, {comm_r, 32},
+                                             {jb, 4}},
+                         4);
         out[i] = to_challenge(h, nodes);
     }
     return CZK_OK;
@@ -108,11 +96,10 @@ uint64_t czk_porep_synth_count(uint64_t nodes) {
 /* ChaCha20 of the chacha20 crate: key from keyed BLAKE2b-256, nonce "synth-porep\0". */
 static void synth_key(uint32_t key[8], const char *tag, const uint8_t a[32], const uint8_t b[32]) {
     uint8_t k[32];
-    czk_blake2b c;
-    czk_blake2b_init(&c, 32, tag, strlen(tag));
-    czk_blake2b_update(&c, a, 32);
-    czk_blake2b_update(&c, b, 32);
-    czk_blake2b_final(&c, k);
+    uint8_t ab[64];
+    memcpy(ab, a, 32);
+    memcpy(ab + 32, b, 32);
+    czk_blake2b(k, 32, ab, 64, tag, strlen(tag));
     for (int i = 0; i < 8; i++)
         key[i] = czk_load_le32(k + 4 * i);
 }

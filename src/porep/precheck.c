@@ -17,6 +17,7 @@
 #include "czk/poseidon.h"
 #include "porep/c1_internal.h"
 #include "porep/hash.h"
+#include "util/digest.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,11 +29,10 @@
 /* ---- hashing ---- */
 
 static void sha_node(czk_domain *out, const czk_domain *l, const czk_domain *r) {
-    czk_sha256 c;
-    czk_sha256_init(&c);
-    czk_sha256_update(&c, l->b, 32);
-    czk_sha256_update(&c, r->b, 32);
-    czk_sha256_final(&c, out->b);
+    uint8_t buf[64];
+    memcpy(buf, l->b, 32);
+    memcpy(buf + 32, r->b, 32);
+    czk_sha256_digest(out->b, buf, 64);
     out->b[31] &= 0x3f;
 }
 
@@ -76,12 +76,8 @@ static void label_of(czk_domain *out, const czk_domain *replica_id, uint32_t lay
     for (int i = 0; i < 4; i++)
         head[32 + i] = (uint8_t)(layer >> (24 - 8 * i));
     czk_store_be64(head + 36, node);
-    czk_sha256 c;
-    czk_sha256_init(&c);
-    czk_sha256_update(&c, head, 64);
-    for (unsigned i = 0; i < n; i++)
-        czk_sha256_update(&c, parents[i].b, 32);
-    czk_sha256_final(&c, out->b);
+    czk_bytes parts[2] = {{head, 64}, {parents, 32 * (size_t)n}};
+    czk_sha256_parts(out->b, parts, 2);
     out->b[31] &= 0x3f;
 }
 

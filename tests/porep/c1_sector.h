@@ -24,6 +24,7 @@
 #include "czk/poseidon.h"
 #include "porep/c1_internal.h"
 #include "porep/hash.h"
+#include "util/digest.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -58,11 +59,10 @@ static inline uint64_t ts_rng(uint64_t *st) {
 }
 
 static inline void ts_sha_node(czk_domain *out, const czk_domain *a, const czk_domain *b) {
-    czk_sha256 c;
-    czk_sha256_init(&c);
-    czk_sha256_update(&c, a->b, 32);
-    czk_sha256_update(&c, b->b, 32);
-    czk_sha256_final(&c, out->b);
+    uint8_t buf[64];
+    memcpy(buf, a->b, 32);
+    memcpy(buf + 32, b->b, 32);
+    czk_sha256_digest(out->b, buf, 64);
     out->b[31] &= 0x3f;
 }
 
@@ -91,9 +91,10 @@ static inline bool ts_labels(czk_domain *out, const czk_porep_graph *g, unsigned
             for (int i = 0; i < 4; i++)
                 head[32 + i] = (uint8_t)(layer >> (24 - 8 * i));
             czk_store_be64(head + 36, v);
-            czk_sha256 c;
-            czk_sha256_init(&c);
-            czk_sha256_update(&c, head, 64);
+            /* the message: head, then (v > 0) 37 parent labels */
+            uint8_t msg[64 + 37 * 32];
+            size_t len = 64;
+            memcpy(msg, head, 64);
             if (v > 0) {
                 uint32_t p[CZK_POREP_DEGREE];
                 if (czk_porep_graph_parents(g, v, p, NULL)) return false;
@@ -101,10 +102,11 @@ static inline bool ts_labels(czk_domain *out, const czk_porep_graph *g, unsigned
                 for (unsigned j = 0; j < 37; j++) {
                     unsigned q = j % np;
                     const czk_domain *d = q < CZK_POREP_BASE_DEGREE ? &cur[p[q]] : &prev[p[q]];
-                    czk_sha256_update(&c, d->b, 32);
+                    memcpy(msg + len, d->b, 32);
+                    len += 32;
                 }
             }
-            czk_sha256_final(&c, cur[v].b);
+            czk_sha256_digest(cur[v].b, msg, len);
             cur[v].b[31] &= 0x3f;
         }
     }

@@ -1,5 +1,5 @@
 /* CZK_TEST_LABELS: unit */
-/* The porep layer's SHA-256, BLAKE2b and ChaCha against published vectors and blst. */
+/* SHA-256 and BLAKE2b wrappers (util/digest.h) and the porep layer's ChaCha against published vectors. */
 #include "support.h"
 
 #include <string.h>
@@ -7,6 +7,7 @@
 #include <blst_aux.h>
 
 #include "porep/hash.h"
+#include "util/digest.h"
 
 static void test_sha256(void **state) {
     (void)state;
@@ -20,14 +21,28 @@ static void test_sha256(void **state) {
     for (int i = 0; i < 300; i++)
         msg[i] = (uint8_t)(i * 7 + 3);
     for (size_t len = 0; len <= sizeof msg; len++) {
-        czk_sha256 c;
-        czk_sha256_init(&c);
-        for (size_t at = 0, step = 1; at < len; at += step, step = step * 3 % 71 + 1)
-            czk_sha256_update(&c, msg + at, step < len - at ? step : len - at);
-        czk_sha256_final(&c, got);
+        czk_sha256_stream *c;
+        czk_err err;
+        czk_assert_ok(czk_sha256_stream_new(&c, &err), &err);
+        czk_bytes parts[300];
+        size_t np = 0;
+        for (size_t at = 0, step = 1; at < len; at += step, step = step * 3 % 71 + 1) {
+            size_t n = step < len - at ? step : len - at;
+            czk_sha256_stream_update(c, msg + at, n);
+            parts[np++] = (czk_bytes){msg + at, n};
+        }
+        czk_sha256_stream_finish(c, got);
         blst_sha256(want, msg, len);
         assert_memory_equal(got, want, 32);
+        czk_sha256_parts(got, parts, np);
+        assert_memory_equal(got, want, 32);
     }
+    /* parts larger than the stack buffer */
+    static uint8_t big[10000];
+    for (size_t i = 0; i < sizeof big; i++) big[i] = (uint8_t)(i * 13);
+    czk_sha256_parts(got, (const czk_bytes[]){{big, 5000}, {big + 5000, 5000}}, 2);
+    blst_sha256(want, big, sizeof big);
+    assert_memory_equal(got, want, 32);
 }
 
 static void test_blake2b(void **state) {
@@ -37,20 +52,14 @@ static void test_blake2b(void **state) {
     czk_test_hex(want, 64,
                  "ba80a53f981c4d0d6a2797b69f12f6e94c212f14685ac4b74b12bb6fdbffa2d1"
                  "7d87c5392aab792dc252d5de4533cc9518d38aa8dbf1925ab92386edd4009923");
-    czk_blake2b c;
-    czk_blake2b_init(&c, 64, NULL, 0);
-    czk_blake2b_update(&c, "a", 1);
-    czk_blake2b_update(&c, "bc", 2);
-    czk_blake2b_final(&c, got);
+    czk_blake2b(got, 64, "abc", 3, NULL, 0);
     assert_memory_equal(got, want, 64);
     /* Python hashlib.blake2b(bytes(128)): exactly one full block. */
     czk_test_hex(want, 64,
                  "865939e120e6805438478841afb739ae4250cf372653078a065cdcfffca4caf7"
                  "98e6d462b65d658fc165782640eded70963449ae1500fb0f24981d7727e22c41");
     uint8_t zeros[128] = {0};
-    czk_blake2b_init(&c, 64, NULL, 0);
-    czk_blake2b_update(&c, zeros, 128);
-    czk_blake2b_final(&c, got);
+    czk_blake2b(got, 64, zeros, 128, NULL, 0);
     assert_memory_equal(got, want, 64);
     /* Python hashlib.blake2b(bytes(range(200)), digest_size=32, key=b"filecoin.io|...|Selection").
      */
@@ -59,15 +68,11 @@ static void test_blake2b(void **state) {
     for (int i = 0; i < 200; i++)
         msg[i] = (uint8_t)i;
     czk_test_hex(want, 32, "e475e158f24352a0f42741a9e4d59db1db188eaa3261842c8a219886790ea5e2");
-    czk_blake2b_init(&c, 32, key, strlen(key));
-    czk_blake2b_update(&c, msg, 130);
-    czk_blake2b_update(&c, msg + 130, 70);
-    czk_blake2b_final(&c, got);
+    czk_blake2b(got, 32, msg, 200, key, strlen(key));
     assert_memory_equal(got, want, 32);
     /* Python hashlib.blake2b(b"", digest_size=32, key=b"k"): the key block is the last block. */
     czk_test_hex(want, 32, "490b6c8300eb23464bd2f9ca37c036be5091da14ddbeafab424c4c0a1f9eaac5");
-    czk_blake2b_init(&c, 32, "k", 1);
-    czk_blake2b_final(&c, got);
+    czk_blake2b(got, 32, "", 0, "k", 1);
     assert_memory_equal(got, want, 32);
 }
 
