@@ -338,11 +338,9 @@ static void slot_done(parser *p) {
 
 /* Sets up the child frame c of a container value (dst, limits, scratch). */
 static int enter(parser *p, frame *c) {
-    frame *f = &p->stk[p->top - 1];
+    if (c->type == F_ROOT || c->type == F_ENV) return 1;
+    frame *f = &p->stk[p->top - 1]; /* the parent */
     switch (c->type) {
-    case F_ROOT:
-    case F_ENV:
-        return 1;
     case F_VP:
         return 1;
     case F_PARTS:
