@@ -2,7 +2,8 @@
 #   CC=clang CXX=clang++ cmake -S . -B build/fuzz -G Ninja -DCZK_FUZZ=ON -DCZK_CUDA=OFF \
 #     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCZK_SANITIZE=address,undefined
 # fuzz/<name>_fuzz.c becomes fuzz_<name>; libczk gets coverage instrumentation.
-# fuzz/run-shape-fuzz.sh does all of it and runs the shape decoder's target.
+# fuzz/run-shape-fuzz.sh does all of it and runs the shape decoder's target;
+# fuzz/run-c1-fuzz.sh the C1 intake's.
 if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
   message(FATAL_ERROR "CZK_FUZZ=ON needs clang (libFuzzer): configure with CC=clang")
 endif()
@@ -17,8 +18,12 @@ foreach(src ${CZK_FUZZ_SOURCES})
   target_include_directories(fuzz_${name} PRIVATE ${PROJECT_SOURCE_DIR}/src)
   target_link_libraries(fuzz_${name} PRIVATE libczk)
 endforeach()
-# Seed corpus writer.
-add_executable(fuzz_shape_seeds ${PROJECT_SOURCE_DIR}/fuzz/shape_seeds.c)
-target_compile_options(fuzz_shape_seeds PRIVATE ${CZK_WARNINGS})
-target_include_directories(fuzz_shape_seeds PRIVATE ${PROJECT_SOURCE_DIR}/src)
-target_link_libraries(fuzz_shape_seeds PRIVATE libczk)
+# Seed corpus writers: fuzz/<name>_seeds.c becomes fuzz_<name>_seeds.
+file(GLOB CZK_FUZZ_SEEDS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/fuzz/*_seeds.c)
+foreach(src ${CZK_FUZZ_SEEDS})
+  get_filename_component(name ${src} NAME_WE)
+  add_executable(fuzz_${name} ${src})
+  target_compile_options(fuzz_${name} PRIVATE ${CZK_WARNINGS})
+  target_include_directories(fuzz_${name} PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  target_link_libraries(fuzz_${name} PRIVATE libczk)
+endforeach()

@@ -19,6 +19,7 @@ typedef struct czk_cli_command {
 } czk_cli_command;
 
 int czk_cmd_selftest(int argc, char **argv);
+int czk_cmd_check_c1(int argc, char **argv);
 int czk_cmd_gen_vanilla(int argc, char **argv);
 
 /* Prints "czk <cmd>: <message>" to stderr; returns CZK_EXIT_ERROR. */

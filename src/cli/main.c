@@ -7,6 +7,8 @@
 
 static const czk_cli_command COMMANDS[] = {
     {"selftest", "run quick known-answer checks of every layer", czk_cmd_selftest},
+    {"check-c1", "parse a PoRep C1 (or cuzk envelope) and pre-check its vanilla proofs",
+     czk_cmd_check_c1},
     {"gen-vanilla", "seal a test sector and write its C1 JSON (or a sparse C1)", czk_cmd_gen_vanilla},
 };
 
