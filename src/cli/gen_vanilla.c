@@ -23,8 +23,9 @@ static void help(FILE *f) {
             "                           the size: 5, 6, 7, 8, 9)\n"
             "  --miner-id N             prover f0<N> (default 1000)\n"
             "  --sector-num N           sector number (default 1)\n"
-            "  --ticket HEX             32-byte ticket, 64 hex digits (default zeros)\n"
-            "  --seed HEX               32-byte interactive seed, 64 hex digits (default zeros)\n"
+            "  --ticket HEX             32-byte ticket, 64 hex digits (default 0101...01)\n"
+            "  --seed HEX               32-byte interactive seed, 64 hex digits (default\n"
+            "                           0101...01; check-c1 and cuzk refuse an all-zero seed)\n"
             "  --data FILE              unpadded piece data (at most size*127/128 bytes,\n"
             "                           zero-extended); without --data or --random the sector\n"
             "                           is empty (CC, all zeros)\n"
@@ -140,6 +141,8 @@ int czk_cmd_gen_vanilla(int argc, char **argv) {
     memset(&req, 0, sizeof req);
     req.miner_id = 1000;
     req.sector_num = 1;
+    memset(req.ticket, 1, sizeof req.ticket);
+    memset(req.seed, 1, sizeof req.seed);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
