@@ -113,6 +113,10 @@ uint32_t czk_c1_num_public_inputs(const czk_c1 *c1) CZK_NONNULL(1);
  * challenge), c (TreeR path index), c (TreeC path index of c_x), each
  * Fr::from(u64). Input 0 of the circuit, ONE, is not included: out[j] is
  * circuit input j + 1, and out is the verifier's input slice (ic[1..]).
+ * The values are those of the circuit layer's czk_porep_public_inputs_graph
+ * (branch `circuit`, porep_circuit.h) for the challenges czk_porep_challenges
+ * gives; this function is the C1-level entry: it derives the challenges
+ * from the C1's kind, replica_id, seed and comm_r.
  * In:  graph  the C1's graph (czk_c1_graph), or NULL to build it here.
  * Out: out    czk_c1_num_public_inputs(c1) values (Montgomery form).
  * Returns: CZK_OK; CZK_ERR_INVALID_ARG (k ≥ partitions); CZK_ERR_FORMAT
