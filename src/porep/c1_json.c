@@ -905,8 +905,7 @@ static czk_status stream_finish(stream *s) {
     if (s->p.st) return s->p.st;
     czk_status st = stream_status(s, yajl_complete_parse(s->h), NULL, 0, true);
     if (!st && !s->p.done)
-        st = s->p.st =
-            czk_errf(s->p.err, CZK_ERR_FORMAT, "%s: the JSON text ends early", s->what);
+        st = s->p.st = czk_errf(s->p.err, CZK_ERR_FORMAT, "%s: the JSON text ends early", s->what);
     return st;
 }
 
