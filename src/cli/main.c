@@ -9,6 +9,8 @@ static const czk_cli_command COMMANDS[] = {
     {"selftest", "run quick known-answer checks of every layer", czk_cmd_selftest},
     {"check-c1", "parse a PoRep C1 (or cuzk envelope) and pre-check its vanilla proofs",
      czk_cmd_check_c1},
+    {"circuit-info", "R1CS counts, densities and .params sizes of a PoRep partition",
+     czk_cmd_circuit_info},
 };
 
 int czk_cli_fail(const char *cmd, const char *fmt, ...) {
