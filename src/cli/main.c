@@ -11,6 +11,7 @@ static const czk_cli_command COMMANDS[] = {
      czk_cmd_check_c1},
     {"circuit-info", "R1CS counts, densities and .params sizes of a PoRep partition",
      czk_cmd_circuit_info},
+    {"setup", "Groth16 test keys (.params, .vk) for a recorded shape", czk_cmd_setup},
 };
 
 int czk_cli_fail(const char *cmd, const char *fmt, ...) {
