@@ -6,6 +6,9 @@
 #include "cli/cli.h"
 #include "czk/ec.h"
 #include "czk/ff.h"
+#include "czk/ntt.h"
+
+#include "czk/msm.h"
 #include "czk/poseidon.h"
 
 #include <stdio.h>
@@ -62,6 +65,103 @@ static bool check_generators(char *why, size_t whylen) {
     return true;
 }
 
+/*
+ * NTT: forward of [1, 2, 3, 4] against Python's
+ * [sum(x[j]*pow(ω_4, i*j, r) for j in range(4)) % r for i in range(4)], ω_4 = ω_32^(2^30),
+ * then a 2^8 inverse(forward(x)) round trip on seeded random data.
+ */
+static bool check_ntt(char *why, size_t whylen) {
+    static const char *want[4] = {
+        "000000000000000000000000000000000000000000000000000000000000000a",
+        "73eda753299d7d4718963e6b1d9bce637bb7a3fe13f85bfefffdfffeffffffff",
+        "73eda753299d7d483339d80809a1d80553bda402fffe5bfefffffffeffffffff",
+        "00000000000000011aa3999cec0609a1d8060004ec0600000001fffffffffffe",
+    };
+    czk_err err;
+    czk_fr x[256], y[256];
+    for (int i = 0; i < 4; i++) czk_fr_from_u64(&x[i], (uint64_t)i + 1);
+    if (czk_ntt(x, 2, CZK_NTT_FORWARD, NULL, &err)) {
+        snprintf(why, whylen, "%s", err.msg);
+        return false;
+    }
+    for (int i = 0; i < 4; i++) {
+        uint8_t le[32], be[32];
+        czk_fr_to_bytes(le, &x[i]);
+        for (int k = 0; k < 32; k++) be[k] = le[31 - k];
+        char got[65];
+        hex(got, be, 32);
+        if (strcmp(got, want[i])) {
+            snprintf(why, whylen, "forward([1,2,3,4])[%d] = %s, expected %s", i, got, want[i]);
+            return false;
+        }
+    }
+    czk_rng rng;
+    czk_rng_seed(&rng, 8);
+    for (int i = 0; i < 256; i++) {
+        if (czk_fr_random(&x[i], &rng, &err)) {
+            snprintf(why, whylen, "%s", err.msg);
+            return false;
+        }
+        y[i] = x[i];
+    }
+    if (czk_ntt(y, 8, CZK_NTT_FORWARD, NULL, &err) || czk_ntt(y, 8, CZK_NTT_INVERSE, NULL, &err)) {
+        snprintf(why, whylen, "%s", err.msg);
+        return false;
+    }
+    for (int i = 0; i < 256; i++) {
+        if (!czk_fr_eq(&x[i], &y[i])) {
+            snprintf(why, whylen, "2^8 inverse(forward(x)) differs from x at %d", i);
+            return false;
+        }
+    }
+    return true;
+}
+
+/*
+ * MSM of 64 G1 points b_i = (i+1)·G with scalars 0, 1 and random ones
+ * against the same sum taken in Fr: Σ s_i·b_i = (Σ s_i·(i+1))·G.
+ */
+static bool check_msm(char *why, size_t whylen) {
+    enum { N = 64 };
+    blst_p1 jac[N];
+    blst_p1_affine bases[N];
+    czk_fr s[N], sum = czk_fr_zero;
+    czk_rng rng;
+    czk_rng_seed(&rng, 64);
+    jac[0] = *blst_p1_generator();
+    for (int i = 1; i < N; i++) blst_p1_add_or_double(&jac[i], &jac[i - 1], &jac[0]);
+    const blst_p1 *ptrs[2] = {jac, NULL};
+    blst_p1s_to_affine(bases, ptrs, N);
+    for (int i = 0; i < N; i++) {
+        if (i % 3 == 0)
+            s[i] = czk_fr_zero;
+        else if (i % 3 == 1)
+            s[i] = czk_fr_one;
+        else if (czk_fr_random(&s[i], &rng, NULL))
+            return false;
+        czk_fr k, sk;
+        czk_fr_from_u64(&k, (uint64_t)i + 1);
+        czk_fr_mul(&sk, &s[i], &k);
+        czk_fr_add(&sum, &sum, &sk);
+    }
+    blst_scalar b;
+    blst_scalar_from_fr(&b, &sum);
+    blst_p1 want, got, plain;
+    blst_p1_mult(&want, blst_p1_generator(), b.b, 255);
+    czk_err err;
+    if (czk_msm_g1(&got, bases, s, N, NULL, &err) ||
+        czk_msm_g1_plain(&plain, bases, s, N, NULL, &err)) {
+        snprintf(why, whylen, "%s", err.msg);
+        return false;
+    }
+    if (!blst_p1_is_equal(&got, &want) || !blst_p1_is_equal(&plain, &want)) {
+        snprintf(why, whylen, "MSM%s differs from the sum taken in Fr",
+                 blst_p1_is_equal(&got, &want) ? " (plain)" : "");
+        return false;
+    }
+    return true;
+}
+
 /* neptune src/poseidon.rs hash_values (lurk-lab/neptune@ef8a821f): Standard
  * strength, MerkleTree tag, preimage [0, 1]; canonical LE u64 limbs. */
 static bool check_poseidon(char *why, size_t whylen) {
@@ -88,6 +188,8 @@ static bool check_poseidon(char *why, size_t whylen) {
 static const check CHECKS[] = {
     {"ff: root of unity of order 2^32 (bellperson ROOT_OF_UNITY)", check_root_of_unity},
     {"ec: G1/G2 generator compressed encodings (zcash spec)", check_generators},
+    {"ntt: forward of [1,2,3,4] (Python) and a 2^8 round trip", check_ntt},
+    {"msm: 64-point G1 MSM with 0/1 scalars equals the sum taken in Fr", check_msm},
     {"gadgets: Poseidon arity 2 of [0, 1] (neptune hash_values)", check_poseidon},
 };
 
