@@ -56,8 +56,9 @@ typedef struct srs_entry {
     uint32_t refs;         /* jobs holding it (until their last partition is out) */
     uint64_t idle_since;   /* ms; valid while refs == 0 */
     uint64_t load_start, load_ms;
-    bool queued_load; /* waiting for the loader thread */
-    int load_prio;    /* highest priority of the jobs waiting for it */
+    bool queued_load;    /* waiting for the loader thread */
+    bool waiting_budget; /* the loader waits for room for it */
+    int load_prio;       /* highest priority of the jobs waiting for it */
     /* per-partition working memory, measured on the first partition (probe) */
     uint64_t part_bytes;        /* 0 = not measured yet */
     uint64_t part_device_bytes; /* the part released when device work ends */

@@ -197,11 +197,9 @@ static czk_item *admit(czk_engine *e) {
     if (!it) return NULL;
     czk_job *j = it->job;
     srs_entry *s = j->srs;
-    /* a circuit of a more urgent job waits for budget to load: leave it the room */
+    /* the circuit of a more urgent job waits for room to load: take none of it */
     for (srs_entry *o = e->srs; o; o = o->next)
-        if (o->state == SRS_LOADING && o->queued_load && o->load_prio > (int)j->prio &&
-            czk_budget_free(&e->budget) < 2 * (s->part_bytes + 1))
-            return NULL;
+        if (o->waiting_budget && o->load_prio > (int)j->prio) return NULL;
     uint32_t flight = e->n_synth + e->n_gpu_q + e->n_gpu + e->n_fin_q + e->n_fin;
     uint64_t need = s->part_bytes;
     if (!need) {
@@ -481,6 +479,13 @@ void *czk_fin_main(void *arg) {
             if (!st) {
                 s->part_bytes = measured > floor ? measured : floor;
                 s->part_device_bytes = s->part_bytes - wbytes;
+                if (s->part_bytes > it->reserved)
+                    czk_engine_log(e, 1,
+                                   "srs %s: the measured partition (%llu bytes) took more than "
+                                   "the budget had free (%llu): the budget was exceeded while "
+                                   "it ran",
+                                   s->id, (unsigned long long)s->part_bytes,
+                                   (unsigned long long)it->reserved);
                 czk_engine_log(e, 2,
                                "srs %s: one partition takes %llu bytes of working memory "
                                "(resident-set peak %llu over its start, witness %llu; measured "

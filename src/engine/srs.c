@@ -212,13 +212,16 @@ static void load_one(czk_engine *e, srs_entry *s) {
                      (unsigned long long)e->budget.total);
             s->state = SRS_FAILED;
             s->queued_load = false;
+            s->waiting_budget = false;
             czk_engine_log(e, 0, "srs %s: load refused: %s", s->id, s->load_err.msg);
             fail_waiting_jobs(e, s);
             pthread_cond_broadcast(&e->srs_cv);
             return;
         }
+        s->waiting_budget = true;
         timed_wait(&e->srs_cv, &e->mu, 100);
     }
+    s->waiting_budget = false;
     if (e->stopping) return;
     s->queued_load = false;
     e->budget.srs += est;
