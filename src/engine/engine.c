@@ -683,6 +683,7 @@ void czk_engine_destroy(czk_engine *e) {
     czk_engine_shutdown(e, false);
     pthread_mutex_lock(&e->mu);
     e->stopping = true;
+    atomic_store(&e->stop_flag, 1);
     pthread_cond_t *cvs[] = {&e->synth_cv, &e->gpu_cv, &e->fin_cv,
                              &e->job_cv,   &e->srs_cv, &e->house_cv};
     for (size_t i = 0; i < sizeof cvs / sizeof cvs[0]; i++)

@@ -159,9 +159,10 @@ struct czk_engine {
     czk_engine_opts opts;
     pthread_mutex_t mu;
     pthread_cond_t synth_cv, gpu_cv, fin_cv, job_cv, srs_cv, house_cv;
-    bool stopping;  /* no new work; workers exit */
-    bool shut;      /* czk_engine_shutdown ran */
-    uint64_t t0_ns; /* engine start, CLOCK_MONOTONIC */
+    bool stopping;        /* no new work; workers exit */
+    bool shut;            /* czk_engine_shutdown ran */
+    atomic_int stop_flag; /* set when stopping: loaders poll it */
+    uint64_t t0_ns;       /* engine start, CLOCK_MONOTONIC */
 
     czk_proof_kind kinds[16];
     int num_kinds;

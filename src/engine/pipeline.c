@@ -118,6 +118,7 @@ void czk_job_release(czk_engine *e, czk_job *j) {
     free(j->proofs);
     j->proofs = NULL;
     pthread_cond_broadcast(&e->house_cv);
+    pthread_cond_broadcast(&e->job_cv); /* a draining shutdown waits for this */
 }
 
 void czk_job_drop_queued(czk_engine *e, czk_job *j) {
@@ -281,15 +282,15 @@ void *czk_synth_main(void *arg) {
         uint64_t ms = czk_engine_ms(e) - t0;
         e->n_synth--;
         j->synth_ms += ms;
+        czk_timeline_emit(e, CZK_EV_SYNTH_END, j->id, (int)it->k, wa->index, "synth_ms=%llu%s%s",
+                          (unsigned long long)ms, st ? " error=" : "",
+                          st ? czk_status_name(st) : "");
         if (st && !job_terminal(j)) {
             if (st == CZK_ERR_CANCELLED)
                 czk_job_fail(e, j, st, "job %s partition %u synthesis: cancelled", j->id, it->k);
             else
                 czk_job_fail(e, j, st, "job %s partition %u synthesis: %s", j->id, it->k, err.msg);
         }
-        czk_timeline_emit(e, CZK_EV_SYNTH_END, j->id, (int)it->k, wa->index, "synth_ms=%llu%s%s",
-                          (unsigned long long)ms, st ? " error=" : "",
-                          st ? czk_status_name(st) : "");
         if (st || job_terminal(j)) {
             czk_item_free(e, it);
             continue;

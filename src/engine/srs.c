@@ -240,8 +240,8 @@ static void load_one(czk_engine *e, srs_entry *s) {
     czk_shape *shape = NULL;
     czk_pvk *pvk = NULL;
     uint64_t device_bytes = 0;
-    czk_status st = k->load_circuit(k->ctx, s->id, e->cfg.param_cache, e->gpu_pool, NULL, &params,
-                                    &shape, &err);
+    czk_status st = k->load_circuit(k->ctx, s->id, e->cfg.param_cache, e->gpu_pool, &e->stop_flag,
+                                    &params, &shape, &err);
     if (!st) st = czk_params_check_shape(params, shape, &err);
     if (!st) {
         pvk = calloc(1, sizeof *pvk);
