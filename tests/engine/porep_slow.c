@@ -69,7 +69,8 @@ static void test_porep_2k(void **state) {
     r.request_id = "porep-1000-7";
     char id[CZK_JOB_ID_MAX];
     czk_assert_ok(czk_engine_submit(e, &r, id, NULL, &err), &err);
-    czk_job_result res = et_await(e, id);
+    czk_job_result res;
+    czk_assert_ok(czk_engine_await(e, id, -1, &res, &err), &err);
     if (res.state != CZK_JOB_COMPLETED) fail_msg("job failed: %s", res.error);
     assert_int_equal(res.proof_len, CZK_PROOF_BYTES);
     fprintf(stderr, "porep-2k: synthesis %llu ms, device %llu ms, total %llu ms\n",
