@@ -6,7 +6,8 @@
  * and waits for all; s/proof = wall / jobs (cuzk-bench's definition), device
  * busy = time the device lock was held / wall. Defaults: 4 jobs of 4
  * partitions of 2^12 constraints. Threads: synthesis.threads 1,
- * gpus.gpu_threads = online CPUs.
+ * gpus.gpu_threads = online CPUs. CZK_BENCH_TIMELINE=PREFIX writes each
+ * row's TIMELINE lines to PREFIX-pw<pw>-gw<gw>.log (for `czk timeline`).
  */
 #include "czk/engine.h"
 
@@ -49,6 +50,10 @@ int main(int argc, char **argv) {
             o.config.partition_workers = pw;
             o.config.gpu_workers_per_device = gw;
             o.config.threads = 1;
+            const char *tl = getenv("CZK_BENCH_TIMELINE"); /* one file per row */
+            if (tl)
+                snprintf(o.config.timeline_file, sizeof o.config.timeline_file,
+                         "%s-pw%u-gw%u.log", tl, pw, gw);
             o.log = quiet;
             czk_engine *e;
             czk_err err;
