@@ -2,7 +2,8 @@
 #   CC=clang CXX=clang++ cmake -S . -B build/fuzz -G Ninja -DCZK_FUZZ=ON -DCZK_CUDA=OFF \
 #     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCZK_SANITIZE=address,undefined
 # fuzz/<name>_fuzz.c becomes fuzz_<name>; libczk gets coverage instrumentation.
-# fuzz/run-shape-fuzz.sh does all of it and runs the shape decoder's target.
+# fuzz/run-shape-fuzz.sh does all of it and runs the shape decoder's target;
+# fuzz/run-c1-fuzz.sh the C1 intake's.
 if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
   message(FATAL_ERROR "CZK_FUZZ=ON needs clang (libFuzzer): configure with CC=clang")
 endif()

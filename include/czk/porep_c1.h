@@ -109,7 +109,8 @@ typedef struct czk_c1 {
 /*
  * Creates an empty C1 for building (the test-sector generator): proofs are
  * allocated and zeroed; fill them, using czk_c1_alloc() for the arrays.
- * Returns NULL on OOM (err says so).
+ * Returns NULL on OOM (err says so), or with CZK_ERR_INVALID_ARG for a
+ * registered proof outside 0..19 or more than 2^24 vanilla proofs.
  */
 czk_c1 *czk_c1_create(uint32_t registered_proof, uint32_t num_partitions,
                       uint32_t challenges_per_partition, czk_err *err);
@@ -124,13 +125,31 @@ void czk_c1_free(czk_c1 *c1);
  * with the JSON path in the message, e.g.
  * "vanilla_proofs.StackedDrg2KiBV1[0][1].comm_d_proofs.data.Single.path.path[3].hashes[0]:
  * expected an array of 32 integers".
+ *
+ * Stricter than serde where it matters (src/porep/c1_json.c): every field
+ * present (Column's "_h" may be absent, else null), none repeated or
+ * unknown, in any order; integers as plain digits within their type;
+ * every Domain a canonical Fr (< r) except seed and ticket; comm_r, comm_d
+ * and seed not all zero (cuzk refuses them); the variant key, partitions,
+ * challenges per partition, Merkle kinds, levels and arities, rows (layers)
+ * and labeling parents (37) those of the registered proof's shape. A
+ * syntax error names its byte offset and the enclosing path.
+ * Returns: CZK_OK (*out set; czk_c1_free it); CZK_ERR_FORMAT;
+ *   CZK_ERR_NOMEM; CZK_ERR_INVALID_ARG (json NULL with len > 0). *out is
+ *   NULL on failure.
+ * Memory: the parsed C1 (≈ 10 MB for 32GiB) and small scratch; the text is
+ * streamed (yajl), never copied or turned into a tree.
  */
 CZK_NODISCARD czk_status czk_c1_parse(czk_c1 **out, const uint8_t *json, size_t len, czk_err *err);
 
 /*
  * Writes the C1 as filecoin-proofs-api serializes it (serde_json, compact:
  * no spaces, fields in the struct order above). *out is malloc'ed; the
- * caller frees it.
+ * caller frees it. The text is followed by a NUL not counted in *out_len.
+ * czk_c1_parse(czk_c1_to_json(x)) = x, and the text of a parsed C1 is
+ * written back byte for byte when it was in this form.
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG (unknown registered proof, or
+ *   Merkle levels that do not add up); CZK_ERR_NOMEM.
  */
 CZK_NODISCARD czk_status czk_c1_to_json(const czk_c1 *c1, char **out, size_t *out_len, czk_err *err);
 
@@ -138,6 +157,13 @@ CZK_NODISCARD czk_status czk_c1_to_json(const czk_c1 *c1, char **out, size_t *ou
  * cuzk's PoRep envelope: {"SectorNum": int, "Phase1Out": "<standard base64
  * of the C1 JSON>", "SectorSize": u64} (cuzk-engine.md §2). Decodes the
  * envelope and parses the C1 inside it.
+ * Phase1Out is standard padded base64 (RFC 4648 §4; no white space, no
+ * URL alphabet), decoded 48 KiB at a time (OpenSSL EVP_DecodeBlock) into
+ * the C1 parser, so the decoded text is never held whole. SectorNum and
+ * SectorSize are unsigned; SectorSize must be the C1's sector size.
+ * sector_num and sector_size may be NULL.
+ * Returns: as czk_c1_parse; errors of the C1 inside are prefixed
+ *   "envelope Phase1Out: ".
  */
 CZK_NODISCARD czk_status czk_c1_parse_envelope(czk_c1 **out, uint64_t *sector_num,
                                                uint64_t *sector_size, const uint8_t *json,

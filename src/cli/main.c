@@ -10,6 +10,8 @@ static const czk_cli_command COMMANDS[] = {
     {"circuit-info", "R1CS counts, densities and .params sizes of a PoRep partition",
      czk_cmd_circuit_info},
     {"setup", "Groth16 test keys (.params, .vk) for a recorded shape", czk_cmd_setup},
+    {"check-c1", "parse a PoRep C1 (or cuzk envelope) and pre-check its vanilla proofs",
+     czk_cmd_check_c1},
 };
 
 int czk_cli_fail(const char *cmd, const char *fmt, ...) {
