@@ -22,6 +22,7 @@ int czk_cmd_selftest(int argc, char **argv);
 int czk_cmd_circuit_info(int argc, char **argv);
 int czk_cmd_setup(int argc, char **argv);
 int czk_cmd_check_c1(int argc, char **argv);
+int czk_cmd_gen_vanilla(int argc, char **argv);
 
 /* Prints "czk <cmd>: <message>" to stderr; returns CZK_EXIT_ERROR. */
 int czk_cli_fail(const char *cmd, const char *fmt, ...) CZK_PRINTF(2, 3);

@@ -12,6 +12,7 @@ static const czk_cli_command COMMANDS[] = {
     {"setup", "Groth16 test keys (.params, .vk) for a recorded shape", czk_cmd_setup},
     {"check-c1", "parse a PoRep C1 (or cuzk envelope) and pre-check its vanilla proofs",
      czk_cmd_check_c1},
+    {"gen-vanilla", "seal a test sector and write its C1 JSON (or a sparse C1)", czk_cmd_gen_vanilla},
 };
 
 int czk_cli_fail(const char *cmd, const char *fmt, ...) {
