@@ -12,6 +12,8 @@ static const czk_cli_command COMMANDS[] = {
     {"setup", "Groth16 test keys (.params, .vk) for a recorded shape", czk_cmd_setup},
     {"check-c1", "parse a PoRep C1 (or cuzk envelope) and pre-check its vanilla proofs",
      czk_cmd_check_c1},
+    {"prove", "PoRep C2 on the CPU: prove a C1, verify the proofs, write them", czk_cmd_prove},
+    {"verify", "verify PoRep C2 proofs against a C1's sector, as the chain does", czk_cmd_verify},
     {"gen-vanilla", "seal a test sector and write its C1 JSON (or a sparse C1)", czk_cmd_gen_vanilla},
 };
 
