@@ -7,7 +7,9 @@
  * SPEC is SIZE or SIZE:sparse (SIZE as czk_porep_shapes[].name); default
  * "2KiB 8MiB 32GiB:sparse". Each SPEC runs in its own child process so that
  * its peak RSS is its own. Random data (seed 1), V1_1 proof of the size,
- * miner 1000, sector 1, zero ticket and seed.
+ * miner 1000, sector 1, ticket and seed 01…01 (gen-vanilla's defaults). With
+ * BENCH_SEAL_OUT set to a folder, each C1 is also written there as
+ * <size>[_sparse].json (not timed), e.g. for `czk check-c1`.
  */
 #include "czk/seal.h"
 
@@ -73,6 +75,8 @@ static int run_spec(const char *spec, unsigned threads) {
     req.registered_proof = sh->proof_ids[1];
     req.miner_id = 1000;
     req.sector_num = 1;
+    memset(req.ticket, 1, 32);
+    memset(req.seed, 1, 32);
     req.data_kind = CZK_SEAL_DATA_RANDOM;
     req.random_seed = 1;
     req.sparse = sparse;
@@ -89,6 +93,15 @@ static int run_spec(const char *spec, unsigned threads) {
     }
     on_stage(&t, NULL);
     double w = wall_now() - w0, c = cpu_now() - c0;
+    const char *dir = getenv("BENCH_SEAL_OUT");
+    if (st == CZK_OK && dir) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s%s.json", dir, sh->name, sparse ? "_sparse" : "");
+        FILE *f = fopen(path, "wb");
+        if (!f || fwrite(json, 1, len, f) != len)
+            fprintf(stderr, "bench_seal: cannot write %s\n", path);
+        if (f) fclose(f);
+    }
     czk_c1_free(c1);
     free(json);
     czk_pool_destroy(pool);

@@ -60,10 +60,6 @@
 extern "C" {
 #endif
 
-/* Public inputs per challenge, and before the challenges (ONE excluded). */
-#define CZK_C1_INPUTS_PER_CHALLENGE 18u
-#define CZK_C1_INPUTS_TOP 3u
-
 /*
  * Builds the parent graph a C1's sector was sealed with: nodes of its
  * shape, porep_id and API version of its registered proof. Runs on pool
@@ -100,7 +96,10 @@ typedef struct czk_precheck_opts {
 CZK_NODISCARD czk_status czk_c1_precheck(const czk_c1 *c1, const czk_precheck_opts *opts,
                                          czk_pool *pool, czk_err *err) CZK_NONNULL(1);
 
-/* Public inputs of one partition, ONE excluded: 3 + 18 · challenges per partition. */
+/*
+ * Public inputs of one partition, ONE excluded: 3 + 18 · challenges per
+ * partition (czk_porep_num_inputs − 1); 0 for an unknown registered proof.
+ */
 uint32_t czk_c1_num_public_inputs(const czk_c1 *c1) CZK_NONNULL(1);
 
 /*
@@ -113,15 +112,15 @@ uint32_t czk_c1_num_public_inputs(const czk_c1 *c1) CZK_NONNULL(1);
  * challenge), c (TreeR path index), c (TreeC path index of c_x), each
  * Fr::from(u64). Input 0 of the circuit, ONE, is not included: out[j] is
  * circuit input j + 1, and out is the verifier's input slice (ic[1..]).
- * The values are those of the circuit layer's czk_porep_public_inputs_graph
- * (branch `circuit`, porep_circuit.h) for the challenges czk_porep_challenges
- * gives; this function is the C1-level entry: it derives the challenges
- * from the C1's kind, replica_id, seed and comm_r.
+ * It derives the challenges from the C1's kind, replica_id, seed and comm_r
+ * and hands them to the circuit layer's czk_porep_public_inputs_graph
+ * (porep_circuit.h), which packs the values.
  * In:  graph  the C1's graph (czk_c1_graph), or NULL to build it here.
  * Out: out    czk_c1_num_public_inputs(c1) values (Montgomery form).
  * Returns: CZK_OK; CZK_ERR_INVALID_ARG (k ≥ partitions); CZK_ERR_FORMAT
  *   (unknown registered proof); CZK_ERR_FR_RANGE (replica_id, comm_d or
- *   comm_r ≥ r); CZK_ERR_MISMATCH (graph of another size); CZK_ERR_NOMEM.
+ *   comm_r ≥ r); CZK_ERR_MISMATCH (graph of another size); CZK_ERR_NOMEM;
+ *   czk_porep_public_inputs_graph's errors.
  */
 CZK_NODISCARD czk_status czk_c1_public_inputs(czk_fr *out, const czk_c1 *c1,
                                               const czk_porep_graph *graph, unsigned k,

@@ -59,8 +59,8 @@ typedef struct czk_porep_shape {
     uint64_t proof_ids[4];
     /* v28 parameters (parameters.json); digest = first 32 hex of BLAKE2b-512 of the file. */
     const char *param_id; /* 64 hex chars, the hash in the file name */
-    const char *params_cid, *params_digest;
-    const char *vk_cid, *vk_digest;
+    const char *params_cid; /* the files' digests are groth16's czk_params_known_digest() table */
+    const char *vk_cid;
     /* Published parent caches: [0] for the V1 proof id (API 1.0), [1] for V1_1 (API 1.1). */
     const char *parent_cache_id[2];     /* "v28-sdr-parent-<64 hex>"; the file adds ".cache" */
     const char *parent_cache_digest[2]; /* SHA-256 of the file, 64 hex chars */

@@ -137,9 +137,10 @@ typedef struct czk_seal_result {
  * labels, the column hashes and TreeC (comm_c), the replica (last layer +
  * data, in Fr) and TreeR (comm_r_last), comm_r, then for each partition's
  * challenges the vanilla proofs exactly as prove_layers builds them. Every
- * layer is kept in memory: a sector needs about (layers + 5) × its size, so
- * full mode is refused (CZK_ERR_UNSUPPORTED) when that exceeds the machine's
- * physical memory — 32GiB and 64GiB sectors in practice.
+ * layer is kept in memory: a sector needs about (layers + 4.3) × its size
+ * (512MiB: about 3.2 GiB), so full mode is refused (CZK_ERR_UNSUPPORTED) when
+ * that exceeds 85 % of the machine's physical memory — 32GiB and 64GiB
+ * sectors (about 490 and 980 GiB) in practice.
  *
  * Sparse mode (any shape; interactive challenges only, since synthetic and
  * non-interactive challenges depend on comm_r, which a sparse sector computes

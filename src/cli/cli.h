@@ -21,9 +21,9 @@ typedef struct czk_cli_command {
 } czk_cli_command;
 
 int czk_cmd_selftest(int argc, char **argv);
+int czk_cmd_check_c1(int argc, char **argv);
 int czk_cmd_circuit_info(int argc, char **argv);
 int czk_cmd_setup(int argc, char **argv);
-int czk_cmd_check_c1(int argc, char **argv);
 int czk_cmd_prove(int argc, char **argv);
 int czk_cmd_verify(int argc, char **argv);
 int czk_cmd_gen_vanilla(int argc, char **argv);

@@ -9,11 +9,13 @@
  * every Merkle path, column hash, labeling proof and the encoding. A task
  * stops at its first failure and leaves its message in its own slot; the
  * lowest failing (partition, challenge) is reported, so the answer does not
- * depend on the thread count. A 32GiB C1 is ≈ 31,000 Poseidon hashes and
- * ≈ 50,000 SHA-256 blocks.
+ * depend on the thread count. The public inputs are the circuit layer's
+ * (czk_porep_public_inputs_graph) for the challenges the C1's kind derives. A 32GiB C1 is ≈ 31,000
+ * Poseidon hashes and ≈ 50,000 SHA-256 blocks.
  */
 #include "czk/porep_precheck.h"
 
+#include "czk/porep_circuit.h"
 #include "czk/poseidon.h"
 #include "porep/c1_internal.h"
 #include "porep/hash.h"
@@ -339,7 +341,9 @@ out:
 uint32_t czk_c1_num_public_inputs(const czk_c1 *c1) {
     czk_porep_proof pr;
     if (czk_porep_proof_lookup(c1->registered_proof, &pr, NULL) != CZK_OK) return 0;
-    return CZK_C1_INPUTS_TOP + CZK_C1_INPUTS_PER_CHALLENGE * pr.challenges_per_partition;
+    czk_porep_config cfg;
+    czk_porep_config_for_shape(&cfg, pr.shape);
+    return czk_porep_num_inputs(&cfg) - 1;
 }
 
 czk_status czk_c1_public_inputs(czk_fr *out, const czk_c1 *c1, const czk_porep_graph *graph,
@@ -351,18 +355,12 @@ czk_status czk_c1_public_inputs(czk_fr *out, const czk_c1 *c1, const czk_porep_g
     if (k >= pr.partitions)
         return czk_errf(err, CZK_ERR_INVALID_ARG, "public inputs: partition %u of %u", k,
                         pr.partitions);
-    czk_fr top[3];
-    const struct {
-        const char *name;
-        const czk_domain *d;
-    } T[3] = {{"replica_id", &c1->replica_id}, {"comm_d", &c1->comm_d}, {"comm_r", &c1->comm_r}};
-    for (int j = 0; j < 3; j++)
-        if (czk_fr_from_bytes(&top[j], T[j].d->b, NULL) != CZK_OK)
-            return czk_errf(err, CZK_ERR_FR_RANGE, "public inputs: %s is not below r", T[j].name);
-    unsigned cpp = pr.challenges_per_partition;
+    czk_porep_config cfg;
+    czk_porep_config_for_shape(&cfg, pr.shape);
     uint64_t ch[64];
-    if (cpp > 64)
-        return czk_errf(err, CZK_ERR_INTERNAL, "public inputs: %u challenges per partition", cpp);
+    if (cfg.challenges > 64 || cfg.challenges != pr.challenges_per_partition)
+        return czk_errf(err, CZK_ERR_INTERNAL, "public inputs: %u challenges per partition",
+                        cfg.challenges);
     czk_status st =
         czk_porep_challenges(ch, &pr, c1->replica_id.b, c1->seed.b, c1->comm_r.b, k, err);
     if (st) return st;
@@ -370,23 +368,9 @@ czk_status czk_c1_public_inputs(czk_fr *out, const czk_c1 *c1, const czk_porep_g
     if (!graph) {
         if ((st = czk_c1_graph(&own, c1, NULL, err))) return st;
         graph = own;
-    } else if (czk_porep_graph_nodes(graph) != pr.shape->nodes) {
-        return czk_errf(err, CZK_ERR_MISMATCH,
-                        "public inputs: a graph of %llu nodes for a %s sector",
-                        (unsigned long long)czk_porep_graph_nodes(graph), pr.shape->name);
     }
-    memcpy(out, top, sizeof top);
-    czk_fr *o = out + CZK_C1_INPUTS_TOP;
-    for (unsigned i = 0; i < cpp && !st; i++) {
-        uint32_t parents[CZK_POREP_DEGREE];
-        if ((st = czk_porep_graph_parents(graph, ch[i], parents, err))) break;
-        czk_fr_from_u64(o++, ch[i]); /* TreeD path */
-        for (unsigned j = 0; j < CZK_POREP_DEGREE; j++)
-            czk_fr_from_u64(o++, parents[j]); /* TreeC paths of the parent columns */
-        czk_fr_from_u64(o++, ch[i]);          /* the UInt64 challenge */
-        czk_fr_from_u64(o++, ch[i]);          /* TreeR path */
-        czk_fr_from_u64(o++, ch[i]);          /* TreeC path of c_x */
-    }
+    st = czk_porep_public_inputs_graph(out, &cfg, graph, c1->replica_id.b, c1->comm_d.b,
+                                       c1->comm_r.b, ch, err);
     czk_porep_graph_destroy(own);
     return st;
 }

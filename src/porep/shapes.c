@@ -37,9 +37,7 @@ const czk_porep_shape czk_porep_shapes[CZK_POREP_SHAPE_COUNT] = {
         .proof_ids = {0, 5, 10, 15},
         .param_id = "032d3138d22506ec0082ed72b2dcba18df18477904e35bafee82b3793b06832f",
         .params_cid = "QmWceMgnWYLopMuM4AoGMvGEau7tNe5UK83XFjH5V9B17h",
-        .params_digest = "434fb1338ecfaf0f59256f30dde4968f",
         .vk_cid = "QmamahpFCstMUqHi2qGtVoDnRrsXhid86qsfvoyCTKJqHr",
-        .vk_digest = "dc1ade9929ade1708238f155343044ac",
         .parent_cache_id =
             {"v28-sdr-parent-3f0eef38bb48af1f48ad65e14eb85b4ebfc167cec18cd81764f6d998836c9899",
              "v28-sdr-parent-494d91dc80f2df5272c4b9e129bc7ade9405225993af9fe34e6542a39a47554b"},
@@ -60,9 +58,7 @@ const czk_porep_shape czk_porep_shapes[CZK_POREP_SHAPE_COUNT] = {
         .proof_ids = {1, 6, 11, 16},
         .param_id = "ecd683648512ab1765faa2a5f14bab48f676e633467f0aa8aad4b55dcb0652bb",
         .params_cid = "QmPXAPPuQtuQz7Zz3MHMAMEtsYwqM1o9H1csPLeiMUQwZH",
-        .params_digest = "09e612e4eeb7a0eb95679a88404f960c",
         .vk_cid = "QmYCuipFyvVW1GojdMrjK1JnMobXtT4zRCZs1CGxjizs99",
-        .vk_digest = "b687beb9adbd9dabe265a7e3620813e4",
         .parent_cache_id =
             {"v28-sdr-parent-dcdabb0fbe4364bf0ac28b6a18c66de246409fa1a9020a00f33fb3e3053da6dc",
              "v28-sdr-parent-5eed212119fd91aa6220a27f31a8966444a9381842bceb3a1ea61525bd47a5b5"},
@@ -83,9 +79,7 @@ const czk_porep_shape czk_porep_shapes[CZK_POREP_SHAPE_COUNT] = {
         .proof_ids = {2, 7, 12, 17},
         .param_id = "6babf46ce344ae495d558e7770a585b2382d54f225af8ed0397b8be7c3fcd472",
         .params_cid = "QmYBpTt7LWNAWr1JXThV5VxX7wsQFLd1PHrGYVbrU1EZjC",
-        .params_digest = "6c77597eb91ab936c1cef4cf19eba1b3",
         .vk_cid = "QmWionkqH2B6TXivzBSQeSyBxojaiAFbzhjtwYRrfwd8nH",
-        .vk_digest = "065179da19fbe515507267677f02823e",
         .parent_cache_id =
             {"v28-sdr-parent-2aa9c77c3e58259481351cc4be2079cc71e1c9af39700866545c043bfa30fb42",
              "v28-sdr-parent-7ba215a1d2345774ab90b8cb1158d296e409d6068819d7b8c7baf0b25d63dc34"},
@@ -106,9 +100,7 @@ const czk_porep_shape czk_porep_shapes[CZK_POREP_SHAPE_COUNT] = {
         .proof_ids = {3, 8, 13, 18},
         .param_id = "82a357d2f2ca81dc61bb45f4a762807aedee1b0a53fd6c4e77b46a01bfef7820",
         .params_cid = "QmengpM684XLQfG8754ToonszgEg2bQeAGUan5uXTHUQzJ",
-        .params_digest = "6a388072a518cf46ebd661f5cc46900a",
         .vk_cid = "Qmf93EMrADXAK6CyiSfE8xx45fkMfR3uzKEPCvZC1n2kzb",
-        .vk_digest = "0c7b4aac1c40fdb7eb82bc355b41addf",
         .parent_cache_id =
             {"v28-sdr-parent-e1fa5d5b811ddbd118be3412c4a8c329156b8b8acc72632bca459455b5a05a13",
              "v28-sdr-parent-21981246c370f9d76c7a77ab273d94bde0ceb4e938292334960bce05585dc117"},
@@ -129,9 +121,7 @@ const czk_porep_shape czk_porep_shapes[CZK_POREP_SHAPE_COUNT] = {
         .proof_ids = {4, 9, 14, 19},
         .param_id = "96f1b4a04c5c51e4759bbf224bbc2ef5a42c7100f16ec0637123f16a845ddfb2",
         .params_cid = "QmS7ye6Ri2MfFzCkcUJ7FQ6zxDKuJ6J6B8k5PN7wzSR9sX",
-        .params_digest = "1801f8a6e1b00bceb00cc27314bb5ce3",
         .vk_cid = "QmehSmC6BhrgRZakPDta2ewoH9nosNzdjCqQRXsNFNUkLN",
-        .vk_digest = "a89884252c04c298d0b3c81bfd884164",
         .parent_cache_id =
             {"v28-sdr-parent-8a99e8d6b6be7ab87a56b632e6739ff201c23ea14e99737c74690f0e265574d6",
              "v28-sdr-parent-4905486b7af19558ac3649bc6261411858b6add534438878c4ee3b29d8b9de0b"},

@@ -52,6 +52,7 @@ typedef struct sector {
     uint8_t *col_rows; /* ncols × layers × 32 */
     size_t ncols;
     uint64_t *challenges; /* partitions × cpp */
+    uint64_t *uniq;       /* sparse: the distinct challenged nodes, sorted */
     uint8_t key[32];      /* sparse fill key */
     uint8_t replica_id[32], comm_d[32], comm_c[32], comm_r_last[32], comm_r[32];
 } sector;
@@ -72,6 +73,7 @@ static void sector_free(sector *s) {
     free(s->col_nodes);
     free(s->col_rows);
     free(s->challenges);
+    free(s->uniq);
 }
 
 /* ---- data ---- */
@@ -285,20 +287,14 @@ static czk_status seal_sparse(sector *s, const czk_seal_request *req, czk_pool *
     stage(req, "challenges");
     if ((st = all_challenges(s, err, req->seed)) != CZK_OK) return st;
     size_t nch = (size_t)s->proof.partitions * s->proof.challenges_per_partition;
-    uint64_t *chal = malloc(sizeof(uint64_t) * (nch ? nch : 1));
+    uint64_t *chal = s->uniq = malloc(sizeof(uint64_t) * (nch ? nch : 1));
     s->col_nodes = malloc(sizeof(uint64_t) * nch * (1 + CZK_POREP_DEGREE));
-    if (!chal || !s->col_nodes) {
-        free(chal);
-        return czk_errf(err, CZK_ERR_NOMEM, "sparse columns");
-    }
+    if (!chal || !s->col_nodes) return czk_errf(err, CZK_ERR_NOMEM, "sparse columns");
     memcpy(chal, s->challenges, sizeof(uint64_t) * nch);
     size_t nc = sort_unique(chal, nch), m = 0;
     for (size_t i = 0; i < nc; i++) {
         uint32_t par[CZK_POREP_DEGREE];
-        if ((st = czk_porep_graph_parents(s->g, chal[i], par, err)) != CZK_OK) {
-            free(chal);
-            return st;
-        }
+        if ((st = czk_porep_graph_parents(s->g, chal[i], par, err)) != CZK_OK) return st;
         s->col_nodes[m++] = chal[i];
         for (unsigned k = 0; k < CZK_POREP_DEGREE; k++)
             s->col_nodes[m++] = par[k];
@@ -308,10 +304,7 @@ static czk_status seal_sparse(sector *s, const czk_seal_request *req, czk_pool *
     stage(req, "labels");
     unsigned L = s->layers;
     s->col_rows = malloc(s->ncols * L * 32);
-    if (!s->col_rows) {
-        free(chal);
-        return czk_errf(err, CZK_ERR_NOMEM, "sparse column rows");
-    }
+    if (!s->col_rows) return czk_errf(err, CZK_ERR_NOMEM, "sparse column rows");
     for (size_t i = 0; i < s->ncols; i++)
         for (unsigned l = 0; l < L; l++)
             seal_fill(s->col_rows + (i * L + l) * 32, s->key, TAG_LABEL, s->col_nodes[i], l + 1);
@@ -320,10 +313,7 @@ static czk_status seal_sparse(sector *s, const czk_seal_request *req, czk_pool *
         unsigned deg = l == 1 ? CZK_POREP_BASE_DEGREE : CZK_POREP_DEGREE;
         for (size_t i = 0; i < nc; i++) {
             uint32_t par[CZK_POREP_DEGREE];
-            if ((st = czk_porep_graph_parents(s->g, chal[i], par, err)) != CZK_OK) {
-                free(chal);
-                return st;
-            }
+            if ((st = czk_porep_graph_parents(s->g, chal[i], par, err)) != CZK_OK) return st;
             for (unsigned q = 0; q < CZK_SEAL_LABEL_PARENTS; q++) {
                 unsigned k = q % deg;
                 unsigned row = k < CZK_POREP_BASE_DEGREE ? l - 1 : l - 2;
@@ -339,7 +329,6 @@ static czk_status seal_sparse(sector *s, const czk_seal_request *req, czk_pool *
     const czk_poseidon_constants *pc = czk_poseidon_constants_get(L, err);
     uint8_t *hashes = malloc(s->ncols * 32);
     if (!pc || !hashes) {
-        free(chal);
         free(hashes);
         return pc    ? czk_errf(err, CZK_ERR_NOMEM, "column hashes")
                : err ? err->code
@@ -351,17 +340,11 @@ static czk_status seal_sparse(sector *s, const czk_seal_request *req, czk_pool *
     st = seal_tree_build_sparse(&s->tc, s->col_nodes, hashes, s->ncols, s->key, TAG_TREE_C, pool,
                                 err);
     free(hashes);
-    if (st != CZK_OK) {
-        free(chal);
-        return st;
-    }
+    if (st != CZK_OK) return st;
 
     stage(req, "tree_r");
     uint8_t *rep = malloc(nc * 32 + 32);
-    if (!rep) {
-        free(chal);
-        return czk_errf(err, CZK_ERR_NOMEM, "replica nodes");
-    }
+    if (!rep) return czk_errf(err, CZK_ERR_NOMEM, "replica nodes");
     for (size_t i = 0; i < nc; i++) {
         size_t ci = find_node(s->col_nodes, s->ncols, chal[i]);
         czk_fr a, b;
@@ -373,7 +356,6 @@ static czk_status seal_sparse(sector *s, const czk_seal_request *req, czk_pool *
     seal_tree_init_rc(&s->tr, sh);
     st = seal_tree_build_sparse(&s->tr, chal, rep, nc, s->key, TAG_TREE_R, pool, err);
     free(rep);
-    free(chal);
     return st;
 }
 

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "czk/porep_c1.h"
+
 static const char *cli(void) {
     const char *c = getenv("CZK_TEST_CLI");
     if (!c) fail_msg("CZK_TEST_CLI is not set (run through ctest)");
@@ -81,6 +83,25 @@ static void test_deterministic_2k(void **state) {
     assert_non_null(strstr(ja, "\"labeling_proofs\":[{\"parents\":["));
     assert_non_null(strstr(ja, "\"_h\":null"));
     assert_int_equal(ja[na - 1], '}');
+    /* It parses (czk_c1_parse) with the 2KiB shape: 1 × 2 challenges, 2 layers, 8-0-0. */
+    czk_c1 *c1 = NULL;
+    czk_err err;
+    czk_assert_ok(czk_c1_parse(&c1, (const uint8_t *)ja, na, &err), &err);
+    assert_int_equal(c1->registered_proof, 5);
+    assert_int_equal(c1->num_partitions, 1);
+    assert_int_equal(c1->challenges_per_partition, 2);
+    for (int i = 0; i < 2; i++) {
+        const czk_vanilla_proof *v = &c1->proofs[i];
+        assert_int_equal(v->num_labeling, 2);
+        assert_int_equal(v->c_x.num_rows, 2);
+        assert_int_equal(v->comm_d_proof.num_levels, 6);
+        assert_int_equal(v->comm_r_last_proof.kind, CZK_MERKLE_SINGLE);
+        assert_int_equal(v->comm_r_last_proof.num_levels, 2);
+        assert_int_equal(v->comm_r_last_proof.arity[1], 8);
+        assert_int_equal(v->labeling[1].num_parents, 37);
+    }
+    assert_int_equal(c1->seed.b[0], 0x22);
+    czk_c1_free(c1);
     free(ja);
     free(jb);
     /* Another seed: other bytes. */
