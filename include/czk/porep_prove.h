@@ -143,8 +143,7 @@ typedef enum czk_porep_key_kind {
  */
 CZK_NODISCARD czk_status czk_porep_find_key(char *path, size_t cap, czk_porep_key_kind *kind,
                                             const char *dir, const czk_porep_shape *shape,
-                                            const char *ext, czk_err *err)
-    CZK_NONNULL(1, 4, 5, 6);
+                                            const char *ext, czk_err *err) CZK_NONNULL(1, 4, 5, 6);
 
 /*
  * The R1CS of one partition of `shape`: read from the shape cache

@@ -106,8 +106,8 @@ static bool is_envelope(const uint8_t *b, size_t n) {
     return false;
 }
 
-czk_status czk_cli_parse_c1(czk_c1 **out, bool *envelope, uint64_t *sector_num,
-                            const uint8_t *buf, size_t len, czk_err *err) {
+czk_status czk_cli_parse_c1(czk_c1 **out, bool *envelope, uint64_t *sector_num, const uint8_t *buf,
+                            size_t len, czk_err *err) {
     *envelope = is_envelope(buf, len);
     if (!*envelope) return czk_c1_parse(out, buf, len, err);
     uint64_t size = 0;

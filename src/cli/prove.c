@@ -101,7 +101,8 @@ int czk_cmd_prove(int argc, char **argv) {
         } else if (!strcmp(a, "--sector-num") || !strcmp(a, "--miner-id") ||
                    !strcmp(a, "--threads")) {
             uint64_t n;
-            if (!czk_cli_parse_u64(v, &n)) return czk_cli_fail(CMD, "%s takes a number, not '%s'", a, v);
+            if (!czk_cli_parse_u64(v, &n))
+                return czk_cli_fail(CMD, "%s takes a number, not '%s'", a, v);
             if (a[2] == 's') {
                 sector = n;
                 have_sector = true;
@@ -122,7 +123,8 @@ int czk_cmd_prove(int argc, char **argv) {
         fputs(USAGE, stderr);
         return czk_cli_fail(CMD, "--c1 and --out are required");
     }
-    if (params_arg && cache_arg) return czk_cli_fail(CMD, "--params and --param-cache exclude each other");
+    if (params_arg && cache_arg)
+        return czk_cli_fail(CMD, "--params and --param-cache exclude each other");
 
     double t_start = czk_cli_now(), t0;
     int rc = CZK_EXIT_ERROR;
@@ -152,7 +154,8 @@ int czk_cmd_prove(int argc, char **argv) {
     }
     if (env) {
         if (have_sector && sector != env_sector) {
-            fprintf(stderr, "czk %s: %s: refused: the envelope's SectorNum %llu is not --sector-num %llu\n",
+            fprintf(stderr,
+                    "czk %s: %s: refused: the envelope's SectorNum %llu is not --sector-num %llu\n",
                     CMD, c1_path, (unsigned long long)env_sector, (unsigned long long)sector);
             rc = CZK_EXIT_NO;
             goto out;
@@ -184,7 +187,8 @@ int czk_cmd_prove(int argc, char **argv) {
     }
     double t_graph = czk_cli_now() - t0;
     bool ids = have_sector && have_miner;
-    czk_precheck_opts po = {.have_ids = ids, .sector_num = sector, .miner_id = miner, .graph = graph};
+    czk_precheck_opts po = {
+        .have_ids = ids, .sector_num = sector, .miner_id = miner, .graph = graph};
     t0 = czk_cli_now();
     st = czk_c1_precheck(c1, &po, pool, &err);
     double t_precheck = czk_cli_now() - t0;
@@ -196,9 +200,10 @@ int czk_cmd_prove(int argc, char **argv) {
     uint8_t replica_id[32];
     memcpy(replica_id, c1->replica_id.b, 32);
     if (ids) {
-        printf("pre-check: %u vanilla proofs verified; replica_id matches miner f0%llu, sector %llu\n",
-               c1->num_partitions * c1->challenges_per_partition, (unsigned long long)miner,
-               (unsigned long long)sector);
+        printf(
+            "pre-check: %u vanilla proofs verified; replica_id matches miner f0%llu, sector %llu\n",
+            c1->num_partitions * c1->challenges_per_partition, (unsigned long long)miner,
+            (unsigned long long)sector);
     } else {
         printf("pre-check: %u vanilla proofs verified; replica_id NOT checked (needs --sector-num "
                "and --miner-id): the C1's own is used\n",
@@ -224,8 +229,9 @@ int czk_cmd_prove(int argc, char **argv) {
                          err.msg, pr.shape->name);
             goto out;
         }
-        kind_name = kind == CZK_POREP_KEY_FILECOIN ? "Filecoin v28 parameters"
-                                                   : "czk TEST keys (valid only with their own .vk)";
+        kind_name = kind == CZK_POREP_KEY_FILECOIN
+                        ? "Filecoin v28 parameters"
+                        : "czk TEST keys (valid only with their own .vk)";
     }
     czk_params_read_opts ro = {.pool = pool};
     czk_params_read_info ri;
@@ -275,8 +281,8 @@ int czk_cmd_prove(int argc, char **argv) {
     }
     czk_porep_c2_timings tm;
     memset(&tm, 0, sizeof tm);
-    st = czk_porep_c2_prove(proofs, c1, replica_id, graph, params, pvk, shape, &be, pool, &tm,
-                            &err);
+    st =
+        czk_porep_c2_prove(proofs, c1, replica_id, graph, params, pvk, shape, &be, pool, &tm, &err);
     if (st) {
         czk_cli_fail(CMD, "%s", err.msg);
         goto out;

@@ -142,8 +142,8 @@ int czk_cmd_verify(int argc, char **argv) {
     printf("vk: %s (%s)\n", vpath, kind_name);
     uint32_t ninputs = 3 + 18 * pr.challenges_per_partition;
     if (vk.ic_len != ninputs + 1) {
-        czk_cli_fail(CMD, "%s has %u inputs; a %s partition has %u", vpath, vk.ic_len, pr.shape->name,
-                     ninputs + 1);
+        czk_cli_fail(CMD, "%s has %u inputs; a %s partition has %u", vpath, vk.ic_len,
+                     pr.shape->name, ninputs + 1);
         goto out;
     }
     if (!(pvk = malloc(sizeof *pvk)) || czk_pvk_prepare(pvk, &vk, &err)) {
@@ -160,8 +160,8 @@ int czk_cmd_verify(int argc, char **argv) {
             czk_cli_fail(CMD, "%s", err.msg);
             goto out;
         }
-        printf("replica_id: recomputed for miner f0%llu, sector %llu%s\n", (unsigned long long)miner,
-               (unsigned long long)sector,
+        printf("replica_id: recomputed for miner f0%llu, sector %llu%s\n",
+               (unsigned long long)miner, (unsigned long long)sector,
                memcmp(replica_id, c1->replica_id.b, 32) ? " (differs from the C1's)" : "");
     } else {
         memcpy(replica_id, c1->replica_id.b, 32);
@@ -169,9 +169,10 @@ int czk_cmd_verify(int argc, char **argv) {
     }
 
     if (plen != (size_t)pr.partitions * CZK_PROOF_BYTES) {
-        fprintf(stderr, "czk %s: %s: INVALID: %zu bytes, %s needs %u partition proofs of %u bytes\n",
-                CMD, proof_path, plen, czk_registered_proof_name(c1->registered_proof),
-                pr.partitions, CZK_PROOF_BYTES);
+        fprintf(stderr,
+                "czk %s: %s: INVALID: %zu bytes, %s needs %u partition proofs of %u bytes\n", CMD,
+                proof_path, plen, czk_registered_proof_name(c1->registered_proof), pr.partitions,
+                CZK_PROOF_BYTES);
         rc = CZK_EXIT_NO;
         goto out;
     }

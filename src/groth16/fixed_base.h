@@ -136,7 +136,7 @@ static inline void czk_fb_recode(int32_t e[CZK_FB_WINDOWS], const uint8_t k[32])
     } czk_fb_##P##_scratch;                                                                        \
                                                                                                    \
     static czk_fb_##P##_scratch *czk_fb_##P##_scratch_new(void) {                                  \
-        return malloc(sizeof(czk_fb_##P##_scratch));                                              \
+        return malloc(sizeof(czk_fb_##P##_scratch));                                               \
     }                                                                                              \
                                                                                                    \
     static bool czk_fb_##F##_is_zero(const blst_##F *a) {                                          \
@@ -162,7 +162,7 @@ static inline void czk_fb_recode(int32_t e[CZK_FB_WINDOWS], const uint8_t k[32])
             }                                                                                      \
             blst_##P##_affine *a = &acc[idx[t]];                                                   \
             blst_##F##_sub(&lam, &q[t].y, &a->y);                                                  \
-            blst_##F##_mul(&lam, &lam, &dinv); /* (y2 − y1)/(x2 − x1) */                           \
+            blst_##F##_mul(&lam, &lam, &dinv); /* (y2 − y1)/(x2 − x1) */                       \
             blst_##F##_sqr(&x3, &lam);                                                             \
             blst_##F##_sub(&x3, &x3, &a->x);                                                       \
             blst_##F##_sub(&x3, &x3, &q[t].x);                                                     \
@@ -173,8 +173,8 @@ static inline void czk_fb_recode(int32_t e[CZK_FB_WINDOWS], const uint8_t k[32])
         }                                                                                          \
     }                                                                                              \
                                                                                                    \
-    static void czk_fb_##P##_batch(blst_##P##_affine *out, const czk_fb_##P *tab,                  \
-                                   const czk_fr *k, size_t n, czk_fb_##P##_scratch *s) {           \
+    static void czk_fb_##P##_batch(blst_##P##_affine *out, const czk_fb_##P *tab, const czk_fr *k, \
+                                   size_t n, czk_fb_##P##_scratch *s) {                            \
         int32_t e32[CZK_FB_WINDOWS];                                                               \
         for (size_t i = 0; i < n; i++) {                                                           \
             blst_scalar sc;                                                                        \
@@ -198,7 +198,7 @@ static inline void czk_fb_recode(int32_t e[CZK_FB_WINDOWS], const uint8_t k[32])
                     continue;                                                                      \
                 }                                                                                  \
                 blst_##F##_sub(&s->d[m], &q.x, &out[i].x);                                         \
-                if (czk_fb_##F##_is_zero(&s->d[m])) { /* doubling, or P + (−P) */                 \
+                if (czk_fb_##F##_is_zero(&s->d[m])) { /* doubling, or P + (−P) */                \
                     blst_##P j1;                                                                   \
                     blst_##P##_from_affine(&j1, &out[i]);                                          \
                     blst_##P##_add_or_double_affine(&j1, &j1, &q);                                 \

@@ -89,8 +89,8 @@ czk_status czk_porep_witness_from_c1(czk_porep_witness **out, const czk_c1 *c1, 
         for (unsigned j = 0; j < CZK_POREP_CIRCUIT_PARENTS; j++) {
             const czk_column_proof *col = j < 6 ? &p->drg_parents[j] : &p->exp_parents[j - 6];
             char what[48];
-            snprintf(what, sizeof what, "%s[%u].inclusion_proof", j < 6 ? "drg_parents" : "exp_parents",
-                     j < 6 ? j : j - 6);
+            snprintf(what, sizeof what, "%s[%u].inclusion_proof",
+                     j < 6 ? "drg_parents" : "exp_parents", j < 6 ? j : j - 6);
             if ((st = check_path(&col->inclusion, &trc, k, i, what, err))) return st;
             if (col->num_rows != cfg.layers || !col->rows)
                 return czk_errf(err, CZK_ERR_FORMAT,
@@ -162,8 +162,8 @@ czk_status czk_porep_chain_inputs(czk_fr *out, const czk_c1 *c1, const uint8_t r
     czk_status st = czk_porep_challenges(ch, &pr, replica_id, c1->seed.b, c1->comm_r.b, k, err);
     if (!st && !graph && !(st = czk_c1_graph(&own, c1, NULL, err))) graph = own;
     if (!st)
-        st = czk_porep_public_inputs_graph(out, &cfg, graph, replica_id, c1->comm_d.b,
-                                           c1->comm_r.b, ch, err);
+        st = czk_porep_public_inputs_graph(out, &cfg, graph, replica_id, c1->comm_d.b, c1->comm_r.b,
+                                           ch, err);
     czk_porep_graph_destroy(own);
     free(ch);
     return st;
@@ -337,10 +337,9 @@ czk_status czk_porep_c2_verify(const czk_c1 *c1, const uint8_t replica_id[32],
         return czk_errf(err, CZK_ERR_FORMAT, "registered_proof: unknown id %u",
                         c1->registered_proof);
     if (len != (size_t)pr.partitions * CZK_PROOF_BYTES)
-        return czk_errf(err, CZK_ERR_MISMATCH,
-                        "verify: %zu proof bytes, %s has %u partitions of %u bytes", len,
-                        czk_registered_proof_name(c1->registered_proof), pr.partitions,
-                        CZK_PROOF_BYTES);
+        return czk_errf(
+            err, CZK_ERR_MISMATCH, "verify: %zu proof bytes, %s has %u partitions of %u bytes", len,
+            czk_registered_proof_name(c1->registered_proof), pr.partitions, CZK_PROOF_BYTES);
     uint32_t ninputs = 3 + 18 * pr.challenges_per_partition;
     if (pvk->ic_len != ninputs + 1)
         return czk_errf(err, CZK_ERR_MISMATCH, "verify: the vk has %u inputs, the C1's circuit %u",
