@@ -93,6 +93,7 @@ int czk_cmd_verify(int argc, char **argv) {
     double t_start = czk_cli_now();
 
     if ((rc = czk_cli_read_file(CMD, c1_path, &buf, &len))) return rc;
+    rc = CZK_EXIT_ERROR;
     bool env = false;
     uint64_t env_sector = 0;
     st = czk_cli_parse_c1(&c1, &env, &env_sector, buf, len, &err);
