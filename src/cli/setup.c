@@ -26,6 +26,7 @@
 #include "czk/groth16.h"
 #include "czk/porep_prove.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,15 +157,17 @@ int czk_cmd_setup(int argc, char **argv) {
             czk_porep_test_key_name(name, sizeof name, ps, ".vk", &err) ||
             snprintf(vp, sizeof vp, "%s/%s", dir, name) >= (int)sizeof vp)
             return czk_cli_fail(CMD, "--out-dir too long");
-        char mk[PATH_MAX + 16];
+        if (!*dir) return czk_cli_fail(CMD, "--out-dir is empty");
+        char mk[PATH_MAX];
         snprintf(mk, sizeof mk, "%s", dir);
-        for (char *c = mk + 1; *c; c++)
-            if (*c == '/') {
+        for (char *c = mk + 1;; c++) /* mkdir -p */
+            if (*c == '/' || !*c) {
+                char end = *c;
                 *c = 0;
-                mkdir(mk, 0755);
-                *c = '/';
+                if (mkdir(mk, 0755) && errno != EEXIST)
+                    return czk_cli_fail(CMD, "cannot create %s: %s", mk, strerror(errno));
+                if (!(*c = end)) break;
             }
-        mkdir(mk, 0755);
     } else if (snprintf(pp, sizeof pp, "%s.params", out) >= (int)sizeof pp ||
                snprintf(vp, sizeof vp, "%s.vk", out) >= (int)sizeof vp) {
         return czk_cli_fail(CMD, "--out too long");

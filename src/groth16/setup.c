@@ -11,7 +11,9 @@
  * column's sum is independent and split over the pool.
  *
  * All points are k·G for a fixed generator, computed with the signed-window
- * tables of fixed_base.h on the pool, then normalized to affine in batches.
+ * tables of fixed_base.h on the pool, batches of 512 scalars at a time with
+ * affine running sums (one shared inversion per window and batch), so they
+ * come out affine.
  */
 #include "groth16/fixed_base.h"
 #include "groth16/internal.h"

@@ -43,7 +43,7 @@ static void scalars(czk_fr *k, size_t n) {
             czk_fr_mul(&t, &t, &two);
         k[3 + b] = t;
     }
-    /* every 10-bit window 0x3ff: all digits −1 with carries */
+    /* 2^252 − 1: every window all ones, so every digit −1 with a carry */
     uint8_t le[32];
     memset(le, 0xff, 32);
     le[31] = 0x0f;
@@ -82,11 +82,13 @@ static void scalars(czk_fr *k, size_t n) {
         }                                                                                          \
         /* window 1 := window 0, so that e0 = e1 doubles and e0 = −e1 cancels */                 \
         memcpy(tab.t + CZK_FB_HALF, tab.t, CZK_FB_HALF * sizeof *tab.t);                           \
+        /* W = 2^w: digits (5, 5, 3), (5, −5, 3) after the carry, (0, 9) */                      \
+        const uint64_t W = (uint64_t)1 << CZK_FB_WBITS;                                            \
         czk_fr kk[3];                                                                              \
-        czk_fr_from_u64(&kk[0], 5 + 5 * 1024 + 3 * (1u << 20));          /* 10·G + 3·2^20·G */  \
-        czk_fr_from_u64(&kk[1], 5 + (1024 - 5) * 1024 + 2 * (1u << 20)); /* e1 = −5, e2 = 3 */   \
-        czk_fr_from_u64(&kk[2], 9 * 1024);                               /* e1 alone: 9·G */      \
-        const uint64_t eq[3] = {10 + 3 * (1u << 20), 3 * (1u << 20), 9};                           \
+        czk_fr_from_u64(&kk[0], 5 + 5 * W + 3 * W * W);                                            \
+        czk_fr_from_u64(&kk[1], 5 + (W - 5) * W + 2 * W * W);                                      \
+        czk_fr_from_u64(&kk[2], 9 * W);                                                            \
+        const uint64_t eq[3] = {10 + 3 * W * W, 3 * W * W, 9}; /* with T[1] = T[0] */              \
         czk_fb_##P##_batch(out, &tab, kk, 3, s);                                                   \
         for (int i = 0; i < 3; i++) {                                                              \
             blst_scalar sc;                                                                        \
