@@ -190,6 +190,22 @@ CZK_NODISCARD czk_status czk_params_write(const czk_params *params, const char *
 void czk_vk_encode(uint8_t *out, const czk_vk *vk) CZK_NONNULL(1, 2);
 
 /*
+ * czk_params_write, then a stamp for the file just written (the stamp a full
+ * validation would record; see "Reading validates every point" above), so
+ * that its first czk_params_read skips the subgroup pass. Only for
+ * parameters whose points the caller computed itself as multiples of the
+ * generators (czk_setup), which are subgroup members by construction. The
+ * BLAKE2b-512 digest is taken over the bytes as they are written.
+ * Args: stamp_dir as czk_params_read_opts.stamp_dir (NULL: the default);
+ *       stamped (may be NULL): set true if the stamp was written.
+ * Returns: as czk_params_write; a stamp that cannot be written is not an
+ *   error (*stamped stays false).
+ */
+CZK_NODISCARD czk_status czk_params_write_stamped(const czk_params *params, const char *path,
+                                                  const char *stamp_dir, bool *stamped,
+                                                  czk_pool *pool, czk_err *err) CZK_NONNULL(1, 2);
+
+/*
  * Checks the five vector lengths against what a circuit needs before
  * proving starts: h = N − 1 for its domain, l = #aux, a = #inputs + A-dense
  * aux, b_g1 = b_g2 = B-dense inputs + B-dense aux, and ic = #inputs (pass

@@ -8,11 +8,12 @@
  * The shape is recorded (seconds for the small sizes, about two minutes and
  * 9 GiB for 32GiB/64GiB) and kept in the shape cache,
  * $CZK_CACHE_DIR/shapes/porep-v28-<size>.shape (CZK_CACHE_DIR defaults to
- * ~/.cache/czk); later runs read it back. A cache file that does not load is
- * recorded again and replaced.
+ * ~/.cache/czk; czk_porep_shape_load); later runs read it back. A cache file
+ * that does not load is recorded again and replaced.
  */
 #include "cli/cli.h"
 #include "czk/porep_circuit.h"
+#include "czk/porep_prove.h"
 #include "czk/porep_shapes.h"
 
 #include <errno.h>
@@ -43,95 +44,16 @@ static void usage(FILE *f) {
                "error\n");
 }
 
-/* "2048", "2KiB", "32GiB", "2k"... -> bytes; 0 if unparsable. */
-static uint64_t parse_size(const char *s) {
-    for (int i = 0; i < CZK_POREP_SHAPE_COUNT; i++)
-        if (!strcasecmp(s, czk_porep_shapes[i].name)) return czk_porep_shapes[i].sector_size;
-    char *end = NULL;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (end == s || errno || s[0] == '-') return 0;
-    unsigned shift = 0;
-    if (!strcasecmp(end, "k") || !strcasecmp(end, "kib"))
-        shift = 10;
-    else if (!strcasecmp(end, "m") || !strcasecmp(end, "mib"))
-        shift = 20;
-    else if (!strcasecmp(end, "g") || !strcasecmp(end, "gib"))
-        shift = 30;
-    else if (*end)
-        return 0;
-    if (v > (UINT64_MAX >> shift)) return 0;
-    return (uint64_t)v << shift;
-}
-
-/* mkdir -p; false on failure. */
-static bool make_dirs(const char *path) {
-    char buf[PATH_MAX];
-    size_t n = strlen(path);
-    if (n == 0 || n >= sizeof buf) return false;
-    memcpy(buf, path, n + 1);
-    for (size_t i = 1; i <= n; i++)
-        if (buf[i] == '/' || buf[i] == 0) {
-            char c = buf[i];
-            buf[i] = 0;
-            if (mkdir(buf, 0755) && errno != EEXIST) return false;
-            buf[i] = c;
-        }
-    return true;
-}
-
-/* The cache directory, or false if there is none (no HOME, path too long). */
-static bool cache_dir(char *out, size_t cap) {
-    const char *base = getenv("CZK_CACHE_DIR");
-    int n;
-    if (base && *base) {
-        n = snprintf(out, cap, "%s/shapes", base);
-    } else {
-        const char *home = getenv("HOME");
-        if (!home || !*home) return false;
-        n = snprintf(out, cap, "%s/.cache/czk/shapes", home);
-    }
-    return n > 0 && (size_t)n < cap;
-}
-
-static double seconds(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* Loads the shape from the cache or records (and caches) it. */
 static int get_shape(const czk_porep_shape *s, bool use_cache, czk_shape **out) {
-    char dir[PATH_MAX], path[PATH_MAX + 64];
     czk_err err;
-    bool cached = use_cache && cache_dir(dir, sizeof dir);
-    czk_porep_config cfg;
-    czk_porep_config_for_shape(&cfg, s);
-    if (cached) {
-        snprintf(path, sizeof path, "%s/porep-v28-%s.shape", dir, s->name);
-        czk_status st = czk_shape_read(out, path, &err);
-        if (st == CZK_OK && (*out)->num_inputs == czk_porep_num_inputs(&cfg)) return CZK_EXIT_OK;
-        if (st == CZK_OK) {
-            fprintf(stderr, "czk %s: ignoring the cached shape %s: %u inputs, not %u\n", CMD, path,
-                    (*out)->num_inputs, czk_porep_num_inputs(&cfg));
-            czk_shape_free(*out);
-            *out = NULL;
-        } else if (st != CZK_ERR_IO) {
-            fprintf(stderr, "czk %s: ignoring the cached shape: %s\n", CMD, err.msg);
-        }
-    }
-    fprintf(stderr, "czk %s: recording the %s partition circuit...\n", CMD, s->name);
-    double t0 = seconds();
-    czk_status st = czk_porep_record(out, &cfg, NULL, &err);
-    if (st) return czk_cli_fail(CMD, "recording the %s circuit: %s", s->name, err.msg);
-    fprintf(stderr, "czk %s: recorded in %.1f s\n", CMD, seconds() - t0);
-    if (cached) {
-        if (!make_dirs(dir))
-            fprintf(stderr, "czk %s: not caching: cannot create %s: %s\n", CMD, dir,
-                    strerror(errno));
-        else if (czk_shape_write(*out, path, &err))
-            fprintf(stderr, "czk %s: not caching: %s\n", CMD, err.msg);
-    }
+    bool recorded = false;
+    double t0 = czk_cli_now();
+    if (czk_porep_shape_load(out, &recorded, s, use_cache, &err))
+        return czk_cli_fail(CMD, "%s", err.msg);
+    if (recorded)
+        fprintf(stderr, "czk %s: recorded the %s partition circuit in %.1f s\n", CMD, s->name,
+                czk_cli_now() - t0);
     return CZK_EXIT_OK;
 }
 
@@ -163,7 +85,7 @@ int czk_cmd_circuit_info(int argc, char **argv) {
     }
     const czk_porep_shape *shape = NULL;
     if (size_arg) {
-        uint64_t bytes = parse_size(size_arg);
+        uint64_t bytes = czk_cli_parse_size(size_arg);
         if (!bytes) return czk_cli_fail(CMD, "--sector-size takes a size, not '%s'", size_arg);
         shape = czk_porep_shape_for_size(bytes);
         if (!shape) {

@@ -14,6 +14,8 @@ static const czk_cli_command COMMANDS[] = {
     {"setup", "Groth16 test keys (.params, .vk) for a recorded shape", czk_cmd_setup},
     {"timeline", "summarize an engine TIMELINE log (GPU busy, idle gaps, s/proof)",
      czk_cmd_timeline},
+    {"prove", "PoRep C2 on the CPU: prove a C1, verify the proofs, write them", czk_cmd_prove},
+    {"verify", "verify PoRep C2 proofs against a C1's sector, as the chain does", czk_cmd_verify},
     {"gen-vanilla", "seal a test sector and write its C1 JSON (or a sparse C1)", czk_cmd_gen_vanilla},
 };
 

@@ -9,6 +9,9 @@
 #include "czk/ntt.h"
 
 #include "czk/msm.h"
+#include "czk/porep_graph.h"
+#include "czk/porep_precheck.h"
+#include "czk/porep_prove.h"
 #include "czk/poseidon.h"
 
 #include <stdio.h>
@@ -185,12 +188,91 @@ static bool check_poseidon(char *why, size_t whylen) {
     return true;
 }
 
+/*
+ * PoRep public inputs of a 2KiB V1_1 sector (miner f01000, sector 1, ticket
+ * and seed 01…01, the empty sector's comm_d), as the chain derives them:
+ * replica_id and the two challenges against Python's hashlib
+ * (sha256(prover_id ‖ sector BE ‖ ticket ‖ comm_d ‖ porep_id), top bits
+ * cleared; sha256(replica_id ‖ seed ‖ j LE u32) mod 63 + 1), the graph
+ * against parent_cache.json's SHA-256 of the 2KiB V1_1 parent cache, and the
+ * input layout of spec §2 (c, 14 parents, c, c, c per challenge).
+ */
+static bool check_porep_inputs(char *why, size_t whylen) {
+    static const char *replica_hex =
+        "3e75e87332cd5d60132c1f9f9a8362e2e4cf190b46f4fd636fd8864b842d170b";
+    static const char *cache_hex =
+        "840057702eea7652cf97e04306c30fe57174714d90de156a25eddd6075c25b97";
+    static const uint64_t challenges[2] = {8, 54};
+    static const uint8_t comm_d[32] = {0xfc, 0x7e, 0x92, 0x82, 0x96, 0xe5, 0x16, 0xfa,
+                                       0xad, 0xe9, 0x86, 0xb2, 0x8f, 0x92, 0xd4, 0x4a,
+                                       0x4f, 0x24, 0xb9, 0x35, 0x48, 0x52, 0x23, 0x37,
+                                       0x6a, 0x79, 0x90, 0x27, 0xbc, 0x18, 0xf8, 0x33};
+    czk_err err;
+    bool ok = false;
+    czk_porep_graph *g = NULL;
+    czk_c1 *c1 = czk_c1_create(5, 1, 2, &err);
+    if (!c1) {
+        snprintf(why, whylen, "%s", err.msg);
+        return false;
+    }
+    memset(c1->ticket.b, 1, 32);
+    memset(c1->seed.b, 1, 32);
+    memcpy(c1->comm_d.b, comm_d, 32);
+    c1->comm_r.b[0] = 7;
+    uint8_t rid[32], digest[32];
+    char got[65];
+    czk_fr in[3 + 2 * 18], v;
+    if (czk_porep_chain_replica_id(rid, c1, 1, 1000, &err)) goto fail;
+    hex(got, rid, 32);
+    if (strcmp(got, replica_hex)) {
+        snprintf(why, whylen, "replica_id %s, expected %s", got, replica_hex);
+        goto out;
+    }
+    memcpy(c1->replica_id.b, rid, 32);
+    if (czk_c1_graph(&g, c1, NULL, &err) || czk_porep_graph_cache_digest(g, NULL, digest, &err))
+        goto fail;
+    hex(got, digest, 32);
+    if (strcmp(got, cache_hex)) {
+        snprintf(why, whylen, "parent cache SHA-256 %s, expected %s", got, cache_hex);
+        goto out;
+    }
+    if (czk_porep_chain_inputs(in, c1, rid, g, 0, &err)) goto fail;
+    if (czk_fr_from_bytes(&v, rid, NULL) || !czk_fr_eq(&in[0], &v) ||
+        czk_fr_from_bytes(&v, comm_d, NULL) || !czk_fr_eq(&in[1], &v)) {
+        snprintf(why, whylen, "inputs 1, 2 are not replica_id and comm_d");
+        goto out;
+    }
+    for (unsigned i = 0; i < 2; i++) {
+        const czk_fr *c = in + 3 + 18 * i;
+        uint32_t par[14];
+        if (czk_porep_graph_parents(g, challenges[i], par, &err)) goto fail;
+        for (unsigned j = 0; j < 18; j++) {
+            czk_fr_from_u64(&v, j == 0 || j >= 15 ? challenges[i] : par[j - 1]);
+            if (!czk_fr_eq(&c[j], &v)) {
+                snprintf(why, whylen, "challenge %u (node %llu): input %u is wrong", i,
+                         (unsigned long long)challenges[i], 4 + 18 * i + j);
+                goto out;
+            }
+        }
+    }
+    ok = true;
+    goto out;
+fail:
+    snprintf(why, whylen, "%s", err.msg);
+out:
+    czk_porep_graph_destroy(g);
+    czk_c1_free(c1);
+    return ok;
+}
+
 static const check CHECKS[] = {
     {"ff: root of unity of order 2^32 (bellperson ROOT_OF_UNITY)", check_root_of_unity},
     {"ec: G1/G2 generator compressed encodings (zcash spec)", check_generators},
     {"ntt: forward of [1,2,3,4] (Python) and a 2^8 round trip", check_ntt},
     {"msm: 64-point G1 MSM with 0/1 scalars equals the sum taken in Fr", check_msm},
     {"gadgets: Poseidon arity 2 of [0, 1] (neptune hash_values)", check_poseidon},
+    {"porep: 2KiB public inputs (replica_id, challenges: Python; graph: parent_cache.json)",
+     check_porep_inputs},
 };
 
 int czk_cmd_selftest(int argc, char **argv) {

@@ -761,7 +761,9 @@ static void enc_fn(void *arg, size_t b, size_t e, unsigned worker) {
     }
 }
 
-czk_status czk_params_write(const czk_params *pa, const char *path, czk_pool *pool, czk_err *err) {
+/* Writes the file; with hs, also hashes every byte written (for a stamp). */
+static czk_status params_write(const czk_params *pa, const char *path, czk_pool *pool,
+                               blake2b_state *hs, czk_err *err) {
     czk_status st = vk_check_finite(&pa->vk, err);
     if (st) return czk_err_wrap(err, "params %s", path);
     size_t vkn = czk_vk_encoded_size(pa->vk.ic_len);
@@ -776,6 +778,7 @@ czk_status czk_params_write(const czk_params *pa, const char *path, czk_pool *po
     }
     czk_vk_encode(buf, &pa->vk);
     st = write_full(fd, buf, vkn, tmp, err);
+    if (hs) blake2b_update(hs, buf, vkn);
     const void *vec[5] = {pa->h, pa->l, pa->a, pa->b_g1, pa->b_g2};
     uint32_t len[5] = {pa->h_len, pa->l_len, pa->a_len, pa->b_g1_len, pa->b_g2_len};
     for (int k = 0; k < 5 && !st; k++) {
@@ -783,20 +786,47 @@ czk_status czk_params_write(const czk_params *pa, const char *path, czk_pool *po
         uint8_t be[4];
         put_be32(be, len[k]);
         st = write_full(fd, be, 4, tmp, err);
+        if (hs) blake2b_update(hs, be, 4);
         size_t per = SLOT_BYTES / g->enc;
         for (size_t i = 0; i < len[k] && !st; i += per) {
             size_t n = len[k] - i < per ? len[k] - i : per;
             enc_job j = {.g = g, .src = vec[k], .out = buf, .base = i};
             atomic_init(&j.bad, SIZE_MAX);
             czk_pool_for(pool, n, 1024, enc_fn, &j);
-            if (atomic_load(&j.bad) != SIZE_MAX)
+            if (atomic_load(&j.bad) != SIZE_MAX) {
                 st = czk_errf(err, CZK_ERR_INVALID_ARG, "section %s, point %zu is infinity",
                               SEC_NAME[SEC_H + k], atomic_load(&j.bad));
-            else
+            } else {
                 st = write_full(fd, buf, n * g->enc, tmp, err);
+                if (hs) blake2b_update(hs, buf, n * g->enc);
+            }
         }
     }
     free(buf);
     st = close_rename(fd, tmp, path, st, err);
-    return st ? czk_err_wrap(err, "params %s", path) : CZK_OK;
+    if (st) czk_err_wrap(err, "params %s", path);
+    return st;
+}
+
+czk_status czk_params_write(const czk_params *pa, const char *path, czk_pool *pool, czk_err *err) {
+    return params_write(pa, path, pool, NULL, err);
+}
+
+czk_status czk_params_write_stamped(const czk_params *pa, const char *path, const char *stamp_dir,
+                                    bool *stamped, czk_pool *pool, czk_err *err) {
+    if (stamped) *stamped = false;
+    blake2b_state hs;
+    if (blake2b_init(&hs, 64))
+        return czk_errf(err, CZK_ERR_INTERNAL, "params %s: BLAKE2b init failed", path);
+    czk_status st = params_write(pa, path, pool, &hs, err);
+    if (st) return st;
+    uint8_t d[64];
+    char dir[PATH_MAX];
+    struct stat sb;
+    if (blake2b_final(&hs, d, 64) == 0 && czk_g16_stamp_dir(dir, sizeof dir, stamp_dir) &&
+        stat(path, &sb) == 0) {
+        bool ok = czk_g16_stamp_write(dir, path, &sb, d);
+        if (stamped) *stamped = ok;
+    }
+    return CZK_OK;
 }

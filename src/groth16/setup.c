@@ -11,18 +11,23 @@
  * column's sum is independent and split over the pool.
  *
  * All points are k·G for a fixed generator, computed with the signed-window
- * tables of fixed_base.h on the pool, then normalized to affine in batches.
+ * tables of fixed_base.h on the pool, batches of 512 scalars at a time with
+ * affine running sums (one shared inversion per window and batch), so they
+ * come out affine.
  */
 #include "groth16/fixed_base.h"
 #include "groth16/internal.h"
 
 #include "czk/ntt.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 CZK_FIXED_BASE_IMPL(p1)
 CZK_FIXED_BASE_IMPL(p2)
+CZK_FIXED_BASE_BATCH_IMPL(p1, fp)
+CZK_FIXED_BASE_BATCH_IMPL(p2, fp2)
 
 unsigned czk_domain_log(uint64_t n) {
     unsigned k = 0;
@@ -56,33 +61,35 @@ czk_status czk_params_check_shape(const czk_params *params, const czk_shape *sha
 
 /* ---- batches of fixed-base products ---- */
 
-#define FB_CHUNK 64
-
 #define FB_MANY_IMPL(P)                                                                            \
     typedef struct fb_job_##P {                                                                    \
         const czk_fb_##P *tab;                                                                     \
         const czk_fr *k;                                                                           \
         blst_##P##_affine *out;                                                                    \
+        atomic_bool oom;                                                                           \
     } fb_job_##P;                                                                                  \
                                                                                                    \
     static void fb_fn_##P(void *arg, size_t b, size_t e, unsigned worker) {                        \
         (void)worker;                                                                              \
         fb_job_##P *j = arg;                                                                       \
-        blst_##P tmp[FB_CHUNK];                                                                    \
-        for (size_t i = b; i < e; i += FB_CHUNK) {                                                 \
-            size_t m = e - i < FB_CHUNK ? e - i : FB_CHUNK;                                        \
-            for (size_t t = 0; t < m; t++)                                                         \
-                czk_fb_##P##_mul(&tmp[t], j->tab, &j->k[i + t]);                                   \
-            const blst_##P *pp[2] = {tmp, NULL};                                                   \
-            blst_##P##s_to_affine(j->out + i, pp, m);                                              \
+        czk_fb_##P##_scratch *s = czk_fb_##P##_scratch_new();                                      \
+        if (!s) {                                                                                  \
+            atomic_store(&j->oom, true);                                                           \
+            return;                                                                                \
         }                                                                                          \
+        for (size_t i = b; i < e; i += CZK_FB_BATCH) {                                             \
+            size_t m = e - i < CZK_FB_BATCH ? e - i : CZK_FB_BATCH;                                \
+            czk_fb_##P##_batch(j->out + i, j->tab, j->k + i, m, s);                                \
+        }                                                                                          \
+        free(s);                                                                                   \
     }                                                                                              \
                                                                                                    \
-    /* out[i] = k[i]·G for i < n; the k must be non-zero. */                                      \
-    static void fb_many_##P(blst_##P##_affine *out, const czk_fb_##P *tab, const czk_fr *k,        \
+    /* out[i] = k[i]·G for i < n; the k must be non-zero. false: out of memory. */                \
+    static bool fb_many_##P(blst_##P##_affine *out, const czk_fb_##P *tab, const czk_fr *k,        \
                             size_t n, czk_pool *pool) {                                            \
-        fb_job_##P j = {tab, k, out};                                                              \
-        czk_pool_for(pool, n, 4 * FB_CHUNK, fb_fn_##P, &j);                                        \
+        fb_job_##P j = {tab, k, out, false};                                                       \
+        czk_pool_for(pool, n, 4 * CZK_FB_BATCH, fb_fn_##P, &j);                                    \
+        return !atomic_load(&j.oom);                                                               \
     }
 
 FB_MANY_IMPL(p1)
@@ -235,7 +242,7 @@ czk_status czk_setup(czk_params **out, const czk_shape *shape, const czk_toxic *
         czk_fr_mul(&sc[i], &lag[i], &zt);
     p->h_len = (uint32_t)(N - 1);
     if (!(p->h = czk_g16_alloc((N - 1) * sizeof *p->h))) goto nomem;
-    fb_many_p1(p->h, &t1, sc, N - 1, pool);
+    if (!fb_many_p1(p->h, &t1, sc, N - 1, pool)) goto nomem;
 
     /* Lagrange coefficients at τ, and the QAP polynomials at τ per column */
     if (lg > 0 && (st = czk_ntt(lag, lg, CZK_NTT_INVERSE, pool, err))) goto fail;
@@ -264,8 +271,8 @@ czk_status czk_setup(czk_params **out, const czk_shape *shape, const czk_toxic *
     if (!(p->vk.ic = czk_g16_alloc(ni * sizeof *p->vk.ic)) ||
         !(p->l = czk_g16_alloc(na * sizeof *p->l)))
         goto nomem;
-    fb_many_p1(p->vk.ic, &t1, sc, ni, pool);
-    fb_many_p1(p->l, &t1, sc + ni, na, pool);
+    if (!fb_many_p1(p->vk.ic, &t1, sc, ni, pool) || !fb_many_p1(p->l, &t1, sc + ni, na, pool))
+        goto nomem;
 
     /* a: u for every input, then A-dense aux */
     size_t m = 0;
@@ -281,7 +288,7 @@ czk_status czk_setup(czk_params **out, const czk_shape *shape, const czk_toxic *
     }
     p->a_len = (uint32_t)m;
     if (!(p->a = czk_g16_alloc(m * sizeof *p->a))) goto nomem;
-    fb_many_p1(p->a, &t1, sc, m, pool);
+    if (!fb_many_p1(p->a, &t1, sc, m, pool)) goto nomem;
 
     /* b_g1, b_g2: v for B-dense inputs, then B-dense aux */
     m = 0;
@@ -299,8 +306,8 @@ czk_status czk_setup(czk_params **out, const czk_shape *shape, const czk_toxic *
     if (!(p->b_g1 = czk_g16_alloc(m * sizeof *p->b_g1)) ||
         !(p->b_g2 = czk_g16_alloc(m * sizeof *p->b_g2)))
         goto nomem;
-    fb_many_p1(p->b_g1, &t1, sc, m, pool);
-    fb_many_p2(p->b_g2, &t2, sc, m, pool);
+    if (!fb_many_p1(p->b_g1, &t1, sc, m, pool) || !fb_many_p2(p->b_g2, &t2, sc, m, pool))
+        goto nomem;
 
     czk_fb_p1_free(&t1);
     czk_fb_p2_free(&t2);
