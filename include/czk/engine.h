@@ -379,7 +379,12 @@ CZK_NODISCARD czk_status czk_kind_test(czk_proof_kind *out, czk_err *err) CZK_NO
  * {"SectorNum", "Phase1Out" (base64 C1 JSON), "SectorSize"} in
  * vanilla_proof, miner_id for prover_id; one partition per C1 partition;
  * circuit ids porep-2k, porep-8m, porep-512m, porep-32g, porep-64g; the
- * v28 .params file of the shape in param_cache.
+ * v28 .params file of the shape in param_cache (or czk's test keys of the
+ * shape there: czk_porep_find_key), the shape from the shape cache
+ * (czk_porep_shape_load). The vanilla proofs are pre-checked at submit
+ * (czk_c1_precheck, replica_id included when miner_id is set), so a bad C1
+ * fails its job at once; public inputs for the final verification are the
+ * chain's (czk_porep_chain_inputs).
  */
 CZK_NODISCARD czk_status czk_kind_porep(czk_proof_kind *out, czk_err *err) CZK_NONNULL(1);
 

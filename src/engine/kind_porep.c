@@ -14,17 +14,19 @@
  * more partitions.
  *
  * Synthesis of partition k points the circuit's witness at the parsed C1
- * (its Domain arrays and path indices have the circuit's layout, so nothing
- * is copied) and runs the StackedDRG circuit in WITNESS mode with the job's
- * cancel flag. The public inputs for verification are derived as the chain
- * derives them (challenges from replica_id and seed, parents from the
- * graph), not read from the proofs.
+ * (czk_porep_witness_from_c1: nothing is copied) and runs the StackedDRG
+ * circuit in WITNESS mode with the job's cancel flag. The public inputs for
+ * verification are derived as the chain derives them
+ * (czk_porep_chain_inputs, with replica_id recomputed from the miner and
+ * sector when the request has a miner id), never read from the proofs.
  *
- * Keys: the v28 .params file of the shape in param_cache (the published
- * files are recognized by digest and skip the subgroup pass). The shape is
- * read from the shape cache that `czk circuit-info` fills,
- * $CZK_CACHE_DIR/shapes/porep-v28-<size>.shape (default ~/.cache/czk), or
- * recorded and stored there (two minutes and 9 GiB for 32GiB).
+ * Keys: the v28 .params file of the shape in param_cache, or czk's test keys
+ * of the shape there (czk_porep_find_key; the published files are
+ * recognized by digest and skip the subgroup pass). The shape comes from
+ * the shape cache, $CZK_CACHE_DIR/shapes (czk_porep_shape_load), recorded
+ * there the first time (two minutes and 9 GiB for 32GiB).
+ * The prove layer (porep_prove.h) does the same steps in one call for
+ * `czk prove`; the engine takes them apart to run them in its stages.
  */
 #include "engine/internal.h"
 
@@ -32,6 +34,7 @@
 #include "czk/porep_circuit.h"
 #include "czk/porep_graph.h"
 #include "czk/porep_precheck.h"
+#include "czk/porep_prove.h"
 #include "czk/porep_shapes.h"
 
 #include <stdio.h>
@@ -65,6 +68,7 @@ typedef struct porep_job {
     czk_c1 *c1;
     czk_porep_graph *graph;
     czk_porep_config cfg;
+    uint8_t replica_id[32]; /* for the public inputs */
 } porep_job;
 
 static void porep_job_free(void *ctx, void *job) {
@@ -106,22 +110,20 @@ static czk_status porep_parse(void *ctx, const czk_proof_request *req, void **jo
         porep_job_free(NULL, j);
         return st;
     }
+    if (req->miner_id)
+        st = czk_porep_chain_replica_id(j->replica_id, j->c1, sector_num, req->miner_id, err);
+    else
+        memcpy(j->replica_id, j->c1->replica_id.b, 32);
+    if (st) {
+        porep_job_free(NULL, j);
+        return st;
+    }
     czk_porep_config_for_shape(&j->cfg, proof.shape);
     info->num_partitions = j->c1->num_partitions;
     info->num_public_inputs = czk_c1_num_public_inputs(j->c1);
     snprintf(info->circuit_id, sizeof info->circuit_id, "%s", cid);
     *job = j;
     return CZK_OK;
-}
-
-static void path_from(czk_porep_path *out, const czk_merkle_proof *p) {
-    out->positions = (uint32_t *)p->index;
-    out->siblings = (uint8_t *)p->siblings;
-}
-
-static void column_from(czk_porep_column *out, const czk_column_proof *c) {
-    out->rows = (uint8_t *)c->rows;
-    path_from(&out->path, &c->inclusion);
 }
 
 static czk_status porep_synthesize(void *ctx, void *job, uint32_t k, const czk_shape *shape,
@@ -131,103 +133,34 @@ static czk_status porep_synthesize(void *ctx, void *job, uint32_t k, const czk_s
     (void)shape;
     (void)pool;
     porep_job *j = job;
-    const czk_c1 *c1 = j->c1;
-    uint32_t cpp = c1->challenges_per_partition;
-    if (k >= c1->num_partitions || cpp != j->cfg.challenges)
-        return czk_errf(err, CZK_ERR_INVALID_ARG,
-                        "porep-c2: partition %u of %u, %u challenges per partition (circuit %u)", k,
-                        c1->num_partitions, cpp, j->cfg.challenges);
-    czk_porep_witness w;
-    memset(&w, 0, sizeof w);
-    w.config = j->cfg;
-    w.challenges = calloc(cpp, sizeof *w.challenges);
-    if (!w.challenges) return czk_errf(err, CZK_ERR_NOMEM, "porep-c2: out of memory");
-    const czk_vanilla_proof *vp = &c1->proofs[(size_t)k * cpp];
-    memcpy(w.replica_id, c1->replica_id.b, 32);
-    memcpy(w.comm_d, c1->comm_d.b, 32);
-    memcpy(w.comm_r, c1->comm_r.b, 32);
-    memcpy(w.comm_c, vp[0].c_x.inclusion.root.b, 32);
-    memcpy(w.comm_r_last, vp[0].comm_r_last_proof.root.b, 32);
-    for (uint32_t i = 0; i < cpp; i++) {
-        czk_porep_challenge_proof *c = &w.challenges[i];
-        const czk_vanilla_proof *p = &vp[i];
-        c->challenge = p->num_labeling ? p->labeling[0].node : p->encoding.node;
-        memcpy(c->data_leaf, p->comm_d_proof.leaf.b, 32);
-        path_from(&c->comm_d_path, &p->comm_d_proof);
-        for (int d = 0; d < 6; d++)
-            column_from(&c->drg_parents[d], &p->drg_parents[d]);
-        for (int d = 0; d < 8; d++)
-            column_from(&c->exp_parents[d], &p->exp_parents[d]);
-        path_from(&c->comm_r_last_path, &p->comm_r_last_proof);
-        path_from(&c->comm_c_path, &p->c_x.inclusion);
-    }
-    czk_status st = czk_porep_witness_generate(out, &j->cfg, &w, cancel, err);
-    free(w.challenges);
+    czk_porep_witness *w = NULL;
+    czk_status st = czk_porep_witness_from_c1(&w, j->c1, k, err);
+    if (!st) st = czk_porep_witness_generate(out, &j->cfg, w, cancel, err);
+    czk_porep_witness_free(w);
     return st;
 }
 
 static czk_status porep_inputs(void *ctx, void *job, uint32_t k, czk_fr *out, czk_err *err) {
     (void)ctx;
     porep_job *j = job;
-    return czk_c1_public_inputs(out, j->c1, j->graph, k, err);
-}
-
-static bool shape_cache_path(char *out, size_t cap, const czk_porep_shape *s) {
-    const char *base = getenv("CZK_CACHE_DIR"), *home = getenv("HOME");
-    int n;
-    if (base && *base)
-        n = snprintf(out, cap, "%s/shapes/porep-v28-%s.shape", base, s->name);
-    else if (home && *home)
-        n = snprintf(out, cap, "%s/.cache/czk/shapes/porep-v28-%s.shape", home, s->name);
-    else
-        return false;
-    return n > 0 && (size_t)n < cap;
-}
-
-static void mkdir_parents(const char *path) {
-    char d[2048];
-    snprintf(d, sizeof d, "%s", path);
-    for (char *p = d + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            (void)mkdir(d, 0755);
-            *p = '/';
-        }
+    return czk_porep_chain_inputs(out, j->c1, j->replica_id, j->graph, k, err);
 }
 
 static czk_status porep_load(void *ctx, const char *id, const char *dir, czk_pool *pool,
                              const atomic_int *cancel, czk_params **params, czk_shape **shape,
                              czk_err *err) {
     (void)ctx;
+    (void)cancel;
     *params = NULL;
     *shape = NULL;
     const czk_porep_shape *s = shape_for_id(id);
     if (!s) return czk_errf(err, CZK_ERR_INVALID_ARG, "porep-c2: unknown circuit id '%s'", id);
-    char name[256], path[CZK_ENGINE_PATH_MAX + 300];
-    czk_status st = czk_porep_param_file_name(name, sizeof name, s, ".params", err);
+    char path[CZK_ENGINE_PATH_MAX + 300];
+    czk_status st = czk_porep_find_key(path, sizeof path, NULL, dir, s, ".params", err);
     if (st) return st;
-    snprintf(path, sizeof path, "%s/%s", dir, name);
     czk_params_read_opts o = {0, NULL, pool};
     if ((st = czk_params_read(params, path, &o, NULL, err))) return st;
-    czk_porep_config cfg;
-    czk_porep_config_for_shape(&cfg, s);
-    char spath[2048];
-    bool cached = shape_cache_path(spath, sizeof spath, s);
-    czk_err serr;
-    if (cached && !czk_shape_read(shape, spath, &serr) &&
-        (*shape)->num_inputs != czk_porep_num_inputs(&cfg)) {
-        czk_shape_free(*shape);
-        *shape = NULL;
-    }
-    if (!*shape) {
-        st = czk_porep_record(shape, &cfg, cancel, err);
-        if (!st && cached) {
-            mkdir_parents(spath);
-            if (czk_shape_write(*shape, spath, &serr)) { /* a cache: failing to write is fine */
-            }
-        }
-    }
-    if (st) {
+    if ((st = czk_porep_shape_load(shape, NULL, s, true, err))) {
         czk_params_free(*params);
         *params = NULL;
     }
@@ -237,10 +170,9 @@ static czk_status porep_load(void *ctx, const char *id, const char *dir, czk_poo
 static uint64_t porep_bytes(void *ctx, const char *id, const char *dir) {
     (void)ctx;
     const czk_porep_shape *s = shape_for_id(id);
-    char name[256], path[CZK_ENGINE_PATH_MAX + 300];
+    char path[CZK_ENGINE_PATH_MAX + 300];
     struct stat sb;
-    if (!s || czk_porep_param_file_name(name, sizeof name, s, ".params", NULL)) return 0;
-    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (!s || czk_porep_find_key(path, sizeof path, NULL, dir, s, ".params", NULL)) return 0;
     return stat(path, &sb) ? 0 : (uint64_t)sb.st_size;
 }
 

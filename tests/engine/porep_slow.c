@@ -47,7 +47,7 @@ static void test_porep_2k(void **state) {
         czk_assert_ok(czk_toxic_random(&t, &rng, &err), &err);
         czk_params *params;
         czk_assert_ok(czk_setup(&params, shape, &t, pool, &err), &err);
-        czk_assert_ok(czk_params_write(params, path, pool, &err), &err);
+        czk_assert_ok(czk_params_write_stamped(params, path, NULL, NULL, pool, &err), &err);
         czk_assert_ok(czk_vk_write(&params->vk, vkpath, &err), &err);
         czk_params_free(params);
         czk_shape_free(shape);
