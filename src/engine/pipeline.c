@@ -351,6 +351,7 @@ void *czk_gpu_main(void *arg) {
         e->n_gpu_q--;
         e->n_gpu++;
         dev->busy++;
+        if (e->cfg.max_gpu_queue_depth) pthread_cond_broadcast(&e->synth_cv); /* room to pace */
         it->stage = IT_GPU;
         czk_job *j = it->job;
         const czk_params *params = j->srs->params;
