@@ -34,68 +34,6 @@ static const char USAGE[] =
     "exit status: 0 the C1 is fine, 1 it is refused (the reason is printed),\n"
     "2 usage or I/O error\n";
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static bool parse_u64_arg(const char *s, uint64_t *out) {
-    if (!s || !*s || *s == '-') return false;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end) return false;
-    *out = v;
-    return true;
-}
-
-/* True if the JSON text's first key is one of the envelope's. */
-static bool is_envelope(const uint8_t *b, size_t n) {
-    size_t i = 0;
-    while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r'))
-        i++;
-    if (i >= n || b[i] != '{') return false;
-    i++;
-    while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r'))
-        i++;
-    static const char *const keys[] = {"\"SectorNum\"", "\"Phase1Out\"", "\"SectorSize\""};
-    for (int k = 0; k < 3; k++)
-        if (n - i >= strlen(keys[k]) && !memcmp(b + i, keys[k], strlen(keys[k]))) return true;
-    return false;
-}
-
-static int read_file(const char *path, uint8_t **out, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return czk_cli_fail("check-c1", "cannot open %s: %s", path, strerror(errno));
-    uint8_t *buf = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        if (n == cap) {
-            cap = cap ? cap * 2 : 1 << 20;
-            uint8_t *b = realloc(buf, cap);
-            if (!b) {
-                free(buf);
-                fclose(f);
-                return czk_cli_fail("check-c1", "%s: out of memory", path);
-            }
-            buf = b;
-        }
-        size_t r = fread(buf + n, 1, cap - n, f);
-        n += r;
-        if (r == 0) break;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(buf);
-        return czk_cli_fail("check-c1", "cannot read %s", path);
-    }
-    *out = buf;
-    *len = n;
-    return CZK_EXIT_OK;
-}
-
 static void hex32(char out[65], const uint8_t b[32]) {
     for (int i = 0; i < 32; i++)
         snprintf(out + 2 * i, 3, "%02x", b[i]);
@@ -113,7 +51,7 @@ int czk_cmd_check_c1(int argc, char **argv) {
         const char *a = argv[i];
         if (!strcmp(a, "--sector-num") || !strcmp(a, "--miner-id") || !strcmp(a, "--threads")) {
             uint64_t v;
-            if (i + 1 >= argc || !parse_u64_arg(argv[i + 1], &v)) {
+            if (i + 1 >= argc || !czk_cli_parse_u64(argv[i + 1], &v)) {
                 fputs(USAGE, stderr);
                 return czk_cli_fail("check-c1", "%s needs an unsigned integer", a);
             }
@@ -146,16 +84,15 @@ int czk_cmd_check_c1(int argc, char **argv) {
 
     uint8_t *buf = NULL;
     size_t len = 0;
-    int rc = read_file(file, &buf, &len);
+    int rc = czk_cli_read_file("check-c1", file, &buf, &len);
     if (rc) return rc;
     czk_err err;
     czk_c1 *c1 = NULL;
-    bool env = is_envelope(buf, len);
-    uint64_t env_sector = 0, env_size = 0;
-    double t0 = now_s();
-    czk_status st = env ? czk_c1_parse_envelope(&c1, &env_sector, &env_size, buf, len, &err)
-                        : czk_c1_parse(&c1, buf, len, &err);
-    double t_parse = now_s() - t0;
+    bool env = false;
+    uint64_t env_sector = 0;
+    double t0 = czk_cli_now();
+    czk_status st = czk_cli_parse_c1(&c1, &env, &env_sector, buf, len, &err);
+    double t_parse = czk_cli_now() - t0;
     free(buf);
     if (st) {
         fprintf(stderr, "czk check-c1: %s: refused: %s\n", file, err.msg);
@@ -185,7 +122,7 @@ int czk_cmd_check_c1(int argc, char **argv) {
            czk_registered_proof_name(c1->registered_proof), c1->registered_proof, s->name);
     if (env)
         printf("  envelope: SectorNum %llu, SectorSize %llu\n", (unsigned long long)env_sector,
-               (unsigned long long)env_size);
+               (unsigned long long)s->sector_size);
     printf("  %u partitions x %u challenges, %u layers, TreeD depth %u, TreeR/TreeC %u-%u-%u\n",
            c1->num_partitions, c1->challenges_per_partition, s->layers, s->log2_nodes,
            s->tree_base_arity, s->tree_sub_arity, s->tree_top_arity);
@@ -205,9 +142,9 @@ int czk_cmd_check_c1(int argc, char **argv) {
     }
     czk_precheck_opts opts = {
         .have_ids = have_sector && have_miner, .sector_num = sector, .miner_id = miner};
-    t0 = now_s();
+    t0 = czk_cli_now();
     st = czk_c1_precheck(c1, &opts, pool, &err);
-    double t_check = now_s() - t0;
+    double t_check = czk_cli_now() - t0;
     czk_pool_destroy(pool);
     if (st) {
         fprintf(stderr, "czk check-c1: %s: refused: %s\n", file, err.msg);
