@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(build-essential cmake ninja-build pkg-config
-          libcmocka-dev clang libclang-rt-14-dev libjansson-dev)
+          libcmocka-dev clang libclang-rt-14-dev libjansson-dev libssl-dev libb2-dev
+          libyajl-dev libtomlplusplus-dev)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -24,6 +24,32 @@
 extern "C" {
 #endif
 
+/*
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG if out is NULL, or bases or scalars
+ *          is NULL with n > 0; CZK_ERR_NOMEM (message names the size) if the
+ *          scratch cannot be allocated. *out is infinity on any failure
+ *          other than a NULL out.
+ * Out:     out      Σ scalars[i]·bases[i], Jacobian.
+ * In:      bases    n affine points of the group (G1 / G2), infinity allowed;
+ *                   read only, never copied.
+ *          scalars  n Fr elements in Montgomery form (canonical, < r).
+ *          n        number of terms; 0 gives infinity.
+ *          pool     threads to use (NULL: the calling thread only). The
+ *                   call may come from inside a task of the same pool (it
+ *                   then runs on that thread).
+ * Memory:  one scratch allocation per call, freed before returning. Front
+ *          end: 40 bytes per scalar that is neither 0 nor 1, 8 per scalar
+ *          equal to 1, plus per thread the Pippenger buckets for one range
+ *          (blst_p{1,2}s_mult_pippenger_scratch_sizeof; at most 48 MiB G1,
+ *          96 MiB G2). Plain: 32 bytes per scalar plus buckets per thread.
+ * Algorithm: Pippenger's bucket method with Booth-encoded windows as in
+ *          blst v0.3.12 src/multi_scalar.c (window per blst's
+ *          pippenger_window_size); batch affine addition as in
+ *          blst src/bulk_addition.c. src/ec/msm.c describes the split.
+ *          The plain variant sums inputs of at most 64 G1 / 32 G2 points
+ *          point by point: blst v0.3.12 serves calls that small with a
+ *          table method that gets infinity bases wrong.
+ */
 CZK_NODISCARD czk_status czk_msm_g1(czk_g1 *out, const czk_g1_affine *bases, const czk_fr *scalars,
                                     size_t n, czk_pool *pool, czk_err *err);
 CZK_NODISCARD czk_status czk_msm_g2(czk_g2 *out, const czk_g2_affine *bases, const czk_fr *scalars,

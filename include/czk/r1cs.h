@@ -36,7 +36,12 @@
 #include "czk/common.h"
 #include "czk/ff.h"
 #include "czk/pool.h"
+#ifdef __cplusplus /* C++ before C++23 has no <stdatomic.h>; std::atomic<int> has the same layout */
+#include <atomic>
+typedef std::atomic<int> atomic_int;
+#else
 #include <stdatomic.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -90,7 +95,7 @@ void czk_lc_copy(czk_cs *cs, czk_lc *dst, const czk_lc *src);
  * variables by adding coefficients; zero results are dropped. */
 void czk_lc_normalize(czk_lc *lc);
 
-/* 2^k in Fr for k < 256 (Montgomery form), and −1. */
+/* 2^k in Fr for k < 256 (Montgomery form; NULL for k >= 256), and −1. */
 const czk_fr *czk_fr_pow2(unsigned k);
 extern const czk_fr czk_fr_minus_one;
 
@@ -115,8 +120,8 @@ bool czk_cs_has_values(const czk_cs *cs);
 czk_var czk_cs_alloc(czk_cs *cs, const czk_fr *value);
 czk_var czk_cs_alloc_input(czk_cs *cs, const czk_fr *value);
 
-/* A·B = C. Copies and normalizes the three lcs (callers' lcs are unchanged).
- * A no-op in WITNESS mode. */
+/* A·B = C. Copies and normalizes the three lcs (callers' lcs are unchanged;
+ * NULL means an empty lc). A no-op in WITNESS mode. */
 void czk_cs_enforce(czk_cs *cs, const czk_lc *a, const czk_lc *b, const czk_lc *c);
 
 /* Namespaces: named scopes for error reports. Cheap unless mode is CHECK. */
@@ -128,7 +133,9 @@ czk_status czk_cs_fail(czk_cs *cs, czk_status code, const char *fmt, ...) CZK_PR
 /* CZK_OK while nothing failed. */
 czk_status czk_cs_status(const czk_cs *cs);
 
-/* Counters so far (ONE included in inputs; finalization included after run). */
+/* Counters so far (ONE included in inputs; finalization included after run).
+ * In WITNESS mode the constraint count is the number of czk_cs_enforce calls
+ * made, which is 0 for gadgets that skip them there. */
 uint32_t czk_cs_num_inputs(const czk_cs *cs);
 uint32_t czk_cs_num_aux(const czk_cs *cs);
 uint64_t czk_cs_num_constraints(const czk_cs *cs);
@@ -139,12 +146,19 @@ typedef czk_status (*czk_circuit_fn)(czk_cs *cs, void *ctx);
  * Allocates ONE, runs fn(cs, ctx), then appends the input_i · 0 = 0
  * constraints. Returns the first failure: the cs's sticky error, fn's own
  * non-OK return, or in CHECK mode CZK_ERR_UNSATISFIED naming the first
- * unsatisfied constraint by index and namespace path. A cs runs once.
+ * unsatisfied constraint by index and namespace path ("constraint 17
+ * (sha256/block 0/ch 3) is not satisfied"; "top level" when no namespace was
+ * open). After CZK_OK or CZK_ERR_UNSATISFIED the shape and witness can be
+ * taken. A cs runs once (CZK_ERR_INVALID_ARG the second time).
  */
 CZK_NODISCARD czk_status czk_cs_run(czk_cs *cs, czk_circuit_fn fn, void *ctx, czk_err *err);
 
 /* CHECK mode: index of the first unsatisfied constraint, or UINT64_MAX. */
 uint64_t czk_cs_first_unsatisfied(const czk_cs *cs);
+/* CHECK mode: the namespace path ("a/b/c", "" at the top level) that was
+ * current when the first unsatisfied constraint was enforced; NULL if none.
+ * Owned by the cs. */
+const char *czk_cs_first_unsatisfied_path(const czk_cs *cs);
 
 /* ---- the recorded shape ---- */
 

@@ -8,6 +8,8 @@
 #define CZK_CLI_H
 
 #include "czk/common.h"
+#include "czk/porep_c1.h"
+#include "czk/porep_shapes.h"
 #include <stdio.h>
 
 enum { CZK_EXIT_OK = 0, CZK_EXIT_NO = 1, CZK_EXIT_ERROR = 2 };
@@ -19,11 +21,37 @@ typedef struct czk_cli_command {
 } czk_cli_command;
 
 int czk_cmd_selftest(int argc, char **argv);
+int czk_cmd_check_c1(int argc, char **argv);
+int czk_cmd_circuit_info(int argc, char **argv);
+int czk_cmd_setup(int argc, char **argv);
+int czk_cmd_timeline(int argc, char **argv);
+int czk_cmd_prove(int argc, char **argv);
+int czk_cmd_verify(int argc, char **argv);
+int czk_cmd_gen_vanilla(int argc, char **argv);
 
 /* Prints "czk <cmd>: <message>" to stderr; returns CZK_EXIT_ERROR. */
 int czk_cli_fail(const char *cmd, const char *fmt, ...) CZK_PRINTF(2, 3);
 /* Exit status for a czk_status: OK -> 0, input refused -> 1... callers choose. */
 /* True if argv holds -h or --help. */
 int czk_cli_wants_help(int argc, char **argv);
+
+/* ---- cli_util.c ---- */
+/* Monotonic wall seconds. */
+double czk_cli_now(void);
+/* Peak resident memory of this process in bytes (VmHWM), 0 if unknown. */
+uint64_t czk_cli_peak_rss(void);
+/* A decimal u64 (no sign, no spaces); false if it is not one. */
+bool czk_cli_parse_u64(const char *s, uint64_t *out);
+/* "2048", "2KiB", "32GiB", "2k"... -> bytes; 0 if unparsable. */
+uint64_t czk_cli_parse_size(const char *s);
+/* Reads a whole file into *out (malloc'ed). CZK_EXIT_OK, or prints the
+ * error as `czk <cmd>: ...` and returns CZK_EXIT_ERROR. */
+int czk_cli_read_file(const char *cmd, const char *path, uint8_t **out, size_t *len);
+/* Parses a raw C1 JSON, or cuzk's envelope (told apart by the first key;
+ * then *envelope is set and *sector_num is its SectorNum). */
+CZK_NODISCARD czk_status czk_cli_parse_c1(czk_c1 **out, bool *envelope, uint64_t *sector_num,
+                                          const uint8_t *buf, size_t len, czk_err *err);
+/* Lower-case hex of n bytes (2n + 1 chars with the NUL). */
+void czk_cli_hex(char *out, const uint8_t *b, size_t n);
 
 #endif

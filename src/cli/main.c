@@ -7,6 +7,17 @@
 
 static const czk_cli_command COMMANDS[] = {
     {"selftest", "run quick known-answer checks of every layer", czk_cmd_selftest},
+    {"check-c1", "parse a PoRep C1 (or cuzk envelope) and pre-check its vanilla proofs",
+     czk_cmd_check_c1},
+    {"circuit-info", "R1CS counts, densities and .params sizes of a PoRep partition",
+     czk_cmd_circuit_info},
+    {"setup", "Groth16 test keys (.params, .vk) for a PoRep sector size or a recorded shape",
+     czk_cmd_setup},
+    {"timeline", "summarize an engine TIMELINE log (GPU busy, idle gaps, s/proof)",
+     czk_cmd_timeline},
+    {"prove", "PoRep C2 on the CPU: prove a C1, verify the proofs, write them", czk_cmd_prove},
+    {"verify", "verify PoRep C2 proofs against a C1's sector, as the chain does", czk_cmd_verify},
+    {"gen-vanilla", "seal a test sector and write its C1 JSON (or a sparse C1)", czk_cmd_gen_vanilla},
 };
 
 int czk_cli_fail(const char *cmd, const char *fmt, ...) {

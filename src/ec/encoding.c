@@ -85,6 +85,9 @@ static czk_status check_form(const char *group, const uint8_t *in, size_t len, s
                        ? czk_errf(err, CZK_ERR_EC_NO_POINT, "%s point: x has no point on the curve", \
                                   group)                                                           \
                        : czk_errf(err, CZK_ERR_EC_NOT_ON_CURVE, "%s point: not on the curve", group); \
+        if (e == BLST_POINT_NOT_IN_GROUP) /* blst refuses (0, ±2) and the like outright */       \
+            return czk_errf(err, CZK_ERR_EC_NOT_IN_GROUP,                                          \
+                            "%s point: not in the prime-order subgroup", group);                   \
         if (e != BLST_SUCCESS)                                                                     \
             return czk_errf(err, CZK_ERR_EC_FLAGS, "%s point: bad encoding (blst error %d)", group, \
                             (int)e);                                                               \

@@ -162,6 +162,14 @@ static void test_bad_encodings_g1(void **state) {
     blst_p1_from_affine(&pj, &p);
     blst_p1_mult(&rp, &pj, rle, 255);
     assert_false(blst_p1_is_inf(&rp));
+
+    /* (0, 2) lies on the curve (0^3 + 4 = 2^2) and has order 3 (x = 0 makes it a
+     * flex point), so it is outside G1; blst's decoder refuses it even where the
+     * subgroup pass is skipped, and czk reports that as NOT_IN_GROUP. */
+    memset(b, 0, 96);
+    b[95] = 2;
+    expect(CZK_ERR_EC_NOT_IN_GROUP, czk_g1_decode(&p, b, 96, &err), &err);
+    expect(CZK_ERR_EC_NOT_IN_GROUP, czk_g1_decode_trusted(&p, b, 96, &err), &err);
 }
 
 static void test_bad_encodings_g2(void **state) {

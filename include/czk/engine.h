@@ -1,0 +1,579 @@
+/*
+ * czk — the proving engine: jobs, scheduling, the partition pipeline, the
+ * SRS cache, the memory budget, events and counters (spec: cuzk-engine.md §2
+ * wire semantics, §3 configuration, §4 architecture, §8 what cuzk left
+ * unfinished; DESIGN.md "The path of one proof").
+ *
+ * A job is one proof request. Its proof kind (a plug-in, czk_proof_kind)
+ * parses the payload and says how many partitions it has and which circuit
+ * (SRS + R1CS shape, by circuit id) proves them. Every partition then travels
+ * alone through the pipeline, each stage a pool of threads fed by a queue:
+ *
+ *   submit -> synthesis queue (priority, then submit order, then partition)
+ *          -> admission (memory budget; the circuit's SRS must be resident)
+ *          -> synthesis worker (synthesis.partition_workers): the witness
+ *          -> GPU queue -> GPU worker (gpus.gpu_workers_per_device per device,
+ *             one lock per device held only around device work): the MSM sums
+ *          -> finalizer (CPU G2 MSM where the device left it, r/s
+ *             randomization, encoding); the GPU worker loops at once
+ *          -> assembler: all partitions in order, verified against the VK
+ *          -> result stored until fetched (czk_engine_await) or pruned.
+ *
+ * Partitions of several jobs interleave: while the device proves the last
+ * partitions of one sector, the next sector's partitions are synthesized.
+ * Without a GPU the CPU backend is a pseudo-device with the same workers,
+ * lock and events.
+ *
+ * Priorities: CRITICAL > HIGH > NORMAL > LOW, then submit order. A request
+ * with CZK_PRIORITY_UNSPECIFIED gets its kind's default (WinningPoSt
+ * CRITICAL, WindowPoSt HIGH, PoRep and SnapDeals NORMAL; cuzk-engine.md §2).
+ *
+ * Request ids (cuzk's request_id / job_id): a request that names an id that
+ * is queued or running gets that job back; one whose job has finished gets
+ * the stored result while it is kept; the same id with a different request
+ * (kind, payload or any other field) is refused with CZK_ERR_MISMATCH. An
+ * empty id gets a fresh one ("job-<n>").
+ *
+ * Threads: every function here may be called from any thread at once. No
+ * global state: everything lives in the czk_engine.
+ *
+ * Events: every state change of a partition or job is one timeline line
+ *   TIMELINE,<ms since engine start>,<EVENT>,<job>,partition=<k> worker=<w> [key=value...]
+ * (job-level events write partition=- worker=-), written to
+ * logging.timeline_file when set, kept in memory (the last
+ * logging.timeline_keep lines, in the status snapshot) and passed to the
+ * on_event hook. `czk timeline LOG` summarizes such a log.
+ */
+#ifndef CZK_ENGINE_H
+#define CZK_ENGINE_H
+
+#include "czk/common.h"
+#include "czk/ff.h"
+#include "czk/groth16.h"
+#include "czk/pool.h"
+#include "czk/r1cs.h"
+#ifndef __cplusplus
+#include <stdatomic.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct czk_engine czk_engine;
+
+/* Sizes of fixed strings (NUL included). */
+#define CZK_JOB_ID_MAX 128    /* request / job ids longer than 127 bytes are refused */
+#define CZK_CIRCUIT_ID_MAX 48 /* "porep-32g", "test-11x4", ... */
+#define CZK_ENGINE_PATH_MAX 1024
+
+/* Priorities, numbered as cuzk.v1 Priority. */
+typedef enum czk_priority {
+    CZK_PRIORITY_UNSPECIFIED = 0, /* the kind's default */
+    CZK_PRIORITY_LOW = 1,
+    CZK_PRIORITY_NORMAL = 2,
+    CZK_PRIORITY_HIGH = 3,
+    CZK_PRIORITY_CRITICAL = 4,
+} czk_priority;
+
+/* Proof kinds, numbered as cuzk.v1 ProofKind; CZK_KIND_TEST is czk's own. */
+typedef enum czk_kind_id {
+    CZK_KIND_UNSPECIFIED = 0,
+    CZK_KIND_POREP_C2 = 1,     /* "porep-c2" */
+    CZK_KIND_SNAP_UPDATE = 2,  /* "snap-update" (no built-in kind yet) */
+    CZK_KIND_WINDOW_POST = 3,  /* "window-post" (no built-in kind yet) */
+    CZK_KIND_WINNING_POST = 4, /* "winning-post" (no built-in kind yet) */
+    CZK_KIND_TEST = 100,       /* "test": a small multi-partition circuit (CI) */
+} czk_kind_id;
+
+#define CZK_KIND_MAX 128 /* kind ids are < this */
+
+/* Job states. The terminal ones are numbered as cuzk.v1 AwaitProofResponse.Status. */
+typedef enum czk_job_state {
+    CZK_JOB_UNKNOWN = 0,   /* no such job (never existed, or pruned) */
+    CZK_JOB_COMPLETED = 1, /* proof ready, verified */
+    CZK_JOB_FAILED = 2,    /* error / error_code say why */
+    CZK_JOB_CANCELLED = 3,
+    CZK_JOB_TIMEOUT = 4,  /* czk_engine_await ran out of time; the job goes on */
+    CZK_JOB_QUEUED = 10,  /* no partition started yet */
+    CZK_JOB_RUNNING = 11, /* some partition started */
+} czk_job_state;
+
+/* "porep-c2", "snap-update", "window-post", "winning-post", "test"; "unspecified"
+ * for others. And the state and priority names ("COMPLETED", "HIGH", ...). */
+const char *czk_kind_name(czk_kind_id kind);
+const char *czk_job_state_name(czk_job_state state);
+const char *czk_priority_name(czk_priority p);
+
+/* The default priority of a kind (cuzk-engine.md §2): WinningPoSt CRITICAL,
+ * WindowPoSt HIGH, every other kind NORMAL. */
+czk_priority czk_kind_default_priority(czk_kind_id kind);
+
+/* ---- configuration (cuzk.toml; cuzk-engine.md §3; czk.example.toml lists every key) ---- */
+
+#define CZK_ENGINE_MAX_DEVICES 64
+#define CZK_ENGINE_MAX_PRELOAD 16
+
+typedef struct czk_engine_config {
+    /* [daemon] */
+    char listen[256];        /* daemon.listen: gRPC address ("unix:///run/curio/cuzk.sock") */
+    char status_listen[256]; /* daemon.status_listen: HTTP GET /status address ("" = off) */
+    /* [srs] */
+    char param_cache[CZK_ENGINE_PATH_MAX]; /* srs.param_cache: .params/.vk directory */
+    char preload[CZK_ENGINE_MAX_PRELOAD][CZK_CIRCUIT_ID_MAX]; /* srs.preload: circuit ids */
+    unsigned num_preload;
+    /* [memory] */
+    uint64_t total_budget;         /* memory.total_budget bytes; 0 = auto: MemTotal (fallback
+                                      256 GiB) − safety_margin */
+    uint64_t safety_margin;        /* memory.safety_margin bytes (5 GiB) */
+    uint64_t eviction_min_idle_ms; /* memory.eviction_min_idle (5 min) */
+    /* [gpus] */
+    int devices[CZK_ENGINE_MAX_DEVICES]; /* gpus.devices ordinals; none = all found (CPU:
+                                            one pseudo-device) */
+    unsigned num_devices;
+    unsigned gpu_threads;            /* gpus.gpu_threads: CPU threads of the GPU path (0 = all) */
+    unsigned gpu_workers_per_device; /* gpus.gpu_workers_per_device (2) */
+    unsigned finalize_workers;       /* gpus.finalize_workers: finalizer threads (2) */
+    char backend[16];                /* gpus.backend: "auto", "cpu" or "cuda" */
+    /* [scheduler] */
+    unsigned max_batch_size;      /* scheduler.max_batch_size (1; only 1 is supported) */
+    uint64_t max_batch_wait_ms;   /* scheduler.max_batch_wait_ms (10000; unused) */
+    bool sort_by_type;            /* scheduler.sort_by_type (true; unused, as in cuzk) */
+    uint64_t result_retention_ms; /* scheduler.result_retention: unfetched results are
+                                     pruned after this (10 min) */
+    unsigned max_results;         /* scheduler.max_results: stored results at most (1000;
+                                     the oldest are pruned first) */
+    /* [synthesis] */
+    unsigned threads;           /* synthesis.threads: data-parallel loop threads (0 = all) */
+    unsigned partition_workers; /* synthesis.partition_workers: partitions synthesized at
+                                   once (0 = auto: max(2, min(budget / partition, 18))
+                                   once measured; 2 before). Alias (warned):
+                                   pipeline.max_parallel_synthesis */
+    /* [pipeline] */
+    bool pipeline_enabled;          /* pipeline.enabled (true; false is refused: czk has no
+                                       monolithic path) */
+    unsigned synthesis_lookahead;   /* pipeline.synthesis_lookahead (1; logged only, as cuzk) */
+    unsigned synthesis_concurrency; /* pipeline.synthesis_concurrency (1; unused) */
+    unsigned slot_size;             /* pipeline.slot_size (0; unused) */
+    unsigned max_gpu_queue_depth;   /* pipeline.max_gpu_queue_depth: > 0 holds synthesis while
+                                       this many partitions wait for a device (0 = no limit) */
+    /* [logging] */
+    char log_level[16];  /* logging.level: error, warn, info, debug ("info") */
+    char log_format[16]; /* logging.format ("" or "json"; json not implemented) */
+    char timeline_file[CZK_ENGINE_PATH_MAX]; /* logging.timeline_file ("" = none) */
+    unsigned timeline_keep; /* logging.timeline_keep: lines kept in memory (4096) */
+} czk_engine_config;
+
+/* Fills cfg with the defaults listed above. */
+void czk_engine_config_default(czk_engine_config *cfg) CZK_NONNULL(1);
+
+/* Receives one warning line (unknown key, deprecated or alias key). */
+typedef void (*czk_config_warn_fn)(void *ctx, const char *msg);
+
+/*
+ * Applies a TOML document on top of cfg (call czk_engine_config_default
+ * first). Keys and value types as czk.example.toml; a size is an integer
+ * (bytes) or a string "N", "N GiB", "NMiB", "N GB", "N MB" (cuzk's
+ * parse_size), memory.total_budget may also be "auto"; a duration is an
+ * integer (seconds) or "N", "Ns", "Nm" (cuzk's parse_duration).
+ *   - an unknown key or table: a warning naming it (and its line), ignored;
+ *   - a deprecated key (memory.pinned_budget, memory.working_memory_budget,
+ *     pipeline.max_parallel_synthesis as alias of synthesis.partition_workers;
+ *     the canonical key wins when both are set): a warning;
+ *   - a value of the wrong type or out of range: CZK_ERR_INVALID_ARG
+ *     "<source>:<line>:<col>: <key>: expected <type>, got <type>";
+ *   - a TOML syntax error: CZK_ERR_FORMAT "<source>:<line>:<col>: <reason>".
+ * source names the document in messages (NULL: "config"). warn may be NULL
+ * (warnings dropped). On failure cfg may be partly updated.
+ */
+CZK_NODISCARD czk_status czk_engine_config_parse(czk_engine_config *cfg, const char *text,
+                                                 size_t len, const char *source,
+                                                 czk_config_warn_fn warn, void *warn_ctx,
+                                                 czk_err *err) CZK_NONNULL(1);
+
+/* The same from a file (CZK_ERR_IO if it cannot be read). */
+CZK_NODISCARD czk_status czk_engine_config_load(czk_engine_config *cfg, const char *path,
+                                                czk_config_warn_fn warn, void *warn_ctx,
+                                                czk_err *err) CZK_NONNULL(1, 2);
+
+/* cuzk's size ("5GiB", "626 MiB", "50GB", "20MB", "1048576") and duration
+ * ("5m", "300s", "60") syntax. CZK_ERR_INVALID_ARG for anything else. */
+CZK_NODISCARD czk_status czk_parse_size(const char *s, uint64_t *bytes, czk_err *err)
+    CZK_NONNULL(1, 2);
+CZK_NODISCARD czk_status czk_parse_duration_ms(const char *s, uint64_t *ms, czk_err *err)
+    CZK_NONNULL(1, 2);
+
+/* ---- proof requests and results ---- */
+
+/*
+ * One proof request (cuzk.v1 SubmitProofRequest). The engine copies what it
+ * keeps; the caller's buffers may go after czk_engine_submit returns.
+ */
+typedef struct czk_proof_request {
+    const char *request_id; /* NULL or "" = a fresh id */
+    czk_kind_id kind;
+    czk_priority priority; /* UNSPECIFIED = the kind's default */
+    uint64_t sector_size;
+    uint64_t registered_proof;
+    const uint8_t *vanilla_proof; /* PoRep: the JSON envelope; test: its text */
+    size_t vanilla_proof_len;
+    const uint8_t *const *vanilla_proofs; /* PoSt, Snap: one per sector / partition */
+    const size_t *vanilla_proofs_len;
+    size_t num_vanilla_proofs;
+    uint64_t sector_number, miner_id;
+    uint8_t randomness[32];
+    uint32_t partition_index;
+    uint8_t comm_r_old[32], comm_r_new[32], comm_d_new[32];
+} czk_proof_request;
+
+/* What czk_engine_await hands back (cuzk.v1 AwaitProofResponse). */
+typedef struct czk_job_result {
+    char job_id[CZK_JOB_ID_MAX];
+    czk_kind_id kind;
+    czk_job_state state; /* COMPLETED, FAILED, CANCELLED, TIMEOUT or UNKNOWN */
+    uint8_t *proof;      /* COMPLETED: the proof bytes (PoRep: 192 per partition, in
+                            partition order); free with czk_job_result_free */
+    size_t proof_len;
+    czk_status error_code;   /* FAILED: the status that failed it */
+    char error[512];         /* FAILED: one line naming the job, partition and stage */
+    uint64_t queue_wait_ms;  /* submit to the first synthesis start */
+    uint64_t srs_load_ms;    /* time spent waiting for the circuit's SRS to load */
+    uint64_t synthesis_ms;   /* sum over partitions */
+    uint64_t gpu_compute_ms; /* sum over partitions of device work (lock held) */
+    uint64_t total_ms;       /* submit to completion */
+} czk_job_result;
+
+void czk_job_result_free(czk_job_result *r);
+
+/* A job's progress (czk_engine_job_info). */
+typedef struct czk_job_info {
+    char job_id[CZK_JOB_ID_MAX];
+    char circuit_id[CZK_CIRCUIT_ID_MAX];
+    czk_kind_id kind;
+    czk_priority priority;
+    czk_job_state state;
+    uint32_t partitions;                     /* 0 until the payload is parsed */
+    uint32_t synthesized, proved, finalized; /* partitions past each stage */
+    uint32_t queue_position; /* jobs ahead of it in the synthesis queue (QUEUED only) */
+    uint64_t age_ms;
+} czk_job_info;
+
+/* ---- events ---- */
+
+typedef enum czk_event_type {
+    CZK_EV_JOB_SUBMIT = 0, /* job-level */
+    CZK_EV_SRS_LOAD_START, /* job "-", circuit=<id> */
+    CZK_EV_SRS_LOAD_END,   /* job "-", circuit=<id> load_ms=<n> bytes=<n> [error=...] */
+    CZK_EV_SRS_EVICT,      /* job "-", circuit=<id> bytes=<n> */
+    CZK_EV_SYNTH_START,    /* partition k on synthesis worker w */
+    CZK_EV_SYNTH_END,      /* synth_ms=<n> */
+    CZK_EV_GPU_QUEUE,      /* the witness waits for a device */
+    CZK_EV_GPU_PICKUP,     /* a GPU worker took it: worker=<w> device=<d> */
+    CZK_EV_GPU_START,      /* the device lock is taken */
+    CZK_EV_GPU_END,        /* the device lock is released: gpu_ms=<n> */
+    CZK_EV_FINALIZE_START, /* on finalizer w */
+    CZK_EV_FINALIZE_END,   /* finalize_ms=<n> */
+    CZK_EV_JOB_DONE,       /* job-level: status=<COMPLETED|FAILED|CANCELLED> total_ms=<n> */
+    CZK_EV_COUNT
+} czk_event_type;
+
+/* "SYNTH_START", ... */
+const char *czk_event_name(czk_event_type t);
+
+typedef struct czk_engine_event {
+    czk_event_type type;
+    uint64_t ms;        /* since the engine started */
+    const char *job_id; /* "-" for events of no job */
+    int partition;      /* -1 for job-level events */
+    int worker;         /* -1 when no worker */
+    const char *line;   /* the whole TIMELINE line, no newline */
+} czk_engine_event;
+
+/* ---- proof kinds (plug-ins) ---- */
+
+/* What a kind's parse says about a job. */
+typedef struct czk_kind_job_info {
+    uint32_t num_partitions;             /* >= 1 */
+    char circuit_id[CZK_CIRCUIT_ID_MAX]; /* SRS + shape cache key */
+    uint32_t num_public_inputs;          /* per partition, ONE excluded */
+} czk_kind_job_info;
+
+/*
+ * A proof kind: a struct of function pointers and its context. The engine
+ * calls them from its worker threads; every one must be safe to call on
+ * several threads at once (for different jobs, or different partitions of
+ * one job).
+ *
+ *   parse(ctx, req, &job, info, err)
+ *       Validates the request (its payload and fields) and builds the job's
+ *       private state. Runs on the submitting thread. A failure makes the
+ *       job FAILED with this error (it does not fail the submit).
+ *   synthesize(ctx, job, k, shape, cancel, pool, out, err)
+ *       The witness of partition k (< num_partitions) of the circuit whose
+ *       recorded shape is `shape` (use it for capacity hints). Must pass
+ *       `cancel` to czk_cs_create (or poll it) and return CZK_ERR_CANCELLED
+ *       soon after it reads non-zero. pool: synthesis.threads for
+ *       data-parallel loops (may be shared by several workers).
+ *   public_inputs(ctx, job, k, out, err)
+ *       Partition k's public inputs, ONE excluded (num_public_inputs values),
+ *       for verification of the assembled proof.
+ *   load_circuit(ctx, circuit_id, param_cache, pool, cancel, &params, &shape, err)
+ *       Loads the circuit's parameters (from param_cache, e.g. its v28
+ *       .params file) and its recorded shape. Called by the SRS cache on a
+ *       thread of its own; must not keep pointers to the outputs.
+ *   circuit_bytes(ctx, circuit_id, param_cache) (may be NULL)
+ *       Memory the SRS + shape will take once loaded, for the budget before
+ *       loading (0 = unknown; the budget is then corrected after the load).
+ *   owns_circuit(ctx, circuit_id)
+ *       True if load_circuit knows this id (czk_engine_preload finds the kind
+ *       by asking each).
+ *   assemble(ctx, job, proofs, n, &out, &out_len, err) (may be NULL)
+ *       The proof bytes from the n verified partition proofs (NULL: the
+ *       192-byte encodings concatenated in partition order). *out malloc'ed.
+ *   job_free(ctx, job)   releases what parse built (job may be NULL).
+ *   destroy(ctx)         releases the kind (may be NULL) when the engine goes.
+ */
+typedef struct czk_proof_kind {
+    czk_kind_id id;
+    const char *name;
+    czk_priority default_priority;
+    void *ctx;
+    czk_status (*parse)(void *ctx, const czk_proof_request *req, void **job,
+                        czk_kind_job_info *info, czk_err *err);
+    czk_status (*synthesize)(void *ctx, void *job, uint32_t partition, const czk_shape *shape,
+                             const atomic_int *cancel, czk_pool *pool, czk_witness *out,
+                             czk_err *err);
+    czk_status (*public_inputs)(void *ctx, void *job, uint32_t partition, czk_fr *out,
+                                czk_err *err);
+    czk_status (*load_circuit)(void *ctx, const char *circuit_id, const char *param_cache,
+                               czk_pool *pool, const atomic_int *cancel, czk_params **params,
+                               czk_shape **shape, czk_err *err);
+    uint64_t (*circuit_bytes)(void *ctx, const char *circuit_id, const char *param_cache);
+    bool (*owns_circuit)(void *ctx, const char *circuit_id);
+    czk_status (*assemble)(void *ctx, void *job, const czk_proof *proofs, uint32_t n, uint8_t **out,
+                           size_t *out_len, czk_err *err);
+    void (*job_free)(void *ctx, void *job);
+    void (*destroy)(void *ctx);
+} czk_proof_kind;
+
+/*
+ * The test kind (CZK_KIND_TEST, default priority NORMAL): a chain of
+ * squarings, x_{i+1} = x_i^2 + x_i + c_i, with 2^log_constraints constraints
+ * per partition (6 <= log <= 20), start and end of each partition's chain
+ * public. Its payload is text, "key=value" pairs separated by spaces:
+ *   seed=<u64>        the chains' starting values derive from it (required)
+ *   partitions=<n>    1..64 (default 4)
+ *   log=<k>           log2 constraints (default 10); the circuit id is
+ *                     "test-<log>" (its SRS: <param_cache>/czk-test-<log>.params
+ *                     when that file exists, else czk_setup from a fixed seed)
+ *   fail=<k>          partition k's synthesis fails with CZK_ERR_FORMAT ("bad input")
+ *   corrupt=<k>       partition k's claimed end value is wrong: the proof is made but
+ *                     does not verify (the job fails with CZK_ERR_VERIFY)
+ *   synth_ms=<n>      each partition's synthesis also sleeps n ms, polling cancel
+ * Unknown keys and malformed values fail parse (CZK_ERR_FORMAT).
+ */
+CZK_NODISCARD czk_status czk_kind_test(czk_proof_kind *out, czk_err *err) CZK_NONNULL(1);
+
+/*
+ * PoRep C2 (CZK_KIND_POREP_C2, default NORMAL): cuzk's JSON envelope
+ * {"SectorNum", "Phase1Out" (base64 C1 JSON), "SectorSize"} in
+ * vanilla_proof, miner_id for prover_id; one partition per C1 partition;
+ * circuit ids porep-2k, porep-8m, porep-512m, porep-32g, porep-64g; the
+ * v28 .params file of the shape in param_cache (or czk's test keys of the
+ * shape there: czk_porep_find_key), the shape from the shape cache
+ * (czk_porep_shape_load). The vanilla proofs are pre-checked at submit
+ * (czk_c1_precheck, replica_id included when miner_id is set), so a bad C1
+ * fails its job at once; public inputs for the final verification are the
+ * chain's (czk_porep_chain_inputs).
+ */
+CZK_NODISCARD czk_status czk_kind_porep(czk_proof_kind *out, czk_err *err) CZK_NONNULL(1);
+
+/* ---- the engine ---- */
+
+/*
+ * Makes the prover backend of one device. device is a CUDA ordinal, or -1
+ * for the CPU pseudo-device. pool: gpus.gpu_threads threads, owned by the
+ * engine, outliving the backend.
+ */
+typedef czk_status (*czk_backend_factory)(void *ctx, int device, czk_pool *pool, czk_backend *out,
+                                          czk_err *err);
+
+typedef struct czk_engine_opts {
+    czk_engine_config config;         /* copied */
+    czk_backend_factory make_backend; /* NULL: gpus.backend decides ("auto": CUDA devices
+                                         where present, else the CPU pseudo-device) */
+    void *backend_ctx;
+    void (*on_event)(void *ctx, const czk_engine_event *ev); /* may be NULL; called on the
+                                           engine's threads, must not call the engine */
+    void *event_ctx;
+    void (*log)(void *ctx, const char *level, const char *line); /* NULL: stderr */
+    void *log_ctx;
+    bool no_builtin_kinds; /* do not register the test and PoRep kinds */
+} czk_engine_opts;
+
+/* Fills opts with czk_engine_config_default and no hooks. */
+void czk_engine_opts_default(czk_engine_opts *opts) CZK_NONNULL(1);
+
+/*
+ * Starts an engine: the budget, pools, workers, backends and the SRS
+ * preloads of srs.preload (in the background: work is accepted at once and
+ * waits for its keys).
+ * Returns: CZK_OK and *out; CZK_ERR_INVALID_ARG (a configuration value the
+ *   engine cannot run with, named); a backend factory's failure; CZK_ERR_NOMEM;
+ *   CZK_ERR_IO (the timeline file cannot be opened).
+ */
+CZK_NODISCARD czk_status czk_engine_create(czk_engine **out, const czk_engine_opts *opts,
+                                           czk_err *err) CZK_NONNULL(1, 2);
+
+/*
+ * Stops accepting work. drain: wait until every job has finished; else
+ * cancel every job. Waiters are woken. Idempotent.
+ */
+void czk_engine_shutdown(czk_engine *e, bool drain);
+
+/* Shuts down (no drain), joins the threads and frees everything. NULL is fine. */
+void czk_engine_destroy(czk_engine *e);
+
+/*
+ * Adds a proof kind (copied). A kind with the id of a registered one
+ * replaces it for later submits (CZK_ERR_INVALID_ARG while jobs of it run).
+ */
+CZK_NODISCARD czk_status czk_engine_register_kind(czk_engine *e, const czk_proof_kind *kind,
+                                                  czk_err *err) CZK_NONNULL(1, 2);
+
+/*
+ * Submits a request. job_id receives the job's id (the request id when one
+ * was given). queue_position (may be NULL): jobs ahead of it.
+ * Returns: CZK_OK (also for a payload its kind refuses: the job is FAILED and
+ *   await says why); CZK_ERR_INVALID_ARG (unknown or unspecified kind, bad
+ *   priority, request id too long); CZK_ERR_MISMATCH (the request id names a
+ *   job of a different request); CZK_ERR_CANCELLED (shutting down).
+ */
+CZK_NODISCARD czk_status czk_engine_submit(czk_engine *e, const czk_proof_request *req,
+                                           char job_id[CZK_JOB_ID_MAX], uint32_t *queue_position,
+                                           czk_err *err) CZK_NONNULL(1, 2, 3);
+
+/*
+ * Waits until the job is finished, or timeout_ms passes (< 0: no limit;
+ * 0: look only). A finished job's result is handed out and the job is then
+ * pruned (callers waiting at that moment get it too).
+ * Returns: CZK_OK with out->state COMPLETED, FAILED or CANCELLED;
+ *   CZK_ERR_TIMEOUT with out->state TIMEOUT; CZK_ERR_INVALID_ARG with
+ *   out->state UNKNOWN for an unknown (or pruned) job.
+ * out is always filled; free it with czk_job_result_free.
+ */
+CZK_NODISCARD czk_status czk_engine_await(czk_engine *e, const char *job_id, int64_t timeout_ms,
+                                          czk_job_result *out, czk_err *err) CZK_NONNULL(1, 2, 4);
+
+/*
+ * Cancels a job: queued partitions are dropped, synthesis in progress stops
+ * at its next cancel check, witnesses waiting for a device are freed, device
+ * work in progress finishes and is discarded; the job's memory returns to
+ * the budget. was_running (may be NULL): the job had not finished yet.
+ * Returns: CZK_OK (also for a finished job: nothing changes);
+ *   CZK_ERR_INVALID_ARG for an unknown job.
+ */
+CZK_NODISCARD czk_status czk_engine_cancel(czk_engine *e, const char *job_id, bool *was_running,
+                                           czk_err *err) CZK_NONNULL(1, 2);
+
+/* A job's progress. CZK_ERR_INVALID_ARG (out->state UNKNOWN) for an unknown job. */
+CZK_NODISCARD czk_status czk_engine_job_info(czk_engine *e, const char *job_id, czk_job_info *out,
+                                             czk_err *err) CZK_NONNULL(1, 2, 3);
+
+/*
+ * Loads a circuit's SRS and shape now (cuzk PreloadSRS). wait: return when
+ * loaded; else start it in the background. already_loaded, load_ms may be NULL.
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG (no kind knows the circuit id); the
+ *   loader's failure (wait only).
+ */
+CZK_NODISCARD czk_status czk_engine_preload(czk_engine *e, const char *circuit_id, bool wait,
+                                            bool *already_loaded, uint64_t *load_ms, czk_err *err)
+    CZK_NONNULL(1, 2);
+
+/*
+ * Drops a circuit's SRS and shape (cuzk EvictSRS). was_loaded, freed_bytes
+ * may be NULL. Returns: CZK_OK (also when it was not loaded);
+ *   CZK_ERR_MISMATCH while jobs hold it (nothing is evicted).
+ */
+CZK_NODISCARD czk_status czk_engine_evict(czk_engine *e, const char *circuit_id, bool *was_loaded,
+                                          uint64_t *freed_bytes, czk_err *err) CZK_NONNULL(1, 2);
+
+/* ---- status and metrics ---- */
+
+typedef enum czk_srs_tier {
+    CZK_SRS_HOT = 0,  /* resident: on the device, or in host memory ready for it */
+    CZK_SRS_WARM = 1, /* loading */
+    CZK_SRS_COLD = 2, /* known, not loaded (not listed) */
+} czk_srs_tier;
+
+typedef struct czk_engine_device_status {
+    int ordinal;                    /* -1: the CPU pseudo-device */
+    char name[64];                  /* backend name */
+    unsigned workers, busy_workers; /* GPU workers of the device; those holding a partition */
+    uint64_t vram_total_bytes, vram_free_bytes; /* 0 when unknown */
+    char current_job_id[CZK_JOB_ID_MAX];        /* the job holding the device lock ("" = idle) */
+    czk_kind_id current_kind;
+    uint64_t partitions_proved;
+    uint64_t busy_ms; /* lock held, since start */
+} czk_engine_device_status;
+
+typedef struct czk_engine_srs_status {
+    char circuit_id[CZK_CIRCUIT_ID_MAX];
+    czk_srs_tier tier;
+    uint64_t size_bytes;      /* parameters in host memory (0 when only on the device) */
+    uint64_t device_bytes;    /* parameters resident on devices */
+    uint64_t shape_bytes;     /* the recorded R1CS shape */
+    uint64_t partition_bytes; /* measured working memory of one partition (0 = not yet) */
+    uint32_t ref_count;       /* jobs holding it */
+    uint64_t idle_ms;         /* since the last job released it (0 while held) */
+} czk_engine_srs_status;
+
+typedef struct czk_engine_queue_status {
+    czk_kind_id kind;
+    uint32_t pending;     /* partitions not yet started */
+    uint32_t in_progress; /* partitions started, not finalized */
+} czk_engine_queue_status;
+
+typedef struct czk_engine_status {
+    czk_engine_device_status *devices;
+    size_t num_devices;
+    czk_engine_srs_status *srs;
+    size_t num_srs;
+    czk_engine_queue_status *queues; /* one per kind with pending or running partitions */
+    size_t num_queues;
+    uint64_t uptime_ms;
+    /* the memory budget, bytes */
+    uint64_t budget_total, budget_used; /* used = srs + shapes + working */
+    uint64_t budget_srs, budget_shapes, budget_working;
+    uint64_t pinned_memory_bytes, pinned_memory_limit_bytes; /* host memory given to SRS */
+    /* the pipeline, partitions in each stage */
+    uint32_t synth_queue, synthesizing, gpu_queue, on_device, finalize_queue, finalizing;
+    uint32_t synth_workers, gpu_workers, finalize_workers;
+    uint32_t jobs_queued, jobs_running, results_stored;
+    /* counters since start */
+    uint64_t proofs_completed, proofs_failed, proofs_cancelled, verify_failures;
+    uint64_t partitions_synthesized, partitions_proved, results_pruned;
+    /* the last timeline lines, oldest first */
+    char **timeline;
+    size_t num_timeline;
+} czk_engine_status;
+
+/* A snapshot (consistent at one instant). Free with czk_engine_status_free. */
+CZK_NODISCARD czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out, czk_err *err)
+    CZK_NONNULL(1, 2);
+void czk_engine_status_free(czk_engine_status *s);
+
+/*
+ * Prometheus text (cuzk's names: cuzk_proofs_{completed,failed}_total,
+ * cuzk_uptime_seconds, cuzk_queue_depth, cuzk_proofs_completed{proof_kind=...},
+ * cuzk_proof_duration_seconds_{count,sum} (last 1000), cuzk_running_jobs,
+ * cuzk_gpu_workers; and czk_* for the rest: budget, stages, verify failures).
+ * *out malloc'ed, NUL-terminated.
+ */
+CZK_NODISCARD czk_status czk_engine_metrics(czk_engine *e, char **out, czk_err *err)
+    CZK_NONNULL(1, 2);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,532 @@
+/*
+ * czk — Groth16 keys, parameter files, proofs and verification.
+ *
+ * The proving system is Groth16 (Groth, "On the Size of Pairing-based
+ * Non-interactive Arguments", EUROCRYPT 2016, eprint 2016/260) over
+ * BLS12-381, with bellperson's conventions (spec: gpu-prover.md §1 and §4,
+ * porep-circuit.md §5), so that czk reads Filecoin's .params/.vk files, and
+ * writes and verifies the same 192-byte proofs.
+ *
+ * Parameter files (bellperson src/groth16/mod.rs, VerifyingKey::write and
+ * Parameters::write; no magic, no header, big-endian):
+ *
+ *   vk      alpha_g1 (96) beta_g1 (96) beta_g2 (192) gamma_g2 (192)
+ *           delta_g1 (96) delta_g2 (192)                        864 bytes
+ *   ic      u32 count, count × G1 (96)
+ *   h       u32 count, count × G1      τ^i·Z(τ)/δ for i < N−1 (N = domain size)
+ *   l       u32 count, count × G1      (β·u_j(τ) + α·v_j(τ) + w_j(τ))/δ per aux j
+ *   a       u32 count, count × G1      u_j(τ) for every input, then for A-dense aux
+ *   b_g1    u32 count, count × G1      v_j(τ) for B-dense inputs, then B-dense aux
+ *   b_g2    u32 count, count × G2 (192)  the same in G2
+ *
+ * A .vk file is the first two blocks only. Points are uncompressed in the
+ * zcash encoding (include/czk/ec.h: Fp big-endian, Fp2 as c1 ‖ c0).
+ *
+ * Reading validates every point: coordinates below p, on the curve, in the
+ * prime-order subgroup, not infinity (parameters never hold infinity;
+ * bellperson's generator filters it out). Each defect is reported with its
+ * own status and a message that names the section (vk, ic, h, l, a, b_g1,
+ * b_g2) and the point's index in it:
+ *
+ *   CZK_ERR_TRUNCATED        the file ends inside a section, or a length
+ *                            prefix claims more points than the file holds
+ *   CZK_ERR_FORMAT           a length prefix that no generator writes (ic
+ *                            empty, h not 2^k − 1, a shorter than ic or longer
+ *                            than ic + l, b_g1 longer than ic + l, b_g2 not
+ *                            equal to b_g1), or bytes after the last section
+ *   CZK_ERR_EC_INFINITY      a point at infinity (or an infinity flag with
+ *                            non-zero bytes)
+ *   CZK_ERR_EC_FLAGS, CZK_ERR_EC_FP_RANGE, CZK_ERR_EC_NOT_ON_CURVE,
+ *   CZK_ERR_EC_NOT_IN_GROUP  as include/czk/ec.h decodes a point
+ *   CZK_ERR_IO               open, read or stat failed
+ *   CZK_ERR_NOMEM            the point vectors cannot be allocated
+ *
+ * The subgroup check dominates validation (~95% of it). It can be skipped
+ * for the five large vectors when the file is known good:
+ *   - its BLAKE2b-512 digest (first 32 hex characters, as parameters.json
+ *     records it; porep-circuit.md §1) is one of the published v28 Filecoin
+ *     digests, or
+ *   - a stamp written after an earlier full validation matches it: the stamp
+ *     cache is a directory of small text files, one per parameter file, named
+ *     by SHA-256 of the file's absolute path and holding its path, size,
+ *     mtime, inode and full BLAKE2b-512 digest. A stamp counts only if all of
+ *     them match the file as read now.
+ * The digest is BLAKE2b-512 of the whole file, the one hash that serves both
+ * purposes; it is computed on a thread of its own while the file is read and
+ * decoded, so it costs wall time only where it is slower than both (libb2
+ * reaches ~0.8–1 GB/s per core). On-curve and range checks are never
+ * skipped, and the vk and ic blocks are always checked in full.
+ *
+ * Files are read with read(2) into anonymous, page-aligned memory (not
+ * mmap), so that the vectors can later be pinned for the GPU.
+ */
+#ifndef CZK_GROTH16_H
+#define CZK_GROTH16_H
+
+#include "czk/common.h"
+#include "czk/ec.h"
+#include "czk/ff.h"
+#include "czk/pool.h"
+#include "czk/r1cs.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- keys ---- */
+
+/* The verifying key. ic has ic_len points: IC_0 for ONE, then one per public input. */
+typedef struct czk_vk {
+    czk_g1_affine alpha_g1, beta_g1;
+    czk_g2_affine beta_g2, gamma_g2;
+    czk_g1_affine delta_g1;
+    czk_g2_affine delta_g2;
+    czk_g1_affine *ic;
+    uint32_t ic_len;
+} czk_vk;
+
+/*
+ * Proving parameters: the vk and the five query vectors. The vectors are
+ * page-aligned (4096 B) allocations owned by the struct; czk_params_free()
+ * releases them.
+ */
+typedef struct czk_params {
+    czk_vk vk;
+    czk_g1_affine *h, *l, *a, *b_g1;
+    czk_g2_affine *b_g2;
+    uint32_t h_len, l_len, a_len, b_g1_len, b_g2_len;
+} czk_params;
+
+/* A proof: A ∈ G1, B ∈ G2, C ∈ G1, affine. */
+typedef struct czk_proof {
+    czk_g1_affine a;
+    czk_g2_affine b;
+    czk_g1_affine c;
+} czk_proof;
+
+#define CZK_PROOF_BYTES 192
+#define CZK_VK_FIXED_BYTES 864 /* the six points before ic_len */
+
+/* Frees the vk's ic and clears it (NULL or a zeroed vk is fine). */
+void czk_vk_free(czk_vk *vk);
+/* Frees the parameters and everything they own (NULL is fine). */
+void czk_params_free(czk_params *params);
+
+/* Encoded sizes in bytes of a vk / params file with these lengths. */
+uint64_t czk_vk_encoded_size(uint32_t ic_len);
+uint64_t czk_params_encoded_size(const czk_params *params);
+
+/* ---- reading and writing parameter files ---- */
+
+/* Read flags. */
+#define CZK_PARAMS_FULL_CHECK 1u /* subgroup-check everything; ignore stamps and known digests */
+#define CZK_PARAMS_NO_STAMP 2u   /* neither use nor write stamps */
+
+/* How a file's subgroup membership was established. */
+typedef enum czk_params_trust {
+    CZK_TRUST_CHECKED = 0, /* every point subgroup-checked now */
+    CZK_TRUST_STAMP,       /* a stamp from an earlier full check matched */
+    CZK_TRUST_KNOWN,       /* the digest is a published Filecoin v28 digest */
+} czk_params_trust;
+
+typedef struct czk_params_read_opts {
+    unsigned flags;        /* CZK_PARAMS_* */
+    const char *stamp_dir; /* NULL: $CZK_CACHE_DIR/stamps, else $HOME/.cache/czk/stamps */
+    czk_pool *pool;        /* decoding and checks run on it (NULL: this thread) */
+} czk_params_read_opts;
+
+/* What a read found out (filled on success). */
+typedef struct czk_params_read_info {
+    czk_params_trust trust;
+    uint8_t blake2b[64];     /* BLAKE2b-512 of the whole file */
+    char digest[33];         /* its first 32 hex characters (parameters.json's "digest") */
+    const char *known;       /* for CZK_TRUST_KNOWN, the published file's name, else NULL */
+    bool stamp_written;      /* a new stamp was recorded */
+    uint64_t bytes;          /* file size */
+    double seconds_read;     /* reading + range/on-curve decoding (wall) */
+    double seconds_hash;     /* digest wall time beyond the read (waiting for the hasher) */
+    double seconds_subgroup; /* the subgroup pass (0 when skipped) */
+} czk_params_read_info;
+
+/*
+ * Reads and validates a .params file (layout and checks above).
+ * Returns: CZK_OK and *out (free with czk_params_free), or one of the
+ *   statuses above with *out NULL. A failure to write a stamp is not an
+ *   error (info->stamp_written stays false).
+ * Args: opts may be NULL (defaults: stamps on, serial), info may be NULL.
+ */
+CZK_NODISCARD czk_status czk_params_read(czk_params **out, const char *path,
+                                         const czk_params_read_opts *opts,
+                                         czk_params_read_info *info, czk_err *err)
+    CZK_NONNULL(1, 2);
+
+/*
+ * The same from memory (fuzzing, tests): no stamps; the known-digest rule
+ * applies unless CZK_PARAMS_FULL_CHECK.
+ */
+CZK_NODISCARD czk_status czk_params_decode(czk_params **out, const uint8_t *buf, size_t len,
+                                           const czk_params_read_opts *opts,
+                                           czk_params_read_info *info, czk_err *err) CZK_NONNULL(1);
+
+/*
+ * Reads a .vk file (or the vk and ic at the start of a buffer that must end
+ * there). Every point is checked in full. Errors as above (section vk or ic).
+ * On success *out owns out->ic (czk_vk_free); on failure *out is zeroed.
+ */
+CZK_NODISCARD czk_status czk_vk_read(czk_vk *out, const char *path, czk_err *err) CZK_NONNULL(1, 2);
+CZK_NODISCARD czk_status czk_vk_decode(czk_vk *out, const uint8_t *buf, size_t len, czk_err *err)
+    CZK_NONNULL(1);
+
+/*
+ * Writes a .vk / .params file byte for byte as bellperson does. The file is
+ * written under a temporary name in the same directory and renamed into
+ * place. Points must not be infinity (CZK_ERR_INVALID_ARG names the first).
+ * czk_vk_encode writes czk_vk_encoded_size(vk->ic_len) bytes to out.
+ */
+CZK_NODISCARD czk_status czk_vk_write(const czk_vk *vk, const char *path, czk_err *err)
+    CZK_NONNULL(1, 2);
+CZK_NODISCARD czk_status czk_params_write(const czk_params *params, const char *path,
+                                          czk_pool *pool, czk_err *err) CZK_NONNULL(1, 2);
+void czk_vk_encode(uint8_t *out, const czk_vk *vk) CZK_NONNULL(1, 2);
+
+/*
+ * czk_params_write, then a stamp for the file just written (the stamp a full
+ * validation would record; see "Reading validates every point" above), so
+ * that its first czk_params_read skips the subgroup pass. Only for
+ * parameters whose points the caller computed itself as multiples of the
+ * generators (czk_setup), which are subgroup members by construction. The
+ * BLAKE2b-512 digest is taken over the bytes as they are written.
+ * Args: stamp_dir as czk_params_read_opts.stamp_dir (NULL: the default);
+ *       stamped (may be NULL): set true if the stamp was written.
+ * Returns: as czk_params_write; a stamp that cannot be written is not an
+ *   error (*stamped stays false).
+ */
+CZK_NODISCARD czk_status czk_params_write_stamped(const czk_params *params, const char *path,
+                                                  const char *stamp_dir, bool *stamped,
+                                                  czk_pool *pool, czk_err *err) CZK_NONNULL(1, 2);
+
+/*
+ * Checks the five vector lengths against what a circuit needs before
+ * proving starts: h = N − 1 for its domain, l = #aux, a = #inputs + A-dense
+ * aux, b_g1 = b_g2 = B-dense inputs + B-dense aux, and ic = #inputs (pass
+ * UINT64_MAX for a length not to check).
+ * Returns: CZK_OK, or CZK_ERR_MISMATCH naming the first section that differs.
+ */
+CZK_NODISCARD czk_status czk_params_check_lengths(const czk_params *params, uint64_t ic, uint64_t h,
+                                                  uint64_t l, uint64_t a, uint64_t b, czk_err *err)
+    CZK_NONNULL(1);
+
+/*
+ * The published v28 Filecoin parameter file whose digest (32 lower-case
+ * hex characters) this is, e.g. "v28-stacked-proof-of-replication-...-8-8-0-
+ * sha256_hasher-82a357d2....params"; NULL if none.
+ * Source: parameters.json (porep-circuit.md §1).
+ */
+const char *czk_params_known_digest(const char *digest_hex32);
+
+/* ---- proofs ---- */
+
+/*
+ * 192 bytes: A compressed (48) ‖ B compressed (96) ‖ C compressed (48),
+ * as bellperson's Proof::write. The points must not be infinity.
+ */
+void czk_proof_encode(uint8_t out[CZK_PROOF_BYTES], const czk_proof *proof) CZK_NONNULL(1, 2);
+
+/*
+ * Decodes a 192-byte proof with every check (flags, range, on curve,
+ * subgroup). Infinity is refused (CZK_ERR_EC_INFINITY), as bellperson's
+ * Proof::read does. The message names the point (A, B or C).
+ */
+CZK_NODISCARD czk_status czk_proof_decode(czk_proof *out, const uint8_t in[CZK_PROOF_BYTES],
+                                          czk_err *err) CZK_NONNULL(1, 2);
+
+/* ---- verification ---- */
+
+/*
+ * A verifying key prepared for pairings: e(α, β) and the Miller-loop lines
+ * of β, γ and δ, with a copy of IC. Build once per vk. The struct is
+ * ~60 KB (three tables of 68 Fp6 lines): keep it on the heap where stacks
+ * are small.
+ */
+typedef struct czk_pvk {
+    blst_fp12 alpha_beta; /* e(α₁, β₂) after the final exponentiation */
+    blst_fp6 beta_lines[68], gamma_lines[68], delta_lines[68];
+    czk_g1_affine alpha_g1;
+    czk_g1_affine *ic;
+    uint32_t ic_len;
+} czk_pvk;
+
+/* Returns CZK_OK, CZK_ERR_INVALID_ARG (a vk point at infinity, empty ic) or CZK_ERR_NOMEM. */
+CZK_NODISCARD czk_status czk_pvk_prepare(czk_pvk *out, const czk_vk *vk, czk_err *err)
+    CZK_NONNULL(1, 2);
+void czk_pvk_free(czk_pvk *pvk);
+
+/*
+ * Verifies one proof against the public inputs (without ONE: inputs[i] is
+ * the value of input i+1): e(A, B) = e(α, β) · e(Σ_{i≥0} in_i·IC_i, γ) · e(C, δ)
+ * with in_0 = 1, checked as one product of Miller loops and one final
+ * exponentiation. The proof's points must be subgroup members (as
+ * czk_proof_decode guarantees).
+ * Returns: CZK_OK, CZK_ERR_VERIFY if the equation fails, CZK_ERR_MISMATCH if
+ *   num_inputs + 1 != ic_len, CZK_ERR_INVALID_ARG for a proof point at infinity.
+ */
+CZK_NODISCARD czk_status czk_verify(const czk_pvk *pvk, const czk_proof *proof,
+                                    const czk_fr *inputs, size_t num_inputs, czk_err *err)
+    CZK_NONNULL(1, 2);
+
+/*
+ * Verifies n proofs at once by a random linear combination (as bellperson's
+ * verify_proofs_batch): with random non-zero r_j (getrandom),
+ *   Π_j e(r_j·A_j, B_j) = e((Σ r_j)·α, β) · e(Σ_j r_j·acc_j, γ) · e(Σ_j r_j·C_j, δ).
+ * n Miller loops plus three with prepared lines, one final exponentiation.
+ * inputs holds n × num_inputs values, proof j's at inputs[j·num_inputs].
+ * A batch that holds an invalid proof fails except with probability ~1/r;
+ * it does not say which proof is bad (verify them one by one for that).
+ * Returns as czk_verify (CZK_OK for n = 0), or CZK_ERR_IO if getrandom fails.
+ */
+CZK_NODISCARD czk_status czk_verify_batch(const czk_pvk *pvk, const czk_proof *proofs, size_t n,
+                                          const czk_fr *inputs, size_t num_inputs, czk_pool *pool,
+                                          czk_err *err) CZK_NONNULL(1);
+
+/* ---- setup (test keys) ---- */
+
+/*
+ * The toxic waste of a setup. Anyone who knows it can forge proofs: keys
+ * made from it are for tests and benchmarks only (Filecoin's keys come from
+ * the phase-2 ceremony).
+ */
+typedef struct czk_toxic {
+    czk_fr alpha, beta, gamma, delta, tau;
+} czk_toxic;
+
+/* Draws non-zero α, β, γ, δ, τ from rng (NULL: getrandom). CZK_ERR_IO if that fails. */
+CZK_NODISCARD czk_status czk_toxic_random(czk_toxic *out, czk_rng *rng, czk_err *err)
+    CZK_NONNULL(1);
+
+/*
+ * Parameters for a recorded shape from the toxic waste, laid out exactly as
+ * bellperson's generator (src/groth16/generator.rs) lays them out, with the
+ * standard generators G1, G2 as bases. With n = shape->num_constraints, the
+ * domain N = 2^⌈log2 n⌉ and u_j, v_j, w_j the QAP polynomials of column j of
+ * A, B, C (evaluated at τ through the Lagrange basis of the domain, i.e.
+ * the inverse NTT of the powers of τ):
+ *   h_i  = τ^i·Z(τ)/δ·G1, i < N−1, Z(τ) = τ^N − 1
+ *   ic_j = (β·u_j + α·v_j + w_j)/γ·G1 for inputs, l_j the same over δ for aux
+ *   a    = u_j·G1 for every input, then for aux with A density
+ *   b_g1, b_g2 = v_j·G1, v_j·G2 for inputs with B density, then aux with B density
+ *   vk   = α·G1, β·G1, β·G2, γ·G2, δ·G1, δ·G2
+ * Scalar multiplications use fixed-base window tables of G1 and G2, split
+ * over the pool.
+ * Returns: CZK_OK and *out; CZK_ERR_INVALID_ARG if an aux variable is in no
+ *   constraint (its l point would be infinity; bellperson refuses it too),
+ *   if a density bit is set for a column whose polynomial vanishes at τ, or
+ *   if a toxic value is zero; CZK_ERR_UNSUPPORTED for a domain above 2^28;
+ *   CZK_ERR_NOMEM.
+ */
+CZK_NODISCARD czk_status czk_setup(czk_params **out, const czk_shape *shape, const czk_toxic *toxic,
+                                   czk_pool *pool, czk_err *err) CZK_NONNULL(1, 2, 3);
+
+/* The domain size exponent bellperson uses for n constraints: ⌈log2 n⌉ (0 for n <= 1). */
+unsigned czk_domain_log(uint64_t n);
+
+/*
+ * Checks the parameter lengths against a shape (czk_params_check_lengths
+ * with ic = #inputs, h = N−1, l = #aux, a = #inputs + popcount(a_aux),
+ * b = popcount(b_input) + popcount(b_aux)). CZK_ERR_MISMATCH names the section.
+ */
+CZK_NODISCARD czk_status czk_params_check_shape(const czk_params *params, const czk_shape *shape,
+                                                czk_err *err) CZK_NONNULL(1, 2);
+
+/* ---- proving ---- */
+
+/*
+ * The five multi-scalar products of one circuit, before randomization
+ * (gpu-prover.md §1, "MSMs"):
+ *   h  = Σ_{i<N−1} h_i·params.h[i]            (h_i: the quotient's coefficients)
+ *   l  = Σ aux_j·params.l[j]
+ *   a  = Σ in_i·params.a[i] + Σ_{j∈A-dense} aux_j·params.a[..]
+ *   b1 = Σ_{B-dense} z_j·params.b_g1[..],  b2 = the same over params.b_g2
+ */
+typedef struct czk_msm_sums {
+    czk_g1 h, l, a, b1;
+    czk_g2 b2;
+} czk_msm_sums;
+
+/* Wall seconds per phase, summed over the circuits of a call. */
+typedef struct czk_prove_timings {
+    double witness; /* czk_prove_circuits only: running the circuits in WITNESS mode */
+    double spmv;    /* a, b, c = A·z, B·z, C·z */
+    double ntt;     /* the quotient H: 3 iNTT, 3 coset NTT, pointwise, coset iNTT */
+    double msm_h, msm_l, msm_a, msm_b1, msm_b2;
+    double assemble; /* randomization with r, s and conversion to affine */
+    double total;
+} czk_prove_timings;
+
+/*
+ * A prover backend: everything between witnesses and the five sums, for a
+ * batch of circuits of one shape. A backend may keep the parameters and the
+ * shape resident (on a GPU) between calls; the common code (czk_prove) does
+ * the randomization and assembly, so every backend gives the same proof bytes
+ * for the same r and s.
+ *
+ *   sums(self, params, shape, w, count, out, timings, err)
+ *       Computes out[k] for witness w[k], k < count. params and shape are the
+ *       same objects on every call of one czk_prover. timings (never NULL) is
+ *       added to. Returns CZK_OK or a status naming the failure.
+ *   destroy(self)  releases the backend (may be NULL).
+ */
+typedef struct czk_device_lock czk_device_lock;
+
+typedef struct czk_backend_ops {
+    const char *name;
+    czk_status (*sums)(void *self, const czk_params *params, const czk_shape *shape,
+                       const czk_witness *w, size_t count, czk_msm_sums *out,
+                       czk_prove_timings *timings, czk_err *err);
+    void (*destroy)(void *self);
+    /*
+     * Optional members for the engine's split pipeline (NULL: not offered;
+     * see czk_prove_device below).
+     *
+     *   device(self, params, shape, w, lock, out, deferred, timings, err)
+     *       The device part of one circuit: fills out's sums except those
+     *       whose CZK_SUM_* bits it sets in *deferred (set it to 0 first;
+     *       the caller computes those on the CPU, czk_prove_finalize).
+     *       Takes lock (never NULL; czk_device_lock_acquire/release) only
+     *       around work that must own the device, and may do host-side
+     *       preparation outside it, so that several workers can share one
+     *       device. Called by several threads at once.
+     *   load(self, params, shape, host_droppable, device_bytes, err)
+     *       Makes params (and the shape) resident on the device for later
+     *       device() calls with the same objects. *host_droppable: CZK_SRS_*
+     *       bits of host vectors the device part will no longer read (the
+     *       caller may free them; vectors needed for deferred sums stay);
+     *       *device_bytes: device memory now taken. CZK_ERR_NOMEM when the
+     *       device has no room and nothing changed (params stay in host
+     *       memory; device() streams them). A backend that instead pins
+     *       the host vectors for faster streaming (cudaHostRegister)
+     *       returns CZK_OK with *device_bytes 0 and *host_droppable 0.
+     *   unload(self, params)  drops what load made resident.
+     */
+    czk_status (*device)(void *self, const czk_params *params, const czk_shape *shape,
+                         const czk_witness *w, const czk_device_lock *lock, czk_msm_sums *out,
+                         unsigned *deferred, czk_prove_timings *timings, czk_err *err);
+    czk_status (*load)(void *self, const czk_params *params, const czk_shape *shape,
+                       unsigned *host_droppable, uint64_t *device_bytes, czk_err *err);
+    void (*unload)(void *self, const czk_params *params);
+} czk_backend_ops;
+
+typedef struct czk_backend {
+    const czk_backend_ops *ops;
+    void *self;
+} czk_backend;
+
+/*
+ * The CPU backend (bellperson's native prover): czk_shape_eval, czk_ntt and
+ * the bit-aware czk_msm_g1/g2 on the pool. The pool must outlive the backend.
+ */
+CZK_NODISCARD czk_status czk_backend_cpu(czk_backend *out, czk_pool *pool, czk_err *err)
+    CZK_NONNULL(1);
+
+/* Releases a backend (calls ops->destroy). */
+void czk_backend_release(czk_backend *b);
+
+/*
+ * Proves count circuits of one shape from their witnesses with the
+ * backend, then randomizes each (bellperson prover/native.rs):
+ *   A = α₁ + a + r·δ₁
+ *   B = β₂ + b2 + s·δ₂
+ *   C = s·a + r·b1 + r·s·δ₁ + s·α₁ + r·β₁ + h + l
+ * r and s hold count values each, or are NULL: then fresh random values
+ * (getrandom) are drawn per circuit. Pass zeros to get bellperson's
+ * non-randomized proofs.
+ * Checks first that the parameters fit the shape (czk_params_check_shape)
+ * and that every witness has the shape's input and aux counts with
+ * inputs[0] = 1.
+ * Returns: CZK_OK and out[0..count); CZK_ERR_MISMATCH; the backend's status.
+ * timings may be NULL.
+ */
+CZK_NODISCARD czk_status czk_prove(const czk_backend *backend, const czk_params *params,
+                                   const czk_shape *shape, const czk_witness *w, size_t count,
+                                   const czk_fr *r, const czk_fr *s, czk_proof *out,
+                                   czk_prove_timings *timings, czk_err *err)
+    CZK_NONNULL(1, 2, 3, 8);
+
+/*
+ * Runs circuit(cs, ctx[k]) in WITNESS mode for k < count, the circuits in
+ * parallel on `pool` (one circuit per task; NULL: one after another), timed
+ * as `witness`, then czk_prove. The circuit must record `shape` (same
+ * counts) and be safe to run on several threads at once with different ctx.
+ */
+CZK_NODISCARD czk_status czk_prove_circuits(const czk_backend *backend, const czk_params *params,
+                                            const czk_shape *shape, czk_circuit_fn circuit,
+                                            void *const *ctx, size_t count, const czk_fr *r,
+                                            const czk_fr *s, czk_proof *out,
+                                            czk_prove_timings *timings, czk_pool *pool,
+                                            czk_err *err) CZK_NONNULL(1, 2, 3, 4, 9);
+
+/* ---- split proving (the engine: device part, then finalize part) ---- */
+
+/*
+ * The lock of one device, shared by the workers of that device. acquire and
+ * release are the engine's (they also time the device work and emit its
+ * events); a backend calls them through czk_device_lock_acquire/release
+ * around each section that must own the device, never nested.
+ */
+struct czk_device_lock {
+    void (*acquire)(void *ctx);
+    void (*release)(void *ctx);
+    void *ctx;
+};
+
+static inline void czk_device_lock_acquire(const czk_device_lock *l) {
+    if (l && l->acquire) l->acquire(l->ctx);
+}
+static inline void czk_device_lock_release(const czk_device_lock *l) {
+    if (l && l->release) l->release(l->ctx);
+}
+
+/* Sums a device part may leave to the finalizer (bits of *deferred). */
+#define CZK_SUM_B2 1u /* the G2 MSM of B (bellperson's b_g2, CPU in supraseal) */
+
+/* Host vectors of czk_params (bits of host_droppable). */
+#define CZK_SRS_H 1u
+#define CZK_SRS_L 2u
+#define CZK_SRS_A 4u
+#define CZK_SRS_B_G1 8u
+#define CZK_SRS_B_G2 16u
+
+/*
+ * The device part of one circuit: ops->device when the backend has it,
+ * else ops->sums (count 1) with the whole call under the lock and nothing
+ * deferred. The witness must have the shape's counts and inputs[0] = 1
+ * (CZK_ERR_MISMATCH otherwise); params must fit the shape (checked once by
+ * the caller, czk_params_check_shape).
+ */
+CZK_NODISCARD czk_status czk_prove_device(const czk_backend *backend, const czk_params *params,
+                                          const czk_shape *shape, const czk_witness *w,
+                                          const czk_device_lock *lock, czk_msm_sums *sums,
+                                          unsigned *deferred, czk_prove_timings *timings,
+                                          czk_err *err) CZK_NONNULL(1, 2, 3, 4, 6, 7);
+
+/*
+ * The finalize part: computes the deferred sums on the CPU (CZK_SUM_B2:
+ * czk_msm_g2 over the B-dense inputs ‖ aux of w with params->b_g2, on pool),
+ * then randomizes and assembles as czk_prove does (czk_proof_assemble).
+ * r, s NULL: fresh random values. The same r, s give the same proof as
+ * czk_prove with any backend.
+ */
+CZK_NODISCARD czk_status czk_prove_finalize(const czk_params *params, const czk_shape *shape,
+                                            const czk_witness *w, czk_msm_sums *sums,
+                                            unsigned deferred, const czk_fr *r, const czk_fr *s,
+                                            czk_proof *out, czk_pool *pool,
+                                            czk_prove_timings *timings, czk_err *err)
+    CZK_NONNULL(1, 2, 3, 4, 8);
+
+/* The randomization and assembly step alone (used by czk_prove; exposed for backends' tests). */
+void czk_proof_assemble(czk_proof *out, const czk_vk *vk, const czk_msm_sums *sums, const czk_fr *r,
+                        const czk_fr *s) CZK_NONNULL(1, 2, 3, 4, 5);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,219 @@
+/*
+ * czk — PoRep C2: from a parsed C1 to verified partition proofs, and the
+ * verification of such proofs as the chain does it.
+ *
+ * The pieces, in the order `czk prove` uses them (spec/porep-circuit.md §2,
+ * §3, §5, §6; filecoin-proofs seal_commit_phase2, StackedCompound):
+ *
+ *   keys      the v28 parameter file of a shape is looked up in the
+ *             parameter cache by Filecoin's name first
+ *             (czk_porep_param_file_name), then by the name czk's test keys
+ *             carry (czk_porep_test_key_name), which no Filecoin file has;
+ *   shape     the R1CS of one partition, recorded once per sector size and
+ *             kept in the shape cache ($CZK_CACHE_DIR/shapes);
+ *   witness   czk_porep_witness_from_c1 points the circuit's witness at the
+ *             C1 (no copy of paths or columns), then WITNESS-mode synthesis;
+ *   inputs    czk_porep_chain_inputs derives the public inputs of a
+ *             partition from the C1's commitments, seed and replica_id and
+ *             the parent graph — never from the indices inside the vanilla
+ *             proofs;
+ *   prove     czk_porep_c2_prove: per partition, witness, the backend's five
+ *             MSMs, randomization, and a pairing check of the proof against
+ *             the chain-derived inputs before it is written out;
+ *   verify    czk_porep_c2_verify: the same inputs, every partition proof.
+ *
+ * A C2 output is the partition proofs concatenated: 192 bytes each
+ * (CZK_PROOF_BYTES), partition 0 first (bellperson MultiProof::write).
+ */
+#ifndef CZK_POREP_PROVE_H
+#define CZK_POREP_PROVE_H
+
+#include "czk/common.h"
+#include "czk/groth16.h"
+#include "czk/pool.h"
+#include "czk/porep_c1.h"
+#include "czk/porep_circuit.h"
+#include "czk/porep_graph.h"
+#include "czk/porep_shapes.h"
+#include "czk/r1cs.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- the witness of partition k of a C1 ---- */
+
+/*
+ * Fills the circuit witness of partition k from a parsed (or built) C1, as
+ * StackedCompound::circuit does from vanilla_proofs[k]: the 32-byte values
+ * replica_id, comm_d, comm_r are copied from the C1, comm_c and comm_r_last
+ * from challenge 0 of partition k (the roots of its c_x inclusion proof and
+ * comm_r_last_proof), and per challenge i (vanilla proof [k][i]):
+ *   challenge        labeling_proofs[0].node
+ *   data_leaf        comm_d_proofs.leaf
+ *   comm_d_path      comm_d_proofs path
+ *   drg/exp_parents  replica_column_proofs.{drg,exp}_parents[j]: rows and the
+ *                    inclusion proof's path
+ *   comm_r_last_path comm_r_last_proof path
+ *   comm_c_path      replica_column_proofs.c_x.inclusion_proof path
+ * Paths are the C1's flattened levels, leaf to root (base path, then sub,
+ * then top: czk_merkle_proof), which is the circuit's order; the witness's
+ * positions, siblings and rows point into the C1, which must outlive it.
+ * Checks the structure the circuit relies on: the registered proof is
+ * known, k < partitions, the challenge count, each path's kind, levels and
+ * per-level arity against the shape's trees, rows = layers, at least one
+ * labeling proof. Values are not checked here (czk_c1_precheck does that;
+ * the circuit refuses a value ≥ r).
+ * Out: *out   a witness (free with czk_porep_witness_free).
+ * Returns: CZK_OK; CZK_ERR_FORMAT (naming the vanilla proof and the field
+ *   that does not fit the shape); CZK_ERR_INVALID_ARG (k ≥ partitions);
+ *   CZK_ERR_NOMEM.
+ */
+CZK_NODISCARD czk_status czk_porep_witness_from_c1(czk_porep_witness **out, const czk_c1 *c1,
+                                                   unsigned k, czk_err *err) CZK_NONNULL(1, 2);
+
+/* ---- public inputs, as the chain derives them ---- */
+
+/*
+ * replica_id of the C1's sector for miner f0<miner_id> and sector number
+ * sector_num: czk_porep_replica_id(prover_id, sector_num, ticket, comm_d,
+ * porep_id of the registered proof).
+ * Returns: CZK_OK; CZK_ERR_FORMAT (unknown registered proof).
+ */
+CZK_NODISCARD czk_status czk_porep_chain_replica_id(uint8_t out[32], const czk_c1 *c1,
+                                                    uint64_t sector_num, uint64_t miner_id,
+                                                    czk_err *err) CZK_NONNULL(1, 2);
+
+/*
+ * The public inputs of partition k (ONE excluded: out[j] is circuit input
+ * j + 1, the verifier's ic[1..] slice), spec §2 order: replica_id, comm_d,
+ * comm_r, then per challenge c of partition k c, its 14 parents (graph),
+ * c, c, c. The challenges come from the registered proof's kind
+ * (czk_porep_challenges: seed, or comm_r for non-interactive PoRep) and
+ * `replica_id` — pass czk_porep_chain_replica_id's value where the sector
+ * and miner are known, else the C1's own (then the verifier trusts it).
+ * comm_d, comm_r and seed are the C1's. Nothing is read from the vanilla
+ * proofs.
+ * In:  graph  the sector's graph (czk_c1_graph), or NULL to build it here.
+ * Out: out    3 + 18 · challenges per partition values.
+ * Returns: CZK_OK; CZK_ERR_FORMAT (unknown registered proof);
+ *   CZK_ERR_INVALID_ARG (k ≥ partitions); CZK_ERR_FR_RANGE; CZK_ERR_MISMATCH
+ *   (graph of another size); CZK_ERR_NOMEM.
+ */
+CZK_NODISCARD czk_status czk_porep_chain_inputs(czk_fr *out, const czk_c1 *c1,
+                                                const uint8_t replica_id[32],
+                                                const czk_porep_graph *graph, unsigned k,
+                                                czk_err *err) CZK_NONNULL(1, 2, 3);
+
+/* ---- keys and shapes on disk ---- */
+
+/*
+ * The parameter cache directory: $FIL_PROOFS_PARAMETER_CACHE if set and
+ * non-empty, else /var/tmp/filecoin-proof-parameters (filecoin-proofs
+ * parameter_cache.rs). Writes at most cap bytes with the NUL.
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG if it does not fit.
+ */
+CZK_NODISCARD czk_status czk_porep_param_cache_dir(char *out, size_t cap, czk_err *err)
+    CZK_NONNULL(1);
+
+/*
+ * The file name of czk's test keys for a shape,
+ * "czk-test-v28-stacked-proof-of-replication-<base>-<sub>-<top>-<size>" then
+ * `ext` (".params", ".vk"), e.g.
+ * "czk-test-v28-stacked-proof-of-replication-8-0-0-2KiB.params". Such keys
+ * come from `czk setup` (toxic waste known to whoever ran it): they prove
+ * and verify with each other only, never on chain.
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG if the name does not fit.
+ */
+CZK_NODISCARD czk_status czk_porep_test_key_name(char *out, size_t cap,
+                                                 const czk_porep_shape *shape, const char *ext,
+                                                 czk_err *err) CZK_NONNULL(1, 3, 4);
+
+typedef enum czk_porep_key_kind {
+    CZK_POREP_KEY_FILECOIN = 0, /* the v28 ceremony file name */
+    CZK_POREP_KEY_TEST = 1,     /* czk's test-key name */
+} czk_porep_key_kind;
+
+/*
+ * Finds the key file of a shape in `dir`: Filecoin's v28 name + ext if that
+ * file exists, else the test-key name + ext.
+ * Out: path  dir/name (at most cap bytes with the NUL); kind (may be NULL).
+ * Returns: CZK_OK; CZK_ERR_IO naming both file names when neither exists;
+ *   CZK_ERR_INVALID_ARG if a path does not fit.
+ */
+CZK_NODISCARD czk_status czk_porep_find_key(char *path, size_t cap, czk_porep_key_kind *kind,
+                                            const char *dir, const czk_porep_shape *shape,
+                                            const char *ext, czk_err *err) CZK_NONNULL(1, 4, 5, 6);
+
+/*
+ * The R1CS of one partition of `shape`: read from the shape cache
+ * ($CZK_CACHE_DIR/shapes/porep-v28-<size>.shape; CZK_CACHE_DIR defaults to
+ * ~/.cache/czk), or recorded (czk_porep_record) and written there. A cache
+ * file that does not load, or has another input count, is recorded again
+ * and replaced; a cache that cannot be written is not an error.
+ * Args: use_cache  false: record, neither read nor write the cache.
+ * Out: *out (czk_shape_free); *recorded (may be NULL): true if recorded now.
+ * Returns: CZK_OK; czk_porep_record's errors.
+ */
+CZK_NODISCARD czk_status czk_porep_shape_load(czk_shape **out, bool *recorded,
+                                              const czk_porep_shape *shape, bool use_cache,
+                                              czk_err *err) CZK_NONNULL(1, 3);
+
+/* ---- C2 ---- */
+
+/* Wall seconds of a C2 by phase, summed over partitions. */
+typedef struct czk_porep_c2_timings {
+    double inputs;       /* graph and public inputs */
+    czk_prove_timings p; /* witness, SpMV, NTT, each MSM, assembly, total */
+    double verify;       /* the pairing check of every proof */
+} czk_porep_c2_timings;
+
+/*
+ * Proves every partition of a C1 (filecoin-proofs seal_commit_phase2).
+ * Partitions run one after another (one witness in memory at a time):
+ * witness (czk_porep_witness_from_c1, czk_porep_witness_generate), the
+ * backend (czk_prove: SpMV, NTT, MSMs, randomization), then czk_verify
+ * against czk_porep_chain_inputs(c1, replica_id, graph, k). A proof that
+ * does not verify is never written: the call fails.
+ * In:  c1          a C1 (pre-checked by the caller: czk_c1_precheck);
+ *      replica_id  as czk_porep_chain_inputs takes it;
+ *      graph       the C1's graph, or NULL to build it here;
+ *      params      keys for the shape of one partition;
+ *      pvk         the prepared vk of those params;
+ *      shape       the recorded partition R1CS (czk_porep_shape_load);
+ *      backend     the prover backend; pool  threads (NULL: this thread).
+ * Out: out         CZK_PROOF_BYTES × partitions bytes;
+ *      timings     may be NULL.
+ * Returns: CZK_OK; CZK_ERR_VERIFY naming the partition whose proof failed
+ *   (a wrong witness, keys or backend); the errors of the steps above.
+ */
+CZK_NODISCARD czk_status czk_porep_c2_prove(uint8_t *out, const czk_c1 *c1,
+                                            const uint8_t replica_id[32],
+                                            const czk_porep_graph *graph, const czk_params *params,
+                                            const czk_pvk *pvk, const czk_shape *shape,
+                                            const czk_backend *backend, czk_pool *pool,
+                                            czk_porep_c2_timings *timings, czk_err *err)
+    CZK_NONNULL(1, 2, 3, 5, 6, 7, 8);
+
+/*
+ * Verifies a C2 output against a C1: every partition proof (decoded with
+ * all checks) against czk_porep_chain_inputs(c1, replica_id, graph, k).
+ * In:  proofs, len  the C2 output; len must be CZK_PROOF_BYTES × partitions.
+ * Out: *bad_partition (may be NULL): the partition whose proof does not
+ *      decode or verify, or UINT32_MAX (all valid, or another error).
+ * Returns: CZK_OK (all valid); CZK_ERR_VERIFY (a proof does not verify);
+ *   CZK_ERR_MISMATCH (len is not 192 × partitions, or the vk's input count
+ *   is not this shape's); a czk_proof_decode status (a point that does not
+ *   decode); the errors of czk_porep_chain_inputs. The message names the
+ *   partition.
+ */
+CZK_NODISCARD czk_status czk_porep_c2_verify(const czk_c1 *c1, const uint8_t replica_id[32],
+                                             const czk_porep_graph *graph, const czk_pvk *pvk,
+                                             const uint8_t *proofs, size_t len,
+                                             uint32_t *bad_partition, czk_err *err)
+    CZK_NONNULL(1, 2, 4, 5);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

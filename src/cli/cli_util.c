@@ -1,0 +1,120 @@
+/*
+ * Helpers shared by the PoRep subcommands (setup, prove, verify): reading
+ * files, telling a raw C1 from a cuzk envelope, sizes and numbers on the
+ * command line, wall time and peak memory.
+ */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+double czk_cli_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+uint64_t czk_cli_peak_rss(void) {
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f) return 0;
+    char line[256];
+    unsigned long long kb = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %llu kB", &kb) == 1) break;
+    fclose(f);
+    return (uint64_t)kb * 1024;
+}
+
+bool czk_cli_parse_u64(const char *s, uint64_t *out) {
+    if (!s || !*s || *s == '-' || *s == '+' || *s == ' ') return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end) return false;
+    *out = v;
+    return true;
+}
+
+uint64_t czk_cli_parse_size(const char *s) {
+    for (int i = 0; i < CZK_POREP_SHAPE_COUNT; i++)
+        if (!strcasecmp(s, czk_porep_shapes[i].name)) return czk_porep_shapes[i].sector_size;
+    char *end = NULL;
+    errno = 0;
+    if (!*s || s[0] == '-') return 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s || errno) return 0;
+    unsigned shift = 0;
+    if (!strcasecmp(end, "k") || !strcasecmp(end, "kib"))
+        shift = 10;
+    else if (!strcasecmp(end, "m") || !strcasecmp(end, "mib"))
+        shift = 20;
+    else if (!strcasecmp(end, "g") || !strcasecmp(end, "gib"))
+        shift = 30;
+    else if (*end)
+        return 0;
+    if (v > (UINT64_MAX >> shift)) return 0;
+    return (uint64_t)v << shift;
+}
+
+int czk_cli_read_file(const char *cmd, const char *path, uint8_t **out, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return czk_cli_fail(cmd, "cannot open %s: %s", path, strerror(errno));
+    uint8_t *buf = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 1 << 20;
+            uint8_t *b = realloc(buf, cap);
+            if (!b) {
+                free(buf);
+                fclose(f);
+                return czk_cli_fail(cmd, "%s: out of memory", path);
+            }
+            buf = b;
+        }
+        size_t r = fread(buf + n, 1, cap - n, f);
+        n += r;
+        if (r == 0) break;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        return czk_cli_fail(cmd, "cannot read %s", path);
+    }
+    *out = buf;
+    *len = n;
+    return CZK_EXIT_OK;
+}
+
+/* True if the JSON text's first key is one of the cuzk envelope's. */
+static bool is_envelope(const uint8_t *b, size_t n) {
+    size_t i = 0;
+    while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r'))
+        i++;
+    if (i >= n || b[i] != '{') return false;
+    i++;
+    while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r'))
+        i++;
+    static const char *const keys[] = {"\"SectorNum\"", "\"Phase1Out\"", "\"SectorSize\""};
+    for (int k = 0; k < 3; k++)
+        if (n - i >= strlen(keys[k]) && !memcmp(b + i, keys[k], strlen(keys[k]))) return true;
+    return false;
+}
+
+czk_status czk_cli_parse_c1(czk_c1 **out, bool *envelope, uint64_t *sector_num, const uint8_t *buf,
+                            size_t len, czk_err *err) {
+    *envelope = is_envelope(buf, len);
+    if (!*envelope) return czk_c1_parse(out, buf, len, err);
+    uint64_t size = 0;
+    return czk_c1_parse_envelope(out, sector_num, &size, buf, len, err);
+}
+
+void czk_cli_hex(char *out, const uint8_t *b, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        snprintf(out + 2 * i, 3, "%02x", b[i]);
+}

@@ -1,0 +1,328 @@
+/*
+ * `czk prove --c1 FILE --out FILE [...]`: PoRep C2 on the CPU.
+ *
+ * The steps, each timed: parse the C1 (raw JSON or cuzk envelope), the
+ * vanilla pre-check (with replica_id recomputed when the sector number and
+ * miner id are known), the keys (looked up in the parameter cache: the v28
+ * Filecoin file first, then czk's test keys; or --params), the partition
+ * R1CS (shape cache), then per partition the witness, the CPU backend
+ * (SpMV, NTT, five MSMs) and a pairing check of the new proof against
+ * public inputs derived as the chain derives them. Only verified proofs are
+ * written: 192 bytes per partition, partition 0 first.
+ */
+#include "cli/cli.h"
+#include "czk/porep_precheck.h"
+#include "czk/porep_prove.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CMD "prove"
+
+static const char USAGE[] =
+    "usage: czk prove --c1 FILE --out FILE [--params FILE | --param-cache DIR]\n"
+    "                 [--sector-num N --miner-id N] [--threads T] [--no-shape-cache]\n\n"
+    "Proves a PoRep C1 on the CPU (commit phase 2) and writes the proofs, 192\n"
+    "bytes per partition. Every proof is verified before it is written.\n\n"
+    "  --c1 FILE          the C1: SealCommitPhase1Output JSON, or cuzk's envelope\n"
+    "                     {\"SectorNum\",\"Phase1Out\",\"SectorSize\"}\n"
+    "  --out FILE         where to write the proofs\n"
+    "  --params FILE      the .params file to use\n"
+    "  --param-cache DIR  where to look for it (default $FIL_PROOFS_PARAMETER_CACHE,\n"
+    "                     else /var/tmp/filecoin-proof-parameters): Filecoin's v28\n"
+    "                     file name first, then czk's test keys (czk setup)\n"
+    "  --sector-num N     the sector number (an envelope carries it)\n"
+    "  --miner-id N       the miner actor id (N of f0N); with the sector number,\n"
+    "                     replica_id is recomputed and checked\n"
+    "  --threads T        threads (default: all CPUs)\n"
+    "  --no-shape-cache   record the circuit instead of using $CZK_CACHE_DIR/shapes\n\n"
+    "Prints the keys used and the time of each phase. exit status: 0 proved,\n"
+    "1 the C1 is refused (parse or pre-check; the reason is printed), 2 usage,\n"
+    "I/O or other error\n";
+
+static const char *trust_name(czk_params_trust t) {
+    return t == CZK_TRUST_STAMP   ? "stamp of an earlier full check"
+           : t == CZK_TRUST_KNOWN ? "published v28 digest"
+                                  : "every point checked now";
+}
+
+/* Writes n bytes to path through a temporary file and a rename. */
+static int write_out(const char *path, const uint8_t *b, size_t n) {
+    char tmp[PATH_MAX];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
+        return czk_cli_fail(CMD, "--out path too long");
+    FILE *f = fopen(tmp, "wb");
+    if (!f) return czk_cli_fail(CMD, "cannot create %s: %s", tmp, strerror(errno));
+    bool ok = fwrite(b, 1, n, f) == n;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path)) {
+        int e = errno;
+        unlink(tmp);
+        return czk_cli_fail(CMD, "cannot write %s: %s", path, strerror(e));
+    }
+    return CZK_EXIT_OK;
+}
+
+static void row(const char *name, double s) {
+    printf("  %-28s %9.3f\n", name, s);
+}
+
+int czk_cmd_prove(int argc, char **argv) {
+    if (czk_cli_wants_help(argc, argv)) {
+        fputs(USAGE, stdout);
+        return CZK_EXIT_OK;
+    }
+    const char *c1_path = NULL, *out_path = NULL, *params_arg = NULL, *cache_arg = NULL;
+    uint64_t sector = 0, miner = 0, threads = 0;
+    bool have_sector = false, have_miner = false, use_shape_cache = true;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--no-shape-cache")) {
+            use_shape_cache = false;
+            continue;
+        }
+        if (!v) {
+            fputs(USAGE, stderr);
+            return czk_cli_fail(CMD, "%s needs a value", a);
+        }
+        i++;
+        if (!strcmp(a, "--c1")) {
+            c1_path = v;
+        } else if (!strcmp(a, "--out")) {
+            out_path = v;
+        } else if (!strcmp(a, "--params")) {
+            params_arg = v;
+        } else if (!strcmp(a, "--param-cache")) {
+            cache_arg = v;
+        } else if (!strcmp(a, "--sector-num") || !strcmp(a, "--miner-id") ||
+                   !strcmp(a, "--threads")) {
+            uint64_t n;
+            if (!czk_cli_parse_u64(v, &n))
+                return czk_cli_fail(CMD, "%s takes a number, not '%s'", a, v);
+            if (a[2] == 's') {
+                sector = n;
+                have_sector = true;
+            } else if (a[2] == 'm') {
+                miner = n;
+                have_miner = true;
+            } else if (n > 4096) {
+                return czk_cli_fail(CMD, "--threads %llu is too many", (unsigned long long)n);
+            } else {
+                threads = n;
+            }
+        } else {
+            fputs(USAGE, stderr);
+            return czk_cli_fail(CMD, "unknown option %s", a);
+        }
+    }
+    if (!c1_path || !out_path) {
+        fputs(USAGE, stderr);
+        return czk_cli_fail(CMD, "--c1 and --out are required");
+    }
+    if (params_arg && cache_arg)
+        return czk_cli_fail(CMD, "--params and --param-cache exclude each other");
+
+    double t_start = czk_cli_now(), t0;
+    int rc = CZK_EXIT_ERROR;
+    czk_err err;
+    czk_status st;
+    uint8_t *buf = NULL, *proofs = NULL;
+    size_t len = 0;
+    czk_c1 *c1 = NULL;
+    czk_pool *pool = NULL;
+    czk_params *params = NULL;
+    czk_pvk *pvk = NULL;
+    czk_shape *shape = NULL;
+    czk_porep_graph *graph = NULL;
+    czk_backend be = {0};
+
+    if ((rc = czk_cli_read_file(CMD, c1_path, &buf, &len))) return rc;
+    rc = CZK_EXIT_ERROR;
+    t0 = czk_cli_now();
+    bool env = false;
+    uint64_t env_sector = 0;
+    st = czk_cli_parse_c1(&c1, &env, &env_sector, buf, len, &err);
+    double t_parse = czk_cli_now() - t0;
+    free(buf);
+    if (st) {
+        fprintf(stderr, "czk %s: %s: refused: %s\n", CMD, c1_path, err.msg);
+        return st == CZK_ERR_NOMEM ? CZK_EXIT_ERROR : CZK_EXIT_NO;
+    }
+    if (env) {
+        if (have_sector && sector != env_sector) {
+            fprintf(stderr,
+                    "czk %s: %s: refused: the envelope's SectorNum %llu is not --sector-num %llu\n",
+                    CMD, c1_path, (unsigned long long)env_sector, (unsigned long long)sector);
+            rc = CZK_EXIT_NO;
+            goto out;
+        }
+        sector = env_sector;
+        have_sector = true;
+    }
+    czk_porep_proof pr;
+    if (czk_porep_proof_lookup(c1->registered_proof, &pr, &err)) {
+        czk_cli_fail(CMD, "%s", err.msg);
+        goto out;
+    }
+    printf("c1: %s: %s C1 of %s (registered proof %u), %s sector, %u partition%s x %u challenges\n",
+           c1_path, env ? "enveloped" : "raw", czk_registered_proof_name(c1->registered_proof),
+           c1->registered_proof, pr.shape->name, c1->num_partitions,
+           c1->num_partitions == 1 ? "" : "s", c1->challenges_per_partition);
+    fflush(stdout);
+
+    if (!(pool = czk_pool_create((unsigned)threads, &err))) {
+        czk_cli_fail(CMD, "%s", err.msg);
+        goto out;
+    }
+
+    /* pre-check, and the replica_id the public inputs use */
+    t0 = czk_cli_now();
+    if ((st = czk_c1_graph(&graph, c1, pool, &err))) {
+        czk_cli_fail(CMD, "%s", err.msg);
+        goto out;
+    }
+    double t_graph = czk_cli_now() - t0;
+    bool ids = have_sector && have_miner;
+    czk_precheck_opts po = {
+        .have_ids = ids, .sector_num = sector, .miner_id = miner, .graph = graph};
+    t0 = czk_cli_now();
+    st = czk_c1_precheck(c1, &po, pool, &err);
+    double t_precheck = czk_cli_now() - t0;
+    if (st) {
+        fprintf(stderr, "czk %s: %s: refused at pre-check: %s\n", CMD, c1_path, err.msg);
+        rc = st == CZK_ERR_NOMEM || st == CZK_ERR_INTERNAL ? CZK_EXIT_ERROR : CZK_EXIT_NO;
+        goto out;
+    }
+    uint8_t replica_id[32];
+    memcpy(replica_id, c1->replica_id.b, 32);
+    if (ids) {
+        printf(
+            "pre-check: %u vanilla proofs verified; replica_id matches miner f0%llu, sector %llu\n",
+            c1->num_partitions * c1->challenges_per_partition, (unsigned long long)miner,
+            (unsigned long long)sector);
+    } else {
+        printf("pre-check: %u vanilla proofs verified; replica_id NOT checked (needs --sector-num "
+               "and --miner-id): the C1's own is used\n",
+               c1->num_partitions * c1->challenges_per_partition);
+    }
+
+    /* keys */
+    char ppath[PATH_MAX];
+    czk_porep_key_kind kind = CZK_POREP_KEY_TEST;
+    const char *kind_name = "given with --params";
+    if (params_arg) {
+        snprintf(ppath, sizeof ppath, "%s", params_arg);
+    } else {
+        char dir[PATH_MAX];
+        if (cache_arg)
+            snprintf(dir, sizeof dir, "%s", cache_arg);
+        else if ((st = czk_porep_param_cache_dir(dir, sizeof dir, &err))) {
+            czk_cli_fail(CMD, "%s", err.msg);
+            goto out;
+        }
+        if ((st = czk_porep_find_key(ppath, sizeof ppath, &kind, dir, pr.shape, ".params", &err))) {
+            czk_cli_fail(CMD, "%s (czk setup --sector-size %s --out-dir DIR makes test keys)",
+                         err.msg, pr.shape->name);
+            goto out;
+        }
+        kind_name = kind == CZK_POREP_KEY_FILECOIN
+                        ? "Filecoin v28 parameters"
+                        : "czk TEST keys (valid only with their own .vk)";
+    }
+    czk_params_read_opts ro = {.pool = pool};
+    czk_params_read_info ri;
+    t0 = czk_cli_now();
+    st = czk_params_read(&params, ppath, &ro, &ri, &err);
+    double t_params = czk_cli_now() - t0;
+    if (st) {
+        czk_cli_fail(CMD, "%s", err.msg);
+        goto out;
+    }
+    printf("keys: %s (%s)\n      %.2f GB read in %.2f s; subgroup membership: %s\n", ppath,
+           kind_name, (double)ri.bytes / 1e9, t_params, trust_name(ri.trust));
+    if (!(pvk = malloc(sizeof *pvk)) || czk_pvk_prepare(pvk, &params->vk, &err)) {
+        if (!pvk) czk_errf(&err, CZK_ERR_NOMEM, "out of memory");
+        free(pvk);
+        pvk = NULL;
+        czk_cli_fail(CMD, "%s", err.msg);
+        goto out;
+    }
+
+    /* shape */
+    bool recorded = false;
+    t0 = czk_cli_now();
+    if ((st = czk_porep_shape_load(&shape, &recorded, pr.shape, use_shape_cache, &err))) {
+        czk_cli_fail(CMD, "%s", err.msg);
+        goto out;
+    }
+    double t_shape = czk_cli_now() - t0;
+    printf("shape: %llu constraints, %u inputs, %u aux (%s)\n",
+           (unsigned long long)shape->num_constraints, shape->num_inputs, shape->num_aux,
+           recorded ? "recorded now" : "shape cache");
+    if ((st = czk_params_check_shape(params, shape, &err))) {
+        czk_cli_fail(CMD, "%s: the keys are not for this circuit: %s", ppath, err.msg);
+        goto out;
+    }
+    fflush(stdout);
+
+    /* prove and verify */
+    if ((st = czk_backend_cpu(&be, pool, &err))) {
+        czk_cli_fail(CMD, "%s", err.msg);
+        goto out;
+    }
+    size_t nbytes = (size_t)c1->num_partitions * CZK_PROOF_BYTES;
+    if (!(proofs = malloc(nbytes))) {
+        czk_cli_fail(CMD, "out of memory");
+        goto out;
+    }
+    czk_porep_c2_timings tm;
+    memset(&tm, 0, sizeof tm);
+    st =
+        czk_porep_c2_prove(proofs, c1, replica_id, graph, params, pvk, shape, &be, pool, &tm, &err);
+    if (st) {
+        czk_cli_fail(CMD, "%s", err.msg);
+        goto out;
+    }
+    if ((rc = write_out(out_path, proofs, nbytes))) goto out;
+
+    printf("phase                           seconds\n");
+    row("parse C1", t_parse);
+    row("graph", t_graph);
+    row("pre-check", t_precheck);
+    row("read params", t_params);
+    row("shape", t_shape);
+    row("public inputs", tm.inputs);
+    row("witness", tm.p.witness);
+    row("SpMV (a, b, c)", tm.p.spmv);
+    row("NTT (H)", tm.p.ntt);
+    row("MSM h (G1)", tm.p.msm_h);
+    row("MSM l (G1)", tm.p.msm_l);
+    row("MSM a (G1)", tm.p.msm_a);
+    row("MSM b_g1 (G1)", tm.p.msm_b1);
+    row("MSM b_g2 (G2)", tm.p.msm_b2);
+    row("assemble (r, s)", tm.p.assemble);
+    row("verify", tm.verify);
+    row("total", czk_cli_now() - t_start);
+    printf("peak RSS: %.1f MiB; threads: %u\n", (double)czk_cli_peak_rss() / (1 << 20),
+           czk_pool_threads(pool));
+    printf("wrote %s: %zu bytes, %u partition proof%s, each verified\n", out_path, nbytes,
+           c1->num_partitions, c1->num_partitions == 1 ? "" : "s");
+    rc = fflush(stdout) ? czk_cli_fail(CMD, "writing the output failed") : CZK_EXIT_OK;
+out:
+    czk_backend_release(&be);
+    free(proofs);
+    czk_porep_graph_destroy(graph);
+    czk_shape_free(shape);
+    if (pvk) {
+        czk_pvk_free(pvk);
+        free(pvk);
+    }
+    czk_params_free(params);
+    czk_pool_destroy(pool);
+    czk_c1_free(c1);
+    return rc;
+}

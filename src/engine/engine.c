@@ -1,0 +1,735 @@
+/*
+ * The engine object: jobs, request ids, results and the threads.
+ *
+ * A submit checks the request id first (a queued or running job with the
+ * same id and the same request is that job; a different request under a
+ * used id is refused), then records the job, and only then lets the kind
+ * parse the payload, outside the engine mutex: a 50 MB C1 takes a few
+ * hundred milliseconds to parse and must not stall the pipeline. A payload
+ * the kind refuses fails its own job, not the submit, as in cuzk (the
+ * caller learns why from await). A parsed job gets a reference on its
+ * circuit's SRS entry (which starts loading if needed) and one synthesis
+ * item per partition.
+ *
+ * Results: a finished job keeps its proof until an await hands it out (all
+ * awaiters blocked at that moment receive it) or until
+ * scheduler.result_retention passes, and at most scheduler.max_results are
+ * kept (oldest pruned first), so memory stays bounded however many results
+ * are never fetched (cuzk kept them forever, cuzk-engine.md §8).
+ *
+ * Threads: synthesis workers, GPU workers (per device), finalizers, one SRS
+ * loader and one housekeeper (pruning, and resident-set sampling while a
+ * partition is measured). They all share the engine mutex and its condition
+ * variables; none blocks on another stage except through a queue.
+ */
+#include "engine/internal.h"
+#include "util/digest.h"
+
+#include "czk/cuda.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- names ---- */
+
+const char *czk_kind_name(czk_kind_id kind) {
+    switch (kind) {
+    case CZK_KIND_POREP_C2:
+        return "porep-c2";
+    case CZK_KIND_SNAP_UPDATE:
+        return "snap-update";
+    case CZK_KIND_WINDOW_POST:
+        return "window-post";
+    case CZK_KIND_WINNING_POST:
+        return "winning-post";
+    case CZK_KIND_TEST:
+        return "test";
+    default:
+        return "unspecified";
+    }
+}
+
+const char *czk_job_state_name(czk_job_state s) {
+    switch (s) {
+    case CZK_JOB_COMPLETED:
+        return "COMPLETED";
+    case CZK_JOB_FAILED:
+        return "FAILED";
+    case CZK_JOB_CANCELLED:
+        return "CANCELLED";
+    case CZK_JOB_TIMEOUT:
+        return "TIMEOUT";
+    case CZK_JOB_QUEUED:
+        return "QUEUED";
+    case CZK_JOB_RUNNING:
+        return "RUNNING";
+    default:
+        return "UNKNOWN";
+    }
+}
+
+const char *czk_priority_name(czk_priority p) {
+    switch (p) {
+    case CZK_PRIORITY_LOW:
+        return "LOW";
+    case CZK_PRIORITY_NORMAL:
+        return "NORMAL";
+    case CZK_PRIORITY_HIGH:
+        return "HIGH";
+    case CZK_PRIORITY_CRITICAL:
+        return "CRITICAL";
+    default:
+        return "UNSPECIFIED";
+    }
+}
+
+czk_priority czk_kind_default_priority(czk_kind_id kind) {
+    return kind == CZK_KIND_WINNING_POST  ? CZK_PRIORITY_CRITICAL
+           : kind == CZK_KIND_WINDOW_POST ? CZK_PRIORITY_HIGH
+                                          : CZK_PRIORITY_NORMAL;
+}
+
+static bool terminal(czk_job_state s) {
+    return s == CZK_JOB_COMPLETED || s == CZK_JOB_FAILED || s == CZK_JOB_CANCELLED;
+}
+
+const czk_proof_kind *czk_engine_kind(czk_engine *e, int idx) {
+    return &e->kinds[idx];
+}
+
+void czk_job_result_free(czk_job_result *r) {
+    if (!r) return;
+    free(r->proof);
+    r->proof = NULL;
+    r->proof_len = 0;
+}
+
+void czk_engine_opts_default(czk_engine_opts *opts) {
+    memset(opts, 0, sizeof *opts);
+    czk_engine_config_default(&opts->config);
+}
+
+/* ---- jobs ---- */
+
+static czk_job *find_job(czk_engine *e, const char *id) {
+    for (czk_job *j = e->jobs; j; j = j->next)
+        if (!strcmp(j->id, id)) return j;
+    return NULL;
+}
+
+/* Unlinks and frees a finished job that nothing holds (mu held). */
+static void job_remove(czk_engine *e, czk_job *j) {
+    for (czk_job **pp = &e->jobs; *pp; pp = &(*pp)->next)
+        if (*pp == j) {
+            *pp = j->next;
+            break;
+        }
+    free(j->result);
+    free(j->proofs);
+    free(j);
+}
+
+static int kind_index(czk_engine *e, czk_kind_id id) {
+    for (int i = 0; i < e->num_kinds; i++)
+        if (e->kinds[i].id == id) return i;
+    return -1;
+}
+
+static void request_digest(uint8_t out[32], const czk_proof_request *r) {
+    uint64_t fixed[8] = {(uint64_t)r->kind,   (uint64_t)r->priority, r->sector_size,
+                         r->registered_proof, r->sector_number,      r->miner_id,
+                         r->partition_index,  r->num_vanilla_proofs};
+    size_t np = 6 + 2 * r->num_vanilla_proofs;
+    czk_bytes stack[16], *parts = np <= 16 ? stack : malloc(np * sizeof *parts);
+    if (!parts) { /* digest what fits: the fixed fields and the main payload */
+        np = 6;
+        parts = stack;
+    }
+    parts[0] = (czk_bytes){fixed, sizeof fixed};
+    parts[1] = (czk_bytes){r->randomness, 32};
+    parts[2] = (czk_bytes){r->comm_r_old, 32};
+    parts[3] = (czk_bytes){r->comm_r_new, 32};
+    parts[4] = (czk_bytes){r->comm_d_new, 32};
+    parts[5] = (czk_bytes){r->vanilla_proof, r->vanilla_proof ? r->vanilla_proof_len : 0};
+    uint64_t *lens = np > 6 ? calloc(r->num_vanilla_proofs, sizeof *lens) : NULL;
+    if (np > 6 && !lens) np = 6;
+    for (size_t i = 0; np > 6 && i < r->num_vanilla_proofs; i++) {
+        lens[i] = r->vanilla_proofs_len[i];
+        parts[6 + 2 * i] = (czk_bytes){&lens[i], sizeof lens[i]};
+        parts[7 + 2 * i] = (czk_bytes){r->vanilla_proofs[i], r->vanilla_proofs_len[i]};
+    }
+    czk_sha256_parts(out, parts, np);
+    free(lens);
+    if (parts != stack) free(parts);
+}
+
+static uint32_t queue_position(czk_engine *e, const czk_job *j) {
+    uint32_t n = 0;
+    for (czk_job *o = e->jobs; o; o = o->next)
+        if (o != j && (o->state == CZK_JOB_QUEUED || o->state == CZK_JOB_RUNNING) &&
+            (o->prio > j->prio || (o->prio == j->prio && o->seq < j->seq)))
+            n++;
+    return n;
+}
+
+czk_status czk_engine_submit(czk_engine *e, const czk_proof_request *req,
+                             char job_id[CZK_JOB_ID_MAX], uint32_t *queue_pos, czk_err *err) {
+    job_id[0] = 0;
+    if (req->kind == CZK_KIND_UNSPECIFIED)
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "submit: proof kind unspecified");
+    if ((unsigned)req->priority > CZK_PRIORITY_CRITICAL)
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "submit: priority %d out of range",
+                        (int)req->priority);
+    const char *rid = req->request_id && *req->request_id ? req->request_id : NULL;
+    if (rid && strlen(rid) >= CZK_JOB_ID_MAX)
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "submit: request id longer than %d bytes",
+                        CZK_JOB_ID_MAX - 1);
+    uint8_t digest[32];
+    request_digest(digest, req);
+
+    pthread_mutex_lock(&e->mu);
+    int ki = kind_index(e, req->kind);
+    if (ki < 0) {
+        pthread_mutex_unlock(&e->mu);
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "submit: no proof kind %d (%s) in this engine",
+                        (int)req->kind, czk_kind_name(req->kind));
+    }
+    if (rid) {
+        czk_job *old = find_job(e, rid);
+        if (old) {
+            czk_status st = CZK_OK;
+            if (memcmp(old->digest, digest, 32))
+                st = czk_errf(err, CZK_ERR_MISMATCH,
+                              "submit: request id %s is job of another request (%s, %s)", rid,
+                              czk_kind_name(czk_engine_kind(e, old->kind)->id),
+                              czk_job_state_name(old->state));
+            else
+                snprintf(job_id, CZK_JOB_ID_MAX, "%s", old->id);
+            if (!st && queue_pos) *queue_pos = queue_position(e, old);
+            pthread_mutex_unlock(&e->mu);
+            return st;
+        }
+    }
+    if (e->shut) {
+        pthread_mutex_unlock(&e->mu);
+        return czk_errf(err, CZK_ERR_CANCELLED, "submit: the engine is shutting down");
+    }
+    czk_job *j = calloc(1, sizeof *j);
+    if (!j) {
+        pthread_mutex_unlock(&e->mu);
+        return czk_errf(err, CZK_ERR_NOMEM, "submit: out of memory");
+    }
+    if (rid) {
+        snprintf(j->id, sizeof j->id, "%s", rid);
+    } else {
+        do
+            snprintf(j->id, sizeof j->id, "job-%llu", (unsigned long long)++e->next_auto_id);
+        while (find_job(e, j->id));
+    }
+    const czk_proof_kind *kind = czk_engine_kind(e, ki);
+    j->kind = ki;
+    j->prio = req->priority            ? req->priority
+              : kind->default_priority ? kind->default_priority
+                                       : czk_kind_default_priority(kind->id);
+    memcpy(j->digest, digest, 32);
+    j->state = CZK_JOB_QUEUED;
+    j->seq = ++e->next_seq;
+    j->submit_ms = czk_engine_ms(e);
+    j->inflight = 1; /* parsing */
+    czk_job **tail = &e->jobs;
+    while (*tail)
+        tail = &(*tail)->next;
+    *tail = j;
+    snprintf(job_id, CZK_JOB_ID_MAX, "%s", j->id);
+    czk_timeline_emit(e, CZK_EV_JOB_SUBMIT, j->id, -1, -1, "kind=%s priority=%s bytes=%zu",
+                      czk_kind_name(kind->id), czk_priority_name(j->prio),
+                      req->vanilla_proof ? req->vanilla_proof_len : 0);
+    pthread_mutex_unlock(&e->mu);
+
+    czk_err perr;
+    czk_err_clear(&perr);
+    void *kjob = NULL;
+    czk_kind_job_info info;
+    memset(&info, 0, sizeof info);
+    czk_status pst = kind->parse(kind->ctx, req, &kjob, &info, &perr);
+    if (!pst && (info.num_partitions == 0 || !info.circuit_id[0]))
+        pst = czk_errf(&perr, CZK_ERR_INTERNAL, "kind %s: no partitions or circuit id", kind->name);
+    czk_proof *proofs = NULL;
+    if (!pst && !(proofs = calloc(info.num_partitions, sizeof *proofs)))
+        pst =
+            czk_errf(&perr, CZK_ERR_NOMEM, "out of memory for %u partitions", info.num_partitions);
+
+    pthread_mutex_lock(&e->mu);
+    j->info = info;
+    j->kjob = kjob;
+    j->proofs = proofs;
+    j->inflight--;
+    if (pst) {
+        czk_job_fail(e, j, pst, "job %s: payload refused by kind %s: %s", j->id, kind->name,
+                     perr.msg);
+    } else if (terminal(j->state)) {
+        czk_job_release(e, j); /* cancelled while parsing */
+    } else {
+        j->srs = czk_srs_get(e, ki, info.circuit_id, (int)j->prio);
+        if (!j->srs) {
+            czk_job_fail(e, j, CZK_ERR_NOMEM, "job %s: out of memory", j->id);
+        } else {
+            czk_srs_ref(e, j->srs);
+            j->srs_held = true;
+            if (j->srs->state == SRS_FAILED)
+                czk_job_fail(e, j, j->srs->load_err.code, "job %s: SRS %s: %s", j->id, j->srs->id,
+                             j->srs->load_err.msg);
+            for (uint32_t p = 0; p < info.num_partitions && !terminal(j->state); p++) {
+                czk_item *it = calloc(1, sizeof *it);
+                if (!it) {
+                    czk_job_fail(e, j, CZK_ERR_NOMEM, "job %s: out of memory", j->id);
+                    break;
+                }
+                it->job = j;
+                it->k = p;
+                it->stage = IT_SYNTH_QUEUE;
+                it->next = e->synth_q;
+                e->synth_q = it;
+                e->n_synth_q++;
+                j->inflight++;
+            }
+            pthread_cond_broadcast(&e->synth_cv);
+        }
+    }
+    if (queue_pos) *queue_pos = queue_position(e, j);
+    pthread_mutex_unlock(&e->mu);
+    return CZK_OK;
+}
+
+static void fill_result(czk_engine *e, const czk_job *j, czk_job_result *out) {
+    snprintf(out->job_id, sizeof out->job_id, "%s", j->id);
+    out->kind = czk_engine_kind(e, j->kind)->id;
+    out->state = j->state;
+    out->error_code = j->state == CZK_JOB_FAILED ? j->err_code : CZK_OK;
+    snprintf(out->error, sizeof out->error, "%s", j->state == CZK_JOB_FAILED ? j->err : "");
+    out->queue_wait_ms = j->started ? j->first_synth_ms - j->submit_ms : 0;
+    out->srs_load_ms = j->srs_wait_ms;
+    out->synthesis_ms = j->synth_ms;
+    out->gpu_compute_ms = j->gpu_ms;
+    out->total_ms = (terminal(j->state) ? j->done_ms : czk_engine_ms(e)) - j->submit_ms;
+}
+
+czk_status czk_engine_await(czk_engine *e, const char *job_id, int64_t timeout_ms,
+                            czk_job_result *out, czk_err *err) {
+    memset(out, 0, sizeof *out);
+    snprintf(out->job_id, sizeof out->job_id, "%s", job_id);
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    if (timeout_ms > 0) {
+        dl.tv_sec += timeout_ms / 1000;
+        dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+        dl.tv_sec += dl.tv_nsec / 1000000000L;
+        dl.tv_nsec %= 1000000000L;
+    }
+    pthread_mutex_lock(&e->mu);
+    czk_job *j = find_job(e, job_id);
+    if (!j) {
+        pthread_mutex_unlock(&e->mu);
+        out->state = CZK_JOB_UNKNOWN;
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "await: no job %s", job_id);
+    }
+    j->waiters++;
+    bool timed_out = false;
+    while (!terminal(j->state) && !timed_out) {
+        if (timeout_ms == 0)
+            timed_out = true;
+        else if (timeout_ms < 0)
+            pthread_cond_wait(&e->job_cv, &e->mu);
+        else if (pthread_cond_timedwait(&e->job_cv, &e->mu, &dl))
+            timed_out = !terminal(j->state);
+    }
+    j->waiters--;
+    czk_status st = CZK_OK;
+    fill_result(e, j, out);
+    if (!terminal(j->state)) {
+        out->state = CZK_JOB_TIMEOUT;
+        st = czk_errf(err, CZK_ERR_TIMEOUT, "await: job %s still %s after %lld ms", j->id,
+                      czk_job_state_name(j->state), (long long)timeout_ms);
+    } else {
+        if (j->state == CZK_JOB_COMPLETED && j->result_len) {
+            out->proof = malloc(j->result_len);
+            if (!out->proof) {
+                pthread_mutex_unlock(&e->mu);
+                return czk_errf(err, CZK_ERR_NOMEM, "await: out of memory");
+            }
+            memcpy(out->proof, j->result, j->result_len);
+            out->proof_len = j->result_len;
+        }
+        j->fetched = true;
+        if (!j->waiters && !j->inflight) job_remove(e, j);
+    }
+    pthread_mutex_unlock(&e->mu);
+    return st;
+}
+
+czk_status czk_engine_cancel(czk_engine *e, const char *job_id, bool *was_running, czk_err *err) {
+    if (was_running) *was_running = false;
+    pthread_mutex_lock(&e->mu);
+    czk_job *j = find_job(e, job_id);
+    if (!j) {
+        pthread_mutex_unlock(&e->mu);
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "cancel: no job %s", job_id);
+    }
+    if (!terminal(j->state)) {
+        if (was_running) *was_running = true;
+        atomic_store(&j->cancel, 1);
+        czk_engine_log(e, 2, "job %s: cancelled (%u of %u partitions finalized, %u in flight)",
+                       j->id, j->n_final, j->info.num_partitions, j->inflight);
+        czk_job_drop_queued(e, j);
+        czk_job_finish(e, j, CZK_JOB_CANCELLED);
+    }
+    pthread_mutex_unlock(&e->mu);
+    return CZK_OK;
+}
+
+czk_status czk_engine_job_info(czk_engine *e, const char *job_id, czk_job_info *out, czk_err *err) {
+    memset(out, 0, sizeof *out);
+    snprintf(out->job_id, sizeof out->job_id, "%s", job_id);
+    pthread_mutex_lock(&e->mu);
+    czk_job *j = find_job(e, job_id);
+    if (!j) {
+        pthread_mutex_unlock(&e->mu);
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "job info: no job %s", job_id);
+    }
+    snprintf(out->circuit_id, sizeof out->circuit_id, "%s", j->info.circuit_id);
+    out->kind = czk_engine_kind(e, j->kind)->id;
+    out->priority = j->prio;
+    out->state = j->state;
+    out->partitions = j->info.num_partitions;
+    out->synthesized = j->n_synth;
+    out->proved = j->n_proved;
+    out->finalized = j->n_final;
+    out->queue_position = j->state == CZK_JOB_QUEUED ? queue_position(e, j) : 0;
+    out->age_ms = czk_engine_ms(e) - j->submit_ms;
+    pthread_mutex_unlock(&e->mu);
+    return CZK_OK;
+}
+
+/* ---- housekeeping ---- */
+
+static void prune(czk_engine *e) {
+    uint64_t now = czk_engine_ms(e);
+    size_t stored = 0;
+    for (czk_job *j = e->jobs; j; j = j->next)
+        if (terminal(j->state)) stored++;
+    czk_job *j = e->jobs;
+    while (j) {
+        czk_job *next = j->next;
+        if (terminal(j->state) && !j->waiters && !j->inflight) {
+            bool old = now - j->done_ms >= e->cfg.result_retention_ms;
+            bool over = stored > e->cfg.max_results;
+            if (j->fetched || old || over) {
+                if (!j->fetched) {
+                    e->c_pruned++;
+                    czk_engine_log(e, 2, "job %s: %s result pruned unfetched after %llu ms", j->id,
+                                   czk_job_state_name(j->state),
+                                   (unsigned long long)(now - j->done_ms));
+                }
+                stored--;
+                job_remove(e, j);
+            }
+        }
+        j = next;
+    }
+}
+
+static void *house_main(void *arg) {
+    czk_engine *e = arg;
+    pthread_mutex_lock(&e->mu);
+    while (!e->stopping) {
+        prune(e);
+        unsigned ms = e->probe_active ? 2 : 100;
+        if (e->probe_active) {
+            uint64_t r = czk_rss_bytes();
+            if (r > e->probe_peak_rss) e->probe_peak_rss = r;
+        }
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += (long)ms * 1000000L;
+        ts.tv_sec += ts.tv_nsec / 1000000000L;
+        ts.tv_nsec %= 1000000000L;
+        pthread_cond_timedwait(&e->house_cv, &e->mu, &ts);
+    }
+    pthread_mutex_unlock(&e->mu);
+    return NULL;
+}
+
+/* ---- kinds ---- */
+
+czk_status czk_engine_register_kind(czk_engine *e, const czk_proof_kind *kind, czk_err *err) {
+    if (!kind->parse || !kind->synthesize || !kind->public_inputs || !kind->load_circuit ||
+        !kind->name || (unsigned)kind->id >= CZK_KIND_MAX || kind->id == CZK_KIND_UNSPECIFIED)
+        return czk_errf(err, CZK_ERR_INVALID_ARG,
+                        "register kind: id, name, parse, synthesize, public_inputs and "
+                        "load_circuit are required");
+    pthread_mutex_lock(&e->mu);
+    int i = kind_index(e, kind->id);
+    czk_status st = CZK_OK;
+    if (i >= 0) {
+        for (czk_job *j = e->jobs; j; j = j->next)
+            if (j->kind == i && (!terminal(j->state) || j->inflight)) {
+                st = czk_errf(err, CZK_ERR_INVALID_ARG, "register kind %s: jobs of it are running",
+                              kind->name);
+                break;
+            }
+        if (!st) {
+            if (e->kinds[i].destroy) e->kinds[i].destroy(e->kinds[i].ctx);
+            e->kinds[i] = *kind;
+        }
+    } else if (e->num_kinds == (int)(sizeof e->kinds / sizeof e->kinds[0])) {
+        st = czk_errf(err, CZK_ERR_INVALID_ARG, "register kind %s: too many kinds", kind->name);
+    } else {
+        e->kinds[e->num_kinds++] = *kind;
+    }
+    pthread_mutex_unlock(&e->mu);
+    return st;
+}
+
+/* ---- create / shutdown / destroy ---- */
+
+static czk_status make_devices(czk_engine *e, czk_err *err) {
+    const czk_engine_config *c = &e->cfg;
+    int ordinals[CZK_ENGINE_MAX_DEVICES];
+    int n = 0;
+    bool cpu = !strcmp(c->backend, "cpu");
+    int ncuda = cpu ? 0 : czk_cuda_device_count();
+    if (!e->opts.make_backend && !cpu) {
+        if (!strcmp(c->backend, "cuda"))
+            return czk_errf(err, CZK_ERR_UNSUPPORTED,
+                            "engine: gpus.backend = \"cuda\": this build has no CUDA prover "
+                            "backend to start (%d devices found)",
+                            ncuda);
+        if (ncuda > 0)
+            czk_engine_log(e, 1,
+                           "engine: %d CUDA devices found but no CUDA prover backend is "
+                           "wired in yet; proving on the CPU pseudo-device",
+                           ncuda);
+        cpu = true;
+    }
+    if (cpu) {
+        ordinals[n++] = -1;
+    } else if (c->num_devices) {
+        for (unsigned i = 0; i < c->num_devices; i++)
+            ordinals[n++] = c->devices[i];
+    } else if (ncuda > 0) {
+        for (int i = 0; i < ncuda && i < CZK_ENGINE_MAX_DEVICES; i++)
+            ordinals[n++] = i;
+    } else {
+        ordinals[n++] = -1;
+    }
+    e->devices = calloc((size_t)n, sizeof *e->devices);
+    if (!e->devices) return czk_errf(err, CZK_ERR_NOMEM, "engine: out of memory");
+    for (int i = 0; i < n; i++) {
+        czk_device *d = &e->devices[i];
+        d->ordinal = ordinals[i];
+        pthread_mutex_init(&d->lock, NULL);
+        e->num_devices = i + 1;
+        czk_status st = e->opts.make_backend ? e->opts.make_backend(e->opts.backend_ctx, d->ordinal,
+                                                                    e->gpu_pool, &d->backend, err)
+                                             : czk_backend_cpu(&d->backend, e->gpu_pool, err);
+        if (st) return czk_err_wrap(err, "engine: backend of device %d", d->ordinal);
+        snprintf(d->name, sizeof d->name, "%s", d->backend.ops->name);
+        d->workers = c->gpu_workers_per_device;
+    }
+    return CZK_OK;
+}
+
+czk_status czk_engine_create(czk_engine **out, const czk_engine_opts *opts, czk_err *err) {
+    *out = NULL;
+    czk_engine *e = calloc(1, sizeof *e);
+    if (!e) return czk_errf(err, CZK_ERR_NOMEM, "engine: out of memory");
+    e->opts = *opts;
+    e->cfg = opts->config;
+    czk_engine_config_finish(&e->cfg);
+    const czk_engine_config *c = &e->cfg;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    e->t0_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    pthread_mutex_init(&e->mu, NULL);
+    pthread_mutex_init(&e->tl_mu, NULL);
+    pthread_cond_t *cvs[] = {&e->synth_cv, &e->gpu_cv, &e->fin_cv,
+                             &e->job_cv,   &e->srs_cv, &e->house_cv};
+    for (size_t i = 0; i < sizeof cvs / sizeof cvs[0]; i++)
+        pthread_cond_init(cvs[i], NULL);
+    e->log_level = !strcmp(c->log_level, "error")                                     ? 0
+                   : !strcmp(c->log_level, "warn")                                    ? 1
+                   : !strcmp(c->log_level, "debug") || !strcmp(c->log_level, "trace") ? 3
+                                                                                      : 2;
+    czk_status st = CZK_OK;
+    if (!c->pipeline_enabled)
+        st = czk_errf(err, CZK_ERR_INVALID_ARG,
+                      "engine: pipeline.enabled = false is not supported (czk has no "
+                      "monolithic path)");
+    else if (c->max_batch_size > 1)
+        st = czk_errf(err, CZK_ERR_INVALID_ARG,
+                      "engine: scheduler.max_batch_size = %u: only 1 is supported",
+                      c->max_batch_size);
+    else if (!c->gpu_workers_per_device || !c->finalize_workers || !c->partition_workers)
+        st = czk_errf(err, CZK_ERR_INVALID_ARG,
+                      "engine: gpus.gpu_workers_per_device, gpus.finalize_workers and "
+                      "synthesis.partition_workers must be at least 1");
+    if (st) {
+        free(e);
+        return st;
+    }
+    uint64_t total = c->total_budget;
+    if (!total) {
+        uint64_t mt = czk_mem_total();
+        if (!mt) mt = 256ull << 30;
+        total = mt > c->safety_margin ? mt - c->safety_margin : 0;
+    }
+    e->budget.total = total;
+
+    if (!(st = czk_timeline_open(e, err)) &&
+        (!(e->synth_pool = czk_pool_create(c->threads, err)) ||
+         !(e->gpu_pool = czk_pool_create(c->gpu_threads, err))))
+        st = err && err->code ? err->code : CZK_ERR_NOMEM;
+    if (!st) st = make_devices(e, err);
+    if (!st && !opts->no_builtin_kinds) {
+        czk_proof_kind k;
+        if (!(st = czk_kind_test(&k, err))) e->kinds[e->num_kinds++] = k;
+        if (!st && !(st = czk_kind_porep(&k, err))) e->kinds[e->num_kinds++] = k;
+    }
+    if (st) {
+        czk_engine_destroy(e);
+        return st;
+    }
+    czk_engine_log(e, 2,
+                   "engine: budget %llu bytes, %u synthesis workers (%u threads), %d devices × "
+                   "%u GPU workers (%u threads), %u finalizers, synthesis lookahead %u",
+                   (unsigned long long)total, c->partition_workers, czk_pool_threads(e->synth_pool),
+                   e->num_devices, c->gpu_workers_per_device, czk_pool_threads(e->gpu_pool),
+                   c->finalize_workers, c->synthesis_lookahead);
+
+    /* threads */
+    e->num_synth_workers = (int)c->partition_workers;
+    e->num_fin_workers = (int)c->finalize_workers;
+    e->num_gpu_workers = e->num_devices * (int)c->gpu_workers_per_device;
+    e->synth_workers = calloc((size_t)e->num_synth_workers, sizeof *e->synth_workers);
+    e->fin_workers = calloc((size_t)e->num_fin_workers, sizeof *e->fin_workers);
+    e->gpu_workers = calloc((size_t)e->num_gpu_workers, sizeof *e->gpu_workers);
+    if (!e->synth_workers || !e->fin_workers || !e->gpu_workers) {
+        czk_engine_destroy(e);
+        return czk_errf(err, CZK_ERR_NOMEM, "engine: out of memory");
+    }
+    bool ok = true;
+    for (int i = 0; i < e->num_synth_workers && ok; i++) {
+        e->synth_workers[i] = (czk_worker_arg){e, i, 0};
+        ok = !pthread_create(&e->synth_workers[i].thread, NULL, czk_synth_main,
+                             &e->synth_workers[i]);
+        if (!ok) e->num_synth_workers = i;
+    }
+    for (int i = 0; i < e->num_gpu_workers && ok; i++) {
+        czk_gpu_worker *g = &e->gpu_workers[i];
+        g->e = e;
+        g->dev = &e->devices[i / (int)c->gpu_workers_per_device];
+        g->index = i;
+        ok = !pthread_create(&g->thread, NULL, czk_gpu_main, g);
+        if (!ok) e->num_gpu_workers = i;
+    }
+    for (int i = 0; i < e->num_fin_workers && ok; i++) {
+        e->fin_workers[i] = (czk_worker_arg){e, i, 0};
+        ok = !pthread_create(&e->fin_workers[i].thread, NULL, czk_fin_main, &e->fin_workers[i]);
+        if (!ok) e->num_fin_workers = i;
+    }
+    if (ok) ok = e->loader_started = !pthread_create(&e->loader, NULL, czk_srs_loader_main, e);
+    if (ok) ok = e->house_started = !pthread_create(&e->house, NULL, house_main, e);
+    if (!ok) {
+        czk_engine_destroy(e);
+        return czk_errf(err, CZK_ERR_NOMEM, "engine: cannot start threads");
+    }
+    for (unsigned i = 0; i < c->num_preload; i++) {
+        czk_err perr;
+        if (czk_engine_preload(e, c->preload[i], false, NULL, NULL, &perr))
+            czk_engine_log(e, 1, "engine: srs.preload %s: %s", c->preload[i], perr.msg);
+    }
+    *out = e;
+    return CZK_OK;
+}
+
+void czk_engine_shutdown(czk_engine *e, bool drain) {
+    if (!e) return;
+    pthread_mutex_lock(&e->mu);
+    e->shut = true;
+    if (drain) {
+        for (;;) {
+            bool busy = false;
+            for (czk_job *j = e->jobs; j && !busy; j = j->next)
+                busy = !terminal(j->state) || j->inflight;
+            if (!busy) break;
+            pthread_cond_wait(&e->job_cv, &e->mu);
+        }
+    } else {
+        for (czk_job *j = e->jobs; j; j = j->next)
+            if (!terminal(j->state)) {
+                atomic_store(&j->cancel, 1);
+                czk_job_drop_queued(e, j);
+                czk_job_finish(e, j, CZK_JOB_CANCELLED);
+            }
+    }
+    pthread_cond_broadcast(&e->job_cv);
+    pthread_mutex_unlock(&e->mu);
+}
+
+void czk_engine_destroy(czk_engine *e) {
+    if (!e) return;
+    czk_engine_shutdown(e, false);
+    pthread_mutex_lock(&e->mu);
+    e->stopping = true;
+    atomic_store(&e->stop_flag, 1);
+    pthread_cond_t *cvs[] = {&e->synth_cv, &e->gpu_cv, &e->fin_cv,
+                             &e->job_cv,   &e->srs_cv, &e->house_cv};
+    for (size_t i = 0; i < sizeof cvs / sizeof cvs[0]; i++)
+        pthread_cond_broadcast(cvs[i]);
+    pthread_mutex_unlock(&e->mu);
+    for (int i = 0; i < e->num_synth_workers; i++)
+        pthread_join(e->synth_workers[i].thread, NULL);
+    for (int i = 0; i < e->num_gpu_workers; i++)
+        pthread_join(e->gpu_workers[i].thread, NULL);
+    for (int i = 0; i < e->num_fin_workers; i++)
+        pthread_join(e->fin_workers[i].thread, NULL);
+    if (e->loader_started) pthread_join(e->loader, NULL);
+    if (e->house_started) pthread_join(e->house, NULL);
+    /* every thread is gone: free what is left without ceremony */
+    czk_item *qs[3] = {e->synth_q, e->gpu_q, e->fin_q};
+    for (int i = 0; i < 3; i++)
+        while (qs[i]) {
+            czk_item *n = qs[i]->next;
+            czk_item_free(e, qs[i]);
+            qs[i] = n;
+        }
+    e->synth_q = e->gpu_q = e->fin_q = NULL;
+    while (e->jobs) {
+        czk_job *j = e->jobs;
+        j->inflight = 0;
+        czk_job_release(e, j);
+        job_remove(e, j);
+    }
+    while (e->srs)
+        czk_srs_free_entry(e, e->srs);
+    for (int i = 0; i < e->num_devices; i++) {
+        czk_backend_release(&e->devices[i].backend);
+        pthread_mutex_destroy(&e->devices[i].lock);
+    }
+    for (int i = 0; i < e->num_kinds; i++)
+        if (e->kinds[i].destroy) e->kinds[i].destroy(e->kinds[i].ctx);
+    free(e->devices);
+    free(e->synth_workers);
+    free(e->fin_workers);
+    free(e->gpu_workers);
+    czk_pool_destroy(e->synth_pool);
+    czk_pool_destroy(e->gpu_pool);
+    czk_timeline_close(e);
+    for (size_t i = 0; i < sizeof cvs / sizeof cvs[0]; i++)
+        pthread_cond_destroy(cvs[i]);
+    pthread_mutex_destroy(&e->mu);
+    pthread_mutex_destroy(&e->tl_mu);
+    free(e);
+}

@@ -1,0 +1,253 @@
+/*
+ * Declarations shared by the files of src/engine (not public).
+ *
+ * One mutex, engine.mu, guards every piece of scheduler state below: jobs,
+ * the three queues, the SRS entries and the budget. Work that takes time
+ * (synthesis, device work, finalization, SRS loading, verification) runs
+ * with it released; a stage takes it only to hand an item on. A partition
+ * item is owned by exactly one stage at a time (queued or held by one
+ * worker), which is what lets cancellation drop queued items at once and
+ * leave held ones to their worker.
+ */
+#ifndef CZK_ENGINE_INTERNAL_H
+#define CZK_ENGINE_INTERNAL_H
+
+#include "czk/engine.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+
+/* ---- the memory budget (budget.c) ---- */
+
+typedef struct czk_budget {
+    uint64_t total;
+    uint64_t srs, shapes, working; /* used = srs + shapes + working */
+} czk_budget;
+
+static inline uint64_t czk_budget_used(const czk_budget *b) {
+    return b->srs + b->shapes + b->working;
+}
+static inline uint64_t czk_budget_free(const czk_budget *b) {
+    uint64_t u = czk_budget_used(b);
+    return u >= b->total ? 0 : b->total - u;
+}
+/* MemTotal from /proc/meminfo in bytes (0 if unknown). */
+uint64_t czk_mem_total(void);
+/* Resident set size of this process, bytes (0 if unknown). */
+uint64_t czk_rss_bytes(void);
+
+/* ---- SRS cache entries (srs.c) ---- */
+
+typedef enum srs_state { SRS_LOADING, SRS_READY, SRS_FAILED } srs_state;
+
+typedef struct srs_entry {
+    char id[CZK_CIRCUIT_ID_MAX];
+    int kind; /* index into engine.kinds */
+    srs_state state;
+    czk_err load_err; /* SRS_FAILED */
+    czk_params *params;
+    czk_shape *shape;
+    czk_pvk *pvk;
+    uint64_t reserved;     /* budget charged to srs (host params) */
+    uint64_t shape_bytes;  /* budget charged to shapes */
+    uint64_t device_bytes; /* on devices (not in the host budget) */
+    uint32_t refs;         /* jobs holding it (until their last partition is out) */
+    uint64_t idle_since;   /* ms; valid while refs == 0 */
+    uint64_t load_start, load_ms;
+    bool queued_load;    /* waiting for the loader thread */
+    bool waiting_budget; /* the loader waits for room for it */
+    int load_prio;       /* highest priority of the jobs waiting for it */
+    /* per-partition working memory, measured on the first partition (probe) */
+    uint64_t part_bytes;        /* 0 = not measured yet */
+    uint64_t part_device_bytes; /* the part released when device work ends */
+    bool probing;
+    struct srs_entry *next;
+} srs_entry;
+
+/* ---- jobs and partition items ---- */
+
+typedef enum item_stage {
+    IT_SYNTH_QUEUE,
+    IT_SYNTH,
+    IT_GPU_QUEUE,
+    IT_GPU,
+    IT_FIN_QUEUE,
+    IT_FIN,
+} item_stage;
+
+struct czk_job;
+
+typedef struct czk_item {
+    struct czk_job *job;
+    uint32_t k;
+    item_stage stage;
+    uint64_t reserved; /* working memory held from the budget */
+    bool probe;        /* measures the shape's per-partition memory */
+    uint64_t probe_base_rss;
+    czk_witness w;
+    czk_msm_sums sums;
+    unsigned deferred;
+    uint64_t gpu_ms;
+    struct czk_item *next;
+} czk_item;
+
+typedef struct czk_job {
+    char id[CZK_JOB_ID_MAX];
+    uint64_t seq;
+    int kind; /* index into engine.kinds */
+    czk_priority prio;
+    uint8_t digest[32]; /* SHA-256 of the request, for request-id checks */
+    czk_job_state state;
+    void *kjob; /* the kind's parsed state */
+    czk_kind_job_info info;
+    srs_entry *srs; /* referenced while held */
+    bool srs_held;
+    atomic_int cancel;
+    czk_proof *proofs; /* per partition */
+    bool *proved;      /* per partition: finalized */
+    uint32_t n_synth, n_proved, n_final;
+    uint32_t inflight; /* items held by a worker or in a queue */
+    uint8_t *result;
+    size_t result_len;
+    czk_status err_code;
+    char err[512];
+    /* times, ms since engine start */
+    uint64_t submit_ms, first_synth_ms, done_ms;
+    uint64_t synth_ms, gpu_ms, srs_wait_ms;
+    bool started;
+    int waiters;
+    bool fetched;
+    struct czk_job *next;
+} czk_job;
+
+/* ---- devices and workers ---- */
+
+typedef struct czk_device {
+    int ordinal;
+    char name[64];
+    czk_backend backend;
+    pthread_mutex_t lock; /* held only around device work */
+    unsigned workers, busy;
+    uint64_t proved, busy_ms;
+    char current_job[CZK_JOB_ID_MAX];
+    czk_kind_id current_kind;
+} czk_device;
+
+typedef struct czk_gpu_worker {
+    struct czk_engine *e;
+    czk_device *dev;
+    int index; /* global worker number */
+    czk_item *item;
+    uint64_t lock_t0;
+    pthread_t thread;
+} czk_gpu_worker;
+
+typedef struct czk_worker_arg {
+    struct czk_engine *e;
+    int index;
+    pthread_t thread;
+} czk_worker_arg;
+
+/* ---- the engine ---- */
+
+#define ENGINE_DURATIONS 1000 /* proof durations kept for the metrics */
+
+struct czk_engine {
+    czk_engine_config cfg;
+    czk_engine_opts opts;
+    pthread_mutex_t mu;
+    pthread_cond_t synth_cv, gpu_cv, fin_cv, job_cv, srs_cv, house_cv;
+    bool stopping;        /* no new work; workers exit */
+    bool shut;            /* czk_engine_shutdown ran */
+    atomic_int stop_flag; /* set when stopping: loaders poll it */
+    uint64_t t0_ns;       /* engine start, CLOCK_MONOTONIC */
+
+    czk_proof_kind kinds[16];
+    int num_kinds;
+
+    czk_budget budget;
+    srs_entry *srs;
+
+    czk_job *jobs;
+    uint64_t next_seq;
+    uint64_t next_auto_id;
+
+    czk_item *synth_q, *gpu_q, *fin_q; /* unordered lists; picked by key */
+    uint32_t n_synth_q, n_synth, n_gpu_q, n_gpu, n_fin_q, n_fin;
+    bool probe_active;
+    uint64_t probe_peak_rss;
+
+    czk_pool *synth_pool, *gpu_pool, *fin_pool;
+    czk_device *devices;
+    int num_devices;
+    czk_worker_arg *synth_workers, *fin_workers;
+    czk_gpu_worker *gpu_workers;
+    int num_synth_workers, num_gpu_workers, num_fin_workers;
+    pthread_t loader, house;
+    bool loader_started, house_started;
+
+    /* counters */
+    uint64_t c_completed[CZK_KIND_MAX], c_failed[CZK_KIND_MAX], c_cancelled;
+    uint64_t c_verify_failures, c_synthesized, c_proved, c_pruned;
+    double durations[ENGINE_DURATIONS];
+    uint64_t n_durations;
+
+    /* timeline (timeline.c) */
+    pthread_mutex_t tl_mu;
+    FILE *tl_file;
+    char **tl_ring;
+    size_t tl_cap, tl_head, tl_len;
+    int log_level; /* 0 error, 1 warn, 2 info, 3 debug */
+};
+
+/* ms since the engine started. */
+uint64_t czk_engine_ms(const czk_engine *e);
+
+/* ---- timeline.c ---- */
+czk_status czk_timeline_open(czk_engine *e, czk_err *err);
+void czk_timeline_close(czk_engine *e);
+/* One event; fmt adds " key=value..." (may be NULL). Takes tl_mu only. */
+void czk_timeline_emit(czk_engine *e, czk_event_type t, const char *job, int partition, int worker,
+                       const char *fmt, ...) CZK_PRINTF(6, 7);
+/* Copies the kept lines (oldest first). */
+czk_status czk_timeline_copy(czk_engine *e, char ***out, size_t *n);
+/* Log lines: level 0 error, 1 warn, 2 info, 3 debug. */
+void czk_engine_log(czk_engine *e, int level, const char *fmt, ...) CZK_PRINTF(3, 4);
+
+/* ---- srs.c (called with mu held unless noted) ---- */
+/* Finds or creates the entry of a circuit and queues its load. */
+srs_entry *czk_srs_get(czk_engine *e, int kind, const char *id, int prio);
+void czk_srs_ref(czk_engine *e, srs_entry *s);
+void czk_srs_unref(czk_engine *e, srs_entry *s);
+/* Evicts idle entries (refs 0, idle >= min idle, LRU first) until need bytes are free or
+ * none is left; force ignores the idle time. Returns true if need bytes are free. */
+bool czk_srs_make_room(czk_engine *e, uint64_t need, bool force);
+void czk_srs_free_entry(czk_engine *e, srs_entry *s);
+/* The loader thread. */
+void *czk_srs_loader_main(void *arg);
+
+/* ---- pipeline.c ---- */
+void *czk_synth_main(void *arg);
+void *czk_gpu_main(void *arg);
+void *czk_fin_main(void *arg);
+/* Fails a job (mu held): records the error, drops its queued items. */
+void czk_job_fail(czk_engine *e, czk_job *j, czk_status code, const char *fmt, ...)
+    CZK_PRINTF(4, 5);
+/* Drops the queued items of a job (mu held), returning their memory. */
+void czk_job_drop_queued(czk_engine *e, czk_job *j);
+/* Ends a job (mu held): state, counters, JOB_DONE, waiters woken. */
+void czk_job_finish(czk_engine *e, czk_job *j, czk_job_state st);
+/* Releases what a finished job holds once no item of it is out (mu held). */
+void czk_job_release(czk_engine *e, czk_job *j);
+/* Frees an item and returns its memory (mu held). */
+void czk_item_free(czk_engine *e, czk_item *it);
+
+/* ---- engine.c ---- */
+const czk_proof_kind *czk_engine_kind(czk_engine *e, int idx);
+
+/* ---- config.c ---- */
+void czk_engine_config_finish(czk_engine_config *cfg);
+
+#endif

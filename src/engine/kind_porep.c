@@ -1,0 +1,198 @@
+/*
+ * PoRep C2 as a proof kind.
+ *
+ * Intake (parse, on the submitting thread): cuzk's envelope
+ * {"SectorNum", "Phase1Out": base64 of the C1 JSON, "SectorSize"} is decoded
+ * and the C1 parsed in one streaming pass (czk_c1_parse_envelope), then the
+ * vanilla proofs are pre-checked (czk_c1_precheck: every path, label and
+ * encoding, and replica_id against the sector number and miner id when the
+ * request carries a miner id), so that a bad C1 fails at once with the
+ * partition, challenge and field named, instead of as an unsatisfied
+ * circuit minutes later. Every sector size is accepted (cuzk took 32GiB
+ * only); the circuit id names the shape: porep-2k, porep-8m, porep-512m,
+ * porep-32g, porep-64g. Non-interactive PoRep uses the same circuit with
+ * more partitions.
+ *
+ * Synthesis of partition k points the circuit's witness at the parsed C1
+ * (czk_porep_witness_from_c1: nothing is copied) and runs the StackedDRG
+ * circuit in WITNESS mode with the job's cancel flag. The public inputs for
+ * verification are derived as the chain derives them
+ * (czk_porep_chain_inputs, with replica_id recomputed from the miner and
+ * sector when the request has a miner id), never read from the proofs.
+ *
+ * Keys: the v28 .params file of the shape in param_cache, or czk's test keys
+ * of the shape there (czk_porep_find_key; the published files are
+ * recognized by digest and skip the subgroup pass). The shape comes from
+ * the shape cache, $CZK_CACHE_DIR/shapes (czk_porep_shape_load), recorded
+ * there the first time (two minutes and 9 GiB for 32GiB).
+ * The prove layer (porep_prove.h) does the same steps in one call for
+ * `czk prove`; the engine takes them apart to run them in its stages.
+ */
+#include "engine/internal.h"
+
+#include "czk/porep_c1.h"
+#include "czk/porep_circuit.h"
+#include "czk/porep_graph.h"
+#include "czk/porep_precheck.h"
+#include "czk/porep_prove.h"
+#include "czk/porep_shapes.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const struct {
+    const char *shape, *id;
+} IDS[] = {{"2KiB", "porep-2k"},
+           {"8MiB", "porep-8m"},
+           {"512MiB", "porep-512m"},
+           {"32GiB", "porep-32g"},
+           {"64GiB", "porep-64g"}};
+
+static const czk_porep_shape *shape_for_id(const char *id) {
+    for (size_t i = 0; i < sizeof IDS / sizeof IDS[0]; i++)
+        if (!strcmp(id, IDS[i].id))
+            for (unsigned s = 0; s < CZK_POREP_SHAPE_COUNT; s++)
+                if (!strcmp(czk_porep_shapes[s].name, IDS[i].shape)) return &czk_porep_shapes[s];
+    return NULL;
+}
+
+static const char *id_for_shape(const czk_porep_shape *s) {
+    for (size_t i = 0; i < sizeof IDS / sizeof IDS[0]; i++)
+        if (!strcmp(s->name, IDS[i].shape)) return IDS[i].id;
+    return NULL;
+}
+
+typedef struct porep_job {
+    czk_c1 *c1;
+    czk_porep_graph *graph;
+    czk_porep_config cfg;
+    uint8_t replica_id[32]; /* for the public inputs */
+} porep_job;
+
+static void porep_job_free(void *ctx, void *job) {
+    (void)ctx;
+    porep_job *j = job;
+    if (!j) return;
+    czk_c1_free(j->c1);
+    czk_porep_graph_destroy(j->graph);
+    free(j);
+}
+
+static czk_status porep_parse(void *ctx, const czk_proof_request *req, void **job,
+                              czk_kind_job_info *info, czk_err *err) {
+    (void)ctx;
+    if (!req->vanilla_proof || !req->vanilla_proof_len)
+        return czk_errf(err, CZK_ERR_FORMAT, "porep-c2: vanilla_proof (the C1 envelope) is empty");
+    porep_job *j = calloc(1, sizeof *j);
+    if (!j) return czk_errf(err, CZK_ERR_NOMEM, "porep-c2: out of memory");
+    uint64_t sector_num = 0, sector_size = 0;
+    czk_status st = czk_c1_parse_envelope(&j->c1, &sector_num, &sector_size, req->vanilla_proof,
+                                          req->vanilla_proof_len, err);
+    czk_porep_proof proof;
+    if (!st) st = czk_porep_proof_lookup(j->c1->registered_proof, &proof, err);
+    if (!st && req->sector_size && req->sector_size != proof.shape->sector_size)
+        st = czk_errf(err, CZK_ERR_FORMAT,
+                      "porep-c2: the request says sector size %llu, the C1 is %s (%llu)",
+                      (unsigned long long)req->sector_size, proof.shape->name,
+                      (unsigned long long)proof.shape->sector_size);
+    const char *cid = st ? NULL : id_for_shape(proof.shape);
+    if (!st && !cid)
+        st = czk_errf(err, CZK_ERR_UNSUPPORTED, "porep-c2: no circuit id for sector size %s",
+                      proof.shape->name);
+    if (!st) st = czk_c1_graph(&j->graph, j->c1, NULL, err);
+    if (!st) {
+        czk_precheck_opts o = {req->miner_id != 0, sector_num, req->miner_id, j->graph};
+        if ((st = czk_c1_precheck(j->c1, &o, NULL, err))) czk_err_wrap(err, "porep-c2 pre-check");
+    }
+    if (st) {
+        porep_job_free(NULL, j);
+        return st;
+    }
+    if (req->miner_id)
+        st = czk_porep_chain_replica_id(j->replica_id, j->c1, sector_num, req->miner_id, err);
+    else
+        memcpy(j->replica_id, j->c1->replica_id.b, 32);
+    if (st) {
+        porep_job_free(NULL, j);
+        return st;
+    }
+    czk_porep_config_for_shape(&j->cfg, proof.shape);
+    info->num_partitions = j->c1->num_partitions;
+    info->num_public_inputs = czk_c1_num_public_inputs(j->c1);
+    snprintf(info->circuit_id, sizeof info->circuit_id, "%s", cid);
+    *job = j;
+    return CZK_OK;
+}
+
+static czk_status porep_synthesize(void *ctx, void *job, uint32_t k, const czk_shape *shape,
+                                   const atomic_int *cancel, czk_pool *pool, czk_witness *out,
+                                   czk_err *err) {
+    (void)ctx;
+    (void)shape;
+    (void)pool;
+    porep_job *j = job;
+    czk_porep_witness *w = NULL;
+    czk_status st = czk_porep_witness_from_c1(&w, j->c1, k, err);
+    if (!st) st = czk_porep_witness_generate(out, &j->cfg, w, cancel, err);
+    czk_porep_witness_free(w);
+    return st;
+}
+
+static czk_status porep_inputs(void *ctx, void *job, uint32_t k, czk_fr *out, czk_err *err) {
+    (void)ctx;
+    porep_job *j = job;
+    return czk_porep_chain_inputs(out, j->c1, j->replica_id, j->graph, k, err);
+}
+
+static czk_status porep_load(void *ctx, const char *id, const char *dir, czk_pool *pool,
+                             const atomic_int *cancel, czk_params **params, czk_shape **shape,
+                             czk_err *err) {
+    (void)ctx;
+    (void)cancel;
+    *params = NULL;
+    *shape = NULL;
+    const czk_porep_shape *s = shape_for_id(id);
+    if (!s) return czk_errf(err, CZK_ERR_INVALID_ARG, "porep-c2: unknown circuit id '%s'", id);
+    char path[CZK_ENGINE_PATH_MAX + 300];
+    czk_status st = czk_porep_find_key(path, sizeof path, NULL, dir, s, ".params", err);
+    if (st) return st;
+    czk_params_read_opts o = {0, NULL, pool};
+    if ((st = czk_params_read(params, path, &o, NULL, err))) return st;
+    if ((st = czk_porep_shape_load(shape, NULL, s, true, err))) {
+        czk_params_free(*params);
+        *params = NULL;
+    }
+    return st;
+}
+
+static uint64_t porep_bytes(void *ctx, const char *id, const char *dir) {
+    (void)ctx;
+    const czk_porep_shape *s = shape_for_id(id);
+    char path[CZK_ENGINE_PATH_MAX + 300];
+    struct stat sb;
+    if (!s || czk_porep_find_key(path, sizeof path, NULL, dir, s, ".params", NULL)) return 0;
+    return stat(path, &sb) ? 0 : (uint64_t)sb.st_size;
+}
+
+static bool porep_owns(void *ctx, const char *id) {
+    (void)ctx;
+    return shape_for_id(id) != NULL;
+}
+
+czk_status czk_kind_porep(czk_proof_kind *out, czk_err *err) {
+    (void)err;
+    memset(out, 0, sizeof *out);
+    out->id = CZK_KIND_POREP_C2;
+    out->name = "porep-c2";
+    out->default_priority = czk_kind_default_priority(out->id);
+    out->parse = porep_parse;
+    out->synthesize = porep_synthesize;
+    out->public_inputs = porep_inputs;
+    out->load_circuit = porep_load;
+    out->circuit_bytes = porep_bytes;
+    out->owns_circuit = porep_owns;
+    out->job_free = porep_job_free;
+    return CZK_OK;
+}

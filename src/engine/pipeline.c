@@ -1,0 +1,535 @@
+/*
+ * The partition pipeline: synthesis workers, GPU workers, finalizers and
+ * the assembler.
+ *
+ * A job becomes one item per partition. Items wait in three queues, each
+ * read in the same order: priority (CRITICAL first), then the job's submit
+ * order, then partition index. Because the order is per item and not per
+ * job, a sector's partitions flow through the stages one by one and the
+ * next sector's partitions enter synthesis as soon as a worker is free,
+ * while the device still proves the current sector (cuzk-engine.md §4
+ * "Cross-sector").
+ *
+ * Admission (synthesis workers, with the engine mutex): the best item
+ * whose circuit is loaded is taken only when the budget has room for its
+ * working memory; if it has not, no worse item is taken instead (no
+ * starvation of large items), idle SRS entries may be evicted, and the
+ * worker waits. Working memory is measured, not guessed: the first
+ * partition of each shape runs alone as a probe (admitted when nothing else
+ * is in flight, charged all free budget), the housekeeping thread samples
+ * the resident set while it runs, and peak − baseline (at least the
+ * witness) becomes the shape's per-partition charge. Of that charge, all
+ * but the witness returns when device work ends (the device stage's
+ * buffers are gone) and the rest after finalization.
+ *
+ * GPU workers: gpus.gpu_workers_per_device per device take items from the
+ * GPU queue and call czk_prove_device with the device's lock; the backend
+ * holds the lock only around device work, so one worker's host-side
+ * preparation overlaps another's kernels. GPU_START/GPU_END are emitted
+ * by the lock itself. When device work ends the worker hands the partial
+ * sums to the finalizers and loops at once.
+ *
+ * Finalizers compute what the device left (the G2 MSM of B on the CPU),
+ * randomize with fresh r, s and encode. The finalizer that completes a
+ * job's last partition assembles it: every partition is verified against
+ * the circuit's VK with the kind's public inputs, then the kind's encoding
+ * (by default the 192-byte proofs in partition order) becomes the result.
+ * A verification failure fails the job, names the partition and is counted.
+ *
+ * Cancellation and failure: the job's cancel flag stops synthesis at its
+ * next check (czk_cs polls it), queued items are dropped at once, and items
+ * held by a worker are dropped when that worker hands them on; every drop
+ * returns the item's working memory to the budget.
+ */
+#include "engine/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static bool job_terminal(const czk_job *j) {
+    return j->state == CZK_JOB_COMPLETED || j->state == CZK_JOB_FAILED ||
+           j->state == CZK_JOB_CANCELLED;
+}
+
+/* Queue order: priority, then submit order, then partition. */
+static bool item_before(const czk_item *a, const czk_item *b) {
+    if (a->job->prio != b->job->prio) return a->job->prio > b->job->prio;
+    if (a->job->seq != b->job->seq) return a->job->seq < b->job->seq;
+    return a->k < b->k;
+}
+
+static void q_push(czk_item **q, czk_item *it) {
+    it->next = *q;
+    *q = it;
+}
+
+static void q_remove(czk_item **q, czk_item *it) {
+    for (czk_item **pp = q; *pp; pp = &(*pp)->next)
+        if (*pp == it) {
+            *pp = it->next;
+            it->next = NULL;
+            return;
+        }
+}
+
+static void timed_wait(pthread_cond_t *cv, pthread_mutex_t *mu, unsigned ms) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+    ts.tv_sec += ms / 1000 + ts.tv_nsec / 1000000000L;
+    ts.tv_nsec %= 1000000000L;
+    pthread_cond_timedwait(cv, mu, &ts);
+}
+
+static uint64_t witness_bytes(const czk_witness *w) {
+    return ((uint64_t)w->num_inputs + w->num_aux) * sizeof(czk_fr);
+}
+
+/* ---- jobs ---- */
+
+void czk_item_free(czk_engine *e, czk_item *it) {
+    czk_job *j = it->job;
+    e->budget.working -= it->reserved < e->budget.working ? it->reserved : e->budget.working;
+    if (it->probe && j->srs && j->srs->probing) {
+        j->srs->probing = false;
+        e->probe_active = false;
+    }
+    czk_witness_free(&it->w);
+    free(it);
+    j->inflight--;
+    pthread_cond_broadcast(&e->synth_cv);
+    pthread_cond_broadcast(&e->srs_cv);
+    czk_job_release(e, j);
+}
+
+void czk_job_release(czk_engine *e, czk_job *j) {
+    if (!job_terminal(j) || j->inflight) return;
+    if (j->srs_held) {
+        j->srs_held = false;
+        czk_srs_unref(e, j->srs);
+    }
+    if (j->kjob) {
+        const czk_proof_kind *k = czk_engine_kind(e, j->kind);
+        if (k->job_free) k->job_free(k->ctx, j->kjob);
+        j->kjob = NULL;
+    }
+    free(j->proofs);
+    j->proofs = NULL;
+    pthread_cond_broadcast(&e->house_cv);
+    pthread_cond_broadcast(&e->job_cv); /* a draining shutdown waits for this */
+}
+
+void czk_job_drop_queued(czk_engine *e, czk_job *j) {
+    struct {
+        czk_item **q;
+        uint32_t *n;
+    } qs[3] = {{&e->synth_q, &e->n_synth_q}, {&e->gpu_q, &e->n_gpu_q}, {&e->fin_q, &e->n_fin_q}};
+    for (int i = 0; i < 3; i++) {
+        czk_item **pp = qs[i].q;
+        while (*pp) {
+            czk_item *it = *pp;
+            if (it->job != j) {
+                pp = &it->next;
+                continue;
+            }
+            *pp = it->next;
+            (*qs[i].n)--;
+            czk_item_free(e, it);
+        }
+    }
+}
+
+void czk_job_finish(czk_engine *e, czk_job *j, czk_job_state st) {
+    if (job_terminal(j)) return;
+    j->state = st;
+    j->done_ms = czk_engine_ms(e);
+    uint64_t total = j->done_ms - j->submit_ms;
+    int kid = (int)czk_engine_kind(e, j->kind)->id;
+    if (st == CZK_JOB_COMPLETED) {
+        e->c_completed[kid]++;
+        e->durations[e->n_durations++ % ENGINE_DURATIONS] = (double)total / 1000.0;
+    } else if (st == CZK_JOB_FAILED) {
+        e->c_failed[kid]++;
+    } else {
+        e->c_cancelled++;
+    }
+    czk_timeline_emit(e, CZK_EV_JOB_DONE, j->id, -1, -1, "status=%s total_ms=%llu partitions=%u",
+                      czk_job_state_name(st), (unsigned long long)total, j->info.num_partitions);
+    pthread_cond_broadcast(&e->job_cv);
+    czk_job_release(e, j);
+}
+
+void czk_job_fail(czk_engine *e, czk_job *j, czk_status code, const char *fmt, ...) {
+    if (job_terminal(j)) return;
+    j->err_code = code ? code : CZK_ERR_INTERNAL;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(j->err, sizeof j->err, fmt, ap);
+    va_end(ap);
+    atomic_store(&j->cancel, 1);
+    czk_engine_log(e, 0, "%s", j->err);
+    czk_job_drop_queued(e, j);
+    czk_job_finish(e, j, CZK_JOB_FAILED);
+}
+
+/* ---- synthesis ---- */
+
+/* The best item of a queue (by item_before) that pass accepts, or NULL. */
+static czk_item *q_best(czk_item *q, bool (*pass)(czk_engine *, czk_item *), czk_engine *e) {
+    czk_item *best = NULL;
+    for (czk_item *it = q; it; it = it->next)
+        if ((!pass || pass(e, it)) && (!best || item_before(it, best))) best = it;
+    return best;
+}
+
+static bool synth_ready(czk_engine *e, czk_item *it) {
+    (void)e;
+    srs_entry *s = it->job->srs;
+    return s && s->state == SRS_READY && !s->probing;
+}
+
+/* Picks and admits an item (mu held). NULL: nothing can start now. */
+static czk_item *admit(czk_engine *e) {
+    if (e->probe_active) return NULL;
+    if (e->cfg.max_gpu_queue_depth && e->n_gpu_q >= e->cfg.max_gpu_queue_depth) return NULL;
+    czk_item *it = q_best(e->synth_q, synth_ready, e);
+    if (!it) return NULL;
+    czk_job *j = it->job;
+    srs_entry *s = j->srs;
+    /* the circuit of a more urgent job waits for room to load: take none of it */
+    for (srs_entry *o = e->srs; o; o = o->next)
+        if (o->waiting_budget && o->load_prio > (int)j->prio) return NULL;
+    uint32_t flight = e->n_synth + e->n_gpu_q + e->n_gpu + e->n_fin_q + e->n_fin;
+    uint64_t need = s->part_bytes;
+    if (!need) {
+        /* the shape's first partition: measured alone */
+        if (flight) return NULL;
+        need = czk_budget_free(&e->budget);
+        if (!need) {
+            czk_srs_make_room(e, 1, true);
+            need = czk_budget_free(&e->budget);
+        }
+        if (!need) {
+            czk_job_fail(e, j, CZK_ERR_NOMEM,
+                         "job %s partition %u admission: the memory budget (%llu bytes) is "
+                         "all taken by SRS and shapes",
+                         j->id, it->k, (unsigned long long)e->budget.total);
+            return NULL;
+        }
+        it->probe = true;
+        s->probing = true;
+        e->probe_active = true;
+        it->probe_base_rss = czk_rss_bytes();
+        e->probe_peak_rss = it->probe_base_rss;
+    } else if (czk_budget_free(&e->budget) < need && !czk_srs_make_room(e, need, false)) {
+        if (!flight && !czk_srs_make_room(e, need, true)) {
+            czk_job_fail(e, j, CZK_ERR_NOMEM,
+                         "job %s partition %u admission: needs %llu bytes of working memory, "
+                         "the budget has %llu free of %llu with nothing in flight",
+                         j->id, it->k, (unsigned long long)need,
+                         (unsigned long long)czk_budget_free(&e->budget),
+                         (unsigned long long)e->budget.total);
+        }
+        return NULL; /* wait for memory; no lesser item jumps ahead */
+    }
+    q_remove(&e->synth_q, it);
+    e->n_synth_q--;
+    e->n_synth++;
+    it->stage = IT_SYNTH;
+    it->reserved = need;
+    e->budget.working += need;
+    uint64_t now = czk_engine_ms(e);
+    if (!j->started) {
+        j->started = true;
+        j->state = CZK_JOB_RUNNING;
+        j->first_synth_ms = now;
+        uint64_t ready = s->load_start + s->load_ms;
+        j->srs_wait_ms = ready > j->submit_ms ? ready - j->submit_ms : 0;
+    }
+    return it;
+}
+
+void *czk_synth_main(void *arg) {
+    czk_worker_arg *wa = arg;
+    czk_engine *e = wa->e;
+    pthread_mutex_lock(&e->mu);
+    while (!e->stopping) {
+        czk_item *it = admit(e);
+        if (!it) {
+            timed_wait(&e->synth_cv, &e->mu, 250);
+            continue;
+        }
+        czk_job *j = it->job;
+        const czk_proof_kind *k = czk_engine_kind(e, j->kind);
+        const czk_shape *shape = j->srs->shape;
+        czk_timeline_emit(e, CZK_EV_SYNTH_START, j->id, (int)it->k, wa->index, "reserved=%llu%s",
+                          (unsigned long long)it->reserved, it->probe ? " probe=1" : "");
+        uint64_t t0 = czk_engine_ms(e);
+        pthread_mutex_unlock(&e->mu);
+
+        czk_err err;
+        czk_err_clear(&err);
+        czk_status st =
+            k->synthesize(k->ctx, j->kjob, it->k, shape, &j->cancel, e->synth_pool, &it->w, &err);
+        if (!st && (it->w.num_inputs != shape->num_inputs || it->w.num_aux != shape->num_aux))
+            st = czk_errf(&err, CZK_ERR_MISMATCH,
+                          "witness has %u inputs and %u aux, the circuit %u and %u",
+                          it->w.num_inputs, it->w.num_aux, shape->num_inputs, shape->num_aux);
+
+        pthread_mutex_lock(&e->mu);
+        uint64_t ms = czk_engine_ms(e) - t0;
+        e->n_synth--;
+        j->synth_ms += ms;
+        czk_timeline_emit(e, CZK_EV_SYNTH_END, j->id, (int)it->k, wa->index, "synth_ms=%llu%s%s",
+                          (unsigned long long)ms, st ? " error=" : "",
+                          st ? czk_status_name(st) : "");
+        if (st && !job_terminal(j)) {
+            if (st == CZK_ERR_CANCELLED)
+                czk_job_fail(e, j, st, "job %s partition %u synthesis: cancelled", j->id, it->k);
+            else
+                czk_job_fail(e, j, st, "job %s partition %u synthesis: %s", j->id, it->k, err.msg);
+        }
+        if (st || job_terminal(j)) {
+            czk_item_free(e, it);
+            continue;
+        }
+        j->n_synth++;
+        e->c_synthesized++;
+        it->stage = IT_GPU_QUEUE;
+        q_push(&e->gpu_q, it);
+        e->n_gpu_q++;
+        czk_timeline_emit(e, CZK_EV_GPU_QUEUE, j->id, (int)it->k, -1, "depth=%u", e->n_gpu_q);
+        pthread_cond_broadcast(&e->gpu_cv);
+    }
+    pthread_mutex_unlock(&e->mu);
+    return NULL;
+}
+
+/* ---- GPU workers ---- */
+
+static void dev_acquire(void *ctx) {
+    czk_gpu_worker *gw = ctx;
+    czk_engine *e = gw->e;
+    pthread_mutex_lock(&gw->dev->lock);
+    gw->lock_t0 = czk_engine_ms(e);
+    pthread_mutex_lock(&e->mu);
+    snprintf(gw->dev->current_job, sizeof gw->dev->current_job, "%s", gw->item->job->id);
+    gw->dev->current_kind = czk_engine_kind(e, gw->item->job->kind)->id;
+    pthread_mutex_unlock(&e->mu);
+    czk_timeline_emit(e, CZK_EV_GPU_START, gw->item->job->id, (int)gw->item->k, gw->index,
+                      "device=%d", gw->dev->ordinal);
+}
+
+static void dev_release(void *ctx) {
+    czk_gpu_worker *gw = ctx;
+    czk_engine *e = gw->e;
+    uint64_t ms = czk_engine_ms(e) - gw->lock_t0;
+    gw->item->gpu_ms += ms;
+    pthread_mutex_lock(&e->mu);
+    gw->dev->busy_ms += ms;
+    gw->dev->current_job[0] = 0;
+    pthread_mutex_unlock(&e->mu);
+    czk_timeline_emit(e, CZK_EV_GPU_END, gw->item->job->id, (int)gw->item->k, gw->index,
+                      "device=%d gpu_ms=%llu", gw->dev->ordinal, (unsigned long long)ms);
+    pthread_mutex_unlock(&gw->dev->lock);
+}
+
+void *czk_gpu_main(void *arg) {
+    czk_gpu_worker *gw = arg;
+    czk_engine *e = gw->e;
+    czk_device *dev = gw->dev;
+    pthread_mutex_lock(&e->mu);
+    while (!e->stopping) {
+        czk_item *it = q_best(e->gpu_q, NULL, e);
+        if (!it) {
+            pthread_cond_wait(&e->gpu_cv, &e->mu);
+            continue;
+        }
+        q_remove(&e->gpu_q, it);
+        e->n_gpu_q--;
+        e->n_gpu++;
+        dev->busy++;
+        if (e->cfg.max_gpu_queue_depth) pthread_cond_broadcast(&e->synth_cv); /* room to pace */
+        it->stage = IT_GPU;
+        czk_job *j = it->job;
+        const czk_params *params = j->srs->params;
+        const czk_shape *shape = j->srs->shape;
+        czk_timeline_emit(e, CZK_EV_GPU_PICKUP, j->id, (int)it->k, gw->index, "device=%d",
+                          dev->ordinal);
+        pthread_mutex_unlock(&e->mu);
+
+        gw->item = it;
+        czk_device_lock lk = {dev_acquire, dev_release, gw};
+        czk_err err;
+        czk_err_clear(&err);
+        czk_status st = czk_prove_device(&dev->backend, params, shape, &it->w, &lk, &it->sums,
+                                         &it->deferred, NULL, &err);
+        gw->item = NULL;
+
+        pthread_mutex_lock(&e->mu);
+        e->n_gpu--;
+        dev->busy--;
+        if (st && !job_terminal(j))
+            czk_job_fail(e, j, st, "job %s partition %u device %d (%s): %s", j->id, it->k,
+                         dev->ordinal, dev->name, err.msg);
+        if (st || job_terminal(j)) {
+            czk_item_free(e, it);
+            continue;
+        }
+        dev->proved++;
+        e->c_proved++;
+        j->n_proved++;
+        j->gpu_ms += it->gpu_ms;
+        /* the device stage's buffers are gone: return that part of the charge */
+        uint64_t rel = it->probe ? 0 : j->srs->part_device_bytes;
+        if (rel > it->reserved) rel = it->reserved;
+        it->reserved -= rel;
+        e->budget.working -= rel;
+        if (rel) pthread_cond_broadcast(&e->synth_cv);
+        it->stage = IT_FIN_QUEUE;
+        q_push(&e->fin_q, it);
+        e->n_fin_q++;
+        pthread_cond_broadcast(&e->fin_cv);
+    }
+    pthread_mutex_unlock(&e->mu);
+    return NULL;
+}
+
+/* ---- finalizers and the assembler ---- */
+
+/* Verifies and encodes a job whose partitions are all finalized (mu not held). */
+static czk_status assemble(czk_engine *e, czk_job *j, uint8_t **out, size_t *out_len,
+                           czk_err *err) {
+    const czk_proof_kind *k = czk_engine_kind(e, j->kind);
+    uint32_t n = j->info.num_partitions, ni = j->info.num_public_inputs;
+    czk_fr *inputs = malloc(((size_t)ni + 1) * sizeof *inputs);
+    if (!inputs) return czk_errf(err, CZK_ERR_NOMEM, "job %s assembly: out of memory", j->id);
+    czk_status st = CZK_OK;
+    for (uint32_t p = 0; p < n && !st; p++) {
+        if ((st = k->public_inputs(k->ctx, j->kjob, p, inputs, err))) {
+            czk_err_wrap(err, "job %s partition %u public inputs", j->id, p);
+        } else if ((st = czk_verify(j->srs->pvk, &j->proofs[p], inputs, ni, err))) {
+            czk_err_wrap(err,
+                         "job %s partition %u: the proof does not verify against the VK of "
+                         "%s",
+                         j->id, p, j->srs->id);
+            if (st == CZK_ERR_VERIFY) {
+                pthread_mutex_lock(&e->mu);
+                e->c_verify_failures++;
+                pthread_mutex_unlock(&e->mu);
+            }
+        }
+    }
+    free(inputs);
+    if (st) return st;
+    if (k->assemble) {
+        if ((st = k->assemble(k->ctx, j->kjob, j->proofs, n, out, out_len, err)))
+            czk_err_wrap(err, "job %s assembly", j->id);
+        return st;
+    }
+    uint8_t *b = malloc((size_t)n * CZK_PROOF_BYTES);
+    if (!b) return czk_errf(err, CZK_ERR_NOMEM, "job %s assembly: out of memory", j->id);
+    for (uint32_t p = 0; p < n; p++)
+        czk_proof_encode(b + (size_t)p * CZK_PROOF_BYTES, &j->proofs[p]);
+    *out = b;
+    *out_len = (size_t)n * CZK_PROOF_BYTES;
+    return CZK_OK;
+}
+
+void *czk_fin_main(void *arg) {
+    czk_worker_arg *wa = arg;
+    czk_engine *e = wa->e;
+    pthread_mutex_lock(&e->mu);
+    while (!e->stopping) {
+        czk_item *it = q_best(e->fin_q, NULL, e);
+        if (!it) {
+            pthread_cond_wait(&e->fin_cv, &e->mu);
+            continue;
+        }
+        q_remove(&e->fin_q, it);
+        e->n_fin_q--;
+        e->n_fin++;
+        it->stage = IT_FIN;
+        czk_job *j = it->job;
+        const czk_params *params = j->srs->params;
+        const czk_shape *shape = j->srs->shape;
+        czk_timeline_emit(e, CZK_EV_FINALIZE_START, j->id, (int)it->k, wa->index, NULL);
+        uint64_t t0 = czk_engine_ms(e);
+        pthread_mutex_unlock(&e->mu);
+
+        czk_err err;
+        czk_err_clear(&err);
+        czk_proof proof;
+        czk_status st = czk_prove_finalize(params, shape, &it->w, &it->sums, it->deferred, NULL,
+                                           NULL, &proof, e->gpu_pool, NULL, &err);
+        uint64_t wbytes = witness_bytes(&it->w);
+
+        pthread_mutex_lock(&e->mu);
+        e->n_fin--;
+        uint64_t ms = czk_engine_ms(e) - t0;
+        czk_timeline_emit(e, CZK_EV_FINALIZE_END, j->id, (int)it->k, wa->index,
+                          "finalize_ms=%llu%s%s", (unsigned long long)ms, st ? " error=" : "",
+                          st ? czk_status_name(st) : "");
+        if (it->probe) {
+            srs_entry *s = j->srs;
+            uint64_t peak = e->probe_peak_rss, cur = czk_rss_bytes();
+            if (cur > peak) peak = cur;
+            uint64_t measured = peak > it->probe_base_rss ? peak - it->probe_base_rss : 0;
+            uint64_t floor = wbytes + 4096;
+            if (!st) {
+                s->part_bytes = measured > floor ? measured : floor;
+                s->part_device_bytes = s->part_bytes - wbytes;
+                if (s->part_bytes > it->reserved)
+                    czk_engine_log(e, 1,
+                                   "srs %s: the measured partition (%llu bytes) took more than "
+                                   "the budget had free (%llu): the budget was exceeded while "
+                                   "it ran",
+                                   s->id, (unsigned long long)s->part_bytes,
+                                   (unsigned long long)it->reserved);
+                czk_engine_log(e, 2,
+                               "srs %s: one partition takes %llu bytes of working memory "
+                               "(resident-set peak %llu over its start, witness %llu; measured "
+                               "on job %s partition %u)",
+                               s->id, (unsigned long long)s->part_bytes,
+                               (unsigned long long)measured, (unsigned long long)wbytes, j->id,
+                               it->k);
+            }
+        }
+        if (st && !job_terminal(j))
+            czk_job_fail(e, j, st, "job %s partition %u finalize: %s", j->id, it->k, err.msg);
+        if (st || job_terminal(j)) {
+            czk_item_free(e, it);
+            continue;
+        }
+        j->proofs[it->k] = proof;
+        j->n_final++;
+        if (j->n_final < j->info.num_partitions) {
+            czk_item_free(e, it);
+            continue;
+        }
+        /* the last partition: assemble while this item keeps the job alive */
+        pthread_mutex_unlock(&e->mu);
+        uint8_t *bytes = NULL;
+        size_t len = 0;
+        czk_err_clear(&err);
+        st = assemble(e, j, &bytes, &len, &err);
+        pthread_mutex_lock(&e->mu);
+        if (job_terminal(j)) {
+            free(bytes);
+        } else if (st) {
+            free(bytes);
+            czk_job_fail(e, j, st, "%s", err.msg);
+        } else {
+            j->result = bytes;
+            j->result_len = len;
+            czk_engine_log(e, 2, "job %s: %u partitions proved and verified (%zu bytes)", j->id,
+                           j->info.num_partitions, len);
+            czk_job_finish(e, j, CZK_JOB_COMPLETED);
+        }
+        czk_item_free(e, it);
+    }
+    pthread_mutex_unlock(&e->mu);
+    return NULL;
+}

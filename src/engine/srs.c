@@ -1,0 +1,414 @@
+/*
+ * The SRS cache and the memory budget.
+ *
+ * One budget (memory.total_budget, or MemTotal − memory.safety_margin) is
+ * shared by three consumers, each charged before it allocates: SRS entries
+ * (the host copy of a circuit's parameters), shapes (its recorded R1CS),
+ * and per-partition working memory (pipeline.c). A consumer that does not
+ * fit waits; it never over-commits. When memory is short, entries that no
+ * job holds and that have been idle for memory.eviction_min_idle are
+ * evicted, least recently used first (cuzk's rule, cuzk-engine.md §4 "SRS
+ * manager"); an explicit czk_engine_evict drops an unheld entry at once.
+ *
+ * An entry is keyed by circuit id ("porep-32g", "test-10") and owned by the
+ * proof kind that can load it. Loading runs on one loader thread, so that
+ * the engine accepts and queues work while keys load: a job's partitions
+ * simply stay in the synthesis queue until their entry is READY. The load
+ * reserves the kind's size estimate first (the .params file size: the
+ * in-memory affine points are as large as their uncompressed encoding),
+ * then corrects the charge to what was really loaded. After the load each
+ * device's backend may take the parameters onto the device (ops->load);
+ * where every device did, the host vectors it no longer reads are freed
+ * and their bytes return to the budget ("device-resident where VRAM
+ * allows"). Otherwise the host copy stays, in anonymous page-aligned memory
+ * advised for huge pages, ready to be pinned by a CUDA backend.
+ *
+ * Reference counts: a job holds its entry from submit until its last
+ * partition has left the pipeline (a cancelled job's partition may still be
+ * on the device), so an entry in use is never evicted under it.
+ */
+#include "engine/internal.h"
+#include "groth16/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+uint64_t czk_mem_total(void) {
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f) return 0;
+    char line[256];
+    unsigned long long kb = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "MemTotal: %llu kB", &kb) == 1) break;
+    fclose(f);
+    return (uint64_t)kb * 1024u;
+}
+
+uint64_t czk_rss_bytes(void) {
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f) return 0;
+    unsigned long long size = 0, res = 0;
+    int n = fscanf(f, "%llu %llu", &size, &res);
+    fclose(f);
+    return n == 2 ? (uint64_t)res * (uint64_t)sysconf(_SC_PAGESIZE) : 0;
+}
+
+static uint64_t params_host_bytes(const czk_params *p) {
+    uint64_t g1 = sizeof(czk_g1_affine), g2 = sizeof(czk_g2_affine);
+    uint64_t n = (uint64_t)p->vk.ic_len * g1;
+    if (p->h) n += (uint64_t)p->h_len * g1;
+    if (p->l) n += (uint64_t)p->l_len * g1;
+    if (p->a) n += (uint64_t)p->a_len * g1;
+    if (p->b_g1) n += (uint64_t)p->b_g1_len * g1;
+    if (p->b_g2) n += (uint64_t)p->b_g2_len * g2;
+    return n;
+}
+
+static void advise_huge(void *p, size_t len) {
+#ifdef MADV_HUGEPAGE
+    if (!p || len < (2u << 20)) return;
+    uintptr_t a = (uintptr_t)p, pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t b = (a + pg - 1) & ~(pg - 1), end = (a + len) & ~(pg - 1);
+    if (end > b) (void)madvise((void *)b, end - b, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)len;
+#endif
+}
+
+srs_entry *czk_srs_get(czk_engine *e, int kind, const char *id, int prio) {
+    srs_entry *s;
+    for (s = e->srs; s; s = s->next)
+        if (!strcmp(s->id, id)) break;
+    if (!s) {
+        s = calloc(1, sizeof *s);
+        if (!s) return NULL;
+        snprintf(s->id, sizeof s->id, "%s", id);
+        s->kind = kind;
+        s->idle_since = czk_engine_ms(e);
+        s->next = e->srs;
+        e->srs = s;
+        s->state = SRS_FAILED; /* becomes LOADING below */
+    }
+    if (s->state == SRS_FAILED) {
+        s->state = SRS_LOADING;
+        s->queued_load = true;
+        s->load_prio = prio;
+        czk_err_clear(&s->load_err);
+        pthread_cond_broadcast(&e->srs_cv);
+    } else if (s->state == SRS_LOADING && prio > s->load_prio) {
+        s->load_prio = prio;
+    }
+    return s;
+}
+
+void czk_srs_ref(czk_engine *e, srs_entry *s) {
+    (void)e;
+    s->refs++;
+}
+
+void czk_srs_unref(czk_engine *e, srs_entry *s) {
+    if (s->refs && --s->refs == 0) {
+        s->idle_since = czk_engine_ms(e);
+        pthread_cond_broadcast(&e->srs_cv);
+        pthread_cond_broadcast(&e->synth_cv);
+    }
+}
+
+/* Drops an entry's data and budget charge; the entry itself is unlinked and freed. */
+void czk_srs_free_entry(czk_engine *e, srs_entry *s) {
+    for (srs_entry **pp = &e->srs; *pp; pp = &(*pp)->next)
+        if (*pp == s) {
+            *pp = s->next;
+            break;
+        }
+    if (s->params)
+        for (int d = 0; d < e->num_devices; d++) {
+            czk_backend *b = &e->devices[d].backend;
+            if (b->ops && b->ops->unload && s->device_bytes) b->ops->unload(b->self, s->params);
+        }
+    e->budget.srs -= s->reserved < e->budget.srs ? s->reserved : e->budget.srs;
+    e->budget.shapes -= s->shape_bytes < e->budget.shapes ? s->shape_bytes : e->budget.shapes;
+    czk_params_free(s->params);
+    czk_shape_free(s->shape);
+    if (s->pvk) {
+        czk_pvk_free(s->pvk);
+        free(s->pvk);
+    }
+    free(s);
+}
+
+static srs_entry *lru_candidate(czk_engine *e, bool force, uint64_t now) {
+    srs_entry *best = NULL;
+    for (srs_entry *s = e->srs; s; s = s->next) {
+        if (s->refs || s->state != SRS_READY) continue;
+        if (!force && now - s->idle_since < e->cfg.eviction_min_idle_ms) continue;
+        if (!best || s->idle_since < best->idle_since) best = s;
+    }
+    return best;
+}
+
+bool czk_srs_make_room(czk_engine *e, uint64_t need, bool force) {
+    uint64_t now = czk_engine_ms(e);
+    while (czk_budget_free(&e->budget) < need) {
+        srs_entry *s = lru_candidate(e, force, now);
+        if (!s) return false;
+        uint64_t bytes = s->reserved + s->shape_bytes;
+        czk_engine_log(e, 2,
+                       "srs %s: evicted (idle %llu ms, %llu bytes) to make room for %llu bytes",
+                       s->id, (unsigned long long)(now - s->idle_since), (unsigned long long)bytes,
+                       (unsigned long long)need);
+        czk_timeline_emit(e, CZK_EV_SRS_EVICT, "-", -1, -1, "circuit=%s bytes=%llu", s->id,
+                          (unsigned long long)bytes);
+        czk_srs_free_entry(e, s);
+    }
+    return true;
+}
+
+/* True when waiting can make room: working memory will return, or an unheld entry will
+ * become evictable. */
+static bool room_may_come(czk_engine *e, srs_entry *self) {
+    if (e->budget.working) return true;
+    for (srs_entry *s = e->srs; s; s = s->next)
+        if (s != self && s->state == SRS_READY && !s->refs) return true;
+    for (srs_entry *s = e->srs; s; s = s->next)
+        if (s != self && s->refs) return true; /* its jobs will end */
+    return false;
+}
+
+static void fail_waiting_jobs(czk_engine *e, srs_entry *s) {
+    for (czk_job *j = e->jobs; j; j = j->next)
+        if (j->srs == s && (j->state == CZK_JOB_QUEUED || j->state == CZK_JOB_RUNNING))
+            czk_job_fail(e, j, s->load_err.code ? s->load_err.code : CZK_ERR_INTERNAL,
+                         "job %s: SRS %s: %s", j->id, s->id, s->load_err.msg);
+}
+
+static void timed_wait(pthread_cond_t *cv, pthread_mutex_t *mu, unsigned ms) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+    ts.tv_sec += ms / 1000 + ts.tv_nsec / 1000000000L;
+    ts.tv_nsec %= 1000000000L;
+    pthread_cond_timedwait(cv, mu, &ts);
+}
+
+/* Loads one entry: budget, kind loader, checks, device upload. mu held on entry and exit. */
+static void load_one(czk_engine *e, srs_entry *s) {
+    const czk_proof_kind *k = czk_engine_kind(e, s->kind);
+    uint64_t est = 0;
+    if (k->circuit_bytes) est = k->circuit_bytes(k->ctx, s->id, e->cfg.param_cache);
+    uint64_t t_wait = czk_engine_ms(e);
+    while (!e->stopping && czk_budget_free(&e->budget) < est) {
+        if (czk_srs_make_room(e, est, false)) break;
+        if (!room_may_come(e, s)) {
+            if (czk_srs_make_room(e, est, true)) break;
+            czk_errf(&s->load_err, CZK_ERR_NOMEM,
+                     "needs %llu bytes, the memory budget has %llu free of %llu and nothing "
+                     "left to evict",
+                     (unsigned long long)est, (unsigned long long)czk_budget_free(&e->budget),
+                     (unsigned long long)e->budget.total);
+            s->state = SRS_FAILED;
+            s->queued_load = false;
+            s->waiting_budget = false;
+            czk_engine_log(e, 0, "srs %s: load refused: %s", s->id, s->load_err.msg);
+            fail_waiting_jobs(e, s);
+            pthread_cond_broadcast(&e->srs_cv);
+            return;
+        }
+        s->waiting_budget = true;
+        timed_wait(&e->srs_cv, &e->mu, 100);
+    }
+    s->waiting_budget = false;
+    if (e->stopping) return;
+    s->queued_load = false;
+    e->budget.srs += est;
+    s->reserved = est;
+    s->load_start = czk_engine_ms(e);
+    if (s->load_start - t_wait > 0)
+        czk_engine_log(e, 3, "srs %s: waited %llu ms for budget", s->id,
+                       (unsigned long long)(s->load_start - t_wait));
+    czk_timeline_emit(e, CZK_EV_SRS_LOAD_START, "-", -1, -1, "circuit=%s estimate=%llu", s->id,
+                      (unsigned long long)est);
+    pthread_mutex_unlock(&e->mu);
+
+    czk_err err;
+    czk_err_clear(&err);
+    czk_params *params = NULL;
+    czk_shape *shape = NULL;
+    czk_pvk *pvk = NULL;
+    uint64_t device_bytes = 0;
+    czk_status st = k->load_circuit(k->ctx, s->id, e->cfg.param_cache, e->gpu_pool, &e->stop_flag,
+                                    &params, &shape, &err);
+    if (!st) st = czk_params_check_shape(params, shape, &err);
+    if (!st) {
+        pvk = calloc(1, sizeof *pvk);
+        st = pvk ? czk_pvk_prepare(pvk, &params->vk, &err)
+                 : czk_errf(&err, CZK_ERR_NOMEM, "verifying key");
+    }
+    if (!st) {
+        advise_huge(params->h, (size_t)params->h_len * sizeof(czk_g1_affine));
+        advise_huge(params->l, (size_t)params->l_len * sizeof(czk_g1_affine));
+        advise_huge(params->a, (size_t)params->a_len * sizeof(czk_g1_affine));
+        advise_huge(params->b_g1, (size_t)params->b_g1_len * sizeof(czk_g1_affine));
+        advise_huge(params->b_g2, (size_t)params->b_g2_len * sizeof(czk_g2_affine));
+        unsigned droppable = ~0u;
+        bool all = e->num_devices > 0;
+        for (int d = 0; d < e->num_devices; d++) {
+            czk_backend *b = &e->devices[d].backend;
+            unsigned drop = 0;
+            uint64_t dev = 0;
+            czk_err lerr;
+            if (!b->ops->load || b->ops->load(b->self, params, shape, &drop, &dev, &lerr)) {
+                all = false;
+                continue;
+            }
+            droppable &= drop;
+            device_bytes += dev;
+        }
+        if (all && device_bytes) {
+            /* every device holds them: free the host vectors the device part no longer reads */
+            if (droppable & CZK_SRS_H) czk_g16_free(params->h), params->h = NULL;
+            if (droppable & CZK_SRS_L) czk_g16_free(params->l), params->l = NULL;
+            if (droppable & CZK_SRS_A) czk_g16_free(params->a), params->a = NULL;
+            if (droppable & CZK_SRS_B_G1) czk_g16_free(params->b_g1), params->b_g1 = NULL;
+            if (droppable & CZK_SRS_B_G2) czk_g16_free(params->b_g2), params->b_g2 = NULL;
+        }
+    }
+
+    pthread_mutex_lock(&e->mu);
+    s->load_ms = czk_engine_ms(e) - s->load_start;
+    if (st) {
+        e->budget.srs -= s->reserved;
+        s->reserved = 0;
+        czk_params_free(params);
+        czk_shape_free(shape);
+        if (pvk) czk_pvk_free(pvk);
+        free(pvk);
+        s->load_err = err;
+        s->state = SRS_FAILED;
+        czk_engine_log(e, 0, "srs %s: load failed: %s", s->id, err.msg);
+        czk_timeline_emit(e, CZK_EV_SRS_LOAD_END, "-", -1, -1, "circuit=%s load_ms=%llu error=%s",
+                          s->id, (unsigned long long)s->load_ms, czk_status_name(st));
+        fail_waiting_jobs(e, s);
+    } else {
+        uint64_t host = params_host_bytes(params), sb = czk_shape_bytes(shape);
+        e->budget.srs = e->budget.srs - s->reserved + host;
+        s->reserved = host;
+        e->budget.shapes += sb;
+        s->shape_bytes = sb;
+        s->device_bytes = device_bytes;
+        s->params = params;
+        s->shape = shape;
+        s->pvk = pvk;
+        s->state = SRS_READY;
+        if (!s->refs) s->idle_since = czk_engine_ms(e);
+        if (czk_budget_used(&e->budget) > e->budget.total)
+            czk_engine_log(e, 1,
+                           "srs %s: loaded %llu + %llu bytes, above its estimate %llu: the budget "
+                           "is over by %llu bytes until work ends",
+                           s->id, (unsigned long long)host, (unsigned long long)sb,
+                           (unsigned long long)est,
+                           (unsigned long long)(czk_budget_used(&e->budget) - e->budget.total));
+        czk_engine_log(e, 2,
+                       "srs %s: loaded in %llu ms (params %llu bytes host, %llu on devices; "
+                       "shape %llu bytes, %llu constraints)",
+                       s->id, (unsigned long long)s->load_ms, (unsigned long long)host,
+                       (unsigned long long)device_bytes, (unsigned long long)sb,
+                       (unsigned long long)shape->num_constraints);
+        czk_timeline_emit(e, CZK_EV_SRS_LOAD_END, "-", -1, -1,
+                          "circuit=%s load_ms=%llu bytes=%llu shape_bytes=%llu device_bytes=%llu",
+                          s->id, (unsigned long long)s->load_ms, (unsigned long long)host,
+                          (unsigned long long)sb, (unsigned long long)device_bytes);
+    }
+    pthread_cond_broadcast(&e->srs_cv);
+    pthread_cond_broadcast(&e->synth_cv);
+}
+
+void *czk_srs_loader_main(void *arg) {
+    czk_engine *e = arg;
+    pthread_mutex_lock(&e->mu);
+    while (!e->stopping) {
+        srs_entry *best = NULL;
+        for (srs_entry *s = e->srs; s; s = s->next)
+            if (s->queued_load && (!best || s->load_prio > best->load_prio)) best = s;
+        if (!best) {
+            pthread_cond_wait(&e->srs_cv, &e->mu);
+            continue;
+        }
+        load_one(e, best);
+    }
+    pthread_mutex_unlock(&e->mu);
+    return NULL;
+}
+
+/* ---- public: preload, evict ---- */
+
+czk_status czk_engine_preload(czk_engine *e, const char *circuit_id, bool wait,
+                              bool *already_loaded, uint64_t *load_ms, czk_err *err) {
+    int kind = -1;
+    for (int i = 0; i < e->num_kinds && kind < 0; i++)
+        if (e->kinds[i].owns_circuit && e->kinds[i].owns_circuit(e->kinds[i].ctx, circuit_id))
+            kind = i;
+    if (kind < 0 || strlen(circuit_id) >= CZK_CIRCUIT_ID_MAX)
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "preload: unknown circuit id '%s'", circuit_id);
+    czk_status st = CZK_OK;
+    pthread_mutex_lock(&e->mu);
+    srs_entry *s = NULL;
+    for (s = e->srs; s; s = s->next)
+        if (!strcmp(s->id, circuit_id)) break;
+    bool ready = s && s->state == SRS_READY;
+    if (already_loaded) *already_loaded = ready;
+    if (!ready) {
+        s = czk_srs_get(e, kind, circuit_id, CZK_PRIORITY_NORMAL);
+        if (!s) st = czk_errf(err, CZK_ERR_NOMEM, "preload %s: out of memory", circuit_id);
+        /* the entry stays pinned by this call while it waits */
+        if (s && wait) {
+            s->refs++;
+            while (s->state == SRS_LOADING && !e->stopping)
+                pthread_cond_wait(&e->srs_cv, &e->mu);
+            if (s->state == SRS_FAILED) {
+                st = s->load_err.code ? s->load_err.code : CZK_ERR_INTERNAL;
+                czk_errf(err, st, "preload %s: %s", circuit_id, s->load_err.msg);
+            } else if (s->state == SRS_LOADING) {
+                st = czk_errf(err, CZK_ERR_CANCELLED, "preload %s: engine shutting down",
+                              circuit_id);
+            }
+            czk_srs_unref(e, s);
+        }
+    }
+    if (load_ms) *load_ms = s ? s->load_ms : 0;
+    pthread_mutex_unlock(&e->mu);
+    return st;
+}
+
+czk_status czk_engine_evict(czk_engine *e, const char *circuit_id, bool *was_loaded,
+                            uint64_t *freed_bytes, czk_err *err) {
+    czk_status st = CZK_OK;
+    if (was_loaded) *was_loaded = false;
+    if (freed_bytes) *freed_bytes = 0;
+    pthread_mutex_lock(&e->mu);
+    srs_entry *s;
+    for (s = e->srs; s; s = s->next)
+        if (!strcmp(s->id, circuit_id)) break;
+    if (s && (s->refs || s->state == SRS_LOADING)) {
+        st = czk_errf(err, CZK_ERR_MISMATCH, "evict %s: %s", circuit_id,
+                      s->refs ? "held by running jobs" : "loading");
+        if (was_loaded) *was_loaded = s->state == SRS_READY;
+    } else if (s) {
+        uint64_t bytes = s->reserved + s->shape_bytes;
+        if (was_loaded) *was_loaded = s->state == SRS_READY;
+        if (freed_bytes) *freed_bytes = bytes;
+        czk_timeline_emit(e, CZK_EV_SRS_EVICT, "-", -1, -1, "circuit=%s bytes=%llu", s->id,
+                          (unsigned long long)bytes);
+        czk_engine_log(e, 2, "srs %s: evicted on request (%llu bytes)", s->id,
+                       (unsigned long long)bytes);
+        czk_srs_free_entry(e, s);
+        pthread_cond_broadcast(&e->synth_cv);
+        pthread_cond_broadcast(&e->srs_cv);
+    }
+    pthread_mutex_unlock(&e->mu);
+    return st;
+}

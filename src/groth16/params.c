@@ -1,0 +1,832 @@
+/*
+ * .params and .vk files: reading with validation, writing (layout in
+ * include/czk/groth16.h).
+ *
+ * Reading is one sequential pass. A small "source" hands the parser the
+ * next n bytes of the file: from memory (czk_params_decode) or by read(2)
+ * into a ring of staging slots (czk_params_read). Each slot that is filled
+ * is also queued to a hasher thread, which runs BLAKE2b-512 over the slots
+ * in file order while the pool decodes the points of the slot into the
+ * final vectors: so hashing, reading and decoding overlap, and the raw file
+ * is never held in memory whole.
+ *
+ * Points of the five large vectors are first decoded with the range and
+ * on-curve checks only; once the digest is known, either it is trusted (a
+ * published v28 digest, or a stamp of an earlier full check) or a second
+ * parallel pass checks subgroup membership. With CZK_PARAMS_FULL_CHECK the
+ * subgroup check runs inline instead. A defect found by a parallel pass is
+ * reported for the lowest index in the section, so errors do not depend on
+ * thread timing.
+ */
+#define _GNU_SOURCE /* mkostemp */
+#include "groth16/internal.h"
+#include "util/digest.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- allocation, hex, group operations ---- */
+
+void *czk_g16_alloc(size_t bytes) {
+    void *p = NULL;
+    if (posix_memalign(&p, 4096, bytes ? bytes : 1)) return NULL;
+    return p;
+}
+
+void czk_g16_free(void *p) {
+    free(p);
+}
+
+void czk_g16_hex(char *out, const uint8_t *in, size_t n) {
+    static const char d[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = d[in[i] >> 4];
+        out[2 * i + 1] = d[in[i] & 15];
+    }
+    out[2 * n] = 0;
+}
+
+#define CZK_G16_GROUP_IMPL(G, P, ENC)                                                              \
+    static czk_status g##G##_decode(void *o, const uint8_t *in, size_t len, czk_err *err) {        \
+        return czk_g##G##_decode(o, in, len, err);                                                 \
+    }                                                                                              \
+    static czk_status g##G##_decode_trusted(void *o, const uint8_t *in, size_t len,                \
+                                            czk_err *err) {                                        \
+        return czk_g##G##_decode_trusted(o, in, len, err);                                         \
+    }                                                                                              \
+    static bool g##G##_is_inf(const void *p) {                                                     \
+        return blst_##P##_affine_is_inf(p);                                                        \
+    }                                                                                              \
+    static bool g##G##_in_group(const void *p) {                                                   \
+        return blst_##P##_affine_in_g##G(p);                                                       \
+    }                                                                                              \
+    static void g##G##_serialize(uint8_t *out, const void *p) {                                    \
+        blst_##P##_affine_serialize(out, p);                                                       \
+    }                                                                                              \
+    const czk_g16_group czk_g16_g##G = {"G" #G,                                                    \
+                                        ENC,                                                       \
+                                        sizeof(blst_##P##_affine),                                 \
+                                        g##G##_decode,                                             \
+                                        g##G##_decode_trusted,                                     \
+                                        g##G##_is_inf,                                             \
+                                        g##G##_in_group,                                           \
+                                        g##G##_serialize};
+
+CZK_G16_GROUP_IMPL(1, p1, CZK_G1_UNCOMPRESSED)
+CZK_G16_GROUP_IMPL(2, p2, CZK_G2_UNCOMPRESSED)
+
+/* ---- freeing and sizes ---- */
+
+void czk_vk_free(czk_vk *vk) {
+    if (!vk) return;
+    czk_g16_free(vk->ic);
+    memset(vk, 0, sizeof *vk);
+}
+
+void czk_params_free(czk_params *p) {
+    if (!p) return;
+    czk_vk_free(&p->vk);
+    czk_g16_free(p->h);
+    czk_g16_free(p->l);
+    czk_g16_free(p->a);
+    czk_g16_free(p->b_g1);
+    czk_g16_free(p->b_g2);
+    free(p);
+}
+
+uint64_t czk_vk_encoded_size(uint32_t ic_len) {
+    return CZK_VK_FIXED_BYTES + 4 + (uint64_t)ic_len * CZK_G1_UNCOMPRESSED;
+}
+
+uint64_t czk_params_encoded_size(const czk_params *p) {
+    return czk_vk_encoded_size(p->vk.ic_len) + 5 * 4 +
+           ((uint64_t)p->h_len + p->l_len + p->a_len + p->b_g1_len) * CZK_G1_UNCOMPRESSED +
+           (uint64_t)p->b_g2_len * CZK_G2_UNCOMPRESSED;
+}
+
+/* ---- the hasher thread ---- */
+
+#define SLOT_BYTES ((size_t)16 << 20)
+#define NSLOTS 3
+
+typedef struct hasher {
+    pthread_t tid;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    blake2b_state st;
+    struct {
+        uint8_t *buf;
+        size_t len;
+        bool full; /* filled, not hashed yet */
+    } slot[NSLOTS];
+    unsigned next_hash, next_fill;
+    bool stop;
+} hasher;
+
+static void *hasher_main(void *v) {
+    hasher *h = v;
+    pthread_mutex_lock(&h->mu);
+    for (;;) {
+        unsigned k = h->next_hash % NSLOTS;
+        while (!h->slot[k].full && !h->stop)
+            pthread_cond_wait(&h->cv, &h->mu);
+        if (!h->slot[k].full) break; /* stopped, and everything filled is hashed */
+        pthread_mutex_unlock(&h->mu);
+        blake2b_update(&h->st, h->slot[k].buf, h->slot[k].len);
+        pthread_mutex_lock(&h->mu);
+        h->slot[k].full = false;
+        h->next_hash++;
+        pthread_cond_broadcast(&h->cv);
+    }
+    pthread_mutex_unlock(&h->mu);
+    return NULL;
+}
+
+static czk_status hasher_start(hasher *h, czk_err *err) {
+    memset(h, 0, sizeof *h);
+    for (unsigned i = 0; i < NSLOTS; i++) {
+        h->slot[i].buf = malloc(SLOT_BYTES);
+        if (!h->slot[i].buf) {
+            for (unsigned j = 0; j < i; j++)
+                free(h->slot[j].buf);
+            return czk_errf(err, CZK_ERR_NOMEM, "params: cannot allocate read buffers");
+        }
+    }
+    blake2b_init(&h->st, 64);
+    pthread_mutex_init(&h->mu, NULL);
+    pthread_cond_init(&h->cv, NULL);
+    int e = pthread_create(&h->tid, NULL, hasher_main, h);
+    if (e) {
+        for (unsigned i = 0; i < NSLOTS; i++)
+            free(h->slot[i].buf);
+        pthread_mutex_destroy(&h->mu);
+        pthread_cond_destroy(&h->cv);
+        return czk_errf(err, CZK_ERR_INTERNAL, "params: cannot start the hasher thread: %s",
+                        strerror(e));
+    }
+    return CZK_OK;
+}
+
+/* Waits until the hasher has hashed everything queued, stops it and frees it. */
+static void hasher_finish(hasher *h, uint8_t digest[64]) {
+    pthread_mutex_lock(&h->mu);
+    h->stop = true;
+    pthread_cond_broadcast(&h->cv);
+    pthread_mutex_unlock(&h->mu);
+    pthread_join(h->tid, NULL);
+    if (digest) blake2b_final(&h->st, digest, 64);
+    for (unsigned i = 0; i < NSLOTS; i++)
+        free(h->slot[i].buf);
+    pthread_mutex_destroy(&h->mu);
+    pthread_cond_destroy(&h->cv);
+}
+
+/* ---- the byte source ---- */
+
+typedef struct src {
+    const uint8_t *mem; /* memory source, or NULL */
+    int fd;
+    hasher *hs;   /* file source: slots and hashing */
+    uint8_t *buf; /* file source without a hasher (vk): one growing buffer */
+    size_t buf_cap;
+    uint64_t size, off;
+} src;
+
+static uint64_t src_left(const src *s) {
+    return s->size - s->off;
+}
+
+static czk_status read_full(src *s, uint8_t *dst, size_t n, czk_err *err) {
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(s->fd, dst + got, n - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0)
+            return czk_errf(err, CZK_ERR_IO, "read at byte %llu: %s",
+                            (unsigned long long)(s->off + got), strerror(errno));
+        if (r == 0)
+            return czk_errf(err, CZK_ERR_TRUNCATED,
+                            "the file ends at byte %llu, before its size when opened (%llu): it "
+                            "changed while being read",
+                            (unsigned long long)(s->off + got), (unsigned long long)s->size);
+        got += (size_t)r;
+    }
+    return CZK_OK;
+}
+
+/* The next n bytes (n <= SLOT_BYTES where a hasher is used; the caller checked n <= left). */
+static czk_status src_take(src *s, size_t n, const uint8_t **out, czk_err *err) {
+    czk_status st = CZK_OK;
+    if (s->mem) {
+        *out = s->mem + s->off;
+    } else if (s->hs) {
+        hasher *h = s->hs;
+        unsigned k = h->next_fill % NSLOTS;
+        pthread_mutex_lock(&h->mu);
+        while (h->slot[k].full)
+            pthread_cond_wait(&h->cv, &h->mu);
+        pthread_mutex_unlock(&h->mu);
+        st = read_full(s, h->slot[k].buf, n, err);
+        if (st) return st;
+        pthread_mutex_lock(&h->mu);
+        h->slot[k].len = n;
+        h->slot[k].full = true;
+        h->next_fill++;
+        pthread_cond_broadcast(&h->cv);
+        pthread_mutex_unlock(&h->mu);
+        *out = h->slot[k].buf;
+    } else {
+        if (n > s->buf_cap) {
+            uint8_t *nb = realloc(s->buf, n);
+            if (!nb) return czk_errf(err, CZK_ERR_NOMEM, "cannot allocate %zu bytes", n);
+            s->buf = nb;
+            s->buf_cap = n;
+        }
+        st = read_full(s, s->buf, n, err);
+        if (st) return st;
+        *out = s->buf;
+    }
+    s->off += n;
+    return CZK_OK;
+}
+
+/* ---- parsing ---- */
+
+enum { SEC_VK, SEC_IC, SEC_H, SEC_L, SEC_A, SEC_B_G1, SEC_B_G2, NSEC };
+static const char *const SEC_NAME[NSEC] = {"vk", "ic", "h", "l", "a", "b_g1", "b_g2"};
+static const char *const VK_POINT[6] = {"alpha_g1", "beta_g1",  "beta_g2",
+                                        "gamma_g2", "delta_g1", "delta_g2"};
+
+static czk_status read_count(src *s, int sec, uint32_t *count, czk_err *err) {
+    if (src_left(s) < 4)
+        return czk_errf(err, CZK_ERR_TRUNCATED,
+                        "section %s: the file ends before its length prefix (at byte %llu of %llu)",
+                        SEC_NAME[sec], (unsigned long long)s->off, (unsigned long long)s->size);
+    const uint8_t *p = NULL;
+    czk_status st = src_take(s, 4, &p, err);
+    if (st) return czk_err_wrap(err, "section %s length prefix", SEC_NAME[sec]);
+    *count = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+    return CZK_OK;
+}
+
+/* One parallel decode of a run of points. */
+typedef struct dec_job {
+    const czk_g16_group *g;
+    const uint8_t *in; /* encodings of points [base, base + n) */
+    uint8_t *dst;      /* affine points of the section */
+    size_t base;
+    bool subgroup;   /* decode with the subgroup check */
+    bool check_only; /* no decoding: subgroup-check dst[base ..] */
+    int sec;
+    atomic_size_t bad; /* lowest failing index in the section so far */
+    pthread_mutex_t mu;
+    czk_err e;
+} dec_job;
+
+static void dec_fail(dec_job *j, size_t idx, const czk_err *e) {
+    pthread_mutex_lock(&j->mu);
+    if (idx < atomic_load(&j->bad)) {
+        atomic_store(&j->bad, idx);
+        j->e = *e;
+    }
+    pthread_mutex_unlock(&j->mu);
+}
+
+static void dec_fn(void *arg, size_t b, size_t e, unsigned worker) {
+    (void)worker;
+    dec_job *j = arg;
+    const czk_g16_group *g = j->g;
+    for (size_t i = b; i < e; i++) {
+        size_t idx = j->base + i;
+        if (idx >= atomic_load_explicit(&j->bad, memory_order_relaxed)) return;
+        void *out = j->dst + idx * g->aff;
+        czk_err pe;
+        if (j->check_only) {
+            if (!g->in_group(out)) {
+                czk_errf(&pe, CZK_ERR_EC_NOT_IN_GROUP,
+                         "section %s, point %zu: %s point: not in the prime-order subgroup",
+                         SEC_NAME[j->sec], idx, g->name);
+                dec_fail(j, idx, &pe);
+            }
+            continue;
+        }
+        const uint8_t *in = j->in + i * g->enc;
+        czk_status st =
+            j->subgroup ? g->decode(out, in, g->enc, &pe) : g->decode_trusted(out, in, g->enc, &pe);
+        if (st == CZK_OK && g->is_inf(out))
+            st = czk_errf(&pe, CZK_ERR_EC_INFINITY,
+                          "%s point at infinity (parameters never hold infinity)", g->name);
+        if (st) {
+            czk_err_wrap(&pe, "section %s, point %zu", SEC_NAME[j->sec], idx);
+            dec_fail(j, idx, &pe);
+            return;
+        }
+    }
+}
+
+static czk_status run_job(dec_job *j, size_t n, czk_pool *pool, czk_err *err) {
+    atomic_init(&j->bad, SIZE_MAX);
+    pthread_mutex_init(&j->mu, NULL);
+    czk_pool_for(pool, n, 256, dec_fn, j);
+    pthread_mutex_destroy(&j->mu);
+    if (atomic_load(&j->bad) != SIZE_MAX) {
+        if (err) *err = j->e;
+        return j->e.code;
+    }
+    return CZK_OK;
+}
+
+/* Whether `count` points of `enc` bytes fit in what is left of the input. */
+static czk_status check_fits(const src *s, int sec, uint32_t count, size_t enc, czk_err *err) {
+    uint64_t need = (uint64_t)count * enc, left = src_left(s);
+    if (need <= left) return CZK_OK;
+    return czk_errf(err, CZK_ERR_TRUNCATED,
+                    "section %s: length prefix %u needs %llu bytes, %llu are left (byte %llu of "
+                    "%llu): the input ends inside point %llu (truncated, or a wrong length prefix)",
+                    SEC_NAME[sec], count, (unsigned long long)need, (unsigned long long)left,
+                    (unsigned long long)s->off, (unsigned long long)s->size,
+                    (unsigned long long)(left / enc));
+}
+
+/* Reads `count` points (already known to fit) into a new page-aligned vector. */
+static czk_status read_points(src *s, int sec, const czk_g16_group *g, uint32_t count,
+                              bool subgroup, czk_pool *pool, void **out, czk_err *err) {
+    uint8_t *v = czk_g16_alloc((size_t)count * g->aff);
+    if (!v)
+        return czk_errf(err, CZK_ERR_NOMEM, "section %s: cannot allocate %u points (%llu bytes)",
+                        SEC_NAME[sec], count, (unsigned long long)count * g->aff);
+    size_t per = SLOT_BYTES / g->enc;
+    for (size_t i = 0; i < count; i += per) {
+        size_t n = count - i < per ? count - i : per;
+        const uint8_t *p = NULL;
+        czk_status st = src_take(s, n * g->enc, &p, err);
+        if (st == CZK_OK) {
+            dec_job j = {.g = g, .in = p, .dst = v, .base = i, .subgroup = subgroup, .sec = sec};
+            st = run_job(&j, n, pool, err);
+        } else {
+            czk_err_wrap(err, "section %s, points %zu..%zu", SEC_NAME[sec], i, i + n - 1);
+        }
+        if (st) {
+            czk_g16_free(v);
+            return st;
+        }
+    }
+    *out = v;
+    return CZK_OK;
+}
+
+static czk_status subgroup_pass(int sec, const czk_g16_group *g, void *v, uint32_t count,
+                                czk_pool *pool, czk_err *err) {
+    dec_job j = {.g = g, .dst = v, .check_only = true, .sec = sec};
+    return run_job(&j, count, pool, err);
+}
+
+/* The six fixed vk points and ic; every point checked in full. */
+static czk_status parse_vk(src *s, czk_vk *vk, czk_pool *pool, czk_err *err) {
+    static const size_t off[7] = {0, 96, 192, 384, 576, 672, 864};
+    memset(vk, 0, sizeof *vk);
+    if (src_left(s) < CZK_VK_FIXED_BYTES) {
+        unsigned k = 0;
+        while (off[k + 1] <= src_left(s))
+            k++;
+        return czk_errf(err, CZK_ERR_TRUNCATED,
+                        "section vk, point %u (%s): the input ends after %llu bytes, the vk "
+                        "needs 864",
+                        k, VK_POINT[k], (unsigned long long)src_left(s));
+    }
+    const uint8_t *p = NULL;
+    czk_status st = src_take(s, CZK_VK_FIXED_BYTES, &p, err);
+    if (st) return czk_err_wrap(err, "section vk");
+    void *dst[6] = {&vk->alpha_g1, &vk->beta_g1,  &vk->beta_g2,
+                    &vk->gamma_g2, &vk->delta_g1, &vk->delta_g2};
+    for (unsigned k = 0; k < 6; k++) {
+        const czk_g16_group *g =
+            off[k + 1] - off[k] == CZK_G1_UNCOMPRESSED ? &czk_g16_g1 : &czk_g16_g2;
+        st = g->decode(dst[k], p + off[k], g->enc, err);
+        if (st == CZK_OK && g->is_inf(dst[k]))
+            st = czk_errf(err, CZK_ERR_EC_INFINITY, "%s point at infinity", g->name);
+        if (st) return czk_err_wrap(err, "section vk, point %u (%s)", k, VK_POINT[k]);
+    }
+    uint32_t n = 0;
+    if ((st = read_count(s, SEC_IC, &n, err))) return st;
+    if (n == 0)
+        return czk_errf(err, CZK_ERR_FORMAT,
+                        "section ic: length prefix 0 (IC_0, for the input ONE, is always present)");
+    if ((st = check_fits(s, SEC_IC, n, CZK_G1_UNCOMPRESSED, err))) return st;
+    void *ic;
+    if ((st = read_points(s, SEC_IC, &czk_g16_g1, n, true, pool, &ic, err))) return st;
+    vk->ic = ic;
+    vk->ic_len = n;
+    return CZK_OK;
+}
+
+static czk_status check_end(const src *s, int last, czk_err *err) {
+    if (src_left(s) == 0) return CZK_OK;
+    return czk_errf(err, CZK_ERR_FORMAT,
+                    "%llu bytes after section %s (byte %llu): the input should end there",
+                    (unsigned long long)src_left(s), SEC_NAME[last], (unsigned long long)s->off);
+}
+
+/*
+ * The five vectors after the vk. Length prefixes are checked against the
+ * relations every generator keeps before the points are read.
+ */
+static czk_status parse_vectors(src *s, czk_params *pa, bool subgroup, czk_pool *pool,
+                                czk_err *err) {
+    void **vec[5] = {(void **)&pa->h, (void **)&pa->l, (void **)&pa->a, (void **)&pa->b_g1,
+                     (void **)&pa->b_g2};
+    uint32_t *len[5] = {&pa->h_len, &pa->l_len, &pa->a_len, &pa->b_g1_len, &pa->b_g2_len};
+    uint64_t ic = pa->vk.ic_len;
+    for (int k = 0; k < 5; k++) {
+        int sec = SEC_H + k;
+        const czk_g16_group *g = sec == SEC_B_G2 ? &czk_g16_g2 : &czk_g16_g1;
+        uint32_t n = 0;
+        czk_status st = read_count(s, sec, &n, err);
+        if (st) return st;
+        uint64_t vars = ic + pa->l_len;
+        if (sec == SEC_H && (((uint64_t)n + 1) & n) != 0)
+            return czk_errf(err, CZK_ERR_FORMAT,
+                            "section h: length prefix %u is not 2^k - 1 (the domain size less one)",
+                            n);
+        if (sec == SEC_A && (n < ic || n > vars))
+            return czk_errf(err, CZK_ERR_FORMAT,
+                            "section a: length prefix %u is outside [ic, ic + l] = [%llu, %llu]", n,
+                            (unsigned long long)ic, (unsigned long long)vars);
+        if (sec == SEC_B_G1 && n > vars)
+            return czk_errf(err, CZK_ERR_FORMAT,
+                            "section b_g1: length prefix %u exceeds ic + l = %llu", n,
+                            (unsigned long long)vars);
+        if (sec == SEC_B_G2 && n != pa->b_g1_len)
+            return czk_errf(err, CZK_ERR_FORMAT,
+                            "section b_g2: length prefix %u differs from b_g1's %u", n,
+                            pa->b_g1_len);
+        if ((st = check_fits(s, sec, n, g->enc, err))) return st;
+        if ((st = read_points(s, sec, g, n, subgroup, pool, vec[k], err))) return st;
+        *len[k] = n;
+    }
+    return check_end(s, SEC_B_G2, err);
+}
+
+static czk_status subgroup_vectors(const czk_params *pa, czk_pool *pool, czk_err *err) {
+    void *vec[5] = {pa->h, pa->l, pa->a, pa->b_g1, pa->b_g2};
+    uint32_t len[5] = {pa->h_len, pa->l_len, pa->a_len, pa->b_g1_len, pa->b_g2_len};
+    for (int k = 0; k < 5; k++) {
+        czk_status st =
+            subgroup_pass(SEC_H + k, k == 4 ? &czk_g16_g2 : &czk_g16_g1, vec[k], len[k], pool, err);
+        if (st) return st;
+    }
+    return CZK_OK;
+}
+
+static void fill_digest(czk_params_read_info *info, const uint8_t d[64]) {
+    memcpy(info->blake2b, d, 64);
+    czk_g16_hex(info->digest, d, 16);
+}
+
+czk_status czk_params_decode(czk_params **out, const uint8_t *buf, size_t len,
+                             const czk_params_read_opts *opts, czk_params_read_info *info,
+                             czk_err *err) {
+    *out = NULL;
+    czk_params_read_opts o = opts ? *opts : (czk_params_read_opts){0};
+    czk_params_read_info inf = {0};
+    if (!buf && len) return czk_errf(err, CZK_ERR_INVALID_ARG, "params: NULL buffer");
+    double t0 = czk_g16_now();
+    czk_params *pa = calloc(1, sizeof *pa);
+    if (!pa) return czk_errf(err, CZK_ERR_NOMEM, "params: out of memory");
+    static const uint8_t empty[1];
+    src s = {.mem = buf ? buf : empty, .fd = -1, .size = len};
+    bool full = o.flags & CZK_PARAMS_FULL_CHECK;
+    czk_status st = parse_vk(&s, &pa->vk, o.pool, err);
+    if (!st) st = parse_vectors(&s, pa, full, o.pool, err);
+    inf.seconds_read = czk_g16_now() - t0;
+    if (!st) {
+        uint8_t d[64];
+        czk_blake2b(d, 64, s.mem, len, NULL, 0);
+        fill_digest(&inf, d);
+        inf.bytes = len;
+        inf.known = full ? NULL : czk_params_known_digest(inf.digest);
+        if (inf.known) {
+            inf.trust = CZK_TRUST_KNOWN;
+        } else if (!full) {
+            double t1 = czk_g16_now();
+            st = subgroup_vectors(pa, o.pool, err);
+            inf.seconds_subgroup = czk_g16_now() - t1;
+        }
+    }
+    if (st) {
+        czk_params_free(pa);
+        return czk_err_wrap(err, "params");
+    }
+    if (info) *info = inf;
+    *out = pa;
+    return CZK_OK;
+}
+
+static czk_status open_input(const char *path, int *fd, struct stat *stt, czk_err *err) {
+    *fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (*fd < 0) return czk_errf(err, CZK_ERR_IO, "open %s: %s", path, strerror(errno));
+    if (fstat(*fd, stt) || !S_ISREG(stt->st_mode)) {
+        int e = errno;
+        close(*fd);
+        return czk_errf(err, CZK_ERR_IO, "%s: %s", path,
+                        S_ISREG(stt->st_mode) ? strerror(e) : "not a regular file");
+    }
+    (void)posix_fadvise(*fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    return CZK_OK;
+}
+
+czk_status czk_params_read(czk_params **out, const char *path, const czk_params_read_opts *opts,
+                           czk_params_read_info *info, czk_err *err) {
+    *out = NULL;
+    czk_params_read_opts o = opts ? *opts : (czk_params_read_opts){0};
+    czk_params_read_info inf = {0};
+    bool full = o.flags & CZK_PARAMS_FULL_CHECK;
+    char dir[PATH_MAX];
+    bool stamps =
+        !(o.flags & CZK_PARAMS_NO_STAMP) && czk_g16_stamp_dir(dir, sizeof dir, o.stamp_dir);
+    double t0 = czk_g16_now();
+    int fd;
+    struct stat stt;
+    czk_status st = open_input(path, &fd, &stt, err);
+    if (st) return st;
+    czk_params *pa = calloc(1, sizeof *pa);
+    hasher hs;
+    if (!pa) {
+        close(fd);
+        return czk_errf(err, CZK_ERR_NOMEM, "params %s: out of memory", path);
+    }
+    if ((st = hasher_start(&hs, err))) {
+        close(fd);
+        free(pa);
+        return czk_err_wrap(err, "params %s", path);
+    }
+    src s = {.fd = fd, .hs = &hs, .size = (uint64_t)stt.st_size};
+    st = parse_vk(&s, &pa->vk, o.pool, err);
+    if (!st) st = parse_vectors(&s, pa, full, o.pool, err);
+    double t1 = czk_g16_now();
+    inf.seconds_read = t1 - t0;
+    uint8_t d[64];
+    hasher_finish(&hs, d);
+    close(fd);
+    inf.seconds_hash = czk_g16_now() - t1;
+    if (!st) {
+        fill_digest(&inf, d);
+        inf.bytes = s.size;
+        inf.known = full ? NULL : czk_params_known_digest(inf.digest);
+        if (inf.known) {
+            inf.trust = CZK_TRUST_KNOWN;
+        } else if (!full && stamps && czk_g16_stamp_matches(dir, path, &stt, d)) {
+            inf.trust = CZK_TRUST_STAMP;
+        } else {
+            if (!full) {
+                double t2 = czk_g16_now();
+                st = subgroup_vectors(pa, o.pool, err);
+                inf.seconds_subgroup = czk_g16_now() - t2;
+            }
+            if (!st && stamps) inf.stamp_written = czk_g16_stamp_write(dir, path, &stt, d);
+        }
+    }
+    if (st) {
+        czk_params_free(pa);
+        return czk_err_wrap(err, "params %s", path);
+    }
+    if (info) *info = inf;
+    *out = pa;
+    return CZK_OK;
+}
+
+czk_status czk_vk_decode(czk_vk *out, const uint8_t *buf, size_t len, czk_err *err) {
+    static const uint8_t empty[1];
+    src s = {.mem = buf ? buf : empty, .fd = -1, .size = buf ? len : 0};
+    czk_status st = parse_vk(&s, out, NULL, err);
+    if (!st) st = check_end(&s, SEC_IC, err);
+    if (st) {
+        czk_vk_free(out);
+        return czk_err_wrap(err, "vk");
+    }
+    return CZK_OK;
+}
+
+czk_status czk_vk_read(czk_vk *out, const char *path, czk_err *err) {
+    memset(out, 0, sizeof *out);
+    int fd;
+    struct stat stt;
+    czk_status st = open_input(path, &fd, &stt, err);
+    if (st) return st;
+    src s = {.fd = fd, .size = (uint64_t)stt.st_size};
+    st = parse_vk(&s, out, NULL, err);
+    if (!st) st = check_end(&s, SEC_IC, err);
+    free(s.buf);
+    close(fd);
+    if (st) {
+        czk_vk_free(out);
+        return czk_err_wrap(err, "vk %s", path);
+    }
+    return CZK_OK;
+}
+
+czk_status czk_params_check_lengths(const czk_params *p, uint64_t ic, uint64_t h, uint64_t l,
+                                    uint64_t a, uint64_t b, czk_err *err) {
+    const struct {
+        const char *name;
+        uint64_t have, want;
+    } c[] = {{"ic", p->vk.ic_len, ic}, {"h", p->h_len, h},       {"l", p->l_len, l},
+             {"a", p->a_len, a},       {"b_g1", p->b_g1_len, b}, {"b_g2", p->b_g2_len, b}};
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        if (c[i].want != UINT64_MAX && c[i].have != c[i].want)
+            return czk_errf(err, CZK_ERR_MISMATCH,
+                            "params: section %s holds %llu points, the circuit needs %llu",
+                            c[i].name, (unsigned long long)c[i].have,
+                            (unsigned long long)c[i].want);
+    }
+    return CZK_OK;
+}
+
+/* ---- writing ---- */
+
+static void put_be32(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+void czk_vk_encode(uint8_t *out, const czk_vk *vk) {
+    czk_g1_serialize(out, &vk->alpha_g1);
+    czk_g1_serialize(out + 96, &vk->beta_g1);
+    czk_g2_serialize(out + 192, &vk->beta_g2);
+    czk_g2_serialize(out + 384, &vk->gamma_g2);
+    czk_g1_serialize(out + 576, &vk->delta_g1);
+    czk_g2_serialize(out + 672, &vk->delta_g2);
+    put_be32(out + 864, vk->ic_len);
+    for (uint32_t i = 0; i < vk->ic_len; i++)
+        czk_g1_serialize(out + 868 + 96 * (size_t)i, &vk->ic[i]);
+}
+
+static czk_status vk_check_finite(const czk_vk *vk, czk_err *err) {
+    const void *pt[6] = {&vk->alpha_g1, &vk->beta_g1,  &vk->beta_g2,
+                         &vk->gamma_g2, &vk->delta_g1, &vk->delta_g2};
+    for (unsigned k = 0; k < 6; k++) {
+        bool inf = (k == 2 || k == 3 || k == 5) ? czk_g2_affine_is_inf(pt[k])
+                                                : czk_g1_affine_is_inf(pt[k]);
+        if (inf)
+            return czk_errf(err, CZK_ERR_INVALID_ARG, "vk point %u (%s) is infinity", k,
+                            VK_POINT[k]);
+    }
+    for (uint32_t i = 0; i < vk->ic_len; i++)
+        if (czk_g1_affine_is_inf(&vk->ic[i]))
+            return czk_errf(err, CZK_ERR_INVALID_ARG, "section ic, point %u is infinity", i);
+    return CZK_OK;
+}
+
+static czk_status write_full(int fd, const uint8_t *p, size_t n, const char *path, czk_err *err) {
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) return czk_errf(err, CZK_ERR_IO, "write %s: %s", path, strerror(errno));
+        p += w;
+        n -= (size_t)w;
+    }
+    return CZK_OK;
+}
+
+/* A temporary file next to path (mkstemp: path.tmp.XXXXXX), mode 0644. */
+static czk_status open_tmp(const char *path, char *tmp, size_t cap, int *fd, czk_err *err) {
+    int n = snprintf(tmp, cap, "%s.tmp.XXXXXX", path);
+    if (n < 0 || (size_t)n >= cap)
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "path too long: %s", path);
+    *fd = mkostemp(tmp, O_CLOEXEC);
+    if (*fd < 0) return czk_errf(err, CZK_ERR_IO, "create %s: %s", tmp, strerror(errno));
+    if (fchmod(*fd, 0644)) {
+        int e = errno;
+        close(*fd);
+        unlink(tmp);
+        return czk_errf(err, CZK_ERR_IO, "chmod %s: %s", tmp, strerror(e));
+    }
+    return CZK_OK;
+}
+
+static czk_status close_rename(int fd, const char *tmp, const char *path, czk_status st,
+                               czk_err *err) {
+    if (!st && fdatasync(fd)) st = czk_errf(err, CZK_ERR_IO, "sync %s: %s", tmp, strerror(errno));
+    if (close(fd) && !st) st = czk_errf(err, CZK_ERR_IO, "close %s: %s", tmp, strerror(errno));
+    if (!st && rename(tmp, path))
+        st = czk_errf(err, CZK_ERR_IO, "rename %s to %s: %s", tmp, path, strerror(errno));
+    if (st) unlink(tmp);
+    return st;
+}
+
+czk_status czk_vk_write(const czk_vk *vk, const char *path, czk_err *err) {
+    czk_status st = vk_check_finite(vk, err);
+    if (st) return czk_err_wrap(err, "vk %s", path);
+    size_t n = czk_vk_encoded_size(vk->ic_len);
+    uint8_t *buf = malloc(n);
+    if (!buf) return czk_errf(err, CZK_ERR_NOMEM, "vk %s: out of memory", path);
+    czk_vk_encode(buf, vk);
+    char tmp[PATH_MAX];
+    int fd;
+    st = open_tmp(path, tmp, sizeof tmp, &fd, err);
+    if (!st) st = close_rename(fd, tmp, path, write_full(fd, buf, n, tmp, err), err);
+    free(buf);
+    return st;
+}
+
+typedef struct enc_job {
+    const czk_g16_group *g;
+    const uint8_t *src; /* affine points of the section */
+    uint8_t *out;       /* encodings of points [base, base + n) */
+    size_t base;
+    atomic_size_t bad;
+} enc_job;
+
+static void enc_fn(void *arg, size_t b, size_t e, unsigned worker) {
+    (void)worker;
+    enc_job *j = arg;
+    for (size_t i = b; i < e; i++) {
+        const void *p = j->src + (j->base + i) * j->g->aff;
+        if (j->g->is_inf(p)) {
+            size_t idx = j->base + i, cur = atomic_load(&j->bad);
+            while (idx < cur && !atomic_compare_exchange_weak(&j->bad, &cur, idx)) {
+            }
+            return;
+        }
+        j->g->serialize(j->out + i * j->g->enc, p);
+    }
+}
+
+/* Writes the file; with hs, also hashes every byte written (for a stamp). */
+static czk_status params_write(const czk_params *pa, const char *path, czk_pool *pool,
+                               blake2b_state *hs, czk_err *err) {
+    czk_status st = vk_check_finite(&pa->vk, err);
+    if (st) return czk_err_wrap(err, "params %s", path);
+    size_t vkn = czk_vk_encoded_size(pa->vk.ic_len);
+    size_t cap = vkn > SLOT_BYTES ? vkn : SLOT_BYTES;
+    uint8_t *buf = malloc(cap);
+    if (!buf) return czk_errf(err, CZK_ERR_NOMEM, "params %s: out of memory", path);
+    char tmp[PATH_MAX];
+    int fd;
+    if ((st = open_tmp(path, tmp, sizeof tmp, &fd, err))) {
+        free(buf);
+        return st;
+    }
+    czk_vk_encode(buf, &pa->vk);
+    st = write_full(fd, buf, vkn, tmp, err);
+    if (hs) blake2b_update(hs, buf, vkn);
+    const void *vec[5] = {pa->h, pa->l, pa->a, pa->b_g1, pa->b_g2};
+    uint32_t len[5] = {pa->h_len, pa->l_len, pa->a_len, pa->b_g1_len, pa->b_g2_len};
+    for (int k = 0; k < 5 && !st; k++) {
+        const czk_g16_group *g = k == 4 ? &czk_g16_g2 : &czk_g16_g1;
+        uint8_t be[4];
+        put_be32(be, len[k]);
+        st = write_full(fd, be, 4, tmp, err);
+        if (hs) blake2b_update(hs, be, 4);
+        size_t per = SLOT_BYTES / g->enc;
+        for (size_t i = 0; i < len[k] && !st; i += per) {
+            size_t n = len[k] - i < per ? len[k] - i : per;
+            enc_job j = {.g = g, .src = vec[k], .out = buf, .base = i};
+            atomic_init(&j.bad, SIZE_MAX);
+            czk_pool_for(pool, n, 1024, enc_fn, &j);
+            if (atomic_load(&j.bad) != SIZE_MAX) {
+                st = czk_errf(err, CZK_ERR_INVALID_ARG, "section %s, point %zu is infinity",
+                              SEC_NAME[SEC_H + k], atomic_load(&j.bad));
+            } else {
+                st = write_full(fd, buf, n * g->enc, tmp, err);
+                if (hs) blake2b_update(hs, buf, n * g->enc);
+            }
+        }
+    }
+    free(buf);
+    st = close_rename(fd, tmp, path, st, err);
+    if (st) czk_err_wrap(err, "params %s", path);
+    return st;
+}
+
+czk_status czk_params_write(const czk_params *pa, const char *path, czk_pool *pool, czk_err *err) {
+    return params_write(pa, path, pool, NULL, err);
+}
+
+czk_status czk_params_write_stamped(const czk_params *pa, const char *path, const char *stamp_dir,
+                                    bool *stamped, czk_pool *pool, czk_err *err) {
+    if (stamped) *stamped = false;
+    blake2b_state hs;
+    if (blake2b_init(&hs, 64))
+        return czk_errf(err, CZK_ERR_INTERNAL, "params %s: BLAKE2b init failed", path);
+    czk_status st = params_write(pa, path, pool, &hs, err);
+    if (st) return st;
+    uint8_t d[64];
+    char dir[PATH_MAX];
+    struct stat sb;
+    if (blake2b_final(&hs, d, 64) == 0 && czk_g16_stamp_dir(dir, sizeof dir, stamp_dir) &&
+        stat(path, &sb) == 0) {
+        bool ok = czk_g16_stamp_write(dir, path, &sb, d);
+        if (stamped) *stamped = ok;
+    }
+    return CZK_OK;
+}

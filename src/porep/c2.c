@@ -1,0 +1,368 @@
+/*
+ * PoRep C2 (porep_prove.h): the witness of a partition from a C1, public
+ * inputs as the chain derives them, key and shape lookup, and the
+ * prove-then-verify loop over partitions.
+ *
+ * The witness is a view of the C1: a parsed czk_merkle_proof already holds
+ * its path leaf to root (base levels, then sub, then top), its positions as
+ * u32 and its siblings as consecutive 32-byte Domain values, and a column
+ * its rows as consecutive Domains — exactly the circuit's czk_porep_path and
+ * czk_porep_column layout — so only pointers are set. The structure is
+ * checked against the shape first (czk_c1_check_shape, then each path
+ * against the circuit's own trees), so that a C1 built in memory cannot
+ * send the circuit past the end of an array.
+ *
+ * Proving is partition by partition, so one witness (4 GiB for 32GiB) is
+ * alive at a time; every proof is verified against inputs derived from the
+ * C1's commitments, seed and replica_id and the parent graph before the
+ * call returns it.
+ */
+#include "czk/porep_prove.h"
+
+#include "czk/porep_precheck.h"
+#include "porep/c1_internal.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* ---- witness ---- */
+
+/* A C1 path against a circuit tree: same levels, same arity per level. */
+static czk_status check_path(const czk_merkle_proof *p, const czk_por_tree *t, uint32_t k,
+                             uint32_t i, const char *what, czk_err *err) {
+    unsigned levels = czk_por_tree_levels(t);
+    if (p->num_levels != levels || levels > CZK_MERKLE_MAX_LEVELS)
+        return czk_errf(err, CZK_ERR_FORMAT,
+                        "partition %u, challenge %u: %s has %u levels, the circuit %u", k, i, what,
+                        p->num_levels, levels);
+    for (unsigned l = 0; l < levels; l++)
+        if (p->arity[l] != czk_por_tree_arity(t, l))
+            return czk_errf(err, CZK_ERR_FORMAT,
+                            "partition %u, challenge %u: %s level %u has arity %u, the circuit %u",
+                            k, i, what, l, p->arity[l], czk_por_tree_arity(t, l));
+    return CZK_OK;
+}
+
+static void set_path(czk_porep_path *out, const czk_merkle_proof *p) {
+    /* The circuit only reads through these pointers (porep_circuit.h). */
+    out->positions = (uint32_t *)p->index;
+    out->siblings = (uint8_t *)p->siblings;
+}
+
+czk_status czk_porep_witness_from_c1(czk_porep_witness **out, const czk_c1 *c1, unsigned k,
+                                     czk_err *err) {
+    *out = NULL;
+    czk_porep_proof pr;
+    if (czk_porep_proof_lookup(c1->registered_proof, &pr, NULL) != CZK_OK)
+        return czk_errf(err, CZK_ERR_FORMAT, "registered_proof: unknown id %u",
+                        c1->registered_proof);
+    czk_status st = czk_c1_check_shape(c1, -1, err);
+    if (st) return st;
+    if (k >= c1->num_partitions)
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "witness: partition %u of %u", k,
+                        c1->num_partitions);
+    czk_porep_config cfg;
+    czk_porep_config_for_shape(&cfg, pr.shape);
+    cfg.challenges = c1->challenges_per_partition;
+    czk_por_tree td, trc;
+    if ((st = czk_porep_config_check(&cfg, &td, &trc, err))) return st;
+
+    const czk_vanilla_proof *v = &c1->proofs[(size_t)k * c1->challenges_per_partition];
+    for (unsigned i = 0; i < cfg.challenges; i++) {
+        const czk_vanilla_proof *p = &v[i];
+        if ((st = check_path(&p->comm_d_proof, &td, k, i, "comm_d_proofs", err)) ||
+            (st = check_path(&p->comm_r_last_proof, &trc, k, i, "comm_r_last_proof", err)) ||
+            (st = check_path(&p->c_x.inclusion, &trc, k, i, "c_x.inclusion_proof", err)))
+            return st;
+        for (unsigned j = 0; j < CZK_POREP_CIRCUIT_PARENTS; j++) {
+            const czk_column_proof *col = j < 6 ? &p->drg_parents[j] : &p->exp_parents[j - 6];
+            char what[48];
+            snprintf(what, sizeof what, "%s[%u].inclusion_proof",
+                     j < 6 ? "drg_parents" : "exp_parents", j < 6 ? j : j - 6);
+            if ((st = check_path(&col->inclusion, &trc, k, i, what, err))) return st;
+            if (col->num_rows != cfg.layers || !col->rows)
+                return czk_errf(err, CZK_ERR_FORMAT,
+                                "partition %u, challenge %u: %s has %u rows, the circuit %u", k, i,
+                                what, col->num_rows, cfg.layers);
+        }
+        if (p->num_labeling < 1 || !p->labeling)
+            return czk_errf(err, CZK_ERR_FORMAT,
+                            "partition %u, challenge %u: no labeling proof (the challenge)", k, i);
+    }
+
+    czk_porep_witness *w = calloc(1, sizeof *w + cfg.challenges * sizeof *w->challenges);
+    if (!w) return czk_errf(err, CZK_ERR_NOMEM, "witness: out of memory");
+    w->config = cfg;
+    w->challenges = (czk_porep_challenge_proof *)(w + 1);
+    memcpy(w->replica_id, c1->replica_id.b, 32);
+    memcpy(w->comm_d, c1->comm_d.b, 32);
+    memcpy(w->comm_r, c1->comm_r.b, 32);
+    memcpy(w->comm_c, v[0].c_x.inclusion.root.b, 32);
+    memcpy(w->comm_r_last, v[0].comm_r_last_proof.root.b, 32);
+    for (unsigned i = 0; i < cfg.challenges; i++) {
+        const czk_vanilla_proof *p = &v[i];
+        czk_porep_challenge_proof *c = &w->challenges[i];
+        c->challenge = p->labeling[0].node;
+        memcpy(c->data_leaf, p->comm_d_proof.leaf.b, 32);
+        set_path(&c->comm_d_path, &p->comm_d_proof);
+        for (unsigned j = 0; j < CZK_POREP_CIRCUIT_PARENTS; j++) {
+            const czk_column_proof *src = j < 6 ? &p->drg_parents[j] : &p->exp_parents[j - 6];
+            czk_porep_column *dst = j < 6 ? &c->drg_parents[j] : &c->exp_parents[j - 6];
+            dst->rows = (uint8_t *)src->rows;
+            set_path(&dst->path, &src->inclusion);
+        }
+        set_path(&c->comm_r_last_path, &p->comm_r_last_proof);
+        set_path(&c->comm_c_path, &p->c_x.inclusion);
+    }
+    *out = w;
+    return CZK_OK;
+}
+
+/* ---- public inputs ---- */
+
+czk_status czk_porep_chain_replica_id(uint8_t out[32], const czk_c1 *c1, uint64_t sector_num,
+                                      uint64_t miner_id, czk_err *err) {
+    czk_porep_proof pr;
+    if (czk_porep_proof_lookup(c1->registered_proof, &pr, NULL) != CZK_OK)
+        return czk_errf(err, CZK_ERR_FORMAT, "registered_proof: unknown id %u",
+                        c1->registered_proof);
+    uint8_t prover_id[32];
+    czk_porep_prover_id(prover_id, miner_id);
+    czk_porep_replica_id(out, prover_id, sector_num, c1->ticket.b, c1->comm_d.b, pr.porep_id);
+    return CZK_OK;
+}
+
+czk_status czk_porep_chain_inputs(czk_fr *out, const czk_c1 *c1, const uint8_t replica_id[32],
+                                  const czk_porep_graph *graph, unsigned k, czk_err *err) {
+    czk_porep_proof pr;
+    if (czk_porep_proof_lookup(c1->registered_proof, &pr, NULL) != CZK_OK)
+        return czk_errf(err, CZK_ERR_FORMAT, "registered_proof: unknown id %u",
+                        c1->registered_proof);
+    if (k >= pr.partitions)
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "public inputs: partition %u of %u", k,
+                        pr.partitions);
+    czk_porep_config cfg;
+    czk_porep_config_for_shape(&cfg, pr.shape);
+    cfg.challenges = pr.challenges_per_partition;
+    uint64_t *ch = malloc((cfg.challenges + 1) * sizeof *ch);
+    if (!ch) return czk_errf(err, CZK_ERR_NOMEM, "public inputs: out of memory");
+    czk_porep_graph *own = NULL;
+    czk_status st = czk_porep_challenges(ch, &pr, replica_id, c1->seed.b, c1->comm_r.b, k, err);
+    if (!st && !graph && !(st = czk_c1_graph(&own, c1, NULL, err))) graph = own;
+    if (!st)
+        st = czk_porep_public_inputs_graph(out, &cfg, graph, replica_id, c1->comm_d.b, c1->comm_r.b,
+                                           ch, err);
+    czk_porep_graph_destroy(own);
+    free(ch);
+    return st;
+}
+
+/* ---- keys and shapes ---- */
+
+czk_status czk_porep_param_cache_dir(char *out, size_t cap, czk_err *err) {
+    const char *env = getenv("FIL_PROOFS_PARAMETER_CACHE");
+    const char *dir = env && *env ? env : "/var/tmp/filecoin-proof-parameters";
+    int n = snprintf(out, cap, "%s", dir);
+    if (n < 0 || (size_t)n >= cap)
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "parameter cache directory too long: %s", dir);
+    return CZK_OK;
+}
+
+czk_status czk_porep_test_key_name(char *out, size_t cap, const czk_porep_shape *shape,
+                                   const char *ext, czk_err *err) {
+    int n = snprintf(out, cap, "czk-test-v28-stacked-proof-of-replication-%u-%u-%u-%s%s",
+                     shape->tree_base_arity, shape->tree_sub_arity, shape->tree_top_arity,
+                     shape->name, ext);
+    if (n < 0 || (size_t)n >= cap)
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "test key name does not fit %zu bytes", cap);
+    return CZK_OK;
+}
+
+czk_status czk_porep_find_key(char *path, size_t cap, czk_porep_key_kind *kind, const char *dir,
+                              const czk_porep_shape *shape, const char *ext, czk_err *err) {
+    char names[2][256];
+    czk_status st = czk_porep_param_file_name(names[0], sizeof names[0], shape, ext, err);
+    if (!st) st = czk_porep_test_key_name(names[1], sizeof names[1], shape, ext, err);
+    if (st) return st;
+    for (int i = 0; i < 2; i++) {
+        int n = snprintf(path, cap, "%s/%s", dir, names[i]);
+        if (n < 0 || (size_t)n >= cap)
+            return czk_errf(err, CZK_ERR_INVALID_ARG, "key path too long: %s/%s", dir, names[i]);
+        struct stat sb;
+        if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
+            if (kind) *kind = i ? CZK_POREP_KEY_TEST : CZK_POREP_KEY_FILECOIN;
+            return CZK_OK;
+        }
+    }
+    return czk_errf(err, CZK_ERR_IO, "no %s key for %s sectors in %s (looked for %s and %s)", ext,
+                    shape->name, dir, names[0], names[1]);
+}
+
+/* mkdir -p; false on failure. */
+static bool make_dirs(const char *path) {
+    char buf[PATH_MAX];
+    size_t n = strlen(path);
+    if (n == 0 || n >= sizeof buf) return false;
+    memcpy(buf, path, n + 1);
+    for (size_t i = 1; i <= n; i++)
+        if (buf[i] == '/' || buf[i] == 0) {
+            char c = buf[i];
+            buf[i] = 0;
+            if (mkdir(buf, 0755) && errno != EEXIST) return false;
+            buf[i] = c;
+        }
+    return true;
+}
+
+/* $CZK_CACHE_DIR/shapes or ~/.cache/czk/shapes; false if neither is known. */
+static bool shape_dir(char *out, size_t cap) {
+    const char *base = getenv("CZK_CACHE_DIR");
+    int n;
+    if (base && *base) {
+        n = snprintf(out, cap, "%s/shapes", base);
+    } else {
+        const char *home = getenv("HOME");
+        if (!home || !*home) return false;
+        n = snprintf(out, cap, "%s/.cache/czk/shapes", home);
+    }
+    return n > 0 && (size_t)n < cap;
+}
+
+czk_status czk_porep_shape_load(czk_shape **out, bool *recorded, const czk_porep_shape *s,
+                                bool use_cache, czk_err *err) {
+    *out = NULL;
+    if (recorded) *recorded = false;
+    char dir[PATH_MAX], path[PATH_MAX + 64];
+    bool cached = use_cache && shape_dir(dir, sizeof dir);
+    czk_porep_config cfg;
+    czk_porep_config_for_shape(&cfg, s);
+    if (cached) {
+        snprintf(path, sizeof path, "%s/porep-v28-%s.shape", dir, s->name);
+        czk_err e;
+        if (czk_shape_read(out, path, &e) == CZK_OK) {
+            if ((*out)->num_inputs == czk_porep_num_inputs(&cfg)) return CZK_OK;
+            czk_shape_free(*out);
+            *out = NULL;
+        }
+    }
+    czk_status st = czk_porep_record(out, &cfg, NULL, err);
+    if (st) {
+        czk_err_wrap(err, "recording the %s partition circuit", s->name);
+        return st;
+    }
+    if (recorded) *recorded = true;
+    if (cached && make_dirs(dir)) {
+        czk_err e;
+        if (czk_shape_write(*out, path, &e)) { /* a cache that cannot be written is no error */
+        }
+    }
+    return CZK_OK;
+}
+
+/* ---- C2 ---- */
+
+czk_status czk_porep_c2_prove(uint8_t *out, const czk_c1 *c1, const uint8_t replica_id[32],
+                              const czk_porep_graph *graph, const czk_params *params,
+                              const czk_pvk *pvk, const czk_shape *shape,
+                              const czk_backend *backend, czk_pool *pool,
+                              czk_porep_c2_timings *timings, czk_err *err) {
+    czk_porep_c2_timings tl;
+    memset(&tl, 0, sizeof tl);
+    czk_porep_c2_timings *t = timings ? timings : &tl;
+    uint32_t ninputs = czk_c1_num_public_inputs(c1);
+    if (pvk->ic_len != ninputs + 1)
+        return czk_errf(err, CZK_ERR_MISMATCH, "prove: the vk has %u inputs, the C1's circuit %u",
+                        pvk->ic_len, ninputs + 1);
+    czk_fr *inputs = malloc((size_t)ninputs * sizeof *inputs);
+    if (!inputs) return czk_errf(err, CZK_ERR_NOMEM, "prove: out of memory");
+    czk_porep_graph *own = NULL;
+    czk_status st = CZK_OK;
+    double t0 = now();
+    if (!graph && !(st = czk_c1_graph(&own, c1, pool, err))) graph = own;
+    t->inputs += now() - t0;
+    for (uint32_t k = 0; k < c1->num_partitions && !st; k++) {
+        czk_porep_witness *w = NULL;
+        if ((st = czk_porep_witness_from_c1(&w, c1, k, err))) break;
+        czk_porep_circuit circ = {&w->config, w};
+        void *ctx = &circ;
+        czk_proof proof;
+        st = czk_prove_circuits(backend, params, shape, czk_porep_circuit_fn, &ctx, 1, NULL, NULL,
+                                &proof, &t->p, NULL, err);
+        czk_porep_witness_free(w);
+        if (st) {
+            czk_err_wrap(err, "partition %u", k);
+            break;
+        }
+        t0 = now();
+        st = czk_porep_chain_inputs(inputs, c1, replica_id, graph, k, err);
+        t->inputs += now() - t0;
+        if (st) {
+            czk_err_wrap(err, "partition %u", k);
+            break;
+        }
+        t0 = now();
+        st = czk_verify(pvk, &proof, inputs, ninputs, err);
+        t->verify += now() - t0;
+        if (st) {
+            czk_err_wrap(err, "partition %u: the new proof does not verify, so it is not written",
+                         k);
+            break;
+        }
+        czk_proof_encode(out + (size_t)k * CZK_PROOF_BYTES, &proof);
+    }
+    czk_porep_graph_destroy(own);
+    free(inputs);
+    return st;
+}
+
+czk_status czk_porep_c2_verify(const czk_c1 *c1, const uint8_t replica_id[32],
+                               const czk_porep_graph *graph, const czk_pvk *pvk,
+                               const uint8_t *proofs, size_t len, uint32_t *bad_partition,
+                               czk_err *err) {
+    if (bad_partition) *bad_partition = UINT32_MAX;
+    czk_porep_proof pr;
+    if (czk_porep_proof_lookup(c1->registered_proof, &pr, NULL) != CZK_OK)
+        return czk_errf(err, CZK_ERR_FORMAT, "registered_proof: unknown id %u",
+                        c1->registered_proof);
+    if (len != (size_t)pr.partitions * CZK_PROOF_BYTES)
+        return czk_errf(
+            err, CZK_ERR_MISMATCH, "verify: %zu proof bytes, %s has %u partitions of %u bytes", len,
+            czk_registered_proof_name(c1->registered_proof), pr.partitions, CZK_PROOF_BYTES);
+    uint32_t ninputs = 3 + 18 * pr.challenges_per_partition;
+    if (pvk->ic_len != ninputs + 1)
+        return czk_errf(err, CZK_ERR_MISMATCH, "verify: the vk has %u inputs, the C1's circuit %u",
+                        pvk->ic_len, ninputs + 1);
+    czk_fr *inputs = malloc((size_t)ninputs * sizeof *inputs);
+    if (!inputs) return czk_errf(err, CZK_ERR_NOMEM, "verify: out of memory");
+    czk_porep_graph *own = NULL;
+    czk_status st = CZK_OK;
+    if (!graph && !(st = czk_c1_graph(&own, c1, NULL, err))) graph = own;
+    for (uint32_t k = 0; k < pr.partitions && !st; k++) {
+        czk_proof proof;
+        bool bad = true;
+        st = czk_proof_decode(&proof, proofs + (size_t)k * CZK_PROOF_BYTES, err);
+        if (!st) {
+            bad = (st = czk_porep_chain_inputs(inputs, c1, replica_id, graph, k, err)) == CZK_OK;
+            if (!st) st = czk_verify(pvk, &proof, inputs, ninputs, err);
+        }
+        if (st) {
+            if (bad && bad_partition) *bad_partition = k;
+            czk_err_wrap(err, "partition %u", k);
+        }
+    }
+    czk_porep_graph_destroy(own);
+    free(inputs);
+    return st;
+}

@@ -1,0 +1,634 @@
+/*
+ * The constraint system that circuits run against, in three modes.
+ *
+ * RECORD appends each constraint's normalized terms to three growing CSR
+ * matrices. While the circuit runs, inputs and aux are allocated interleaved,
+ * so a column cannot be placed in [inputs | aux] yet: the matrices hold the
+ * tagged czk_var, and one pass at the end of czk_cs_run() rewrites every
+ * column to its final place (aux j -> num_inputs + j) and computes the
+ * density bitmaps from the finished matrices (a bit is set iff the variable
+ * has a non-zero merged coefficient in that matrix somewhere; zero terms were
+ * dropped by normalization, so presence is exactly that). Coefficients are
+ * interned in an open-addressing hash table of distinct values: a non-zero
+ * costs 8 bytes (u32 column, u32 coefficient index). Large arrays grow by
+ * realloc, which glibc serves with mremap for big blocks, so growth moves no
+ * bytes and the peak stays at the final size (plus untouched capacity).
+ *
+ * WITNESS stores values only. CHECK does both and evaluates every constraint
+ * as it is enforced, keeping the first unsatisfied one and the namespace path
+ * at that moment (namespaces are formatted only in this mode).
+ *
+ * Errors are sticky (the first wins); the cancel flag is polled every 4096
+ * allocations and constraints.
+ */
+#include "r1cs_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define POLL_MASK 4095u
+#define MAX_VARS 0x7fffffffu /* 31-bit indices */
+#define COEFF_ONE 0u         /* interned first */
+#define COEFF_MINUS_ONE 1u
+
+typedef struct rec_mat {
+    uint64_t *row_ptr; /* rp_cap entries, num_constraints + 1 used */
+    uint64_t rp_cap;
+    uint32_t *col;   /* tagged czk_var until finalization, then the column */
+    uint32_t *coeff; /* index into coeffs */
+    uint64_t nnz, cap;
+} rec_mat;
+
+struct czk_cs {
+    czk_cs_mode mode;
+    const atomic_int *cancel;
+    czk_err err; /* sticky: err.code != CZK_OK once failed */
+    uint32_t ops;
+    bool ran, finalized, shape_taken, witness_taken;
+
+    uint32_t num_inputs, num_aux;
+    uint64_t num_constraints;
+
+    czk_fr *in_vals, *aux_vals;
+    uint64_t in_cap, aux_cap;
+
+    rec_mat m[3];
+    czk_fr *coeffs;
+    uint32_t num_coeffs, coeffs_cap;
+    uint32_t *slots; /* coefficient index + 1, 0 = empty */
+    uint32_t slot_mask;
+    czk_bitmap dens[3]; /* a_aux, b_input, b_aux (after finalization) */
+
+    czk_lc tmp[3];
+
+    /* namespaces */
+    uint32_t depth, marks_len, marks_cap;
+    uint32_t *marks; /* path length before each push (CHECK only) */
+    char *path;
+    size_t path_len, path_cap;
+
+    uint64_t first_unsat;
+    char *unsat_path;
+};
+
+czk_status czk_cs_fail(czk_cs *cs, czk_status code, const char *fmt, ...) {
+    if (!cs || code == CZK_OK || cs->err.code != CZK_OK) return code;
+    cs->err.code = code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cs->err.msg, sizeof cs->err.msg, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+void czk_cs_oom(czk_cs *cs, const char *what) {
+    if (!cs) return;
+    czk_cs_fail(cs, CZK_ERR_NOMEM,
+                "out of memory growing the %s (%u inputs, %u aux, %llu constraints so far)", what,
+                cs->num_inputs, cs->num_aux, (unsigned long long)cs->num_constraints);
+}
+
+czk_status czk_cs_status(const czk_cs *cs) {
+    return cs->err.code;
+}
+czk_cs_mode czk_cs_get_mode(const czk_cs *cs) {
+    return cs->mode;
+}
+bool czk_cs_records(const czk_cs *cs) {
+    return cs->mode != CZK_CS_WITNESS;
+}
+bool czk_cs_has_values(const czk_cs *cs) {
+    return cs->mode != CZK_CS_RECORD;
+}
+uint32_t czk_cs_num_inputs(const czk_cs *cs) {
+    return cs->num_inputs;
+}
+uint32_t czk_cs_num_aux(const czk_cs *cs) {
+    return cs->num_aux;
+}
+uint64_t czk_cs_num_constraints(const czk_cs *cs) {
+    return cs->num_constraints;
+}
+uint64_t czk_cs_first_unsatisfied(const czk_cs *cs) {
+    return cs->first_unsat;
+}
+const char *czk_cs_first_unsatisfied_path(const czk_cs *cs) {
+    return cs->unsat_path;
+}
+
+/* Grows *p (elements of `size` bytes, capacity *cap) to hold `need`. */
+static bool grow(void **p, uint64_t *cap, uint64_t need, size_t size) {
+    if (need <= *cap) return true;
+    uint64_t c = *cap < 1024 ? 1024 : *cap * 2;
+    if (c < need) c = need;
+    if (c > SIZE_MAX / size) return false;
+    void *q = realloc(*p, c * size);
+    if (!q) return false;
+    *p = q;
+    *cap = c;
+    return true;
+}
+
+static inline void poll_cancel(czk_cs *cs) {
+    if ((++cs->ops & POLL_MASK) == 0 && cs->cancel &&
+        atomic_load_explicit(cs->cancel, memory_order_relaxed))
+        czk_cs_fail(cs, CZK_ERR_CANCELLED, "cancelled after %u inputs, %u aux, %llu constraints",
+                    cs->num_inputs, cs->num_aux, (unsigned long long)cs->num_constraints);
+}
+
+/* ---- coefficient interning ---- */
+
+static inline uint32_t coeff_hash(const czk_fr *c) {
+    uint64_t h =
+        (c->l[0] ^ (c->l[1] << 1) ^ (c->l[2] << 2) ^ (c->l[3] << 3)) * 0x9e3779b97f4a7c15ull;
+    return (uint32_t)(h >> 32);
+}
+
+static bool slots_rebuild(czk_cs *cs, uint32_t nslots) {
+    uint32_t *s = calloc(nslots, sizeof *s);
+    if (!s) return false;
+    uint32_t mask = nslots - 1;
+    for (uint32_t i = 0; i < cs->num_coeffs; i++) {
+        uint32_t h = coeff_hash(&cs->coeffs[i]) & mask;
+        while (s[h])
+            h = (h + 1) & mask;
+        s[h] = i + 1;
+    }
+    free(cs->slots);
+    cs->slots = s;
+    cs->slot_mask = mask;
+    return true;
+}
+
+/* Index of c in the table (added if new), UINT32_MAX on failure (cs failed). */
+static uint32_t intern(czk_cs *cs, const czk_fr *c) {
+    if (czk_fr_eq(c, &czk_fr_one)) return COEFF_ONE;
+    if (czk_fr_eq(c, &czk_fr_minus_one)) return COEFF_MINUS_ONE;
+    uint32_t h = coeff_hash(c) & cs->slot_mask;
+    for (;;) {
+        uint32_t s = cs->slots[h];
+        if (!s) break;
+        if (czk_fr_eq(&cs->coeffs[s - 1], c)) return s - 1;
+        h = (h + 1) & cs->slot_mask;
+    }
+    if (cs->num_coeffs == UINT32_MAX - 1) {
+        czk_cs_fail(cs, CZK_ERR_UNSUPPORTED, "more than 2^32 - 2 distinct coefficients");
+        return UINT32_MAX;
+    }
+    if (cs->num_coeffs == cs->coeffs_cap) {
+        uint64_t cap = cs->coeffs_cap;
+        if (!grow((void **)&cs->coeffs, &cap, (uint64_t)cs->num_coeffs + 1, sizeof *cs->coeffs)) {
+            czk_cs_oom(cs, "coefficient table");
+            return UINT32_MAX;
+        }
+        cs->coeffs_cap = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
+    }
+    uint32_t idx = cs->num_coeffs++;
+    cs->coeffs[idx] = *c;
+    if ((uint64_t)cs->num_coeffs * 2 > (uint64_t)cs->slot_mask + 1) {
+        if (cs->slot_mask >= 0x7fffffffu || !slots_rebuild(cs, (cs->slot_mask + 1) * 2)) {
+            czk_cs_oom(cs, "coefficient hash table");
+            return UINT32_MAX;
+        }
+    } else {
+        cs->slots[h] = idx + 1;
+    }
+    return idx;
+}
+
+/* ---- create / free ---- */
+
+czk_cs *czk_cs_create(czk_cs_mode mode, const atomic_int *cancel, czk_err *err) {
+    if (mode != CZK_CS_RECORD && mode != CZK_CS_WITNESS && mode != CZK_CS_CHECK) {
+        czk_errf(err, CZK_ERR_INVALID_ARG, "unknown constraint system mode %d", (int)mode);
+        return NULL;
+    }
+    czk_cs *cs = calloc(1, sizeof *cs);
+    if (!cs) goto oom;
+    cs->mode = mode;
+    cs->cancel = cancel;
+    cs->first_unsat = UINT64_MAX;
+    if (czk_cs_records(cs)) {
+        for (int i = 0; i < 3; i++) {
+            if (!grow((void **)&cs->m[i].row_ptr, &cs->m[i].rp_cap, 1, sizeof(uint64_t))) goto oom;
+            cs->m[i].row_ptr[0] = 0;
+        }
+        cs->slot_mask = 63;
+        cs->slots = calloc(64, sizeof *cs->slots);
+        cs->coeffs = malloc(16 * sizeof *cs->coeffs);
+        if (!cs->slots || !cs->coeffs) goto oom;
+        cs->coeffs_cap = 16;
+        cs->coeffs[COEFF_ONE] = czk_fr_one;
+        cs->coeffs[COEFF_MINUS_ONE] = czk_fr_minus_one;
+        cs->num_coeffs = 2;
+        if (!slots_rebuild(cs, 64)) goto oom;
+    }
+    return cs;
+oom:
+    czk_cs_free(cs);
+    czk_errf(err, CZK_ERR_NOMEM, "out of memory creating a constraint system");
+    return NULL;
+}
+
+void czk_cs_free(czk_cs *cs) {
+    if (!cs) return;
+    free(cs->in_vals);
+    free(cs->aux_vals);
+    for (int i = 0; i < 3; i++) {
+        free(cs->m[i].row_ptr);
+        free(cs->m[i].col);
+        free(cs->m[i].coeff);
+        free(cs->dens[i].words);
+        czk_lc_free(&cs->tmp[i]);
+    }
+    free(cs->coeffs);
+    free(cs->slots);
+    free(cs->marks);
+    free(cs->path);
+    free(cs->unsat_path);
+    free(cs);
+}
+
+void czk_cs_reserve(czk_cs *cs, uint32_t inputs, uint32_t aux, uint32_t constraints) {
+    if (cs->err.code) return;
+    bool ok = true;
+    if (czk_cs_has_values(cs)) {
+        ok &= grow((void **)&cs->in_vals, &cs->in_cap, inputs, sizeof(czk_fr));
+        ok &= grow((void **)&cs->aux_vals, &cs->aux_cap, aux, sizeof(czk_fr));
+    }
+    if (czk_cs_records(cs))
+        for (int i = 0; i < 3; i++)
+            ok &= grow((void **)&cs->m[i].row_ptr, &cs->m[i].rp_cap, (uint64_t)constraints + 1,
+                       sizeof(uint64_t));
+    if (!ok) czk_cs_oom(cs, "reserved arrays");
+}
+
+/* ---- variables ---- */
+
+czk_var czk_cs_alloc(czk_cs *cs, const czk_fr *value) {
+    if (cs->err.code) return CZK_VAR_ONE;
+    poll_cancel(cs);
+    if (cs->num_aux == MAX_VARS) {
+        czk_cs_fail(cs, CZK_ERR_UNSUPPORTED, "more than 2^31 - 1 aux variables");
+        return CZK_VAR_ONE;
+    }
+    if (czk_cs_has_values(cs)) {
+        if (cs->num_aux == cs->aux_cap && !grow((void **)&cs->aux_vals, &cs->aux_cap,
+                                                (uint64_t)cs->num_aux + 1, sizeof(czk_fr))) {
+            czk_cs_oom(cs, "aux assignment");
+            return CZK_VAR_ONE;
+        }
+        cs->aux_vals[cs->num_aux] = value ? *value : czk_fr_zero;
+    }
+    return czk_var_aux(cs->num_aux++);
+}
+
+czk_var czk_cs_alloc_input(czk_cs *cs, const czk_fr *value) {
+    if (cs->err.code) return CZK_VAR_ONE;
+    poll_cancel(cs);
+    if (cs->num_inputs == MAX_VARS) {
+        czk_cs_fail(cs, CZK_ERR_UNSUPPORTED, "more than 2^31 - 1 inputs");
+        return CZK_VAR_ONE;
+    }
+    if (czk_cs_has_values(cs)) {
+        if (cs->num_inputs == cs->in_cap && !grow((void **)&cs->in_vals, &cs->in_cap,
+                                                  (uint64_t)cs->num_inputs + 1, sizeof(czk_fr))) {
+            czk_cs_oom(cs, "input assignment");
+            return CZK_VAR_ONE;
+        }
+        cs->in_vals[cs->num_inputs] = value ? *value : czk_fr_zero;
+    }
+    return czk_var_input(cs->num_inputs++);
+}
+
+/* ---- namespaces ---- */
+
+void czk_cs_push_ns(czk_cs *cs, const char *fmt, ...) {
+    cs->depth++;
+    if (cs->mode != CZK_CS_CHECK || cs->err.code) return;
+    if (cs->marks_len == cs->marks_cap) {
+        uint64_t cap = cs->marks_cap;
+        if (!grow((void **)&cs->marks, &cap, (uint64_t)cs->marks_len + 1, sizeof *cs->marks)) {
+            czk_cs_oom(cs, "namespace stack");
+            return;
+        }
+        cs->marks_cap = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) n = 0;
+    size_t need = cs->path_len + 1 + (size_t)n + 1;
+    if (need > cs->path_cap) {
+        size_t cap = cs->path_cap ? cs->path_cap : 256;
+        while (cap < need)
+            cap *= 2;
+        char *p = realloc(cs->path, cap);
+        if (!p) {
+            czk_cs_oom(cs, "namespace path");
+            return;
+        }
+        cs->path = p;
+        cs->path_cap = cap;
+    }
+    cs->marks[cs->marks_len++] = (uint32_t)cs->path_len;
+    if (cs->path_len) cs->path[cs->path_len++] = '/';
+    va_start(ap, fmt);
+    vsnprintf(cs->path + cs->path_len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    cs->path_len += (size_t)n;
+    cs->path[cs->path_len] = 0;
+}
+
+void czk_cs_pop_ns(czk_cs *cs) {
+    if (cs->depth == 0) {
+        czk_cs_fail(cs, CZK_ERR_INVALID_ARG, "czk_cs_pop_ns without a matching czk_cs_push_ns");
+        return;
+    }
+    cs->depth--;
+    if (cs->marks_len > cs->depth) {
+        cs->path_len = cs->marks[--cs->marks_len];
+        cs->path[cs->path_len] = 0;
+    }
+}
+
+static const char *ns_path(const czk_cs *cs) {
+    return cs->path_len ? cs->path : "";
+}
+
+/* ---- constraints ---- */
+
+/* True if lc is already normalized: strictly increasing keys, no zero coefficient. */
+static bool lc_is_normal(const czk_lc *lc) {
+    const czk_term *t = lc->terms;
+    for (uint32_t i = 0; i < lc->len; i++) {
+        if (czk_fr_is_zero(&t[i].coeff)) return false;
+        if (i && czk_var_key(t[i - 1].var) >= czk_var_key(t[i].var)) return false;
+    }
+    return true;
+}
+
+static bool var_in_range(czk_cs *cs, czk_var v, int which) {
+    uint32_t idx = czk_var_index(v);
+    bool input = czk_var_is_input(v);
+    if (idx < (input ? cs->num_inputs : cs->num_aux)) return true;
+    czk_cs_fail(cs, CZK_ERR_INVALID_ARG,
+                "constraint %llu (%s): %c uses %s %u, but only %u are allocated",
+                (unsigned long long)cs->num_constraints, ns_path(cs), "ABC"[which],
+                input ? "input" : "aux", idx, input ? cs->num_inputs : cs->num_aux);
+    return false;
+}
+
+/* Appends lc (normalized) as row num_constraints of matrix `which`; in CHECK
+ * mode also evaluates it into *val. */
+static bool emit(czk_cs *cs, int which, const czk_lc *lc, czk_fr *val) {
+    rec_mat *m = &cs->m[which];
+    uint64_t need = m->nnz + lc->len;
+    if (need > m->cap) {
+        uint64_t c1 = m->cap, c2 = m->cap;
+        if (!grow((void **)&m->col, &c1, need, sizeof(uint32_t)) ||
+            !grow((void **)&m->coeff, &c2, need, sizeof(uint32_t))) {
+            czk_cs_oom(cs, "constraint matrices");
+            return false;
+        }
+        m->cap = c1 < c2 ? c1 : c2;
+    }
+    bool check = cs->mode == CZK_CS_CHECK;
+    czk_fr acc = czk_fr_zero;
+    uint64_t k = m->nnz;
+    for (uint32_t i = 0; i < lc->len; i++) {
+        const czk_term *t = &lc->terms[i];
+        if (!var_in_range(cs, t->var, which)) return false;
+        uint32_t ci = intern(cs, &t->coeff);
+        if (ci == UINT32_MAX) return false;
+        m->col[k] = t->var;
+        m->coeff[k] = ci;
+        k++;
+        if (check) {
+            const czk_fr *x = czk_var_is_input(t->var) ? &cs->in_vals[czk_var_index(t->var)]
+                                                       : &cs->aux_vals[czk_var_index(t->var)];
+            if (ci == COEFF_ONE) {
+                czk_fr_add(&acc, &acc, x);
+            } else {
+                czk_fr p;
+                czk_fr_mul(&p, x, &t->coeff);
+                czk_fr_add(&acc, &acc, &p);
+            }
+        }
+    }
+    m->nnz = k;
+    if (val) *val = acc;
+    return true;
+}
+
+void czk_cs_enforce(czk_cs *cs, const czk_lc *a, const czk_lc *b, const czk_lc *c) {
+    if (cs->err.code) return;
+    poll_cancel(cs);
+    if (cs->num_constraints == UINT64_MAX - 1) {
+        czk_cs_fail(cs, CZK_ERR_UNSUPPORTED, "too many constraints");
+        return;
+    }
+    if (cs->mode == CZK_CS_WITNESS) {
+        cs->num_constraints++;
+        return;
+    }
+    uint64_t k = cs->num_constraints;
+    for (int i = 0; i < 3; i++) {
+        rec_mat *m = &cs->m[i];
+        if (k + 2 > m->rp_cap && !grow((void **)&m->row_ptr, &m->rp_cap, k + 2, sizeof(uint64_t))) {
+            czk_cs_oom(cs, "row pointers");
+            return;
+        }
+    }
+    static const czk_lc empty = CZK_LC_INIT;
+    const czk_lc *in[3] = {a ? a : &empty, b ? b : &empty, c ? c : &empty};
+    czk_fr v[3];
+    for (int i = 0; i < 3; i++) {
+        const czk_lc *lc = in[i];
+        if (!lc_is_normal(lc)) {
+            czk_lc_copy(cs, &cs->tmp[i], lc);
+            if (cs->err.code) return;
+            czk_lc_normalize(&cs->tmp[i]);
+            lc = &cs->tmp[i];
+        }
+        if (!emit(cs, i, lc, &v[i])) return;
+        cs->m[i].row_ptr[k + 1] = cs->m[i].nnz;
+    }
+    if (cs->mode == CZK_CS_CHECK && cs->first_unsat == UINT64_MAX) {
+        czk_fr ab;
+        czk_fr_mul(&ab, &v[0], &v[1]);
+        if (!czk_fr_eq(&ab, &v[2])) {
+            cs->first_unsat = k;
+            free(cs->unsat_path);
+            cs->unsat_path = strdup(ns_path(cs));
+            if (!cs->unsat_path) czk_cs_oom(cs, "namespace path");
+        }
+    }
+    cs->num_constraints = k + 1;
+}
+
+/* ---- run and finalization ---- */
+
+static bool bitmap_alloc(czk_bitmap *bm, uint64_t bits) {
+    bm->len = bits;
+    bm->popcount = 0;
+    bm->words = calloc(bits ? (bits + 63) / 64 : 1, sizeof(uint64_t));
+    return bm->words != NULL;
+}
+
+/* Rewrites tagged variables into [inputs | aux] columns; computes densities. */
+static bool finalize_shape(czk_cs *cs) {
+    for (int i = 0; i < 3; i++) {
+        if (!bitmap_alloc(&cs->dens[i], i == 1 ? cs->num_inputs : cs->num_aux)) {
+            czk_cs_oom(cs, "density bitmaps");
+            return false;
+        }
+    }
+    uint32_t ni = cs->num_inputs;
+    for (int mi = 0; mi < 3; mi++) {
+        rec_mat *m = &cs->m[mi];
+        uint32_t *col = m->col;
+        uint64_t *da = cs->dens[0].words, *dbi = cs->dens[1].words, *dba = cs->dens[2].words;
+        for (uint64_t k = 0; k < m->nnz; k++) {
+            czk_var v = col[k];
+            uint32_t idx = czk_var_index(v);
+            if (czk_var_is_input(v)) {
+                col[k] = idx;
+                if (mi == 1) dbi[idx >> 6] |= 1ull << (idx & 63);
+            } else {
+                col[k] = ni + idx;
+                if (mi == 0) da[idx >> 6] |= 1ull << (idx & 63);
+                if (mi == 1) dba[idx >> 6] |= 1ull << (idx & 63);
+            }
+        }
+    }
+    for (int i = 0; i < 3; i++) {
+        czk_bitmap *bm = &cs->dens[i];
+        uint64_t pc = 0;
+        for (uint64_t w = 0; w < (bm->len + 63) / 64; w++)
+            pc += (uint64_t)__builtin_popcountll(bm->words[w]);
+        bm->popcount = pc;
+    }
+    return true;
+}
+
+czk_status czk_cs_run(czk_cs *cs, czk_circuit_fn fn, void *ctx, czk_err *err) {
+    if (cs->ran) return czk_errf(err, CZK_ERR_INVALID_ARG, "a constraint system runs only once");
+    cs->ran = true;
+    if (cs->num_inputs || cs->num_aux || cs->num_constraints)
+        czk_cs_fail(cs, CZK_ERR_INVALID_ARG,
+                    "variables or constraints were added before czk_cs_run (ONE must be input 0)");
+    if (cs->cancel && atomic_load(cs->cancel))
+        czk_cs_fail(cs, CZK_ERR_CANCELLED, "cancelled before the circuit ran");
+    czk_cs_alloc_input(cs, &czk_fr_one);
+    if (!cs->err.code) {
+        czk_status st = fn(cs, ctx);
+        if (st != CZK_OK && !cs->err.code)
+            czk_cs_fail(cs, st, "the circuit returned %s", czk_status_name(st));
+    }
+    if (!cs->err.code && cs->depth)
+        czk_cs_fail(cs, CZK_ERR_INVALID_ARG, "%u namespaces pushed and not popped", cs->depth);
+    if (!cs->err.code) {
+        /* input_i · 0 = 0, in input order, ONE included (porep-circuit.md §5). */
+        czk_lc *a = &cs->tmp[0];
+        czk_lc none = CZK_LC_INIT;
+        for (uint32_t i = 0; i < cs->num_inputs && !cs->err.code; i++) {
+            czk_lc_clear(a);
+            czk_lc_add(cs, a, czk_var_input(i), &czk_fr_one);
+            czk_cs_enforce(cs, a, &none, &none);
+        }
+    }
+    if (!cs->err.code && cs->cancel && atomic_load(cs->cancel))
+        czk_cs_fail(cs, CZK_ERR_CANCELLED, "cancelled after %llu constraints",
+                    (unsigned long long)cs->num_constraints);
+    if (!cs->err.code && czk_cs_records(cs)) finalize_shape(cs);
+    if (cs->err.code) {
+        if (err) *err = cs->err;
+        return cs->err.code;
+    }
+    cs->finalized = true;
+    if (cs->first_unsat != UINT64_MAX) {
+        const char *p = cs->unsat_path;
+        return czk_errf(err, CZK_ERR_UNSATISFIED, "constraint %llu (%s) is not satisfied",
+                        (unsigned long long)cs->first_unsat, p && *p ? p : "top level");
+    }
+    return CZK_OK;
+}
+
+/* ---- taking the results ---- */
+
+/* realloc to the exact size; keeps the block if shrinking fails. */
+static void *shrink(void *p, uint64_t n, size_t size) {
+    if (!p) return NULL;
+    if (n == 0) {
+        free(p);
+        return NULL;
+    }
+    void *q = realloc(p, n * size);
+    return q ? q : p;
+}
+
+czk_status czk_cs_take_shape(czk_cs *cs, czk_shape **out, czk_err *err) {
+    *out = NULL;
+    if (!czk_cs_records(cs))
+        return czk_errf(err, CZK_ERR_INVALID_ARG,
+                        "a WITNESS-mode constraint system records no shape");
+    if (!cs->finalized)
+        return czk_errf(err, CZK_ERR_INVALID_ARG,
+                        "the constraint system has not run to completion");
+    if (cs->shape_taken) return czk_errf(err, CZK_ERR_INVALID_ARG, "the shape was already taken");
+    czk_shape *s = calloc(1, sizeof *s);
+    if (!s) return czk_errf(err, CZK_ERR_NOMEM, "out of memory taking the shape");
+    s->num_inputs = cs->num_inputs;
+    s->num_aux = cs->num_aux;
+    s->num_constraints = cs->num_constraints;
+    for (int i = 0; i < 3; i++) {
+        rec_mat *m = &cs->m[i];
+        s->m[i].row_ptr = shrink(m->row_ptr, cs->num_constraints + 1, sizeof(uint64_t));
+        s->m[i].col = shrink(m->col, m->nnz, sizeof(uint32_t));
+        s->m[i].coeff = shrink(m->coeff, m->nnz, sizeof(uint32_t));
+        s->m[i].nnz = m->nnz;
+        memset(m, 0, sizeof *m);
+    }
+    s->coeffs = shrink(cs->coeffs, cs->num_coeffs, sizeof(czk_fr));
+    s->num_coeffs = cs->num_coeffs;
+    cs->coeffs = NULL;
+    cs->num_coeffs = cs->coeffs_cap = 0;
+    s->a_aux = cs->dens[0];
+    s->b_input = cs->dens[1];
+    s->b_aux = cs->dens[2];
+    memset(cs->dens, 0, sizeof cs->dens);
+    cs->shape_taken = true;
+    *out = s;
+    return CZK_OK;
+}
+
+czk_status czk_cs_take_witness(czk_cs *cs, czk_witness *out, czk_err *err) {
+    memset(out, 0, sizeof *out);
+    if (!czk_cs_has_values(cs))
+        return czk_errf(err, CZK_ERR_INVALID_ARG,
+                        "a RECORD-mode constraint system stores no values");
+    if (!cs->finalized)
+        return czk_errf(err, CZK_ERR_INVALID_ARG,
+                        "the constraint system has not run to completion");
+    if (cs->witness_taken)
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "the witness was already taken");
+    out->inputs = shrink(cs->in_vals, cs->num_inputs, sizeof(czk_fr));
+    out->aux = shrink(cs->aux_vals, cs->num_aux, sizeof(czk_fr));
+    out->num_inputs = cs->num_inputs;
+    out->num_aux = cs->num_aux;
+    cs->in_vals = cs->aux_vals = NULL;
+    cs->in_cap = cs->aux_cap = 0;
+    cs->witness_taken = true;
+    return CZK_OK;
+}
+
+void czk_witness_free(czk_witness *w) {
+    if (!w) return;
+    free(w->inputs);
+    free(w->aux);
+    memset(w, 0, sizeof *w);
+}

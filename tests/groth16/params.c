@@ -1,0 +1,536 @@
+/* CZK_TEST_LABELS: unit */
+/*
+ * .params / .vk files: bellperson's byte layout, every defect refused with
+ * its own status naming section and index, stamps, digests.
+ */
+#include "testkeys.h"
+
+#include <sys/stat.h>
+#include <sys/time.h>
+
+/* Lengths of the test file and, computed by hand from the layout
+ * (porep-circuit.md §5, gpu-prover.md §4), where each block starts. */
+#define IC 3
+#define H 7
+#define L 5
+#define A 6
+#define B 3
+#define FILE_BYTES 3768 /* 864 + 4 + 3·96 + 5·4 + (7+5+6+3)·96 + 3·192 */
+enum { OFF_IC = 864, OFF_H = 1156, OFF_L = 1832, OFF_A = 2316, OFF_B1 = 2896, OFF_B2 = 3188 };
+
+static const struct {
+    const char *name;
+    size_t prefix; /* offset of the length prefix */
+    size_t size;   /* point size */
+    unsigned count;
+} SEC[] = {{"ic", OFF_IC, 96, IC}, {"h", OFF_H, 96, H},     {"l", OFF_L, 96, L},
+           {"a", OFF_A, 96, A},    {"b_g1", OFF_B1, 96, B}, {"b_g2", OFF_B2, 192, B}};
+#define NSEC (sizeof SEC / sizeof SEC[0])
+
+/* The BLS12-381 generators' coordinates (zcash spec / IETF pairing-friendly-curves draft). */
+static const char *G1_X = "17f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83f"
+                          "f97a1aeffb3af00adb22c6bb";
+static const char *G1_Y = "08b3f481e3aaa0f1a09e30ed741d8ae4fcf5e095d5d00af600db18cb2c04b3edd03cc744"
+                          "a2888ae40caa232946c5e7e1";
+static const char *G2_X_C1 = "13e02b6052719f607dacd3a088274f65596bd0d09920b61ab5da61bbdc7f5049334c"
+                             "f11213945d57e5ac7d055d042b7e";
+static const char *G2_X_C0 = "024aa2b2f08f0a91260805272dc51051c6e47ad4fa403b02b4510b647ae3d1770bac"
+                             "0326a805bbefd48056c8c121bdb8";
+
+typedef struct fixture {
+    char dir[256], path[300], stamps[300];
+    czk_params *params;
+    uint8_t *bytes; /* the file as written */
+    size_t len;
+    czk_pool *pool;
+} fixture;
+
+static int setup(void **state) {
+    fixture *f = calloc(1, sizeof *f);
+    tk_tmpdir(f->dir, sizeof f->dir);
+    snprintf(f->path, sizeof f->path, "%s/test.params", f->dir);
+    snprintf(f->stamps, sizeof f->stamps, "%s/stamps", f->dir);
+    f->params = tk_random_params(11, IC, H, L, A, B);
+    /* alpha_g1 and beta_g2 are the generators, to check their bytes against the spec's */
+    f->params->vk.alpha_g1 = *blst_p1_affine_generator();
+    f->params->vk.beta_g2 = *blst_p2_affine_generator();
+    czk_err err;
+    f->pool = czk_pool_create(3, &err);
+    assert_non_null(f->pool);
+    czk_assert_ok(czk_params_write(f->params, f->path, f->pool, &err), &err);
+    f->bytes = tk_read_file(f->path, &f->len);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state) {
+    fixture *f = *state;
+    tk_rm_rf(f->dir);
+    czk_params_free(f->params);
+    czk_pool_destroy(f->pool);
+    free(f->bytes);
+    free(f);
+    return 0;
+}
+
+static uint32_t be32(const uint8_t *p) {
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void assert_params_equal(const czk_params *x, const czk_params *y) {
+    assert_memory_equal(&x->vk, &y->vk, offsetof(czk_vk, ic));
+    assert_int_equal(x->vk.ic_len, y->vk.ic_len);
+    assert_memory_equal(x->vk.ic, y->vk.ic, x->vk.ic_len * sizeof(czk_g1_affine));
+    assert_int_equal(x->h_len, y->h_len);
+    assert_int_equal(x->l_len, y->l_len);
+    assert_int_equal(x->a_len, y->a_len);
+    assert_int_equal(x->b_g1_len, y->b_g1_len);
+    assert_int_equal(x->b_g2_len, y->b_g2_len);
+    assert_memory_equal(x->h, y->h, x->h_len * sizeof(czk_g1_affine));
+    assert_memory_equal(x->l, y->l, x->l_len * sizeof(czk_g1_affine));
+    assert_memory_equal(x->a, y->a, x->a_len * sizeof(czk_g1_affine));
+    assert_memory_equal(x->b_g1, y->b_g1, x->b_g1_len * sizeof(czk_g1_affine));
+    assert_memory_equal(x->b_g2, y->b_g2, x->b_g2_len * sizeof(czk_g2_affine));
+}
+
+/* Decodes bytes from memory and from a file; both must give the same status; returns it. */
+static czk_status decode_both(fixture *f, const uint8_t *b, size_t len, unsigned flags,
+                              czk_err *err) {
+    czk_params_read_opts o = {.flags = flags | CZK_PARAMS_NO_STAMP, .pool = f->pool};
+    czk_params *p = NULL;
+    czk_err e1;
+    czk_status s1 = czk_params_decode(&p, b, len, &o, NULL, &e1);
+    assert_true(s1 == CZK_OK ? p != NULL : p == NULL);
+    czk_params_free(p);
+    char path[400];
+    snprintf(path, sizeof path, "%s/bad.params", f->dir);
+    tk_write_file(path, b, len);
+    czk_status s2 = czk_params_read(&p, path, &o, NULL, err);
+    assert_true(s2 == CZK_OK ? p != NULL : p == NULL);
+    czk_params_free(p);
+    if (s1 != s2)
+        fail_msg("memory: %s (%s), file: %s (%s)", czk_status_name(s1), e1.msg, czk_status_name(s2),
+                 err->msg);
+    return s2;
+}
+
+static void expect(fixture *f, const uint8_t *b, size_t len, czk_status want, const char *what) {
+    czk_err err;
+    czk_status st = decode_both(f, b, len, 0, &err);
+    if (st != want || !strstr(err.msg, what))
+        fail_msg("want %s naming \"%s\", got %s: %s", czk_status_name(want), what,
+                 czk_status_name(st), err.msg);
+}
+
+static void test_layout_and_roundtrip(void **state) {
+    fixture *f = *state;
+    assert_int_equal(f->len, FILE_BYTES);
+    assert_int_equal(czk_params_encoded_size(f->params), FILE_BYTES);
+    uint8_t want[48];
+    czk_test_hex(want, 48, G1_X);
+    assert_memory_equal(f->bytes, want, 48); /* alpha_g1.x, no flag bits */
+    czk_test_hex(want, 48, G1_Y);
+    assert_memory_equal(f->bytes + 48, want, 48);
+    czk_test_hex(want, 48, G2_X_C1);
+    assert_memory_equal(f->bytes + 192, want, 48); /* beta_g2.x: c1 first */
+    czk_test_hex(want, 48, G2_X_C0);
+    assert_memory_equal(f->bytes + 240, want, 48);
+    for (size_t s = 0; s < NSEC; s++)
+        assert_int_equal(be32(f->bytes + SEC[s].prefix), SEC[s].count);
+
+    czk_err err;
+    czk_params *p;
+    czk_params_read_info info;
+    czk_params_read_opts o = {.flags = CZK_PARAMS_NO_STAMP, .pool = f->pool};
+    czk_assert_ok(czk_params_read(&p, f->path, &o, &info, &err), &err);
+    assert_int_equal(info.trust, CZK_TRUST_CHECKED);
+    assert_int_equal(info.bytes, FILE_BYTES);
+    assert_false(info.stamp_written);
+    assert_params_equal(p, f->params);
+    czk_params_free(p);
+    czk_assert_ok(czk_params_decode(&p, f->bytes, f->len, NULL, &info, &err), &err);
+    assert_params_equal(p, f->params);
+    /* the vk block alone */
+    czk_vk vk;
+    czk_assert_ok(czk_vk_decode(&vk, f->bytes, OFF_H, &err), &err);
+    assert_memory_equal(&vk, &f->params->vk, offsetof(czk_vk, ic));
+    assert_memory_equal(vk.ic, f->params->vk.ic, IC * sizeof(czk_g1_affine));
+    uint8_t *enc = malloc(czk_vk_encoded_size(IC));
+    assert_int_equal(czk_vk_encoded_size(IC), OFF_H);
+    czk_vk_encode(enc, &vk);
+    assert_memory_equal(enc, f->bytes, OFF_H);
+    char vkpath[400];
+    snprintf(vkpath, sizeof vkpath, "%s/test.vk", f->dir);
+    czk_assert_ok(czk_vk_write(&p->vk, vkpath, &err), &err);
+    size_t vklen;
+    uint8_t *vkfile = tk_read_file(vkpath, &vklen);
+    assert_int_equal(vklen, OFF_H);
+    assert_memory_equal(vkfile, f->bytes, OFF_H);
+    czk_vk vk2;
+    czk_assert_ok(czk_vk_read(&vk2, vkpath, &err), &err);
+    assert_memory_equal(vk2.ic, vk.ic, IC * sizeof(czk_g1_affine));
+    czk_vk_free(&vk2);
+    /* a .vk must end after ic */
+    assert_int_equal(czk_vk_decode(&vk2, f->bytes, OFF_H + 1, &err), CZK_ERR_FORMAT);
+    assert_non_null(strstr(err.msg, "after section ic"));
+    assert_null(vk2.ic);
+    czk_vk_free(&vk);
+    free(vkfile);
+    free(enc);
+    czk_params_free(p);
+}
+
+static void test_truncated(void **state) {
+    fixture *f = *state;
+    char what[64];
+    /* inside each vk point */
+    static const char *vkname[6] = {"alpha_g1", "beta_g1",  "beta_g2",
+                                    "gamma_g2", "delta_g1", "delta_g2"};
+    static const size_t vkoff[6] = {0, 96, 192, 384, 576, 672};
+    for (int k = 0; k < 6; k++) {
+        snprintf(what, sizeof what, "section vk, point %d (%s)", k, vkname[k]);
+        expect(f, f->bytes, vkoff[k] + 50, CZK_ERR_TRUNCATED, what);
+    }
+    for (size_t s = 0; s < NSEC; s++) {
+        /* inside the length prefix */
+        snprintf(what, sizeof what, "section %s: the file ends before its length prefix",
+                 SEC[s].name);
+        expect(f, f->bytes, SEC[s].prefix + 2, CZK_ERR_TRUNCATED, what);
+        /* inside the last point, and inside point 1 */
+        for (unsigned i = 1; i < SEC[s].count; i += SEC[s].count - 2) {
+            size_t at = SEC[s].prefix + 4 + i * SEC[s].size + 17;
+            snprintf(what, sizeof what, "section %s: length prefix %u", SEC[s].name, SEC[s].count);
+            expect(f, f->bytes, at, CZK_ERR_TRUNCATED, what);
+            snprintf(what, sizeof what, "ends inside point %u ", i);
+            expect(f, f->bytes, at, CZK_ERR_TRUNCATED, what);
+        }
+    }
+    expect(f, f->bytes, 0, CZK_ERR_TRUNCATED, "section vk, point 0");
+}
+
+static void test_flipped_byte(void **state) {
+    fixture *f = *state;
+    uint8_t *b = malloc(f->len);
+    char what[64];
+    /* a byte of a coordinate's low part: off the curve */
+    static const char *vkname[6] = {"alpha_g1", "beta_g1",  "beta_g2",
+                                    "gamma_g2", "delta_g1", "delta_g2"};
+    static const size_t vkoff[6] = {0, 96, 192, 384, 576, 672};
+    for (int k = 0; k < 6; k++) {
+        memcpy(b, f->bytes, f->len);
+        b[vkoff[k] + 77] ^= 0x01;
+        snprintf(what, sizeof what, "section vk, point %d (%s)", k, vkname[k]);
+        expect(f, b, f->len, CZK_ERR_EC_NOT_ON_CURVE, what);
+    }
+    for (size_t s = 0; s < NSEC; s++) {
+        for (unsigned i = 0; i < SEC[s].count; i++) {
+            size_t at = SEC[s].prefix + 4 + i * SEC[s].size;
+            snprintf(what, sizeof what, "section %s, point %u:", SEC[s].name, i);
+            memcpy(b, f->bytes, f->len);
+            b[at + 60 + i] ^= 0x10; /* in y (G1) or x.c0 (G2) */
+            expect(f, b, f->len, CZK_ERR_EC_NOT_ON_CURVE, what);
+            memcpy(b, f->bytes, f->len);
+            b[at] ^= 0x80; /* the compression flag on an uncompressed point */
+            expect(f, b, f->len, CZK_ERR_EC_FLAGS, what);
+            memcpy(b, f->bytes, f->len);
+            b[at] |= 0x1f; /* x >= p */
+            expect(f, b, f->len, CZK_ERR_EC_FP_RANGE, what);
+        }
+    }
+    free(b);
+}
+
+static void test_infinity(void **state) {
+    fixture *f = *state;
+    uint8_t *b = malloc(f->len);
+    char what[64];
+    for (size_t s = 0; s < NSEC; s++) {
+        unsigned i = SEC[s].count - 1;
+        size_t at = SEC[s].prefix + 4 + i * SEC[s].size;
+        memcpy(b, f->bytes, f->len);
+        memset(b + at, 0, SEC[s].size);
+        b[at] = 0x40;
+        snprintf(what, sizeof what, "section %s, point %u: G%c point at infinity", SEC[s].name, i,
+                 SEC[s].size == 96 ? '1' : '2');
+        expect(f, b, f->len, CZK_ERR_EC_INFINITY, what);
+    }
+    memcpy(b, f->bytes, f->len);
+    memset(b + 576, 0, 96);
+    b[576] = 0x40;
+    expect(f, b, f->len, CZK_ERR_EC_INFINITY, "section vk, point 4 (delta_g1)");
+    /* writing refuses infinity too */
+    czk_params *p = tk_random_params(5, 2, 3, 2, 2, 1);
+    memset(&p->l[1], 0, sizeof p->l[1]);
+    czk_err err;
+    char path[400];
+    snprintf(path, sizeof path, "%s/inf.params", f->dir);
+    assert_int_equal(czk_params_write(p, path, NULL, &err), CZK_ERR_INVALID_ARG);
+    assert_non_null(strstr(err.msg, "section l, point 1 is infinity"));
+    assert_int_equal(access(path, F_OK), -1);
+    czk_params_free(p);
+    free(b);
+}
+
+/*
+ * A G1 point on the curve, outside G1: the first x = k with a point. ((0, 2),
+ * of order 3, is not used: blst reports it as not in the group while
+ * deserializing, so it never reaches the subgroup pass.)
+ */
+static void g1_outside(uint8_t out[96]) {
+    uint8_t comp[48] = {0};
+    for (uint8_t k = 1;; k++) {
+        comp[0] = 0x80;
+        comp[47] = k;
+        czk_g1_affine p;
+        czk_err err;
+        if (czk_g1_decode_trusted(&p, comp, 48, &err) == CZK_OK && !blst_p1_affine_in_g1(&p)) {
+            czk_g1_serialize(out, &p);
+            return;
+        }
+    }
+}
+
+/* A G2 point on the curve, outside G2: the first x = (k, 0) that has one. */
+static void g2_outside(uint8_t out[192]) {
+    uint8_t comp[96] = {0};
+    for (uint8_t k = 1;; k++) {
+        comp[0] = 0x80;
+        comp[95] = k;
+        czk_g2_affine p;
+        czk_err err;
+        if (czk_g2_decode_trusted(&p, comp, 96, &err) == CZK_OK && !blst_p2_affine_in_g2(&p)) {
+            czk_g2_serialize(out, &p);
+            return;
+        }
+    }
+}
+
+static void test_not_in_group(void **state) {
+    fixture *f = *state;
+    uint8_t *b = malloc(f->len), g1[96], g2[192];
+    g1_outside(g1);
+    g2_outside(g2);
+    char what[64];
+    for (size_t s = 0; s < NSEC; s++) {
+        unsigned i = s % SEC[s].count;
+        size_t at = SEC[s].prefix + 4 + i * SEC[s].size;
+        memcpy(b, f->bytes, f->len);
+        memcpy(b + at, SEC[s].size == 96 ? g1 : g2, SEC[s].size);
+        snprintf(what, sizeof what, "section %s, point %u: G%c point: not in the prime-order",
+                 SEC[s].name, i, SEC[s].size == 96 ? '1' : '2');
+        expect(f, b, f->len, CZK_ERR_EC_NOT_IN_GROUP, what);
+        czk_err err;
+        assert_int_equal(decode_both(f, b, f->len, CZK_PARAMS_FULL_CHECK, &err),
+                         CZK_ERR_EC_NOT_IN_GROUP);
+        assert_non_null(strstr(err.msg, what));
+    }
+    memcpy(b, f->bytes, f->len);
+    memcpy(b + 384, g2, 192);
+    expect(f, b, f->len, CZK_ERR_EC_NOT_IN_GROUP, "section vk, point 3 (gamma_g2)");
+    /* two bad points: the lower index is named, whatever the thread timing */
+    memcpy(b, f->bytes, f->len);
+    memcpy(b + OFF_H + 4 + 5 * 96, g1, 96);
+    memcpy(b + OFF_H + 4 + 2 * 96, g1, 96);
+    expect(f, b, f->len, CZK_ERR_EC_NOT_IN_GROUP, "section h, point 2:");
+    free(b);
+}
+
+static void put_be32(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+static void test_length_prefixes(void **state) {
+    fixture *f = *state;
+    uint8_t *b = malloc(f->len + 1);
+    const struct {
+        size_t off;
+        uint32_t v;
+        czk_status want;
+        const char *what;
+    } cases[] = {
+        {OFF_IC, 0, CZK_ERR_FORMAT, "section ic: length prefix 0"},
+        {OFF_IC, 0xffffffffu, CZK_ERR_TRUNCATED, "section ic: length prefix 4294967295"},
+        /* ic's last point then takes h's prefix and h's point 0: its y, h[0].x's last
+         * bytes and h[0].y's first, is not below p (seed 11) */
+        {OFF_IC, 4, CZK_ERR_EC_FP_RANGE, "section ic, point 3: G1 point: coordinate bytes 48..95"},
+        {OFF_H, 6, CZK_ERR_FORMAT, "section h: length prefix 6 is not 2^k - 1"},
+        {OFF_H, 63, CZK_ERR_TRUNCATED, "section h: length prefix 63"},
+        {OFF_L, 0x7fffffffu, CZK_ERR_TRUNCATED, "section l: length prefix 2147483647"},
+        {OFF_A, 2, CZK_ERR_FORMAT, "section a: length prefix 2 is outside [ic, ic + l] = [3, 8]"},
+        {OFF_A, 9, CZK_ERR_FORMAT, "section a: length prefix 9 is outside"},
+        {OFF_B1, 9, CZK_ERR_FORMAT, "section b_g1: length prefix 9 exceeds ic + l = 8"},
+        {OFF_B2, 2, CZK_ERR_FORMAT, "section b_g2: length prefix 2 differs from b_g1's 3"},
+        {OFF_B2, 4, CZK_ERR_FORMAT, "section b_g2: length prefix 4 differs"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        memcpy(b, f->bytes, f->len);
+        put_be32(b + cases[c].off, cases[c].v);
+        expect(f, b, f->len, cases[c].want, cases[c].what);
+    }
+    memcpy(b, f->bytes, f->len);
+    b[f->len] = 0;
+    expect(f, b, f->len + 1, CZK_ERR_FORMAT, "1 bytes after section b_g2 (byte 3768)");
+    free(b);
+}
+
+static void set_mtime(const char *path, long sec) {
+    struct timeval tv[2] = {{sec, 0}, {sec, 0}};
+    assert_int_equal(utimes(path, tv), 0);
+}
+
+static void test_stamps(void **state) {
+    fixture *f = *state;
+    czk_params_read_opts o = {.stamp_dir = f->stamps, .pool = f->pool};
+    czk_params_read_info info;
+    czk_params *p;
+    czk_err err;
+    czk_assert_ok(czk_params_read(&p, f->path, &o, &info, &err), &err);
+    assert_int_equal(info.trust, CZK_TRUST_CHECKED);
+    assert_true(info.stamp_written);
+    assert_true(info.seconds_subgroup > 0);
+    czk_params_free(p);
+    /* the stamp: one file, named by SHA-256 of the absolute path, holding the digest */
+    char cmd[700], line[200] = {0}, dx[129];
+    snprintf(cmd, sizeof cmd, "ls '%s' | wc -l; grep blake2b512 '%s'/*.stamp", f->stamps,
+             f->stamps);
+    FILE *pp = popen(cmd, "r");
+    assert_non_null(pp);
+    assert_non_null(fgets(line, sizeof line, pp));
+    assert_string_equal(line, "1\n");
+    assert_non_null(fgets(line, sizeof line, pp));
+    pclose(pp);
+    czk_g16_hex(dx, info.blake2b, 64);
+    assert_non_null(strstr(line, dx));
+
+    czk_assert_ok(czk_params_read(&p, f->path, &o, &info, &err), &err);
+    assert_int_equal(info.trust, CZK_TRUST_STAMP);
+    assert_false(info.stamp_written);
+    assert_true(info.seconds_subgroup == 0);
+    assert_params_equal(p, f->params);
+    czk_params_free(p);
+    /* forced full check */
+    o.flags = CZK_PARAMS_FULL_CHECK;
+    czk_assert_ok(czk_params_read(&p, f->path, &o, &info, &err), &err);
+    assert_int_equal(info.trust, CZK_TRUST_CHECKED);
+    czk_params_free(p);
+    o.flags = 0;
+    /* another mtime: the stamp no longer matches; a new one is written */
+    set_mtime(f->path, 1000000000);
+    czk_assert_ok(czk_params_read(&p, f->path, &o, &info, &err), &err);
+    assert_int_equal(info.trust, CZK_TRUST_CHECKED);
+    assert_true(info.stamp_written);
+    czk_params_free(p);
+    czk_assert_ok(czk_params_read(&p, f->path, &o, &info, &err), &err);
+    assert_int_equal(info.trust, CZK_TRUST_STAMP);
+    czk_params_free(p);
+    /* other contents, same size and mtime: the digest differs, checked again; a point
+     * outside the subgroup is found although a stamp exists for the path */
+    uint8_t *b = malloc(f->len), g1[96];
+    memcpy(b, f->bytes, f->len);
+    g1_outside(g1);
+    memcpy(b + OFF_L + 4 + 96, g1, 96);
+    tk_write_file(f->path, b, f->len);
+    set_mtime(f->path, 1000000000);
+    assert_int_equal(czk_params_read(&p, f->path, &o, &info, &err), CZK_ERR_EC_NOT_IN_GROUP);
+    assert_non_null(strstr(err.msg, "section l, point 1"));
+    assert_null(p);
+    /* CZK_PARAMS_NO_STAMP writes none */
+    tk_write_file(f->path, f->bytes, f->len);
+    o.flags = CZK_PARAMS_NO_STAMP;
+    czk_assert_ok(czk_params_read(&p, f->path, &o, &info, &err), &err);
+    assert_int_equal(info.trust, CZK_TRUST_CHECKED);
+    assert_false(info.stamp_written);
+    czk_params_free(p);
+    free(b);
+}
+
+/*
+ * The digest of a fixed file: parameters from seed 7 (ic 2, h 3, l 2, a 2, b 1).
+ * Expected: python3 hashlib.blake2b(open(path, 'rb').read()).hexdigest() of the
+ * file this test writes.
+ */
+static void test_digest(void **state) {
+    fixture *f = *state;
+    czk_params *p = tk_random_params(7, 2, 3, 2, 2, 1);
+    char path[400];
+    snprintf(path, sizeof path, "%s/seven.params", f->dir);
+    czk_err err;
+    czk_assert_ok(czk_params_write(p, path, NULL, &err), &err);
+    czk_params_free(p);
+    czk_params_read_opts o = {.flags = CZK_PARAMS_NO_STAMP};
+    czk_params_read_info info;
+    czk_assert_ok(czk_params_read(&p, path, &o, &info, &err), &err);
+    czk_params_free(p);
+    char hx[129];
+    czk_g16_hex(hx, info.blake2b, 64);
+    assert_string_equal(hx, "6cc7971b1f0a9de18ba368fe5b7305afdcfcafc357179f486a30df209f0e433dc14895"
+                            "155fe3fc0db2a0b6566b77d8c4f19fef6e8a5c044a9263465ae9675a82");
+    assert_int_equal(strlen(info.digest), 32);
+    assert_memory_equal(info.digest, hx, 32);
+    assert_null(info.known);
+}
+
+static void test_known_digests(void **state) {
+    (void)state;
+    const char *n = czk_params_known_digest("6a388072a518cf46ebd661f5cc46900a");
+    assert_non_null(n);
+    assert_string_equal(n, "v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-8-0-"
+                           "sha256_hasher-82a357d2f2ca81dc61bb45f4a762807aedee1b0a53fd6c4e77b46a"
+                           "01bfef7820.params");
+    n = czk_params_known_digest("dc1ade9929ade1708238f155343044ac");
+    assert_non_null(n);
+    assert_non_null(strstr(n, "-8-0-0-sha256_hasher-032d3138"));
+    assert_non_null(strstr(n, ".vk"));
+    assert_null(czk_params_known_digest("6a388072a518cf46ebd661f5cc46900b"));
+    assert_null(czk_params_known_digest("6a388072a518cf46ebd661f5cc4690"));
+    assert_null(czk_params_known_digest(""));
+}
+
+static void test_check_lengths(void **state) {
+    fixture *f = *state;
+    czk_err err;
+    czk_assert_ok(czk_params_check_lengths(f->params, IC, H, L, A, B, &err), &err);
+    czk_assert_ok(czk_params_check_lengths(f->params, UINT64_MAX, UINT64_MAX, L, UINT64_MAX,
+                                           UINT64_MAX, &err),
+                  &err);
+    assert_int_equal(czk_params_check_lengths(f->params, IC, 15, L, A, B, &err), CZK_ERR_MISMATCH);
+    assert_string_equal(err.msg, "params: section h holds 7 points, the circuit needs 15");
+    assert_int_equal(czk_params_check_lengths(f->params, IC, H, L, A, 4, &err), CZK_ERR_MISMATCH);
+    assert_non_null(strstr(err.msg, "section b_g1 holds 3"));
+    assert_int_equal(czk_params_check_lengths(f->params, 4, H, L, A, B, &err), CZK_ERR_MISMATCH);
+    assert_non_null(strstr(err.msg, "section ic"));
+}
+
+static void test_io_errors(void **state) {
+    fixture *f = *state;
+    czk_params *p;
+    czk_err err;
+    char path[400];
+    snprintf(path, sizeof path, "%s/missing.params", f->dir);
+    assert_int_equal(czk_params_read(&p, path, NULL, NULL, &err), CZK_ERR_IO);
+    assert_non_null(strstr(err.msg, "missing.params"));
+    assert_int_equal(czk_params_read(&p, f->dir, NULL, NULL, &err), CZK_ERR_IO);
+    assert_non_null(strstr(err.msg, "not a regular file"));
+    czk_vk vk;
+    assert_int_equal(czk_vk_read(&vk, path, &err), CZK_ERR_IO);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_layout_and_roundtrip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_flipped_byte, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_infinity, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_not_in_group, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_length_prefixes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stamps, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_digest, setup, teardown),
+        cmocka_unit_test(test_known_digests),
+        cmocka_unit_test_setup_teardown(test_check_lengths, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_io_errors, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,125 @@
+/*
+ * Helpers of the PoRep end-to-end tests (tests/porep/e2e_*.c): the czk
+ * command (CZK_TEST_CLI, set by ctest) run with its output captured, the
+ * test-key directory shared with scripts/demo.sh, files and C1 edits.
+ *
+ * Test keys are expensive (a Groth16 setup of the 2KiB circuit, about a
+ * minute of 2 cores): the fixture test porep.e2e_keys makes them once in
+ * $CZK_CACHE_DIR/test-keys (default ~/.cache/czk/test-keys), outside the
+ * repository, where `czk setup` keeps keys that exist; the file names carry
+ * the shape (czk-test-v28-stacked-proof-of-replication-8-0-0-2KiB.*).
+ */
+#ifndef CZK_TESTS_POREP_E2E_UTIL_H
+#define CZK_TESTS_POREP_E2E_UTIL_H
+
+#include "support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "czk/porep_c1.h"
+
+/* $CZK_CACHE_DIR/test-keys, else $HOME/.cache/czk/test-keys, else /tmp/czk-test-keys. */
+static inline void e2e_keys_dir(char *out, size_t cap) {
+    const char *c = getenv("CZK_CACHE_DIR"), *h = getenv("HOME");
+    if (c && *c)
+        snprintf(out, cap, "%s/test-keys", c);
+    else if (h && *h)
+        snprintf(out, cap, "%s/.cache/czk/test-keys", h);
+    else
+        snprintf(out, cap, "/tmp/czk-test-keys");
+}
+
+static inline void e2e_tmpdir(char *out, size_t cap) {
+    const char *base = getenv("TMPDIR");
+    snprintf(out, cap, "%s/czk-e2e-XXXXXX", base && *base ? base : "/tmp");
+    assert_non_null(mkdtemp(out));
+}
+
+static inline void e2e_rm_rf(const char *dir) {
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* The whole file as a NUL-terminated string (NULL if it cannot be read). */
+static inline char *e2e_slurp(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    assert_non_null(b);
+    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    b[n] = 0;
+    if (len) *len = (size_t)n;
+    return b;
+}
+
+static inline void e2e_write(const char *path, const void *b, size_t n) {
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(b, 1, n, f), n);
+    assert_int_equal(fclose(f), 0);
+}
+
+/*
+ * Runs `czk ARGS` in dir with stdout and stderr captured into *out and *err
+ * (malloc'ed; may be NULL to drop them); returns the exit status.
+ */
+static inline int e2e_czk(const char *dir, const char *args, char **out, char **err) {
+    const char *cli = getenv("CZK_TEST_CLI");
+    if (!cli) fail_msg("CZK_TEST_CLI is not set (run through ctest)");
+    char o[1100], e[1100];
+    snprintf(o, sizeof o, "%s/czk.stdout", dir);
+    snprintf(e, sizeof e, "%s/czk.stderr", dir);
+    size_t cap = strlen(dir) + strlen(cli) + strlen(args) + strlen(o) + strlen(e) + 64;
+    char *cmd = malloc(cap);
+    assert_non_null(cmd);
+    snprintf(cmd, cap, "cd '%s' && '%s' %s >'%s' 2>'%s'", dir, cli, args, o, e);
+    int rc = system(cmd);
+    free(cmd);
+    assert_true(rc != -1 && WIFEXITED(rc));
+    char *so = e2e_slurp(o, NULL), *se = e2e_slurp(e, NULL);
+    assert_true(so && se);
+    /* shown in the test log */
+    fprintf(stderr, "$ czk %s  (exit %d)\n%s%s", args, WEXITSTATUS(rc), so, se);
+    if (out)
+        *out = so;
+    else
+        free(so);
+    if (err)
+        *err = se;
+    else
+        free(se);
+    return WEXITSTATUS(rc);
+}
+
+/* Parses a C1 file (raw JSON). */
+static inline czk_c1 *e2e_c1_read(const char *path) {
+    size_t n = 0;
+    char *b = e2e_slurp(path, &n);
+    assert_non_null(b);
+    czk_c1 *c1 = NULL;
+    czk_err err;
+    czk_assert_ok(czk_c1_parse(&c1, (const uint8_t *)b, n, &err), &err);
+    free(b);
+    return c1;
+}
+
+static inline void e2e_c1_write(const czk_c1 *c1, const char *path) {
+    char *j = NULL;
+    size_t n = 0;
+    czk_err err;
+    czk_assert_ok(czk_c1_to_json(c1, &j, &n, &err), &err);
+    e2e_write(path, j, n);
+    free(j);
+}
+
+#endif
