@@ -91,14 +91,21 @@ int main(int argc, char **argv) {
     unsigned max_g1 = 27, max_g2 = 25, max_ntt = 27;
     bool sweep = false;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
-        else if (!strcmp(argv[i], "--commit") && i + 1 < argc) commit = argv[++i];
-        else if (!strcmp(argv[i], "--max-g1") && i + 1 < argc) max_g1 = (unsigned)atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--max-g2") && i + 1 < argc) max_g2 = (unsigned)atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--max-ntt") && i + 1 < argc) max_ntt = (unsigned)atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--sweep")) sweep = true;
+        if (!strcmp(argv[i], "--json") && i + 1 < argc)
+            json = argv[++i];
+        else if (!strcmp(argv[i], "--commit") && i + 1 < argc)
+            commit = argv[++i];
+        else if (!strcmp(argv[i], "--max-g1") && i + 1 < argc)
+            max_g1 = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--max-g2") && i + 1 < argc)
+            max_g2 = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--max-ntt") && i + 1 < argc)
+            max_ntt = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--sweep"))
+            sweep = true;
         else {
-            fprintf(stderr, "usage: bench_gpu [--json PATH] [--commit ID] [--max-g1 K] [--max-g2 K] [--max-ntt K]\n");
+            fprintf(stderr, "usage: bench_gpu [--json PATH] [--commit ID] [--max-g1 K] [--max-g2 "
+                            "K] [--max-ntt K]\n");
             return 2;
         }
     }
@@ -112,7 +119,8 @@ int main(int argc, char **argv) {
 
     double rates[CZK_CUDA_NRATES];
     if (czk_cuda_rates(ctx, rates, &err) != CZK_OK) die("rates", &err);
-    for (int i = 0; i < CZK_CUDA_NRATES; i++) printf("rate %-16s %.3g/s\n", czk_cuda_rate_names[i], rates[i]);
+    for (int i = 0; i < CZK_CUDA_NRATES; i++)
+        printf("rate %-16s %.3g/s\n", czk_cuda_rate_names[i], rates[i]);
 
     double g1_ms[28] = {0}, g2_ms[28] = {0}, ntt_ms[29] = {0}, h_ms = 0;
 
@@ -172,8 +180,8 @@ int main(int argc, char **argv) {
             czk_cuda_set_profile(ctx, 0);
             for (int v = 1; v <= 2; v++) {
                 czk_cuda_set_msm_acc(ctx, v);
-                printf("sweep msm %s 2^%u accumulate variant %d: %.2f ms\n", g ? "g2" : "g1", maxk, v,
-                       time_op(run_msm, &a, 1));
+                printf("sweep msm %s 2^%u accumulate variant %d: %.2f ms\n", g ? "g2" : "g1", maxk,
+                       v, time_op(run_msm, &a, 1));
             }
             czk_cuda_set_msm_acc(ctx, 0);
             int cs[2][4] = {{19, 20, 21, 22}, {16, 17, 18, 19}};
@@ -197,8 +205,8 @@ int main(int argc, char **argv) {
         time_t now = time(NULL);
         char date[32];
         strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-        fprintf(f, "{\n  \"gpu\": \"%s\",\n  \"date\": \"%s\",\n  \"commit\": \"%s\"", czk_cuda_ctx_describe(ctx),
-                date, commit);
+        fprintf(f, "{\n  \"gpu\": \"%s\",\n  \"date\": \"%s\",\n  \"commit\": \"%s\"",
+                czk_cuda_ctx_describe(ctx), date, commit);
         for (unsigned k = 20; k <= 27; k++)
             if (g1_ms[k] > 0) fprintf(f, ",\n  \"msm_g1_2p%u_ms\": %.3f", k, g1_ms[k]);
         for (unsigned k = 20; k <= 25; k++)
@@ -215,11 +223,14 @@ int main(int argc, char **argv) {
     /* the short table, last */
     printf("\n%-12s %12s %12s   bar\n", "kernel", "2^k", "ms");
     for (unsigned k = 20; k <= 27; k++)
-        if (g1_ms[k] > 0) printf("%-12s %12u %12.2f%s\n", "msm_g1", k, g1_ms[k], k == 27 ? "   <= 1100" : "");
+        if (g1_ms[k] > 0)
+            printf("%-12s %12u %12.2f%s\n", "msm_g1", k, g1_ms[k], k == 27 ? "   <= 1100" : "");
     for (unsigned k = 20; k <= 25; k++)
-        if (g2_ms[k] > 0) printf("%-12s %12u %12.2f%s\n", "msm_g2", k, g2_ms[k], k == 25 ? "   <= 850" : "");
+        if (g2_ms[k] > 0)
+            printf("%-12s %12u %12.2f%s\n", "msm_g2", k, g2_ms[k], k == 25 ? "   <= 850" : "");
     for (unsigned k = 20; k <= 27; k++)
-        if (ntt_ms[k] > 0) printf("%-12s %12u %12.3f%s\n", "ntt", k, ntt_ms[k], k == 27 ? "   <= 45" : "");
+        if (ntt_ms[k] > 0)
+            printf("%-12s %12u %12.3f%s\n", "ntt", k, ntt_ms[k], k == 27 ? "   <= 45" : "");
     printf("%-12s %12u %12.2f\n", "h", max_ntt, h_ms);
     czk_cuda_ctx_destroy(ctx);
     return 0;

@@ -103,12 +103,10 @@ CZK_NODISCARD czk_status czk_cuda_h(czk_cuda_ctx *ctx, czk_fr *a, czk_fr *b, czk
  * n must be < 2^31. *out is Jacobian (blst_p{1,2}).
  * Returns CZK_OK, CZK_ERR_INVALID_ARG, CZK_ERR_NOMEM, CZK_ERR_DEVICE.
  */
-CZK_NODISCARD czk_status czk_cuda_msm_g1(czk_cuda_ctx *ctx, czk_g1 *out,
-                                         const czk_g1_affine *bases, const czk_fr *scalars,
-                                         size_t n, czk_err *err);
-CZK_NODISCARD czk_status czk_cuda_msm_g2(czk_cuda_ctx *ctx, czk_g2 *out,
-                                         const czk_g2_affine *bases, const czk_fr *scalars,
-                                         size_t n, czk_err *err);
+CZK_NODISCARD czk_status czk_cuda_msm_g1(czk_cuda_ctx *ctx, czk_g1 *out, const czk_g1_affine *bases,
+                                         const czk_fr *scalars, size_t n, czk_err *err);
+CZK_NODISCARD czk_status czk_cuda_msm_g2(czk_cuda_ctx *ctx, czk_g2 *out, const czk_g2_affine *bases,
+                                         const czk_fr *scalars, size_t n, czk_err *err);
 
 /*
  * Test and benchmark inputs made on the device (host generation of 2^27

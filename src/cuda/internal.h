@@ -28,7 +28,8 @@ CZK_NODISCARD czk_status czk_cuda_host_check(uint64_t seed, unsigned rounds, czk
 typedef struct czk_cuda_ctx czk_cuda_ctx;
 #define CZK_CUDA_NRATES 10
 extern const char *const czk_cuda_rate_names[CZK_CUDA_NRATES];
-CZK_NODISCARD czk_status czk_cuda_rates(czk_cuda_ctx *ctx, double rates[CZK_CUDA_NRATES], czk_err *err);
+CZK_NODISCARD czk_status czk_cuda_rates(czk_cuda_ctx *ctx, double rates[CZK_CUDA_NRATES],
+                                        czk_err *err);
 
 /*
  * Tuning knobs for benchmarks: the MSM window size (0 = chosen per size,

@@ -30,7 +30,8 @@ czk_status czk_cuda_alloc(czk_cuda_ctx *ctx, void **dptr, size_t bytes, czk_err 
 void czk_cuda_free(czk_cuda_ctx *ctx, void *dptr) {
     (void)ctx, (void)dptr;
 }
-czk_status czk_cuda_upload(czk_cuda_ctx *ctx, void *dst, const void *src, size_t bytes, czk_err *err) {
+czk_status czk_cuda_upload(czk_cuda_ctx *ctx, void *dst, const void *src, size_t bytes,
+                           czk_err *err) {
     (void)ctx, (void)dst, (void)src, (void)bytes;
     return NO_CUDA("upload");
 }
