@@ -9,9 +9,13 @@
 # Environment: CZK_DEPS_DIR (folder with c-kzg-4.1.0.tgz; ./deps is used when
 # it holds it), CZK_GPU_BUILD (build folder, default build/gpu), CZK_COMMIT
 # (recorded commit where there is no git checkout), CZK_GPU_BENCH_ARGS
-# (extra bench_gpu arguments, e.g. "--max-g1 24" for a quick run).
-# A cmocka unpacked under deps/cmocka/usr (Debian's libcmocka0 and
-# libcmocka-dev, dpkg -x) is used when the machine has none.
+# (extra bench_gpu arguments, e.g. "--max-g1 24" for a quick run), CZK_WERROR
+# (ON by default; OFF where a newer compiler warns in other layers).
+# On a machine without the project's packages (no network), unpack them under
+# deps/sysroot: for f in libcmocka0 libcmocka-dev libb2-1 libb2-dev libyajl2
+# libyajl-dev; apt-get download, dpkg -x into deps/sysroot; copy
+# /usr/include/toml++ into deps/sysroot/usr/include. The script then points
+# pkg-config, CMake and the loader there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUTDIR=${1:-bench}
@@ -19,8 +23,15 @@ mkdir -p "$OUTDIR"
 DEPS=${CZK_DEPS_DIR:-$HOME/.cache/czk}
 [ -f deps/c-kzg-4.1.0.tgz ] && DEPS=$PWD/deps
 BUILD=${CZK_GPU_BUILD:-build/gpu}
-EXTRA=()
-[ -d deps/cmocka/usr ] && EXTRA+=(-DCMAKE_PREFIX_PATH="$PWD/deps/cmocka/usr")
+EXTRA=(-DCZK_WERROR="${CZK_WERROR:-ON}")
+SYSROOT=$PWD/deps/sysroot/usr
+if [ -d "$SYSROOT" ]; then
+  PCDIR=$SYSROOT/lib/x86_64-linux-gnu/pkgconfig
+  [ -d "$PCDIR" ] && sed -i "s|^prefix=.*|prefix=$SYSROOT|" "$PCDIR"/*.pc
+  export PKG_CONFIG_PATH=$PCDIR${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
+  export LD_LIBRARY_PATH=$SYSROOT/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  EXTRA+=(-DCMAKE_PREFIX_PATH="$SYSROOT")
+fi
 COMMIT=${CZK_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || cat COMMIT 2>/dev/null || echo unknown)}
 NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 
