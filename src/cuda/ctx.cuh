@@ -30,8 +30,8 @@ struct czk_cuda_ctx {
     czkg::fr *w1024[2];                  /* ω_1024^{±j}, j < 512 */
     int msm_c;                           /* CZK_CUDA_MSM_C, 0 = per size */
     int profile;                         /* print per-phase MSM times (czk_cuda_set_profile) */
-    int msm_acc;                         /* accumulation kernel variant, CZK_CUDA_MSM_ACC (msm.cuh) */
-    czkg::fr *twist[2][29];              /* ω_M^e, e < M = 2^k, made on first use (ntt.cu) */
+    int msm_acc;            /* accumulation kernel variant, CZK_CUDA_MSM_ACC (msm.cuh) */
+    czkg::fr *twist[2][29]; /* ω_M^e, e < M = 2^k, made on first use (ntt.cu) */
 };
 
 namespace czkg {
@@ -63,7 +63,9 @@ template <class T> struct dev_buf {
         s = stream;
         return cudaMallocAsync((void **)&p, (count ? count : 1) * sizeof(T), stream);
     }
-    operator T *() const { return p; }
+    operator T *() const {
+        return p;
+    }
 };
 
 /* Grid size for n threads in blocks of b. */

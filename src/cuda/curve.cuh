@@ -23,24 +23,32 @@ namespace czkg {
 
 template <class F> struct affine {
     F x, y;
-    CZK_HD bool is_inf() const { return x.is_zero() && y.is_zero(); }
-    CZK_HD affine neg() const { return {x, y.neg()}; }
+    CZK_HD bool is_inf() const {
+        return x.is_zero() && y.is_zero();
+    }
+    CZK_HD affine neg() const {
+        return {x, y.neg()};
+    }
 };
 
-template <class F> struct jacobian {
-    F X, Y, Z;
-};
+template <class F> struct jacobian { F X, Y, Z; };
 
 template <class F> struct xyzz {
     F X, Y, ZZ, ZZZ;
 
-    CZK_HD static xyzz inf() { return {F::zero(), F::zero(), F::zero(), F::zero()}; }
-    CZK_HD bool is_inf() const { return ZZ.is_zero(); }
+    CZK_HD static xyzz inf() {
+        return {F::zero(), F::zero(), F::zero(), F::zero()};
+    }
+    CZK_HD bool is_inf() const {
+        return ZZ.is_zero();
+    }
     CZK_HD static xyzz from_affine(const affine<F> &p) {
         if (p.is_inf()) return inf();
         return {p.x, p.y, F::one(), F::one()};
     }
-    CZK_HD xyzz neg() const { return {X, Y.neg(), ZZ, ZZZ}; }
+    CZK_HD xyzz neg() const {
+        return {X, Y.neg(), ZZ, ZZZ};
+    }
 
     /* dbl-2008-s-1 (a = 0). */
     CZK_HD_NOINLINE xyzz dbl() const {
@@ -138,7 +146,8 @@ template <class F> struct xyzz {
         xyzz r = inf();
         if (k == 0 || is_inf()) return r;
         int top = 31;
-        while (!((k >> top) & 1)) top--;
+        while (!((k >> top) & 1))
+            top--;
         r = *this;
 #pragma unroll 1
         for (int b = top - 1; b >= 0; b--) {

@@ -55,7 +55,8 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
     if (c && *c) {
         int v = atoi(c);
         if (v < 6 || v > 22)
-            return czk_errf(err, CZK_ERR_INVALID_ARG, "ctx_create: CZK_CUDA_MSM_C=%s is not in 6..22", c);
+            return czk_errf(err, CZK_ERR_INVALID_ARG,
+                            "ctx_create: CZK_CUDA_MSM_C=%s is not in 6..22", c);
         ctx->msm_c = v;
     }
     const char *a = getenv("CZK_CUDA_MSM_ACC");
@@ -90,7 +91,8 @@ extern "C" void czk_cuda_ctx_destroy(czk_cuda_ctx *ctx) {
     if (ctx->stream) (void)cudaStreamDestroy(ctx->stream);
     /* Give pooled temporaries back to the device. */
     cudaMemPool_t pool;
-    if (cudaDeviceGetDefaultMemPool(&pool, ctx->device) == cudaSuccess) (void)cudaMemPoolTrimTo(pool, 0);
+    if (cudaDeviceGetDefaultMemPool(&pool, ctx->device) == cudaSuccess)
+        (void)cudaMemPoolTrimTo(pool, 0);
     (void)cudaGetLastError();
     free(ctx);
 }
@@ -127,8 +129,8 @@ extern "C" void czk_cuda_free(czk_cuda_ctx *ctx, void *dptr) {
 extern "C" czk_status czk_cuda_upload(czk_cuda_ctx *ctx, void *dst, const void *src, size_t bytes,
                                       czk_err *err) {
     CZK_CU(cudaSetDevice(ctx->device), "upload: select device");
-    CZK_CU(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, ctx->stream), "upload: %zu bytes",
-           bytes);
+    CZK_CU(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, ctx->stream),
+           "upload: %zu bytes", bytes);
     CZK_CU(cudaStreamSynchronize(ctx->stream), "upload: synchronize");
     return CZK_OK;
 }

@@ -61,6 +61,7 @@ struct carry_chain {
 #ifndef __CUDA_ARCH__
     uint32_t cf = 0;
 #endif
+    // clang-format off
 #ifdef __CUDA_ARCH__
 #define CZK_ASM3(op)                                                                               \
     uint32_t r;                                                                                    \
@@ -90,13 +91,26 @@ struct carry_chain {
     }
 #undef CZK_ASM3
 #undef CZK_ASM4
+    // clang-format on
 #else
-    inline uint32_t add_cc(uint32_t a, uint32_t b) { return put((uint64_t)a + b); }
-    inline uint32_t addc_cc(uint32_t a, uint32_t b) { return put((uint64_t)a + b + cf); }
-    inline uint32_t addc(uint32_t a, uint32_t b) { return a + b + cf; }
-    inline uint32_t sub_cc(uint32_t a, uint32_t b) { return bput((uint64_t)a - b); }
-    inline uint32_t subc_cc(uint32_t a, uint32_t b) { return bput((uint64_t)a - b - cf); }
-    inline uint32_t subc(uint32_t a, uint32_t b) { return a - b - cf; }
+    inline uint32_t add_cc(uint32_t a, uint32_t b) {
+        return put((uint64_t)a + b);
+    }
+    inline uint32_t addc_cc(uint32_t a, uint32_t b) {
+        return put((uint64_t)a + b + cf);
+    }
+    inline uint32_t addc(uint32_t a, uint32_t b) {
+        return a + b + cf;
+    }
+    inline uint32_t sub_cc(uint32_t a, uint32_t b) {
+        return bput((uint64_t)a - b);
+    }
+    inline uint32_t subc_cc(uint32_t a, uint32_t b) {
+        return bput((uint64_t)a - b - cf);
+    }
+    inline uint32_t subc(uint32_t a, uint32_t b) {
+        return a - b - cf;
+    }
     inline uint32_t mad_lo_cc(uint32_t a, uint32_t b, uint32_t c) {
         return put((uint64_t)(uint32_t)((uint64_t)a * b) + c);
     }
@@ -145,7 +159,9 @@ struct fp_params {
                                     0xb519952d, 0x9a793e85, 0x92cae3aa, 0x11988fe5};
         return v[i];
     }
-    CZK_HD static constexpr uint32_t m_minus_2(int i) { return i == 0 ? m(0) - 2 : m(i); }
+    CZK_HD static constexpr uint32_t m_minus_2(int i) {
+        return i == 0 ? m(0) - 2 : m(i);
+    }
 };
 
 struct fr_params {
@@ -187,40 +203,48 @@ template <class P> struct mont {
     CZK_HD static mont zero() {
         mont r;
 #pragma unroll
-        for (int i = 0; i < N; i++) r.v[i] = 0;
+        for (int i = 0; i < N; i++)
+            r.v[i] = 0;
         return r;
     }
     CZK_HD static mont one() {
         mont r;
 #pragma unroll
-        for (int i = 0; i < N; i++) r.v[i] = P::one(i);
+        for (int i = 0; i < N; i++)
+            r.v[i] = P::one(i);
         return r;
     }
     CZK_HD static mont modulus_r2() {
         mont r;
 #pragma unroll
-        for (int i = 0; i < N; i++) r.v[i] = P::r2(i);
+        for (int i = 0; i < N; i++)
+            r.v[i] = P::r2(i);
         return r;
     }
     CZK_HD bool is_zero() const {
         uint32_t acc = 0;
 #pragma unroll
-        for (int i = 0; i < N; i++) acc |= v[i];
+        for (int i = 0; i < N; i++)
+            acc |= v[i];
         return acc == 0;
     }
     CZK_HD bool is_one() const {
         uint32_t acc = 0;
 #pragma unroll
-        for (int i = 0; i < N; i++) acc |= v[i] ^ P::one(i);
+        for (int i = 0; i < N; i++)
+            acc |= v[i] ^ P::one(i);
         return acc == 0;
     }
     CZK_HD friend bool operator==(const mont &a, const mont &b) {
         uint32_t acc = 0;
 #pragma unroll
-        for (int i = 0; i < N; i++) acc |= a.v[i] ^ b.v[i];
+        for (int i = 0; i < N; i++)
+            acc |= a.v[i] ^ b.v[i];
         return acc == 0;
     }
-    CZK_HD friend bool operator!=(const mont &a, const mont &b) { return !(a == b); }
+    CZK_HD friend bool operator!=(const mont &a, const mont &b) {
+        return !(a == b);
+    }
 
     /* t − m if t >= m, else t (t < 2m). */
     CZK_HD static void reduce_once(uint32_t t[N]) {
@@ -228,10 +252,12 @@ template <class P> struct mont {
         carry_chain k;
         u[0] = k.sub_cc(t[0], P::m(0));
 #pragma unroll
-        for (int i = 1; i < N; i++) u[i] = k.subc_cc(t[i], P::m(i));
+        for (int i = 1; i < N; i++)
+            u[i] = k.subc_cc(t[i], P::m(i));
         uint32_t borrow = k.subc(0, 0); /* 0 or 0xffffffff */
 #pragma unroll
-        for (int i = 0; i < N; i++) t[i] = borrow ? t[i] : u[i];
+        for (int i = 0; i < N; i++)
+            t[i] = borrow ? t[i] : u[i];
     }
 
     CZK_HD friend mont operator+(const mont &a, const mont &b) {
@@ -239,7 +265,8 @@ template <class P> struct mont {
         carry_chain k;
         r.v[0] = k.add_cc(a.v[0], b.v[0]);
 #pragma unroll
-        for (int i = 1; i < N - 1; i++) r.v[i] = k.addc_cc(a.v[i], b.v[i]);
+        for (int i = 1; i < N - 1; i++)
+            r.v[i] = k.addc_cc(a.v[i], b.v[i]);
         r.v[N - 1] = k.addc(a.v[N - 1], b.v[N - 1]); /* a + b < 2m < 2^(32N): no carry out */
         reduce_once(r.v);
         return r;
@@ -249,24 +276,31 @@ template <class P> struct mont {
         carry_chain k;
         r.v[0] = k.sub_cc(a.v[0], b.v[0]);
 #pragma unroll
-        for (int i = 1; i < N; i++) r.v[i] = k.subc_cc(a.v[i], b.v[i]);
+        for (int i = 1; i < N; i++)
+            r.v[i] = k.subc_cc(a.v[i], b.v[i]);
         uint32_t borrow = k.subc(0, 0);
         /* add m back where a < b */
         carry_chain k2;
         r.v[0] = k2.add_cc(r.v[0], P::m(0) & borrow);
 #pragma unroll
-        for (int i = 1; i < N - 1; i++) r.v[i] = k2.addc_cc(r.v[i], P::m(i) & borrow);
+        for (int i = 1; i < N - 1; i++)
+            r.v[i] = k2.addc_cc(r.v[i], P::m(i) & borrow);
         r.v[N - 1] = k2.addc(r.v[N - 1], P::m(N - 1) & borrow);
         return r;
     }
-    CZK_HD mont dbl() const { return *this + *this; }
-    CZK_HD mont neg() const { return zero() - *this; }
+    CZK_HD mont dbl() const {
+        return *this + *this;
+    }
+    CZK_HD mont neg() const {
+        return zero() - *this;
+    }
     /* −x where flag, x otherwise. */
     CZK_HD mont cneg(bool flag) const {
         mont n = neg();
         mont r;
 #pragma unroll
-        for (int i = 0; i < N; i++) r.v[i] = flag ? n.v[i] : v[i];
+        for (int i = 0; i < N; i++)
+            r.v[i] = flag ? n.v[i] : v[i];
         return r;
     }
 
@@ -274,7 +308,8 @@ template <class P> struct mont {
     CZK_HD static mont mul_wide(const mont &a, const mont &b) {
         uint32_t t[N + 1];
 #pragma unroll
-        for (int j = 0; j <= N; j++) t[j] = 0;
+        for (int j = 0; j <= N; j++)
+            t[j] = 0;
 #pragma unroll
         for (int i = 0; i < N; i++) {
             uint64_t c = 0;
@@ -300,7 +335,8 @@ template <class P> struct mont {
         }
         mont r;
 #pragma unroll
-        for (int j = 0; j < N; j++) r.v[j] = t[j];
+        for (int j = 0; j < N; j++)
+            r.v[j] = t[j];
         reduce_once(r.v);
         return r;
     }
@@ -309,7 +345,8 @@ template <class P> struct mont {
     CZK_HD static mont mul_chain(const mont &a, const mont &b) {
         uint32_t t[N + 1];
 #pragma unroll
-        for (int j = 0; j <= N; j++) t[j] = 0;
+        for (int j = 0; j <= N; j++)
+            t[j] = 0;
 #pragma unroll
         for (int i = 0; i < N; i++) {
             uint32_t bi = b.v[i];
@@ -317,14 +354,16 @@ template <class P> struct mont {
                 carry_chain k;
                 t[0] = k.mad_lo_cc(a.v[0], bi, t[0]);
 #pragma unroll
-                for (int j = 1; j < N; j++) t[j] = k.madc_lo_cc(a.v[j], bi, t[j]);
+                for (int j = 1; j < N; j++)
+                    t[j] = k.madc_lo_cc(a.v[j], bi, t[j]);
                 t[N] = k.addc(0, 0); /* t[N] is 0 at the start of each round */
             }
             {
                 carry_chain k;
                 t[1] = k.mad_hi_cc(a.v[0], bi, t[1]);
 #pragma unroll
-                for (int j = 1; j < N - 1; j++) t[j + 1] = k.madc_hi_cc(a.v[j], bi, t[j + 1]);
+                for (int j = 1; j < N - 1; j++)
+                    t[j + 1] = k.madc_hi_cc(a.v[j], bi, t[j + 1]);
                 t[N] = k.madc_hi_cc(a.v[N - 1], bi, t[N]); /* no carry out: sum < 2^(32(N+1)) */
             }
             uint32_t q = t[0] * P::M0;
@@ -333,21 +372,24 @@ template <class P> struct mont {
                 carry_chain k;
                 t[0] = k.mad_lo_cc(q, P::m(0), t[0]); /* becomes 0 */
 #pragma unroll
-                for (int j = 1; j < N; j++) t[j] = k.madc_lo_cc(q, P::m(j), t[j]);
+                for (int j = 1; j < N; j++)
+                    t[j] = k.madc_lo_cc(q, P::m(j), t[j]);
                 top = k.addc(t[N], 0);
             }
             {
                 carry_chain k;
                 t[0] = k.mad_hi_cc(q, P::m(0), t[1]);
 #pragma unroll
-                for (int j = 1; j < N - 1; j++) t[j] = k.madc_hi_cc(q, P::m(j), t[j + 1]);
+                for (int j = 1; j < N - 1; j++)
+                    t[j] = k.madc_hi_cc(q, P::m(j), t[j + 1]);
                 t[N - 1] = k.madc_hi_cc(q, P::m(N - 1), top); /* sum/2^32 < 2m: fits N limbs */
                 t[N] = 0;
             }
         }
         mont r;
 #pragma unroll
-        for (int j = 0; j < N; j++) r.v[j] = t[j];
+        for (int j = 0; j < N; j++)
+            r.v[j] = t[j];
         reduce_once(r.v);
         return r;
     }
@@ -356,12 +398,14 @@ template <class P> struct mont {
     CZK_HD static mont mul_rolled(const mont &a, const mont &b) {
         uint32_t t[N], bb[N];
 #pragma unroll
-        for (int j = 0; j < N; j++) t[j] = 0, bb[j] = b.v[j];
+        for (int j = 0; j < N; j++)
+            t[j] = 0, bb[j] = b.v[j];
 #pragma unroll 1
         for (int i = 0; i < N; i++) {
             uint32_t bi = bb[0];
 #pragma unroll
-            for (int j = 0; j < N - 1; j++) bb[j] = bb[j + 1];
+            for (int j = 0; j < N - 1; j++)
+                bb[j] = bb[j + 1];
             uint64_t c = 0;
 #pragma unroll
             for (int j = 0; j < N; j++) {
@@ -383,11 +427,14 @@ template <class P> struct mont {
         }
         mont r;
 #pragma unroll
-        for (int j = 0; j < N; j++) r.v[j] = t[j];
+        for (int j = 0; j < N; j++)
+            r.v[j] = t[j];
         reduce_once(r.v);
         return r;
     }
-    CZK_HD_NOINLINE static mont mul_call(mont a, mont b) { return mul_wide(a, b); }
+    CZK_HD_NOINLINE static mont mul_call(mont a, mont b) {
+        return mul_wide(a, b);
+    }
 
     CZK_HD friend mont operator*(const mont &a, const mont &b) {
         if (P::MUL == MUL_CHAIN) return mul_chain(a, b);
@@ -395,13 +442,23 @@ template <class P> struct mont {
         if (P::MUL == MUL_CALL) return mul_call(a, b);
         return mul_wide(a, b);
     }
-    CZK_HD mont &operator*=(const mont &b) { return *this = *this * b; }
-    CZK_HD mont &operator+=(const mont &b) { return *this = *this + b; }
-    CZK_HD mont &operator-=(const mont &b) { return *this = *this - b; }
-    CZK_HD mont sqr() const { return *this * *this; }
+    CZK_HD mont &operator*=(const mont &b) {
+        return *this = *this * b;
+    }
+    CZK_HD mont &operator+=(const mont &b) {
+        return *this = *this + b;
+    }
+    CZK_HD mont &operator-=(const mont &b) {
+        return *this = *this - b;
+    }
+    CZK_HD mont sqr() const {
+        return *this * *this;
+    }
 
     /* Montgomery form from the canonical integer, and back. */
-    CZK_HD mont to_mont() const { return *this * modulus_r2(); }
+    CZK_HD mont to_mont() const {
+        return *this * modulus_r2();
+    }
     CZK_HD mont from_mont() const {
         mont one_plain = zero();
         one_plain.v[0] = 1;
@@ -428,21 +485,33 @@ using fp = mont<fp_params>;
 using fr = mont<fr_params>;
 
 /* The same fields with another multiplication form (microbenchmarks). */
-template <class P, int K> struct with_mul : P {
-    static constexpr int MUL = K;
-};
+template <class P, int K> struct with_mul : P { static constexpr int MUL = K; };
 
 /* Fp2 = Fp[u]/(u² + 1), blst_fp2 layout (c0, c1). */
 struct fp2 {
     fp c0, c1;
 
-    CZK_HD static fp2 zero() { return {fp::zero(), fp::zero()}; }
-    CZK_HD static fp2 one() { return {fp::one(), fp::zero()}; }
-    CZK_HD bool is_zero() const { return c0.is_zero() && c1.is_zero(); }
-    CZK_HD friend bool operator==(const fp2 &a, const fp2 &b) { return a.c0 == b.c0 && a.c1 == b.c1; }
-    CZK_HD friend bool operator!=(const fp2 &a, const fp2 &b) { return !(a == b); }
-    CZK_HD friend fp2 operator+(const fp2 &a, const fp2 &b) { return {a.c0 + b.c0, a.c1 + b.c1}; }
-    CZK_HD friend fp2 operator-(const fp2 &a, const fp2 &b) { return {a.c0 - b.c0, a.c1 - b.c1}; }
+    CZK_HD static fp2 zero() {
+        return {fp::zero(), fp::zero()};
+    }
+    CZK_HD static fp2 one() {
+        return {fp::one(), fp::zero()};
+    }
+    CZK_HD bool is_zero() const {
+        return c0.is_zero() && c1.is_zero();
+    }
+    CZK_HD friend bool operator==(const fp2 &a, const fp2 &b) {
+        return a.c0 == b.c0 && a.c1 == b.c1;
+    }
+    CZK_HD friend bool operator!=(const fp2 &a, const fp2 &b) {
+        return !(a == b);
+    }
+    CZK_HD friend fp2 operator+(const fp2 &a, const fp2 &b) {
+        return {a.c0 + b.c0, a.c1 + b.c1};
+    }
+    CZK_HD friend fp2 operator-(const fp2 &a, const fp2 &b) {
+        return {a.c0 - b.c0, a.c1 - b.c1};
+    }
     /*
      * Karatsuba: 3 Fp multiplications. Not inlined: G2 formulas hold dozens of
      * them, and inlining every one multiplies ptxas time (minutes per kernel)
@@ -454,19 +523,35 @@ struct fp2 {
         fp t2 = fp::mul_wide(a.c0 + a.c1, b.c0 + b.c1);
         return {t0 - t1, t2 - t0 - t1};
     }
-    CZK_HD friend fp2 operator*(const fp2 &a, const fp2 &b) { return mul(a, b); }
-    CZK_HD fp2 &operator*=(const fp2 &b) { return *this = *this * b; }
-    CZK_HD fp2 &operator+=(const fp2 &b) { return *this = *this + b; }
-    CZK_HD fp2 &operator-=(const fp2 &b) { return *this = *this - b; }
+    CZK_HD friend fp2 operator*(const fp2 &a, const fp2 &b) {
+        return mul(a, b);
+    }
+    CZK_HD fp2 &operator*=(const fp2 &b) {
+        return *this = *this * b;
+    }
+    CZK_HD fp2 &operator+=(const fp2 &b) {
+        return *this = *this + b;
+    }
+    CZK_HD fp2 &operator-=(const fp2 &b) {
+        return *this = *this - b;
+    }
     /* (c0 + c1·u)² = (c0 + c1)(c0 − c1) + 2·c0·c1·u */
-    CZK_HD fp2 sqr() const { return sqr_of(*this); }
+    CZK_HD fp2 sqr() const {
+        return sqr_of(*this);
+    }
     CZK_HD_NOINLINE static fp2 sqr_of(fp2 a) {
         fp t = fp::mul_wide(a.c0, a.c1);
         return {fp::mul_wide(a.c0 + a.c1, a.c0 - a.c1), t + t};
     }
-    CZK_HD fp2 dbl() const { return {c0.dbl(), c1.dbl()}; }
-    CZK_HD fp2 neg() const { return {c0.neg(), c1.neg()}; }
-    CZK_HD fp2 cneg(bool flag) const { return {c0.cneg(flag), c1.cneg(flag)}; }
+    CZK_HD fp2 dbl() const {
+        return {c0.dbl(), c1.dbl()};
+    }
+    CZK_HD fp2 neg() const {
+        return {c0.neg(), c1.neg()};
+    }
+    CZK_HD fp2 cneg(bool flag) const {
+        return {c0.cneg(flag), c1.cneg(flag)};
+    }
     /* 1/(c0 + c1·u) = (c0 − c1·u)/(c0² + c1²) */
     CZK_HD_NOINLINE fp2 inv() const {
         fp n = (c0.sqr() + c1.sqr()).inv();

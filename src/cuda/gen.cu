@@ -36,7 +36,8 @@ __global__ void gen_fr(fr *out, uint32_t n, uint64_t seed) {
     for (uint64_t attempt = 0;; attempt++) {
 #pragma unroll
         for (int j = 0; j < 4; j++) {
-            uint64_t w = mix64(seed + 0x9e3779b97f4a7c15ull * (((uint64_t)i << 12) + attempt * 4 + j + 1));
+            uint64_t w =
+                mix64(seed + 0x9e3779b97f4a7c15ull * (((uint64_t)i << 12) + attempt * 4 + j + 1));
             if (j == 3) w &= 0x7fffffffffffffffull;
             x.v[2 * j] = (uint32_t)w;
             x.v[2 * j + 1] = (uint32_t)(w >> 32);
@@ -44,21 +45,25 @@ __global__ void gen_fr(fr *out, uint32_t n, uint64_t seed) {
         carry_chain cc;
         (void)cc.sub_cc(x.v[0], fr_params::m(0));
 #pragma unroll
-        for (int j = 1; j < 8; j++) (void)cc.subc_cc(x.v[j], fr_params::m(j));
+        for (int j = 1; j < 8; j++)
+            (void)cc.subc_cc(x.v[j], fr_params::m(j));
         if (cc.subc(0, 0)) break; /* borrow: x < r */
     }
     out[i] = x.to_mont();
 }
 
 /* Not inlined: it is called twice per point, and code size costs compile time. */
-template <class G> __device__ __noinline__ typename G::X table_sum(const typename G::A *ta, const typename G::A *tb, uint32_t i) {
+template <class G>
+__device__ __noinline__ typename G::X table_sum(const typename G::A *ta, const typename G::A *tb,
+                                                uint32_t i) {
     typename G::X p = G::X::from_affine(ld_vec(ta + (i & ((1u << TABLE_BITS) - 1))));
     p.add_affine(ld_vec(tb + (i >> TABLE_BITS)));
     return p;
 }
 
 template <class G>
-__global__ void __launch_bounds__(G::THREADS) gen_bases(const typename G::A *ta, const typename G::A *tb, uint32_t n, typename G::A *out) {
+__global__ void __launch_bounds__(G::THREADS)
+    gen_bases(const typename G::A *ta, const typename G::A *tb, uint32_t n, typename G::A *out) {
     using F = typename G::F;
     using X = typename G::X;
     uint64_t i0 = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) * BATCH;
@@ -83,12 +88,24 @@ __global__ void __launch_bounds__(G::THREADS) gen_bases(const typename G::A *ta,
 }
 
 /* Host glue to blst per group. */
-inline void h_mul(blst_p1 *o, const blst_p1 *p, const czk_fr *k) { czk_g1_mul(o, p, k); }
-inline void h_mul(blst_p2 *o, const blst_p2 *p, const czk_fr *k) { czk_g2_mul(o, p, k); }
-inline const blst_p1 *h_gen(blst_p1 *) { return blst_p1_generator(); }
-inline const blst_p2 *h_gen(blst_p2 *) { return blst_p2_generator(); }
-inline void h_add(blst_p1 *o, const blst_p1 *a, const blst_p1 *b) { blst_p1_add_or_double(o, a, b); }
-inline void h_add(blst_p2 *o, const blst_p2 *a, const blst_p2 *b) { blst_p2_add_or_double(o, a, b); }
+inline void h_mul(blst_p1 *o, const blst_p1 *p, const czk_fr *k) {
+    czk_g1_mul(o, p, k);
+}
+inline void h_mul(blst_p2 *o, const blst_p2 *p, const czk_fr *k) {
+    czk_g2_mul(o, p, k);
+}
+inline const blst_p1 *h_gen(blst_p1 *) {
+    return blst_p1_generator();
+}
+inline const blst_p2 *h_gen(blst_p2 *) {
+    return blst_p2_generator();
+}
+inline void h_add(blst_p1 *o, const blst_p1 *a, const blst_p1 *b) {
+    blst_p1_add_or_double(o, a, b);
+}
+inline void h_add(blst_p2 *o, const blst_p2 *a, const blst_p2 *b) {
+    blst_p2_add_or_double(o, a, b);
+}
 inline void h_to_affine(blst_p1_affine *o, const blst_p1 *p, size_t n) {
     const blst_p1 *pts[2] = {p, nullptr};
     blst_p1s_to_affine(o, pts, n);
@@ -99,7 +116,8 @@ inline void h_to_affine(blst_p2_affine *o, const blst_p2 *p, size_t n) {
 }
 
 /* out[j] = (j+1)·k·G for j < count, affine. */
-template <class G> czk_status host_multiples(typename G::host_affine *out, size_t count, czk_rng *rng, czk_err *err) {
+template <class G>
+czk_status host_multiples(typename G::host_affine *out, size_t count, czk_rng *rng, czk_err *err) {
     using P = typename G::host_point;
     czk_fr k;
     czk_status st = czk_fr_random(&k, rng, err);
@@ -118,9 +136,13 @@ template <class G> czk_status host_multiples(typename G::host_affine *out, size_
     return CZK_OK;
 }
 
-template <class G> czk_status random_bases(czk_cuda_ctx *ctx, typename G::A *out, size_t n64, uint64_t seed, czk_err *err) {
+template <class G>
+czk_status random_bases(czk_cuda_ctx *ctx, typename G::A *out, size_t n64, uint64_t seed,
+                        czk_err *err) {
     using HA = typename G::host_affine;
-    if (n64 >= (1ull << 31)) return czk_errf(err, CZK_ERR_INVALID_ARG, "random bases %s: n = %zu is not below 2^31", G::name, n64);
+    if (n64 >= (1ull << 31))
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "random bases %s: n = %zu is not below 2^31",
+                        G::name, n64);
     if (n64 == 0) return CZK_OK;
     CZK_CU(cudaSetDevice(ctx->device), "random bases %s: select device", G::name);
     const uint32_t n = (uint32_t)n64;
@@ -137,12 +159,14 @@ template <class G> czk_status random_bases(czk_cuda_ctx *ctx, typename G::A *out
     }
     dev_buf<typename G::A> tab;
     cudaError_t e = tab.alloc(na + nb, ctx->stream);
-    if (e == cudaSuccess) e = cudaMemcpyAsync(tab.p, h, (na + nb) * sizeof(HA), cudaMemcpyHostToDevice, ctx->stream);
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(tab.p, h, (na + nb) * sizeof(HA), cudaMemcpyHostToDevice, ctx->stream);
     if (e == cudaSuccess) e = cudaStreamSynchronize(ctx->stream);
     free(h);
     CZK_CU(e, "random bases %s: upload tables", G::name);
     size_t threads = (n + BATCH - 1) / BATCH;
-    gen_bases<G><<<grid_for(threads, G::THREADS), G::THREADS, 0, ctx->stream>>>(tab.p, tab.p + na, n, out);
+    gen_bases<G>
+        <<<grid_for(threads, G::THREADS), G::THREADS, 0, ctx->stream>>>(tab.p, tab.p + na, n, out);
     CZK_LAUNCH("random bases %s: generate", G::name);
     CZK_CU(cudaStreamSynchronize(ctx->stream), "random bases %s: synchronize", G::name);
     return CZK_OK;
@@ -154,8 +178,10 @@ template <class G> czk_status random_bases(czk_cuda_ctx *ctx, typename G::A *out
 
 using namespace czkg;
 
-extern "C" czk_status czk_cuda_fr_random(czk_cuda_ctx *ctx, czk_fr *out, size_t n, uint64_t seed, czk_err *err) {
-    if (n >= (1ull << 31)) return czk_errf(err, CZK_ERR_INVALID_ARG, "random fr: n = %zu is not below 2^31", n);
+extern "C" czk_status czk_cuda_fr_random(czk_cuda_ctx *ctx, czk_fr *out, size_t n, uint64_t seed,
+                                         czk_err *err) {
+    if (n >= (1ull << 31))
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "random fr: n = %zu is not below 2^31", n);
     if (n == 0) return CZK_OK;
     CZK_CU(cudaSetDevice(ctx->device), "random fr: select device");
     gen_fr<<<grid_for(n, 256), 256, 0, ctx->stream>>>((fr *)out, (uint32_t)n, mix64(seed));
@@ -164,10 +190,12 @@ extern "C" czk_status czk_cuda_fr_random(czk_cuda_ctx *ctx, czk_fr *out, size_t 
     return CZK_OK;
 }
 
-extern "C" czk_status czk_cuda_g1_random_bases(czk_cuda_ctx *ctx, czk_g1_affine *out, size_t n, uint64_t seed, czk_err *err) {
+extern "C" czk_status czk_cuda_g1_random_bases(czk_cuda_ctx *ctx, czk_g1_affine *out, size_t n,
+                                               uint64_t seed, czk_err *err) {
     return random_bases<g1>(ctx, (g1::A *)out, n, seed, err);
 }
 
-extern "C" czk_status czk_cuda_g2_random_bases(czk_cuda_ctx *ctx, czk_g2_affine *out, size_t n, uint64_t seed, czk_err *err) {
+extern "C" czk_status czk_cuda_g2_random_bases(czk_cuda_ctx *ctx, czk_g2_affine *out, size_t n,
+                                               uint64_t seed, czk_err *err) {
     return random_bases<g2>(ctx, (g2::A *)out, n, seed, err);
 }

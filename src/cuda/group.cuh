@@ -41,7 +41,8 @@ template <class T> __device__ __forceinline__ T ld_vec(const T *p) {
     const uint4 *s = reinterpret_cast<const uint4 *>(p);
     uint4 *d = reinterpret_cast<uint4 *>(&r);
 #pragma unroll
-    for (int i = 0; i < (int)(sizeof(T) / 16); i++) d[i] = __ldg(s + i);
+    for (int i = 0; i < (int)(sizeof(T) / 16); i++)
+        d[i] = __ldg(s + i);
     return r;
 }
 template <class T> __device__ __forceinline__ void st_vec(T *p, const T &v) {
@@ -49,13 +50,15 @@ template <class T> __device__ __forceinline__ void st_vec(T *p, const T &v) {
     uint4 *d = reinterpret_cast<uint4 *>(p);
     const uint4 *s = reinterpret_cast<const uint4 *>(&v);
 #pragma unroll
-    for (int i = 0; i < (int)(sizeof(T) / 16); i++) d[i] = s[i];
+    for (int i = 0; i < (int)(sizeof(T) / 16); i++)
+        d[i] = s[i];
 }
 
 template <class P> __device__ __forceinline__ mont<P> shfl_down(const mont<P> &a, int d) {
     mont<P> r;
 #pragma unroll
-    for (int i = 0; i < mont<P>::N; i++) r.v[i] = __shfl_down_sync(0xffffffffu, a.v[i], d);
+    for (int i = 0; i < mont<P>::N; i++)
+        r.v[i] = __shfl_down_sync(0xffffffffu, a.v[i], d);
     return r;
 }
 __device__ __forceinline__ fp2 shfl_down(const fp2 &a, int d) {

@@ -28,7 +28,8 @@ struct rng64 {
 /* A random reduced Montgomery representative (top limb masked below the modulus). */
 template <class F> F random_elem(rng64 &r) {
     F x;
-    for (int i = 0; i < F::N; i++) x.v[i] = (uint32_t)r.next();
+    for (int i = 0; i < F::N; i++)
+        x.v[i] = (uint32_t)r.next();
     x.v[F::N - 1] &= F::N == 12 ? 0x0fffffffu : 0x3fffffffu;
     return x;
 }
@@ -39,7 +40,8 @@ template <class F> F special(int k) {
     if (k == 1) x = F::one();
     if (k == 2) x = F::zero() - F::one();
     if (k == 3) {
-        for (int i = 0; i < F::N; i++) x.v[i] = F::params::m(i);
+        for (int i = 0; i < F::N; i++)
+            x.v[i] = F::params::m(i);
         x.v[0] -= 1; /* the low limb of p and r is odd */
     }
     return x;
@@ -68,10 +70,14 @@ czk_status check_fp(rng64 &r, unsigned rounds, czk_err *err) {
         to_blst(&A, a);
         to_blst(&B, b);
         blst_fp_mul(&E, &A, &B);
-        if (!same(E, fp::mul_wide(a, b))) return czk_errf(err, CZK_ERR_INTERNAL, "fp mul_wide round %u", it);
-        if (!same(E, fp::mul_chain(a, b))) return czk_errf(err, CZK_ERR_INTERNAL, "fp mul_chain round %u", it);
-        if (!same(E, fp::mul_rolled(a, b))) return czk_errf(err, CZK_ERR_INTERNAL, "fp mul_rolled round %u", it);
-        if (!same(E, fp::mul_call(a, b))) return czk_errf(err, CZK_ERR_INTERNAL, "fp mul_call round %u", it);
+        if (!same(E, fp::mul_wide(a, b)))
+            return czk_errf(err, CZK_ERR_INTERNAL, "fp mul_wide round %u", it);
+        if (!same(E, fp::mul_chain(a, b)))
+            return czk_errf(err, CZK_ERR_INTERNAL, "fp mul_chain round %u", it);
+        if (!same(E, fp::mul_rolled(a, b)))
+            return czk_errf(err, CZK_ERR_INTERNAL, "fp mul_rolled round %u", it);
+        if (!same(E, fp::mul_call(a, b)))
+            return czk_errf(err, CZK_ERR_INTERNAL, "fp mul_call round %u", it);
         blst_fp_add(&E, &A, &B);
         if (!same(E, a + b)) return czk_errf(err, CZK_ERR_INTERNAL, "fp add round %u", it);
         blst_fp_sub(&E, &A, &B);
@@ -96,9 +102,12 @@ czk_status check_fr(rng64 &r, unsigned rounds, czk_err *err) {
         to_blst(&A, a);
         to_blst(&B, b);
         blst_fr_mul(&E, &A, &B);
-        if (!same(E, fr::mul_wide(a, b))) return czk_errf(err, CZK_ERR_INTERNAL, "fr mul_wide round %u", it);
-        if (!same(E, fr::mul_chain(a, b))) return czk_errf(err, CZK_ERR_INTERNAL, "fr mul_chain round %u", it);
-        if (!same(E, fr::mul_rolled(a, b))) return czk_errf(err, CZK_ERR_INTERNAL, "fr mul_rolled round %u", it);
+        if (!same(E, fr::mul_wide(a, b)))
+            return czk_errf(err, CZK_ERR_INTERNAL, "fr mul_wide round %u", it);
+        if (!same(E, fr::mul_chain(a, b)))
+            return czk_errf(err, CZK_ERR_INTERNAL, "fr mul_chain round %u", it);
+        if (!same(E, fr::mul_rolled(a, b)))
+            return czk_errf(err, CZK_ERR_INTERNAL, "fr mul_rolled round %u", it);
         blst_fr_add(&E, &A, &B);
         if (!same(E, a + b)) return czk_errf(err, CZK_ERR_INTERNAL, "fr add round %u", it);
         blst_fr_sub(&E, &A, &B);
@@ -107,7 +116,8 @@ czk_status check_fr(rng64 &r, unsigned rounds, czk_err *err) {
         uint64_t canon[4];
         blst_uint64_from_fr(canon, &A);
         fr c = a.from_mont();
-        if (memcmp(canon, c.v, 32) != 0) return czk_errf(err, CZK_ERR_INTERNAL, "fr from_mont round %u", it);
+        if (memcmp(canon, c.v, 32) != 0)
+            return czk_errf(err, CZK_ERR_INTERNAL, "fr from_mont round %u", it);
         if (!(c.to_mont() == a)) return czk_errf(err, CZK_ERR_INTERNAL, "fr to_mont round %u", it);
         if (it < 64) {
             blst_fr_inverse(&E, &A);
@@ -145,26 +155,51 @@ struct g1_ops {
     using F = fp;
     using P = blst_p1;
     using A = blst_p1_affine;
-    static void mult(P *o, const P *p, const uint8_t *k) { blst_p1_mult(o, p, k, 255); }
-    static const P *gen() { return blst_p1_generator(); }
-    static void add(P *o, const P *a, const P *b) { blst_p1_add_or_double(o, a, b); }
-    static void dbl(P *o, const P *a) { blst_p1_double(o, a); }
-    static void to_aff(A *o, const P *p) { blst_p1_to_affine(o, p); }
-    static bool eq(const P *a, const P *b) { return blst_p1_is_equal(a, b); }
+    static void mult(P *o, const P *p, const uint8_t *k) {
+        blst_p1_mult(o, p, k, 255);
+    }
+    static const P *gen() {
+        return blst_p1_generator();
+    }
+    static void add(P *o, const P *a, const P *b) {
+        blst_p1_add_or_double(o, a, b);
+    }
+    static void dbl(P *o, const P *a) {
+        blst_p1_double(o, a);
+    }
+    static void to_aff(A *o, const P *p) {
+        blst_p1_to_affine(o, p);
+    }
+    static bool eq(const P *a, const P *b) {
+        return blst_p1_is_equal(a, b);
+    }
 };
 struct g2_ops {
     using F = fp2;
     using P = blst_p2;
     using A = blst_p2_affine;
-    static void mult(P *o, const P *p, const uint8_t *k) { blst_p2_mult(o, p, k, 255); }
-    static const P *gen() { return blst_p2_generator(); }
-    static void add(P *o, const P *a, const P *b) { blst_p2_add_or_double(o, a, b); }
-    static void dbl(P *o, const P *a) { blst_p2_double(o, a); }
-    static void to_aff(A *o, const P *p) { blst_p2_to_affine(o, p); }
-    static bool eq(const P *a, const P *b) { return blst_p2_is_equal(a, b); }
+    static void mult(P *o, const P *p, const uint8_t *k) {
+        blst_p2_mult(o, p, k, 255);
+    }
+    static const P *gen() {
+        return blst_p2_generator();
+    }
+    static void add(P *o, const P *a, const P *b) {
+        blst_p2_add_or_double(o, a, b);
+    }
+    static void dbl(P *o, const P *a) {
+        blst_p2_double(o, a);
+    }
+    static void to_aff(A *o, const P *p) {
+        blst_p2_to_affine(o, p);
+    }
+    static bool eq(const P *a, const P *b) {
+        return blst_p2_is_equal(a, b);
+    }
 };
 
-template <class G> czk_status check_curve(rng64 &r, unsigned rounds, const char *name, czk_err *err) {
+template <class G>
+czk_status check_curve(rng64 &r, unsigned rounds, const char *name, czk_err *err) {
     using F = typename G::F;
     using X = xyzz<F>;
     typedef typename G::P P;
@@ -196,17 +231,20 @@ template <class G> czk_status check_curve(rng64 &r, unsigned rounds, const char 
         d.add_affine(dp);
         G::dbl(&e, &p);
         to_blst(&got, d.to_jacobian());
-        if (!G::eq(&e, &got)) return czk_errf(err, CZK_ERR_INTERNAL, "%s madd-double round %u", name, it);
+        if (!G::eq(&e, &got))
+            return czk_errf(err, CZK_ERR_INTERNAL, "%s madd-double round %u", name, it);
         /* mixed add of the opposite point: infinity */
         X z = X::from_affine(dp);
         z.add_affine(dp.neg());
-        if (!z.is_inf()) return czk_errf(err, CZK_ERR_INTERNAL, "%s madd-opposite round %u", name, it);
+        if (!z.is_inf())
+            return czk_errf(err, CZK_ERR_INTERNAL, "%s madd-opposite round %u", name, it);
         /* infinity handling on both sides */
         X i1 = X::inf();
         i1.add_affine(dp);
         i1.add_affine(affine<F>{F::zero(), F::zero()});
         to_blst(&got, i1.to_jacobian());
-        if (!G::eq(&p, &got)) return czk_errf(err, CZK_ERR_INTERNAL, "%s madd-infinity round %u", name, it);
+        if (!G::eq(&p, &got))
+            return czk_errf(err, CZK_ERR_INTERNAL, "%s madd-infinity round %u", name, it);
         /* full xyzz add: (p+q) + 2p, with non-trivial ZZ on both sides */
         X t = s;
         t.add(d);
@@ -221,10 +259,12 @@ template <class G> czk_status check_curve(rng64 &r, unsigned rounds, const char 
         u.add(s);
         G::dbl(&e, &pq);
         to_blst(&got, u.to_jacobian());
-        if (!G::eq(&e, &got)) return czk_errf(err, CZK_ERR_INTERNAL, "%s add-double round %u", name, it);
+        if (!G::eq(&e, &got))
+            return czk_errf(err, CZK_ERR_INTERNAL, "%s add-double round %u", name, it);
         X w = s;
         w.add(s.neg());
-        if (!w.is_inf()) return czk_errf(err, CZK_ERR_INTERNAL, "%s add-opposite round %u", name, it);
+        if (!w.is_inf())
+            return czk_errf(err, CZK_ERR_INTERNAL, "%s add-opposite round %u", name, it);
         /* dbl of a projective point */
         X v = s.dbl();
         to_blst(&got, v.to_jacobian());
@@ -235,15 +275,18 @@ template <class G> czk_status check_curve(rng64 &r, unsigned rounds, const char 
         k3[0] = 0x43, k3[1] = 0x42, k3[2] = 0x0f; /* 1000003 = 0x0f4243 */
         G::mult(&e, &pq, k3);
         to_blst(&got, m.to_jacobian());
-        if (!G::eq(&e, &got)) return czk_errf(err, CZK_ERR_INTERNAL, "%s mul_small round %u", name, it);
+        if (!G::eq(&e, &got))
+            return czk_errf(err, CZK_ERR_INTERNAL, "%s mul_small round %u", name, it);
         /* to affine (Fermat inversion), and jacobian -> xyzz */
         A ea;
         G::to_aff(&ea, &pq);
         affine<F> sa = s.to_affine();
-        if (!same(ea, sa)) return czk_errf(err, CZK_ERR_INTERNAL, "%s to_affine round %u", name, it);
+        if (!same(ea, sa))
+            return czk_errf(err, CZK_ERR_INTERNAL, "%s to_affine round %u", name, it);
         X back = X::from_jacobian(from_blst<P, jacobian<F>>(pq));
         to_blst(&got, back.to_jacobian());
-        if (!G::eq(&pq, &got)) return czk_errf(err, CZK_ERR_INTERNAL, "%s from_jacobian round %u", name, it);
+        if (!G::eq(&pq, &got))
+            return czk_errf(err, CZK_ERR_INTERNAL, "%s from_jacobian round %u", name, it);
     }
     return CZK_OK;
 }

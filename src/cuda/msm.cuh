@@ -47,8 +47,8 @@ namespace czkg {
 
 namespace {
 
-constexpr uint32_t CHUNK = 128;     /* L: points per accumulation chunk */
-constexpr uint32_t SMALL_CHUNKS = 8; /* buckets with more chunks are summed by a block */
+constexpr uint32_t CHUNK = 128;             /* L: points per accumulation chunk */
+constexpr uint32_t SMALL_CHUNKS = 8;        /* buckets with more chunks are summed by a block */
 constexpr uint32_t SEGMENT_THREADS = 65536; /* running-sum threads per window (about) */
 
 __device__ __forceinline__ fr ld_fr(const fr *p) {
@@ -71,19 +71,22 @@ __global__ void msm_digits(const fr *scalars, uint32_t n, unsigned c, unsigned n
         carry_chain cc;
         (void)cc.sub_cc(fr_params::half(0), x.v[0]);
 #pragma unroll
-        for (int j = 1; j < 8; j++) (void)cc.subc_cc(fr_params::half(j), x.v[j]);
+        for (int j = 1; j < 8; j++)
+            (void)cc.subc_cc(fr_params::half(j), x.v[j]);
         neg = cc.subc(0, 0) & 1;
     }
     x = x.cneg(neg); /* r − x on canonical limbs */
 #pragma unroll
-    for (int j = 0; j < 8; j++) k[j] = skip ? 0 : x.v[j];
+    for (int j = 0; j < 8; j++)
+        k[j] = skip ? 0 : x.v[j];
     const uint32_t mask = (1u << c) - 1, half = 1u << (c - 1);
     uint32_t carry = 0;
 #pragma unroll 1
     for (unsigned w = 0; w < nwin; w++) {
         uint32_t d = (k[0] & mask) + carry;
 #pragma unroll
-        for (int j = 0; j < 7; j++) k[j] = __funnelshift_r(k[j], k[j + 1], c);
+        for (int j = 0; j < 7; j++)
+            k[j] = __funnelshift_r(k[j], k[j + 1], c);
         k[7] >>= c;
         uint32_t mag, sgn;
         if (d > half) {
@@ -127,7 +130,8 @@ __global__ void msm_chunk_desc(const uint32_t *start, const uint32_t *end, const
     uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
     if (b >= B) return;
     uint32_t c = cnt[b], o = off[b], s = start[b], e = end[b];
-    for (uint32_t k = 0; k < c; k++) desc[o + k] = make_uint2(s + k * CHUNK, min(e, s + (k + 1) * CHUNK));
+    for (uint32_t k = 0; k < c; k++)
+        desc[o + k] = make_uint2(s + k * CHUNK, min(e, s + (k + 1) * CHUNK));
     if (b == B - 1) *total = o + c;
 }
 
@@ -185,7 +189,8 @@ __global__ void __launch_bounds__(G::THREADS)
     }
     X acc = ld_vec(partial + o);
 #pragma unroll 1
-    for (uint32_t k = 1; k < c; k++) acc.add(ld_vec(partial + o + k));
+    for (uint32_t k = 1; k < c; k++)
+        acc.add(ld_vec(partial + o + k));
     st_vec(bucket + b, acc);
 }
 
@@ -201,7 +206,8 @@ __global__ void __launch_bounds__(G::THREADS)
         uint32_t b = big[k], c = cnt[b], o = off[b];
         X acc = X::inf();
 #pragma unroll 1
-        for (uint32_t j = threadIdx.x; j < c; j += G::THREADS) acc.add(ld_vec(partial + o + j));
+        for (uint32_t j = threadIdx.x; j < c; j += G::THREADS)
+            acc.add(ld_vec(partial + o + j));
         acc = block_sum<X, G::THREADS>(acc);
         if (threadIdx.x == 0) st_vec(bucket + b, acc);
     }
@@ -237,7 +243,8 @@ __global__ void __launch_bounds__(G::THREADS)
     X acc = X::inf();
     const typename G::X *base = in + (size_t)blockIdx.x * per;
 #pragma unroll 1
-    for (uint32_t j = threadIdx.x; j < per; j += G::THREADS) acc.add(ld_vec(base + j));
+    for (uint32_t j = threadIdx.x; j < per; j += G::THREADS)
+        acc.add(ld_vec(base + j));
     acc = block_sum<X, G::THREADS>(acc);
     if (threadIdx.x == 0) st_vec(out + blockIdx.x, acc);
 }
@@ -259,7 +266,8 @@ __global__ void __launch_bounds__(G::THREADS)
     if (threadIdx.x == 0) st_vec(out + blockIdx.x, acc);
 }
 
-template <class G> __global__ void msm_to_jacobian(const typename G::X *in, uint32_t n, typename G::J *out) {
+template <class G>
+__global__ void msm_to_jacobian(const typename G::X *in, uint32_t n, typename G::J *out) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) out[i] = in[i].to_jacobian();
 }
@@ -282,24 +290,35 @@ void launch_accumulate(int v, unsigned blocks64, cudaStream_t s, const typename 
     using V = acc_variants<G>;
     switch (v) {
     case 1:
-        msm_accumulate<G, V::T[1], V::M[1]><<<(blocks64 * 64 + V::T[1] - 1) / V::T[1], V::T[1], 0, s>>>(
-            bases, sk, sidx, desc, total, partial);
+        msm_accumulate<G, V::T[1], V::M[1]>
+            <<<(blocks64 * 64 + V::T[1] - 1) / V::T[1], V::T[1], 0, s>>>(bases, sk, sidx, desc,
+                                                                         total, partial);
         break;
     case 2:
-        msm_accumulate<G, V::T[2], V::M[2]><<<(blocks64 * 64 + V::T[2] - 1) / V::T[2], V::T[2], 0, s>>>(
-            bases, sk, sidx, desc, total, partial);
+        msm_accumulate<G, V::T[2], V::M[2]>
+            <<<(blocks64 * 64 + V::T[2] - 1) / V::T[2], V::T[2], 0, s>>>(bases, sk, sidx, desc,
+                                                                         total, partial);
         break;
     default:
-        msm_accumulate<G, V::T[0], V::M[0]><<<(blocks64 * 64 + V::T[0] - 1) / V::T[0], V::T[0], 0, s>>>(
-            bases, sk, sidx, desc, total, partial);
+        msm_accumulate<G, V::T[0], V::M[0]>
+            <<<(blocks64 * 64 + V::T[0] - 1) / V::T[0], V::T[0], 0, s>>>(bases, sk, sidx, desc,
+                                                                         total, partial);
     }
 }
 
 /* Host-side group operations on blst points. */
-inline void host_dbl(blst_p1 *p) { blst_p1_double(p, p); }
-inline void host_dbl(blst_p2 *p) { blst_p2_double(p, p); }
-inline void host_add(blst_p1 *p, const blst_p1 *q) { blst_p1_add_or_double(p, p, q); }
-inline void host_add(blst_p2 *p, const blst_p2 *q) { blst_p2_add_or_double(p, p, q); }
+inline void host_dbl(blst_p1 *p) {
+    blst_p1_double(p, p);
+}
+inline void host_dbl(blst_p2 *p) {
+    blst_p2_double(p, p);
+}
+inline void host_add(blst_p1 *p, const blst_p1 *q) {
+    blst_p1_add_or_double(p, p, q);
+}
+inline void host_add(blst_p2 *p, const blst_p2 *q) {
+    blst_p2_add_or_double(p, p, q);
+}
 
 /* Per-phase wall time when ctx->profile is set (each phase waits for the device). */
 struct phase_clock {
@@ -361,7 +380,8 @@ czk_status msm(czk_cuda_ctx *ctx, typename G::host_point *out, const typename G:
     dev_buf<uint2> desc;
     dev_buf<X> partial, bucket, seg, wins;
     dev_buf<J> jac;
-    CZK_CU(keys.alloc((size_t)nwin * n, s), "msm_%s: allocate digits (%u windows × %u)", nm, nwin, n);
+    CZK_CU(keys.alloc((size_t)nwin * n, s), "msm_%s: allocate digits (%u windows × %u)", nm, nwin,
+           n);
     CZK_CU(skeys.alloc(n, s), "msm_%s: allocate sorted keys", nm);
     CZK_CU(sidx.alloc(n, s), "msm_%s: allocate sorted indices", nm);
     CZK_CU(iota.alloc(n, s), "msm_%s: allocate indices", nm);
@@ -380,7 +400,8 @@ czk_status msm(czk_cuda_ctx *ctx, typename G::host_point *out, const typename G:
     CZK_CU(seg2.alloc((size_t)nwin * (nseg2 ? nseg2 : 1), s), "msm_%s: allocate segment sums", nm);
 
     const unsigned ones_blocks = (unsigned)(4 * ctx->sm_count);
-    const uint32_t ones_per_thread = (n + ones_blocks * G::THREADS - 1) / (ones_blocks * G::THREADS);
+    const uint32_t ones_per_thread =
+        (n + ones_blocks * G::THREADS - 1) / (ones_blocks * G::THREADS);
     CZK_CU(wins.alloc(nwin + 1 + ones_blocks, s), "msm_%s: allocate window sums", nm);
     CZK_CU(jac.alloc(nwin + 1, s), "msm_%s: allocate results", nm);
 
@@ -388,7 +409,8 @@ czk_status msm(czk_cuda_ctx *ctx, typename G::host_point *out, const typename G:
     CZK_CU(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, (const uint32_t *)keys.p, skeys.p,
                                            (const uint32_t *)iota.p, sidx.p, n, 0, (int)c + 1, s),
            "msm_%s: sort size", nm);
-    CZK_CU(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, cnt.p, off.p, B, s), "msm_%s: scan size", nm);
+    CZK_CU(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, cnt.p, off.p, B, s),
+           "msm_%s: scan size", nm);
     dev_buf<uint8_t> temp;
     CZK_CU(temp.alloc(sort_bytes > scan_bytes ? sort_bytes : scan_bytes, s),
            "msm_%s: allocate sort space (%zu bytes)", nm, sort_bytes);
@@ -403,9 +425,9 @@ czk_status msm(czk_cuda_ctx *ctx, typename G::host_point *out, const typename G:
 
     for (unsigned w = 0; w < nwin; w++) {
         pc.start();
-        CZK_CU(cub::DeviceRadixSort::SortPairs(temp.p, sort_bytes, (const uint32_t *)keys.p + (size_t)w * n,
-                                               skeys.p, (const uint32_t *)iota.p, sidx.p, n, 0,
-                                               (int)c + 1, s),
+        CZK_CU(cub::DeviceRadixSort::SortPairs(
+                   temp.p, sort_bytes, (const uint32_t *)keys.p + (size_t)w * n, skeys.p,
+                   (const uint32_t *)iota.p, sidx.p, n, 0, (int)c + 1, s),
                "msm_%s: sort window %u", nm, w);
         pc.stop(1);
         pc.start();
@@ -427,15 +449,16 @@ czk_status msm(czk_cuda_ctx *ctx, typename G::host_point *out, const typename G:
         CZK_LAUNCH("msm_%s: accumulate, window %u", nm, w);
         pc.stop(3);
         pc.start();
-        msm_bucket_sum<G><<<grid_for(B, G::THREADS), G::THREADS, 0, s>>>(partial, cnt, off, B, bucket,
-                                                                         big, counters.p + 1);
+        msm_bucket_sum<G><<<grid_for(B, G::THREADS), G::THREADS, 0, s>>>(
+            partial, cnt, off, B, bucket, big, counters.p + 1);
         CZK_LAUNCH("msm_%s: bucket sums, window %u", nm, w);
-        msm_bucket_sum_big<G><<<2 * ctx->sm_count, G::THREADS, 0, s>>>(partial, cnt, off, bucket, big,
-                                                                       counters.p + 1);
+        msm_bucket_sum_big<G><<<2 * ctx->sm_count, G::THREADS, 0, s>>>(partial, cnt, off, bucket,
+                                                                       big, counters.p + 1);
         CZK_LAUNCH("msm_%s: large bucket sums, window %u", nm, w);
         pc.stop(4);
         pc.start();
-        msm_running_sum<G><<<grid_for(nseg, 128), 128, 0, s>>>(bucket, B, seg_len, seg + (size_t)w * nseg);
+        msm_running_sum<G>
+            <<<grid_for(nseg, 128), 128, 0, s>>>(bucket, B, seg_len, seg + (size_t)w * nseg);
         CZK_LAUNCH("msm_%s: running sums, window %u", nm, w);
         pc.stop(5);
     }
@@ -448,7 +471,8 @@ czk_status msm(czk_cuda_ctx *ctx, typename G::host_point *out, const typename G:
         msm_reduce_groups<G><<<nwin, G::THREADS, 0, s>>>(seg, nseg, wins);
     }
     CZK_LAUNCH("msm_%s: window sums", nm);
-    msm_ones<G><<<ones_blocks, G::THREADS, 0, s>>>(bases, ones, n, ones_per_thread, wins + nwin + 1);
+    msm_ones<G>
+        <<<ones_blocks, G::THREADS, 0, s>>>(bases, ones, n, ones_per_thread, wins + nwin + 1);
     CZK_LAUNCH("msm_%s: batch addition of ones", nm);
     msm_reduce_groups<G><<<1, G::THREADS, 0, s>>>(wins + nwin + 1, ones_blocks, wins + nwin);
     CZK_LAUNCH("msm_%s: sum of ones", nm);
@@ -461,15 +485,18 @@ czk_status msm(czk_cuda_ctx *ctx, typename G::host_point *out, const typename G:
     CZK_CU(cudaStreamSynchronize(s), "msm_%s: synchronize", nm);
     pc.stop(6);
     if (pc.on)
-        fprintf(stderr,
-                "msm_%s n=%u c=%u windows=%u: digits %.2f, sort %.2f, chunking %.2f, accumulate %.2f, "
-                "bucket sums %.2f, running sums %.2f, final %.2f ms\n",
-                nm, n, c, nwin, pc.acc[0], pc.acc[1], pc.acc[2], pc.acc[3], pc.acc[4], pc.acc[5], pc.acc[6]);
+        fprintf(
+            stderr,
+            "msm_%s n=%u c=%u windows=%u: digits %.2f, sort %.2f, chunking %.2f, accumulate %.2f, "
+            "bucket sums %.2f, running sums %.2f, final %.2f ms\n",
+            nm, n, c, nwin, pc.acc[0], pc.acc[1], pc.acc[2], pc.acc[3], pc.acc[4], pc.acc[5],
+            pc.acc[6]);
 
     typename G::host_point acc, t;
     memcpy(&acc, &host[nwin - 1], sizeof acc);
     for (int w = (int)nwin - 2; w >= 0; w--) {
-        for (unsigned k = 0; k < c; k++) host_dbl(&acc);
+        for (unsigned k = 0; k < c; k++)
+            host_dbl(&acc);
         memcpy(&t, &host[w], sizeof t);
         host_add(&acc, &t);
     }

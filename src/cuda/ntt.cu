@@ -119,7 +119,8 @@ __global__ void __launch_bounds__(NTT_THREADS)
         }
         unsigned at = g * GS + m;
 #pragma unroll
-        for (int w = 0; w < 8; w++) sm[w][at] = x.v[w];
+        for (int w = 0; w < 8; w++)
+            sm[w][at] = x.v[w];
     }
     __syncthreads();
 
@@ -162,7 +163,8 @@ __global__ void __launch_bounds__(NTT_THREADS)
         unsigned at = g * GS + m;
         fr x;
 #pragma unroll
-        for (int w = 0; w < 8; w++) x.v[w] = sm[w][at];
+        for (int w = 0; w < 8; w++)
+            x.v[w] = sm[w][at];
         if (post_lo) x = x * pow_table(post_lo, post_hi, idx);
         st_fr(data + idx, x);
     }
@@ -206,17 +208,9 @@ double now_ms() {
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
-const pass_fn PASSES[11] = {nullptr,
-                            ntt_dit_pass<1>,
-                            ntt_dit_pass<2>,
-                            ntt_dit_pass<3>,
-                            ntt_dit_pass<4>,
-                            ntt_dit_pass<5>,
-                            ntt_dit_pass<6>,
-                            ntt_dit_pass<7>,
-                            ntt_dit_pass<8>,
-                            ntt_dit_pass<9>,
-                            ntt_dit_pass<10>};
+const pass_fn PASSES[11] = {nullptr,         ntt_dit_pass<1>, ntt_dit_pass<2>, ntt_dit_pass<3>,
+                            ntt_dit_pass<4>, ntt_dit_pass<5>, ntt_dit_pass<6>, ntt_dit_pass<7>,
+                            ntt_dit_pass<8>, ntt_dit_pass<9>, ntt_dit_pass<10>};
 
 fr host_fr(const czk_fr &x) {
     fr r;
@@ -262,8 +256,8 @@ czk_status ntt_run(czk_cuda_ctx *ctx, fr *data, unsigned log_n, int inv, int pre
         CZK_LAUNCH("%s 2^%u: pass %u (%u stages)", what, log_n, p, ks);
         if (prof) {
             CZK_CU(cudaStreamSynchronize(ctx->stream), "%s: synchronize", what);
-            fprintf(stderr, ", pass %u (%u stages%s) %.3f ms", p, ks, direct ? ", direct twist" : "",
-                    now_ms() - t0);
+            fprintf(stderr, ", pass %u (%u stages%s) %.3f ms", p, ks,
+                    direct ? ", direct twist" : "", now_ms() - t0);
         }
         s0 += ks;
     }
@@ -299,11 +293,13 @@ czk_status upload_power_tables(czk_cuda_ctx *ctx, const czk_fr &x, fr **lo, fr *
     czk_fr *h = (czk_fr *)malloc(2 * T * sizeof(czk_fr));
     if (!h) return czk_errf(err, CZK_ERR_NOMEM, "ntt tables: host memory");
     h[0] = czk_fr_one;
-    for (size_t t = 1; t < T; t++) czk_fr_mul(&h[t], &h[t - 1], &x);
+    for (size_t t = 1; t < T; t++)
+        czk_fr_mul(&h[t], &h[t - 1], &x);
     czk_fr step;
     czk_fr_mul(&step, &h[T - 1], &x); /* x^(2^14) */
     h[T] = czk_fr_one;
-    for (size_t t = 1; t < T; t++) czk_fr_mul(&h[T + t], &h[T + t - 1], &step);
+    for (size_t t = 1; t < T; t++)
+        czk_fr_mul(&h[T + t], &h[T + t - 1], &step);
     cudaError_t e = cudaMalloc((void **)lo, T * sizeof(fr));
     if (e == cudaSuccess) e = cudaMalloc((void **)hi, T * sizeof(fr));
     if (e == cudaSuccess) e = cudaMemcpy(*lo, h, T * sizeof(fr), cudaMemcpyHostToDevice);
@@ -323,17 +319,21 @@ czk_status ntt_tables_init(czk_cuda_ctx *ctx, czk_err *err) {
     czk_fr_from_u64(&g[0], CZK_FR_GENERATOR);
     czk_fr_inv(&g[1], &g[0]);
     for (int d = 0; d < 2; d++) {
-        if ((st = upload_power_tables(ctx, w[d], &ctx->omega_lo[d], &ctx->omega_hi[d], err)) != CZK_OK)
+        if ((st = upload_power_tables(ctx, w[d], &ctx->omega_lo[d], &ctx->omega_hi[d], err)) !=
+            CZK_OK)
             return st;
         if ((st = upload_power_tables(ctx, g[d], &ctx->gen_lo[d], &ctx->gen_hi[d], err)) != CZK_OK)
             return st;
         /* ω_1024 = ω_{2^28}^(2^18) */
         czk_fr w10 = w[d], h[512];
-        for (int i = 0; i < 18; i++) czk_fr_sqr(&w10, &w10);
+        for (int i = 0; i < 18; i++)
+            czk_fr_sqr(&w10, &w10);
         h[0] = czk_fr_one;
-        for (int j = 1; j < 512; j++) czk_fr_mul(&h[j], &h[j - 1], &w10);
+        for (int j = 1; j < 512; j++)
+            czk_fr_mul(&h[j], &h[j - 1], &w10);
         CZK_CU(cudaMalloc((void **)&ctx->w1024[d], sizeof h), "ntt tables: allocate");
-        CZK_CU(cudaMemcpy(ctx->w1024[d], h, sizeof h, cudaMemcpyHostToDevice), "ntt tables: upload");
+        CZK_CU(cudaMemcpy(ctx->w1024[d], h, sizeof h, cudaMemcpyHostToDevice),
+               "ntt tables: upload");
     }
     return CZK_OK;
 }
@@ -342,7 +342,8 @@ void ntt_tables_free(czk_cuda_ctx *ctx) {
     for (int d = 0; d < 2; d++) {
         for (fr *p : ctx->twist[d])
             if (p) (void)cudaFree(p);
-        fr *ps[] = {ctx->omega_lo[d], ctx->omega_hi[d], ctx->gen_lo[d], ctx->gen_hi[d], ctx->w1024[d]};
+        fr *ps[] = {ctx->omega_lo[d], ctx->omega_hi[d], ctx->gen_lo[d], ctx->gen_hi[d],
+                    ctx->w1024[d]};
         for (fr *p : ps)
             if (p) (void)cudaFree(p);
     }
@@ -352,10 +353,11 @@ void ntt_tables_free(czk_cuda_ctx *ctx) {
 
 using namespace czkg;
 
-extern "C" czk_status czk_cuda_ntt(czk_cuda_ctx *ctx, czk_fr *data, unsigned log_n, czk_ntt_kind kind,
-                                   czk_err *err) {
+extern "C" czk_status czk_cuda_ntt(czk_cuda_ctx *ctx, czk_fr *data, unsigned log_n,
+                                   czk_ntt_kind kind, czk_err *err) {
     if (log_n < 1 || log_n > CZK_NTT_MAX_LOG)
-        return czk_errf(err, CZK_ERR_INVALID_ARG, "ntt: log_n %u not in 1..%u", log_n, CZK_NTT_MAX_LOG);
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "ntt: log_n %u not in 1..%u", log_n,
+                        CZK_NTT_MAX_LOG);
     CZK_CU(cudaSetDevice(ctx->device), "ntt: select device");
     czk_status st = ntt_kind(ctx, (fr *)data, log_n, kind, err);
     if (st != CZK_OK) return st;
@@ -366,7 +368,8 @@ extern "C" czk_status czk_cuda_ntt(czk_cuda_ctx *ctx, czk_fr *data, unsigned log
 extern "C" czk_status czk_cuda_h(czk_cuda_ctx *ctx, czk_fr *a, czk_fr *b, czk_fr *c, unsigned log_n,
                                  czk_err *err) {
     if (log_n < 1 || log_n > CZK_NTT_MAX_LOG)
-        return czk_errf(err, CZK_ERR_INVALID_ARG, "h: log_n %u not in 1..%u", log_n, CZK_NTT_MAX_LOG);
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "h: log_n %u not in 1..%u", log_n,
+                        CZK_NTT_MAX_LOG);
     CZK_CU(cudaSetDevice(ctx->device), "h: select device");
     czk_fr n_inv, gn, z_inv;
     czk_fr_from_u64(&n_inv, (uint64_t)1 << log_n);

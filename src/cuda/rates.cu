@@ -18,23 +18,28 @@ template <class F> __global__ void __launch_bounds__(256) mul_rate(F *io) {
     uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
     F x[CHAINS], y = io[t];
 #pragma unroll
-    for (int c = 0; c < CHAINS; c++) x[c] = io[t + c + 1];
+    for (int c = 0; c < CHAINS; c++)
+        x[c] = io[t + c + 1];
 #pragma unroll 1
     for (int i = 0; i < ITERS; i++) {
 #pragma unroll
-        for (int c = 0; c < CHAINS; c++) x[c] = x[c] * y;
+        for (int c = 0; c < CHAINS; c++)
+            x[c] = x[c] * y;
     }
     F s = x[0];
 #pragma unroll
-    for (int c = 1; c < CHAINS; c++) s = s + x[c];
+    for (int c = 1; c < CHAINS; c++)
+        s = s + x[c];
     io[t] = s;
 }
 
-template <class F> __global__ void __launch_bounds__(256) madd_rate(const affine<F> *pts, xyzz<F> *out) {
+template <class F>
+__global__ void __launch_bounds__(256) madd_rate(const affine<F> *pts, xyzz<F> *out) {
     uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
     xyzz<F> acc = xyzz<F>::from_affine(ld_vec(pts + (t & 1023)));
 #pragma unroll 1
-    for (int i = 0; i < ITERS; i++) acc.add_affine(ld_vec(pts + ((t + 7 * i + 1) & 1023)));
+    for (int i = 0; i < ITERS; i++)
+        acc.add_affine(ld_vec(pts + ((t + 7 * i + 1) & 1023)));
     st_vec(out + t, acc);
 }
 
@@ -48,10 +53,11 @@ template <int K> using fr_k = mont<with_mul<fr_params, K>>;
 using namespace czkg;
 
 extern "C" const char *const czk_cuda_rate_names[CZK_CUDA_NRATES] = {
-    "fp_mul_wide", "fp_mul_chain", "fp_mul_rolled", "fp_mul_call",  "fr_mul_wide",
-    "fr_mul_chain", "fr_mul_rolled", "g1_madd_wide", "g1_madd_rolled", "g1_madd_call"};
+    "fp_mul_wide",  "fp_mul_chain",  "fp_mul_rolled", "fp_mul_call",    "fr_mul_wide",
+    "fr_mul_chain", "fr_mul_rolled", "g1_madd_wide",  "g1_madd_rolled", "g1_madd_call"};
 
-extern "C" czk_status czk_cuda_rates(czk_cuda_ctx *ctx, double rates[CZK_CUDA_NRATES], czk_err *err) {
+extern "C" czk_status czk_cuda_rates(czk_cuda_ctx *ctx, double rates[CZK_CUDA_NRATES],
+                                     czk_err *err) {
     CZK_CU(cudaSetDevice(ctx->device), "rates: select device");
     const unsigned blocks = 8 * ctx->sm_count, threads = 256, total = blocks * threads;
     cudaStream_t s = ctx->stream;
@@ -72,24 +78,38 @@ extern "C" czk_status czk_cuda_rates(czk_cuda_ctx *ctx, double rates[CZK_CUDA_NR
         for (int rep = 0; rep < 2; rep++) { /* the first run warms up */
             CZK_CU(cudaEventRecord(ctx->ev_start, s), "rates: event");
             switch (k) {
-            case 0: mul_rate<fp_k<MUL_WIDE>><<<blocks, threads, 0, s>>>((fp_k<MUL_WIDE> *)bfp.p); break;
-            case 1: mul_rate<fp_k<MUL_CHAIN>><<<blocks, threads, 0, s>>>((fp_k<MUL_CHAIN> *)bfp.p); break;
-            case 2: mul_rate<fp_k<MUL_ROLLED>><<<blocks, threads, 0, s>>>((fp_k<MUL_ROLLED> *)bfp.p); break;
-            case 3: mul_rate<fp_k<MUL_CALL>><<<blocks, threads, 0, s>>>((fp_k<MUL_CALL> *)bfp.p); break;
-            case 4: mul_rate<fr_k<MUL_WIDE>><<<blocks, threads, 0, s>>>((fr_k<MUL_WIDE> *)bfr.p); break;
-            case 5: mul_rate<fr_k<MUL_CHAIN>><<<blocks, threads, 0, s>>>((fr_k<MUL_CHAIN> *)bfr.p); break;
-            case 6: mul_rate<fr_k<MUL_ROLLED>><<<blocks, threads, 0, s>>>((fr_k<MUL_ROLLED> *)bfr.p); break;
+            case 0:
+                mul_rate<fp_k<MUL_WIDE>><<<blocks, threads, 0, s>>>((fp_k<MUL_WIDE> *)bfp.p);
+                break;
+            case 1:
+                mul_rate<fp_k<MUL_CHAIN>><<<blocks, threads, 0, s>>>((fp_k<MUL_CHAIN> *)bfp.p);
+                break;
+            case 2:
+                mul_rate<fp_k<MUL_ROLLED>><<<blocks, threads, 0, s>>>((fp_k<MUL_ROLLED> *)bfp.p);
+                break;
+            case 3:
+                mul_rate<fp_k<MUL_CALL>><<<blocks, threads, 0, s>>>((fp_k<MUL_CALL> *)bfp.p);
+                break;
+            case 4:
+                mul_rate<fr_k<MUL_WIDE>><<<blocks, threads, 0, s>>>((fr_k<MUL_WIDE> *)bfr.p);
+                break;
+            case 5:
+                mul_rate<fr_k<MUL_CHAIN>><<<blocks, threads, 0, s>>>((fr_k<MUL_CHAIN> *)bfr.p);
+                break;
+            case 6:
+                mul_rate<fr_k<MUL_ROLLED>><<<blocks, threads, 0, s>>>((fr_k<MUL_ROLLED> *)bfr.p);
+                break;
             case 7:
-                madd_rate<fp_k<MUL_WIDE>><<<blocks, threads, 0, s>>>((const affine<fp_k<MUL_WIDE>> *)pts.p,
-                                                                      (xyzz<fp_k<MUL_WIDE>> *)out.p);
+                madd_rate<fp_k<MUL_WIDE>><<<blocks, threads, 0, s>>>(
+                    (const affine<fp_k<MUL_WIDE>> *)pts.p, (xyzz<fp_k<MUL_WIDE>> *)out.p);
                 break;
             case 8:
                 madd_rate<fp_k<MUL_ROLLED>><<<blocks, threads, 0, s>>>(
                     (const affine<fp_k<MUL_ROLLED>> *)pts.p, (xyzz<fp_k<MUL_ROLLED>> *)out.p);
                 break;
             case 9:
-                madd_rate<fp_k<MUL_CALL>><<<blocks, threads, 0, s>>>((const affine<fp_k<MUL_CALL>> *)pts.p,
-                                                                      (xyzz<fp_k<MUL_CALL>> *)out.p);
+                madd_rate<fp_k<MUL_CALL>><<<blocks, threads, 0, s>>>(
+                    (const affine<fp_k<MUL_CALL>> *)pts.p, (xyzz<fp_k<MUL_CALL>> *)out.p);
                 break;
             }
             CZK_LAUNCH("rates: kernel %d", k);
