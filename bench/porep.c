@@ -140,14 +140,13 @@ static void do_read(void *arg) {
         double w = wall(), c = cpu();
         if (czk_params_read(&p, x->params, &ro, &ri, &err)) die("read", &err);
         char name[160];
-        snprintf(name, sizeof name, "read .params, %s (%s; subgroup pass %.1f s)",
+        snprintf(name, sizeof name, "read .params, %s (%s)",
                  x->full  ? "full check"
                  : i == 0 ? "first, after setup"
                           : "again",
-                 ri.trust == CZK_TRUST_STAMP   ? "stamp"
-                 : ri.trust == CZK_TRUST_KNOWN ? "known digest"
-                                               : "every point checked",
-                 ri.seconds_subgroup);
+                 ri.trust == CZK_TRUST_STAMP   ? "stamp: no subgroup pass"
+                 : ri.trust == CZK_TRUST_KNOWN ? "known digest: no subgroup pass"
+                                               : "every point subgroup-checked");
         row(name, wall() - w, cpu() - c);
         czk_params_free(p);
     }
