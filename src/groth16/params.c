@@ -420,7 +420,7 @@ static czk_status parse_vk(src *s, czk_vk *vk, czk_pool *pool, czk_err *err) {
         return czk_errf(err, CZK_ERR_FORMAT,
                         "section ic: length prefix 0 (IC_0, for the input ONE, is always present)");
     if ((st = check_fits(s, SEC_IC, n, CZK_G1_UNCOMPRESSED, err))) return st;
-    void *ic;
+    void *ic = NULL;
     if ((st = read_points(s, SEC_IC, &czk_g16_g1, n, true, pool, &ic, err))) return st;
     vk->ic = ic;
     vk->ic_len = n;
