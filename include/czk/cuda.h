@@ -31,7 +31,10 @@
 #include "czk/common.h"
 #include "czk/ec.h"
 #include "czk/ff.h"
+#include "czk/groth16.h"
 #include "czk/ntt.h"
+#include "czk/pool.h"
+#include "czk/r1cs.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -133,6 +136,98 @@ CZK_NODISCARD czk_status czk_cuda_g2_random_bases(czk_cuda_ctx *ctx, czk_g2_affi
  */
 CZK_NODISCARD czk_status czk_cuda_timer_start(czk_cuda_ctx *ctx, czk_err *err);
 CZK_NODISCARD czk_status czk_cuda_timer_stop(czk_cuda_ctx *ctx, double *ms, czk_err *err);
+
+
+/*
+ * SpMV on the device (src/cuda/spmv.cu). A recorded shape (include/czk/r1cs.h)
+ * made resident: per matrix the row pointers (as u32), columns and
+ * coefficient indices, and the coefficient table.
+ *   czk_cuda_shape_device_bytes: device memory czk_cuda_shape_upload takes.
+ *   czk_cuda_shape_upload: copies the shape to the device (the host shape may
+ *     be freed afterwards). CZK_ERR_UNSUPPORTED for a matrix with 2^32 or
+ *     more non-zeros or 2^31 or more constraints (such a shape is evaluated
+ *     on the host); CZK_ERR_NOMEM, CZK_ERR_DEVICE.
+ *   czk_cuda_spmv: a[k], b[k], c[k] = <A_k, z>, <B_k, z>, <C_k, z> for
+ *     k < num_constraints and 0 for num_constraints <= k < n (the zero
+ *     padding to the NTT domain), with z = (inputs ‖ aux) in device memory
+ *     (Montgomery form) and a, b, c device buffers of n elements. The values
+ *     are czk_shape_eval's. CZK_ERR_INVALID_ARG for n < num_constraints.
+ */
+typedef struct czk_cuda_shape czk_cuda_shape;
+uint64_t czk_cuda_shape_device_bytes(const czk_shape *shape);
+CZK_NODISCARD czk_status czk_cuda_shape_upload(czk_cuda_ctx *ctx, czk_cuda_shape **out,
+                                               const czk_shape *shape, czk_err *err);
+void czk_cuda_shape_free(czk_cuda_ctx *ctx, czk_cuda_shape *dshape);
+CZK_NODISCARD czk_status czk_cuda_spmv(czk_cuda_ctx *ctx, const czk_cuda_shape *dshape,
+                                       const czk_fr *z, czk_fr *a, czk_fr *b, czk_fr *c, size_t n,
+                                       czk_err *err);
+
+/*
+ * The GPU Groth16 backend (src/cuda/backend.cu): a czk_backend
+ * (include/czk/groth16.h) whose proofs are byte for byte the CPU backend's
+ * for the same shape, witness, keys, r and s. Per circuit, on device
+ * `device`:
+ *   1. the witness z = inputs ‖ aux is uploaded;
+ *   2. a, b, c = A·z, B·z, C·z by czk_cuda_spmv when the shape is resident,
+ *      else by czk_shape_eval on the host (on `pool`, outside the device
+ *      lock) and uploaded; zero-padded to N = 2^⌈log2 n⌉;
+ *   3. H by czk_cuda_h;
+ *   4. the MSMs on the device: h (N − 1 coefficients), l (aux), a (inputs ‖
+ *      A-dense aux), b_g1 and b_g2 (B-dense inputs ‖ B-dense aux; the G2 MSM
+ *      runs on the GPU too, so device() defers nothing). The compacted
+ *      scalars are gathered on the device by index lists made at load time.
+ * The common code (czk_prove, czk_prove_finalize) randomizes and encodes.
+ *
+ * Residency (ops->load, spec/gpu-prover.md §7): load() makes the parameter
+ * vectors and the shape resident when they fit both the budget and the
+ * device's free memory less the working memory of one circuit (a, b, c,
+ * witness, gathered scalars and MSM temporaries: about 3·N·32 + 2·nv·32 +
+ * 80·N bytes); it then reports every host vector droppable
+ * (CZK_SRS_H|L|A|B_G1|B_G2) and *device_bytes. If the parameters do not fit
+ * it pins their host vectors (cudaHostRegister) and the device part streams
+ * them in chunks; then *device_bytes is 0 and nothing is droppable. If they
+ * fit but the shape does not, the shape stays on the host (host SpMV).
+ * Parameters that were never loaded are streamed from pageable host memory
+ * on every call. unload() frees the device copies and unpins.
+ *
+ * Args: device           CUDA device index (0 .. czk_cuda_device_count()−1);
+ *       pool             threads for the host SpMV fallback; must outlive
+ *                        the backend (NULL: the calling thread);
+ *       vram_budget_bytes  device memory that load() may keep resident
+ *                        (parameters, shapes, index lists) over all loaded
+ *                        parameter sets; 0 = as much as the device has free
+ *                        after the working reserve.
+ * Calls may come from several threads: device work is serialized inside the
+ * backend (and by the engine's device lock where one is given).
+ * Returns: CZK_OK and *out (czk_backend_release); CZK_ERR_UNSUPPORTED in a
+ *   build without CUDA, CZK_ERR_INVALID_ARG for a device index that does not
+ *   exist (none on a machine without a GPU), CZK_ERR_NOMEM, CZK_ERR_DEVICE.
+ */
+CZK_NODISCARD czk_status czk_backend_cuda(czk_backend *out, int device, czk_pool *pool,
+                                          uint64_t vram_budget_bytes, czk_err *err)
+    CZK_NONNULL(1);
+
+/* Where a loaded parameter set lives (for tests and status). */
+typedef struct czk_cuda_residency {
+    bool loaded;          /* load() was called for these params and not undone */
+    bool params_resident; /* the five vectors are in device memory */
+    bool shape_resident;  /* SpMV runs on the device */
+    bool pinned;          /* the host vectors are page-locked (streamed) */
+    uint64_t device_bytes;
+} czk_cuda_residency;
+
+/* Fills *out for params on backend b (a CUDA backend). CZK_ERR_INVALID_ARG for another kind. */
+CZK_NODISCARD czk_status czk_backend_cuda_residency(const czk_backend *b, const czk_params *params,
+                                                    czk_cuda_residency *out, czk_err *err)
+    CZK_NONNULL(1, 2, 3);
+
+/*
+ * Streaming chunk (points per MSM piece) for parameters that are not
+ * resident; 0 restores the default (2^22 G1 / 2^21 G2 points). For tests of
+ * the streaming path. CZK_ERR_INVALID_ARG for another kind of backend.
+ */
+CZK_NODISCARD czk_status czk_backend_cuda_set_stream_chunk(const czk_backend *b, size_t points,
+                                                           czk_err *err) CZK_NONNULL(1);
 
 #ifdef __cplusplus
 }

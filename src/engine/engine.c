@@ -500,18 +500,18 @@ static czk_status make_devices(czk_engine *e, czk_err *err) {
     int n = 0;
     bool cpu = !strcmp(c->backend, "cpu");
     int ncuda = cpu ? 0 : czk_cuda_device_count();
+    /* Without a factory: the CUDA backend where this build has it and a device exists
+     * ("auto" or "cuda"); "auto" falls back to the CPU pseudo-device, "cuda" fails. */
+    bool use_cuda = false;
     if (!e->opts.make_backend && !cpu) {
-        if (!strcmp(c->backend, "cuda"))
-            return czk_errf(err, CZK_ERR_UNSUPPORTED,
-                            "engine: gpus.backend = \"cuda\": this build has no CUDA prover "
-                            "backend to start (%d devices found)",
-                            ncuda);
-        if (ncuda > 0)
-            czk_engine_log(e, 1,
-                           "engine: %d CUDA devices found but no CUDA prover backend is "
-                           "wired in yet; proving on the CPU pseudo-device",
-                           ncuda);
-        cpu = true;
+        if (czk_cuda_built() && ncuda > 0)
+            use_cuda = true;
+        else if (!strcmp(c->backend, "cuda"))
+            return czk_errf(err, CZK_ERR_UNSUPPORTED, "engine: gpus.backend = \"cuda\": %s",
+                            czk_cuda_built() ? "no CUDA device found (no GPU or no driver)"
+                                             : "this build has no CUDA backend");
+        else
+            cpu = true;
     }
     if (cpu) {
         ordinals[n++] = -1;
@@ -533,7 +533,8 @@ static czk_status make_devices(czk_engine *e, czk_err *err) {
         e->num_devices = i + 1;
         czk_status st = e->opts.make_backend ? e->opts.make_backend(e->opts.backend_ctx, d->ordinal,
                                                                     e->gpu_pool, &d->backend, err)
-                                             : czk_backend_cpu(&d->backend, e->gpu_pool, err);
+                        : use_cuda ? czk_backend_cuda(&d->backend, d->ordinal, e->gpu_pool, 0, err)
+                                   : czk_backend_cpu(&d->backend, e->gpu_pool, err);
         if (st) return czk_err_wrap(err, "engine: backend of device %d", d->ordinal);
         snprintf(d->name, sizeof d->name, "%s", d->backend.ops->name);
         d->workers = c->gpu_workers_per_device;

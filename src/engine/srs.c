@@ -128,7 +128,8 @@ void czk_srs_free_entry(czk_engine *e, srs_entry *s) {
     if (s->params)
         for (int d = 0; d < e->num_devices; d++) {
             czk_backend *b = &e->devices[d].backend;
-            if (b->ops && b->ops->unload && s->device_bytes) b->ops->unload(b->self, s->params);
+            /* also after a load that only pinned host memory (device_bytes 0) */
+            if (b->ops && b->ops->unload) b->ops->unload(b->self, s->params);
         }
     e->budget.srs -= s->reserved < e->budget.srs ? s->reserved : e->budget.srs;
     e->budget.shapes -= s->shape_bytes < e->budget.shapes ? s->shape_bytes : e->budget.shapes;

@@ -1,6 +1,8 @@
 /* Stand-ins for the CUDA backend's entry points in a build without CUDA. */
 #include "czk/cuda.h"
 
+#include <string.h>
+
 #ifndef CZK_HAVE_CUDA
 #define NO_CUDA(what) czk_errf(err, CZK_ERR_UNSUPPORTED, "%s: this build has no CUDA backend", what)
 
@@ -83,5 +85,40 @@ czk_status czk_cuda_timer_stop(czk_cuda_ctx *ctx, double *ms, czk_err *err) {
     (void)ctx;
     *ms = 0;
     return NO_CUDA("timer_stop");
+}
+uint64_t czk_cuda_shape_device_bytes(const czk_shape *shape) {
+    (void)shape;
+    return 0;
+}
+czk_status czk_cuda_shape_upload(czk_cuda_ctx *ctx, czk_cuda_shape **out, const czk_shape *shape,
+                                 czk_err *err) {
+    (void)ctx, (void)shape;
+    *out = NULL;
+    return NO_CUDA("shape_upload");
+}
+void czk_cuda_shape_free(czk_cuda_ctx *ctx, czk_cuda_shape *dshape) {
+    (void)ctx, (void)dshape;
+}
+czk_status czk_cuda_spmv(czk_cuda_ctx *ctx, const czk_cuda_shape *dshape, const czk_fr *z,
+                         czk_fr *a, czk_fr *b, czk_fr *c, size_t n, czk_err *err) {
+    (void)ctx, (void)dshape, (void)z, (void)a, (void)b, (void)c, (void)n;
+    return NO_CUDA("spmv");
+}
+czk_status czk_backend_cuda(czk_backend *out, int device, czk_pool *pool,
+                            uint64_t vram_budget_bytes, czk_err *err) {
+    (void)device, (void)pool, (void)vram_budget_bytes;
+    out->ops = NULL;
+    out->self = NULL;
+    return NO_CUDA("backend_cuda");
+}
+czk_status czk_backend_cuda_residency(const czk_backend *b, const czk_params *params,
+                                      czk_cuda_residency *out, czk_err *err) {
+    (void)b, (void)params;
+    memset(out, 0, sizeof *out);
+    return NO_CUDA("backend_cuda_residency");
+}
+czk_status czk_backend_cuda_set_stream_chunk(const czk_backend *b, size_t points, czk_err *err) {
+    (void)b, (void)points;
+    return NO_CUDA("backend_cuda_set_stream_chunk");
 }
 #endif

@@ -1,0 +1,594 @@
+/*
+ * The GPU Groth16 backend: czk_backend_ops (include/czk/groth16.h) on the
+ * CUDA ABI (include/czk/cuda.h). Per circuit: witness upload, SpMV (device
+ * or host), H (czk_cuda_h), the five MSMs on the device (G2 included); the
+ * common code randomizes and encodes (czk_prove, czk_prove_finalize), so the
+ * proof bytes equal the CPU backend's (src/groth16/prove.c) for the same
+ * inputs. The MSM sums are the same group elements whatever the algorithm,
+ * and the scalars fed to each MSM are the CPU backend's: h's first N − 1
+ * coefficients, aux for l, inputs ‖ A-dense aux for a, B-dense inputs ‖
+ * B-dense aux for b_g1 and b_g2 (bellperson prover/native.rs).
+ *
+ * Residency and streaming are described in include/czk/cuda.h. All device
+ * work of one backend runs under its mutex (one context, one stream); the
+ * engine's device lock, where given, is taken outside it.
+ */
+#include "ctx.cuh"
+
+#include "czk/groth16.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+using namespace czkg;
+
+namespace {
+
+__global__ void gather_kernel(fr *out, const fr *in, const uint32_t *idx, uint32_t n) {
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = in[idx[i]];
+}
+
+double now_s() {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+enum { V_H, V_L, V_A, V_B1, V_B2, NVEC };
+const char *const VEC_NAME[NVEC] = {"h", "l", "a", "b_g1", "b_g2"};
+const unsigned VEC_BIT[NVEC] = {CZK_SRS_H, CZK_SRS_L, CZK_SRS_A, CZK_SRS_B_G1, CZK_SRS_B_G2};
+
+struct vecs {
+    const void *p[NVEC];
+    uint32_t n[NVEC];
+};
+
+vecs params_vecs(const czk_params *p) {
+    vecs v;
+    v.p[V_H] = p->h, v.p[V_L] = p->l, v.p[V_A] = p->a, v.p[V_B1] = p->b_g1, v.p[V_B2] = p->b_g2;
+    v.n[V_H] = p->h_len, v.n[V_L] = p->l_len, v.n[V_A] = p->a_len, v.n[V_B1] = p->b_g1_len;
+    v.n[V_B2] = p->b_g2_len;
+    return v;
+}
+
+size_t vec_elem(int k) {
+    return k == V_B2 ? sizeof(czk_g2_affine) : sizeof(czk_g1_affine);
+}
+
+/* One parameter set that load() saw. */
+struct resident {
+    resident *next;
+    const czk_params *params;
+    const czk_shape *shape;
+    vecs host;           /* host vectors and lengths at load time */
+    void *dev[NVEC];     /* device copies (all or none) */
+    bool params_on_dev;  /* dev[] filled */
+    bool pinned[NVEC];   /* host vector registered */
+    czk_cuda_shape *dshape;
+    uint32_t *a_idx, *b_idx; /* device index lists into z (with the vectors) */
+    uint64_t device_bytes;
+};
+
+struct cuda_be {
+    czk_cuda_ctx *ctx;
+    czk_pool *pool;
+    uint64_t budget, used;
+    size_t chunk; /* 0: default */
+    pthread_mutex_t mu;
+    resident *res;
+    /* work buffers, grown as needed, used under mu */
+    void *z, *abc, *sc, *bases, *idx;
+    size_t z_cap, abc_cap, sc_cap, bases_cap, idx_cap;
+};
+
+bool bit(const czk_bitmap *b, uint64_t i) {
+    return i < b->len && (b->words[i / 64] >> (i % 64)) & 1;
+}
+
+/* z-indices of the a query's scalars (inputs ‖ A-dense aux) and of the b queries' (B-dense inputs ‖
+ * B-dense aux); out holds num_inputs + num_aux entries. Returns the count. */
+uint32_t index_a(const czk_shape *s, uint32_t *out) {
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < s->num_inputs; i++)
+        out[m++] = i;
+    for (uint32_t j = 0; j < s->num_aux; j++)
+        if (bit(&s->a_aux, j)) out[m++] = s->num_inputs + j;
+    return m;
+}
+uint32_t index_b(const czk_shape *s, uint32_t *out) {
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < s->num_inputs; i++)
+        if (bit(&s->b_input, i)) out[m++] = i;
+    for (uint32_t j = 0; j < s->num_aux; j++)
+        if (bit(&s->b_aux, j)) out[m++] = s->num_inputs + j;
+    return m;
+}
+
+/* Device working memory of one circuit of this shape (see cuda.h). */
+uint64_t working_bytes(const czk_shape *s) {
+    uint64_t N = 1ull << czk_domain_log(s->num_constraints);
+    uint64_t nv = (uint64_t)s->num_inputs + s->num_aux;
+    return 3 * N * 32 + 2 * nv * 32 + 80 * N + (256ull << 20);
+}
+
+czk_status ensure(cuda_be *be, void **buf, size_t *cap, size_t bytes, const char *what,
+                  czk_err *err) {
+    if (*cap >= bytes && *buf) return CZK_OK;
+    czk_cuda_free(be->ctx, *buf);
+    *buf = NULL;
+    *cap = 0;
+    czk_status st = czk_cuda_alloc(be->ctx, buf, bytes ? bytes : 32, err);
+    if (st) return czk_err_wrap(err, "work buffer %s", what);
+    *cap = bytes;
+    return CZK_OK;
+}
+
+/* The loaded entry of params, or NULL. An entry whose recorded host vectors are no longer the
+ * params' (the struct was freed and another allocated at its address) does not match. */
+resident *find(cuda_be *be, const czk_params *p) {
+    vecs v = params_vecs(p);
+    for (resident *r = be->res; r; r = r->next) {
+        if (r->params != p) continue;
+        bool same = true;
+        for (int k = 0; k < NVEC; k++)
+            same &= v.n[k] == r->host.n[k] && (v.p[k] == r->host.p[k] || (!v.p[k] && r->params_on_dev));
+        if (same) return r;
+    }
+    return NULL;
+}
+
+void drop(cuda_be *be, resident *r) {
+    for (int k = 0; k < NVEC; k++) {
+        czk_cuda_free(be->ctx, r->dev[k]);
+        if (r->pinned[k]) {
+            (void)cudaHostUnregister((void *)r->host.p[k]);
+            (void)cudaGetLastError();
+        }
+    }
+    czk_cuda_free(be->ctx, r->a_idx);
+    czk_cuda_free(be->ctx, r->b_idx);
+    czk_cuda_shape_free(be->ctx, r->dshape);
+    be->used -= r->device_bytes < be->used ? r->device_bytes : be->used;
+    for (resident **pp = &be->res; *pp; pp = &(*pp)->next)
+        if (*pp == r) {
+            *pp = r->next;
+            break;
+        }
+    free(r);
+}
+
+/* ---- MSM from resident or streamed bases: one body for G1 and G2 ---- */
+
+struct G1T {
+    using P = czk_g1;
+    using A = czk_g1_affine;
+    static constexpr size_t default_chunk = (size_t)1 << 22;
+    static czk_status msm(czk_cuda_ctx *c, P *o, const A *b, const czk_fr *s, size_t n,
+                          czk_err *e) {
+        return czk_cuda_msm_g1(c, o, b, s, n, e);
+    }
+    static void add(P *o, const P *x) {
+        blst_p1_add_or_double(o, o, x);
+    }
+};
+struct G2T {
+    using P = czk_g2;
+    using A = czk_g2_affine;
+    static constexpr size_t default_chunk = (size_t)1 << 21;
+    static czk_status msm(czk_cuda_ctx *c, P *o, const A *b, const czk_fr *s, size_t n,
+                          czk_err *e) {
+        return czk_cuda_msm_g2(c, o, b, s, n, e);
+    }
+    static void add(P *o, const P *x) {
+        blst_p2_add_or_double(o, o, x);
+    }
+};
+
+/* out = Σ scalars[i]·bases[i] with scalars on the device; bases on the device (dev) or streamed
+ * from host memory in chunks (the sum of the chunks' MSMs). */
+template <class G>
+czk_status msm_any(cuda_be *be, typename G::P *out, const void *dev, const void *host,
+                   const czk_fr *scalars, size_t n, const char *name, czk_err *err) {
+    czk_status st;
+    if (dev || n == 0) {
+        if ((st = G::msm(be->ctx, out, (const typename G::A *)dev, scalars, n, err)))
+            return czk_err_wrap(err, "MSM %s (%zu points)", name, n);
+        return CZK_OK;
+    }
+    if (!host)
+        return czk_errf(err, CZK_ERR_INVALID_ARG,
+                        "MSM %s: the parameter vector is neither on the device nor in host memory",
+                        name);
+    size_t chunk = be->chunk ? be->chunk : G::default_chunk;
+    if (chunk > n) chunk = n;
+    if ((st = ensure(be, &be->bases, &be->bases_cap, chunk * sizeof(typename G::A), "bases", err)))
+        return czk_err_wrap(err, "MSM %s", name);
+    memset(out, 0, sizeof *out); /* infinity */
+    const typename G::A *hb = (const typename G::A *)host;
+    for (size_t off = 0; off < n; off += chunk) {
+        size_t m = n - off < chunk ? n - off : chunk;
+        typename G::P part;
+        if ((st = czk_cuda_upload(be->ctx, be->bases, hb + off, m * sizeof *hb, err)) ||
+            (st = G::msm(be->ctx, &part, (const typename G::A *)be->bases, scalars + off, m, err)))
+            return czk_err_wrap(err, "MSM %s (streamed, points %zu..%zu of %zu)", name, off,
+                                off + m, n);
+        G::add(out, &part);
+    }
+    return CZK_OK;
+}
+
+/* scalars[k] = z[idx[k]] on the device; idx on the device (didx) or built on the host. */
+czk_status gather(cuda_be *be, const czk_shape *s, const uint32_t *didx, bool a_side, size_t n,
+                  czk_err *err) {
+    czk_status st;
+    if ((st = ensure(be, &be->sc, &be->sc_cap, n * sizeof(czk_fr), "scalars", err))) return st;
+    if (n == 0) return CZK_OK;
+    if (!didx) {
+        uint32_t *h = (uint32_t *)malloc(((size_t)s->num_inputs + s->num_aux + 1) * 4);
+        if (!h) return czk_errf(err, CZK_ERR_NOMEM, "gather: host index list");
+        uint32_t m = a_side ? index_a(s, h) : index_b(s, h);
+        st = m != n ? czk_errf(err, CZK_ERR_MISMATCH, "gather: %u dense scalars, expected %zu", m, n)
+                    : ensure(be, &be->idx, &be->idx_cap, n * 4, "index list", err);
+        if (!st) st = czk_cuda_upload(be->ctx, be->idx, h, n * 4, err);
+        free(h);
+        if (st) return st;
+        didx = (const uint32_t *)be->idx;
+    }
+    cudaStream_t strm = be->ctx->stream;
+    gather_kernel<<<grid_for(n, 256), 256, 0, strm>>>((fr *)be->sc, (const fr *)be->z, didx,
+                                                      (uint32_t)n);
+    CZK_LAUNCH("gather %s scalars (%zu)", a_side ? "A" : "B", n);
+    CZK_CU(cudaStreamSynchronize(strm), "gather: synchronize");
+    return CZK_OK;
+}
+
+/* The device part of one circuit, under be->mu. abc_host: a, b, c of N each computed on the host
+ * (when the shape is not resident), else NULL. */
+czk_status one_circuit(cuda_be *be, resident *r, const czk_params *p, const czk_shape *s,
+                       const czk_witness *w, const czk_fr *abc_host, czk_msm_sums *out,
+                       czk_prove_timings *t, czk_err *err) {
+    czk_cuda_ctx *ctx = be->ctx;
+    CZK_CU(cudaSetDevice(ctx->device), "prove: select device");
+    unsigned lg = czk_domain_log(s->num_constraints);
+    size_t N = (size_t)1 << lg, ni = s->num_inputs, naux = s->num_aux, nv = ni + naux;
+    vecs hv = params_vecs(p);
+    czk_status st;
+    double t0 = now_s();
+    if ((st = ensure(be, &be->z, &be->z_cap, nv * sizeof(czk_fr), "witness", err)) ||
+        (st = ensure(be, &be->abc, &be->abc_cap, 3 * N * sizeof(czk_fr), "a, b, c", err)))
+        return st;
+    czk_fr *z = (czk_fr *)be->z, *a = (czk_fr *)be->abc, *b = a + N, *c = b + N;
+    if ((st = czk_cuda_upload(ctx, z, w->inputs, ni * sizeof(czk_fr), err)) ||
+        (naux && (st = czk_cuda_upload(ctx, z + ni, w->aux, naux * sizeof(czk_fr), err))))
+        return czk_err_wrap(err, "witness upload");
+    if (abc_host) {
+        if ((st = czk_cuda_upload(ctx, a, abc_host, 3 * N * sizeof(czk_fr), err)))
+            return czk_err_wrap(err, "a, b, c upload");
+    } else if ((st = czk_cuda_spmv(ctx, r->dshape, z, a, b, c, N, err))) {
+        return czk_err_wrap(err, "SpMV");
+    }
+    double t1 = now_s();
+    t->spmv += t1 - t0;
+    if (lg > 0 && (st = czk_cuda_h(ctx, a, b, c, lg, err))) return czk_err_wrap(err, "H");
+    double t2 = now_s();
+    t->ntt += t2 - t1;
+    bool rd = r && r->params_on_dev;
+    const void *dv[NVEC] = {0};
+    if (rd)
+        for (int k = 0; k < NVEC; k++)
+            dv[k] = r->dev[k];
+    if ((st = msm_any<G1T>(be, &out->h, dv[V_H], hv.p[V_H], a, N - 1, "h", err))) return st;
+    double t3 = now_s();
+    t->msm_h += t3 - t2;
+    if ((st = msm_any<G1T>(be, &out->l, dv[V_L], hv.p[V_L], z + ni, naux, "l", err))) return st;
+    double t4 = now_s();
+    t->msm_l += t4 - t3;
+    if ((st = gather(be, s, rd ? r->a_idx : NULL, true, p->a_len, err)) ||
+        (st = msm_any<G1T>(be, &out->a, dv[V_A], hv.p[V_A], (const czk_fr *)be->sc, p->a_len, "a",
+                           err)))
+        return st;
+    double t5 = now_s();
+    t->msm_a += t5 - t4;
+    if ((st = gather(be, s, rd ? r->b_idx : NULL, false, p->b_g1_len, err)) ||
+        (st = msm_any<G1T>(be, &out->b1, dv[V_B1], hv.p[V_B1], (const czk_fr *)be->sc,
+                           p->b_g1_len, "b_g1", err)))
+        return st;
+    double t6 = now_s();
+    t->msm_b1 += t6 - t5;
+    if ((st = msm_any<G2T>(be, &out->b2, dv[V_B2], hv.p[V_B2], (const czk_fr *)be->sc,
+                           p->b_g2_len, "b_g2", err)))
+        return st;
+    t->msm_b2 += now_s() - t6;
+    return CZK_OK;
+}
+
+struct eval_pad {
+    czk_fr *a, *b, *c;
+};
+void pad_fn(void *arg, size_t b, size_t e, unsigned worker) {
+    (void)worker;
+    eval_pad *j = (eval_pad *)arg;
+    for (size_t i = b; i < e; i++)
+        j->a[i] = j->b[i] = j->c[i] = czk_fr_zero;
+}
+
+/* a, b, c on the host (czk_shape_eval), zero-padded to N; *out malloc'ed (free()). */
+czk_status host_abc(cuda_be *be, const czk_shape *s, const czk_witness *w, czk_fr **out,
+                    czk_prove_timings *t, czk_err *err) {
+    double t0 = now_s();
+    size_t N = (size_t)1 << czk_domain_log(s->num_constraints);
+    czk_fr *abc = (czk_fr *)malloc(3 * N * sizeof *abc);
+    if (!abc) return czk_errf(err, CZK_ERR_NOMEM, "prove: host a, b, c (3 × %zu)", N);
+    czk_status st = czk_shape_eval(s, w, abc, abc + N, abc + 2 * N, be->pool, err);
+    if (st) {
+        free(abc);
+        return czk_err_wrap(err, "prove: SpMV (host)");
+    }
+    size_t n = (size_t)s->num_constraints;
+    eval_pad pj = {abc + n, abc + N + n, abc + 2 * N + n};
+    czk_pool_for(be->pool, N - n, 1 << 16, pad_fn, &pj);
+    *out = abc;
+    t->spmv += now_s() - t0;
+    return CZK_OK;
+}
+
+czk_status circuit(cuda_be *be, const czk_params *p, const czk_shape *s, const czk_witness *w,
+                   const czk_device_lock *lock, czk_msm_sums *out, czk_prove_timings *t,
+                   czk_err *err) {
+    pthread_mutex_lock(&be->mu);
+    resident *r = find(be, p);
+    bool dev_spmv = r && r->dshape && r->shape == s;
+    pthread_mutex_unlock(&be->mu);
+    czk_fr *abc = NULL;
+    czk_status st = CZK_OK;
+    if (!dev_spmv && (st = host_abc(be, s, w, &abc, t, err))) return st;
+    czk_device_lock_acquire(lock);
+    pthread_mutex_lock(&be->mu);
+    r = find(be, p);
+    if (!abc && !(r && r->dshape && r->shape == s))
+        st = czk_errf(err, CZK_ERR_INTERNAL, "prove: the shape left the device during the call");
+    else
+        st = one_circuit(be, r, p, s, w, abc, out, t, err);
+    pthread_mutex_unlock(&be->mu);
+    czk_device_lock_release(lock);
+    free(abc);
+    if (st) czk_err_wrap(err, "cuda prove");
+    return st;
+}
+
+czk_status be_sums(void *self, const czk_params *p, const czk_shape *s, const czk_witness *w,
+                   size_t count, czk_msm_sums *out, czk_prove_timings *t, czk_err *err) {
+    cuda_be *be = (cuda_be *)self;
+    for (size_t k = 0; k < count; k++) {
+        czk_status st = circuit(be, p, s, &w[k], NULL, &out[k], t, err);
+        if (st) {
+            if (count > 1) czk_err_wrap(err, "circuit %zu", k);
+            return st;
+        }
+    }
+    return CZK_OK;
+}
+
+czk_status be_device(void *self, const czk_params *p, const czk_shape *s, const czk_witness *w,
+                     const czk_device_lock *lock, czk_msm_sums *out, unsigned *deferred,
+                     czk_prove_timings *t, czk_err *err) {
+    *deferred = 0; /* the G2 MSM runs on the GPU */
+    return circuit((cuda_be *)self, p, s, w, lock, out, t, err);
+}
+
+czk_status upload_params(cuda_be *be, resident *r, const czk_shape *s, czk_err *err) {
+    czk_status st;
+    for (int k = 0; k < NVEC; k++) {
+        size_t bytes = (size_t)r->host.n[k] * vec_elem(k);
+        if ((st = czk_cuda_alloc(be->ctx, &r->dev[k], bytes, err)) ||
+            (bytes && (st = czk_cuda_upload(be->ctx, r->dev[k], r->host.p[k], bytes, err))))
+            return czk_err_wrap(err, "load: params %s (%zu bytes)", VEC_NAME[k], bytes);
+    }
+    size_t nv = (size_t)s->num_inputs + s->num_aux;
+    uint32_t *h = (uint32_t *)malloc((nv + 1) * 4);
+    if (!h) return czk_errf(err, CZK_ERR_NOMEM, "load: host index list");
+    uint32_t na = index_a(s, h);
+    st = na != r->host.n[V_A]
+             ? czk_errf(err, CZK_ERR_MISMATCH, "load: %u A-dense scalars, params a holds %u", na,
+                        r->host.n[V_A])
+             : czk_cuda_alloc(be->ctx, (void **)&r->a_idx, (size_t)na * 4, err);
+    if (!st && na) st = czk_cuda_upload(be->ctx, r->a_idx, h, (size_t)na * 4, err);
+    uint32_t nb = st ? 0 : index_b(s, h);
+    if (!st && (nb != r->host.n[V_B1] || nb != r->host.n[V_B2]))
+        st = czk_errf(err, CZK_ERR_MISMATCH, "load: %u B-dense scalars, params b_g1 holds %u", nb,
+                      r->host.n[V_B1]);
+    if (!st) st = czk_cuda_alloc(be->ctx, (void **)&r->b_idx, (size_t)nb * 4, err);
+    if (!st && nb) st = czk_cuda_upload(be->ctx, r->b_idx, h, (size_t)nb * 4, err);
+    free(h);
+    if (!st) r->params_on_dev = true;
+    return st;
+}
+
+czk_status be_load(void *self, const czk_params *p, const czk_shape *s, unsigned *host_droppable,
+                   uint64_t *device_bytes, czk_err *err) {
+    cuda_be *be = (cuda_be *)self;
+    *host_droppable = 0;
+    *device_bytes = 0;
+    pthread_mutex_lock(&be->mu);
+    czk_status st = CZK_OK;
+    resident *r = find(be, p);
+    if (r) { /* loaded before: report as it is */
+        if (r->params_on_dev)
+            for (int k = 0; k < NVEC; k++)
+                *host_droppable |= VEC_BIT[k];
+        *device_bytes = r->device_bytes;
+        pthread_mutex_unlock(&be->mu);
+        return CZK_OK;
+    }
+    vecs v = params_vecs(p);
+    for (int k = 0; k < NVEC && !st; k++)
+        if (!v.p[k] && v.n[k])
+            st = czk_errf(err, CZK_ERR_INVALID_ARG, "load: params %s is not in host memory",
+                          VEC_NAME[k]);
+    r = st ? NULL : (resident *)calloc(1, sizeof *r);
+    if (!st && !r) st = czk_errf(err, CZK_ERR_NOMEM, "load: host memory");
+    if (st) {
+        pthread_mutex_unlock(&be->mu);
+        return st;
+    }
+    r->params = p;
+    r->shape = s;
+    r->host = v;
+    uint64_t pbytes = 0;
+    for (int k = 0; k < NVEC; k++)
+        pbytes += (uint64_t)v.n[k] * vec_elem(k);
+    pbytes += ((uint64_t)v.n[V_A] + v.n[V_B1]) * 4;
+    uint64_t sbytes = czk_cuda_shape_device_bytes(s), work = working_bytes(s);
+    size_t dfree = 0, dtotal = 0;
+    if (cudaSetDevice(be->ctx->device) != cudaSuccess ||
+        cudaMemGetInfo(&dfree, &dtotal) != cudaSuccess) {
+        (void)cudaGetLastError();
+        dfree = 0;
+    }
+    uint64_t left = be->budget ? (be->budget > be->used ? be->budget - be->used : 0) : UINT64_MAX;
+    auto fits = [&](uint64_t x) { return x <= left && x + work <= (uint64_t)dfree; };
+    if (fits(pbytes)) {
+        czk_err e2;
+        st = upload_params(be, r, s, &e2);
+        if (!st) {
+            r->device_bytes = pbytes;
+            if (fits(pbytes + sbytes)) {
+                if (!czk_cuda_shape_upload(be->ctx, &r->dshape, s, &e2))
+                    r->device_bytes += sbytes;
+                else
+                    r->dshape = NULL; /* host SpMV */
+            }
+        } else {
+            for (int k = 0; k < NVEC; k++) {
+                czk_cuda_free(be->ctx, r->dev[k]);
+                r->dev[k] = NULL;
+            }
+            czk_cuda_free(be->ctx, r->a_idx);
+            czk_cuda_free(be->ctx, r->b_idx);
+            r->a_idx = r->b_idx = NULL;
+            r->params_on_dev = false;
+            if (st != CZK_ERR_NOMEM) { /* a device fault or a shape that does not fit: give up */
+                if (err) *err = e2;
+                free(r);
+                pthread_mutex_unlock(&be->mu);
+                return st;
+            }
+            st = CZK_OK; /* no room after all: pin instead */
+        }
+    }
+    if (!r->params_on_dev) {
+        for (int k = 0; k < NVEC && !st; k++) {
+            size_t bytes = (size_t)v.n[k] * vec_elem(k);
+            if (!bytes) continue;
+            cudaError_t e = cudaHostRegister((void *)v.p[k], bytes, cudaHostRegisterDefault);
+            if (e != cudaSuccess) {
+                (void)cudaGetLastError();
+                st = czk_errf(err, CZK_ERR_NOMEM,
+                              "load: params (%llu bytes) do not fit the device (budget %llu, "
+                              "free %zu, working reserve %llu) and pinning %s (%zu bytes) "
+                              "failed: %s",
+                              (unsigned long long)pbytes, (unsigned long long)left, dfree,
+                              (unsigned long long)work, VEC_NAME[k], bytes, cudaGetErrorName(e));
+            } else {
+                r->pinned[k] = true;
+            }
+        }
+        if (st) {
+            for (int k = 0; k < NVEC; k++)
+                if (r->pinned[k]) (void)cudaHostUnregister((void *)v.p[k]);
+            (void)cudaGetLastError();
+            free(r);
+            pthread_mutex_unlock(&be->mu);
+            return st;
+        }
+    }
+    r->next = be->res;
+    be->res = r;
+    be->used += r->device_bytes;
+    if (r->params_on_dev)
+        for (int k = 0; k < NVEC; k++)
+            *host_droppable |= VEC_BIT[k];
+    *device_bytes = r->device_bytes;
+    pthread_mutex_unlock(&be->mu);
+    return CZK_OK;
+}
+
+void be_unload(void *self, const czk_params *p) {
+    cuda_be *be = (cuda_be *)self;
+    pthread_mutex_lock(&be->mu);
+    for (resident *r = be->res; r;) {
+        resident *nx = r->next;
+        if (r->params == p) drop(be, r);
+        r = nx;
+    }
+    pthread_mutex_unlock(&be->mu);
+}
+
+void be_destroy(void *self) {
+    cuda_be *be = (cuda_be *)self;
+    if (!be) return;
+    while (be->res)
+        drop(be, be->res);
+    void *bufs[] = {be->z, be->abc, be->sc, be->bases, be->idx};
+    for (void *b : bufs)
+        czk_cuda_free(be->ctx, b);
+    czk_cuda_ctx_destroy(be->ctx);
+    pthread_mutex_destroy(&be->mu);
+    free(be);
+}
+
+const czk_backend_ops CUDA_OPS = {"cuda", be_sums, be_destroy, be_device, be_load, be_unload};
+
+} // namespace
+
+extern "C" czk_status czk_backend_cuda(czk_backend *out, int device, czk_pool *pool,
+                                       uint64_t vram_budget_bytes, czk_err *err) {
+    out->ops = NULL;
+    out->self = NULL;
+    cuda_be *be = (cuda_be *)calloc(1, sizeof *be);
+    if (!be) return czk_errf(err, CZK_ERR_NOMEM, "cuda backend: host memory");
+    czk_status st = czk_cuda_ctx_create(&be->ctx, device, err);
+    if (st) {
+        free(be);
+        return czk_err_wrap(err, "cuda backend");
+    }
+    pthread_mutex_init(&be->mu, NULL);
+    be->pool = pool;
+    be->budget = vram_budget_bytes;
+    out->ops = &CUDA_OPS;
+    out->self = be;
+    return CZK_OK;
+}
+
+extern "C" czk_status czk_backend_cuda_residency(const czk_backend *b, const czk_params *params,
+                                                 czk_cuda_residency *out, czk_err *err) {
+    memset(out, 0, sizeof *out);
+    if (b->ops != &CUDA_OPS)
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "residency: not a CUDA backend");
+    cuda_be *be = (cuda_be *)b->self;
+    pthread_mutex_lock(&be->mu);
+    resident *r = find(be, params);
+    if (r) {
+        out->loaded = true;
+        out->params_resident = r->params_on_dev;
+        out->shape_resident = r->dshape != NULL;
+        out->pinned = r->pinned[V_H] || r->pinned[V_L];
+        out->device_bytes = r->device_bytes;
+    }
+    pthread_mutex_unlock(&be->mu);
+    return CZK_OK;
+}
+
+extern "C" czk_status czk_backend_cuda_set_stream_chunk(const czk_backend *b, size_t points,
+                                                        czk_err *err) {
+    if (b->ops != &CUDA_OPS)
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "set_stream_chunk: not a CUDA backend");
+    cuda_be *be = (cuda_be *)b->self;
+    pthread_mutex_lock(&be->mu);
+    be->chunk = points;
+    pthread_mutex_unlock(&be->mu);
+    return CZK_OK;
+}

@@ -1,0 +1,128 @@
+/*
+ * One 2KiB PoRep partition for the GPU backend's test (tests/cuda/porep.c)
+ * and benchmark (bench/gpu.c, porep2k_gpu_ms): the recorded shape, TEST
+ * keys, a C1, the witness of partition 0 and its chain-derived public
+ * inputs. Header-only (static functions), C.
+ *
+ *   shape    czk_porep_shape_load (the shape cache, $CZK_CACHE_DIR/shapes);
+ *   keys     $CZK_CACHE_DIR/gpu-test/porep-v28-2KiB-seed1.params (default
+ *            ~/.cache/czk), made once by czk_setup from a seeded toxic waste
+ *            (czk_rng seed 1) and written stamped, then read; never committed;
+ *   C1       czk_seal_generate: StackedDrg2KiBV1_1 (id 5), miner 1000,
+ *            sector 1, ticket 01…, seed 01…, random data (seed 1), as
+ *            bench/porep.c and scripts/demo.sh make it;
+ *   witness  czk_porep_witness_from_c1 + czk_porep_witness_generate, k = 0;
+ *   inputs   czk_porep_chain_inputs with the C1's replica_id.
+ */
+#ifndef CZK_CUDA_POREP2K_FIXTURE_H
+#define CZK_CUDA_POREP2K_FIXTURE_H
+
+#include "czk/groth16.h"
+#include "czk/porep_c1.h"
+#include "czk/porep_circuit.h"
+#include "czk/porep_precheck.h"
+#include "czk/porep_prove.h"
+#include "czk/porep_shapes.h"
+#include "czk/seal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct czk_p2k {
+    czk_shape *shape;
+    czk_params *params;
+    czk_pvk *pvk;
+    czk_c1 *c1;
+    czk_witness w;
+    czk_fr *inputs; /* ONE excluded */
+    size_t num_inputs;
+    bool keys_made; /* the keys were made now (not read from the cache) */
+} czk_p2k;
+
+static inline void czk_p2k_free(czk_p2k *f) {
+    czk_shape_free(f->shape);
+    czk_params_free(f->params);
+    if (f->pvk) czk_pvk_free(f->pvk);
+    free(f->pvk);
+    czk_c1_free(f->c1);
+    czk_witness_free(&f->w);
+    free(f->inputs);
+    memset(f, 0, sizeof *f);
+}
+
+static inline bool czk_p2k_mkdirs(char *path) {
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = 0;
+        bool ok = !mkdir(path, 0755) || errno == EEXIST;
+        *p = '/';
+        if (!ok) return false;
+    }
+    return !mkdir(path, 0755) || errno == EEXIST;
+}
+
+static inline czk_status czk_p2k_make(czk_p2k *f, czk_pool *pool, czk_err *err) {
+    memset(f, 0, sizeof *f);
+    const czk_porep_shape *ps = czk_porep_shape_for_size(2048);
+    czk_status st = czk_porep_shape_load(&f->shape, NULL, ps, true, err);
+    if (st) return czk_err_wrap(err, "2KiB fixture: shape");
+    char dir[900], path[1000];
+    const char *c = getenv("CZK_CACHE_DIR"), *h = getenv("HOME");
+    if (c && *c)
+        snprintf(dir, sizeof dir, "%s/gpu-test", c);
+    else
+        snprintf(dir, sizeof dir, "%s/.cache/czk/gpu-test", h && *h ? h : "/tmp");
+    snprintf(path, sizeof path, "%s/porep-v28-2KiB-seed1.params", dir);
+    czk_params_read_opts ro = {.pool = pool};
+    if (access(path, R_OK) == 0 && !czk_params_read(&f->params, path, &ro, NULL, err) &&
+        !czk_params_check_shape(f->params, f->shape, err)) {
+        /* cached */
+    } else {
+        czk_params_free(f->params);
+        f->params = NULL;
+        czk_rng rng;
+        czk_rng_seed(&rng, 1);
+        czk_toxic toxic;
+        if ((st = czk_toxic_random(&toxic, &rng, err)) ||
+            (st = czk_setup(&f->params, f->shape, &toxic, pool, err)))
+            return czk_err_wrap(err, "2KiB fixture: setup");
+        f->keys_made = true;
+        bool stamped = false;
+        czk_err werr;
+        if (czk_p2k_mkdirs(dir) &&
+            czk_params_write_stamped(f->params, path, NULL, &stamped, pool, &werr))
+            fprintf(stderr, "2KiB fixture: keys not cached: %s\n", werr.msg);
+    }
+    f->pvk = calloc(1, sizeof *f->pvk);
+    if (!f->pvk) return czk_errf(err, CZK_ERR_NOMEM, "2KiB fixture: pvk");
+    if ((st = czk_pvk_prepare(f->pvk, &f->params->vk, err))) return st;
+    czk_seal_request req = {0};
+    req.registered_proof = 5;
+    req.miner_id = 1000;
+    req.sector_num = 1;
+    memset(req.ticket, 1, 32);
+    memset(req.seed, 1, 32);
+    req.data_kind = CZK_SEAL_DATA_RANDOM;
+    req.random_seed = 1;
+    if ((st = czk_seal_generate(&f->c1, NULL, &req, pool, err)))
+        return czk_err_wrap(err, "2KiB fixture: C1");
+    czk_porep_witness *pw = NULL;
+    czk_porep_config cfg;
+    czk_porep_config_for_shape(&cfg, ps);
+    if (!(st = czk_porep_witness_from_c1(&pw, f->c1, 0, err)))
+        st = czk_porep_witness_generate(&f->w, &cfg, pw, NULL, err);
+    czk_porep_witness_free(pw);
+    if (st) return czk_err_wrap(err, "2KiB fixture: witness");
+    f->num_inputs = czk_c1_num_public_inputs(f->c1);
+    f->inputs = calloc(f->num_inputs ? f->num_inputs : 1, sizeof *f->inputs);
+    if (!f->inputs) return czk_errf(err, CZK_ERR_NOMEM, "2KiB fixture: inputs");
+    if ((st = czk_porep_chain_inputs(f->inputs, f->c1, f->c1->replica_id.b, NULL, 0, err)))
+        return czk_err_wrap(err, "2KiB fixture: public inputs");
+    return CZK_OK;
+}
+
+#endif

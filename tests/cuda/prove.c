@@ -1,0 +1,484 @@
+/* CZK_TEST_LABELS: unit */
+/* CZK_TEST_TIMEOUT: 900 */
+/*
+ * The GPU Groth16 backend against the CPU backend: for random satisfied test
+ * circuits of 4,090, 20,000 and 65,000 constraints (domains 2^12, 2^15,
+ * 2^16; A and B densities well below 100 %; coefficients 1, −1 and random;
+ * witnesses with zeros, ones and full-width values) the proofs of
+ * czk_backend_cuda are byte for byte those of czk_backend_cpu for the same
+ * shape, witness, keys, r and s — with the parameters streamed from host
+ * memory in small chunks (never loaded), resident on the device with the
+ * shape (device SpMV), pinned (budget too small), through the split path
+ * (czk_prove_device + czk_prove_finalize) and in a batch of two. The GPU
+ * proofs also verify (pairing check, czk_verify). SpMV on the device is
+ * checked against czk_shape_eval and against a naive evaluation of the CSR
+ * written here. Every GPU test skips without a CUDA device (CI).
+ */
+#include "support.h"
+
+#include "czk/cuda.h"
+#include "czk/groth16.h"
+#include "czk/pool.h"
+#include "czk/r1cs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a random satisfied test circuit ---- */
+
+typedef struct gc {
+    uint64_t structure_seed, value_seed;
+    uint32_t ni;     /* inputs, ONE included */
+    uint32_t n;      /* constraints before finalization */
+    czk_fr in[8];    /* values of inputs 1 .. ni − 1 */
+} gc;
+
+static czk_fr gc_coeff(czk_rng *srng) {
+    czk_fr co;
+    switch (czk_rng_u64(srng) % 3) {
+    case 0:
+        return czk_fr_one;
+    case 1:
+        return czk_fr_minus_one;
+    default:
+        do {
+            if (czk_fr_random(&co, srng, NULL)) return czk_fr_one;
+        } while (czk_fr_is_zero(&co));
+        return co;
+    }
+}
+
+/*
+ * Inputs tied to aux copies (in · ONE = copy), then a mix of booleans
+ * b · (ONE − b) = 0 and products (lc) · (lc) = z whose lcs take 1–3 of the
+ * last 64 variables (so many variables are never in A or B), half of the B
+ * sides being ONE alone.
+ */
+static czk_status gc_fn(czk_cs *cs, void *ctx) {
+    gc *c = ctx;
+    czk_rng srng, vrng;
+    czk_rng_seed(&srng, c->structure_seed);
+    czk_rng_seed(&vrng, c->value_seed);
+    size_t cap = (size_t)c->n + 2 * c->ni + 2;
+    czk_var *vars = malloc(cap * sizeof *vars);
+    czk_fr *vals = malloc(cap * sizeof *vals);
+    if (!vars || !vals) {
+        free(vars);
+        free(vals);
+        return CZK_ERR_NOMEM;
+    }
+    uint32_t nv = 0, made = 0;
+    czk_lc la = CZK_LC_INIT, lb = CZK_LC_INIT, lc = CZK_LC_INIT;
+    vars[nv] = CZK_VAR_ONE;
+    vals[nv++] = czk_fr_one;
+    for (uint32_t i = 1; i < c->ni; i++, made++) {
+        if (czk_fr_random(&c->in[i - 1], &vrng, NULL)) return CZK_ERR_INTERNAL;
+        czk_var x = czk_cs_alloc_input(cs, &c->in[i - 1]);
+        czk_var y = czk_cs_alloc(cs, &c->in[i - 1]);
+        czk_lc_clear(&la), czk_lc_clear(&lb), czk_lc_clear(&lc);
+        czk_lc_add_var(cs, &la, x);
+        czk_lc_add_var(cs, &lb, CZK_VAR_ONE);
+        czk_lc_add_var(cs, &lc, y);
+        czk_cs_enforce(cs, &la, &lb, &lc);
+        vars[nv] = x, vals[nv++] = c->in[i - 1];
+        vars[nv] = y, vals[nv++] = c->in[i - 1];
+    }
+    for (; made < c->n; made++) {
+        czk_lc_clear(&la), czk_lc_clear(&lb), czk_lc_clear(&lc);
+        if (czk_rng_u64(&srng) % 4 == 0) {
+            czk_fr v = czk_rng_u64(&vrng) & 1 ? czk_fr_one : czk_fr_zero;
+            czk_var b = czk_cs_alloc(cs, &v);
+            czk_lc_add_var(cs, &la, b);
+            czk_lc_add_var(cs, &lb, CZK_VAR_ONE);
+            czk_lc_sub_var(cs, &lb, b);
+            czk_cs_enforce(cs, &la, &lb, &lc);
+            vars[nv] = b, vals[nv++] = v;
+            continue;
+        }
+        czk_fr av = czk_fr_zero, bv = czk_fr_zero, t;
+        for (int side = 0; side < 2; side++) {
+            czk_lc *l = side ? &lb : &la;
+            czk_fr *acc = side ? &bv : &av;
+            if (side && czk_rng_u64(&srng) % 2) {
+                czk_lc_add_var(cs, l, CZK_VAR_ONE);
+                *acc = czk_fr_one;
+                continue;
+            }
+            uint32_t terms = 1 + (uint32_t)(czk_rng_u64(&srng) % 3);
+            uint32_t window = nv < 64 ? nv : 64;
+            for (uint32_t q = 0; q < terms; q++) {
+                uint32_t k = nv - 1 - (uint32_t)(czk_rng_u64(&srng) % window);
+                czk_fr co = gc_coeff(&srng);
+                czk_lc_add(cs, l, vars[k], &co);
+                czk_fr_mul(&t, &co, &vals[k]);
+                czk_fr_add(acc, acc, &t);
+            }
+        }
+        czk_fr zv;
+        czk_fr_mul(&zv, &av, &bv);
+        czk_var z = czk_cs_alloc(cs, &zv);
+        czk_lc_add_var(cs, &lc, z);
+        czk_cs_enforce(cs, &la, &lb, &lc);
+        vars[nv] = z, vals[nv++] = zv;
+    }
+    czk_lc_free(&la);
+    czk_lc_free(&lb);
+    czk_lc_free(&lc);
+    free(vars);
+    free(vals);
+    return CZK_OK;
+}
+
+static czk_shape *gc_record(gc *c) {
+    czk_err err;
+    czk_cs *cs = czk_cs_create(CZK_CS_RECORD, NULL, &err);
+    assert_non_null(cs);
+    czk_assert_ok(czk_cs_run(cs, gc_fn, c, &err), &err);
+    czk_shape *s;
+    czk_assert_ok(czk_cs_take_shape(cs, &s, &err), &err);
+    czk_cs_free(cs);
+    return s;
+}
+
+static void gc_witness(gc *c, czk_witness *w) {
+    czk_err err;
+    czk_cs *cs = czk_cs_create(CZK_CS_CHECK, NULL, &err);
+    assert_non_null(cs);
+    czk_assert_ok(czk_cs_run(cs, gc_fn, c, &err), &err); /* CHECK: satisfied */
+    czk_assert_ok(czk_cs_take_witness(cs, w, &err), &err);
+    czk_cs_free(cs);
+}
+
+static const uint32_t SIZES[] = {4090, 20000, 65000}; /* + 6 finalization rows */
+
+/* The test circuits have the documented counts and nontrivial densities. */
+static void check_counts(const czk_shape *s, uint32_t n, uint32_t ni) {
+    print_message("circuit: %llu constraints, %u inputs, %u aux, A-dense aux %llu, "
+                  "B-dense aux %llu, B-dense inputs %llu\n",
+                  (unsigned long long)s->num_constraints, s->num_inputs, s->num_aux,
+                  (unsigned long long)s->a_aux.popcount, (unsigned long long)s->b_aux.popcount,
+                  (unsigned long long)s->b_input.popcount);
+    assert_int_equal(s->num_constraints, (uint64_t)n + ni);
+    assert_int_equal(s->num_inputs, ni);
+    assert_true(s->a_aux.popcount < s->num_aux * 9ull / 10);
+    assert_true(s->a_aux.popcount > s->num_aux / 4);
+    assert_true(s->b_aux.popcount < s->num_aux * 7ull / 10);
+    assert_true(s->b_aux.popcount > s->num_aux / 10);
+}
+
+#ifdef CZK_HAVE_CUDA
+
+static czk_pool *pool;
+static czk_cuda_ctx *ctx;
+
+static int setup(void **state) {
+    (void)state;
+    if (czk_cuda_device_count() == 0) return 0;
+    czk_err err;
+    if (czk_cuda_ctx_create(&ctx, 0, &err) != CZK_OK) {
+        print_error("ctx_create: %s\n", err.msg);
+        return -1;
+    }
+    print_message("device: %s\n", czk_cuda_ctx_describe(ctx));
+    pool = czk_pool_create(czk_cpu_count(), &err);
+    return pool ? 0 : -1;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    czk_cuda_ctx_destroy(ctx);
+    czk_pool_destroy(pool);
+    return 0;
+}
+
+#define NEED_GPU()                                                                                 \
+    do {                                                                                           \
+        if (!ctx) skip();                                                                          \
+    } while (0)
+
+/* a, b, c = A·z, B·z, C·z by walking the CSR with the field operations (no fast paths). */
+static void naive_eval(const czk_shape *s, const czk_witness *w, int m, czk_fr *out) {
+    for (uint64_t k = 0; k < s->num_constraints; k++) {
+        czk_fr acc = czk_fr_zero, t;
+        for (uint64_t q = s->m[m].row_ptr[k]; q < s->m[m].row_ptr[k + 1]; q++) {
+            uint32_t col = s->m[m].col[q];
+            const czk_fr *z = col < w->num_inputs ? &w->inputs[col] : &w->aux[col - w->num_inputs];
+            czk_fr_mul(&t, &s->coeffs[s->m[m].coeff[q]], z);
+            czk_fr_add(&acc, &acc, &t);
+        }
+        out[k] = acc;
+    }
+}
+
+static void test_spmv(void **state) {
+    (void)state;
+    NEED_GPU();
+    czk_err err;
+    for (size_t si = 0; si < sizeof SIZES / sizeof SIZES[0]; si++) {
+        gc c = {.structure_seed = 40 + si, .value_seed = 7, .ni = 6, .n = SIZES[si]};
+        czk_shape *s = gc_record(&c);
+        czk_witness w;
+        gc_witness(&c, &w);
+        size_t n = s->num_constraints, N = (size_t)1 << czk_domain_log(n);
+        size_t nv = (size_t)s->num_inputs + s->num_aux;
+        czk_fr *ref = malloc(3 * n * sizeof *ref), *nai = malloc(n * sizeof *nai);
+        czk_fr *got = malloc(3 * N * sizeof *got);
+        assert_true(ref && nai && got);
+        czk_assert_ok(czk_shape_eval(s, &w, ref, ref + n, ref + 2 * n, pool, &err), &err);
+        czk_cuda_shape *ds;
+        czk_assert_ok(czk_cuda_shape_upload(ctx, &ds, s, &err), &err);
+        czk_fr *dz, *dabc;
+        czk_assert_ok(czk_cuda_alloc(ctx, (void **)&dz, nv * sizeof *dz, &err), &err);
+        czk_assert_ok(czk_cuda_alloc(ctx, (void **)&dabc, 3 * N * sizeof *dabc, &err), &err);
+        czk_assert_ok(czk_cuda_upload(ctx, dz, w.inputs, w.num_inputs * sizeof *dz, &err), &err);
+        czk_assert_ok(
+            czk_cuda_upload(ctx, dz + w.num_inputs, w.aux, w.num_aux * sizeof *dz, &err), &err);
+        /* garbage first, so that the zero padding is really written */
+        czk_assert_ok(czk_cuda_fr_random(ctx, dabc, 3 * N, 5, &err), &err);
+        czk_assert_ok(czk_cuda_spmv(ctx, ds, dz, dabc, dabc + N, dabc + 2 * N, N, &err), &err);
+        czk_assert_ok(czk_cuda_download(ctx, got, dabc, 3 * N * sizeof *got, &err), &err);
+        size_t ones = 0, zeros = 0;
+        for (int m = 0; m < 3; m++) {
+            naive_eval(s, &w, m, nai);
+            for (size_t k = 0; k < n; k++) {
+                assert_true(czk_fr_eq(&got[m * N + k], &ref[m * n + k]));
+                assert_true(czk_fr_eq(&got[m * N + k], &nai[k]));
+                ones += czk_fr_is_one(&nai[k]);
+                zeros += czk_fr_is_zero(&nai[k]);
+            }
+            for (size_t k = n; k < N; k++)
+                assert_true(czk_fr_is_zero(&got[m * N + k]));
+        }
+        assert_true(ones > n / 8 && zeros > n / 8); /* the evaluations are not all of one kind */
+        /* too short an output */
+        assert_int_equal(czk_cuda_spmv(ctx, ds, dz, dabc, dabc + N, dabc + 2 * N, n - 1, &err),
+                         CZK_ERR_INVALID_ARG);
+        czk_cuda_free(ctx, dz);
+        czk_cuda_free(ctx, dabc);
+        czk_cuda_shape_free(ctx, ds);
+        free(ref), free(nai), free(got);
+        czk_witness_free(&w);
+        czk_shape_free(s);
+    }
+}
+
+static void encode(uint8_t out[CZK_PROOF_BYTES], const czk_proof *p) {
+    czk_proof_encode(out, p);
+}
+
+static void prove_bytes(const czk_backend *be, const czk_params *p, const czk_shape *s,
+                        const czk_witness *w, size_t count, const czk_fr *r, const czk_fr *sv,
+                        uint8_t *out) {
+    czk_err err;
+    czk_proof pr[2];
+    assert_true(count <= 2);
+    czk_assert_ok(czk_prove(be, p, s, w, count, r, sv, pr, NULL, &err), &err);
+    for (size_t k = 0; k < count; k++)
+        encode(out + k * CZK_PROOF_BYTES, &pr[k]);
+}
+
+static void test_prove_equal(void **state) {
+    (void)state;
+    NEED_GPU();
+    czk_err err;
+    czk_backend cpu, gpu, gpu_res, gpu_pin;
+    czk_assert_ok(czk_backend_cpu(&cpu, pool, &err), &err);
+    for (size_t si = 0; si < sizeof SIZES / sizeof SIZES[0]; si++) {
+        gc c = {.structure_seed = 40 + si, .value_seed = 100 + si, .ni = 6, .n = SIZES[si]};
+        czk_shape *s = gc_record(&c);
+        check_counts(s, SIZES[si], c.ni);
+        czk_rng rng;
+        czk_rng_seed(&rng, 77 + si);
+        czk_toxic tox;
+        czk_assert_ok(czk_toxic_random(&tox, &rng, &err), &err);
+        czk_params *p;
+        czk_assert_ok(czk_setup(&p, s, &tox, pool, &err), &err);
+        czk_pvk pvk;
+        czk_assert_ok(czk_pvk_prepare(&pvk, &p->vk, &err), &err);
+        czk_witness w[2];
+        gc_witness(&c, &w[0]);
+        czk_fr in0[8];
+        memcpy(in0, c.in, sizeof in0);
+        c.value_seed += 1000;
+        gc_witness(&c, &w[1]);
+        czk_fr r[2], sv[2];
+        for (int k = 0; k < 2; k++) {
+            czk_assert_ok(czk_fr_random(&r[k], &rng, &err), &err);
+            czk_assert_ok(czk_fr_random(&sv[k], &rng, &err), &err);
+        }
+        uint8_t want[2 * CZK_PROOF_BYTES], got[2 * CZK_PROOF_BYTES];
+        prove_bytes(&cpu, p, s, w, 2, r, sv, want);
+        assert_memory_not_equal(want, want + CZK_PROOF_BYTES, CZK_PROOF_BYTES);
+
+        /* 1. never loaded: streamed from pageable memory in chunks of 1000 points, host SpMV */
+        czk_assert_ok(czk_backend_cuda(&gpu, 0, pool, 0, &err), &err);
+        czk_assert_ok(czk_backend_cuda_set_stream_chunk(&gpu, 1000, &err), &err);
+        prove_bytes(&gpu, p, s, w, 1, r, sv, got);
+        assert_memory_equal(got, want, CZK_PROOF_BYTES);
+        czk_cuda_residency res;
+        czk_assert_ok(czk_backend_cuda_residency(&gpu, p, &res, &err), &err);
+        assert_false(res.loaded);
+
+        /* 2. resident (params and shape), device SpMV; a batch of two */
+        czk_assert_ok(czk_backend_cuda(&gpu_res, 0, pool, 0, &err), &err);
+        unsigned drop = 0;
+        uint64_t dev = 0;
+        czk_assert_ok(gpu_res.ops->load(gpu_res.self, p, s, &drop, &dev, &err), &err);
+        czk_assert_ok(czk_backend_cuda_residency(&gpu_res, p, &res, &err), &err);
+        assert_true(res.loaded && res.params_resident && res.shape_resident && !res.pinned);
+        assert_int_equal(drop, CZK_SRS_H | CZK_SRS_L | CZK_SRS_A | CZK_SRS_B_G1 | CZK_SRS_B_G2);
+        assert_int_equal(dev, res.device_bytes);
+        assert_true(dev >= 96ull * (p->h_len + p->l_len + p->a_len + p->b_g1_len) +
+                               192ull * p->b_g2_len);
+        prove_bytes(&gpu_res, p, s, w, 2, r, sv, got);
+        assert_memory_equal(got, want, 2 * CZK_PROOF_BYTES);
+        czk_proof pr;
+        czk_assert_ok(czk_proof_decode(&pr, got, &err), &err);
+        czk_assert_ok(czk_verify(&pvk, &pr, in0, c.ni - 1, &err), &err);
+        /* bellperson's non-randomized proof (r = s = 0) */
+        czk_fr zero[1] = {czk_fr_zero};
+        uint8_t want0[CZK_PROOF_BYTES];
+        prove_bytes(&cpu, p, s, w, 1, zero, zero, want0);
+        prove_bytes(&gpu_res, p, s, w, 1, zero, zero, got);
+        assert_memory_equal(got, want0, CZK_PROOF_BYTES);
+
+        /* 3. the split path: device part (nothing deferred), then finalize */
+        czk_msm_sums sums;
+        unsigned deferred = 99;
+        czk_assert_ok(czk_prove_device(&gpu_res, p, s, &w[1], NULL, &sums, &deferred, NULL, &err),
+                      &err);
+        assert_int_equal(deferred, 0);
+        czk_assert_ok(czk_prove_finalize(p, s, &w[1], &sums, deferred, &r[1], &sv[1], &pr, pool,
+                                         NULL, &err),
+                      &err);
+        encode(got, &pr);
+        assert_memory_equal(got, want + CZK_PROOF_BYTES, CZK_PROOF_BYTES);
+
+        /* 4. a budget too small for the params: pinned host memory, streamed */
+        czk_assert_ok(czk_backend_cuda(&gpu_pin, 0, pool, 1, &err), &err);
+        czk_assert_ok(gpu_pin.ops->load(gpu_pin.self, p, s, &drop, &dev, &err), &err);
+        czk_assert_ok(czk_backend_cuda_residency(&gpu_pin, p, &res, &err), &err);
+        assert_true(res.loaded && !res.params_resident && !res.shape_resident && res.pinned);
+        assert_int_equal(drop, 0);
+        assert_int_equal(dev, 0);
+        prove_bytes(&gpu_pin, p, s, w, 2, r, sv, got);
+        assert_memory_equal(got, want, 2 * CZK_PROOF_BYTES);
+        gpu_pin.ops->unload(gpu_pin.self, p);
+        czk_assert_ok(czk_backend_cuda_residency(&gpu_pin, p, &res, &err), &err);
+        assert_false(res.loaded);
+
+        /* unloaded: streams again, same proof */
+        gpu_res.ops->unload(gpu_res.self, p);
+        prove_bytes(&gpu_res, p, s, w, 1, r, sv, got);
+        assert_memory_equal(got, want, CZK_PROOF_BYTES);
+
+        czk_backend_release(&gpu);
+        czk_backend_release(&gpu_res);
+        czk_backend_release(&gpu_pin);
+        czk_witness_free(&w[0]);
+        czk_witness_free(&w[1]);
+        czk_pvk_free(&pvk);
+        czk_params_free(p);
+        czk_shape_free(s);
+    }
+    czk_backend_release(&cpu);
+}
+
+/* Host vectors dropped after a resident load (what the engine does): proofs still equal. */
+static void test_dropped_host_vectors(void **state) {
+    (void)state;
+    NEED_GPU();
+    czk_err err;
+    gc c = {.structure_seed = 90, .value_seed = 3, .ni = 4, .n = 3000};
+    czk_shape *s = gc_record(&c);
+    czk_rng rng;
+    czk_rng_seed(&rng, 5);
+    czk_toxic tox;
+    czk_assert_ok(czk_toxic_random(&tox, &rng, &err), &err);
+    czk_params *p;
+    czk_assert_ok(czk_setup(&p, s, &tox, pool, &err), &err);
+    czk_witness w;
+    gc_witness(&c, &w);
+    czk_fr r, sv;
+    czk_assert_ok(czk_fr_random(&r, &rng, &err), &err);
+    czk_assert_ok(czk_fr_random(&sv, &rng, &err), &err);
+    czk_backend cpu, gpu;
+    czk_assert_ok(czk_backend_cpu(&cpu, pool, &err), &err);
+    uint8_t want[CZK_PROOF_BYTES], got[CZK_PROOF_BYTES];
+    prove_bytes(&cpu, p, s, &w, 1, &r, &sv, want);
+    czk_assert_ok(czk_backend_cuda(&gpu, 0, pool, 0, &err), &err);
+    unsigned drop;
+    uint64_t dev;
+    czk_assert_ok(gpu.ops->load(gpu.self, p, s, &drop, &dev, &err), &err);
+    assert_int_equal(drop, CZK_SRS_H | CZK_SRS_L | CZK_SRS_A | CZK_SRS_B_G1 | CZK_SRS_B_G2);
+    czk_params held = *p;
+    p->h = p->l = p->a = p->b_g1 = NULL;
+    p->b_g2 = NULL;
+    prove_bytes(&gpu, p, s, &w, 1, &r, &sv, got);
+    assert_memory_equal(got, want, CZK_PROOF_BYTES);
+    /* unloaded with the host vectors gone: an error naming the vector, no crash */
+    gpu.ops->unload(gpu.self, p);
+    czk_proof pr;
+    assert_int_equal(czk_prove(&gpu, p, s, &w, 1, &r, &sv, &pr, NULL, &err), CZK_ERR_INVALID_ARG);
+    assert_non_null(strstr(err.msg, "MSM h"));
+    *p = held;
+    czk_backend_release(&gpu);
+    czk_backend_release(&cpu);
+    czk_witness_free(&w);
+    czk_params_free(p);
+    czk_shape_free(s);
+}
+
+static void test_bad_device(void **state) {
+    (void)state;
+    NEED_GPU();
+    czk_err err;
+    czk_backend b;
+    assert_int_equal(czk_backend_cuda(&b, 1000, pool, 0, &err), CZK_ERR_INVALID_ARG);
+    assert_null(b.ops);
+    czk_backend cpu;
+    czk_assert_ok(czk_backend_cpu(&cpu, pool, &err), &err);
+    czk_cuda_residency res;
+    czk_params dummy;
+    memset(&dummy, 0, sizeof dummy);
+    assert_int_equal(czk_backend_cuda_residency(&cpu, &dummy, &res, &err), CZK_ERR_INVALID_ARG);
+    czk_backend_release(&cpu);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_spmv),
+        cmocka_unit_test(test_prove_equal),
+        cmocka_unit_test(test_dropped_host_vectors),
+        cmocka_unit_test(test_bad_device),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
+
+#else /* no CUDA in this build */
+
+static void test_no_cuda(void **state) {
+    (void)state;
+    czk_err err;
+    czk_backend b;
+    assert_int_equal(czk_backend_cuda(&b, 0, NULL, 0, &err), CZK_ERR_UNSUPPORTED);
+    assert_null(b.ops);
+    /* the test circuits themselves: satisfied (CHECK mode), counts and densities */
+    for (size_t si = 0; si < sizeof SIZES / sizeof SIZES[0]; si++) {
+        gc c = {.structure_seed = 40 + si, .value_seed = 100 + si, .ni = 6, .n = SIZES[si]};
+        czk_shape *s = gc_record(&c);
+        check_counts(s, SIZES[si], c.ni);
+        czk_witness w;
+        gc_witness(&c, &w);
+        czk_witness_free(&w);
+        czk_shape_free(s);
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_no_cuda)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
+
+#endif
