@@ -10,10 +10,19 @@
  *
  * Options: --json PATH, --commit ID, --max-g1 K, --max-g2 K, --max-ntt K
  * (largest log2 sizes; for quick runs), --sweep (also time other MSM window
- * sizes and print a per-phase profile of the largest MSMs, on stderr).
+ * sizes and print a per-phase profile of the largest MSMs, on stderr),
+ * --no-porep2k (skip the 2KiB proof).
+ *
+ * porep2k_gpu_ms: the GPU backend's prove call for one 2KiB PoRep partition
+ * (src/cuda/porep2k_fixture.h: cached shape and TEST keys, a C1, the
+ * witness of partition 0), from the witness in host memory to the 192 proof
+ * bytes (czk_prove + czk_proof_encode), keys and shape resident (ops->load
+ * first), r and s given; one warm-up, then the median of 5, wall clock.
  */
 #include "czk/cuda.h"
 #include "cuda/internal.h"
+#include "cuda/porep2k_fixture.h"
+#include "czk/pool.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,10 +95,68 @@ static void *dalloc(size_t bytes) {
     return p;
 }
 
+static double wall_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return 1e3 * (double)t.tv_sec + 1e-6 * (double)t.tv_nsec;
+}
+
+/* porep2k_gpu_ms (see the top of this file); 0 when skipped. */
+static double bench_porep2k(void) {
+    czk_err err;
+    czk_pool *pool = czk_pool_create(czk_cpu_count(), &err);
+    if (!pool) die("pool", &err);
+    czk_p2k fx;
+    double t0 = wall_ms();
+    if (czk_p2k_make(&fx, pool, &err)) die("2KiB fixture", &err);
+    printf("porep2k fixture (shape, keys %s, C1, witness): %.1f s\n",
+           fx.keys_made ? "made" : "cached", (wall_ms() - t0) / 1e3);
+    czk_backend be;
+    if (czk_backend_cuda(&be, 0, pool, 0, &err)) die("backend", &err);
+    unsigned drop;
+    uint64_t dev;
+    t0 = wall_ms();
+    if (be.ops->load(be.self, fx.params, fx.shape, &drop, &dev, &err)) die("load", &err);
+    czk_cuda_residency res;
+    if (czk_backend_cuda_residency(&be, fx.params, &res, &err)) die("residency", &err);
+    printf("porep2k load: %.0f ms, %llu device bytes, params %s, shape %s\n", wall_ms() - t0,
+           (unsigned long long)dev, res.params_resident ? "resident" : "streamed",
+           res.shape_resident ? "resident" : "host");
+    czk_fr r, s;
+    czk_fr_from_u64(&r, 12345);
+    czk_fr_from_u64(&s, 67890);
+    double t[5];
+    uint8_t bytes[CZK_PROOF_BYTES];
+    czk_prove_timings pt = {0};
+    for (int i = -1; i < 5; i++) {
+        czk_proof p;
+        if (i == 0) memset(&pt, 0, sizeof pt);
+        double a = wall_ms();
+        if (czk_prove(&be, fx.params, fx.shape, &fx.w, 1, &r, &s, &p, &pt, &err))
+            die("porep2k prove", &err);
+        czk_proof_encode(bytes, &p);
+        if (i >= 0) t[i] = wall_ms() - a;
+        if (i < 0) {
+            if (czk_verify(fx.pvk, &p, fx.inputs, fx.num_inputs, &err)) die("porep2k verify", &err);
+        }
+    }
+    qsort(t, 5, sizeof *t, cmp_double);
+    printf("porep2k phases (mean of 5, ms): spmv %.2f, ntt/H %.2f, msm h %.2f, l %.2f, a %.2f, "
+           "b_g1 %.2f, b_g2 %.2f, assemble %.2f\n",
+           pt.spmv * 200, pt.ntt * 200, pt.msm_h * 200, pt.msm_l * 200, pt.msm_a * 200,
+           pt.msm_b1 * 200, pt.msm_b2 * 200, pt.assemble * 200);
+    printf("porep2k_gpu_ms: %.2f (median of 5; min %.2f, max %.2f)\n", t[2], t[0], t[4]);
+    fflush(stdout);
+    czk_backend_release(&be);
+    czk_p2k_free(&fx);
+    czk_pool_destroy(pool);
+    return t[2];
+}
+
 int main(int argc, char **argv) {
     const char *json = NULL, *commit = "unknown";
     unsigned max_g1 = 27, max_g2 = 25, max_ntt = 27;
-    bool sweep = false;
+    bool sweep = false, porep2k = true;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json") && i + 1 < argc)
             json = argv[++i];
@@ -103,9 +170,11 @@ int main(int argc, char **argv) {
             max_ntt = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--sweep"))
             sweep = true;
+        else if (!strcmp(argv[i], "--no-porep2k"))
+            porep2k = false;
         else {
             fprintf(stderr, "usage: bench_gpu [--json PATH] [--commit ID] [--max-g1 K] [--max-g2 "
-                            "K] [--max-ntt K]\n");
+                            "K] [--max-ntt K] [--sweep] [--no-porep2k]\n");
             return 2;
         }
     }
@@ -196,6 +265,8 @@ int main(int argc, char **argv) {
         czk_cuda_free(ctx, a.bases), czk_cuda_free(ctx, a.scalars);
     }
 
+    double porep2k_ms = porep2k ? bench_porep2k() : 0;
+
     if (json) {
         FILE *f = fopen(json, "w");
         if (!f) {
@@ -214,6 +285,7 @@ int main(int argc, char **argv) {
         for (unsigned k = 20; k <= 27; k++)
             if (ntt_ms[k] > 0) fprintf(f, ",\n  \"ntt_2p%u_ms\": %.4f", k, ntt_ms[k]);
         fprintf(f, ",\n  \"h_2p%u_ms\": %.3f", max_ntt, h_ms);
+        if (porep2k_ms > 0) fprintf(f, ",\n  \"porep2k_gpu_ms\": %.2f", porep2k_ms);
         for (int i = 0; i < CZK_CUDA_NRATES; i++)
             fprintf(f, ",\n  \"%s_per_s\": %.4g", czk_cuda_rate_names[i], rates[i]);
         fprintf(f, "\n}\n");
@@ -232,6 +304,7 @@ int main(int argc, char **argv) {
         if (ntt_ms[k] > 0)
             printf("%-12s %12u %12.3f%s\n", "ntt", k, ntt_ms[k], k == 27 ? "   <= 45" : "");
     printf("%-12s %12u %12.2f\n", "h", max_ntt, h_ms);
+    if (porep2k_ms > 0) printf("%-12s %12u %12.2f   <= 300\n", "porep2k", 22, porep2k_ms);
     czk_cuda_ctx_destroy(ctx);
     return 0;
 }
