@@ -137,7 +137,6 @@ CZK_NODISCARD czk_status czk_cuda_g2_random_bases(czk_cuda_ctx *ctx, czk_g2_affi
 CZK_NODISCARD czk_status czk_cuda_timer_start(czk_cuda_ctx *ctx, czk_err *err);
 CZK_NODISCARD czk_status czk_cuda_timer_stop(czk_cuda_ctx *ctx, double *ms, czk_err *err);
 
-
 /*
  * SpMV on the device (src/cuda/spmv.cu). A recorded shape (include/czk/r1cs.h)
  * made resident: per matrix the row pointers (as u32), columns and
@@ -204,8 +203,7 @@ CZK_NODISCARD czk_status czk_cuda_spmv(czk_cuda_ctx *ctx, const czk_cuda_shape *
  *   exist (none on a machine without a GPU), CZK_ERR_NOMEM, CZK_ERR_DEVICE.
  */
 CZK_NODISCARD czk_status czk_backend_cuda(czk_backend *out, int device, czk_pool *pool,
-                                          uint64_t vram_budget_bytes, czk_err *err)
-    CZK_NONNULL(1);
+                                          uint64_t vram_budget_bytes, czk_err *err) CZK_NONNULL(1);
 
 /* Where a loaded parameter set lives (for tests and status). */
 typedef struct czk_cuda_residency {

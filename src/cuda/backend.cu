@@ -63,10 +63,11 @@ struct resident {
     resident *next;
     const czk_params *params;
     const czk_shape *shape;
-    vecs host;           /* host vectors and lengths at load time */
-    void *dev[NVEC];     /* device copies (all or none) */
-    bool params_on_dev;  /* dev[] filled */
-    bool pinned[NVEC];   /* host vector registered */
+    vecs host;            /* host vectors and lengths at load time */
+    void *dev[NVEC];      /* device copies (all or none) */
+    bool params_on_dev;   /* dev[] filled */
+    bool pinned[NVEC];    /* host vector registered here */
+    bool pinned_by_other; /* some were registered already (another device's backend) */
     czk_cuda_shape *dshape;
     uint32_t *a_idx, *b_idx; /* device index lists into z (with the vectors) */
     uint64_t device_bytes;
@@ -134,7 +135,8 @@ resident *find(cuda_be *be, const czk_params *p) {
         if (r->params != p) continue;
         bool same = true;
         for (int k = 0; k < NVEC; k++)
-            same &= v.n[k] == r->host.n[k] && (v.p[k] == r->host.p[k] || (!v.p[k] && r->params_on_dev));
+            same &=
+                v.n[k] == r->host.n[k] && (v.p[k] == r->host.p[k] || (!v.p[k] && r->params_on_dev));
         if (same) return r;
     }
     return NULL;
@@ -230,8 +232,9 @@ czk_status gather(cuda_be *be, const czk_shape *s, const uint32_t *didx, bool a_
         uint32_t *h = (uint32_t *)malloc(((size_t)s->num_inputs + s->num_aux + 1) * 4);
         if (!h) return czk_errf(err, CZK_ERR_NOMEM, "gather: host index list");
         uint32_t m = a_side ? index_a(s, h) : index_b(s, h);
-        st = m != n ? czk_errf(err, CZK_ERR_MISMATCH, "gather: %u dense scalars, expected %zu", m, n)
-                    : ensure(be, &be->idx, &be->idx_cap, n * 4, "index list", err);
+        st = m != n
+                 ? czk_errf(err, CZK_ERR_MISMATCH, "gather: %u dense scalars, expected %zu", m, n)
+                 : ensure(be, &be->idx, &be->idx_cap, n * 4, "index list", err);
         if (!st) st = czk_cuda_upload(be->ctx, be->idx, h, n * 4, err);
         free(h);
         if (st) return st;
@@ -293,13 +296,13 @@ czk_status one_circuit(cuda_be *be, resident *r, const czk_params *p, const czk_
     double t5 = now_s();
     t->msm_a += t5 - t4;
     if ((st = gather(be, s, rd ? r->b_idx : NULL, false, p->b_g1_len, err)) ||
-        (st = msm_any<G1T>(be, &out->b1, dv[V_B1], hv.p[V_B1], (const czk_fr *)be->sc,
-                           p->b_g1_len, "b_g1", err)))
+        (st = msm_any<G1T>(be, &out->b1, dv[V_B1], hv.p[V_B1], (const czk_fr *)be->sc, p->b_g1_len,
+                           "b_g1", err)))
         return st;
     double t6 = now_s();
     t->msm_b1 += t6 - t5;
-    if ((st = msm_any<G2T>(be, &out->b2, dv[V_B2], hv.p[V_B2], (const czk_fr *)be->sc,
-                           p->b_g2_len, "b_g2", err)))
+    if ((st = msm_any<G2T>(be, &out->b2, dv[V_B2], hv.p[V_B2], (const czk_fr *)be->sc, p->b_g2_len,
+                           "b_g2", err)))
         return st;
     t->msm_b2 += now_s() - t6;
     return CZK_OK;
@@ -483,8 +486,11 @@ czk_status be_load(void *self, const czk_params *p, const czk_shape *s, unsigned
         for (int k = 0; k < NVEC && !st; k++) {
             size_t bytes = (size_t)v.n[k] * vec_elem(k);
             if (!bytes) continue;
-            cudaError_t e = cudaHostRegister((void *)v.p[k], bytes, cudaHostRegisterDefault);
-            if (e != cudaSuccess) {
+            cudaError_t e = cudaHostRegister((void *)v.p[k], bytes, cudaHostRegisterPortable);
+            if (e == cudaErrorHostMemoryAlreadyRegistered) { /* pinned by another backend */
+                (void)cudaGetLastError();
+                r->pinned_by_other = true;
+            } else if (e != cudaSuccess) {
                 (void)cudaGetLastError();
                 st = czk_errf(err, CZK_ERR_NOMEM,
                               "load: params (%llu bytes) do not fit the device (budget %llu, "
@@ -575,7 +581,7 @@ extern "C" czk_status czk_backend_cuda_residency(const czk_backend *b, const czk
         out->loaded = true;
         out->params_resident = r->params_on_dev;
         out->shape_resident = r->dshape != NULL;
-        out->pinned = r->pinned[V_H] || r->pinned[V_L];
+        out->pinned = r->pinned[V_H] || r->pinned[V_L] || r->pinned_by_other;
         out->device_bytes = r->device_bytes;
     }
     pthread_mutex_unlock(&be->mu);

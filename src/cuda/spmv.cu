@@ -103,7 +103,7 @@ extern "C" czk_status czk_cuda_shape_upload(czk_cuda_ctx *ctx, czk_cuda_shape **
         if (s->m[m].nnz >= UINT32_MAX || (s->m[m].nnz && !s->m[m].row_ptr))
             return czk_errf(err, CZK_ERR_UNSUPPORTED,
                             "shape upload: matrix %c has %llu non-zeros (device SpMV takes < 2^32)",
-                            "ABC"[m], (unsigned long long)s->m[m].nnz);
+                            "ABC"[m], (unsigned long long)s -> m[m].nnz);
     if (s->num_constraints >= (1ull << 31))
         return czk_errf(err, CZK_ERR_UNSUPPORTED, "shape upload: %llu constraints",
                         (unsigned long long)s->num_constraints);
@@ -157,8 +157,8 @@ extern "C" czk_status czk_cuda_spmv(czk_cuda_ctx *ctx, const czk_cuda_shape *s, 
     if (!s || !z || !a || !b || !c)
         return czk_errf(err, CZK_ERR_INVALID_ARG, "spmv: NULL argument");
     if (n < s->rows)
-        return czk_errf(err, CZK_ERR_INVALID_ARG, "spmv: output of %zu rows, the shape has %llu",
-                        n, (unsigned long long)s->rows);
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "spmv: output of %zu rows, the shape has %llu", n,
+                        (unsigned long long)s->rows);
     if (n >= (1ull << 31)) return czk_errf(err, CZK_ERR_INVALID_ARG, "spmv: %zu rows", n);
     if (n == 0) return CZK_OK;
     CZK_CU(cudaSetDevice(ctx->device), "spmv: select device");

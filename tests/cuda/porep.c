@@ -74,9 +74,9 @@ static void test_spmv_2k(void **state) {
     czk_assert_ok(czk_cuda_alloc(ctx, (void **)&dz, nv * sizeof *dz, &err), &err);
     czk_assert_ok(czk_cuda_alloc(ctx, (void **)&dabc, 3 * N * sizeof *dabc, &err), &err);
     czk_assert_ok(czk_cuda_upload(ctx, dz, fx.w.inputs, fx.w.num_inputs * sizeof *dz, &err), &err);
-    czk_assert_ok(czk_cuda_upload(ctx, dz + fx.w.num_inputs, fx.w.aux, fx.w.num_aux * sizeof *dz,
-                                  &err),
-                  &err);
+    czk_assert_ok(
+        czk_cuda_upload(ctx, dz + fx.w.num_inputs, fx.w.aux, fx.w.num_aux * sizeof *dz, &err),
+        &err);
     czk_assert_ok(czk_cuda_fr_random(ctx, dabc, 3 * N, 9, &err), &err);
     czk_assert_ok(czk_cuda_spmv(ctx, ds, dz, dabc, dabc + N, dabc + 2 * N, N, &err), &err);
     czk_assert_ok(czk_cuda_download(ctx, got, dabc, 3 * N * sizeof *got, &err), &err);
@@ -140,9 +140,9 @@ static void test_prove_2k(void **state) {
     /* the engine's split path */
     czk_msm_sums sums;
     unsigned deferred;
-    czk_assert_ok(czk_prove_device(&gpu, fx.params, fx.shape, &fx.w, NULL, &sums, &deferred, NULL,
-                                   &err),
-                  &err);
+    czk_assert_ok(
+        czk_prove_device(&gpu, fx.params, fx.shape, &fx.w, NULL, &sums, &deferred, NULL, &err),
+        &err);
     czk_assert_ok(czk_prove_finalize(fx.params, fx.shape, &fx.w, &sums, deferred, &r, &s, &p, pool,
                                      NULL, &err),
                   &err);

@@ -29,9 +29,9 @@
 
 typedef struct gc {
     uint64_t structure_seed, value_seed;
-    uint32_t ni;     /* inputs, ONE included */
-    uint32_t n;      /* constraints before finalization */
-    czk_fr in[8];    /* values of inputs 1 .. ni − 1 */
+    uint32_t ni;  /* inputs, ONE included */
+    uint32_t n;   /* constraints before finalization */
+    czk_fr in[8]; /* values of inputs 1 .. ni − 1 */
 } gc;
 
 static czk_fr gc_coeff(czk_rng *srng) {
@@ -232,8 +232,8 @@ static void test_spmv(void **state) {
         czk_assert_ok(czk_cuda_alloc(ctx, (void **)&dz, nv * sizeof *dz, &err), &err);
         czk_assert_ok(czk_cuda_alloc(ctx, (void **)&dabc, 3 * N * sizeof *dabc, &err), &err);
         czk_assert_ok(czk_cuda_upload(ctx, dz, w.inputs, w.num_inputs * sizeof *dz, &err), &err);
-        czk_assert_ok(
-            czk_cuda_upload(ctx, dz + w.num_inputs, w.aux, w.num_aux * sizeof *dz, &err), &err);
+        czk_assert_ok(czk_cuda_upload(ctx, dz + w.num_inputs, w.aux, w.num_aux * sizeof *dz, &err),
+                      &err);
         /* garbage first, so that the zero padding is really written */
         czk_assert_ok(czk_cuda_fr_random(ctx, dabc, 3 * N, 5, &err), &err);
         czk_assert_ok(czk_cuda_spmv(ctx, ds, dz, dabc, dabc + N, dabc + 2 * N, N, &err), &err);
@@ -329,8 +329,8 @@ static void test_prove_equal(void **state) {
         assert_true(res.loaded && res.params_resident && res.shape_resident && !res.pinned);
         assert_int_equal(drop, CZK_SRS_H | CZK_SRS_L | CZK_SRS_A | CZK_SRS_B_G1 | CZK_SRS_B_G2);
         assert_int_equal(dev, res.device_bytes);
-        assert_true(dev >= 96ull * (p->h_len + p->l_len + p->a_len + p->b_g1_len) +
-                               192ull * p->b_g2_len);
+        assert_true(dev >=
+                    96ull * (p->h_len + p->l_len + p->a_len + p->b_g1_len) + 192ull * p->b_g2_len);
         prove_bytes(&gpu_res, p, s, w, 2, r, sv, got);
         assert_memory_equal(got, want, 2 * CZK_PROOF_BYTES);
         czk_proof pr;
@@ -349,9 +349,9 @@ static void test_prove_equal(void **state) {
         czk_assert_ok(czk_prove_device(&gpu_res, p, s, &w[1], NULL, &sums, &deferred, NULL, &err),
                       &err);
         assert_int_equal(deferred, 0);
-        czk_assert_ok(czk_prove_finalize(p, s, &w[1], &sums, deferred, &r[1], &sv[1], &pr, pool,
-                                         NULL, &err),
-                      &err);
+        czk_assert_ok(
+            czk_prove_finalize(p, s, &w[1], &sums, deferred, &r[1], &sv[1], &pr, pool, NULL, &err),
+            &err);
         encode(got, &pr);
         assert_memory_equal(got, want + CZK_PROOF_BYTES, CZK_PROOF_BYTES);
 
