@@ -175,6 +175,11 @@ CZK_NODISCARD czk_status czk_cuda_spmv(czk_cuda_ctx *ctx, const czk_cuda_shape *
  *      A-dense aux), b_g1 and b_g2 (B-dense inputs ‖ B-dense aux; the G2 MSM
  *      runs on the GPU too, so device() defers nothing). The compacted
  *      scalars are gathered on the device by index lists made at load time.
+ *      With the parameters resident, the five MSMs run at once, each on its
+ *      own stream (four extra contexts of the backend), when the device has
+ *      room for all their temporaries (about 80 bytes per G1 point and 160
+ *      per G2 point); otherwise, or with CZK_CUDA_SERIAL_MSM set in the
+ *      environment, one after another.
  * The common code (czk_prove, czk_prove_finalize) randomizes and encodes.
  *
  * Residency (ops->load, spec/gpu-prover.md §7): load() makes the parameter

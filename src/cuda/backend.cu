@@ -73,6 +73,8 @@ struct resident {
     uint64_t device_bytes;
 };
 
+enum { NAUX = 4 };
+
 struct cuda_be {
     czk_cuda_ctx *ctx;
     czk_pool *pool;
@@ -81,8 +83,11 @@ struct cuda_be {
     pthread_mutex_t mu;
     resident *res;
     /* work buffers, grown as needed, used under mu */
-    void *z, *abc, *sc, *bases, *idx;
-    size_t z_cap, abc_cap, sc_cap, bases_cap, idx_cap;
+    void *z, *abc, *sc, *sc2, *bases, *idx;
+    size_t z_cap, abc_cap, sc_cap, sc2_cap, bases_cap, idx_cap;
+    /* more contexts (streams) on the same device, so that the five MSMs of a circuit run
+     * at once when the parameters are resident and memory allows; NULL: one after another */
+    czk_cuda_ctx *aux[NAUX];
 };
 
 bool bit(const czk_bitmap *b, uint64_t i) {
@@ -113,6 +118,28 @@ uint64_t working_bytes(const czk_shape *s) {
     uint64_t N = 1ull << czk_domain_log(s->num_constraints);
     uint64_t nv = (uint64_t)s->num_inputs + s->num_aux;
     return 3 * N * 32 + 2 * nv * 32 + 80 * N + (256ull << 20);
+}
+
+/* Device memory free for new allocations: what the device has free plus what the stream-ordered
+ * pool holds unused (MSM temporaries stay pooled between calls). 0 if unknown. */
+uint64_t device_avail(cuda_be *be) {
+    size_t dfree = 0, dtotal = 0;
+    if (cudaSetDevice(be->ctx->device) != cudaSuccess ||
+        cudaMemGetInfo(&dfree, &dtotal) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    uint64_t avail = dfree;
+    cudaMemPool_t pool;
+    unsigned long long reserved = 0, used = 0; /* the attributes are 64-bit */
+    if (cudaDeviceGetDefaultMemPool(&pool, be->ctx->device) == cudaSuccess &&
+        cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved) ==
+            cudaSuccess &&
+        cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) == cudaSuccess &&
+        reserved > used)
+        avail += reserved - used;
+    (void)cudaGetLastError();
+    return avail;
 }
 
 czk_status ensure(cuda_be *be, void **buf, size_t *cap, size_t bytes, const char *what,
@@ -226,7 +253,10 @@ czk_status msm_any(cuda_be *be, typename G::P *out, const void *dev, const void 
 czk_status gather(cuda_be *be, const czk_shape *s, const uint32_t *didx, bool a_side, size_t n,
                   czk_err *err) {
     czk_status st;
-    if ((st = ensure(be, &be->sc, &be->sc_cap, n * sizeof(czk_fr), "scalars", err))) return st;
+    void **dst = a_side ? &be->sc : &be->sc2;
+    if ((st = ensure(be, dst, a_side ? &be->sc_cap : &be->sc2_cap, n * sizeof(czk_fr), "scalars",
+                     err)))
+        return st;
     if (n == 0) return CZK_OK;
     if (!didx) {
         uint32_t *h = (uint32_t *)malloc(((size_t)s->num_inputs + s->num_aux + 1) * 4);
@@ -241,11 +271,48 @@ czk_status gather(cuda_be *be, const czk_shape *s, const uint32_t *didx, bool a_
         didx = (const uint32_t *)be->idx;
     }
     cudaStream_t strm = be->ctx->stream;
-    gather_kernel<<<grid_for(n, 256), 256, 0, strm>>>((fr *)be->sc, (const fr *)be->z, didx,
+    gather_kernel<<<grid_for(n, 256), 256, 0, strm>>>((fr *)*dst, (const fr *)be->z, didx,
                                                       (uint32_t)n);
     CZK_LAUNCH("gather %s scalars (%zu)", a_side ? "A" : "B", n);
     CZK_CU(cudaStreamSynchronize(strm), "gather: synchronize");
     return CZK_OK;
+}
+
+/* One MSM on its own context (a thread of the parallel MSM phase). */
+struct msm_job {
+    czk_cuda_ctx *ctx;
+    bool g2;
+    void *out;
+    const void *bases;
+    const czk_fr *scalars;
+    size_t n;
+    const char *name;
+    double secs;
+    czk_status st;
+    czk_err err;
+};
+
+void *msm_job_run(void *arg) {
+    msm_job *j = (msm_job *)arg;
+    double t0 = now_s();
+    j->st = j->g2 ? czk_cuda_msm_g2(j->ctx, (czk_g2 *)j->out, (const czk_g2_affine *)j->bases,
+                                    j->scalars, j->n, &j->err)
+                  : czk_cuda_msm_g1(j->ctx, (czk_g1 *)j->out, (const czk_g1_affine *)j->bases,
+                                    j->scalars, j->n, &j->err);
+    if (j->st) czk_err_wrap(&j->err, "MSM %s (%zu points)", j->name, j->n);
+    j->secs = now_s() - t0;
+    return NULL;
+}
+
+/* Whether the five MSMs may run at once: the extra contexts exist and the device has room for
+ * all their temporaries (about 80 bytes per G1 point and 160 per G2 point, see cuda.h). */
+bool parallel_ok(cuda_be *be, size_t N, const czk_params *p) {
+    for (int k = 0; k < NAUX; k++)
+        if (!be->aux[k]) return false;
+    if (getenv("CZK_CUDA_SERIAL_MSM")) return false;
+    uint64_t need = 80ull * ((uint64_t)N + p->l_len + p->a_len + p->b_g1_len) +
+                    160ull * p->b_g2_len + (512ull << 20);
+    return need <= device_avail(be);
 }
 
 /* The device part of one circuit, under be->mu. abc_host: a, b, c of N each computed on the host
@@ -283,28 +350,57 @@ czk_status one_circuit(cuda_be *be, resident *r, const czk_params *p, const czk_
     if (rd)
         for (int k = 0; k < NVEC; k++)
             dv[k] = r->dev[k];
-    if ((st = msm_any<G1T>(be, &out->h, dv[V_H], hv.p[V_H], a, N - 1, "h", err))) return st;
-    double t3 = now_s();
-    t->msm_h += t3 - t2;
-    if ((st = msm_any<G1T>(be, &out->l, dv[V_L], hv.p[V_L], z + ni, naux, "l", err))) return st;
-    double t4 = now_s();
-    t->msm_l += t4 - t3;
     if ((st = gather(be, s, rd ? r->a_idx : NULL, true, p->a_len, err)) ||
-        (st = msm_any<G1T>(be, &out->a, dv[V_A], hv.p[V_A], (const czk_fr *)be->sc, p->a_len, "a",
-                           err)))
+        (st = gather(be, s, rd ? r->b_idx : NULL, false, p->b_g1_len, err)))
         return st;
+    const czk_fr *sa = (const czk_fr *)be->sc, *sb = (const czk_fr *)be->sc2;
+    double t3 = now_s();
+    t->spmv += t3 - t2; /* the gathers: compaction of the witness */
+    if (rd && parallel_ok(be, N, p)) {
+        /* the five MSMs at once, each on its own stream (context) */
+        msm_job jobs[NVEC] = {
+            {be->ctx, false, &out->h, dv[V_H], a, N - 1, "h", 0, CZK_OK, {}},
+            {be->aux[0], false, &out->l, dv[V_L], z + ni, naux, "l", 0, CZK_OK, {}},
+            {be->aux[1], false, &out->a, dv[V_A], sa, p->a_len, "a", 0, CZK_OK, {}},
+            {be->aux[2], false, &out->b1, dv[V_B1], sb, p->b_g1_len, "b_g1", 0, CZK_OK, {}},
+            {be->aux[3], true, &out->b2, dv[V_B2], sb, p->b_g2_len, "b_g2", 0, CZK_OK, {}},
+        };
+        pthread_t th[NVEC];
+        bool started[NVEC] = {false};
+        for (int k = 1; k < NVEC; k++)
+            started[k] = pthread_create(&th[k], NULL, msm_job_run, &jobs[k]) == 0;
+        msm_job_run(&jobs[0]);
+        for (int k = 1; k < NVEC; k++)
+            if (started[k])
+                pthread_join(th[k], NULL);
+            else
+                msm_job_run(&jobs[k]); /* no thread: run it here */
+        double *acc[NVEC] = {&t->msm_h, &t->msm_l, &t->msm_a, &t->msm_b1, &t->msm_b2};
+        for (int k = 0; k < NVEC; k++)
+            *acc[k] += jobs[k].secs;
+        for (int k = 0; k < NVEC; k++)
+            if (jobs[k].st) {
+                if (err) *err = jobs[k].err;
+                return jobs[k].st;
+            }
+        return CZK_OK;
+    }
+    if ((st = msm_any<G1T>(be, &out->h, dv[V_H], hv.p[V_H], a, N - 1, "h", err))) return st;
+    double t4 = now_s();
+    t->msm_h += t4 - t3;
+    if ((st = msm_any<G1T>(be, &out->l, dv[V_L], hv.p[V_L], z + ni, naux, "l", err))) return st;
     double t5 = now_s();
-    t->msm_a += t5 - t4;
-    if ((st = gather(be, s, rd ? r->b_idx : NULL, false, p->b_g1_len, err)) ||
-        (st = msm_any<G1T>(be, &out->b1, dv[V_B1], hv.p[V_B1], (const czk_fr *)be->sc, p->b_g1_len,
-                           "b_g1", err)))
-        return st;
+    t->msm_l += t5 - t4;
+    if ((st = msm_any<G1T>(be, &out->a, dv[V_A], hv.p[V_A], sa, p->a_len, "a", err))) return st;
     double t6 = now_s();
-    t->msm_b1 += t6 - t5;
-    if ((st = msm_any<G2T>(be, &out->b2, dv[V_B2], hv.p[V_B2], (const czk_fr *)be->sc, p->b_g2_len,
-                           "b_g2", err)))
+    t->msm_a += t6 - t5;
+    if ((st = msm_any<G1T>(be, &out->b1, dv[V_B1], hv.p[V_B1], sb, p->b_g1_len, "b_g1", err)))
         return st;
-    t->msm_b2 += now_s() - t6;
+    double t7 = now_s();
+    t->msm_b1 += t7 - t6;
+    if ((st = msm_any<G2T>(be, &out->b2, dv[V_B2], hv.p[V_B2], sb, p->b_g2_len, "b_g2", err)))
+        return st;
+    t->msm_b2 += now_s() - t7;
     return CZK_OK;
 }
 
@@ -445,12 +541,7 @@ czk_status be_load(void *self, const czk_params *p, const czk_shape *s, unsigned
         pbytes += (uint64_t)v.n[k] * vec_elem(k);
     pbytes += ((uint64_t)v.n[V_A] + v.n[V_B1]) * 4;
     uint64_t sbytes = czk_cuda_shape_device_bytes(s), work = working_bytes(s);
-    size_t dfree = 0, dtotal = 0;
-    if (cudaSetDevice(be->ctx->device) != cudaSuccess ||
-        cudaMemGetInfo(&dfree, &dtotal) != cudaSuccess) {
-        (void)cudaGetLastError();
-        dfree = 0;
-    }
+    uint64_t dfree = device_avail(be);
     uint64_t left = be->budget ? (be->budget > be->used ? be->budget - be->used : 0) : UINT64_MAX;
     auto fits = [&](uint64_t x) { return x <= left && x + work <= (uint64_t)dfree; };
     if (fits(pbytes)) {
@@ -494,10 +585,11 @@ czk_status be_load(void *self, const czk_params *p, const czk_shape *s, unsigned
                 (void)cudaGetLastError();
                 st = czk_errf(err, CZK_ERR_NOMEM,
                               "load: params (%llu bytes) do not fit the device (budget %llu, "
-                              "free %zu, working reserve %llu) and pinning %s (%zu bytes) "
+                              "free %llu, working reserve %llu) and pinning %s (%zu bytes) "
                               "failed: %s",
-                              (unsigned long long)pbytes, (unsigned long long)left, dfree,
-                              (unsigned long long)work, VEC_NAME[k], bytes, cudaGetErrorName(e));
+                              (unsigned long long)pbytes, (unsigned long long)left,
+                              (unsigned long long)dfree, (unsigned long long)work, VEC_NAME[k],
+                              bytes, cudaGetErrorName(e));
             } else {
                 r->pinned[k] = true;
             }
@@ -538,9 +630,11 @@ void be_destroy(void *self) {
     if (!be) return;
     while (be->res)
         drop(be, be->res);
-    void *bufs[] = {be->z, be->abc, be->sc, be->bases, be->idx};
+    void *bufs[] = {be->z, be->abc, be->sc, be->sc2, be->bases, be->idx};
     for (void *b : bufs)
         czk_cuda_free(be->ctx, b);
+    for (int k = 0; k < NAUX; k++)
+        czk_cuda_ctx_destroy(be->aux[k]);
     czk_cuda_ctx_destroy(be->ctx);
     pthread_mutex_destroy(&be->mu);
     free(be);
@@ -560,6 +654,16 @@ extern "C" czk_status czk_backend_cuda(czk_backend *out, int device, czk_pool *p
     if (st) {
         free(be);
         return czk_err_wrap(err, "cuda backend");
+    }
+    for (int k = 0; k < NAUX; k++) {
+        czk_err e2;
+        if (czk_cuda_ctx_create(&be->aux[k], device, &e2)) { /* no parallel MSMs then */
+            for (int q = 0; q < k; q++) {
+                czk_cuda_ctx_destroy(be->aux[q]);
+                be->aux[q] = NULL;
+            }
+            break;
+        }
     }
     pthread_mutex_init(&be->mu, NULL);
     be->pool = pool;

@@ -9,7 +9,8 @@
  * shape, witness, keys, r and s — with the parameters streamed from host
  * memory in small chunks (never loaded), resident on the device with the
  * shape (device SpMV), pinned (budget too small), through the split path
- * (czk_prove_device + czk_prove_finalize) and in a batch of two. The GPU
+ * (czk_prove_device + czk_prove_finalize), in a batch of two, and with the
+ * five MSMs on concurrent streams as well as one after another. The GPU
  * proofs also verify (pairing check, czk_verify). SpMV on the device is
  * checked against czk_shape_eval and against a naive evaluation of the CSR
  * written here. Every GPU test skips without a CUDA device (CI).
@@ -415,7 +416,11 @@ static void test_dropped_host_vectors(void **state) {
     czk_params held = *p;
     p->h = p->l = p->a = p->b_g1 = NULL;
     p->b_g2 = NULL;
+    prove_bytes(&gpu, p, s, &w, 1, &r, &sv, got); /* the five MSMs at once */
+    assert_memory_equal(got, want, CZK_PROOF_BYTES);
+    setenv("CZK_CUDA_SERIAL_MSM", "1", 1); /* one after another */
     prove_bytes(&gpu, p, s, &w, 1, &r, &sv, got);
+    unsetenv("CZK_CUDA_SERIAL_MSM");
     assert_memory_equal(got, want, CZK_PROOF_BYTES);
     /* unloaded with the host vectors gone: an error naming the vector, no crash */
     gpu.ops->unload(gpu.self, p);
