@@ -2,8 +2,9 @@
 # GPU check: builds czk with CUDA for sm_90 only, runs the GPU tests (every
 # kernel against the CPU layer on random data of several sizes; the GPU
 # backend's proofs byte-equal to the CPU backend's on test circuits and on a
-# 2KiB PoRep partition) and the GPU benchmark (kernels and porep2k_gpu_ms), writes gpu-latest.json into OUTDIR (default bench/), and prints a
-# short table last. Meant for an H200/H100 machine; the whole run, build
+# 2KiB PoRep partition; the engine with gpus.backend = "cuda") and the GPU
+# benchmark (kernels and porep2k_gpu_ms), writes gpu-latest.json into OUTDIR
+# (default bench/), and prints a short table last. Meant for an H200/H100 machine; the whole run, build
 # included, stays under 10 minutes.
 #
 #   scripts/gpu-check.sh [OUTDIR]
