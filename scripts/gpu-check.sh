@@ -4,8 +4,9 @@
 # backend's proofs byte-equal to the CPU backend's on test circuits and on a
 # 2KiB PoRep partition; the engine with gpus.backend = "cuda") and the GPU
 # benchmark (kernels and porep2k_gpu_ms), writes gpu-latest.json into OUTDIR
-# (default bench/), and prints a short table last. Meant for an H200/H100 machine; the whole run, build
-# included, stays under 10 minutes.
+# (default bench/), and prints a short table last. Meant for an H200/H100
+# machine; the whole run, build included, stays under 10 minutes (about 140 s
+# on the lent H200).
 #
 #   scripts/gpu-check.sh [OUTDIR]
 # Environment: CZK_DEPS_DIR (folder with c-kzg-4.1.0.tgz; ./deps is used when
