@@ -10,7 +10,10 @@
  *
  * Options: --json PATH, --commit ID, --max-g1 K, --max-g2 K, --max-ntt K
  * (largest log2 sizes; for quick runs), --sweep (also time other MSM window
- * sizes and print a per-phase profile of the largest MSMs, on stderr).
+ * sizes and print a per-phase profile of the largest MSMs, on stderr),
+ * --variants (also time the kernel variants at the largest sizes: the NTT
+ * and H with each Fr multiplication form, CZK_CUDA_NTT_MUL=0/1, and each
+ * MSM accumulation variant, czk_cuda_set_msm_acc 1..3).
  */
 #include "czk/cuda.h"
 #include "cuda/internal.h"
@@ -89,7 +92,7 @@ static void *dalloc(size_t bytes) {
 int main(int argc, char **argv) {
     const char *json = NULL, *commit = "unknown";
     unsigned max_g1 = 27, max_g2 = 25, max_ntt = 27;
-    bool sweep = false;
+    bool sweep = false, variants = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json") && i + 1 < argc)
             json = argv[++i];
@@ -103,9 +106,11 @@ int main(int argc, char **argv) {
             max_ntt = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--sweep"))
             sweep = true;
+        else if (!strcmp(argv[i], "--variants"))
+            variants = true;
         else {
             fprintf(stderr, "usage: bench_gpu [--json PATH] [--commit ID] [--max-g1 K] [--max-g2 "
-                            "K] [--max-ntt K]\n");
+                            "K] [--max-ntt K] [--sweep] [--variants]\n");
             return 2;
         }
     }
@@ -140,6 +145,20 @@ int main(int argc, char **argv) {
         }
         a.log_n = max_ntt;
         h_ms = time_op(run_h, &a, 5);
+        if (variants) {
+            const char *env = getenv("CZK_CUDA_NTT_MUL");
+            char old[16] = "";
+            if (env) snprintf(old, sizeof old, "%s", env);
+            for (int v = 0; v < 2; v++) {
+                setenv("CZK_CUDA_NTT_MUL", v ? "1" : "0", 1);
+                double nt = time_op(run_ntt, &a, 5), ht = time_op(run_h, &a, 5);
+                printf("variant ntt_mul=%d: ntt 2^%u %.3f ms, h %.3f ms\n", v, max_ntt, nt, ht);
+            }
+            if (env)
+                setenv("CZK_CUDA_NTT_MUL", old, 1);
+            else
+                unsetenv("CZK_CUDA_NTT_MUL");
+        }
         if (sweep) { /* per-pass times on stderr */
             czk_cuda_set_profile(ctx, 1);
             if (run_ntt(&a, &err) != CZK_OK || run_h(&a, &err) != CZK_OK) die("profile", &err);
@@ -167,6 +186,16 @@ int main(int argc, char **argv) {
             (g ? g2_ms : g1_ms)[k] = ms;
             printf("msm %s 2^%u: %.2f ms\n", g ? "g2" : "g1", k, ms);
             fflush(stdout);
+        }
+        if (variants) {
+            a.n = n;
+            for (int v = 0; v < 4; v++) {
+                czk_cuda_set_msm_acc(ctx, v);
+                printf("variant msm %s 2^%u acc=%d: %.2f ms\n", g ? "g2" : "g1", maxk, v,
+                       time_op(run_msm, &a, 1));
+                fflush(stdout);
+            }
+            czk_cuda_set_msm_acc(ctx, 0);
         }
         if (sweep) {
             a.n = n;

@@ -135,17 +135,37 @@ __global__ void msm_chunk_desc(const uint32_t *start, const uint32_t *end, const
     if (b == B - 1) *total = o + c;
 }
 
+/* Copy of one point from global to shared memory without registers (cp.async, sm_80+). */
+template <class A> __device__ __forceinline__ void copy_async(A *dst_shared, const A *src) {
+    static_assert(sizeof(A) % 16 == 0, "16-byte multiple");
+    uint32_t d = (uint32_t)__cvta_generic_to_shared(dst_shared);
+    const char *sp = reinterpret_cast<const char *>(src);
+#pragma unroll
+    for (int k = 0; k < (int)(sizeof(A) / 16); k++)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d + 16 * k),
+                     "l"(sp + 16 * k)
+                     : "memory");
+    asm volatile("cp.async.commit_group;" ::: "memory");
+}
+__device__ __forceinline__ void copy_async_wait() {
+    asm volatile("cp.async.wait_all;" ::: "memory");
+}
+
 /*
- * One thread per chunk: XYZZ sum of its (signed) points. THREADS/MINB set the
- * register budget (occupancy against spills); ctx->msm_acc picks a variant.
+ * One thread per chunk: XYZZ sum of its (signed) points, over the field F
+ * (G's field with a chosen multiplication form; same layout). THREADS/MINB
+ * set the register budget (occupancy against spills). PF: how the next
+ * point is fetched while the current one is added: 0 not at all, 1 into
+ * registers, 2 into shared memory by cp.async (no registers held).
  */
-template <class G, int THREADS, int MINB>
+template <class F, int THREADS, int MINB, int PF>
 __global__ void __launch_bounds__(THREADS, MINB)
-    msm_accumulate(const typename G::A *__restrict__ bases, const uint32_t *__restrict__ sk,
+    msm_accumulate(const affine<F> *__restrict__ bases, const uint32_t *__restrict__ sk,
                    const uint32_t *__restrict__ sidx, const uint2 *__restrict__ desc,
-                   const uint32_t *total, typename G::X *partial) {
-    using A = typename G::A;
-    using X = typename G::X;
+                   const uint32_t *total, xyzz<F> *partial) {
+    using A = affine<F>;
+    using X = xyzz<F>;
+    __shared__ __align__(16) A slot[PF == 2 ? THREADS : 1];
     uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= *total) return;
     uint2 d = desc[t];
@@ -154,18 +174,39 @@ __global__ void __launch_bounds__(THREADS, MINB)
     if (sk[i] & 1) p = p.neg();
     X acc = X::from_affine(p);
     if (++i < d.y) {
-        A next = ld_vec(bases + sidx[i]);
-        uint32_t nsign = sk[i] & 1;
+        if (PF == 2) {
+            A *my = &slot[threadIdx.x];
+            copy_async(my, bases + sidx[i]);
 #pragma unroll 1
-        for (; i < d.y; i++) {
-            A q = next;
-            uint32_t qs = nsign;
-            if (i + 1 < d.y) { /* fetch the next point while this one is added */
-                next = ld_vec(bases + sidx[i + 1]);
-                nsign = sk[i + 1] & 1;
+            for (; i < d.y; i++) {
+                uint32_t qs = sk[i] & 1;
+                copy_async_wait();
+                A q = *my;
+                if (i + 1 < d.y) copy_async(my, bases + sidx[i + 1]);
+                if (qs) q = q.neg();
+                acc.add_affine(q);
             }
-            if (qs) q = q.neg();
-            acc.add_affine(q);
+        } else if (PF == 1) {
+            A next = ld_vec(bases + sidx[i]);
+            uint32_t nsign = sk[i] & 1;
+#pragma unroll 1
+            for (; i < d.y; i++) {
+                A q = next;
+                uint32_t qs = nsign;
+                if (i + 1 < d.y) { /* fetch the next point while this one is added */
+                    next = ld_vec(bases + sidx[i + 1]);
+                    nsign = sk[i + 1] & 1;
+                }
+                if (qs) q = q.neg();
+                acc.add_affine(q);
+            }
+        } else {
+#pragma unroll 1
+            for (; i < d.y; i++) {
+                A q = ld_vec(bases + sidx[i]);
+                if (sk[i] & 1) q = q.neg();
+                acc.add_affine(q);
+            }
         }
     }
     st_vec(partial + t, acc);
@@ -272,37 +313,62 @@ __global__ void msm_to_jacobian(const typename G::X *in, uint32_t n, typename G:
     if (i < n) out[i] = in[i].to_jacobian();
 }
 
-/* Accumulation variants: (threads per block, minimum blocks per SM). */
+/* G's field with multiplication form K (same layout as G::F). */
+template <class G, int K> struct field_k;
+template <int K> struct field_k<g1, K> { using F = mont<with_mul<fp_params, K>>; };
+template <int K> struct field_k<g2, K> { using F = fp2_t<mont<with_mul<fp_params, K>>>; };
+
+/* One accumulation variant: multiplication form, block size, minimum blocks per SM, prefetch. */
+template <class G, int K, int T, int M, int PF>
+void launch_acc(unsigned blocks64, cudaStream_t s, const typename G::A *bases, const uint32_t *sk,
+                const uint32_t *sidx, const uint2 *desc, const uint32_t *total,
+                typename G::X *partial) {
+    using F = typename field_k<G, K>::F;
+    static_assert(sizeof(F) == sizeof(typename G::F), "layout");
+    msm_accumulate<F, T, M, PF><<<(blocks64 * 64 + T - 1) / T, T, 0, s>>>(
+        (const affine<F> *)bases, sk, sidx, desc, total, (xyzz<F> *)partial);
+}
+
+/*
+ * Accumulation variants (ctx->msm_acc, CZK_CUDA_MSM_ACC; entry 0 is the
+ * default): multiplication form K, block size T, minimum blocks per SM M,
+ * prefetch PF. G1 calls its Fp multiplication (G1 additions with inlined
+ * multiplications are ~100 KB of code: instruction-cache misses); G2 calls
+ * its Fp2 multiplication, whose three Fp products are inline.
+ */
 template <class G> struct acc_variants;
-/* Entry 0 is the default (H200 sweeps: G1 (384, 1) 1.43× faster than (256, 1); G2 (128, 1)). */
 template <> struct acc_variants<g1> {
-    static constexpr int T[3] = {384, 256, 256}, M[3] = {1, 1, 2};
+    static constexpr int K[4] = {MUL_CALL, MUL_EO_CALL, MUL_EO_CALL, MUL_EO_CALL};
+    static constexpr int T[4] = {384, 384, 384, 512}, M[4] = {1, 1, 1, 1}, PF[4] = {1, 1, 2, 2};
 };
 template <> struct acc_variants<g2> {
-    static constexpr int T[3] = {128, 192, 256}, M[3] = {1, 2, 2};
+    static constexpr int K[4] = {MUL_WIDE, MUL_EO, MUL_EO, MUL_EO};
+    static constexpr int T[4] = {128, 128, 128, 256}, M[4] = {1, 1, 1, 1}, PF[4] = {1, 1, 2, 2};
 };
+constexpr int ACC_VARIANTS = 4;
 
-/* `blocks64` = blocks needed at 64 threads per block; rescaled per variant. */
+template <class G, int V>
+void launch_acc_v(unsigned blocks64, cudaStream_t s, const typename G::A *bases,
+                  const uint32_t *sk, const uint32_t *sidx, const uint2 *desc,
+                  const uint32_t *total, typename G::X *partial) {
+    using W = acc_variants<G>;
+    launch_acc<G, W::K[V], W::T[V], W::M[V], W::PF[V]>(blocks64, s, bases, sk, sidx, desc, total,
+                                                        partial);
+}
+
 template <class G>
 void launch_accumulate(int v, unsigned blocks64, cudaStream_t s, const typename G::A *bases,
                        const uint32_t *sk, const uint32_t *sidx, const uint2 *desc,
                        const uint32_t *total, typename G::X *partial) {
-    using V = acc_variants<G>;
     switch (v) {
     case 1:
-        msm_accumulate<G, V::T[1], V::M[1]>
-            <<<(blocks64 * 64 + V::T[1] - 1) / V::T[1], V::T[1], 0, s>>>(bases, sk, sidx, desc,
-                                                                         total, partial);
-        break;
+        return launch_acc_v<G, 1>(blocks64, s, bases, sk, sidx, desc, total, partial);
     case 2:
-        msm_accumulate<G, V::T[2], V::M[2]>
-            <<<(blocks64 * 64 + V::T[2] - 1) / V::T[2], V::T[2], 0, s>>>(bases, sk, sidx, desc,
-                                                                         total, partial);
-        break;
+        return launch_acc_v<G, 2>(blocks64, s, bases, sk, sidx, desc, total, partial);
+    case 3:
+        return launch_acc_v<G, 3>(blocks64, s, bases, sk, sidx, desc, total, partial);
     default:
-        msm_accumulate<G, V::T[0], V::M[0]>
-            <<<(blocks64 * 64 + V::T[0] - 1) / V::T[0], V::T[0], 0, s>>>(bases, sk, sidx, desc,
-                                                                         total, partial);
+        return launch_acc_v<G, 0>(blocks64, s, bases, sk, sidx, desc, total, partial);
     }
 }
 

@@ -39,15 +39,18 @@ constexpr int NTT_THREADS = 256;
 constexpr int NTT_BLOCK_ELEMS = 1024; /* elements per block in shared memory (32 KiB) */
 constexpr int TABLE_BITS = 14;
 
-__device__ __forceinline__ fr ld_fr(const fr *p) {
+/* Fr with multiplication form K (same layout as fr). */
+template <int K> using fr_k = mont<with_mul<fr_params, K>>;
+
+template <class F = fr> __device__ __forceinline__ F ld_fr(const fr *p) {
     const uint4 *q = reinterpret_cast<const uint4 *>(p);
     uint4 a = q[0], b = q[1];
-    fr r;
+    F r;
     r.v[0] = a.x, r.v[1] = a.y, r.v[2] = a.z, r.v[3] = a.w;
     r.v[4] = b.x, r.v[5] = b.y, r.v[6] = b.z, r.v[7] = b.w;
     return r;
 }
-__device__ __forceinline__ void st_fr(fr *p, const fr &r) {
+template <class F> __device__ __forceinline__ void st_fr(fr *p, const F &r) {
     uint4 *q = reinterpret_cast<uint4 *>(p);
     q[0] = make_uint4(r.v[0], r.v[1], r.v[2], r.v[3]);
     q[1] = make_uint4(r.v[4], r.v[5], r.v[6], r.v[7]);
@@ -56,44 +59,106 @@ __device__ __forceinline__ void st_fr(fr *p, const fr &r) {
 /* Pre-scaling of the bit-reversal pass. */
 enum { SCALE_NONE = 0, SCALE_CONST = 1, SCALE_POWERS = 2 };
 
+template <class F>
+__device__ __forceinline__ F pre_scale(F x, int mode, const F &c, const fr *lo, const fr *hi,
+                                       uint32_t i) {
+    if (mode == SCALE_CONST) return x * c;
+    if (mode == SCALE_POWERS) return x * (ld_fr<F>(lo + (i & 0x3fff)) * ld_fr<F>(hi + (i >> 14)));
+    return x;
+}
+
 /*
  * In-place bit-reversal permutation, x[i] scaled first: by c (SCALE_CONST) or
  * by base^i from the tables (SCALE_POWERS) with i the input (natural) index.
+ * One thread per pair (sizes below 2^8).
  */
-__global__ void ntt_bitrev(fr *data, unsigned log_n, int mode, fr c, const fr *lo, const fr *hi) {
+template <class F>
+__global__ void ntt_bitrev(fr *data, unsigned log_n, int mode, F c, const fr *lo, const fr *hi) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= (1u << log_n)) return;
     uint32_t j = __brev(i) >> (32 - log_n);
     if (i > j) return;
-    fr xi = ld_fr(data + i), xj = ld_fr(data + j);
-    if (mode == SCALE_CONST) {
-        xi = xi * c;
-        xj = xj * c;
-    } else if (mode == SCALE_POWERS) {
-        xi = xi * pow_table(lo, hi, i);
-        xj = xj * pow_table(lo, hi, j);
-    }
+    F xi = pre_scale(ld_fr<F>(data + i), mode, c, lo, hi, i);
+    F xj = pre_scale(ld_fr<F>(data + j), mode, c, lo, hi, j);
     st_fr(data + i, xj);
     if (i != j) st_fr(data + j, xi);
+}
+
+/*
+ * The same permutation by tiles (log_n >= 8): index i = (a, b, c) with a the
+ * top 4 bits, c the low 4 bits; (a, b, c) moves to (rev c, rev b, rev a), so
+ * the 16×16 tile of one b maps onto the tile of rev b, transposed. One block
+ * per pair {b, rev b} loads both tiles (16 contiguous elements per row) into
+ * shared memory and writes each into the other's place; rows padded to 17
+ * against bank conflicts.
+ */
+constexpr int BR_BITS = 4, BR_SIDE = 1 << BR_BITS, BR_PITCH = BR_SIDE + 1;
+template <class F>
+__global__ void __launch_bounds__(256)
+    ntt_bitrev_tiled(fr *data, unsigned log_n, int mode, F c, const fr *lo, const fr *hi) {
+    __shared__ uint32_t s1[8][BR_SIDE * BR_PITCH], s2[8][BR_SIDE * BR_PITCH];
+    const unsigned mb = log_n - 2 * BR_BITS;
+    const uint32_t b = blockIdx.x;
+    const uint32_t b2 = mb ? __brev(b) >> (32 - mb) : 0;
+    if (b > b2) return;
+    const unsigned tid = threadIdx.x, ta = tid >> BR_BITS, tc = tid & (BR_SIDE - 1);
+    const uint32_t i1 = (ta << (log_n - BR_BITS)) | (b << BR_BITS) | tc;
+    const uint32_t i2 = (ta << (log_n - BR_BITS)) | (b2 << BR_BITS) | tc;
+    F x1 = ld_fr<F>(data + i1), x2;
+    if (b != b2) x2 = ld_fr<F>(data + i2);
+    x1 = pre_scale(x1, mode, c, lo, hi, i1);
+    const unsigned at = ta * BR_PITCH + tc;
+#pragma unroll
+    for (int w = 0; w < 8; w++)
+        s1[w][at] = x1.v[w];
+    if (b != b2) {
+        x2 = pre_scale(x2, mode, c, lo, hi, i2);
+#pragma unroll
+        for (int w = 0; w < 8; w++)
+            s2[w][at] = x2.v[w];
+    }
+    __syncthreads();
+    /* destination (ta, ·, tc) takes source (rev tc, ·, rev ta) of the partner tile */
+    const unsigned from = (__brev(tc) >> (32 - BR_BITS)) * BR_PITCH + (__brev(ta) >> (32 - BR_BITS));
+    F y1, y2;
+#pragma unroll
+    for (int w = 0; w < 8; w++)
+        y1.v[w] = s1[w][from];
+    st_fr(data + i2, y1); /* tile b lands on tile rev b */
+    if (b != b2) {
+#pragma unroll
+        for (int w = 0; w < 8; w++)
+            y2.v[w] = s2[w][from];
+        st_fr(data + i1, y2);
+    }
+}
+
+/* Shared-memory slot of element e: one word of padding per 32 (strided butterflies hit distinct banks). */
+__device__ __forceinline__ unsigned padded(unsigned e) {
+    return e + (e >> 5);
 }
 
 /*
  * One pass of KS radix-2 DIT stages over groups of 2^KS elements with stride
  * 2^s0. Element (group (hi, lo), m) lives at hi·2^(s0+KS) + m·2^s0 + lo.
  * Shared memory holds G groups (consecutive group ids, so consecutive lo:
- * coalesced when s0 > 0), word-major (sm[w][e]) so that a warp reading
- * consecutive elements hits distinct banks.
+ * coalesced when s0 > 0), word-major (sm[w][e], padded) so that a warp
+ * reading consecutive elements hits distinct banks.
+ * Stages with fewer than 32 twiddles (h < 32) give each warp butterflies of
+ * one twiddle index j, so the ones with j = 0 (factor 1) skip the
+ * multiplication as whole warps; later stages give a warp consecutive j.
  * post_lo/post_hi, when non-null, multiply output i by post^i.
  */
-template <int KS>
+template <int KS, class F>
 __global__ void __launch_bounds__(NTT_THREADS)
     ntt_dit_pass(fr *data, unsigned log_n, unsigned s0, const fr *w1024, const fr *tw_lo,
                  const fr *tw_hi, const fr *tw_direct, const fr *post_lo, const fr *post_hi) {
     constexpr int GS = 1 << KS;
-    __shared__ uint32_t sm[8][NTT_BLOCK_ELEMS];
+    __shared__ uint32_t sm[8][NTT_BLOCK_ELEMS + NTT_BLOCK_ELEMS / 32];
     const unsigned groups_total = 1u << (log_n - KS);
     const unsigned G = min((unsigned)(NTT_BLOCK_ELEMS / GS), groups_total);
     const unsigned E = G * GS;
+    const unsigned log_half = __ffs(E / 2) - 1; /* E/2 butterflies per stage, a power of two */
     const uint32_t lo_mask = (1u << s0) - 1;
     const unsigned tid = threadIdx.x;
 
@@ -109,15 +174,17 @@ __global__ void __launch_bounds__(NTT_THREADS)
         uint32_t gid = blockIdx.x * G + g;
         uint32_t lo = gid & lo_mask, hi = gid >> s0;
         uint32_t idx = (hi << (s0 + KS)) | (m << s0) | lo;
-        fr x = ld_fr(data + idx);
+        F x = ld_fr<F>(data + idx);
         if (s0 > 0) {
             uint32_t rm = __brev(m) >> (32 - KS);
             if (tw_direct) /* ω_M^e from one table of M entries */
-                x = x * ld_fr(tw_direct + lo * rm);
-            else
-                x = x * pow_table(tw_lo, tw_hi, (lo * rm) << (28 - s0 - KS));
+                x = x * ld_fr<F>(tw_direct + lo * rm);
+            else {
+                uint32_t ex = (lo * rm) << (28 - s0 - KS);
+                x = x * (ld_fr<F>(tw_lo + (ex & 0x3fff)) * ld_fr<F>(tw_hi + (ex >> 14)));
+            }
         }
-        unsigned at = g * GS + m;
+        unsigned at = padded(g * GS + m);
 #pragma unroll
         for (int w = 0; w < 8; w++)
             sm[w][at] = x.v[w];
@@ -127,22 +194,34 @@ __global__ void __launch_bounds__(NTT_THREADS)
 #pragma unroll
     for (int t = 1; t <= KS; t++) {
         const unsigned h = 1u << (t - 1);
+        const bool uniform = h < 32 && (E / 2) >= 32 * h; /* same for the whole block */
         for (unsigned b = tid; b < E / 2; b += NTT_THREADS) {
-            unsigned g = b >> (KS - 1);
-            unsigned bb = b & (GS / 2 - 1);
-            unsigned j = g * GS + (((bb >> (t - 1)) << t) | (bb & (h - 1)));
-            fr u, v;
-#pragma unroll
-            for (int w = 0; w < 8; w++) {
-                u.v[w] = sm[w][j];
-                v.v[w] = sm[w][j + h];
+            unsigned j, pos;
+            if (uniform) { /* b = (j, g, k): pos = g·GS + k·2h + j */
+                const unsigned per_log = log_half - (t - 1); /* butterflies per twiddle index */
+                j = b >> per_log;
+                unsigned rest = b & ((1u << per_log) - 1);
+                unsigned g = rest >> (KS - t), k = rest & ((1u << (KS - t)) - 1);
+                pos = g * GS + (k << t) + j;
+            } else {
+                unsigned g = b >> (KS - 1);
+                unsigned bb = b & (GS / 2 - 1);
+                j = bb & (h - 1);
+                pos = g * GS + (((bb >> (t - 1)) << t) | j);
             }
-            if (t > 1) v = v * ld_fr(w1024 + ((bb & (h - 1)) << (10 - t)));
-            fr s = u + v, d = u - v;
+            const unsigned pu = padded(pos), pv = padded(pos + h);
+            F u, v;
 #pragma unroll
             for (int w = 0; w < 8; w++) {
-                sm[w][j] = s.v[w];
-                sm[w][j + h] = d.v[w];
+                u.v[w] = sm[w][pu];
+                v.v[w] = sm[w][pv];
+            }
+            if (t > 1 && (!uniform || j != 0)) v = v * ld_fr<F>(w1024 + (j << (10 - t)));
+            F s = u + v, d = u - v;
+#pragma unroll
+            for (int w = 0; w < 8; w++) {
+                sm[w][pu] = s.v[w];
+                sm[w][pv] = d.v[w];
             }
         }
         __syncthreads();
@@ -160,12 +239,12 @@ __global__ void __launch_bounds__(NTT_THREADS)
         uint32_t gid = blockIdx.x * G + g;
         uint32_t lo = gid & lo_mask, hi = gid >> s0;
         uint32_t idx = (hi << (s0 + KS)) | (m << s0) | lo;
-        unsigned at = g * GS + m;
-        fr x;
+        unsigned at = padded(g * GS + m);
+        F x;
 #pragma unroll
         for (int w = 0; w < 8; w++)
             x.v[w] = sm[w][at];
-        if (post_lo) x = x * pow_table(post_lo, post_hi, idx);
+        if (post_lo) x = x * (ld_fr<F>(post_lo + (idx & 0x3fff)) * ld_fr<F>(post_hi + (idx >> 14)));
         st_fr(data + idx, x);
     }
 }
@@ -208,9 +287,39 @@ double now_ms() {
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
-const pass_fn PASSES[11] = {nullptr,         ntt_dit_pass<1>, ntt_dit_pass<2>, ntt_dit_pass<3>,
-                            ntt_dit_pass<4>, ntt_dit_pass<5>, ntt_dit_pass<6>, ntt_dit_pass<7>,
-                            ntt_dit_pass<8>, ntt_dit_pass<9>, ntt_dit_pass<10>};
+/* Pass kernels per multiplication variant (CZK_CUDA_NTT_MUL: 0 wide, 1 even/odd chains). */
+template <int K> struct passes_k {
+    static constexpr pass_fn P[11] = {
+        nullptr,
+        ntt_dit_pass<1, fr_k<K>>,
+        ntt_dit_pass<2, fr_k<K>>,
+        ntt_dit_pass<3, fr_k<K>>,
+        ntt_dit_pass<4, fr_k<K>>,
+        ntt_dit_pass<5, fr_k<K>>,
+        ntt_dit_pass<6, fr_k<K>>,
+        ntt_dit_pass<7, fr_k<K>>,
+        ntt_dit_pass<8, fr_k<K>>,
+        ntt_dit_pass<9, fr_k<K>>,
+        ntt_dit_pass<10, fr_k<K>>};
+};
+constexpr int NTT_MUL_FORMS[2] = {MUL_WIDE, MUL_EO};
+int ntt_variant() {
+    const char *e = getenv("CZK_CUDA_NTT_MUL");
+    return e && *e == '1' ? 1 : 0;
+}
+
+template <int K>
+void launch_bitrev(fr *data, unsigned log_n, int mode, fr c, const fr *lo, const fr *hi,
+                   cudaStream_t s) {
+    fr_k<K> ck;
+    memcpy(&ck, &c, sizeof ck);
+    if (log_n >= 2 * BR_BITS)
+        ntt_bitrev_tiled<fr_k<K>>
+            <<<1u << (log_n - 2 * BR_BITS), 256, 0, s>>>(data, log_n, mode, ck, lo, hi);
+    else
+        ntt_bitrev<fr_k<K>><<<grid_for((size_t)1 << log_n, 256), 256, 0, s>>>(data, log_n, mode, ck,
+                                                                             lo, hi);
+}
 
 fr host_fr(const czk_fr &x) {
     fr r;
@@ -226,11 +335,13 @@ fr host_fr(const czk_fr &x) {
 czk_status ntt_run(czk_cuda_ctx *ctx, fr *data, unsigned log_n, int inv, int pre_mode, fr pre_c,
                    const fr *pre_lo, const fr *pre_hi, const fr *post_lo, const fr *post_hi,
                    const char *what, czk_err *err) {
-    size_t n = (size_t)1 << log_n;
     const bool prof = ctx->profile != 0;
     double t0 = prof ? (cudaStreamSynchronize(ctx->stream), now_ms()) : 0;
-    ntt_bitrev<<<grid_for(n, 256), 256, 0, ctx->stream>>>(data, log_n, pre_mode, pre_c, pre_lo,
-                                                          pre_hi);
+    const int var = ntt_variant();
+    if (var)
+        launch_bitrev<NTT_MUL_FORMS[1]>(data, log_n, pre_mode, pre_c, pre_lo, pre_hi, ctx->stream);
+    else
+        launch_bitrev<NTT_MUL_FORMS[0]>(data, log_n, pre_mode, pre_c, pre_lo, pre_hi, ctx->stream);
     CZK_LAUNCH("%s 2^%u: bit reversal", what, log_n);
     if (prof) {
         CZK_CU(cudaStreamSynchronize(ctx->stream), "%s: synchronize", what);
@@ -250,7 +361,9 @@ czk_status ntt_run(czk_cuda_ctx *ctx, fr *data, unsigned log_n, int inv, int pre
             if (st != CZK_OK) return st;
         }
         if (prof) t0 = (cudaStreamSynchronize(ctx->stream), now_ms());
-        PASSES[ks]<<<groups / per_block, NTT_THREADS, 0, ctx->stream>>>(
+        const pass_fn pass =
+            var ? passes_k<NTT_MUL_FORMS[1]>::P[ks] : passes_k<NTT_MUL_FORMS[0]>::P[ks];
+        pass<<<groups / per_block, NTT_THREADS, 0, ctx->stream>>>(
             data, log_n, s0, ctx->w1024[inv], ctx->omega_lo[inv], ctx->omega_hi[inv], direct,
             last ? post_lo : nullptr, last ? post_hi : nullptr);
         CZK_LAUNCH("%s 2^%u: pass %u (%u stages)", what, log_n, p, ks);
