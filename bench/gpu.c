@@ -11,9 +11,8 @@
  * Options: --json PATH, --commit ID, --max-g1 K, --max-g2 K, --max-ntt K
  * (largest log2 sizes; for quick runs), --sweep (also time other MSM window
  * sizes and print a per-phase profile of the largest MSMs, on stderr),
- * --variants (also time the kernel variants at the largest sizes: the NTT
- * and H with each Fr multiplication form, CZK_CUDA_NTT_MUL=0/1, and each
- * MSM accumulation variant, czk_cuda_set_msm_acc 1..3).
+ * --variants (also time each MSM accumulation variant, czk_cuda_set_msm_acc
+ * 0..3, at the largest sizes).
  */
 #include "czk/cuda.h"
 #include "cuda/internal.h"
@@ -145,20 +144,6 @@ int main(int argc, char **argv) {
         }
         a.log_n = max_ntt;
         h_ms = time_op(run_h, &a, 5);
-        if (variants) {
-            const char *env = getenv("CZK_CUDA_NTT_MUL");
-            char old[16] = "";
-            if (env) snprintf(old, sizeof old, "%s", env);
-            for (int v = 0; v < 2; v++) {
-                setenv("CZK_CUDA_NTT_MUL", v ? "1" : "0", 1);
-                double nt = time_op(run_ntt, &a, 5), ht = time_op(run_h, &a, 5);
-                printf("variant ntt_mul=%d: ntt 2^%u %.3f ms, h %.3f ms\n", v, max_ntt, nt, ht);
-            }
-            if (env)
-                setenv("CZK_CUDA_NTT_MUL", old, 1);
-            else
-                unsetenv("CZK_CUDA_NTT_MUL");
-        }
         if (sweep) { /* per-pass times on stderr */
             czk_cuda_set_profile(ctx, 1);
             if (run_ntt(&a, &err) != CZK_OK || run_h(&a, &err) != CZK_OK) die("profile", &err);

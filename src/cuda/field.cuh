@@ -35,19 +35,20 @@
 #define CZK_HD_NOINLINE __host__ __device__ __noinline__
 
 /*
- * Fp: MUL_CALL. A point addition holds 10–14 Fp multiplications; inlined they
- * are ~100 KB of code and the additions run from L2 instead of the
- * instruction cache (H200, 2026-11-29: G1 xyzz+affine 1.0e9/s inlined,
- * 1.3e9/s rolled, 1.63e9/s called; a lone multiplication is 1.7e10/s in every
- * form). Fp2 multiplications are themselves calls and inline MUL_WIDE inside
- * (nested calls made the G2 MSM 5× slower). Fr: MUL_WIDE (3.97e10/s against
- * 3.74e10/s chained, 3.22e10/s rolled).
+ * Fp: MUL_EO_CALL. A point addition holds 10–14 Fp multiplications; inlined
+ * they are ~100 KB of code and the additions run from L2 instead of the
+ * instruction cache, so G1 code calls its multiplication. Fp2
+ * multiplications are themselves calls and inline their three Fp products
+ * (nested calls made the G2 MSM 5× slower). Fr: MUL_EO.
+ * H200, 2026-11-29 (bench_gpu rates): Fp 2.67e10/s even/odd against 1.70e10
+ * wide and 1.74e10 single-chain; Fr 5.12e10/s even/odd against 3.95e10 wide;
+ * G1 xyzz+affine 2.29e9/s with MUL_EO_CALL against 1.62e9 with MUL_CALL.
  */
 #ifndef CZK_CUDA_MUL_FP
-#define CZK_CUDA_MUL_FP MUL_CALL
+#define CZK_CUDA_MUL_FP MUL_EO_CALL
 #endif
 #ifndef CZK_CUDA_MUL_FR
-#define CZK_CUDA_MUL_FR MUL_WIDE
+#define CZK_CUDA_MUL_FR MUL_EO
 #endif
 
 namespace czkg {
@@ -277,6 +278,21 @@ template <class P> struct mont {
             r.v[i] = k.addc_cc(a.v[i], b.v[i]);
         r.v[N - 1] = k.addc(a.v[N - 1], b.v[N - 1]); /* a + b < 2m < 2^(32N): no carry out */
         reduce_once(r.v);
+        return r;
+    }
+    /*
+     * a + b without the reduction (< 2m). A valid multiplication input only
+     * where m < 2^(32N−3) (Fp, not Fr): then a, b < 2m give a·b/R + m < 1.5m
+     * before the final subtraction, and every CIOS intermediate stays < 3m.
+     */
+    CZK_HD static mont add_nr(const mont &a, const mont &b) {
+        mont r;
+        carry_chain k;
+        r.v[0] = k.add_cc(a.v[0], b.v[0]);
+#pragma unroll
+        for (int i = 1; i < N - 1; i++)
+            r.v[i] = k.addc_cc(a.v[i], b.v[i]);
+        r.v[N - 1] = k.addc(a.v[N - 1], b.v[N - 1]);
         return r;
     }
     CZK_HD friend mont operator-(const mont &a, const mont &b) {
@@ -583,7 +599,7 @@ template <class B> struct fp2_t {
     CZK_HD_NOINLINE static fp2 mul(fp2 a, fp2 b) {
         fp t0 = fp::mul_inline(a.c0, b.c0); /* inlined here: nested calls ran G2 MSM 5× slower */
         fp t1 = fp::mul_inline(a.c1, b.c1);
-        fp t2 = fp::mul_inline(a.c0 + a.c1, b.c0 + b.c1);
+        fp t2 = fp::mul_inline(fp::add_nr(a.c0, a.c1), fp::add_nr(b.c0, b.c1));
         return {t0 - t1, t2 - t0 - t1};
     }
     CZK_HD friend fp2 operator*(const fp2 &a, const fp2 &b) {
@@ -604,7 +620,7 @@ template <class B> struct fp2_t {
     }
     CZK_HD_NOINLINE static fp2 sqr_of(fp2 a) {
         fp t = fp::mul_inline(a.c0, a.c1);
-        return {fp::mul_inline(a.c0 + a.c1, a.c0 - a.c1), t + t};
+        return {fp::mul_inline(fp::add_nr(a.c0, a.c1), a.c0 - a.c1), t + t};
     }
     CZK_HD fp2 dbl() const {
         return {c0.dbl(), c1.dbl()};

@@ -142,8 +142,7 @@ template <class A> __device__ __forceinline__ void copy_async(A *dst_shared, con
     const char *sp = reinterpret_cast<const char *>(src);
 #pragma unroll
     for (int k = 0; k < (int)(sizeof(A) / 16); k++)
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d + 16 * k),
-                     "l"(sp + 16 * k)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d + 16 * k), "l"(sp + 16 * k)
                      : "memory");
     asm volatile("cp.async.commit_group;" ::: "memory");
 }
@@ -338,22 +337,22 @@ void launch_acc(unsigned blocks64, cudaStream_t s, const typename G::A *bases, c
  */
 template <class G> struct acc_variants;
 template <> struct acc_variants<g1> {
-    static constexpr int K[4] = {MUL_CALL, MUL_EO_CALL, MUL_EO_CALL, MUL_EO_CALL};
-    static constexpr int T[4] = {384, 384, 384, 512}, M[4] = {1, 1, 1, 1}, PF[4] = {1, 1, 2, 2};
+    static constexpr int K[4] = {MUL_EO_CALL, MUL_EO_CALL, MUL_EO, MUL_CALL};
+    static constexpr int T[4] = {384, 384, 384, 384}, M[4] = {1, 1, 1, 1}, PF[4] = {2, 1, 2, 1};
 };
 template <> struct acc_variants<g2> {
-    static constexpr int K[4] = {MUL_WIDE, MUL_EO, MUL_EO, MUL_EO};
-    static constexpr int T[4] = {128, 128, 128, 256}, M[4] = {1, 1, 1, 1}, PF[4] = {1, 1, 2, 2};
+    static constexpr int K[4] = {MUL_EO, MUL_EO, MUL_EO, MUL_WIDE};
+    static constexpr int T[4] = {128, 128, 128, 128}, M[4] = {1, 3, 1, 1}, PF[4] = {2, 2, 0, 1};
 };
 constexpr int ACC_VARIANTS = 4;
 
 template <class G, int V>
-void launch_acc_v(unsigned blocks64, cudaStream_t s, const typename G::A *bases,
-                  const uint32_t *sk, const uint32_t *sidx, const uint2 *desc,
-                  const uint32_t *total, typename G::X *partial) {
+void launch_acc_v(unsigned blocks64, cudaStream_t s, const typename G::A *bases, const uint32_t *sk,
+                  const uint32_t *sidx, const uint2 *desc, const uint32_t *total,
+                  typename G::X *partial) {
     using W = acc_variants<G>;
     launch_acc<G, W::K[V], W::T[V], W::M[V], W::PF[V]>(blocks64, s, bases, sk, sidx, desc, total,
-                                                        partial);
+                                                       partial);
 }
 
 template <class G>

@@ -2,8 +2,9 @@
  * NTT over Fr on the device, and the Groth16 H computation.
  *
  * Algorithm: radix-2 decimation in time (Cooley–Tukey) on bit-reversed input,
- * so a transform is one in-place bit-reversal pass followed by ⌈log_n/10⌉
- * passes of up to 10 stages each (2^27: 9 + 9 + 9). A pass loads groups of
+ * so a transform is one in-place bit-reversal pass (by 16×16 tiles through
+ * shared memory, so that reads and writes are 512-byte runs) followed by
+ * ⌈log_n/10⌉ passes of up to 10 stages each (2^27: 9 + 9 + 9). A pass loads groups of
  * 2^ks elements (stride 2^s0, s0 = stages already done) into shared memory
  * and runs its stages there with twiddles from one 512-entry table
  * (ω_1024^j). Between passes the four-step "twist" multiplies element (f, m)
@@ -14,6 +15,8 @@
  * hi[e / 2^14]), built on the host with blst at context creation; a twist
  * with M <= 2^18 reads one table of ω_M^e instead (made on the device on first
  * use and kept in the context), which saves a multiplication per element.
+ * Butterflies whose twiddle is 1 skip the multiplication where a whole warp
+ * shares it (the first stages of a pass: ~7% of the multiplications).
  *
  * Scalings are folded into the passes: 1/N and the coset factor g^i into the
  * bit-reversal pass (they act on the input), g^−i into the last pass's store
@@ -38,9 +41,6 @@ namespace {
 constexpr int NTT_THREADS = 256;
 constexpr int NTT_BLOCK_ELEMS = 1024; /* elements per block in shared memory (32 KiB) */
 constexpr int TABLE_BITS = 14;
-
-/* Fr with multiplication form K (same layout as fr). */
-template <int K> using fr_k = mont<with_mul<fr_params, K>>;
 
 template <class F = fr> __device__ __forceinline__ F ld_fr(const fr *p) {
     const uint4 *q = reinterpret_cast<const uint4 *>(p);
@@ -119,7 +119,8 @@ __global__ void __launch_bounds__(256)
     }
     __syncthreads();
     /* destination (ta, ·, tc) takes source (rev tc, ·, rev ta) of the partner tile */
-    const unsigned from = (__brev(tc) >> (32 - BR_BITS)) * BR_PITCH + (__brev(ta) >> (32 - BR_BITS));
+    const unsigned from =
+        (__brev(tc) >> (32 - BR_BITS)) * BR_PITCH + (__brev(ta) >> (32 - BR_BITS));
     F y1, y2;
 #pragma unroll
     for (int w = 0; w < 8; w++)
@@ -133,7 +134,8 @@ __global__ void __launch_bounds__(256)
     }
 }
 
-/* Shared-memory slot of element e: one word of padding per 32 (strided butterflies hit distinct banks). */
+/* Shared-memory slot of element e: one word of padding per 32 (strided butterflies hit distinct
+ * banks). */
 __device__ __forceinline__ unsigned padded(unsigned e) {
     return e + (e >> 5);
 }
@@ -287,38 +289,26 @@ double now_ms() {
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
-/* Pass kernels per multiplication variant (CZK_CUDA_NTT_MUL: 0 wide, 1 even/odd chains). */
-template <int K> struct passes_k {
-    static constexpr pass_fn P[11] = {
-        nullptr,
-        ntt_dit_pass<1, fr_k<K>>,
-        ntt_dit_pass<2, fr_k<K>>,
-        ntt_dit_pass<3, fr_k<K>>,
-        ntt_dit_pass<4, fr_k<K>>,
-        ntt_dit_pass<5, fr_k<K>>,
-        ntt_dit_pass<6, fr_k<K>>,
-        ntt_dit_pass<7, fr_k<K>>,
-        ntt_dit_pass<8, fr_k<K>>,
-        ntt_dit_pass<9, fr_k<K>>,
-        ntt_dit_pass<10, fr_k<K>>};
-};
-constexpr int NTT_MUL_FORMS[2] = {MUL_WIDE, MUL_EO};
-int ntt_variant() {
-    const char *e = getenv("CZK_CUDA_NTT_MUL");
-    return e && *e == '1' ? 1 : 0;
-}
+const pass_fn PASSES[11] = {nullptr,
+                            ntt_dit_pass<1, fr>,
+                            ntt_dit_pass<2, fr>,
+                            ntt_dit_pass<3, fr>,
+                            ntt_dit_pass<4, fr>,
+                            ntt_dit_pass<5, fr>,
+                            ntt_dit_pass<6, fr>,
+                            ntt_dit_pass<7, fr>,
+                            ntt_dit_pass<8, fr>,
+                            ntt_dit_pass<9, fr>,
+                            ntt_dit_pass<10, fr>};
 
-template <int K>
 void launch_bitrev(fr *data, unsigned log_n, int mode, fr c, const fr *lo, const fr *hi,
                    cudaStream_t s) {
-    fr_k<K> ck;
-    memcpy(&ck, &c, sizeof ck);
     if (log_n >= 2 * BR_BITS)
-        ntt_bitrev_tiled<fr_k<K>>
-            <<<1u << (log_n - 2 * BR_BITS), 256, 0, s>>>(data, log_n, mode, ck, lo, hi);
+        ntt_bitrev_tiled<fr>
+            <<<1u << (log_n - 2 * BR_BITS), 256, 0, s>>>(data, log_n, mode, c, lo, hi);
     else
-        ntt_bitrev<fr_k<K>><<<grid_for((size_t)1 << log_n, 256), 256, 0, s>>>(data, log_n, mode, ck,
-                                                                             lo, hi);
+        ntt_bitrev<fr>
+            <<<grid_for((size_t)1 << log_n, 256), 256, 0, s>>>(data, log_n, mode, c, lo, hi);
 }
 
 fr host_fr(const czk_fr &x) {
@@ -337,11 +327,7 @@ czk_status ntt_run(czk_cuda_ctx *ctx, fr *data, unsigned log_n, int inv, int pre
                    const char *what, czk_err *err) {
     const bool prof = ctx->profile != 0;
     double t0 = prof ? (cudaStreamSynchronize(ctx->stream), now_ms()) : 0;
-    const int var = ntt_variant();
-    if (var)
-        launch_bitrev<NTT_MUL_FORMS[1]>(data, log_n, pre_mode, pre_c, pre_lo, pre_hi, ctx->stream);
-    else
-        launch_bitrev<NTT_MUL_FORMS[0]>(data, log_n, pre_mode, pre_c, pre_lo, pre_hi, ctx->stream);
+    launch_bitrev(data, log_n, pre_mode, pre_c, pre_lo, pre_hi, ctx->stream);
     CZK_LAUNCH("%s 2^%u: bit reversal", what, log_n);
     if (prof) {
         CZK_CU(cudaStreamSynchronize(ctx->stream), "%s: synchronize", what);
@@ -361,9 +347,7 @@ czk_status ntt_run(czk_cuda_ctx *ctx, fr *data, unsigned log_n, int inv, int pre
             if (st != CZK_OK) return st;
         }
         if (prof) t0 = (cudaStreamSynchronize(ctx->stream), now_ms());
-        const pass_fn pass =
-            var ? passes_k<NTT_MUL_FORMS[1]>::P[ks] : passes_k<NTT_MUL_FORMS[0]>::P[ks];
-        pass<<<groups / per_block, NTT_THREADS, 0, ctx->stream>>>(
+        PASSES[ks]<<<groups / per_block, NTT_THREADS, 0, ctx->stream>>>(
             data, log_n, s0, ctx->w1024[inv], ctx->omega_lo[inv], ctx->omega_hi[inv], direct,
             last ? post_lo : nullptr, last ? post_hi : nullptr);
         CZK_LAUNCH("%s 2^%u: pass %u (%u stages)", what, log_n, p, ks);

@@ -53,8 +53,8 @@ template <int K> using fr_k = mont<with_mul<fr_params, K>>;
 using namespace czkg;
 
 extern "C" const char *const czk_cuda_rate_names[CZK_CUDA_NRATES] = {
-    "fp_mul_wide", "fp_mul_chain", "fp_mul_eo",       "fp_mul_call",   "fp_mul_eo_call",
-    "fr_mul_wide", "fr_mul_eo",    "g1_madd_call",    "g1_madd_eo_call", "g1_madd_eo"};
+    "fp_mul_wide", "fp_mul_chain", "fp_mul_eo",    "fp_mul_call",     "fp_mul_eo_call",
+    "fr_mul_wide", "fr_mul_eo",    "g1_madd_call", "g1_madd_eo_call", "g1_madd_eo"};
 
 namespace {
 template <class F> void launch_mul(unsigned blocks, unsigned threads, cudaStream_t s, void *p) {
@@ -88,16 +88,36 @@ extern "C" czk_status czk_cuda_rates(czk_cuda_ctx *ctx, double rates[CZK_CUDA_NR
         for (int rep = 0; rep < 2; rep++) { /* the first run warms up */
             CZK_CU(cudaEventRecord(ctx->ev_start, s), "rates: event");
             switch (k) {
-            case 0: launch_mul<fp_k<MUL_WIDE>>(blocks, threads, s, bfp.p); break;
-            case 1: launch_mul<fp_k<MUL_CHAIN>>(blocks, threads, s, bfp.p); break;
-            case 2: launch_mul<fp_k<MUL_EO>>(blocks, threads, s, bfp.p); break;
-            case 3: launch_mul<fp_k<MUL_CALL>>(blocks, threads, s, bfp.p); break;
-            case 4: launch_mul<fp_k<MUL_EO_CALL>>(blocks, threads, s, bfp.p); break;
-            case 5: launch_mul<fr_k<MUL_WIDE>>(blocks, threads, s, bfr.p); break;
-            case 6: launch_mul<fr_k<MUL_EO>>(blocks, threads, s, bfr.p); break;
-            case 7: launch_madd<fp_k<MUL_CALL>>(blocks, threads, s, pts.p, out.p); break;
-            case 8: launch_madd<fp_k<MUL_EO_CALL>>(blocks, threads, s, pts.p, out.p); break;
-            case 9: launch_madd<fp_k<MUL_EO>>(blocks, threads, s, pts.p, out.p); break;
+            case 0:
+                launch_mul<fp_k<MUL_WIDE>>(blocks, threads, s, bfp.p);
+                break;
+            case 1:
+                launch_mul<fp_k<MUL_CHAIN>>(blocks, threads, s, bfp.p);
+                break;
+            case 2:
+                launch_mul<fp_k<MUL_EO>>(blocks, threads, s, bfp.p);
+                break;
+            case 3:
+                launch_mul<fp_k<MUL_CALL>>(blocks, threads, s, bfp.p);
+                break;
+            case 4:
+                launch_mul<fp_k<MUL_EO_CALL>>(blocks, threads, s, bfp.p);
+                break;
+            case 5:
+                launch_mul<fr_k<MUL_WIDE>>(blocks, threads, s, bfr.p);
+                break;
+            case 6:
+                launch_mul<fr_k<MUL_EO>>(blocks, threads, s, bfr.p);
+                break;
+            case 7:
+                launch_madd<fp_k<MUL_CALL>>(blocks, threads, s, pts.p, out.p);
+                break;
+            case 8:
+                launch_madd<fp_k<MUL_EO_CALL>>(blocks, threads, s, pts.p, out.p);
+                break;
+            case 9:
+                launch_madd<fp_k<MUL_EO>>(blocks, threads, s, pts.p, out.p);
+                break;
             }
             CZK_LAUNCH("rates: kernel %d", k);
             CZK_CU(cudaEventRecord(ctx->ev_stop, s), "rates: event");
