@@ -186,19 +186,8 @@ int main(int argc, char **argv) {
             a.n = n;
             czk_cuda_set_profile(ctx, 1);
             if (run_msm(&a, &err) != CZK_OK) die("profile", &err);
-            for (int v = 1; v <= 2; v++) {
-                czk_cuda_set_msm_acc(ctx, v);
-                if (run_msm(&a, &err) != CZK_OK) die("profile", &err);
-            }
-            czk_cuda_set_msm_acc(ctx, 0);
             czk_cuda_set_profile(ctx, 0);
-            for (int v = 1; v <= 2; v++) {
-                czk_cuda_set_msm_acc(ctx, v);
-                printf("sweep msm %s 2^%u accumulate variant %d: %.2f ms\n", g ? "g2" : "g1", maxk,
-                       v, time_op(run_msm, &a, 1));
-            }
-            czk_cuda_set_msm_acc(ctx, 0);
-            int cs[2][4] = {{19, 20, 21, 22}, {16, 17, 18, 19}};
+            int cs[2][4] = {{18, 19, 21, 22}, {16, 18, 19, 20}};
             for (int q = 0; q < 4; q++) {
                 if (czk_cuda_set_msm_c(ctx, cs[g][q], &err) != CZK_OK) die("set c", &err);
                 printf("sweep msm %s 2^%u c=%d: %.2f ms\n", g ? "g2" : "g1", maxk, cs[g][q],
