@@ -13,10 +13,11 @@
  *     Key per window = |digit|·2 + sign (0 for a zero digit).
  *  2. per window: radix sort of (key, point index) pairs over c+1 bits (CUB),
  *     which groups the point indices by bucket; bucket bounds in the sorted array.
- *  3. accumulation: each bucket's run is cut into chunks of at most L points
- *     (so a bucket that holds most points, as with repeated scalars, still
- *     spreads over many threads); one thread sums a chunk into an XYZZ
- *     partial by mixed additions. (sppark: one thread per bucket.)
+ *  3. accumulation: each bucket's run is cut into equal chunks of at most L
+ *     points (chunk_len: about CHUNK, so that buckets of average size split
+ *     evenly; a bucket that holds most points, as with repeated scalars,
+ *     still spreads over many threads); one thread sums a chunk into an
+ *     XYZZ partial by mixed additions. (sppark: one thread per bucket.)
  *  4. bucket sums: a bucket with few chunks is summed by one thread, one with
  *     many by a whole block.
  *  5. window sum Σ_b (b+1)·bucket_b: buckets split into segments of 64; each
@@ -39,6 +40,7 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -47,7 +49,7 @@ namespace czkg {
 
 namespace {
 
-constexpr uint32_t CHUNK = 128;             /* L: points per accumulation chunk */
+constexpr uint32_t CHUNK = 128;             /* target points per accumulation chunk */
 constexpr uint32_t SMALL_CHUNKS = 8;        /* buckets with more chunks are summed by a block */
 constexpr uint32_t SEGMENT_THREADS = 65536; /* running-sum threads per window (about) */
 
@@ -119,10 +121,10 @@ __global__ void msm_bounds(const uint32_t *sk, uint32_t n, uint32_t *start, uint
     if (next != m) end[m - 1] = i + 1;
 }
 
-__global__ void msm_chunk_count(const uint32_t *start, const uint32_t *end, uint32_t B,
+__global__ void msm_chunk_count(const uint32_t *start, const uint32_t *end, uint32_t B, uint32_t L,
                                 uint32_t *cnt) {
     uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
-    if (b < B) cnt[b] = (end[b] - start[b] + CHUNK - 1) / CHUNK;
+    if (b < B) cnt[b] = (end[b] - start[b] + L - 1) / L;
 }
 
 __global__ void msm_chunk_desc(const uint32_t *start, const uint32_t *end, const uint32_t *cnt,
@@ -130,8 +132,9 @@ __global__ void msm_chunk_desc(const uint32_t *start, const uint32_t *end, const
     uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
     if (b >= B) return;
     uint32_t c = cnt[b], o = off[b], s = start[b], e = end[b];
+    const uint64_t len = e - s; /* equal parts: chunk lengths in a warp stay close */
     for (uint32_t k = 0; k < c; k++)
-        desc[o + k] = make_uint2(s + k * CHUNK, min(e, s + (k + 1) * CHUNK));
+        desc[o + k] = make_uint2(s + (uint32_t)(len * k / c), s + (uint32_t)(len * (k + 1) / c));
     if (b == B - 1) *total = o + c;
 }
 
@@ -330,19 +333,22 @@ void launch_acc(unsigned blocks64, cudaStream_t s, const typename G::A *bases, c
 
 /*
  * Accumulation variants (ctx->msm_acc, CZK_CUDA_MSM_ACC; entry 0 is the
- * default): multiplication form K, block size T, minimum blocks per SM M,
- * prefetch PF. G1 calls its Fp multiplication (G1 additions with inlined
- * multiplications are ~100 KB of code: instruction-cache misses); G2 calls
- * its Fp2 multiplication, whose three Fp products are inline.
+ * default; the last repeats it, as a noise estimate): multiplication form
+ * K, block size T, minimum blocks per SM M, prefetch PF. H200 2026-11-29,
+ * 2^27 G1 / 2^25 G2 (bench/GPU.md): G1 with MUL_EO inline 961 ms against
+ * 979 called (with the wide form, inline code had been the slower one:
+ * instruction cache) and 1331 for the old MUL_CALL; G2 (Fp2 products called,
+ * their three Fp products inline) 859 ms without prefetch, 862 with cp.async,
+ * 972 at 3 blocks/SM (170 registers, spills), 1364 with wide products.
  */
 template <class G> struct acc_variants;
 template <> struct acc_variants<g1> {
-    static constexpr int K[4] = {MUL_EO_CALL, MUL_EO_CALL, MUL_EO, MUL_CALL};
-    static constexpr int T[4] = {384, 384, 384, 384}, M[4] = {1, 1, 1, 1}, PF[4] = {2, 1, 2, 1};
+    static constexpr int K[4] = {MUL_EO, MUL_EO_CALL, MUL_EO, MUL_EO};
+    static constexpr int T[4] = {384, 384, 384, 384}, M[4] = {1, 1, 1, 1}, PF[4] = {2, 2, 0, 2};
 };
 template <> struct acc_variants<g2> {
-    static constexpr int K[4] = {MUL_EO, MUL_EO, MUL_EO, MUL_WIDE};
-    static constexpr int T[4] = {128, 128, 128, 128}, M[4] = {1, 3, 1, 1}, PF[4] = {2, 2, 0, 1};
+    static constexpr int K[4] = {MUL_EO, MUL_EO, MUL_EO, MUL_EO};
+    static constexpr int T[4] = {128, 128, 128, 128}, M[4] = {1, 1, 1, 1}, PF[4] = {0, 2, 1, 0};
 };
 constexpr int ACC_VARIANTS = 4;
 
@@ -403,6 +409,24 @@ struct phase_clock {
     }
 };
 
+/*
+ * Chunk length limit L for n points in B buckets. A bucket of len points
+ * becomes ⌈len/L⌉ equal chunks. L is the average bucket size over the number
+ * of CHUNK-sized parts it would make, plus 3σ (len is ~Poisson), so nearly
+ * every bucket splits into the same number of parts of nearly equal length:
+ * the threads of a warp then finish together. (Cutting at CHUNK points left
+ * a short remainder per bucket: at 2^27 points in 2^19 buckets, half the
+ * buckets made 128 + 128 + a few.) Heavy buckets (repeated scalars) still
+ * split into many chunks.
+ */
+uint32_t chunk_len(uint32_t n, uint32_t B) {
+    double avg = (double)n / B;
+    double parts = floor(avg / CHUNK + 0.5);
+    if (parts < 1) parts = 1;
+    double L = avg / parts * (1.0 + 3.0 / sqrt(avg > 1 ? avg : 1.0));
+    return L < 1 ? 1 : (uint32_t)ceil(L);
+}
+
 unsigned windows_for(unsigned c) {
     return (255 + c - 1) / c;
 }
@@ -437,7 +461,8 @@ czk_status msm(czk_cuda_ctx *ctx, typename G::host_point *out, const typename G:
     seg_len = seg_len < 2 ? (B < 2 ? B : 2) : (seg_len > 64 ? 64 : seg_len);
     const uint32_t nseg = B / seg_len;
     const uint32_t nseg2 = nseg > 1024 ? nseg / 1024 : 0; /* first reduction level, if any */
-    const uint32_t max_chunks = n / CHUNK + (n < B ? n : B) + 1;
+    const uint32_t L = chunk_len(n, B);
+    const uint32_t max_chunks = n / L + (n < B ? n : B) + 1;
     cudaStream_t s = ctx->stream;
 
     dev_buf<uint32_t> keys, skeys, sidx, iota, start, end, cnt, off, big, counters;
@@ -501,7 +526,7 @@ czk_status msm(czk_cuda_ctx *ctx, typename G::host_point *out, const typename G:
         CZK_CU(cudaMemsetAsync(counters, 0, 2 * sizeof(uint32_t), s), "msm_%s: clear counters", nm);
         msm_bounds<<<grid_for(n, 256), 256, 0, s>>>(skeys, n, start, end);
         CZK_LAUNCH("msm_%s: bucket bounds, window %u", nm, w);
-        msm_chunk_count<<<grid_for(B, 256), 256, 0, s>>>(start, end, B, cnt);
+        msm_chunk_count<<<grid_for(B, 256), 256, 0, s>>>(start, end, B, L, cnt);
         CZK_LAUNCH("msm_%s: chunk counts, window %u", nm, w);
         CZK_CU(cub::DeviceScan::ExclusiveSum(temp.p, scan_bytes, cnt.p, off.p, B, s),
                "msm_%s: chunk offsets, window %u", nm, w);
