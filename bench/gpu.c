@@ -12,7 +12,8 @@
  * (largest log2 sizes; for quick runs), --sweep (also time other MSM window
  * sizes and print a per-phase profile of the largest MSMs, on stderr),
  * --variants (also time each MSM accumulation variant, czk_cuda_set_msm_acc
- * 0..3, at the largest sizes).
+ * 0..3, and target chunk lengths 64 and 256 (CZK_CUDA_MSM_CHUNK; default
+ * 128), at the largest sizes).
  */
 #include "czk/cuda.h"
 #include "cuda/internal.h"
@@ -181,6 +182,14 @@ int main(int argc, char **argv) {
                 fflush(stdout);
             }
             czk_cuda_set_msm_acc(ctx, 0);
+            static const char *chunks[] = {"64", "256"};
+            for (int q = 0; q < 2; q++) {
+                setenv("CZK_CUDA_MSM_CHUNK", chunks[q], 1);
+                printf("variant msm %s 2^%u chunk=%s: %.2f ms\n", g ? "g2" : "g1", maxk, chunks[q],
+                       time_op(run_msm, &a, 1));
+                fflush(stdout);
+            }
+            unsetenv("CZK_CUDA_MSM_CHUNK");
         }
         if (sweep) {
             a.n = n;

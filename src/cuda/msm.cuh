@@ -29,7 +29,8 @@
  *     each) with blst, plus the sum of step 6.
  * The window size c minimises W(c)·(1.1·n + 16·2^(c−1)) (accumulation plus
  * bucket reduction, weights fitted to H200 sweeps) over 6..22, unless
- * CZK_CUDA_MSM_C fixes it.
+ * CZK_CUDA_MSM_C fixes it; CZK_CUDA_MSM_CHUNK sets the target chunk length
+ * (benchmarks).
  */
 #ifndef CZK_CUDA_MSM_CUH
 #define CZK_CUDA_MSM_CUH
@@ -42,6 +43,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -420,8 +422,11 @@ struct phase_clock {
  * split into many chunks.
  */
 uint32_t chunk_len(uint32_t n, uint32_t B) {
+    double target = CHUNK;
+    const char *env = getenv("CZK_CUDA_MSM_CHUNK"); /* benchmark knob: target chunk length */
+    if (env && atoi(env) > 0) target = atoi(env);
     double avg = (double)n / B;
-    double parts = floor(avg / CHUNK + 0.5);
+    double parts = floor(avg / target + 0.5);
     if (parts < 1) parts = 1;
     double L = avg / parts * (1.0 + 3.0 / sqrt(avg > 1 ? avg : 1.0));
     return L < 1 ? 1 : (uint32_t)ceil(L);
