@@ -12,8 +12,9 @@
  * (largest log2 sizes; for quick runs), --sweep (also time other MSM window
  * sizes and print a per-phase profile of the largest MSMs, on stderr),
  * --variants (also time each MSM accumulation variant, czk_cuda_set_msm_acc
- * 0..3, and target chunk lengths 64 and 256 (CZK_CUDA_MSM_CHUNK; default
- * 128), at the largest sizes).
+ * 0..2, and target chunk lengths 64 and 128 (CZK_CUDA_MSM_CHUNK; defaults
+ * G1 128, G2 64), at the largest sizes; and the NTT and H with 1024 and 2048
+ * elements per pass block, CZK_CUDA_NTT_BLOCK).
  */
 #include "czk/cuda.h"
 #include "cuda/internal.h"
@@ -145,6 +146,16 @@ int main(int argc, char **argv) {
         }
         a.log_n = max_ntt;
         h_ms = time_op(run_h, &a, 5);
+        if (variants) {
+            static const char *blocks[] = {"1024", "2048"};
+            for (int q = 0; q < 2; q++) {
+                setenv("CZK_CUDA_NTT_BLOCK", blocks[q], 1);
+                double nt = time_op(run_ntt, &a, 5), ht = time_op(run_h, &a, 5);
+                printf("variant ntt block=%s: ntt 2^%u %.3f ms, h %.3f ms\n", blocks[q], max_ntt,
+                       nt, ht);
+            }
+            unsetenv("CZK_CUDA_NTT_BLOCK");
+        }
         if (sweep) { /* per-pass times on stderr */
             czk_cuda_set_profile(ctx, 1);
             if (run_ntt(&a, &err) != CZK_OK || run_h(&a, &err) != CZK_OK) die("profile", &err);
@@ -175,14 +186,14 @@ int main(int argc, char **argv) {
         }
         if (variants) {
             a.n = n;
-            for (int v = 0; v < 4; v++) {
+            for (int v = 0; v < 3; v++) {
                 czk_cuda_set_msm_acc(ctx, v);
                 printf("variant msm %s 2^%u acc=%d: %.2f ms\n", g ? "g2" : "g1", maxk, v,
                        time_op(run_msm, &a, 1));
                 fflush(stdout);
             }
             czk_cuda_set_msm_acc(ctx, 0);
-            static const char *chunks[] = {"64", "256"};
+            static const char *chunks[] = {"64", "128"};
             for (int q = 0; q < 2; q++) {
                 setenv("CZK_CUDA_MSM_CHUNK", chunks[q], 1);
                 printf("variant msm %s 2^%u chunk=%s: %.2f ms\n", g ? "g2" : "g1", maxk, chunks[q],

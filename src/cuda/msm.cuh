@@ -14,7 +14,7 @@
  *  2. per window: radix sort of (key, point index) pairs over c+1 bits (CUB),
  *     which groups the point indices by bucket; bucket bounds in the sorted array.
  *  3. accumulation: each bucket's run is cut into equal chunks of at most L
- *     points (chunk_len: about CHUNK, so that buckets of average size split
+ *     points (chunk_len: about G::CHUNK, so that buckets of average size split
  *     evenly; a bucket that holds most points, as with repeated scalars,
  *     still spreads over many threads); one thread sums a chunk into an
  *     XYZZ partial by mixed additions. (sppark: one thread per bucket.)
@@ -51,7 +51,6 @@ namespace czkg {
 
 namespace {
 
-constexpr uint32_t CHUNK = 128;             /* target points per accumulation chunk */
 constexpr uint32_t SMALL_CHUNKS = 8;        /* buckets with more chunks are summed by a block */
 constexpr uint32_t SEGMENT_THREADS = 65536; /* running-sum threads per window (about) */
 
@@ -334,25 +333,27 @@ void launch_acc(unsigned blocks64, cudaStream_t s, const typename G::A *bases, c
 }
 
 /*
- * Accumulation variants (ctx->msm_acc, CZK_CUDA_MSM_ACC; entry 0 is the
- * default; the last repeats it, as a noise estimate): multiplication form
- * K, block size T, minimum blocks per SM M, prefetch PF. H200 2026-11-29,
- * 2^27 G1 / 2^25 G2 (bench/GPU.md): G1 with MUL_EO inline 961 ms against
- * 979 called (with the wide form, inline code had been the slower one:
- * instruction cache) and 1331 for the old MUL_CALL; G2 (Fp2 products called,
- * their three Fp products inline) 859 ms without prefetch, 862 with cp.async,
- * 972 at 3 blocks/SM (170 registers, spills), 1364 with wide products.
+ * Accumulation variants (ctx->msm_acc, CZK_CUDA_MSM_ACC 0..2; entry 0 is the
+ * default): multiplication form K, block size T, minimum blocks per SM M,
+ * prefetch PF. H200 2026-11-29, 2^27 G1 / 2^25 G2, equal chunks
+ * (bench/GPU.md run 3; a repeated default differed by < 0.1 ms): G1 with
+ * MUL_EO inline 885.7 ms without prefetch, 895.7 with cp.async, 907.7 with
+ * MUL_EO_CALL (with the older wide form, inline code had been the slower one:
+ * instruction cache) — old MUL_CALL 1331 (run 2); G2 (Fp2 products called,
+ * their three Fp products inline) 838.0 without prefetch, 843.0 cp.async,
+ * 856.5 register prefetch (spills at 255 registers); 3 blocks/SM (170
+ * registers) was 972 and wide products 1364 (run 2).
  */
 template <class G> struct acc_variants;
 template <> struct acc_variants<g1> {
-    static constexpr int K[4] = {MUL_EO, MUL_EO_CALL, MUL_EO, MUL_EO};
-    static constexpr int T[4] = {384, 384, 384, 384}, M[4] = {1, 1, 1, 1}, PF[4] = {2, 2, 0, 2};
+    static constexpr int K[3] = {MUL_EO, MUL_EO, MUL_EO_CALL};
+    static constexpr int T[3] = {384, 384, 384}, M[3] = {1, 1, 1}, PF[3] = {0, 2, 2};
 };
 template <> struct acc_variants<g2> {
-    static constexpr int K[4] = {MUL_EO, MUL_EO, MUL_EO, MUL_EO};
-    static constexpr int T[4] = {128, 128, 128, 128}, M[4] = {1, 1, 1, 1}, PF[4] = {0, 2, 1, 0};
+    static constexpr int K[3] = {MUL_EO, MUL_EO, MUL_EO};
+    static constexpr int T[3] = {128, 128, 128}, M[3] = {1, 1, 1}, PF[3] = {0, 2, 1};
 };
-constexpr int ACC_VARIANTS = 4;
+constexpr int ACC_VARIANTS = 3;
 
 template <class G, int V>
 void launch_acc_v(unsigned blocks64, cudaStream_t s, const typename G::A *bases, const uint32_t *sk,
@@ -372,8 +373,6 @@ void launch_accumulate(int v, unsigned blocks64, cudaStream_t s, const typename 
         return launch_acc_v<G, 1>(blocks64, s, bases, sk, sidx, desc, total, partial);
     case 2:
         return launch_acc_v<G, 2>(blocks64, s, bases, sk, sidx, desc, total, partial);
-    case 3:
-        return launch_acc_v<G, 3>(blocks64, s, bases, sk, sidx, desc, total, partial);
     default:
         return launch_acc_v<G, 0>(blocks64, s, bases, sk, sidx, desc, total, partial);
     }
@@ -414,21 +413,25 @@ struct phase_clock {
 /*
  * Chunk length limit L for n points in B buckets. A bucket of len points
  * becomes ⌈len/L⌉ equal chunks. L is the average bucket size over the number
- * of CHUNK-sized parts it would make, plus 3σ (len is ~Poisson), so nearly
- * every bucket splits into the same number of parts of nearly equal length:
- * the threads of a warp then finish together. (Cutting at CHUNK points left
- * a short remainder per bucket: at 2^27 points in 2^19 buckets, half the
- * buckets made 128 + 128 + a few.) Heavy buckets (repeated scalars) still
+ * of parts it should make, plus 3σ (len is ~Poisson), so nearly every bucket
+ * splits into the same number of parts of nearly equal length: the threads
+ * of a warp then finish together. (Cutting at 128 points left a short
+ * remainder per bucket: at 2^27 points in 2^19 buckets, half the buckets
+ * made 128 + 128 + a few.) Parts: the average over `target` points, but at
+ * least enough for min_chunks threads per window (small MSMs fill the GPU)
+ * and at most one per 16 points. Heavy buckets (repeated scalars) still
  * split into many chunks.
  */
-uint32_t chunk_len(uint32_t n, uint32_t B) {
-    double target = CHUNK;
+uint32_t chunk_len(uint32_t n, uint32_t B, uint32_t target, double min_chunks) {
     const char *env = getenv("CZK_CUDA_MSM_CHUNK"); /* benchmark knob: target chunk length */
-    if (env && atoi(env) > 0) target = atoi(env);
+    if (env && atoi(env) > 0) target = (uint32_t)atoi(env);
     double avg = (double)n / B;
     double parts = floor(avg / target + 0.5);
+    double fill = ceil(min_chunks / B);
+    if (parts < fill) parts = fill;
+    if (parts > floor(avg / 16)) parts = floor(avg / 16);
     if (parts < 1) parts = 1;
-    double L = avg / parts * (1.0 + 3.0 / sqrt(avg > 1 ? avg : 1.0));
+    double L = (avg + 3.0 * sqrt(avg)) / parts;
     return L < 1 ? 1 : (uint32_t)ceil(L);
 }
 
@@ -466,7 +469,7 @@ czk_status msm(czk_cuda_ctx *ctx, typename G::host_point *out, const typename G:
     seg_len = seg_len < 2 ? (B < 2 ? B : 2) : (seg_len > 64 ? 64 : seg_len);
     const uint32_t nseg = B / seg_len;
     const uint32_t nseg2 = nseg > 1024 ? nseg / 1024 : 0; /* first reduction level, if any */
-    const uint32_t L = chunk_len(n, B);
+    const uint32_t L = chunk_len(n, B, G::CHUNK, 2.0 * ctx->sm_count * 384);
     const uint32_t max_chunks = n / L + (n < B ? n : B) + 1;
     cudaStream_t s = ctx->stream;
 

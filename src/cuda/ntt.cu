@@ -4,7 +4,9 @@
  * Algorithm: radix-2 decimation in time (Cooley–Tukey) on bit-reversed input,
  * so a transform is one in-place bit-reversal pass (by 16×16 tiles through
  * shared memory, so that reads and writes are 512-byte runs) followed by
- * ⌈log_n/10⌉ passes of up to 10 stages each (2^27: 9 + 9 + 9). A pass loads groups of
+ * ⌈log_n/10⌉ passes of up to 10 stages each (2^27: 9 + 9 + 9). A pass block
+ * holds 2048 elements (four groups of 2^9: runs of four consecutive elements
+ * in the strided passes). A pass loads groups of
  * 2^ks elements (stride 2^s0, s0 = stages already done) into shared memory
  * and runs its stages there with twiddles from one 512-entry table
  * (ω_1024^j). Between passes the four-step "twist" multiplies element (f, m)
@@ -38,8 +40,18 @@ namespace czkg {
 
 namespace {
 
-constexpr int NTT_THREADS = 256;
-constexpr int NTT_BLOCK_ELEMS = 1024; /* elements per block in shared memory (32 KiB) */
+/*
+ * Elements per pass block in shared memory (BE = 1024: 33 KiB, 256 threads;
+ * 2048: 66 KiB, 512 threads, runs of 4 consecutive elements instead of 2 in
+ * the strided passes). CZK_CUDA_NTT_BLOCK picks one (benchmarks).
+ */
+constexpr int NTT_BLOCK_DEFAULT = 2048;
+template <int BE> constexpr int ntt_threads() {
+    return BE / 4;
+}
+template <int BE> constexpr size_t ntt_smem() {
+    return 8 * (BE + BE / 32) * sizeof(uint32_t);
+}
 constexpr int TABLE_BITS = 14;
 
 template <class F = fr> __device__ __forceinline__ F ld_fr(const fr *p) {
@@ -151,14 +163,17 @@ __device__ __forceinline__ unsigned padded(unsigned e) {
  * multiplication as whole warps; later stages give a warp consecutive j.
  * post_lo/post_hi, when non-null, multiply output i by post^i.
  */
-template <int KS, class F>
-__global__ void __launch_bounds__(NTT_THREADS)
+template <int KS, class F, int BE>
+__global__ void __launch_bounds__(ntt_threads<BE>())
     ntt_dit_pass(fr *data, unsigned log_n, unsigned s0, const fr *w1024, const fr *tw_lo,
                  const fr *tw_hi, const fr *tw_direct, const fr *post_lo, const fr *post_hi) {
     constexpr int GS = 1 << KS;
-    __shared__ uint32_t sm[8][NTT_BLOCK_ELEMS + NTT_BLOCK_ELEMS / 32];
+    constexpr int NTT_THREADS = ntt_threads<BE>();
+    extern __shared__ uint32_t ntt_sm[];
+    uint32_t(*sm)[BE + BE / 32] = reinterpret_cast<uint32_t(*)[BE + BE / 32]>(ntt_sm);
     const unsigned groups_total = 1u << (log_n - KS);
-    const unsigned G = min((unsigned)(NTT_BLOCK_ELEMS / GS), groups_total);
+    const unsigned G = min((unsigned)(BE / GS), groups_total);
+    const unsigned log_g = __ffs(G) - 1; /* G is a power of two: shifts, not divisions */
     const unsigned E = G * GS;
     const unsigned log_half = __ffs(E / 2) - 1; /* E/2 butterflies per stage, a power of two */
     const uint32_t lo_mask = (1u << s0) - 1;
@@ -170,8 +185,8 @@ __global__ void __launch_bounds__(NTT_THREADS)
             g = e >> KS;
             m = e & (GS - 1);
         } else {
-            g = e % G;
-            m = e / G;
+            g = e & (G - 1);
+            m = e >> log_g;
         }
         uint32_t gid = blockIdx.x * G + g;
         uint32_t lo = gid & lo_mask, hi = gid >> s0;
@@ -235,8 +250,8 @@ __global__ void __launch_bounds__(NTT_THREADS)
             g = e >> KS;
             m = e & (GS - 1);
         } else {
-            g = e % G;
-            m = e / G;
+            g = e & (G - 1);
+            m = e >> log_g;
         }
         uint32_t gid = blockIdx.x * G + g;
         uint32_t lo = gid & lo_mask, hi = gid >> s0;
@@ -289,17 +304,43 @@ double now_ms() {
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
-const pass_fn PASSES[11] = {nullptr,
-                            ntt_dit_pass<1, fr>,
-                            ntt_dit_pass<2, fr>,
-                            ntt_dit_pass<3, fr>,
-                            ntt_dit_pass<4, fr>,
-                            ntt_dit_pass<5, fr>,
-                            ntt_dit_pass<6, fr>,
-                            ntt_dit_pass<7, fr>,
-                            ntt_dit_pass<8, fr>,
-                            ntt_dit_pass<9, fr>,
-                            ntt_dit_pass<10, fr>};
+template <int BE> struct passes {
+    static constexpr pass_fn P[11] = {nullptr,
+                                      ntt_dit_pass<1, fr, BE>,
+                                      ntt_dit_pass<2, fr, BE>,
+                                      ntt_dit_pass<3, fr, BE>,
+                                      ntt_dit_pass<4, fr, BE>,
+                                      ntt_dit_pass<5, fr, BE>,
+                                      ntt_dit_pass<6, fr, BE>,
+                                      ntt_dit_pass<7, fr, BE>,
+                                      ntt_dit_pass<8, fr, BE>,
+                                      ntt_dit_pass<9, fr, BE>,
+                                      ntt_dit_pass<10, fr, BE>};
+};
+
+/* One pass of ks stages over 2^log_n elements with BE elements per block. */
+template <int BE>
+cudaError_t launch_pass(unsigned ks, fr *data, unsigned log_n, unsigned s0, const fr *w1024,
+                        const fr *tw_lo, const fr *tw_hi, const fr *direct, const fr *post_lo,
+                        const fr *post_hi, cudaStream_t s) {
+    const pass_fn k = passes<BE>::P[ks];
+    cudaError_t e = cudaFuncSetAttribute(
+        (const void *)k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)ntt_smem<BE>());
+    if (e != cudaSuccess) return e;
+    unsigned groups = 1u << (log_n - ks);
+    unsigned per_block = (1u << ks) >= (unsigned)BE ? 1 : BE >> ks;
+    if (per_block > groups) per_block = groups;
+    k<<<groups / per_block, ntt_threads<BE>(), ntt_smem<BE>(), s>>>(
+        data, log_n, s0, w1024, tw_lo, tw_hi, direct, post_lo, post_hi);
+    return cudaGetLastError();
+}
+
+int ntt_block() {
+    const char *e = getenv("CZK_CUDA_NTT_BLOCK");
+    if (e && atoi(e) == 1024) return 1024;
+    if (e && atoi(e) == 2048) return 2048;
+    return NTT_BLOCK_DEFAULT;
+}
 
 void launch_bitrev(fr *data, unsigned log_n, int mode, fr c, const fr *lo, const fr *hi,
                    cudaStream_t s) {
@@ -333,13 +374,11 @@ czk_status ntt_run(czk_cuda_ctx *ctx, fr *data, unsigned log_n, int inv, int pre
         CZK_CU(cudaStreamSynchronize(ctx->stream), "%s: synchronize", what);
         fprintf(stderr, "%s 2^%u: bit reversal %.3f ms", what, log_n, now_ms() - t0);
     }
+    const int blk = ntt_block();
     unsigned passes = (log_n + 9) / 10;
     unsigned s0 = 0;
     for (unsigned p = 0; p < passes; p++) {
         unsigned ks = log_n / passes + (p < log_n % passes ? 1 : 0);
-        unsigned groups = 1u << (log_n - ks);
-        unsigned per_block = (1u << ks) >= (unsigned)NTT_BLOCK_ELEMS ? 1 : NTT_BLOCK_ELEMS >> ks;
-        if (per_block > groups) per_block = groups;
         bool last = p + 1 == passes;
         const fr *direct = nullptr;
         if (s0 > 0) {
@@ -347,10 +386,13 @@ czk_status ntt_run(czk_cuda_ctx *ctx, fr *data, unsigned log_n, int inv, int pre
             if (st != CZK_OK) return st;
         }
         if (prof) t0 = (cudaStreamSynchronize(ctx->stream), now_ms());
-        PASSES[ks]<<<groups / per_block, NTT_THREADS, 0, ctx->stream>>>(
-            data, log_n, s0, ctx->w1024[inv], ctx->omega_lo[inv], ctx->omega_hi[inv], direct,
-            last ? post_lo : nullptr, last ? post_hi : nullptr);
-        CZK_LAUNCH("%s 2^%u: pass %u (%u stages)", what, log_n, p, ks);
+        const fr *plo = last ? post_lo : nullptr, *phi = last ? post_hi : nullptr;
+        CZK_CU(blk == 1024
+                   ? launch_pass<1024>(ks, data, log_n, s0, ctx->w1024[inv], ctx->omega_lo[inv],
+                                       ctx->omega_hi[inv], direct, plo, phi, ctx->stream)
+                   : launch_pass<2048>(ks, data, log_n, s0, ctx->w1024[inv], ctx->omega_lo[inv],
+                                       ctx->omega_hi[inv], direct, plo, phi, ctx->stream),
+               "%s 2^%u: pass %u (%u stages)", what, log_n, p, ks);
         if (prof) {
             CZK_CU(cudaStreamSynchronize(ctx->stream), "%s: synchronize", what);
             fprintf(stderr, ", pass %u (%u stages%s) %.3f ms", p, ks,
