@@ -13,8 +13,7 @@
  * sizes and print a per-phase profile of the largest MSMs, on stderr),
  * --variants (also time each MSM accumulation variant, czk_cuda_set_msm_acc
  * 0..2, and target chunk lengths 64 and 128 (CZK_CUDA_MSM_CHUNK; defaults
- * G1 128, G2 64), at the largest sizes; and the NTT and H with 1024 and 2048
- * elements per pass block, CZK_CUDA_NTT_BLOCK).
+ * G1 128, G2 64), at the largest sizes).
  */
 #include "czk/cuda.h"
 #include "cuda/internal.h"
@@ -146,16 +145,6 @@ int main(int argc, char **argv) {
         }
         a.log_n = max_ntt;
         h_ms = time_op(run_h, &a, 5);
-        if (variants) {
-            static const char *blocks[] = {"1024", "2048"};
-            for (int q = 0; q < 2; q++) {
-                setenv("CZK_CUDA_NTT_BLOCK", blocks[q], 1);
-                double nt = time_op(run_ntt, &a, 5), ht = time_op(run_h, &a, 5);
-                printf("variant ntt block=%s: ntt 2^%u %.3f ms, h %.3f ms\n", blocks[q], max_ntt,
-                       nt, ht);
-            }
-            unsetenv("CZK_CUDA_NTT_BLOCK");
-        }
         if (sweep) { /* per-pass times on stderr */
             czk_cuda_set_profile(ctx, 1);
             if (run_ntt(&a, &err) != CZK_OK || run_h(&a, &err) != CZK_OK) die("profile", &err);

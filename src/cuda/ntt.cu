@@ -4,10 +4,8 @@
  * Algorithm: radix-2 decimation in time (Cooley–Tukey) on bit-reversed input,
  * so a transform is one in-place bit-reversal pass (by 16×16 tiles through
  * shared memory, so that reads and writes are 512-byte runs) followed by
- * ⌈log_n/10⌉ passes of up to 10 stages each (2^27: 9 + 9 + 9). A pass block
- * holds 2048 elements (four groups of 2^9: runs of four consecutive elements
- * in the strided passes). A pass loads groups of
- * 2^ks elements (stride 2^s0, s0 = stages already done) into shared memory
+ * ⌈log_n/10⌉ passes of up to 10 stages each (2^27: 9 + 9 + 9). A pass loads
+ * groups of 2^ks elements (stride 2^s0, s0 = stages already done) into shared memory
  * and runs its stages there with twiddles from one 512-entry table
  * (ω_1024^j). Between passes the four-step "twist" multiplies element (f, m)
  * of a sub-transform by ω_M^(f·rev(m)), M = 2^(s0+ks); with it each pass is a
@@ -41,11 +39,12 @@ namespace czkg {
 namespace {
 
 /*
- * Elements per pass block in shared memory (BE = 1024: 33 KiB, 256 threads;
- * 2048: 66 KiB, 512 threads, runs of 4 consecutive elements instead of 2 in
- * the strided passes). CZK_CUDA_NTT_BLOCK picks one (benchmarks).
+ * Elements per pass block in shared memory: 1024 (33 KiB, 256 threads).
+ * 2048 (66 KiB, 512 threads: runs of four consecutive elements instead of
+ * two in the strided passes) measured slower on the H200: NTT 2^27 48.26 ms
+ * against 45.05 (bench/GPU.md run 4).
  */
-constexpr int NTT_BLOCK_DEFAULT = 2048;
+constexpr int NTT_BLOCK = 1024;
 template <int BE> constexpr int ntt_threads() {
     return BE / 4;
 }
@@ -335,13 +334,6 @@ cudaError_t launch_pass(unsigned ks, fr *data, unsigned log_n, unsigned s0, cons
     return cudaGetLastError();
 }
 
-int ntt_block() {
-    const char *e = getenv("CZK_CUDA_NTT_BLOCK");
-    if (e && atoi(e) == 1024) return 1024;
-    if (e && atoi(e) == 2048) return 2048;
-    return NTT_BLOCK_DEFAULT;
-}
-
 void launch_bitrev(fr *data, unsigned log_n, int mode, fr c, const fr *lo, const fr *hi,
                    cudaStream_t s) {
     if (log_n >= 2 * BR_BITS)
@@ -374,7 +366,6 @@ czk_status ntt_run(czk_cuda_ctx *ctx, fr *data, unsigned log_n, int inv, int pre
         CZK_CU(cudaStreamSynchronize(ctx->stream), "%s: synchronize", what);
         fprintf(stderr, "%s 2^%u: bit reversal %.3f ms", what, log_n, now_ms() - t0);
     }
-    const int blk = ntt_block();
     unsigned passes = (log_n + 9) / 10;
     unsigned s0 = 0;
     for (unsigned p = 0; p < passes; p++) {
@@ -387,11 +378,8 @@ czk_status ntt_run(czk_cuda_ctx *ctx, fr *data, unsigned log_n, int inv, int pre
         }
         if (prof) t0 = (cudaStreamSynchronize(ctx->stream), now_ms());
         const fr *plo = last ? post_lo : nullptr, *phi = last ? post_hi : nullptr;
-        CZK_CU(blk == 1024
-                   ? launch_pass<1024>(ks, data, log_n, s0, ctx->w1024[inv], ctx->omega_lo[inv],
-                                       ctx->omega_hi[inv], direct, plo, phi, ctx->stream)
-                   : launch_pass<2048>(ks, data, log_n, s0, ctx->w1024[inv], ctx->omega_lo[inv],
-                                       ctx->omega_hi[inv], direct, plo, phi, ctx->stream),
+        CZK_CU(launch_pass<NTT_BLOCK>(ks, data, log_n, s0, ctx->w1024[inv], ctx->omega_lo[inv],
+                                      ctx->omega_hi[inv], direct, plo, phi, ctx->stream),
                "%s 2^%u: pass %u (%u stages)", what, log_n, p, ks);
         if (prof) {
             CZK_CU(cudaStreamSynchronize(ctx->stream), "%s: synchronize", what);
