@@ -36,8 +36,10 @@
 
 /*
  * Fp: MUL_EO_CALL. A point addition holds 10–14 Fp multiplications; inlined
- * they are ~100 KB of code and the additions run from L2 instead of the
- * instruction cache, so G1 code calls its multiplication. Fp2
+ * they are a lot of code (the wide form's inlined addition, ~100 KB, ran from
+ * L2 instead of the instruction cache), so G1 code calls its multiplication;
+ * the MSM accumulation kernel alone inlines the even/odd form, measured
+ * faster there (msm.cuh, acc_variants). Fp2
  * multiplications are themselves calls and inline their three Fp products
  * (nested calls made the G2 MSM 5× slower). Fr: MUL_EO.
  * H200, 2026-11-29 (bench_gpu rates): Fp 2.67e10/s even/odd against 1.70e10
