@@ -11,7 +11,10 @@
  * Options: --json PATH, --commit ID, --max-g1 K, --max-g2 K, --max-ntt K
  * (largest log2 sizes; for quick runs), --sweep (also time other MSM window
  * sizes and print a per-phase profile of the largest MSMs, on stderr),
- * --no-porep2k (skip the 2KiB proof).
+ * --no-porep2k (skip the 2KiB proof),
+ * --variants (also time each MSM accumulation variant, czk_cuda_set_msm_acc
+ * 0..2, and target chunk lengths 64 and 128 (CZK_CUDA_MSM_CHUNK; defaults
+ * G1 128, G2 64), at the largest sizes).
  *
  * porep2k_gpu_ms: the GPU backend's prove call for one 2KiB PoRep partition
  * (src/cuda/porep2k_fixture.h: cached shape and TEST keys, a C1, the
@@ -170,7 +173,7 @@ static double bench_porep2k(void) {
 int main(int argc, char **argv) {
     const char *json = NULL, *commit = "unknown";
     unsigned max_g1 = 27, max_g2 = 25, max_ntt = 27;
-    bool sweep = false, porep2k = true;
+    bool sweep = false, porep2k = true, variants = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json") && i + 1 < argc)
             json = argv[++i];
@@ -186,9 +189,11 @@ int main(int argc, char **argv) {
             sweep = true;
         else if (!strcmp(argv[i], "--no-porep2k"))
             porep2k = false;
+        else if (!strcmp(argv[i], "--variants"))
+            variants = true;
         else {
             fprintf(stderr, "usage: bench_gpu [--json PATH] [--commit ID] [--max-g1 K] [--max-g2 "
-                            "K] [--max-ntt K] [--sweep] [--no-porep2k]\n");
+                            "K] [--max-ntt K] [--sweep] [--variants] [--no-porep2k]\n");
             return 2;
         }
     }
@@ -251,23 +256,30 @@ int main(int argc, char **argv) {
             printf("msm %s 2^%u: %.2f ms\n", g ? "g2" : "g1", k, ms);
             fflush(stdout);
         }
+        if (variants) {
+            a.n = n;
+            for (int v = 0; v < 3; v++) {
+                czk_cuda_set_msm_acc(ctx, v);
+                printf("variant msm %s 2^%u acc=%d: %.2f ms\n", g ? "g2" : "g1", maxk, v,
+                       time_op(run_msm, &a, 1));
+                fflush(stdout);
+            }
+            czk_cuda_set_msm_acc(ctx, 0);
+            static const char *chunks[] = {"64", "128"};
+            for (int q = 0; q < 2; q++) {
+                setenv("CZK_CUDA_MSM_CHUNK", chunks[q], 1);
+                printf("variant msm %s 2^%u chunk=%s: %.2f ms\n", g ? "g2" : "g1", maxk, chunks[q],
+                       time_op(run_msm, &a, 1));
+                fflush(stdout);
+            }
+            unsetenv("CZK_CUDA_MSM_CHUNK");
+        }
         if (sweep) {
             a.n = n;
             czk_cuda_set_profile(ctx, 1);
             if (run_msm(&a, &err) != CZK_OK) die("profile", &err);
-            for (int v = 1; v <= 2; v++) {
-                czk_cuda_set_msm_acc(ctx, v);
-                if (run_msm(&a, &err) != CZK_OK) die("profile", &err);
-            }
-            czk_cuda_set_msm_acc(ctx, 0);
             czk_cuda_set_profile(ctx, 0);
-            for (int v = 1; v <= 2; v++) {
-                czk_cuda_set_msm_acc(ctx, v);
-                printf("sweep msm %s 2^%u accumulate variant %d: %.2f ms\n", g ? "g2" : "g1", maxk,
-                       v, time_op(run_msm, &a, 1));
-            }
-            czk_cuda_set_msm_acc(ctx, 0);
-            int cs[2][4] = {{19, 20, 21, 22}, {16, 17, 18, 19}};
+            int cs[2][4] = {{18, 19, 21, 22}, {16, 18, 19, 20}};
             for (int q = 0; q < 4; q++) {
                 if (czk_cuda_set_msm_c(ctx, cs[g][q], &err) != CZK_OK) die("set c", &err);
                 printf("sweep msm %s 2^%u c=%d: %.2f ms\n", g ? "g2" : "g1", maxk, cs[g][q],

@@ -16,9 +16,11 @@
  *               nvcc turns each into one IMAD.WIDE.U32 plus a 64-bit add.
  *   MUL_CHAIN   rows as PTX carry chains: mad.lo.cc / madc.hi.cc into one
  *               accumulator, the product row then the reduction row.
- *   MUL_ROLLED  MUL_WIDE with the outer loop kept as a loop: 1/N of the code,
- *               so that whole point additions fit the instruction cache.
+ *   MUL_EO      rows as two independent carry chains, products a_j·b_i with
+ *               j even in one accumulator and j odd in another (sppark's
+ *               mont_t structure); every product half is one mad/madc.
  *   MUL_CALL    MUL_WIDE as a called (not inlined) function.
+ *   MUL_EO_CALL MUL_EO as a called function.
  * Outputs are fully reduced (< m). Every function is __host__ __device__: on
  * the host the PTX carry chains run on an emulated carry flag, so the same
  * code is checked against blst on machines without a GPU (tests/cuda/host.c).
@@ -33,24 +35,27 @@
 #define CZK_HD_NOINLINE __host__ __device__ __noinline__
 
 /*
- * Fp: MUL_CALL. A point addition holds 10–14 Fp multiplications; inlined they
- * are ~100 KB of code and the additions run from L2 instead of the
- * instruction cache (H200, 2026-11-29: G1 xyzz+affine 1.0e9/s inlined,
- * 1.3e9/s rolled, 1.63e9/s called; a lone multiplication is 1.7e10/s in every
- * form). Fp2 multiplications are themselves calls and inline MUL_WIDE inside
- * (nested calls made the G2 MSM 5× slower). Fr: MUL_WIDE (3.97e10/s against
- * 3.74e10/s chained, 3.22e10/s rolled).
+ * Fp: MUL_EO_CALL. A point addition holds 10–14 Fp multiplications; inlined
+ * they are a lot of code (the wide form's inlined addition, ~100 KB, ran from
+ * L2 instead of the instruction cache), so G1 code calls its multiplication;
+ * the MSM accumulation kernel alone inlines the even/odd form, measured
+ * faster there (msm.cuh, acc_variants). Fp2
+ * multiplications are themselves calls and inline their three Fp products
+ * (nested calls made the G2 MSM 5× slower). Fr: MUL_EO.
+ * H200, 2026-11-29 (bench_gpu rates): Fp 2.67e10/s even/odd against 1.70e10
+ * wide and 1.74e10 single-chain; Fr 5.12e10/s even/odd against 3.95e10 wide;
+ * G1 xyzz+affine 2.29e9/s with MUL_EO_CALL against 1.62e9 with MUL_CALL.
  */
 #ifndef CZK_CUDA_MUL_FP
-#define CZK_CUDA_MUL_FP MUL_CALL
+#define CZK_CUDA_MUL_FP MUL_EO_CALL
 #endif
 #ifndef CZK_CUDA_MUL_FR
-#define CZK_CUDA_MUL_FR MUL_WIDE
+#define CZK_CUDA_MUL_FR MUL_EO
 #endif
 
 namespace czkg {
 
-enum { MUL_WIDE = 0, MUL_CHAIN = 1, MUL_ROLLED = 2, MUL_CALL = 3 };
+enum { MUL_WIDE = 0, MUL_CHAIN = 1, MUL_EO = 2, MUL_CALL = 3, MUL_EO_CALL = 4 };
 
 /*
  * One PTX carry flag. On the device each method is one instruction that reads
@@ -89,6 +94,9 @@ struct carry_chain {
     __device__ __forceinline__ uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t c) {
         CZK_ASM4("madc.hi.cc.u32")
     }
+    __device__ __forceinline__ uint32_t madc_hi(uint32_t a, uint32_t b, uint32_t c) {
+        CZK_ASM4("madc.hi.u32")
+    }
 #undef CZK_ASM3
 #undef CZK_ASM4
     // clang-format on
@@ -122,6 +130,9 @@ struct carry_chain {
     }
     inline uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t c) {
         return put((((uint64_t)a * b) >> 32) + c + cf);
+    }
+    inline uint32_t madc_hi(uint32_t a, uint32_t b, uint32_t c) {
+        return (uint32_t)((((uint64_t)a * b) >> 32) + c + cf);
     }
 
   private:
@@ -271,6 +282,21 @@ template <class P> struct mont {
         reduce_once(r.v);
         return r;
     }
+    /*
+     * a + b without the reduction (< 2m). A valid multiplication input only
+     * where m < 2^(32N−3) (Fp, not Fr): then a, b < 2m give a·b/R + m < 1.5m
+     * before the final subtraction, and every CIOS intermediate stays < 3m.
+     */
+    CZK_HD static mont add_nr(const mont &a, const mont &b) {
+        mont r;
+        carry_chain k;
+        r.v[0] = k.add_cc(a.v[0], b.v[0]);
+#pragma unroll
+        for (int i = 1; i < N - 1; i++)
+            r.v[i] = k.addc_cc(a.v[i], b.v[i]);
+        r.v[N - 1] = k.addc(a.v[N - 1], b.v[N - 1]);
+        return r;
+    }
     CZK_HD friend mont operator-(const mont &a, const mont &b) {
         mont r;
         carry_chain k;
@@ -394,53 +420,106 @@ template <class P> struct mont {
         return r;
     }
 
-    /* mul_wide with the outer loop rolled: b's limbs shift through b_i, t shifts down. */
-    CZK_HD static mont mul_rolled(const mont &a, const mont &b) {
-        uint32_t t[N], bb[N];
+    /*
+     * One CIOS round of mul_eo. T = Σ E[k]·W^k + Σ O[k]·W^(k−1) (W = 2^32,
+     * O[0] = 0) on entry; the products a_j·b_i with j even go into E (lo at
+     * limb j, hi at j+1) and those with j odd into O shifted down two limbs,
+     * so each row is one mad.lo/madc.hi carry chain per array and the two
+     * chains are independent. After adding q·m the low limb E[0] is 0, and
+     * T/W = Σ O[k]·W^k + Σ E[k]·W^(k−1): the arrays swap roles next round.
+     * Bounds (CIOS, a, b < m < W^N/2): T·W < 2m·W < W^(N+1), so no chain
+     * carries out of the top limb of O.
+     */
+    CZK_HD static void eo_round(uint32_t E[N], uint32_t O[N], const mont &a, uint32_t bi,
+                                bool first) {
+        if (first) {
 #pragma unroll
-        for (int j = 0; j < N; j++)
-            t[j] = 0, bb[j] = b.v[j];
-#pragma unroll 1
-        for (int i = 0; i < N; i++) {
-            uint32_t bi = bb[0];
-#pragma unroll
-            for (int j = 0; j < N - 1; j++)
-                bb[j] = bb[j + 1];
-            uint64_t c = 0;
-#pragma unroll
-            for (int j = 0; j < N; j++) {
-                uint64_t s = (uint64_t)a.v[j] * bi + t[j] + c;
-                t[j] = (uint32_t)s;
-                c = s >> 32;
+            for (int j = 0; j < N; j += 2) {
+                E[j] = a.v[j] * bi;
+                E[j + 1] = (uint32_t)(((uint64_t)a.v[j] * bi) >> 32);
+                O[j] = a.v[j + 1] * bi;
+                O[j + 1] = (uint32_t)(((uint64_t)a.v[j + 1] * bi) >> 32);
             }
-            uint32_t tn = (uint32_t)c;
-            uint32_t q = t[0] * P::M0;
-            uint64_t s = (uint64_t)q * P::m(0) + t[0];
-            c = s >> 32;
+        } else {
+            carry_chain k; /* O[1] is at limb 0: merge it into E[0], carry into limb 1 = new O[0] */
+            E[0] = k.add_cc(E[0], O[1]);
 #pragma unroll
-            for (int j = 1; j < N; j++) {
-                s = (uint64_t)q * P::m(j) + t[j] + c;
-                t[j - 1] = (uint32_t)s;
-                c = s >> 32;
+            for (int j = 0; j < N - 2; j += 2) {
+                O[j] = k.madc_lo_cc(a.v[j + 1], bi, O[j + 2]);
+                O[j + 1] = k.madc_hi_cc(a.v[j + 1], bi, O[j + 3]);
             }
-            t[N - 1] = tn + (uint32_t)c;
+            O[N - 2] = k.madc_lo_cc(a.v[N - 1], bi, 0);
+            O[N - 1] = k.madc_hi(a.v[N - 1], bi, 0);
+            carry_chain k2;
+            E[0] = k2.mad_lo_cc(a.v[0], bi, E[0]);
+            E[1] = k2.madc_hi_cc(a.v[0], bi, E[1]);
+#pragma unroll
+            for (int j = 2; j < N; j += 2) {
+                E[j] = k2.madc_lo_cc(a.v[j], bi, E[j]);
+                E[j + 1] = k2.madc_hi_cc(a.v[j], bi, E[j + 1]);
+            }
+            O[N - 1] = k2.addc(O[N - 1], 0); /* limb N */
         }
-        mont r;
+        const uint32_t q = E[0] * P::M0;
+        carry_chain k3;
+        O[0] = k3.mad_lo_cc(q, P::m(1), O[0]);
+        O[1] = k3.madc_hi_cc(q, P::m(1), O[1]);
 #pragma unroll
-        for (int j = 0; j < N; j++)
-            r.v[j] = t[j];
+        for (int j = 2; j < N - 2; j += 2) {
+            O[j] = k3.madc_lo_cc(q, P::m(j + 1), O[j]);
+            O[j + 1] = k3.madc_hi_cc(q, P::m(j + 1), O[j + 1]);
+        }
+        O[N - 2] = k3.madc_lo_cc(q, P::m(N - 1), O[N - 2]);
+        O[N - 1] = k3.madc_hi(q, P::m(N - 1), O[N - 1]);
+        carry_chain k4;
+        E[0] = k4.mad_lo_cc(q, P::m(0), E[0]); /* becomes 0 */
+        E[1] = k4.madc_hi_cc(q, P::m(0), E[1]);
+#pragma unroll
+        for (int j = 2; j < N; j += 2) {
+            E[j] = k4.madc_lo_cc(q, P::m(j), E[j]);
+            E[j + 1] = k4.madc_hi_cc(q, P::m(j), E[j + 1]);
+        }
+        O[N - 1] = k4.addc(O[N - 1], 0);
+    }
+
+    /*
+     * CIOS with even/odd accumulators (the structure of sppark's mont_t):
+     * two independent carry chains per row, every 32×32 product half one
+     * mad/madc instruction. N even.
+     */
+    CZK_HD static mont mul_eo(const mont &a, const mont &b) {
+        static_assert(N % 2 == 0, "even limb count");
+        uint32_t x[N], y[N];
+#pragma unroll
+        for (int i = 0; i < N; i += 2) {
+            eo_round(x, y, a, b.v[i], i == 0);
+            eo_round(y, x, a, b.v[i + 1], false);
+        }
+        /* T = Σ x[k]·W^k + Σ y[k]·W^(k−1), y[0] = 0 */
+        mont r;
+        carry_chain k;
+        r.v[0] = k.add_cc(x[0], y[1]);
+#pragma unroll
+        for (int j = 1; j < N - 1; j++)
+            r.v[j] = k.addc_cc(x[j], y[j + 1]);
+        r.v[N - 1] = k.addc(x[N - 1], 0);
         reduce_once(r.v);
         return r;
     }
-    CZK_HD_NOINLINE static mont mul_call(mont a, mont b) {
+
+    /* The inline form of P::MUL (what a called form runs inside). */
+    CZK_HD static mont mul_inline(const mont &a, const mont &b) {
+        if (P::MUL == MUL_CHAIN) return mul_chain(a, b);
+        if (P::MUL == MUL_EO || P::MUL == MUL_EO_CALL) return mul_eo(a, b);
         return mul_wide(a, b);
+    }
+    CZK_HD_NOINLINE static mont mul_call(mont a, mont b) {
+        return mul_inline(a, b);
     }
 
     CZK_HD friend mont operator*(const mont &a, const mont &b) {
-        if (P::MUL == MUL_CHAIN) return mul_chain(a, b);
-        if (P::MUL == MUL_ROLLED) return mul_rolled(a, b);
-        if (P::MUL == MUL_CALL) return mul_call(a, b);
-        return mul_wide(a, b);
+        if (P::MUL == MUL_CALL || P::MUL == MUL_EO_CALL) return mul_call(a, b);
+        return mul_inline(a, b);
     }
     CZK_HD mont &operator*=(const mont &b) {
         return *this = *this * b;
@@ -487,8 +566,10 @@ using fr = mont<fr_params>;
 /* The same fields with another multiplication form (microbenchmarks). */
 template <class P, int K> struct with_mul : P { static constexpr int MUL = K; };
 
-/* Fp2 = Fp[u]/(u² + 1), blst_fp2 layout (c0, c1). */
-struct fp2 {
+/* Fp2 = Fp[u]/(u² + 1) over the Fp type B, blst_fp2 layout (c0, c1). */
+template <class B> struct fp2_t {
+    using fp2 = fp2_t;
+    using fp = B;
     fp c0, c1;
 
     CZK_HD static fp2 zero() {
@@ -518,9 +599,9 @@ struct fp2 {
      * for little gain; the three products inside still run interleaved.
      */
     CZK_HD_NOINLINE static fp2 mul(fp2 a, fp2 b) {
-        fp t0 = fp::mul_wide(a.c0, b.c0); /* inlined here: nested calls ran G2 MSM 5× slower */
-        fp t1 = fp::mul_wide(a.c1, b.c1);
-        fp t2 = fp::mul_wide(a.c0 + a.c1, b.c0 + b.c1);
+        fp t0 = fp::mul_inline(a.c0, b.c0); /* inlined here: nested calls ran G2 MSM 5× slower */
+        fp t1 = fp::mul_inline(a.c1, b.c1);
+        fp t2 = fp::mul_inline(fp::add_nr(a.c0, a.c1), fp::add_nr(b.c0, b.c1));
         return {t0 - t1, t2 - t0 - t1};
     }
     CZK_HD friend fp2 operator*(const fp2 &a, const fp2 &b) {
@@ -540,8 +621,8 @@ struct fp2 {
         return sqr_of(*this);
     }
     CZK_HD_NOINLINE static fp2 sqr_of(fp2 a) {
-        fp t = fp::mul_wide(a.c0, a.c1);
-        return {fp::mul_wide(a.c0 + a.c1, a.c0 - a.c1), t + t};
+        fp t = fp::mul_inline(a.c0, a.c1);
+        return {fp::mul_inline(fp::add_nr(a.c0, a.c1), a.c0 - a.c1), t + t};
     }
     CZK_HD fp2 dbl() const {
         return {c0.dbl(), c1.dbl()};
@@ -558,6 +639,7 @@ struct fp2 {
         return {c0 * n, (c1 * n).neg()};
     }
 };
+using fp2 = fp2_t<fp>;
 
 } // namespace czkg
 

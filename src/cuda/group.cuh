@@ -19,7 +19,8 @@ struct g1 {
     using J = jacobian<fp>;
     using host_point = blst_p1;
     using host_affine = blst_p1_affine;
-    static constexpr int THREADS = 256; /* block size of the heavy kernels */
+    static constexpr int THREADS = 256;    /* block size of the heavy kernels */
+    static constexpr uint32_t CHUNK = 128; /* target points per MSM accumulation thread */
     static constexpr const char *name = "g1";
 };
 
@@ -31,6 +32,7 @@ struct g2 {
     using host_point = blst_p2;
     using host_affine = blst_p2_affine;
     static constexpr int THREADS = 128;
+    static constexpr uint32_t CHUNK = 64; /* H200: 830.5 ms at 2^25 against 838.0 with 128 */
     static constexpr const char *name = "g2";
 };
 

@@ -74,8 +74,8 @@ czk_status check_fp(rng64 &r, unsigned rounds, czk_err *err) {
             return czk_errf(err, CZK_ERR_INTERNAL, "fp mul_wide round %u", it);
         if (!same(E, fp::mul_chain(a, b)))
             return czk_errf(err, CZK_ERR_INTERNAL, "fp mul_chain round %u", it);
-        if (!same(E, fp::mul_rolled(a, b)))
-            return czk_errf(err, CZK_ERR_INTERNAL, "fp mul_rolled round %u", it);
+        if (!same(E, fp::mul_eo(a, b)))
+            return czk_errf(err, CZK_ERR_INTERNAL, "fp mul_eo round %u", it);
         if (!same(E, fp::mul_call(a, b)))
             return czk_errf(err, CZK_ERR_INTERNAL, "fp mul_call round %u", it);
         blst_fp_add(&E, &A, &B);
@@ -106,8 +106,8 @@ czk_status check_fr(rng64 &r, unsigned rounds, czk_err *err) {
             return czk_errf(err, CZK_ERR_INTERNAL, "fr mul_wide round %u", it);
         if (!same(E, fr::mul_chain(a, b)))
             return czk_errf(err, CZK_ERR_INTERNAL, "fr mul_chain round %u", it);
-        if (!same(E, fr::mul_rolled(a, b)))
-            return czk_errf(err, CZK_ERR_INTERNAL, "fr mul_rolled round %u", it);
+        if (!same(E, fr::mul_eo(a, b)))
+            return czk_errf(err, CZK_ERR_INTERNAL, "fr mul_eo round %u", it);
         blst_fr_add(&E, &A, &B);
         if (!same(E, a + b)) return czk_errf(err, CZK_ERR_INTERNAL, "fr add round %u", it);
         blst_fr_sub(&E, &A, &B);

@@ -13,10 +13,11 @@
  *     Key per window = |digit|·2 + sign (0 for a zero digit).
  *  2. per window: radix sort of (key, point index) pairs over c+1 bits (CUB),
  *     which groups the point indices by bucket; bucket bounds in the sorted array.
- *  3. accumulation: each bucket's run is cut into chunks of at most L points
- *     (so a bucket that holds most points, as with repeated scalars, still
- *     spreads over many threads); one thread sums a chunk into an XYZZ
- *     partial by mixed additions. (sppark: one thread per bucket.)
+ *  3. accumulation: each bucket's run is cut into equal chunks of at most L
+ *     points (chunk_len: about G::CHUNK, so that buckets of average size split
+ *     evenly; a bucket that holds most points, as with repeated scalars,
+ *     still spreads over many threads); one thread sums a chunk into an
+ *     XYZZ partial by mixed additions. (sppark: one thread per bucket.)
  *  4. bucket sums: a bucket with few chunks is summed by one thread, one with
  *     many by a whole block.
  *  5. window sum Σ_b (b+1)·bucket_b: buckets split into segments of 64; each
@@ -28,7 +29,8 @@
  *     each) with blst, plus the sum of step 6.
  * The window size c minimises W(c)·(1.1·n + 16·2^(c−1)) (accumulation plus
  * bucket reduction, weights fitted to H200 sweeps) over 6..22, unless
- * CZK_CUDA_MSM_C fixes it.
+ * CZK_CUDA_MSM_C fixes it; CZK_CUDA_MSM_CHUNK sets the target chunk length
+ * (benchmarks).
  */
 #ifndef CZK_CUDA_MSM_CUH
 #define CZK_CUDA_MSM_CUH
@@ -39,7 +41,9 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -47,7 +51,6 @@ namespace czkg {
 
 namespace {
 
-constexpr uint32_t CHUNK = 128;             /* L: points per accumulation chunk */
 constexpr uint32_t SMALL_CHUNKS = 8;        /* buckets with more chunks are summed by a block */
 constexpr uint32_t SEGMENT_THREADS = 65536; /* running-sum threads per window (about) */
 
@@ -119,10 +122,10 @@ __global__ void msm_bounds(const uint32_t *sk, uint32_t n, uint32_t *start, uint
     if (next != m) end[m - 1] = i + 1;
 }
 
-__global__ void msm_chunk_count(const uint32_t *start, const uint32_t *end, uint32_t B,
+__global__ void msm_chunk_count(const uint32_t *start, const uint32_t *end, uint32_t B, uint32_t L,
                                 uint32_t *cnt) {
     uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
-    if (b < B) cnt[b] = (end[b] - start[b] + CHUNK - 1) / CHUNK;
+    if (b < B) cnt[b] = (end[b] - start[b] + L - 1) / L;
 }
 
 __global__ void msm_chunk_desc(const uint32_t *start, const uint32_t *end, const uint32_t *cnt,
@@ -130,22 +133,42 @@ __global__ void msm_chunk_desc(const uint32_t *start, const uint32_t *end, const
     uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
     if (b >= B) return;
     uint32_t c = cnt[b], o = off[b], s = start[b], e = end[b];
+    const uint64_t len = e - s; /* equal parts: chunk lengths in a warp stay close */
     for (uint32_t k = 0; k < c; k++)
-        desc[o + k] = make_uint2(s + k * CHUNK, min(e, s + (k + 1) * CHUNK));
+        desc[o + k] = make_uint2(s + (uint32_t)(len * k / c), s + (uint32_t)(len * (k + 1) / c));
     if (b == B - 1) *total = o + c;
 }
 
+/* Copy of one point from global to shared memory without registers (cp.async, sm_80+). */
+template <class A> __device__ __forceinline__ void copy_async(A *dst_shared, const A *src) {
+    static_assert(sizeof(A) % 16 == 0, "16-byte multiple");
+    uint32_t d = (uint32_t)__cvta_generic_to_shared(dst_shared);
+    const char *sp = reinterpret_cast<const char *>(src);
+#pragma unroll
+    for (int k = 0; k < (int)(sizeof(A) / 16); k++)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d + 16 * k), "l"(sp + 16 * k)
+                     : "memory");
+    asm volatile("cp.async.commit_group;" ::: "memory");
+}
+__device__ __forceinline__ void copy_async_wait() {
+    asm volatile("cp.async.wait_all;" ::: "memory");
+}
+
 /*
- * One thread per chunk: XYZZ sum of its (signed) points. THREADS/MINB set the
- * register budget (occupancy against spills); ctx->msm_acc picks a variant.
+ * One thread per chunk: XYZZ sum of its (signed) points, over the field F
+ * (G's field with a chosen multiplication form; same layout). THREADS/MINB
+ * set the register budget (occupancy against spills). PF: how the next
+ * point is fetched while the current one is added: 0 not at all, 1 into
+ * registers, 2 into shared memory by cp.async (no registers held).
  */
-template <class G, int THREADS, int MINB>
+template <class F, int THREADS, int MINB, int PF>
 __global__ void __launch_bounds__(THREADS, MINB)
-    msm_accumulate(const typename G::A *__restrict__ bases, const uint32_t *__restrict__ sk,
+    msm_accumulate(const affine<F> *__restrict__ bases, const uint32_t *__restrict__ sk,
                    const uint32_t *__restrict__ sidx, const uint2 *__restrict__ desc,
-                   const uint32_t *total, typename G::X *partial) {
-    using A = typename G::A;
-    using X = typename G::X;
+                   const uint32_t *total, xyzz<F> *partial) {
+    using A = affine<F>;
+    using X = xyzz<F>;
+    __shared__ __align__(16) A slot[PF == 2 ? THREADS : 1];
     uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= *total) return;
     uint2 d = desc[t];
@@ -154,18 +177,39 @@ __global__ void __launch_bounds__(THREADS, MINB)
     if (sk[i] & 1) p = p.neg();
     X acc = X::from_affine(p);
     if (++i < d.y) {
-        A next = ld_vec(bases + sidx[i]);
-        uint32_t nsign = sk[i] & 1;
+        if (PF == 2) {
+            A *my = &slot[threadIdx.x];
+            copy_async(my, bases + sidx[i]);
 #pragma unroll 1
-        for (; i < d.y; i++) {
-            A q = next;
-            uint32_t qs = nsign;
-            if (i + 1 < d.y) { /* fetch the next point while this one is added */
-                next = ld_vec(bases + sidx[i + 1]);
-                nsign = sk[i + 1] & 1;
+            for (; i < d.y; i++) {
+                uint32_t qs = sk[i] & 1;
+                copy_async_wait();
+                A q = *my;
+                if (i + 1 < d.y) copy_async(my, bases + sidx[i + 1]);
+                if (qs) q = q.neg();
+                acc.add_affine(q);
             }
-            if (qs) q = q.neg();
-            acc.add_affine(q);
+        } else if (PF == 1) {
+            A next = ld_vec(bases + sidx[i]);
+            uint32_t nsign = sk[i] & 1;
+#pragma unroll 1
+            for (; i < d.y; i++) {
+                A q = next;
+                uint32_t qs = nsign;
+                if (i + 1 < d.y) { /* fetch the next point while this one is added */
+                    next = ld_vec(bases + sidx[i + 1]);
+                    nsign = sk[i + 1] & 1;
+                }
+                if (qs) q = q.neg();
+                acc.add_affine(q);
+            }
+        } else {
+#pragma unroll 1
+            for (; i < d.y; i++) {
+                A q = ld_vec(bases + sidx[i]);
+                if (sk[i] & 1) q = q.neg();
+                acc.add_affine(q);
+            }
         }
     }
     st_vec(partial + t, acc);
@@ -272,37 +316,65 @@ __global__ void msm_to_jacobian(const typename G::X *in, uint32_t n, typename G:
     if (i < n) out[i] = in[i].to_jacobian();
 }
 
-/* Accumulation variants: (threads per block, minimum blocks per SM). */
+/* G's field with multiplication form K (same layout as G::F). */
+template <class G, int K> struct field_k;
+template <int K> struct field_k<g1, K> { using F = mont<with_mul<fp_params, K>>; };
+template <int K> struct field_k<g2, K> { using F = fp2_t<mont<with_mul<fp_params, K>>>; };
+
+/* One accumulation variant: multiplication form, block size, minimum blocks per SM, prefetch. */
+template <class G, int K, int T, int M, int PF>
+void launch_acc(unsigned blocks64, cudaStream_t s, const typename G::A *bases, const uint32_t *sk,
+                const uint32_t *sidx, const uint2 *desc, const uint32_t *total,
+                typename G::X *partial) {
+    using F = typename field_k<G, K>::F;
+    static_assert(sizeof(F) == sizeof(typename G::F), "layout");
+    msm_accumulate<F, T, M, PF><<<(blocks64 * 64 + T - 1) / T, T, 0, s>>>(
+        (const affine<F> *)bases, sk, sidx, desc, total, (xyzz<F> *)partial);
+}
+
+/*
+ * Accumulation variants (ctx->msm_acc, CZK_CUDA_MSM_ACC 0..2; entry 0 is the
+ * default): multiplication form K, block size T, minimum blocks per SM M,
+ * prefetch PF. H200 2026-11-29, 2^27 G1 / 2^25 G2, equal chunks
+ * (bench/GPU.md run 3; a repeated default differed by < 0.1 ms): G1 with
+ * MUL_EO inline 885.7 ms without prefetch, 895.7 with cp.async, 907.7 with
+ * MUL_EO_CALL (with the older wide form, inline code had been the slower one:
+ * instruction cache) — old MUL_CALL 1331 (run 2); G2 (Fp2 products called,
+ * their three Fp products inline) 838.0 without prefetch, 843.0 cp.async,
+ * 856.5 register prefetch (spills at 255 registers); 3 blocks/SM (170
+ * registers) was 972 and wide products 1364 (run 2).
+ */
 template <class G> struct acc_variants;
-/* Entry 0 is the default (H200 sweeps: G1 (384, 1) 1.43× faster than (256, 1); G2 (128, 1)). */
 template <> struct acc_variants<g1> {
-    static constexpr int T[3] = {384, 256, 256}, M[3] = {1, 1, 2};
+    static constexpr int K[3] = {MUL_EO, MUL_EO, MUL_EO_CALL};
+    static constexpr int T[3] = {384, 384, 384}, M[3] = {1, 1, 1}, PF[3] = {0, 2, 2};
 };
 template <> struct acc_variants<g2> {
-    static constexpr int T[3] = {128, 192, 256}, M[3] = {1, 2, 2};
+    static constexpr int K[3] = {MUL_EO, MUL_EO, MUL_EO};
+    static constexpr int T[3] = {128, 128, 128}, M[3] = {1, 1, 1}, PF[3] = {0, 2, 1};
 };
+constexpr int ACC_VARIANTS = 3;
 
-/* `blocks64` = blocks needed at 64 threads per block; rescaled per variant. */
+template <class G, int V>
+void launch_acc_v(unsigned blocks64, cudaStream_t s, const typename G::A *bases, const uint32_t *sk,
+                  const uint32_t *sidx, const uint2 *desc, const uint32_t *total,
+                  typename G::X *partial) {
+    using W = acc_variants<G>;
+    launch_acc<G, W::K[V], W::T[V], W::M[V], W::PF[V]>(blocks64, s, bases, sk, sidx, desc, total,
+                                                       partial);
+}
+
 template <class G>
 void launch_accumulate(int v, unsigned blocks64, cudaStream_t s, const typename G::A *bases,
                        const uint32_t *sk, const uint32_t *sidx, const uint2 *desc,
                        const uint32_t *total, typename G::X *partial) {
-    using V = acc_variants<G>;
     switch (v) {
     case 1:
-        msm_accumulate<G, V::T[1], V::M[1]>
-            <<<(blocks64 * 64 + V::T[1] - 1) / V::T[1], V::T[1], 0, s>>>(bases, sk, sidx, desc,
-                                                                         total, partial);
-        break;
+        return launch_acc_v<G, 1>(blocks64, s, bases, sk, sidx, desc, total, partial);
     case 2:
-        msm_accumulate<G, V::T[2], V::M[2]>
-            <<<(blocks64 * 64 + V::T[2] - 1) / V::T[2], V::T[2], 0, s>>>(bases, sk, sidx, desc,
-                                                                         total, partial);
-        break;
+        return launch_acc_v<G, 2>(blocks64, s, bases, sk, sidx, desc, total, partial);
     default:
-        msm_accumulate<G, V::T[0], V::M[0]>
-            <<<(blocks64 * 64 + V::T[0] - 1) / V::T[0], V::T[0], 0, s>>>(bases, sk, sidx, desc,
-                                                                         total, partial);
+        return launch_acc_v<G, 0>(blocks64, s, bases, sk, sidx, desc, total, partial);
     }
 }
 
@@ -338,6 +410,31 @@ struct phase_clock {
     }
 };
 
+/*
+ * Chunk length limit L for n points in B buckets. A bucket of len points
+ * becomes ⌈len/L⌉ equal chunks. L is the average bucket size over the number
+ * of parts it should make, plus 3σ (len is ~Poisson), so nearly every bucket
+ * splits into the same number of parts of nearly equal length: the threads
+ * of a warp then finish together. (Cutting at 128 points left a short
+ * remainder per bucket: at 2^27 points in 2^19 buckets, half the buckets
+ * made 128 + 128 + a few.) Parts: the average over `target` points, but at
+ * least enough for min_chunks threads per window (small MSMs fill the GPU)
+ * and at most one per 16 points. Heavy buckets (repeated scalars) still
+ * split into many chunks.
+ */
+uint32_t chunk_len(uint32_t n, uint32_t B, uint32_t target, double min_chunks) {
+    const char *env = getenv("CZK_CUDA_MSM_CHUNK"); /* benchmark knob: target chunk length */
+    if (env && atoi(env) > 0) target = (uint32_t)atoi(env);
+    double avg = (double)n / B;
+    double parts = floor(avg / target + 0.5);
+    double fill = ceil(min_chunks / B);
+    if (parts < fill) parts = fill;
+    if (parts > floor(avg / 16)) parts = floor(avg / 16);
+    if (parts < 1) parts = 1;
+    double L = (avg + 3.0 * sqrt(avg)) / parts;
+    return L < 1 ? 1 : (uint32_t)ceil(L);
+}
+
 unsigned windows_for(unsigned c) {
     return (255 + c - 1) / c;
 }
@@ -372,7 +469,8 @@ czk_status msm(czk_cuda_ctx *ctx, typename G::host_point *out, const typename G:
     seg_len = seg_len < 2 ? (B < 2 ? B : 2) : (seg_len > 64 ? 64 : seg_len);
     const uint32_t nseg = B / seg_len;
     const uint32_t nseg2 = nseg > 1024 ? nseg / 1024 : 0; /* first reduction level, if any */
-    const uint32_t max_chunks = n / CHUNK + (n < B ? n : B) + 1;
+    const uint32_t L = chunk_len(n, B, G::CHUNK, 2.0 * ctx->sm_count * 384);
+    const uint32_t max_chunks = n / L + (n < B ? n : B) + 1;
     cudaStream_t s = ctx->stream;
 
     dev_buf<uint32_t> keys, skeys, sidx, iota, start, end, cnt, off, big, counters;
@@ -436,7 +534,7 @@ czk_status msm(czk_cuda_ctx *ctx, typename G::host_point *out, const typename G:
         CZK_CU(cudaMemsetAsync(counters, 0, 2 * sizeof(uint32_t), s), "msm_%s: clear counters", nm);
         msm_bounds<<<grid_for(n, 256), 256, 0, s>>>(skeys, n, start, end);
         CZK_LAUNCH("msm_%s: bucket bounds, window %u", nm, w);
-        msm_chunk_count<<<grid_for(B, 256), 256, 0, s>>>(start, end, B, cnt);
+        msm_chunk_count<<<grid_for(B, 256), 256, 0, s>>>(start, end, B, L, cnt);
         CZK_LAUNCH("msm_%s: chunk counts, window %u", nm, w);
         CZK_CU(cub::DeviceScan::ExclusiveSum(temp.p, scan_bytes, cnt.p, off.p, B, s),
                "msm_%s: chunk offsets, window %u", nm, w);

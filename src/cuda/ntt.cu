@@ -2,9 +2,10 @@
  * NTT over Fr on the device, and the Groth16 H computation.
  *
  * Algorithm: radix-2 decimation in time (Cooley–Tukey) on bit-reversed input,
- * so a transform is one in-place bit-reversal pass followed by ⌈log_n/10⌉
- * passes of up to 10 stages each (2^27: 9 + 9 + 9). A pass loads groups of
- * 2^ks elements (stride 2^s0, s0 = stages already done) into shared memory
+ * so a transform is one in-place bit-reversal pass (by 16×16 tiles through
+ * shared memory, so that reads and writes are 512-byte runs) followed by
+ * ⌈log_n/10⌉ passes of up to 10 stages each (2^27: 9 + 9 + 9). A pass loads
+ * groups of 2^ks elements (stride 2^s0, s0 = stages already done) into shared memory
  * and runs its stages there with twiddles from one 512-entry table
  * (ω_1024^j). Between passes the four-step "twist" multiplies element (f, m)
  * of a sub-transform by ω_M^(f·rev(m)), M = 2^(s0+ks); with it each pass is a
@@ -14,6 +15,8 @@
  * hi[e / 2^14]), built on the host with blst at context creation; a twist
  * with M <= 2^18 reads one table of ω_M^e instead (made on the device on first
  * use and kept in the context), which saves a multiplication per element.
+ * Butterflies whose twiddle is 1 skip the multiplication where a whole warp
+ * shares it (the first stages of a pass: ~7% of the multiplications).
  *
  * Scalings are folded into the passes: 1/N and the coset factor g^i into the
  * bit-reversal pass (they act on the input), g^−i into the last pass's store
@@ -35,19 +38,30 @@ namespace czkg {
 
 namespace {
 
-constexpr int NTT_THREADS = 256;
-constexpr int NTT_BLOCK_ELEMS = 1024; /* elements per block in shared memory (32 KiB) */
+/*
+ * Elements per pass block in shared memory: 1024 (33 KiB, 256 threads).
+ * 2048 (66 KiB, 512 threads: runs of four consecutive elements instead of
+ * two in the strided passes) measured slower on the H200: NTT 2^27 48.26 ms
+ * against 45.05 (bench/GPU.md run 4).
+ */
+constexpr int NTT_BLOCK = 1024;
+template <int BE> constexpr int ntt_threads() {
+    return BE / 4;
+}
+template <int BE> constexpr size_t ntt_smem() {
+    return 8 * (BE + BE / 32) * sizeof(uint32_t);
+}
 constexpr int TABLE_BITS = 14;
 
-__device__ __forceinline__ fr ld_fr(const fr *p) {
+template <class F = fr> __device__ __forceinline__ F ld_fr(const fr *p) {
     const uint4 *q = reinterpret_cast<const uint4 *>(p);
     uint4 a = q[0], b = q[1];
-    fr r;
+    F r;
     r.v[0] = a.x, r.v[1] = a.y, r.v[2] = a.z, r.v[3] = a.w;
     r.v[4] = b.x, r.v[5] = b.y, r.v[6] = b.z, r.v[7] = b.w;
     return r;
 }
-__device__ __forceinline__ void st_fr(fr *p, const fr &r) {
+template <class F> __device__ __forceinline__ void st_fr(fr *p, const F &r) {
     uint4 *q = reinterpret_cast<uint4 *>(p);
     q[0] = make_uint4(r.v[0], r.v[1], r.v[2], r.v[3]);
     q[1] = make_uint4(r.v[4], r.v[5], r.v[6], r.v[7]);
@@ -56,44 +70,111 @@ __device__ __forceinline__ void st_fr(fr *p, const fr &r) {
 /* Pre-scaling of the bit-reversal pass. */
 enum { SCALE_NONE = 0, SCALE_CONST = 1, SCALE_POWERS = 2 };
 
+template <class F>
+__device__ __forceinline__ F pre_scale(F x, int mode, const F &c, const fr *lo, const fr *hi,
+                                       uint32_t i) {
+    if (mode == SCALE_CONST) return x * c;
+    if (mode == SCALE_POWERS) return x * (ld_fr<F>(lo + (i & 0x3fff)) * ld_fr<F>(hi + (i >> 14)));
+    return x;
+}
+
 /*
  * In-place bit-reversal permutation, x[i] scaled first: by c (SCALE_CONST) or
  * by base^i from the tables (SCALE_POWERS) with i the input (natural) index.
+ * One thread per pair (sizes below 2^8).
  */
-__global__ void ntt_bitrev(fr *data, unsigned log_n, int mode, fr c, const fr *lo, const fr *hi) {
+template <class F>
+__global__ void ntt_bitrev(fr *data, unsigned log_n, int mode, F c, const fr *lo, const fr *hi) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= (1u << log_n)) return;
     uint32_t j = __brev(i) >> (32 - log_n);
     if (i > j) return;
-    fr xi = ld_fr(data + i), xj = ld_fr(data + j);
-    if (mode == SCALE_CONST) {
-        xi = xi * c;
-        xj = xj * c;
-    } else if (mode == SCALE_POWERS) {
-        xi = xi * pow_table(lo, hi, i);
-        xj = xj * pow_table(lo, hi, j);
-    }
+    F xi = pre_scale(ld_fr<F>(data + i), mode, c, lo, hi, i);
+    F xj = pre_scale(ld_fr<F>(data + j), mode, c, lo, hi, j);
     st_fr(data + i, xj);
     if (i != j) st_fr(data + j, xi);
+}
+
+/*
+ * The same permutation by tiles (log_n >= 8): index i = (a, b, c) with a the
+ * top 4 bits, c the low 4 bits; (a, b, c) moves to (rev c, rev b, rev a), so
+ * the 16×16 tile of one b maps onto the tile of rev b, transposed. One block
+ * per pair {b, rev b} loads both tiles (16 contiguous elements per row) into
+ * shared memory and writes each into the other's place; rows padded to 17
+ * against bank conflicts.
+ */
+constexpr int BR_BITS = 4, BR_SIDE = 1 << BR_BITS, BR_PITCH = BR_SIDE + 1;
+template <class F>
+__global__ void __launch_bounds__(256)
+    ntt_bitrev_tiled(fr *data, unsigned log_n, int mode, F c, const fr *lo, const fr *hi) {
+    __shared__ uint32_t s1[8][BR_SIDE * BR_PITCH], s2[8][BR_SIDE * BR_PITCH];
+    const unsigned mb = log_n - 2 * BR_BITS;
+    const uint32_t b = blockIdx.x;
+    const uint32_t b2 = mb ? __brev(b) >> (32 - mb) : 0;
+    if (b > b2) return;
+    const unsigned tid = threadIdx.x, ta = tid >> BR_BITS, tc = tid & (BR_SIDE - 1);
+    const uint32_t i1 = (ta << (log_n - BR_BITS)) | (b << BR_BITS) | tc;
+    const uint32_t i2 = (ta << (log_n - BR_BITS)) | (b2 << BR_BITS) | tc;
+    F x1 = ld_fr<F>(data + i1), x2;
+    if (b != b2) x2 = ld_fr<F>(data + i2);
+    x1 = pre_scale(x1, mode, c, lo, hi, i1);
+    const unsigned at = ta * BR_PITCH + tc;
+#pragma unroll
+    for (int w = 0; w < 8; w++)
+        s1[w][at] = x1.v[w];
+    if (b != b2) {
+        x2 = pre_scale(x2, mode, c, lo, hi, i2);
+#pragma unroll
+        for (int w = 0; w < 8; w++)
+            s2[w][at] = x2.v[w];
+    }
+    __syncthreads();
+    /* destination (ta, ·, tc) takes source (rev tc, ·, rev ta) of the partner tile */
+    const unsigned from =
+        (__brev(tc) >> (32 - BR_BITS)) * BR_PITCH + (__brev(ta) >> (32 - BR_BITS));
+    F y1, y2;
+#pragma unroll
+    for (int w = 0; w < 8; w++)
+        y1.v[w] = s1[w][from];
+    st_fr(data + i2, y1); /* tile b lands on tile rev b */
+    if (b != b2) {
+#pragma unroll
+        for (int w = 0; w < 8; w++)
+            y2.v[w] = s2[w][from];
+        st_fr(data + i1, y2);
+    }
+}
+
+/* Shared-memory slot of element e: one word of padding per 32 (strided butterflies hit distinct
+ * banks). */
+__device__ __forceinline__ unsigned padded(unsigned e) {
+    return e + (e >> 5);
 }
 
 /*
  * One pass of KS radix-2 DIT stages over groups of 2^KS elements with stride
  * 2^s0. Element (group (hi, lo), m) lives at hi·2^(s0+KS) + m·2^s0 + lo.
  * Shared memory holds G groups (consecutive group ids, so consecutive lo:
- * coalesced when s0 > 0), word-major (sm[w][e]) so that a warp reading
- * consecutive elements hits distinct banks.
+ * coalesced when s0 > 0), word-major (sm[w][e], padded) so that a warp
+ * reading consecutive elements hits distinct banks.
+ * Stages with fewer than 32 twiddles (h < 32) give each warp butterflies of
+ * one twiddle index j, so the ones with j = 0 (factor 1) skip the
+ * multiplication as whole warps; later stages give a warp consecutive j.
  * post_lo/post_hi, when non-null, multiply output i by post^i.
  */
-template <int KS>
-__global__ void __launch_bounds__(NTT_THREADS)
+template <int KS, class F, int BE>
+__global__ void __launch_bounds__(ntt_threads<BE>())
     ntt_dit_pass(fr *data, unsigned log_n, unsigned s0, const fr *w1024, const fr *tw_lo,
                  const fr *tw_hi, const fr *tw_direct, const fr *post_lo, const fr *post_hi) {
     constexpr int GS = 1 << KS;
-    __shared__ uint32_t sm[8][NTT_BLOCK_ELEMS];
+    constexpr int NTT_THREADS = ntt_threads<BE>();
+    extern __shared__ uint32_t ntt_sm[];
+    uint32_t(*sm)[BE + BE / 32] = reinterpret_cast<uint32_t(*)[BE + BE / 32]>(ntt_sm);
     const unsigned groups_total = 1u << (log_n - KS);
-    const unsigned G = min((unsigned)(NTT_BLOCK_ELEMS / GS), groups_total);
+    const unsigned G = min((unsigned)(BE / GS), groups_total);
+    const unsigned log_g = __ffs(G) - 1; /* G is a power of two: shifts, not divisions */
     const unsigned E = G * GS;
+    const unsigned log_half = __ffs(E / 2) - 1; /* E/2 butterflies per stage, a power of two */
     const uint32_t lo_mask = (1u << s0) - 1;
     const unsigned tid = threadIdx.x;
 
@@ -103,21 +184,23 @@ __global__ void __launch_bounds__(NTT_THREADS)
             g = e >> KS;
             m = e & (GS - 1);
         } else {
-            g = e % G;
-            m = e / G;
+            g = e & (G - 1);
+            m = e >> log_g;
         }
         uint32_t gid = blockIdx.x * G + g;
         uint32_t lo = gid & lo_mask, hi = gid >> s0;
         uint32_t idx = (hi << (s0 + KS)) | (m << s0) | lo;
-        fr x = ld_fr(data + idx);
+        F x = ld_fr<F>(data + idx);
         if (s0 > 0) {
             uint32_t rm = __brev(m) >> (32 - KS);
             if (tw_direct) /* ω_M^e from one table of M entries */
-                x = x * ld_fr(tw_direct + lo * rm);
-            else
-                x = x * pow_table(tw_lo, tw_hi, (lo * rm) << (28 - s0 - KS));
+                x = x * ld_fr<F>(tw_direct + lo * rm);
+            else {
+                uint32_t ex = (lo * rm) << (28 - s0 - KS);
+                x = x * (ld_fr<F>(tw_lo + (ex & 0x3fff)) * ld_fr<F>(tw_hi + (ex >> 14)));
+            }
         }
-        unsigned at = g * GS + m;
+        unsigned at = padded(g * GS + m);
 #pragma unroll
         for (int w = 0; w < 8; w++)
             sm[w][at] = x.v[w];
@@ -127,22 +210,34 @@ __global__ void __launch_bounds__(NTT_THREADS)
 #pragma unroll
     for (int t = 1; t <= KS; t++) {
         const unsigned h = 1u << (t - 1);
+        const bool uniform = h < 32 && (E / 2) >= 32 * h; /* same for the whole block */
         for (unsigned b = tid; b < E / 2; b += NTT_THREADS) {
-            unsigned g = b >> (KS - 1);
-            unsigned bb = b & (GS / 2 - 1);
-            unsigned j = g * GS + (((bb >> (t - 1)) << t) | (bb & (h - 1)));
-            fr u, v;
-#pragma unroll
-            for (int w = 0; w < 8; w++) {
-                u.v[w] = sm[w][j];
-                v.v[w] = sm[w][j + h];
+            unsigned j, pos;
+            if (uniform) { /* b = (j, g, k): pos = g·GS + k·2h + j */
+                const unsigned per_log = log_half - (t - 1); /* butterflies per twiddle index */
+                j = b >> per_log;
+                unsigned rest = b & ((1u << per_log) - 1);
+                unsigned g = rest >> (KS - t), k = rest & ((1u << (KS - t)) - 1);
+                pos = g * GS + (k << t) + j;
+            } else {
+                unsigned g = b >> (KS - 1);
+                unsigned bb = b & (GS / 2 - 1);
+                j = bb & (h - 1);
+                pos = g * GS + (((bb >> (t - 1)) << t) | j);
             }
-            if (t > 1) v = v * ld_fr(w1024 + ((bb & (h - 1)) << (10 - t)));
-            fr s = u + v, d = u - v;
+            const unsigned pu = padded(pos), pv = padded(pos + h);
+            F u, v;
 #pragma unroll
             for (int w = 0; w < 8; w++) {
-                sm[w][j] = s.v[w];
-                sm[w][j + h] = d.v[w];
+                u.v[w] = sm[w][pu];
+                v.v[w] = sm[w][pv];
+            }
+            if (t > 1 && (!uniform || j != 0)) v = v * ld_fr<F>(w1024 + (j << (10 - t)));
+            F s = u + v, d = u - v;
+#pragma unroll
+            for (int w = 0; w < 8; w++) {
+                sm[w][pu] = s.v[w];
+                sm[w][pv] = d.v[w];
             }
         }
         __syncthreads();
@@ -154,18 +249,18 @@ __global__ void __launch_bounds__(NTT_THREADS)
             g = e >> KS;
             m = e & (GS - 1);
         } else {
-            g = e % G;
-            m = e / G;
+            g = e & (G - 1);
+            m = e >> log_g;
         }
         uint32_t gid = blockIdx.x * G + g;
         uint32_t lo = gid & lo_mask, hi = gid >> s0;
         uint32_t idx = (hi << (s0 + KS)) | (m << s0) | lo;
-        unsigned at = g * GS + m;
-        fr x;
+        unsigned at = padded(g * GS + m);
+        F x;
 #pragma unroll
         for (int w = 0; w < 8; w++)
             x.v[w] = sm[w][at];
-        if (post_lo) x = x * pow_table(post_lo, post_hi, idx);
+        if (post_lo) x = x * (ld_fr<F>(post_lo + (idx & 0x3fff)) * ld_fr<F>(post_hi + (idx >> 14)));
         st_fr(data + idx, x);
     }
 }
@@ -208,9 +303,46 @@ double now_ms() {
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
-const pass_fn PASSES[11] = {nullptr,         ntt_dit_pass<1>, ntt_dit_pass<2>, ntt_dit_pass<3>,
-                            ntt_dit_pass<4>, ntt_dit_pass<5>, ntt_dit_pass<6>, ntt_dit_pass<7>,
-                            ntt_dit_pass<8>, ntt_dit_pass<9>, ntt_dit_pass<10>};
+template <int BE> struct passes {
+    static constexpr pass_fn P[11] = {nullptr,
+                                      ntt_dit_pass<1, fr, BE>,
+                                      ntt_dit_pass<2, fr, BE>,
+                                      ntt_dit_pass<3, fr, BE>,
+                                      ntt_dit_pass<4, fr, BE>,
+                                      ntt_dit_pass<5, fr, BE>,
+                                      ntt_dit_pass<6, fr, BE>,
+                                      ntt_dit_pass<7, fr, BE>,
+                                      ntt_dit_pass<8, fr, BE>,
+                                      ntt_dit_pass<9, fr, BE>,
+                                      ntt_dit_pass<10, fr, BE>};
+};
+
+/* One pass of ks stages over 2^log_n elements with BE elements per block. */
+template <int BE>
+cudaError_t launch_pass(unsigned ks, fr *data, unsigned log_n, unsigned s0, const fr *w1024,
+                        const fr *tw_lo, const fr *tw_hi, const fr *direct, const fr *post_lo,
+                        const fr *post_hi, cudaStream_t s) {
+    const pass_fn k = passes<BE>::P[ks];
+    cudaError_t e = cudaFuncSetAttribute(
+        (const void *)k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)ntt_smem<BE>());
+    if (e != cudaSuccess) return e;
+    unsigned groups = 1u << (log_n - ks);
+    unsigned per_block = (1u << ks) >= (unsigned)BE ? 1 : BE >> ks;
+    if (per_block > groups) per_block = groups;
+    k<<<groups / per_block, ntt_threads<BE>(), ntt_smem<BE>(), s>>>(
+        data, log_n, s0, w1024, tw_lo, tw_hi, direct, post_lo, post_hi);
+    return cudaGetLastError();
+}
+
+void launch_bitrev(fr *data, unsigned log_n, int mode, fr c, const fr *lo, const fr *hi,
+                   cudaStream_t s) {
+    if (log_n >= 2 * BR_BITS)
+        ntt_bitrev_tiled<fr>
+            <<<1u << (log_n - 2 * BR_BITS), 256, 0, s>>>(data, log_n, mode, c, lo, hi);
+    else
+        ntt_bitrev<fr>
+            <<<grid_for((size_t)1 << log_n, 256), 256, 0, s>>>(data, log_n, mode, c, lo, hi);
+}
 
 fr host_fr(const czk_fr &x) {
     fr r;
@@ -226,11 +358,9 @@ fr host_fr(const czk_fr &x) {
 czk_status ntt_run(czk_cuda_ctx *ctx, fr *data, unsigned log_n, int inv, int pre_mode, fr pre_c,
                    const fr *pre_lo, const fr *pre_hi, const fr *post_lo, const fr *post_hi,
                    const char *what, czk_err *err) {
-    size_t n = (size_t)1 << log_n;
     const bool prof = ctx->profile != 0;
     double t0 = prof ? (cudaStreamSynchronize(ctx->stream), now_ms()) : 0;
-    ntt_bitrev<<<grid_for(n, 256), 256, 0, ctx->stream>>>(data, log_n, pre_mode, pre_c, pre_lo,
-                                                          pre_hi);
+    launch_bitrev(data, log_n, pre_mode, pre_c, pre_lo, pre_hi, ctx->stream);
     CZK_LAUNCH("%s 2^%u: bit reversal", what, log_n);
     if (prof) {
         CZK_CU(cudaStreamSynchronize(ctx->stream), "%s: synchronize", what);
@@ -240,9 +370,6 @@ czk_status ntt_run(czk_cuda_ctx *ctx, fr *data, unsigned log_n, int inv, int pre
     unsigned s0 = 0;
     for (unsigned p = 0; p < passes; p++) {
         unsigned ks = log_n / passes + (p < log_n % passes ? 1 : 0);
-        unsigned groups = 1u << (log_n - ks);
-        unsigned per_block = (1u << ks) >= (unsigned)NTT_BLOCK_ELEMS ? 1 : NTT_BLOCK_ELEMS >> ks;
-        if (per_block > groups) per_block = groups;
         bool last = p + 1 == passes;
         const fr *direct = nullptr;
         if (s0 > 0) {
@@ -250,10 +377,10 @@ czk_status ntt_run(czk_cuda_ctx *ctx, fr *data, unsigned log_n, int inv, int pre
             if (st != CZK_OK) return st;
         }
         if (prof) t0 = (cudaStreamSynchronize(ctx->stream), now_ms());
-        PASSES[ks]<<<groups / per_block, NTT_THREADS, 0, ctx->stream>>>(
-            data, log_n, s0, ctx->w1024[inv], ctx->omega_lo[inv], ctx->omega_hi[inv], direct,
-            last ? post_lo : nullptr, last ? post_hi : nullptr);
-        CZK_LAUNCH("%s 2^%u: pass %u (%u stages)", what, log_n, p, ks);
+        const fr *plo = last ? post_lo : nullptr, *phi = last ? post_hi : nullptr;
+        CZK_CU(launch_pass<NTT_BLOCK>(ks, data, log_n, s0, ctx->w1024[inv], ctx->omega_lo[inv],
+                                      ctx->omega_hi[inv], direct, plo, phi, ctx->stream),
+               "%s 2^%u: pass %u (%u stages)", what, log_n, p, ks);
         if (prof) {
             CZK_CU(cudaStreamSynchronize(ctx->stream), "%s: synchronize", what);
             fprintf(stderr, ", pass %u (%u stages%s) %.3f ms", p, ks,

@@ -1,6 +1,6 @@
 /*
- * Throughput microbenchmarks: field multiplications (each Montgomery form)
- * and G1 mixed additions (with three multiplication forms), each thread
+ * Throughput microbenchmarks: field multiplications (Montgomery forms of
+ * field.cuh) and G1 mixed additions (three of them), each thread
  * running independent dependency chains. For choosing the forms (field.cuh).
  */
 #include "cuda/internal.h"
@@ -53,8 +53,18 @@ template <int K> using fr_k = mont<with_mul<fr_params, K>>;
 using namespace czkg;
 
 extern "C" const char *const czk_cuda_rate_names[CZK_CUDA_NRATES] = {
-    "fp_mul_wide",  "fp_mul_chain",  "fp_mul_rolled", "fp_mul_call",    "fr_mul_wide",
-    "fr_mul_chain", "fr_mul_rolled", "g1_madd_wide",  "g1_madd_rolled", "g1_madd_call"};
+    "fp_mul_wide", "fp_mul_chain", "fp_mul_eo",    "fp_mul_call",     "fp_mul_eo_call",
+    "fr_mul_wide", "fr_mul_eo",    "g1_madd_call", "g1_madd_eo_call", "g1_madd_eo"};
+
+namespace {
+template <class F> void launch_mul(unsigned blocks, unsigned threads, cudaStream_t s, void *p) {
+    mul_rate<F><<<blocks, threads, 0, s>>>((F *)p);
+}
+template <class F>
+void launch_madd(unsigned blocks, unsigned threads, cudaStream_t s, const void *pts, void *out) {
+    madd_rate<F><<<blocks, threads, 0, s>>>((const affine<F> *)pts, (xyzz<F> *)out);
+}
+} // namespace
 
 extern "C" czk_status czk_cuda_rates(czk_cuda_ctx *ctx, double rates[CZK_CUDA_NRATES],
                                      czk_err *err) {
@@ -79,37 +89,34 @@ extern "C" czk_status czk_cuda_rates(czk_cuda_ctx *ctx, double rates[CZK_CUDA_NR
             CZK_CU(cudaEventRecord(ctx->ev_start, s), "rates: event");
             switch (k) {
             case 0:
-                mul_rate<fp_k<MUL_WIDE>><<<blocks, threads, 0, s>>>((fp_k<MUL_WIDE> *)bfp.p);
+                launch_mul<fp_k<MUL_WIDE>>(blocks, threads, s, bfp.p);
                 break;
             case 1:
-                mul_rate<fp_k<MUL_CHAIN>><<<blocks, threads, 0, s>>>((fp_k<MUL_CHAIN> *)bfp.p);
+                launch_mul<fp_k<MUL_CHAIN>>(blocks, threads, s, bfp.p);
                 break;
             case 2:
-                mul_rate<fp_k<MUL_ROLLED>><<<blocks, threads, 0, s>>>((fp_k<MUL_ROLLED> *)bfp.p);
+                launch_mul<fp_k<MUL_EO>>(blocks, threads, s, bfp.p);
                 break;
             case 3:
-                mul_rate<fp_k<MUL_CALL>><<<blocks, threads, 0, s>>>((fp_k<MUL_CALL> *)bfp.p);
+                launch_mul<fp_k<MUL_CALL>>(blocks, threads, s, bfp.p);
                 break;
             case 4:
-                mul_rate<fr_k<MUL_WIDE>><<<blocks, threads, 0, s>>>((fr_k<MUL_WIDE> *)bfr.p);
+                launch_mul<fp_k<MUL_EO_CALL>>(blocks, threads, s, bfp.p);
                 break;
             case 5:
-                mul_rate<fr_k<MUL_CHAIN>><<<blocks, threads, 0, s>>>((fr_k<MUL_CHAIN> *)bfr.p);
+                launch_mul<fr_k<MUL_WIDE>>(blocks, threads, s, bfr.p);
                 break;
             case 6:
-                mul_rate<fr_k<MUL_ROLLED>><<<blocks, threads, 0, s>>>((fr_k<MUL_ROLLED> *)bfr.p);
+                launch_mul<fr_k<MUL_EO>>(blocks, threads, s, bfr.p);
                 break;
             case 7:
-                madd_rate<fp_k<MUL_WIDE>><<<blocks, threads, 0, s>>>(
-                    (const affine<fp_k<MUL_WIDE>> *)pts.p, (xyzz<fp_k<MUL_WIDE>> *)out.p);
+                launch_madd<fp_k<MUL_CALL>>(blocks, threads, s, pts.p, out.p);
                 break;
             case 8:
-                madd_rate<fp_k<MUL_ROLLED>><<<blocks, threads, 0, s>>>(
-                    (const affine<fp_k<MUL_ROLLED>> *)pts.p, (xyzz<fp_k<MUL_ROLLED>> *)out.p);
+                launch_madd<fp_k<MUL_EO_CALL>>(blocks, threads, s, pts.p, out.p);
                 break;
             case 9:
-                madd_rate<fp_k<MUL_CALL>><<<blocks, threads, 0, s>>>(
-                    (const affine<fp_k<MUL_CALL>> *)pts.p, (xyzz<fp_k<MUL_CALL>> *)out.p);
+                launch_madd<fp_k<MUL_EO>>(blocks, threads, s, pts.p, out.p);
                 break;
             }
             CZK_LAUNCH("rates: kernel %d", k);
@@ -118,7 +125,7 @@ extern "C" czk_status czk_cuda_rates(czk_cuda_ctx *ctx, double rates[CZK_CUDA_NR
         }
         float ms = 0;
         CZK_CU(cudaEventElapsedTime(&ms, ctx->ev_start, ctx->ev_stop), "rates: elapsed");
-        double ops = (double)total * ITERS * (k < 7 ? CHAINS : 1);
+        double ops = (double)total * ITERS * (k < 7 ? CHAINS : 1); /* 0..6: multiplications */
         rates[k] = ops / (ms * 1e-3);
     }
     return CZK_OK;
