@@ -28,6 +28,7 @@ int czk_cmd_timeline(int argc, char **argv);
 int czk_cmd_prove(int argc, char **argv);
 int czk_cmd_verify(int argc, char **argv);
 int czk_cmd_gen_vanilla(int argc, char **argv);
+int czk_cmd_bench(int argc, char **argv);
 
 /* Prints "czk <cmd>: <message>" to stderr; returns CZK_EXIT_ERROR. */
 int czk_cli_fail(const char *cmd, const char *fmt, ...) CZK_PRINTF(2, 3);

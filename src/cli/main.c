@@ -18,6 +18,7 @@ static const czk_cli_command COMMANDS[] = {
     {"prove", "PoRep C2 on the CPU: prove a C1, verify the proofs, write them", czk_cmd_prove},
     {"verify", "verify PoRep C2 proofs against a C1's sector, as the chain does", czk_cmd_verify},
     {"gen-vanilla", "seal a test sector and write its C1 JSON (or a sparse C1)", czk_cmd_gen_vanilla},
+    {"bench", "throughput at a chosen concurrency, config sweeps, SVG timeline", czk_cmd_bench},
 };
 
 int czk_cli_fail(const char *cmd, const char *fmt, ...) {
