@@ -336,8 +336,13 @@ typedef struct set_warn {
 static void set_warn_fn(void *ctx, const char *msg) {
     set_warn *w = ctx;
     if (strstr(msg, "unknown")) {
-        if (!w->unknown) snprintf(w->first, sizeof w->first, "%s", msg);
+        if (!w->unknown) {
+            snprintf(w->first, sizeof w->first, "%s", msg);
+            char *ig = strstr(w->first, " (ignored)");
+            if (ig) *ig = 0;
+        }
         w->unknown = true;
+        return;
     }
     if (w->warn) w->warn(w->ctx, msg);
 }

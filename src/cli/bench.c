@@ -188,8 +188,9 @@ static void reqs_free(reqs *q) {
 /* ---- progress ---- */
 
 typedef struct progress {
-    bool bar;  /* a bar redrawn in place on stderr */
-    bool rows; /* per proof rows on stdout */
+    bool bar;   /* a bar redrawn in place on stderr */
+    bool lines; /* else plain progress lines on stderr */
+    bool rows;  /* per proof rows on stdout */
     const char *label;
 } progress;
 
@@ -230,7 +231,7 @@ static void on_done(void *ctx, const czk_bench_row *row, size_t done, size_t cou
             fprintf(stderr, "%s[%s] %zu/%zu  %.2f s/proof  elapsed %s  ETA %s", p->label, bar, done,
                     count, sp, t, e);
         fflush(stderr);
-    } else {
+    } else if (p->lines) {
         fprintf(stderr, "%sprogress %zu/%zu, %.3f s/proof so far, elapsed %s, ETA %s\n", p->label,
                 done, count, sp, t, e);
     }
@@ -348,12 +349,31 @@ static int run_once(const opts *o, const czk_engine_config *cfg, reqs *q, const 
     memset(res, 0, sizeof *res);
     int rc = make_runner(&runner, o, cfg, q);
     if (rc) return rc;
-    progress pr = {o->progress < 0 ? isatty(2) == 1 : o->progress == 1, rows, label};
+    bool tty = isatty(2) == 1;
+    progress pr = {o->progress == 1 || (o->progress < 0 && tty), o->progress < 0 && !tty, rows,
+                   label};
     czk_bench_plan plan = {
         (size_t)o->count, (unsigned)o->concurrency, id_prefix, make_request, q, on_done, &pr};
+    if (rows) {
+        printf("czk bench: %s, %llu proofs, %llu in flight, ", o->addr ? o->addr : "in-process",
+               (unsigned long long)o->count, (unsigned long long)o->concurrency);
+        if (q->test) {
+            printf("test kind (%s)\n", o->test_payload);
+        } else {
+            printf("inputs:");
+            for (size_t i = 0; i < q->n_in; i++)
+                printf(" %s (%s)", q->in[i].path, q->in[i].circuit_id ? q->in[i].circuit_id : "?");
+            printf("\n");
+        }
+    }
     if (rows)
         printf("%5s  %-28s %-10s %9s %9s %10s %9s\n", "proof", "job", "state", "wall s", "queue ms",
                "synth ms", "gpu ms");
+    if (pr.bar) {
+        fprintf(stderr, "%s[%s] 0/%llu  starting", label, "..............................",
+                (unsigned long long)o->count);
+        fflush(stderr);
+    }
     czk_err err;
     czk_status st = czk_bench_run(&runner, &plan, res, &err);
     if (pr.bar) fputs("\r\033[K", stderr);
@@ -666,17 +686,6 @@ int czk_cmd_bench(int argc, char **argv) {
     if (o.n_sweep) {
         rc = run_sweep(&o, &cfg, &q, prefix);
     } else {
-        printf("czk bench: %s, %llu proofs, %llu in flight, ", o.addr ? o.addr : "in-process",
-               (unsigned long long)o.count, (unsigned long long)o.concurrency);
-        if (test)
-            printf("test kind (%s)\n", o.test_payload);
-        else {
-            printf("inputs:");
-            for (size_t i = 0; i < q.n_in; i++)
-                printf(" %s (%s)", q.in[i].path, q.in[i].circuit_id ? q.in[i].circuit_id : "?");
-            printf("\n");
-        }
-        fflush(stdout);
         czk_bench_result res;
         rc = run_once(&o, &cfg, &q, prefix, true, "", o.svg, &res, true);
         if (!rc && res.failed) rc = CZK_EXIT_NO;
