@@ -296,21 +296,15 @@ static void reset_peak_rss(void) {
 }
 
 /* The remote runner; src/cli/bench_remote.c. */
-czk_status czk_bench_remote(czk_bench_runner *out, const char *addr, czk_err *err);
+czk_status czk_bench_remote(czk_bench_runner *out, const char *addr, const char *preload,
+                            czk_err *err);
 
 static int make_runner(czk_bench_runner *runner, const opts *o, const czk_engine_config *cfg,
                        const reqs *q) {
     czk_err err;
-    if (o->addr) {
-        if (czk_bench_remote(runner, o->addr, &err))
-            return czk_cli_fail("bench", "--addr %s: %s", o->addr, err.msg);
-        return CZK_EXIT_OK;
-    }
-    if (czk_bench_inprocess(runner, cfg, o->verbose, &err))
-        return czk_cli_fail("bench", "engine: %s", err.msg);
+    const char *id = NULL;
+    char tid[CZK_CIRCUIT_ID_MAX];
     if (o->preload) {
-        const char *id = NULL;
-        char tid[CZK_CIRCUIT_ID_MAX];
         if (q->test) {
             const char *l = strstr(o->test_payload, "log=");
             snprintf(tid, sizeof tid, "test-%u", l ? (unsigned)atoi(l + 4) : 10u);
@@ -318,14 +312,21 @@ static int make_runner(czk_bench_runner *runner, const opts *o, const czk_engine
         } else if (q->n_in) {
             id = q->in[0].circuit_id;
         }
-        uint64_t ms = 0;
-        if (id && czk_bench_inprocess_preload(runner, id, &ms, &err))
-            fprintf(stderr, "czk bench: warning: preload %s: %s (the proofs will say more)\n", id,
-                    err.msg);
-        else if (id)
-            fprintf(stderr, "czk bench: %s loaded in %llu ms (before the clock starts)\n", id,
-                    (unsigned long long)ms);
     }
+    if (o->addr) {
+        if (czk_bench_remote(runner, o->addr, id, &err))
+            return czk_cli_fail("bench", "--addr %s: %s", o->addr, err.msg);
+        return CZK_EXIT_OK;
+    }
+    if (czk_bench_inprocess(runner, cfg, o->verbose, &err))
+        return czk_cli_fail("bench", "engine: %s", err.msg);
+    uint64_t ms = 0;
+    if (id && czk_bench_inprocess_preload(runner, id, &ms, &err))
+        fprintf(stderr, "czk bench: warning: preload %s: %s (the proofs will say more)\n", id,
+                err.msg);
+    else if (id)
+        fprintf(stderr, "czk bench: %s loaded in %llu ms (before the clock starts)\n", id,
+                (unsigned long long)ms);
     return CZK_EXIT_OK;
 }
 

@@ -1,17 +1,118 @@
 /*
- * `czk bench --addr`: the remote runner, a czk daemon reached over gRPC.
- * This build has no gRPC client (include/czk/rpc.h), so --addr is refused
- * with a message that says so.
+ * `czk bench --addr`: the remote runner, a czk (or cuzk) daemon reached over
+ * gRPC with the client of include/czk/rpc.h. Each proof is one Prove call
+ * (submit and wait), as cuzk-bench's batch mode does. Per proof the queue,
+ * synthesis and GPU times are the daemon's (AwaitProofResponse); the
+ * daemon's TIMELINE events and its memory are not on the wire, so busy %,
+ * idle gaps, per-partition times and peak RSS are not known here (the
+ * summary says so). The configuration printed is what GetStatus tells.
+ * Without the gRPC layer (-DCZK_RPC=OFF) --addr is refused, saying so.
  */
 #include "cli/cli.h"
 #include "czk/bench.h"
 
-czk_status czk_bench_remote(czk_bench_runner *out, const char *addr, czk_err *err);
+czk_status czk_bench_remote(czk_bench_runner *out, const char *addr, const char *preload,
+                            czk_err *err);
 
-czk_status czk_bench_remote(czk_bench_runner *out, const char *addr, czk_err *err) {
+#ifdef CZK_HAVE_RPC
+#include "czk/rpc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct remote {
+    czk_rpc_client *c;
+    char addr[256];
+} remote;
+
+static czk_status remote_prove(void *self, const czk_proof_request *req, czk_job_result *out,
+                               czk_err *err) {
+    remote *r = self;
+    memset(out, 0, sizeof *out);
+    return czk_rpc_prove(r->c, req, -1, out, NULL, err);
+}
+
+static void remote_describe(void *self, FILE *f) {
+    remote *r = self;
+    fprintf(f, "  runner = remote %s (the daemon's configuration is its own; GetStatus says:)\n",
+            r->addr);
+    czk_rpc_status *s = NULL;
+    czk_err err;
+    if (czk_rpc_get_status(r->c, &s, 10000, NULL, &err)) {
+        fprintf(f, "  status = unavailable (%s)\n", err.msg);
+        return;
+    }
+    fprintf(f, "  gpus = %zu\n", s->num_gpus);
+    for (size_t i = 0; i < s->num_gpus; i++)
+        fprintf(f, "  gpu %u = %s\n", s->gpus[i].ordinal, s->gpus[i].name);
+    for (size_t i = 0; i < s->num_srs; i++)
+        fprintf(f, "  srs %s = %.2f GiB\n", s->loaded_srs[i].circuit_id,
+                (double)s->loaded_srs[i].size_bytes / (double)(1ull << 30));
+    fprintf(f, "  proofs completed / failed since start = %llu / %llu\n",
+            (unsigned long long)s->total_proofs_completed,
+            (unsigned long long)s->total_proofs_failed);
+    fprintf(f, "  uptime = %llu s\n", (unsigned long long)s->uptime_seconds);
+    czk_rpc_status_free(s);
+}
+
+static void remote_destroy(void *self) {
+    remote *r = self;
+    if (!r) return;
+    czk_rpc_client_close(r->c);
+    free(r);
+}
+
+static const czk_bench_runner_ops REMOTE_OPS = {
+    "remote", remote_prove, NULL, NULL, NULL, remote_describe, remote_destroy,
+};
+
+czk_status czk_bench_remote(czk_bench_runner *out, const char *addr, const char *preload,
+                            czk_err *err) {
+    out->ops = NULL;
+    out->self = NULL;
+    remote *r = calloc(1, sizeof *r);
+    if (!r) return czk_errf(err, CZK_ERR_NOMEM, "bench: remote runner");
+    snprintf(r->addr, sizeof r->addr, "%s", addr);
+    czk_status st = czk_rpc_client_connect(&r->c, addr, 0, err);
+    if (st) {
+        free(r);
+        return st;
+    }
+    /* fail early when nobody answers there */
+    czk_rpc_status *s = NULL;
+    st = czk_rpc_get_status(r->c, &s, 10000, NULL, err);
+    czk_rpc_status_free(s);
+    if (st) {
+        remote_destroy(r);
+        return st;
+    }
+    if (preload) {
+        bool already = false;
+        uint64_t ms = 0;
+        czk_err perr;
+        if (czk_rpc_preload(r->c, preload, &already, &ms, -1, NULL, &perr))
+            fprintf(stderr, "czk bench: warning: PreloadSRS %s: %s (the proofs will say more)\n",
+                    preload, perr.msg);
+        else
+            fprintf(stderr, "czk bench: %s %s (before the clock starts)\n", preload,
+                    already ? "was loaded" : "loaded");
+    }
+    out->ops = &REMOTE_OPS;
+    out->self = r;
+    return CZK_OK;
+}
+
+#else
+
+czk_status czk_bench_remote(czk_bench_runner *out, const char *addr, const char *preload,
+                            czk_err *err) {
     (void)addr;
+    (void)preload;
     out->ops = NULL;
     out->self = NULL;
     return czk_errf(err, CZK_ERR_UNSUPPORTED,
-                    "the gRPC client is not available in this build (use --in-process)");
+                    "the gRPC client is not available in this build (configured with "
+                    "-DCZK_RPC=OFF; use --in-process)");
 }
+
+#endif
