@@ -38,7 +38,9 @@ static void usage(FILE *f) {
            "  --sweep KEY=V1,V2...  in-process: one run per combination of values (several\n"
            "                        KEY=... words form a grid), one row per configuration\n"
            "  --svg FILE            draw the run's timeline (a sweep: FILE-<n>.svg per row)\n"
-           "  --no-preload          in-process: do not load the SRS before the clock starts\n"
+           "  --no-preload          do not load the SRS before the clock starts\n"
+           "  --warmup N            N proofs before the clock starts, not counted (default 0;\n"
+           "                        the engine measures a circuit's memory on its first one)\n"
            "  --progress / --no-progress  the progress bar (default: when stderr is a terminal)\n"
            "  --verbose             engine log lines of every level\n");
 }
@@ -59,7 +61,7 @@ typedef struct opts {
     const char *addr, *config, *svg, *kind, *test_payload;
     bool in_process, preload, verbose;
     int progress; /* -1 auto */
-    uint64_t count, concurrency, miner_id, sector_num;
+    uint64_t count, concurrency, miner_id, sector_num, warmup;
     const char *c1[MAX_INPUTS];
     size_t n_c1;
     const char *sets[MAX_SETS];
@@ -350,6 +352,33 @@ static int run_once(const opts *o, const czk_engine_config *cfg, reqs *q, const 
     memset(res, 0, sizeof *res);
     int rc = make_runner(&runner, o, cfg, q);
     if (rc) return rc;
+    if (o->warmup) {
+        /* the first proofs of a circuit pay for measuring its memory (admission waits) */
+        char wid[140];
+        snprintf(wid, sizeof wid, "%s-w", id_prefix);
+        czk_bench_plan wp = {(size_t)o->warmup,
+                             (unsigned)(o->concurrency < o->warmup ? o->concurrency : o->warmup),
+                             wid,
+                             make_request,
+                             q,
+                             NULL,
+                             NULL};
+        czk_bench_result wr;
+        czk_err werr;
+        czk_status wst = czk_bench_run(&runner, &wp, &wr, &werr);
+        if (wst || wr.failed) {
+            rc = czk_cli_fail("bench", "warm-up: %s",
+                              wst                   ? werr.msg
+                              : wr.rows[0].error[0] ? wr.rows[0].error
+                                                    : "failed");
+            czk_bench_result_free(&wr);
+            czk_bench_runner_destroy(&runner);
+            return rc;
+        }
+        fprintf(stderr, "%sczk bench: %llu warm-up proofs in %.3f s (not counted)\n", label,
+                (unsigned long long)o->warmup, wr.wall_s);
+        czk_bench_result_free(&wr);
+    }
     bool tty = isatty(2) == 1;
     progress pr = {o->progress == 1 || (o->progress < 0 && tty), o->progress < 0 && !tty, rows,
                    label};
@@ -528,7 +557,8 @@ int czk_cmd_bench(int argc, char **argv) {
         O_NOPRE,
         O_PROG,
         O_NOPROG,
-        O_VERB
+        O_VERB,
+        O_WARM
     };
     static const struct option LONG[] = {{"addr", required_argument, NULL, O_ADDR},
                                          {"in-process", no_argument, NULL, O_INPROC},
@@ -547,6 +577,7 @@ int czk_cmd_bench(int argc, char **argv) {
                                          {"progress", no_argument, NULL, O_PROG},
                                          {"no-progress", no_argument, NULL, O_NOPROG},
                                          {"verbose", no_argument, NULL, O_VERB},
+                                         {"warmup", required_argument, NULL, O_WARM},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     opts o = {0};
@@ -645,6 +676,10 @@ int czk_cmd_bench(int argc, char **argv) {
             break;
         case O_VERB:
             o.verbose = true;
+            break;
+        case O_WARM:
+            if (!czk_cli_parse_u64(a, &o.warmup) || o.warmup > 1000)
+                return czk_cli_fail("bench", "--warmup: expected 0..1000, got '%s'", a);
             break;
         case 'h':
             usage(stdout);

@@ -10,6 +10,7 @@
  *     counted by the timeline (5 × 3 = 15), and the configuration printed is
  *     the one given (--config, then --set over it);
  *   - --svg writes a picture with one bar per partition per stage;
+ *   - --warmup proofs are neither rows nor in the summary;
  *   - a sweep over two keys (2 × 2 values) prints 4 rows, in grid order, each
  *     with every proof done; an unknown key or a bad value is refused before
  *     any run;
@@ -158,12 +159,15 @@ static void test_run(void **state) {
     assert_true(bars >= 3 * 15); /* a partition may take the device lock more than once */
     assert_non_null(strstr(svg, "</svg>"));
 
-    /* plain progress lines when stderr is no terminal */
+    /* plain progress lines when stderr is no terminal; warm-up proofs are not counted */
     out = czk("--in-process --config c.toml -c 2 -j 1 --kind test --test-payload 'partitions=1 "
-              "log=6'",
+              "log=6' --warmup 3",
               &rc);
     assert_int_equal(rc, 0);
+    assert_non_null(strstr(out, "proofs                 2 (completed 2, failed 0)"));
+    assert_non_null(strstr(out, "; 2 partitions)")); /* the timeline starts after the warm-up */
     e = err_text();
+    assert_non_null(strstr(e, "3 warm-up proofs in "));
     assert_non_null(strstr(e, "progress 1/2, "));
     assert_non_null(strstr(e, "progress 2/2, "));
     assert_non_null(strstr(e, "ETA"));
