@@ -167,10 +167,10 @@ static int load_inputs(reqs *q) {
 
 static int make_test_payloads(reqs *q) {
     const opts *o = q->o;
-    q->n_test = o->count;
-    q->test = calloc(o->count, sizeof *q->test);
+    q->n_test = o->count > o->warmup ? o->count : o->warmup; /* the warm-up uses them too */
+    q->test = calloc(q->n_test, sizeof *q->test);
     if (!q->test) return czk_cli_fail("bench", "out of memory");
-    for (size_t i = 0; i < o->count; i++) {
+    for (size_t i = 0; i < q->n_test; i++) {
         size_t n = strlen(o->test_payload) + 32;
         q->test[i] = malloc(n);
         if (!q->test[i]) return czk_cli_fail("bench", "out of memory");
