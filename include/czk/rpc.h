@@ -31,8 +31,8 @@
  * of a different request: ALREADY_EXISTS; shutting down: UNAVAILABLE.
  *
  * Payloads (§2): PoRep vanilla_proof = cuzk's envelope JSON {"SectorNum",
- * "Phase1Out" (std base64 of the C1 JSON), "SectorSize"}; a raw C1 JSON is
- * accepted too. Result = the partitions' 192-byte proofs concatenated in
+ * "Phase1Out" (std base64 of the C1 JSON), "SectorSize"} (`czk client prove`
+ * wraps a raw C1 JSON in one). Result = the partitions' 192-byte proofs concatenated in
  * partition order. czk's test kind (ProofKind 100, not in the proto enum)
  * is served too: its payload is the text of czk_kind_test.
  *
