@@ -2,7 +2,8 @@
 /* CZK_TEST_TIMEOUT: 300 */
 /*
  * `czk daemon` as a subprocess (the binary in $CZK_TEST_CLI) on a unix
- * socket and a TCP port of a temp dir's config: it answers GetStatus, its
+ * socket of a temp dir's config: it answers GetStatus at once, while the
+ * keys of srs.preload are still loading, its
  * proofs verify against the test's own keys, `czk client` talks to it, and
  * SIGTERM drains: a job submitted before the signal completes, the daemon
  * exits 0 and its timeline file holds the job's JOB_DONE line.
@@ -35,7 +36,7 @@ static pid_t spawn_daemon(const char *dir) {
     assert_non_null(f);
     fprintf(f,
             "[daemon]\nlisten = \"unix://%s/cuzk.sock\"\n"
-            "[srs]\nparam_cache = \"%s\"\n"
+            "[srs]\nparam_cache = \"%s\"\npreload = [\"test-16\"]\n"
             "[gpus]\nbackend = \"cpu\"\ngpu_threads = 2\n"
             "[synthesis]\nthreads = 1\npartition_workers = 2\n"
             "[memory]\ntotal_budget = \"1 GiB\"\n"
@@ -88,6 +89,16 @@ static void test_daemon(void **state) {
     czk_err err;
     czk_assert_ok(czk_rpc_client_connect(&c, addr, 0, &err), &err);
     wait_serving(c);
+    /* GetStatus answers while srs.preload's keys are still being made (test-16: a
+     * Groth16 setup of 2^16 constraints, seconds on a CPU): the SRS is listed, not resident */
+    czk_rpc_status *s0;
+    czk_assert_ok(czk_rpc_get_status(c, &s0, 5000, NULL, &err), &err);
+    bool loading = false;
+    for (size_t i = 0; i < s0->num_srs; i++)
+        if (!strcmp(s0->loaded_srs[i].circuit_id, "test-16"))
+            loading = s0->loaded_srs[i].tier == CZK_SRS_COLD;
+    czk_rpc_status_free(s0);
+    assert_true(loading);
 
     /* a proof over the wire verifies against the keys made here */
     czk_proof_request r;
