@@ -8,7 +8,7 @@
  * SIGTERM drains: a job submitted before the signal completes, the daemon
  * exits 0 and its timeline file holds the job's JOB_DONE line.
  */
-#include "../engine/etest.h"
+#include "../engine/porep_intake.h"
 
 #include "czk/rpc.h"
 
@@ -124,6 +124,31 @@ static void test_daemon(void **state) {
     assert_true(WIFEXITED(rc));
     assert_int_equal(WEXITSTATUS(rc), 1);
 
+    /* czk client prove with a raw C1 JSON: wrapped in cuzk's envelope, taken in by the
+     * PoRep kind (no refusal); the job then fails for want of 2KiB keys in the dir */
+    czk_c1 *c1 = pi_seal_2k();
+    char *json;
+    size_t jlen;
+    czk_assert_ok(czk_c1_to_json(c1, &json, &jlen, &err), &err);
+    char c1_path[600];
+    snprintf(c1_path, sizeof c1_path, "%s/c1.json", dir);
+    FILE *f = fopen(c1_path, "w");
+    assert_non_null(f);
+    assert_int_equal(fwrite(json, 1, jlen, f), jlen);
+    fclose(f);
+    free(json);
+    czk_c1_free(c1);
+    snprintf(cmd, sizeof cmd,
+             "'%s' client --addr '%s' prove '%s' --sector-num 7 --miner-id 1000 > '%s/prove.txt' "
+             "2>&1",
+             cli(), addr, c1_path, dir);
+    rc = system(cmd);
+    assert_true(WIFEXITED(rc));
+    assert_int_equal(WEXITSTATUS(rc), 1);
+    snprintf(cmd, sizeof cmd, "%s/prove.txt", dir);
+    assert_true(file_has(cmd, ": FAILED", ""));
+    assert_false(file_has(cmd, "INVALID_ARGUMENT", ""));
+
     /* SIGTERM drains: a job submitted before it completes */
     payload = "seed=4 partitions=2 log=6 synth_ms=700";
     r.vanilla_proof = (const uint8_t *)payload;
@@ -140,7 +165,7 @@ static void test_daemon(void **state) {
     snprintf(tl, sizeof tl, "%s/timeline.log", dir);
     assert_true(file_has(tl, "JOB_DONE,drain-1", "status=COMPLETED"));
     snprintf(tl, sizeof tl, "%s/daemon.log", dir);
-    assert_true(file_has(tl, "stopped: 2 proofs completed", ""));
+    assert_true(file_has(tl, "stopped: 2 proofs completed, 1 failed", ""));
     /* the socket is gone, calls fail */
     czk_rpc_status *s = NULL;
     assert_int_not_equal(czk_rpc_get_status(c, &s, 1000, NULL, &err), CZK_OK);
