@@ -31,8 +31,8 @@
  * of a different request: ALREADY_EXISTS; shutting down: UNAVAILABLE.
  *
  * Payloads (§2): PoRep vanilla_proof = cuzk's envelope JSON {"SectorNum",
- * "Phase1Out" (std base64 of the C1 JSON), "SectorSize"}; a raw C1 JSON is
- * accepted too. Result = the partitions' 192-byte proofs concatenated in
+ * "Phase1Out" (std base64 of the C1 JSON), "SectorSize"} (`czk client prove`
+ * wraps a raw C1 JSON in one). Result = the partitions' 192-byte proofs concatenated in
  * partition order. czk's test kind (ProofKind 100, not in the proto enum)
  * is served too: its payload is the text of czk_kind_test.
  *
@@ -167,7 +167,9 @@ typedef struct czk_rpc_gpu_status {
 
 typedef struct czk_rpc_srs_status {
     char circuit_id[CZK_CIRCUIT_ID_MAX];
-    czk_srs_tier tier; /* HOT, WARM, COLD as SRSStatus.Tier */
+    czk_srs_tier tier; /* as SRSStatus.Tier on the wire, which czk's server fills as:
+                          HOT (0) = resident on a device, WARM (1) = in host memory only,
+                          COLD (2) = not resident yet (loading) */
     uint64_t size_bytes;
     uint32_t ref_count;
 } czk_rpc_srs_status;
