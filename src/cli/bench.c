@@ -38,6 +38,8 @@ static void usage(FILE *f) {
            "  --sweep KEY=V1,V2...  in-process: one run per combination of values (several\n"
            "                        KEY=... words form a grid), one row per configuration\n"
            "  --svg FILE            draw the run's timeline (a sweep: FILE-<n>.svg per row)\n"
+           "  --timeline-file FILE  with --addr: the daemon's logging.timeline_file, read for\n"
+           "                        busy %%, idle gaps and per-partition times\n"
            "  --no-preload          do not load the SRS before the clock starts\n"
            "  --warmup N            N proofs before the clock starts, not counted (default 0;\n"
            "                        the engine measures a circuit's memory on its first one)\n"
@@ -58,7 +60,7 @@ typedef struct input {
 } input;
 
 typedef struct opts {
-    const char *addr, *config, *svg, *kind, *test_payload;
+    const char *addr, *config, *svg, *kind, *test_payload, *timeline_file;
     bool in_process, preload, verbose;
     int progress; /* -1 auto */
     uint64_t count, concurrency, miner_id, sector_num, warmup;
@@ -270,7 +272,8 @@ static void print_summary(const czk_bench_result *r, czk_bench_runner *runner, c
                (unsigned long long)gaps, (unsigned long long)r->tl.gaps,
                r->completed ? (double)gaps / (double)r->completed : 0.0);
     } else {
-        printf("  %-22s - (no timeline from this runner)\n", "gpu busy");
+        printf("  %-22s - (no timeline from this runner%s)\n", "gpu busy",
+               runner->ops->timeline ? "" : "; --timeline-file reads the daemon's");
         printf("  %-22s - (no timeline from this runner)\n", "idle gaps");
     }
     if (r->peak_rss)
@@ -299,7 +302,7 @@ static void reset_peak_rss(void) {
 
 /* The remote runner; src/cli/bench_remote.c. */
 czk_status czk_bench_remote(czk_bench_runner *out, const char *addr, const char *preload,
-                            czk_err *err);
+                            const char *timeline_file, czk_err *err);
 
 static int make_runner(czk_bench_runner *runner, const opts *o, const czk_engine_config *cfg,
                        const reqs *q) {
@@ -316,7 +319,7 @@ static int make_runner(czk_bench_runner *runner, const opts *o, const czk_engine
         }
     }
     if (o->addr) {
-        if (czk_bench_remote(runner, o->addr, id, &err))
+        if (czk_bench_remote(runner, o->addr, id, o->timeline_file, &err))
             return czk_cli_fail("bench", "--addr %s: %s", o->addr, err.msg);
         return CZK_EXIT_OK;
     }
@@ -558,7 +561,8 @@ int czk_cmd_bench(int argc, char **argv) {
         O_PROG,
         O_NOPROG,
         O_VERB,
-        O_WARM
+        O_WARM,
+        O_TLF
     };
     static const struct option LONG[] = {{"addr", required_argument, NULL, O_ADDR},
                                          {"in-process", no_argument, NULL, O_INPROC},
@@ -578,6 +582,7 @@ int czk_cmd_bench(int argc, char **argv) {
                                          {"no-progress", no_argument, NULL, O_NOPROG},
                                          {"verbose", no_argument, NULL, O_VERB},
                                          {"warmup", required_argument, NULL, O_WARM},
+                                         {"timeline-file", required_argument, NULL, O_TLF},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     opts o = {0};
@@ -677,6 +682,9 @@ int czk_cmd_bench(int argc, char **argv) {
         case O_VERB:
             o.verbose = true;
             break;
+        case O_TLF:
+            o.timeline_file = a;
+            break;
         case O_WARM:
             if (!czk_cli_parse_u64(a, &o.warmup) || o.warmup > 1000)
                 return czk_cli_fail("bench", "--warmup: expected 0..1000, got '%s'", a);
@@ -693,6 +701,9 @@ int czk_cmd_bench(int argc, char **argv) {
         usage(stderr);
         return czk_cli_fail("bench", "give exactly one of --addr ADDR and --in-process");
     }
+    if (o.timeline_file && !o.addr)
+        return czk_cli_fail("bench", "--timeline-file is for --addr (in-process runs see the "
+                                     "events directly)");
     if (o.addr && (o.config || o.n_sets || o.n_sweep))
         return czk_cli_fail("bench", "--config, --set and --sweep need --in-process");
     bool test = !strcmp(o.kind, "test");

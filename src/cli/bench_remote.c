@@ -3,27 +3,55 @@
  * gRPC with the client of include/czk/rpc.h. Each proof is one Prove call
  * (submit and wait), as cuzk-bench's batch mode does. Per proof the queue,
  * synthesis and GPU times are the daemon's (AwaitProofResponse); the
- * daemon's TIMELINE events and its memory are not on the wire, so busy %,
- * idle gaps, per-partition times and peak RSS are not known here (the
- * summary says so). The configuration printed is what GetStatus tells.
+ * daemon's TIMELINE events and its memory are not on the wire: busy %, idle
+ * gaps and per-partition times come from the daemon's logging.timeline_file
+ * when the bench can read it (--timeline-file: the lines appended to it
+ * during the run, every job's, since they share the devices); otherwise,
+ * and for peak RSS, the summary says they are unknown. The configuration
+ * printed is what GetStatus tells.
  * Without the gRPC layer (-DCZK_RPC=OFF) --addr is refused, saying so.
  */
 #include "cli/cli.h"
 #include "czk/bench.h"
 
 czk_status czk_bench_remote(czk_bench_runner *out, const char *addr, const char *preload,
-                            czk_err *err);
+                            const char *timeline_file, czk_err *err);
 
 #ifdef CZK_HAVE_RPC
 #include "czk/rpc.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 typedef struct remote {
     czk_rpc_client *c;
     char addr[256];
+    char *tl_path;       /* the daemon's timeline file, or NULL */
+    long long tl_offset; /* its size when the run began */
 } remote;
+
+static void remote_begin(void *self) {
+    remote *r = self;
+    struct stat st;
+    r->tl_offset = r->tl_path && !stat(r->tl_path, &st) ? (long long)st.st_size : 0;
+}
+
+static czk_status remote_timeline(void *self, czk_tl *tl, czk_err *err) {
+    remote *r = self;
+    if (!r->tl_path) return czk_errf(err, CZK_ERR_UNSUPPORTED, "no --timeline-file");
+    FILE *f = fopen(r->tl_path, "r");
+    if (!f) return czk_errf(err, CZK_ERR_IO, "--timeline-file %s: %s", r->tl_path, strerror(errno));
+    czk_status st = CZK_OK;
+    if (fseek(f, (long)r->tl_offset, SEEK_SET))
+        st = czk_errf(err, CZK_ERR_IO, "--timeline-file %s: seek", r->tl_path);
+    char line[4096];
+    while (!st && fgets(line, sizeof line, f))
+        st = czk_tl_add_line(tl, line, err);
+    fclose(f);
+    return st;
+}
 
 static czk_status remote_prove(void *self, const czk_proof_request *req, czk_job_result *out,
                                czk_err *err) {
@@ -59,19 +87,35 @@ static void remote_destroy(void *self) {
     remote *r = self;
     if (!r) return;
     czk_rpc_client_close(r->c);
+    free(r->tl_path);
     free(r);
 }
 
 static const czk_bench_runner_ops REMOTE_OPS = {
+    "remote", remote_prove, remote_begin, remote_timeline, NULL, remote_describe, remote_destroy,
+};
+
+static const czk_bench_runner_ops REMOTE_OPS_NO_TL = {
     "remote", remote_prove, NULL, NULL, NULL, remote_describe, remote_destroy,
 };
 
 czk_status czk_bench_remote(czk_bench_runner *out, const char *addr, const char *preload,
-                            czk_err *err) {
+                            const char *timeline_file, czk_err *err) {
     out->ops = NULL;
     out->self = NULL;
     remote *r = calloc(1, sizeof *r);
     if (!r) return czk_errf(err, CZK_ERR_NOMEM, "bench: remote runner");
+    if (timeline_file) {
+        FILE *t = fopen(timeline_file, "r");
+        if (!t) {
+            czk_status st =
+                czk_errf(err, CZK_ERR_IO, "--timeline-file %s: %s", timeline_file, strerror(errno));
+            free(r);
+            return st;
+        }
+        fclose(t);
+        r->tl_path = strdup(timeline_file);
+    }
     snprintf(r->addr, sizeof r->addr, "%s", addr);
     czk_status st = czk_rpc_client_connect(&r->c, addr, 0, err);
     if (st) {
@@ -97,7 +141,7 @@ czk_status czk_bench_remote(czk_bench_runner *out, const char *addr, const char 
             fprintf(stderr, "czk bench: %s %s (before the clock starts)\n", preload,
                     already ? "was loaded" : "loaded");
     }
-    out->ops = &REMOTE_OPS;
+    out->ops = r->tl_path ? &REMOTE_OPS : &REMOTE_OPS_NO_TL;
     out->self = r;
     return CZK_OK;
 }
@@ -105,9 +149,10 @@ czk_status czk_bench_remote(czk_bench_runner *out, const char *addr, const char 
 #else
 
 czk_status czk_bench_remote(czk_bench_runner *out, const char *addr, const char *preload,
-                            czk_err *err) {
+                            const char *timeline_file, czk_err *err) {
     (void)addr;
     (void)preload;
+    (void)timeline_file;
     out->ops = NULL;
     out->self = NULL;
     return czk_errf(err, CZK_ERR_UNSUPPORTED,

@@ -8,8 +8,10 @@
  * output has 4 COMPLETED rows with the daemon's GPU times (≥ 40 ms per
  * partition, 2 partitions), the summary is consistent (s/proof × completed
  * = wall to the printed digits), and what the remote runner cannot know —
- * busy %, idle gaps, peak RSS — is printed as unknown, saying why. --sweep
- * and --config are refused with --addr.
+ * busy %, idle gaps, peak RSS — is printed as unknown, saying why; with
+ * --timeline-file (the daemon's logging.timeline_file) busy % and the
+ * per-partition times come from the lines the run appended (3 proofs × 2
+ * partitions) and --svg draws them. --sweep is refused with --addr.
  */
 #include "../engine/etest.h"
 
@@ -32,6 +34,7 @@ static int setup(void **state) {
     et_tmpdir(g_dir, sizeof g_dir);
     czk_engine_opts o;
     et_opts(&o, NULL, 40);
+    snprintf(o.config.timeline_file, sizeof o.config.timeline_file, "%s/timeline.log", g_dir);
     g_engine = et_start(&o);
     snprintf(g_addr, sizeof g_addr, "unix://%s/czk.sock", g_dir);
     czk_rpc_server_opts so;
@@ -111,7 +114,7 @@ static void test_remote(void **state) {
     assert_int_equal(rows, 4);
     double wall = summary(out, "wall"), sp = summary(out, "s/proof");
     assert_true(fabs(sp * 4 - wall) <= 4 * 0.0005 + 0.0005);
-    assert_non_null(strstr(out, "gpu busy               - (no timeline from this runner)"));
+    assert_non_null(strstr(out, "gpu busy               - (no timeline from this runner"));
     assert_non_null(strstr(out, "peak RSS               - (unknown for this runner)"));
     assert_non_null(strstr(out, "runner = remote unix://"));
     free(out);
@@ -119,6 +122,18 @@ static void test_remote(void **state) {
     czk_engine_status *s = et_status(g_engine);
     assert_int_equal(s->proofs_completed, 4);
     czk_engine_status_free(s);
+    /* with the daemon's timeline file: busy %, gaps, per partition, and the picture */
+    snprintf(args, sizeof args,
+             "--addr '%s' -c 3 -j 3 --kind test --test-payload 'partitions=2 log=7' --no-progress "
+             "--timeline-file '%s/timeline.log' --svg r.svg",
+             g_addr, g_dir);
+    out = czk(args, &rc);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(out, "; 6 partitions)")); /* this run's only: 3 × 2 */
+    double busy = summary(out, "gpu busy");
+    assert_true(busy > 0 && busy <= 100);
+    assert_non_null(strstr(out, "timeline svg           r.svg"));
+    free(out);
     /* in-process-only options */
     snprintf(args, sizeof args,
              "--addr '%s' -c 1 --kind test --sweep gpus.gpu_workers_per_device=1,2", g_addr);
