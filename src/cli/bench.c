@@ -370,10 +370,14 @@ static int run_once(const opts *o, const czk_engine_config *cfg, reqs *q, const 
         czk_err werr;
         czk_status wst = czk_bench_run(&runner, &wp, &wr, &werr);
         if (wst || wr.failed) {
-            rc = czk_cli_fail("bench", "warm-up: %s",
-                              wst                   ? werr.msg
-                              : wr.rows[0].error[0] ? wr.rows[0].error
-                                                    : "failed");
+            const char *why = wst ? werr.msg : "failed";
+            for (size_t i = 0; !wst && i < wr.count; i++)
+                if (wr.rows[i].state != CZK_JOB_COMPLETED) {
+                    why = wr.rows[i].error[0] ? wr.rows[i].error
+                                              : czk_job_state_name(wr.rows[i].state);
+                    break;
+                }
+            rc = czk_cli_fail("bench", "warm-up: %s", why);
             czk_bench_result_free(&wr);
             czk_bench_runner_destroy(&runner);
             return rc;
