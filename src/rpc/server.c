@@ -918,8 +918,7 @@ czk_status czk_rpc_server_start(czk_rpc_server **out, czk_engine *e,
         return st;
     }
     for (unsigned i = 0; i < opts->num_listen; i++)
-        srv_log(s, "info", "cuzk.v1.ProvingEngine listening on %s%s", opts->listen[i],
-                s->socket_paths[i][0] ? "" : "");
+        srv_log(s, "info", "cuzk.v1.ProvingEngine listening on %s", opts->listen[i]);
     *out = s;
     return CZK_OK;
 }
