@@ -66,8 +66,8 @@ typedef struct czk_rpc_server_opts {
     unsigned num_listen;
     unsigned socket_mode;      /* 0660 */
     size_t max_recv_bytes;     /* CZK_RPC_DEFAULT_MAX_RECV; answers are sent up to this too */
-    unsigned max_calls;        /* calls served at once (one thread each; 64); more wait in
-                                  gRPC's queue */
+    unsigned max_calls;        /* calls served at once (a pool of this many threads; 64);
+                                  more wait, received, for a free thread */
     bool cancel_on_disconnect; /* Prove: a client cancel / deadline cancels the job (true) */
     void (*log)(void *ctx, const char *level, const char *line); /* NULL: stderr */
     void *log_ctx;

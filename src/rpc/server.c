@@ -12,9 +12,10 @@
  *   3. the engine call (Prove / AwaitProof wait in slices of WAIT_SLICE_MS
  *      and stop when the call closed);
  *   4. {SEND_MESSAGE, SEND_STATUS_FROM_SERVER}, then waits for the close.
- * Memory for a request: the received buffer, at most one joined copy
- * (freed before the submit), the unpacked message and what the engine
- * keeps; see rpc.h for the wire semantics.
+ * Memory for a request: gRPC's slices are joined into one buffer, each
+ * released as it is copied (internal.h); SubmitProof and Prove are decoded
+ * in place (decode.c), so the payload the engine takes in is that buffer;
+ * it is dropped once submitted. See rpc.h for the wire semantics.
  */
 #define _GNU_SOURCE
 #include "rpc/internal.h"
@@ -917,8 +918,7 @@ czk_status czk_rpc_server_start(czk_rpc_server **out, czk_engine *e,
         return st;
     }
     for (unsigned i = 0; i < opts->num_listen; i++)
-        srv_log(s, "info", "cuzk.v1.ProvingEngine listening on %s%s", opts->listen[i],
-                s->socket_paths[i][0] ? "" : "");
+        srv_log(s, "info", "cuzk.v1.ProvingEngine listening on %s", opts->listen[i]);
     *out = s;
     return CZK_OK;
 }
