@@ -11,6 +11,8 @@
  *     the one given (--config, then --set over it);
  *   - --svg writes a picture with one bar per partition per stage;
  *   - --warmup proofs are neither rows nor in the summary;
+ *   - progress: plain lines when stderr is no terminal, the bar (done/total,
+ *     s/proof so far, ETA, redrawn with CR + erase-line) with --progress;
  *   - a sweep over two keys (2 × 2 values) prints 4 rows, in grid order, each
  *     with every proof done; an unknown key or a bad value is refused before
  *     any run;
@@ -171,6 +173,20 @@ static void test_run(void **state) {
     assert_non_null(strstr(e, "progress 1/2, "));
     assert_non_null(strstr(e, "progress 2/2, "));
     assert_non_null(strstr(e, "ETA"));
+    free(out);
+
+    /* --progress: the bar (as on a terminal), redrawn in place: done/total, s/proof, ETA */
+    out = czk("--in-process --config c.toml -c 3 -j 1 --kind test --test-payload 'partitions=1 "
+              "log=6' --progress",
+              &rc);
+    assert_int_equal(rc, 0);
+    e = err_text();
+    assert_non_null(strstr(e, "[..............................] 0/3  starting"));
+    assert_non_null(strstr(e, "\r\033[K[##########....................] 1/3  "));
+    assert_non_null(strstr(e, "] 2/3  "));
+    assert_non_null(strstr(e, " s/proof  elapsed "));
+    assert_non_null(strstr(e, "  ETA "));
+    assert_null(strstr(e, "progress 1/3")); /* no plain lines with the bar */
     free(out);
 }
 
