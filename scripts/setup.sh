@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(build-essential cmake ninja-build pkg-config
           libcmocka-dev clang libclang-rt-14-dev libjansson-dev libssl-dev libb2-dev
-          libyajl-dev libtomlplusplus-dev)
+          libyajl-dev libtomlplusplus-dev librsvg2-bin python3)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
