@@ -118,6 +118,13 @@ typedef struct czk_engine_config {
     /* [daemon] */
     char listen[256];        /* daemon.listen: gRPC address ("unix:///run/curio/cuzk.sock") */
     char status_listen[256]; /* daemon.status_listen: HTTP GET /status address ("" = off) */
+    /* [daemon], czk's own keys (czk daemon) */
+    bool shutdown_drain;        /* daemon.shutdown_drain: on SIGINT/SIGTERM let proofs in
+                                   flight finish (true, as cuzk) or cancel them (false) */
+    uint64_t shutdown_grace_ms; /* daemon.shutdown_grace: longest drain; then what is left
+                                   is cancelled (0 = no limit) */
+    uint64_t max_message_bytes; /* daemon.max_message_size: gRPC receive/send limit
+                                   (257 MiB; Curio sends up to 256 MiB) */
     /* [srs] */
     char param_cache[CZK_ENGINE_PATH_MAX]; /* srs.param_cache: .params/.vk directory */
     char preload[CZK_ENGINE_MAX_PRELOAD][CZK_CIRCUIT_ID_MAX]; /* srs.preload: circuit ids */

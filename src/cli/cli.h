@@ -28,6 +28,8 @@ int czk_cmd_timeline(int argc, char **argv);
 int czk_cmd_prove(int argc, char **argv);
 int czk_cmd_verify(int argc, char **argv);
 int czk_cmd_gen_vanilla(int argc, char **argv);
+int czk_cmd_daemon(int argc, char **argv); /* daemon.c (gRPC: CZK_RPC) */
+int czk_cmd_client(int argc, char **argv); /* client.c (gRPC: CZK_RPC) */
 
 /* Prints "czk <cmd>: <message>" to stderr; returns CZK_EXIT_ERROR. */
 int czk_cli_fail(const char *cmd, const char *fmt, ...) CZK_PRINTF(2, 3);

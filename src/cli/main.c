@@ -17,7 +17,12 @@ static const czk_cli_command COMMANDS[] = {
      czk_cmd_timeline},
     {"prove", "PoRep C2 on the CPU: prove a C1, verify the proofs, write them", czk_cmd_prove},
     {"verify", "verify PoRep C2 proofs against a C1's sector, as the chain does", czk_cmd_verify},
-    {"gen-vanilla", "seal a test sector and write its C1 JSON (or a sparse C1)", czk_cmd_gen_vanilla},
+    {"gen-vanilla", "seal a test sector and write its C1 JSON (or a sparse C1)",
+     czk_cmd_gen_vanilla},
+    {"daemon", "serve the gRPC service cuzk.v1.ProvingEngine (Curio's cuzk protocol)",
+     czk_cmd_daemon},
+    {"client", "call a cuzk.v1.ProvingEngine daemon: prove, status, metrics, preload, ...",
+     czk_cmd_client},
 };
 
 int czk_cli_fail(const char *cmd, const char *fmt, ...) {

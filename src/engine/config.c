@@ -27,6 +27,9 @@
 void czk_engine_config_default(czk_engine_config *c) {
     memset(c, 0, sizeof *c);
     snprintf(c->listen, sizeof c->listen, "unix:///run/curio/cuzk.sock");
+    c->shutdown_drain = true;
+    c->shutdown_grace_ms = 0;
+    c->max_message_bytes = 257ull << 20;
     snprintf(c->param_cache, sizeof c->param_cache, "/data/zk/params");
     c->total_budget = 0;
     c->safety_margin = 5ull << 30;
@@ -152,6 +155,9 @@ typedef struct key {
 static const key KEYS[] = {
     {"daemon.listen", K_STR, S(listen), NULL},
     {"daemon.status_listen", K_STR, S(status_listen), NULL},
+    {"daemon.shutdown_drain", K_BOOL, F(shutdown_drain), 0, NULL},
+    {"daemon.shutdown_grace", K_DUR, F(shutdown_grace_ms), 0, NULL},
+    {"daemon.max_message_size", K_SIZE, F(max_message_bytes), 0, NULL},
     {"srs.param_cache", K_STR, S(param_cache), NULL},
     {"srs.preload", K_PRELOAD, 0, 0, NULL},
     {"memory.total_budget", K_BUDGET, F(total_budget), 0, NULL},

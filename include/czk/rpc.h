@@ -1,0 +1,227 @@
+/*
+ * czk — the gRPC service cuzk.v1.ProvingEngine (proto/cuzk/v1/proving.proto,
+ * written from cuzk-engine.md §2) and a C client for it.
+ *
+ * Built only with -DCZK_RPC=ON (the default; needs libgrpc-dev and
+ * libprotobuf-c-dev). The server sits on gRPC's core C API (grpc/grpc.h,
+ * completion queues and call batches) with protobuf-c messages; it serves a
+ * czk_engine (include/czk/engine.h) that the caller owns.
+ *
+ * Wire semantics (cuzk's, §2, with czk's differences marked *):
+ *   SubmitProof  enqueue; job_id = request_id or a fresh one; queue_position =
+ *                jobs ahead; assigned_gpu "".
+ *   AwaitProof   the result, or wait; timeout_ms > 0 bounds the wait and gives
+ *                status TIMEOUT (*cuzk ignores it); 0 = no limit; an unknown
+ *                job is NOT_FOUND.
+ *   Prove        submit + wait; the call's deadline or a client cancel cancels
+ *                the job (*). A proof that fails answers OK with status FAILED
+ *                and error_message.
+ *   CancelProof  cancels (*real); was_running = it had not finished; unknown
+ *                job: NOT_FOUND.
+ *   GetStatus    answers at once, also while keys load.
+ *   GetMetrics   Prometheus text (czk_engine_metrics).
+ *   PreloadSRS   loads and waits; unknown circuit: INVALID_ARGUMENT (*cuzk:
+ *                INTERNAL); a load failure: INTERNAL.
+ *   EvictSRS     drops a circuit's SRS (*real); in use: FAILED_PRECONDITION.
+ * Request errors: PROOF_KIND_UNSPECIFIED or an unknown kind, a Prove without
+ * `submit`, a malformed message, a PoRep envelope that does not parse or whose
+ * SectorSize differs from sector_size, a vanilla proof the kind refuses at
+ * submit: INVALID_ARGUMENT with the reason; SnapDeals and PoSt kinds:
+ * UNIMPLEMENTED ("... not implemented in czk yet"); a request id naming a job
+ * of a different request: ALREADY_EXISTS; shutting down: UNAVAILABLE.
+ *
+ * Payloads (§2): PoRep vanilla_proof = cuzk's envelope JSON {"SectorNum",
+ * "Phase1Out" (std base64 of the C1 JSON), "SectorSize"} (`czk client prove`
+ * wraps a raw C1 JSON in one). Result = the partitions' 192-byte proofs concatenated in
+ * partition order. czk's test kind (ProofKind 100, not in the proto enum)
+ * is served too: its payload is the text of czk_kind_test.
+ *
+ * Threads: every function may be called from any thread; one client may be
+ * shared by threads (each call has its own completion queue).
+ */
+#ifndef CZK_RPC_H
+#define CZK_RPC_H
+
+#include "czk/common.h"
+#include "czk/engine.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CZK_RPC_MAX_LISTEN 8
+/* Receive limit default: Curio sends up to 256 MiB (its cap), plus room for
+ * the envelope. */
+#define CZK_RPC_DEFAULT_MAX_RECV (257u << 20)
+
+/* ---- server ---- */
+
+typedef struct czk_rpc_server czk_rpc_server;
+
+typedef struct czk_rpc_server_opts {
+    /* Addresses: "unix:///path/to.sock" (the socket file is created with
+     * socket_mode; a stale socket at that path is removed first),
+     * "host:port", "[::]:port", "0.0.0.0:port". At least one. */
+    const char *listen[CZK_RPC_MAX_LISTEN];
+    unsigned num_listen;
+    unsigned socket_mode;      /* 0660 */
+    size_t max_recv_bytes;     /* CZK_RPC_DEFAULT_MAX_RECV; answers are sent up to this too */
+    unsigned max_calls;        /* calls served at once (one thread each; 64); more wait in
+                                  gRPC's queue */
+    bool cancel_on_disconnect; /* Prove: a client cancel / deadline cancels the job (true) */
+    void (*log)(void *ctx, const char *level, const char *line); /* NULL: stderr */
+    void *log_ctx;
+} czk_rpc_server_opts;
+
+void czk_rpc_server_opts_default(czk_rpc_server_opts *opts) CZK_NONNULL(1);
+
+/*
+ * Binds every address and starts serving engine e (not owned; it must
+ * outlive the server).
+ * Returns: CZK_OK and *out; CZK_ERR_INVALID_ARG (no address, an address
+ *   gRPC refuses); CZK_ERR_IO (bind failed, chmod of the socket failed);
+ *   CZK_ERR_NOMEM.
+ */
+CZK_NODISCARD czk_status czk_rpc_server_start(czk_rpc_server **out, czk_engine *e,
+                                              const czk_rpc_server_opts *opts, czk_err *err)
+    CZK_NONNULL(1, 2, 3);
+
+/* The port gRPC bound for listen[i] (useful with "127.0.0.1:0"); 0 for unix:. */
+int czk_rpc_server_port(const czk_rpc_server *s, unsigned i) CZK_NONNULL(1);
+
+/*
+ * Graceful shutdown: stops taking new calls at once (they get UNAVAILABLE),
+ * then waits for the calls in flight, at most grace_ms (< 0: no limit);
+ * calls still running then are cancelled (their waits end, a Prove's job is
+ * cancelled when cancel_on_disconnect). The engine is left alone: call
+ * czk_engine_shutdown for its jobs. Idempotent.
+ */
+void czk_rpc_server_shutdown(czk_rpc_server *s, int64_t grace_ms);
+
+/* Shuts down (grace 0), joins the threads, removes unix socket files, frees. NULL is fine. */
+void czk_rpc_server_destroy(czk_rpc_server *s);
+
+/* Calls served since start (finished, any status). */
+uint64_t czk_rpc_server_calls(const czk_rpc_server *s) CZK_NONNULL(1);
+
+/* ---- client ---- */
+
+typedef struct czk_rpc_client czk_rpc_client;
+
+/*
+ * A channel to ADDR ("unix:///path", "host:port"; no TLS, as Curio). Does not
+ * wait for the server: the first call does (bounded by its deadline).
+ * max_msg_bytes: receive and send limit (0 = CZK_RPC_DEFAULT_MAX_RECV).
+ */
+CZK_NODISCARD czk_status czk_rpc_client_connect(czk_rpc_client **out, const char *addr,
+                                                size_t max_msg_bytes, czk_err *err)
+    CZK_NONNULL(1, 2);
+void czk_rpc_client_close(czk_rpc_client *c);
+
+/*
+ * Every call below takes deadline_ms (< 0: none; else the call's gRPC deadline
+ * from now) and maps a gRPC failure to a czk_status, with the server's message
+ * in err ("<GRPC_CODE>: <message>"):
+ *   INVALID_ARGUMENT -> CZK_ERR_INVALID_ARG   UNIMPLEMENTED -> CZK_ERR_UNSUPPORTED
+ *   NOT_FOUND -> CZK_ERR_INVALID_ARG          ALREADY_EXISTS, FAILED_PRECONDITION ->
+ * CZK_ERR_MISMATCH DEADLINE_EXCEEDED -> CZK_ERR_TIMEOUT      CANCELLED -> CZK_ERR_CANCELLED
+ *   UNAVAILABLE -> CZK_ERR_IO                 RESOURCE_EXHAUSTED -> CZK_ERR_NOMEM
+ *   others -> CZK_ERR_INTERNAL
+ * grpc_code (may be NULL) receives the raw grpc_status_code (0 = OK).
+ */
+
+/* SubmitProof. job_id receives the job's id; queue_position may be NULL. */
+CZK_NODISCARD czk_status czk_rpc_submit(czk_rpc_client *c, const czk_proof_request *req,
+                                        char job_id[CZK_JOB_ID_MAX], uint32_t *queue_position,
+                                        int64_t deadline_ms, int *grpc_code, czk_err *err)
+    CZK_NONNULL(1, 2, 3);
+
+/*
+ * AwaitProof (timeout_ms 0 = no limit). out is filled as by czk_engine_await
+ * (state COMPLETED/FAILED/CANCELLED/TIMEOUT, proof bytes, timings); free it
+ * with czk_job_result_free. Returns CZK_OK whenever the server answered OK
+ * (check out->state), else the mapped failure.
+ */
+CZK_NODISCARD czk_status czk_rpc_await(czk_rpc_client *c, const char *job_id, uint64_t timeout_ms,
+                                       int64_t deadline_ms, czk_job_result *out, int *grpc_code,
+                                       czk_err *err) CZK_NONNULL(1, 2, 5);
+
+/* Prove: submit and wait in one call. out as czk_rpc_await. */
+CZK_NODISCARD czk_status czk_rpc_prove(czk_rpc_client *c, const czk_proof_request *req,
+                                       int64_t deadline_ms, czk_job_result *out, int *grpc_code,
+                                       czk_err *err) CZK_NONNULL(1, 2, 4);
+
+/* CancelProof. was_running may be NULL. */
+CZK_NODISCARD czk_status czk_rpc_cancel(czk_rpc_client *c, const char *job_id, bool *was_running,
+                                        int64_t deadline_ms, int *grpc_code, czk_err *err)
+    CZK_NONNULL(1, 2);
+
+/* GetStatusResponse as plain C. Strings are NUL-terminated, cut to fit. */
+typedef struct czk_rpc_gpu_status {
+    uint32_t ordinal;
+    char name[64];
+    uint64_t vram_total_bytes, vram_free_bytes;
+    char current_job_id[CZK_JOB_ID_MAX];
+    char current_proof_kind[32];
+} czk_rpc_gpu_status;
+
+typedef struct czk_rpc_srs_status {
+    char circuit_id[CZK_CIRCUIT_ID_MAX];
+    czk_srs_tier tier; /* HOT, WARM, COLD as SRSStatus.Tier */
+    uint64_t size_bytes;
+    uint32_t ref_count;
+} czk_rpc_srs_status;
+
+typedef struct czk_rpc_queue_status {
+    char proof_kind[32]; /* "porep-c2", ... */
+    uint32_t pending, in_progress;
+} czk_rpc_queue_status;
+
+typedef struct czk_rpc_status {
+    czk_rpc_gpu_status *gpus;
+    size_t num_gpus;
+    czk_rpc_srs_status *loaded_srs;
+    size_t num_srs;
+    czk_rpc_queue_status *queues;
+    size_t num_queues;
+    uint64_t total_proofs_completed, total_proofs_failed, uptime_seconds;
+    uint64_t pinned_memory_bytes, pinned_memory_limit_bytes;
+} czk_rpc_status;
+
+/* GetStatus. Free *out with czk_rpc_status_free. */
+CZK_NODISCARD czk_status czk_rpc_get_status(czk_rpc_client *c, czk_rpc_status **out,
+                                            int64_t deadline_ms, int *grpc_code, czk_err *err)
+    CZK_NONNULL(1, 2);
+void czk_rpc_status_free(czk_rpc_status *s);
+
+/* GetMetrics: *text malloc'ed, NUL-terminated. */
+CZK_NODISCARD czk_status czk_rpc_get_metrics(czk_rpc_client *c, char **text, int64_t deadline_ms,
+                                             int *grpc_code, czk_err *err) CZK_NONNULL(1, 2);
+
+/* PreloadSRS / EvictSRS. Out pointers may be NULL. */
+CZK_NODISCARD czk_status czk_rpc_preload(czk_rpc_client *c, const char *circuit_id,
+                                         bool *already_loaded, uint64_t *load_ms,
+                                         int64_t deadline_ms, int *grpc_code, czk_err *err)
+    CZK_NONNULL(1, 2);
+CZK_NODISCARD czk_status czk_rpc_evict(czk_rpc_client *c, const char *circuit_id, bool *was_loaded,
+                                       uint64_t *freed_bytes, int64_t deadline_ms, int *grpc_code,
+                                       czk_err *err) CZK_NONNULL(1, 2);
+
+/*
+ * One unary call with raw message bytes: method "/cuzk.v1.ProvingEngine/Prove"
+ * etc. *resp (malloc'ed, may be NULL when empty) receives the answer's bytes
+ * when the status is OK. For tests and tools that send what the typed calls
+ * cannot (malformed messages).
+ */
+CZK_NODISCARD czk_status czk_rpc_call_raw(czk_rpc_client *c, const char *method, const uint8_t *req,
+                                          size_t req_len, uint8_t **resp, size_t *resp_len,
+                                          int64_t deadline_ms, int *grpc_code, czk_err *err)
+    CZK_NONNULL(1, 2, 5, 6);
+
+/* "OK", "INVALID_ARGUMENT", ... for a grpc_status_code. */
+const char *czk_rpc_code_name(int grpc_code);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

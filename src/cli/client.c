@@ -1,0 +1,399 @@
+/*
+ * `czk client [--addr ADDR] [--deadline S] COMMAND ...`: an operator's
+ * client of cuzk.v1.ProvingEngine (czk daemon, or cuzk itself) on czk's C
+ * client (include/czk/rpc.h).
+ */
+#include "cli/cli.h"
+
+#ifdef CZK_HAVE_RPC
+#include "czk/engine.h"
+#include "czk/porep_shapes.h"
+#include "czk/rpc.h"
+
+#include <openssl/evp.h>
+#endif
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#define CMD "client"
+
+static const char USAGE[] =
+    "usage: czk client [--addr ADDR] [--deadline S] COMMAND [options]\n\n"
+    "Calls a cuzk.v1.ProvingEngine daemon (czk daemon, or cuzk).\n\n"
+    "  -a, --addr ADDR      \"unix:///path\" or \"host:port\" (default $CZK_ADDR, else\n"
+    "                       unix:///run/curio/cuzk.sock)\n"
+    "  -d, --deadline S     the call's deadline in seconds (default: none; status,\n"
+    "                       metrics, cancel, evict: 30)\n\n"
+    "commands:\n"
+    "  prove FILE [--out F] [--kind porep|test] [--request-id ID] [--priority P]\n"
+    "        [--sector-num N] [--miner-id N] [--sector-size N]\n"
+    "                       submit and wait; FILE is cuzk's PoRep envelope or a raw C1\n"
+    "                       JSON (wrapped in an envelope here), or a test-kind payload;\n"
+    "                       writes the proof bytes to --out (192 per partition)\n"
+    "  submit FILE [same options]   enqueue; prints the job id\n"
+    "  await JOB [--timeout-ms N] [--out F]   wait for a job's result\n"
+    "  cancel JOB           cancel a job\n"
+    "  status               queues, devices, loaded SRS, counters\n"
+    "  metrics              the Prometheus text\n"
+    "  preload CIRCUIT      load a circuit's SRS (porep-32g, test-10, ...)\n"
+    "  evict CIRCUIT        drop it\n\n"
+    "exit status: 0 success (proof COMPLETED), 1 the request was refused or the proof\n"
+    "FAILED / was CANCELLED / TIMEOUT, 2 usage, connection or other error\n";
+
+#ifndef CZK_HAVE_RPC
+
+int czk_cmd_client(int argc, char **argv) {
+    if (czk_cli_wants_help(argc, argv)) {
+        fputs(USAGE, stdout);
+        return CZK_EXIT_OK;
+    }
+    return czk_cli_fail(CMD, "this czk was built without gRPC (-DCZK_RPC=OFF)");
+}
+
+#else
+
+/* Exit status for a failed call: refused requests are a negative answer. */
+static int call_fail(const char *what, czk_status st, const czk_err *err) {
+    fprintf(stderr, "czk client %s: %s\n", what, err->msg);
+    return st == CZK_ERR_INVALID_ARG || st == CZK_ERR_UNSUPPORTED || st == CZK_ERR_MISMATCH
+               ? CZK_EXIT_NO
+               : CZK_EXIT_ERROR;
+}
+
+static int write_file(const char *path, const uint8_t *b, size_t n) {
+    FILE *f = fopen(path, "wb");
+    if (!f) return czk_cli_fail(CMD, "cannot create %s: %s", path, strerror(errno));
+    bool ok = fwrite(b, 1, n, f) == n;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok) return czk_cli_fail(CMD, "cannot write %s", path);
+    return CZK_EXIT_OK;
+}
+
+static int print_result(const czk_job_result *r, const char *out) {
+    printf("job %s: %s", r->job_id, czk_job_state_name(r->state));
+    if (r->state == CZK_JOB_COMPLETED) printf(", %zu proof bytes", r->proof_len);
+    printf("\n  queue_wait %llu ms, srs_load %llu ms, synthesis %llu ms, gpu %llu ms, total %llu "
+           "ms\n",
+           (unsigned long long)r->queue_wait_ms, (unsigned long long)r->srs_load_ms,
+           (unsigned long long)r->synthesis_ms, (unsigned long long)r->gpu_compute_ms,
+           (unsigned long long)r->total_ms);
+    if (r->error[0]) printf("  error: %s\n", r->error);
+    if (r->state != CZK_JOB_COMPLETED) return CZK_EXIT_NO;
+    if (out) {
+        int rc = write_file(out, r->proof, r->proof_len);
+        if (rc) return rc;
+        printf("  wrote %s\n", out);
+    }
+    return CZK_EXIT_OK;
+}
+
+/* A raw C1 JSON (not an envelope) in cuzk's envelope; *buf replaced. */
+static int wrap_c1(uint8_t **buf, size_t *len, uint64_t sector_num) {
+    czk_c1 *c1 = NULL;
+    bool envelope = false;
+    uint64_t sn = 0;
+    czk_err err;
+    if (czk_cli_parse_c1(&c1, &envelope, &sn, *buf, *len, &err)) {
+        fprintf(stderr, "czk client: the C1: %s\n", err.msg);
+        return CZK_EXIT_NO;
+    }
+    if (envelope) {
+        czk_c1_free(c1);
+        return CZK_EXIT_OK;
+    }
+    czk_porep_proof proof;
+    if (czk_porep_proof_lookup(c1->registered_proof, &proof, &err)) {
+        czk_c1_free(c1);
+        return czk_cli_fail(CMD, "the C1: %s", err.msg);
+    }
+    czk_c1_free(c1);
+    if (*len > (size_t)INT32_MAX / 2) return czk_cli_fail(CMD, "the C1 is too large");
+    size_t cap = 4 * ((*len + 2) / 3) + 128;
+    uint8_t *e = malloc(cap);
+    if (!e) return czk_cli_fail(CMD, "out of memory");
+    int h = snprintf((char *)e, cap, "{\"SectorNum\":%llu,\"Phase1Out\":\"",
+                     (unsigned long long)sector_num);
+    int b = EVP_EncodeBlock(e + h, *buf, (int)*len);
+    int t = snprintf((char *)e + h + b, cap - (size_t)(h + b), "\",\"SectorSize\":%llu}",
+                     (unsigned long long)proof.shape->sector_size);
+    free(*buf);
+    *buf = e;
+    *len = (size_t)(h + b + t);
+    return CZK_EXIT_OK;
+}
+
+static bool parse_priority(const char *s, czk_priority *p) {
+    static const char *const N[] = {"unspecified", "low", "normal", "high", "critical"};
+    for (int i = 0; i < 5; i++)
+        if (!strcasecmp(s, N[i])) {
+            *p = (czk_priority)i;
+            return true;
+        }
+    return false;
+}
+
+/* prove / submit */
+static int cmd_prove(czk_rpc_client *c, int64_t deadline, bool wait, int argc, char **argv) {
+    static const struct option LONG[] = {
+        {"out", required_argument, NULL, 'o'},         {"kind", required_argument, NULL, 'k'},
+        {"request-id", required_argument, NULL, 'r'},  {"priority", required_argument, NULL, 'p'},
+        {"sector-num", required_argument, NULL, 's'},  {"miner-id", required_argument, NULL, 'm'},
+        {"sector-size", required_argument, NULL, 'z'}, {NULL, 0, NULL, 0}};
+    const char *what = wait ? "prove" : "submit";
+    const char *out = NULL, *kind = "porep";
+    czk_proof_request r;
+    memset(&r, 0, sizeof r);
+    r.request_id = "";
+    optind = 0; /* glibc: reinitialize (argv changes between parses) */
+    int ch;
+    while ((ch = getopt_long(argc, argv, "o:k:r:p:", LONG, NULL)) != -1) {
+        uint64_t n = 0;
+        if (ch == 's' || ch == 'm' || ch == 'z') {
+            if (!czk_cli_parse_u64(optarg, &n))
+                return czk_cli_fail(CMD, "%s: a number, not '%s'", what, optarg);
+        }
+        switch (ch) {
+        case 'o':
+            out = optarg;
+            break;
+        case 'k':
+            kind = optarg;
+            break;
+        case 'r':
+            r.request_id = optarg;
+            break;
+        case 'p':
+            if (!parse_priority(optarg, &r.priority))
+                return czk_cli_fail(CMD, "--priority: low, normal, high or critical");
+            break;
+        case 's':
+            r.sector_number = n;
+            break;
+        case 'm':
+            r.miner_id = n;
+            break;
+        case 'z':
+            r.sector_size = n;
+            break;
+        default:
+            fputs(USAGE, stderr);
+            return CZK_EXIT_ERROR;
+        }
+    }
+    if (optind + 1 != argc) return czk_cli_fail(CMD, "%s takes one FILE", what);
+    if (!wait && out) return czk_cli_fail(CMD, "submit: --out belongs to prove and await");
+    if (!strcmp(kind, "porep"))
+        r.kind = CZK_KIND_POREP_C2;
+    else if (!strcmp(kind, "test"))
+        r.kind = CZK_KIND_TEST;
+    else
+        return czk_cli_fail(CMD, "--kind: porep or test");
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    int rc = czk_cli_read_file(CMD, argv[optind], &buf, &len);
+    if (rc) return rc;
+    if (r.kind == CZK_KIND_POREP_C2 && (rc = wrap_c1(&buf, &len, r.sector_number))) {
+        free(buf);
+        return rc;
+    }
+    r.vanilla_proof = buf;
+    r.vanilla_proof_len = len;
+    czk_err err;
+    czk_err_clear(&err);
+    czk_status st;
+    if (wait) {
+        czk_job_result res;
+        double t0 = czk_cli_now();
+        st = czk_rpc_prove(c, &r, deadline, &res, NULL, &err);
+        free(buf);
+        if (st) return call_fail(what, st, &err);
+        rc = print_result(&res, out);
+        printf("  call %.3f s\n", czk_cli_now() - t0);
+        czk_job_result_free(&res);
+        return rc;
+    }
+    char id[CZK_JOB_ID_MAX];
+    uint32_t qp = 0;
+    st = czk_rpc_submit(c, &r, id, &qp, deadline, NULL, &err);
+    free(buf);
+    if (st) return call_fail(what, st, &err);
+    printf("%s\t(queue position %u)\n", id, qp);
+    return CZK_EXIT_OK;
+}
+
+static int cmd_await(czk_rpc_client *c, int64_t deadline, int argc, char **argv) {
+    static const struct option LONG[] = {{"out", required_argument, NULL, 'o'},
+                                         {"timeout-ms", required_argument, NULL, 't'},
+                                         {NULL, 0, NULL, 0}};
+    const char *out = NULL;
+    uint64_t timeout = 0;
+    optind = 0; /* glibc: reinitialize (argv changes between parses) */
+    int ch;
+    while ((ch = getopt_long(argc, argv, "o:", LONG, NULL)) != -1) {
+        if (ch == 'o') {
+            out = optarg;
+        } else if (ch == 't') {
+            if (!czk_cli_parse_u64(optarg, &timeout))
+                return czk_cli_fail(CMD, "--timeout-ms: a number, not '%s'", optarg);
+        } else {
+            fputs(USAGE, stderr);
+            return CZK_EXIT_ERROR;
+        }
+    }
+    if (optind + 1 != argc) return czk_cli_fail(CMD, "await takes one JOB");
+    czk_job_result res;
+    czk_err err;
+    czk_status st = czk_rpc_await(c, argv[optind], timeout, deadline, &res, NULL, &err);
+    if (st) return call_fail("await", st, &err);
+    int rc = print_result(&res, out);
+    czk_job_result_free(&res);
+    return rc;
+}
+
+static int cmd_status(czk_rpc_client *c, int64_t deadline) {
+    czk_rpc_status *s;
+    czk_err err;
+    czk_status st = czk_rpc_get_status(c, &s, deadline, NULL, &err);
+    if (st) return call_fail("status", st, &err);
+    printf("uptime %llu s, proofs completed %llu, failed %llu, pinned %llu / %llu bytes\n",
+           (unsigned long long)s->uptime_seconds, (unsigned long long)s->total_proofs_completed,
+           (unsigned long long)s->total_proofs_failed, (unsigned long long)s->pinned_memory_bytes,
+           (unsigned long long)s->pinned_memory_limit_bytes);
+    printf("devices:\n");
+    for (size_t i = 0; i < s->num_gpus; i++) {
+        const czk_rpc_gpu_status *g = &s->gpus[i];
+        printf("  %u %-24s vram %llu free / %llu total  job %s %s\n", g->ordinal, g->name,
+               (unsigned long long)g->vram_free_bytes, (unsigned long long)g->vram_total_bytes,
+               g->current_job_id[0] ? g->current_job_id : "-", g->current_proof_kind);
+    }
+    static const char *const TIER[] = {"HOT", "WARM", "COLD"};
+    printf("SRS:\n");
+    for (size_t i = 0; i < s->num_srs; i++) {
+        const czk_rpc_srs_status *x = &s->loaded_srs[i];
+        printf("  %-14s %-4s %llu bytes, %u jobs\n", x->circuit_id,
+               (unsigned)x->tier < 3 ? TIER[x->tier] : "?", (unsigned long long)x->size_bytes,
+               x->ref_count);
+    }
+    printf("queues:\n");
+    for (size_t i = 0; i < s->num_queues; i++)
+        printf("  %-14s pending %u, in progress %u\n", s->queues[i].proof_kind,
+               s->queues[i].pending, s->queues[i].in_progress);
+    czk_rpc_status_free(s);
+    return CZK_EXIT_OK;
+}
+
+int czk_cmd_client(int argc, char **argv) {
+    static const struct option LONG[] = {{"addr", required_argument, NULL, 'a'},
+                                         {"deadline", required_argument, NULL, 'd'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *addr = getenv("CZK_ADDR");
+    if (!addr || !*addr) addr = "unix:///run/curio/cuzk.sock";
+    int64_t deadline = -1;
+    optind = 0; /* glibc: reinitialize (argv changes between parses) */
+    int ch;
+    /* "+": stop at the command; its options are parsed below */
+    while ((ch = getopt_long(argc, argv, "+a:d:h", LONG, NULL)) != -1) {
+        switch (ch) {
+        case 'a':
+            addr = optarg;
+            break;
+        case 'd': {
+            uint64_t s;
+            if (!czk_cli_parse_u64(optarg, &s) || s > 1000000)
+                return czk_cli_fail(CMD, "--deadline: seconds, not '%s'", optarg);
+            deadline = (int64_t)s * 1000;
+            break;
+        }
+        case 'h':
+            fputs(USAGE, stdout);
+            return CZK_EXIT_OK;
+        default:
+            fputs(USAGE, stderr);
+            return CZK_EXIT_ERROR;
+        }
+    }
+    if (optind >= argc) {
+        fputs(USAGE, stderr);
+        return czk_cli_fail(CMD, "which command?");
+    }
+    const char *cmd = argv[optind];
+    int sub_argc = argc - optind;
+    char **sub_argv = argv + optind;
+    if (czk_cli_wants_help(sub_argc, sub_argv)) {
+        fputs(USAGE, stdout);
+        return CZK_EXIT_OK;
+    }
+    int64_t short_deadline = deadline >= 0 ? deadline : 30000;
+    czk_rpc_client *c;
+    czk_err err;
+    if (czk_rpc_client_connect(&c, addr, 0, &err)) return czk_cli_fail(CMD, "%s", err.msg);
+    int rc;
+    czk_status st;
+    if (!strcmp(cmd, "prove") || !strcmp(cmd, "submit")) {
+        rc = cmd_prove(c, deadline, cmd[0] == 'p', sub_argc, sub_argv);
+    } else if (!strcmp(cmd, "await")) {
+        rc = cmd_await(c, deadline, sub_argc, sub_argv);
+    } else if (!strcmp(cmd, "status")) {
+        rc = sub_argc == 1 ? cmd_status(c, short_deadline)
+                           : czk_cli_fail(CMD, "status takes no arguments");
+    } else if (!strcmp(cmd, "metrics")) {
+        char *text = NULL;
+        if (sub_argc != 1) {
+            rc = czk_cli_fail(CMD, "metrics takes no arguments");
+        } else if ((st = czk_rpc_get_metrics(c, &text, short_deadline, NULL, &err))) {
+            rc = call_fail("metrics", st, &err);
+        } else {
+            fputs(text, stdout);
+            rc = CZK_EXIT_OK;
+        }
+        free(text);
+    } else if (!strcmp(cmd, "cancel")) {
+        bool was = false;
+        if (sub_argc != 2) {
+            rc = czk_cli_fail(CMD, "cancel takes one JOB");
+        } else if ((st = czk_rpc_cancel(c, sub_argv[1], &was, short_deadline, NULL, &err))) {
+            rc = call_fail("cancel", st, &err);
+        } else {
+            printf("%s: %s\n", sub_argv[1], was ? "cancelled" : "had already finished");
+            rc = CZK_EXIT_OK;
+        }
+    } else if (!strcmp(cmd, "preload")) {
+        bool already = false;
+        uint64_t ms = 0;
+        if (sub_argc != 2) {
+            rc = czk_cli_fail(CMD, "preload takes one CIRCUIT");
+        } else if ((st = czk_rpc_preload(c, sub_argv[1], &already, &ms, deadline, NULL, &err))) {
+            rc = call_fail("preload", st, &err);
+        } else {
+            printf("%s: %s (%llu ms)\n", sub_argv[1], already ? "already loaded" : "loaded",
+                   (unsigned long long)ms);
+            rc = CZK_EXIT_OK;
+        }
+    } else if (!strcmp(cmd, "evict")) {
+        bool was = false;
+        uint64_t freed = 0;
+        if (sub_argc != 2) {
+            rc = czk_cli_fail(CMD, "evict takes one CIRCUIT");
+        } else if ((st = czk_rpc_evict(c, sub_argv[1], &was, &freed, short_deadline, NULL, &err))) {
+            rc = call_fail("evict", st, &err);
+        } else {
+            printf("%s: %s, %llu bytes freed\n", sub_argv[1], was ? "evicted" : "was not loaded",
+                   (unsigned long long)freed);
+            rc = CZK_EXIT_OK;
+        }
+    } else {
+        fputs(USAGE, stderr);
+        rc = czk_cli_fail(CMD, "unknown command '%s'", cmd);
+    }
+    czk_rpc_client_close(c);
+    return rc;
+}
+
+#endif

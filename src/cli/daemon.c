@@ -1,0 +1,252 @@
+/*
+ * `czk daemon [--config FILE] [--listen ADDR]...`: the proving engine behind
+ * the gRPC service cuzk.v1.ProvingEngine (include/czk/rpc.h), configured by
+ * a cuzk.toml (cuzk-engine.md §3; czk.example.toml lists every key).
+ *
+ * Start: the engine (keys of srs.preload load in the background), then the
+ * gRPC listeners, so GetStatus answers at once. Stop (SIGINT or SIGTERM):
+ * new calls are refused; with daemon.shutdown_drain (default, as cuzk) the
+ * proofs in flight finish, at most daemon.shutdown_grace (0 = no limit),
+ * else they are cancelled at once; what is left after the grace, or at a
+ * second signal, is cancelled. The timeline file is flushed and closed when
+ * the engine is destroyed.
+ */
+#include "cli/cli.h"
+
+#include "czk/engine.h"
+#ifdef CZK_HAVE_RPC
+#include "czk/rpc.h"
+#endif
+
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CMD "daemon"
+
+static const char USAGE[] =
+    "usage: czk daemon [--config FILE] [--listen ADDR]... [--log-level LEVEL]\n\n"
+    "Serves the gRPC service cuzk.v1.ProvingEngine (Curio's cuzk protocol) until\n"
+    "SIGINT or SIGTERM.\n\n"
+    "  -c, --config FILE    cuzk.toml (default /data/zk/cuzk.toml when it exists,\n"
+    "                       else the defaults; czk.example.toml lists every key)\n"
+    "  -l, --listen ADDR    gRPC address, \"unix:///path\" (socket mode 0660) or\n"
+    "                       \"host:port\"; repeat for several; overrides daemon.listen\n"
+    "                       (which may list several, comma-separated)\n"
+    "      --log-level L    error, warn, info, debug (overrides logging.level)\n\n"
+    "Shutdown: new calls are refused; daemon.shutdown_drain = true (default) lets the\n"
+    "proofs in flight finish (at most daemon.shutdown_grace), false cancels them; a\n"
+    "second signal cancels at once. exit status: 0 after a clean shutdown, 2 when the\n"
+    "daemon cannot start (the reason is printed)\n";
+
+static void warn_line(void *ctx, const char *msg) {
+    (void)ctx;
+    fprintf(stderr, "czk daemon: config: %s\n", msg);
+}
+
+#ifndef CZK_HAVE_RPC
+
+int czk_cmd_daemon(int argc, char **argv) {
+    if (czk_cli_wants_help(argc, argv)) {
+        fputs(USAGE, stdout);
+        return CZK_EXIT_OK;
+    }
+    return czk_cli_fail(CMD, "this czk was built without gRPC (-DCZK_RPC=OFF)");
+}
+
+#else
+
+typedef struct sig_ctx {
+    sigset_t set;
+    czk_engine *engine;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int signals; /* received so far */
+} sig_ctx;
+
+/* Waits for SIGINT/SIGTERM: the first wakes main, the second cancels everything. */
+static void *sig_main(void *arg) {
+    sig_ctx *s = arg;
+    for (;;) {
+        int sig = 0;
+        if (sigwait(&s->set, &sig) != 0) continue;
+        pthread_mutex_lock(&s->mu);
+        int n = ++s->signals;
+        pthread_cond_broadcast(&s->cv);
+        pthread_mutex_unlock(&s->mu);
+        if (n == 1) {
+            fprintf(stderr, "czk daemon: %s: shutting down (again to cancel what runs)\n",
+                    strsignal(sig));
+        } else {
+            fprintf(stderr, "czk daemon: %s: cancelling every job\n", strsignal(sig));
+            czk_engine_shutdown(s->engine, false);
+        }
+    }
+    return NULL;
+}
+
+static void daemon_log(void *ctx, const char *level, const char *line) {
+    (void)ctx;
+    fprintf(stderr, "czk daemon: %s: %s\n", level, line);
+}
+
+int czk_cmd_daemon(int argc, char **argv) {
+    static const struct option LONG[] = {{"config", required_argument, NULL, 'c'},
+                                         {"listen", required_argument, NULL, 'l'},
+                                         {"log-level", required_argument, NULL, 'L'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *config = NULL, *log_level = NULL;
+    const char *listen_args[CZK_RPC_MAX_LISTEN];
+    unsigned num_listen_args = 0;
+    optind = 0; /* glibc: reinitialize (argv changes between parses) */
+    int ch;
+    while ((ch = getopt_long(argc, argv, "c:l:h", LONG, NULL)) != -1) {
+        switch (ch) {
+        case 'c':
+            config = optarg;
+            break;
+        case 'l':
+            if (num_listen_args == CZK_RPC_MAX_LISTEN)
+                return czk_cli_fail(CMD, "at most %d --listen addresses", CZK_RPC_MAX_LISTEN);
+            listen_args[num_listen_args++] = optarg;
+            break;
+        case 'L':
+            log_level = optarg;
+            break;
+        case 'h':
+            fputs(USAGE, stdout);
+            return CZK_EXIT_OK;
+        default:
+            fputs(USAGE, stderr);
+            return CZK_EXIT_ERROR;
+        }
+    }
+    if (optind < argc) {
+        fputs(USAGE, stderr);
+        return czk_cli_fail(CMD, "unexpected argument '%s'", argv[optind]);
+    }
+
+    czk_engine_opts eo;
+    czk_engine_opts_default(&eo);
+    czk_err err;
+    czk_err_clear(&err);
+    if (!config && access("/data/zk/cuzk.toml", R_OK) == 0) config = "/data/zk/cuzk.toml";
+    if (config && czk_engine_config_load(&eo.config, config, warn_line, NULL, &err))
+        return czk_cli_fail(CMD, "%s", err.msg);
+    if (log_level) {
+        if (strcmp(log_level, "error") && strcmp(log_level, "warn") && strcmp(log_level, "info") &&
+            strcmp(log_level, "debug") && strcmp(log_level, "trace"))
+            return czk_cli_fail(CMD, "--log-level %s: error, warn, info or debug", log_level);
+        snprintf(eo.config.log_level, sizeof eo.config.log_level, "%s", log_level);
+    }
+
+    /* The addresses: --listen, else daemon.listen split at commas. */
+    char listen_buf[sizeof eo.config.listen];
+    czk_rpc_server_opts so;
+    czk_rpc_server_opts_default(&so);
+    if (num_listen_args) {
+        for (unsigned i = 0; i < num_listen_args; i++)
+            so.listen[so.num_listen++] = listen_args[i];
+    } else {
+        snprintf(listen_buf, sizeof listen_buf, "%s", eo.config.listen);
+        char *save = NULL;
+        for (char *t = strtok_r(listen_buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+            if (so.num_listen == CZK_RPC_MAX_LISTEN)
+                return czk_cli_fail(CMD, "daemon.listen: at most %d addresses", CZK_RPC_MAX_LISTEN);
+            so.listen[so.num_listen++] = t;
+        }
+        if (!so.num_listen) return czk_cli_fail(CMD, "daemon.listen is empty");
+    }
+    so.max_recv_bytes = eo.config.max_message_bytes;
+    so.log = daemon_log;
+
+    /* Signals go to the signal thread only: block them before any thread starts. */
+    static sig_ctx sc; /* the detached signal thread outlives this function */
+    memset(&sc, 0, sizeof sc);
+    sigemptyset(&sc.set);
+    sigaddset(&sc.set, SIGINT);
+    sigaddset(&sc.set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &sc.set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    pthread_mutex_init(&sc.mu, NULL);
+    pthread_cond_init(&sc.cv, NULL);
+
+    czk_engine *e = NULL;
+    if (czk_engine_create(&e, &eo, &err)) return czk_cli_fail(CMD, "engine: %s", err.msg);
+    sc.engine = e;
+    czk_rpc_server *srv = NULL;
+    if (czk_rpc_server_start(&srv, e, &so, &err)) {
+        czk_engine_destroy(e);
+        return czk_cli_fail(CMD, "%s", err.msg);
+    }
+    if (eo.config.status_listen[0]) {
+        /*
+         * OBS HOOK (daemon.status_listen): the HTTP GET /status and /metrics
+         * endpoint (branch `obs`) starts here on engine e and stops before
+         * czk_engine_destroy below.
+         */
+        fprintf(stderr,
+                "czk daemon: daemon.status_listen %s: the HTTP endpoint is not built in "
+                "this czk; ignored\n",
+                eo.config.status_listen);
+    }
+    pthread_t sig_thread;
+    if (pthread_create(&sig_thread, NULL, sig_main, &sc) != 0) {
+        czk_rpc_server_destroy(srv);
+        czk_engine_destroy(e);
+        return czk_cli_fail(CMD, "cannot start the signal thread");
+    }
+    pthread_detach(sig_thread);
+    fprintf(stderr, "czk daemon: serving (pid %ld)\n", (long)getpid());
+
+    pthread_mutex_lock(&sc.mu);
+    while (sc.signals == 0)
+        pthread_cond_wait(&sc.cv, &sc.mu);
+    pthread_mutex_unlock(&sc.mu);
+
+    /* Stop intake; drain or cancel. */
+    double t_stop = czk_cli_now();
+    uint64_t grace_ms = eo.config.shutdown_grace_ms;
+    if (!eo.config.shutdown_drain) czk_engine_shutdown(e, false);
+    czk_rpc_server_shutdown(srv,
+                            eo.config.shutdown_drain ? (grace_ms ? (int64_t)grace_ms : -1) : 2000);
+    uint64_t calls = czk_rpc_server_calls(srv);
+    czk_rpc_server_destroy(srv);
+    if (eo.config.shutdown_drain) {
+        /* jobs submitted without a waiting call finish too, within the grace */
+        for (;;) {
+            czk_engine_status *st = NULL;
+            bool busy = true;
+            if (czk_engine_status_get(e, &st, NULL) == CZK_OK) {
+                busy = st->jobs_queued + st->jobs_running > 0;
+                czk_engine_status_free(st);
+            }
+            pthread_mutex_lock(&sc.mu);
+            bool again = sc.signals > 1;
+            pthread_mutex_unlock(&sc.mu);
+            if (!busy || again || (grace_ms && (czk_cli_now() - t_stop) * 1000 >= (double)grace_ms))
+                break;
+            usleep(100 * 1000);
+        }
+    }
+    czk_engine_shutdown(e, false); /* cancels what is left */
+    czk_engine_status *st = NULL;
+    if (czk_engine_status_get(e, &st, NULL) == CZK_OK) {
+        fprintf(stderr,
+                "czk daemon: stopped: %llu proofs completed, %llu failed, %llu cancelled; "
+                "%llu calls served\n",
+                (unsigned long long)st->proofs_completed, (unsigned long long)st->proofs_failed,
+                (unsigned long long)st->proofs_cancelled, (unsigned long long)calls);
+        czk_engine_status_free(st);
+    }
+    czk_engine_destroy(e); /* flushes and closes the timeline */
+    return CZK_EXIT_OK;
+}
+
+#endif
