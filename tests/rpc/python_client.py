@@ -225,7 +225,10 @@ def main():
             proof_kind=TEST_KIND, vanilla_proof=b"seed=9 partitions=2 log=8 fail=1")), timeout=300)
         check(r.result.status == pb.AwaitProofResponse.FAILED and r.result.error_message,
               "a failing proof: FAILED with a reason (%r)" % r.result.error_message)
-        failed = 1
+        # the two PoRep payloads the kind refused above count as failed proofs too (as in
+        # cuzk, where the engine parses the C1); the requests refused before a job existed
+        # (no submit, unspecified kind, not protobuf, unimplemented kinds) do not
+        failed = 1 + 2
 
         # ---- PreloadSRS / EvictSRS ----
         pre = stub.PreloadSRS(pb.PreloadSrsRequest(circuit_id="test-9"), timeout=300)
@@ -234,8 +237,10 @@ def main():
         check(pre.already_loaded, "PreloadSRS test-9 again: already_loaded")
         st = stub.GetStatus(pb.GetStatusRequest(), timeout=10)
         srs = {s.circuit_id: s for s in st.loaded_srs}
-        check("test-9" in srs and srs["test-9"].tier == pb.SRSStatus.WARM and srs["test-9"].size_bytes > 0,
-              "GetStatus lists test-9, tier WARM (host memory), with its size")
+        x = srs.get("test-9")
+        check(x is not None and x.tier == pb.SRSStatus.WARM and x.size_bytes > 0,
+              "GetStatus lists test-9, tier WARM (host memory: the CPU backend), with its size (%s)"
+              % (str(x).replace("\n", " ") if x else "absent"))
         ev = stub.EvictSRS(pb.EvictSrsRequest(circuit_id="test-9"), timeout=30)
         check(ev.was_loaded and ev.freed_bytes > 0, "EvictSRS test-9: freed %d bytes" % ev.freed_bytes)
         code = code_of(lambda: stub.PreloadSRS(pb.PreloadSrsRequest(circuit_id="nope"), timeout=30))
@@ -278,6 +283,8 @@ def main():
               "GetMetrics cuzk_proofs_failed_total = %d" % failed)
         check(samples.get('cuzk_proofs_completed{proof_kind="porep_c2"}') == 1,
               "GetMetrics cuzk_proofs_completed{proof_kind=\"porep_c2\"} = 1")
+        check(samples.get('czk_proofs_total{proof_kind="porep_c2",status="failed"}') == 2,
+              "GetMetrics czk_proofs_total porep_c2 failed = 2 (the refused envelopes)")
         check(samples.get('czk_proofs_total{proof_kind="test",status="cancelled"}') == 1,
               "GetMetrics czk_proofs_total test cancelled = 1")
         check(samples.get('czk_proof_duration_seconds_count{proof_kind="test"}') == completed - 1,
