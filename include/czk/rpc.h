@@ -167,7 +167,9 @@ typedef struct czk_rpc_gpu_status {
 
 typedef struct czk_rpc_srs_status {
     char circuit_id[CZK_CIRCUIT_ID_MAX];
-    czk_srs_tier tier; /* HOT, WARM, COLD as SRSStatus.Tier */
+    czk_srs_tier tier; /* as SRSStatus.Tier on the wire, which czk's server fills as:
+                          HOT (0) = resident on a device, WARM (1) = in host memory only,
+                          COLD (2) = not resident yet (loading) */
     uint64_t size_bytes;
     uint32_t ref_count;
 } czk_rpc_srs_status;

@@ -44,11 +44,6 @@ static const char USAGE[] =
     "second signal cancels at once. exit status: 0 after a clean shutdown, 2 when the\n"
     "daemon cannot start (the reason is printed)\n";
 
-static void warn_line(void *ctx, const char *msg) {
-    (void)ctx;
-    fprintf(stderr, "czk daemon: config: %s\n", msg);
-}
-
 #ifndef CZK_HAVE_RPC
 
 int czk_cmd_daemon(int argc, char **argv) {
@@ -60,6 +55,11 @@ int czk_cmd_daemon(int argc, char **argv) {
 }
 
 #else
+
+static void warn_line(void *ctx, const char *msg) {
+    (void)ctx;
+    fprintf(stderr, "czk daemon: config: %s\n", msg);
+}
 
 typedef struct sig_ctx {
     sigset_t set;

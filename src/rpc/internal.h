@@ -13,19 +13,39 @@
 #include <grpc/support/alloc.h>
 #include <grpc/support/time.h>
 
+#include <malloc.h>
+#include <string.h>
+
 #define CZK_RPC_SERVICE "/cuzk.v1.ProvingEngine/"
 
 /*
  * The bytes of a received message as one slice. A buffer of one slice is
- * taken as is (a reference, no copy); several slices are joined (one copy).
- * The buffer is destroyed either way, so at most the message and one copy
- * are alive at once.
+ * taken as is (a reference, no copy). Several slices are joined into one:
+ * each is released as soon as it is copied and every 16 MiB of released
+ * slices go back to the system (malloc_trim), so a large message is held
+ * about once, not twice, while it is joined. The buffer is destroyed.
  */
 static inline grpc_slice czk_rpc_bb_take(grpc_byte_buffer *bb) {
     grpc_slice s;
     if (bb->type == GRPC_BB_RAW && bb->data.raw.compression == GRPC_COMPRESS_NONE &&
         bb->data.raw.slice_buffer.count == 1) {
         s = grpc_slice_ref(bb->data.raw.slice_buffer.slices[0]);
+    } else if (bb->type == GRPC_BB_RAW && bb->data.raw.compression == GRPC_COMPRESS_NONE) {
+        grpc_slice_buffer *sb = &bb->data.raw.slice_buffer;
+        s = grpc_slice_malloc(sb->length);
+        uint8_t *at = GRPC_SLICE_START_PTR(s);
+        size_t released = 0;
+        while (sb->count) {
+            grpc_slice p = grpc_slice_buffer_take_first(sb);
+            size_t n = GRPC_SLICE_LENGTH(p);
+            memcpy(at, GRPC_SLICE_START_PTR(p), n);
+            at += n;
+            grpc_slice_unref(p);
+            if ((released += n) >= (16u << 20)) {
+                malloc_trim(0);
+                released = 0;
+            }
+        }
     } else {
         grpc_byte_buffer_reader r;
         if (!grpc_byte_buffer_reader_init(&r, bb)) {
@@ -53,5 +73,21 @@ static inline grpc_byte_buffer *czk_rpc_bb_pack(const ProtobufCMessage *msg) {
 static inline const char *czk_rpc_str(const char *s) {
     return s ? s : "";
 }
+
+/*
+ * SubmitProofRequest / ProveRequest decoded in place (decode.c): msg's bytes
+ * fields point into the decoded buffer, which must outlive the view;
+ * request_id (NULL when absent) and the vanilla_proofs array are the view's.
+ * Returns false for a malformed message (nothing to free then).
+ */
+typedef struct czk_rpc_submit_view {
+    Cuzk__V1__SubmitProofRequest msg;
+    bool present; /* czk_rpc_decode_prove: the submit field was there */
+    size_t cap_vanilla_proofs;
+} czk_rpc_submit_view;
+
+bool czk_rpc_decode_submit(czk_rpc_submit_view *v, const uint8_t *b, size_t n);
+bool czk_rpc_decode_prove(czk_rpc_submit_view *v, const uint8_t *b, size_t n);
+void czk_rpc_submit_view_free(czk_rpc_submit_view *v);
 
 #endif

@@ -20,6 +20,7 @@
 #include "rpc/internal.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -464,11 +465,28 @@ static void keep_free(keep *k) {
     free(k->queue_ptrs);
 }
 
+/*
+ * The received request is decoded in place (no copy of its payload) and
+ * dropped once the engine has taken it in; heap pages of a large one go back
+ * to the system at once (malloc_trim), so that a request's peak is its bytes
+ * twice (gRPC's slices and their joined copy) plus what the engine keeps.
+ */
+static void drop_request(grpc_slice in) {
+    size_t n = GRPC_SLICE_LENGTH(in);
+    grpc_slice_unref(in);
+    if (n >= (4u << 20)) malloc_trim(0);
+}
+
 static grpc_status_code h_submit(srv_call *c, grpc_slice in, answer *a, keep *k) {
-    UNPACK(Cuzk__V1__SubmitProofRequest, cuzk__v1__submit_proof_request, r, "SubmitProofRequest");
+    czk_rpc_submit_view v;
+    if (!czk_rpc_decode_submit(&v, GRPC_SLICE_START_PTR(in), GRPC_SLICE_LENGTH(in))) {
+        drop_request(in);
+        return fail(a, GRPC_STATUS_INVALID_ARGUMENT, "malformed SubmitProofRequest message");
+    }
     uint32_t qp = 0;
-    grpc_status_code code = submit(c->srv, r, k->job_id, &qp, a);
-    protobuf_c_message_free_unpacked(&r->base, NULL);
+    grpc_status_code code = submit(c->srv, &v.msg, k->job_id, &qp, a);
+    czk_rpc_submit_view_free(&v);
+    drop_request(in);
     if (code) return code;
     cuzk__v1__submit_proof_response__init(&k->submit);
     k->submit.job_id = k->job_id;
@@ -501,13 +519,16 @@ static grpc_status_code h_await(srv_call *c, grpc_slice in, answer *a, keep *k) 
 }
 
 static grpc_status_code h_prove(srv_call *c, grpc_slice in, answer *a, keep *k) {
-    UNPACK(Cuzk__V1__ProveRequest, cuzk__v1__prove_request, r, "ProveRequest");
-    if (!r->submit) {
-        protobuf_c_message_free_unpacked(&r->base, NULL);
-        return fail(a, GRPC_STATUS_INVALID_ARGUMENT, "ProveRequest without submit");
+    czk_rpc_submit_view v;
+    if (!czk_rpc_decode_prove(&v, GRPC_SLICE_START_PTR(in), GRPC_SLICE_LENGTH(in))) {
+        drop_request(in);
+        return fail(a, GRPC_STATUS_INVALID_ARGUMENT, "malformed ProveRequest message");
     }
-    grpc_status_code code = submit(c->srv, r->submit, k->job_id, NULL, a);
-    protobuf_c_message_free_unpacked(&r->base, NULL); /* the payload is no longer needed */
+    grpc_status_code code =
+        v.present ? submit(c->srv, &v.msg, k->job_id, NULL, a)
+                  : fail(a, GRPC_STATUS_INVALID_ARGUMENT, "ProveRequest without submit");
+    czk_rpc_submit_view_free(&v);
+    drop_request(in); /* the payload is no longer needed */
     if (code) return code;
     czk_rpc_server *s = c->srv;
     pthread_mutex_lock(&s->mu);

@@ -18,8 +18,8 @@ void czk_sha256_parts(uint8_t out[32], const czk_bytes *parts, size_t nparts) {
     }
     size_t total = 0;
     for (size_t i = 0; i < nparts; i++) total += parts[i].n;
-    uint8_t stack[4096] __attribute__((aligned(64))), *buf = total <= sizeof stack ? stack : malloc(total);
-    if (!buf) { /* too large for the stack and no memory: stream it instead */
+    uint8_t stack[4096] __attribute__((aligned(64))), *buf = total <= sizeof stack ? stack : NULL;
+    if (!buf) { /* too large for the stack: streamed, never copied (a request may be 256 MB) */
         EVP_MD_CTX *ctx = EVP_MD_CTX_new();
         unsigned int n = 32;
         if (ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) {
