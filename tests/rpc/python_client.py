@@ -41,7 +41,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 import grpc

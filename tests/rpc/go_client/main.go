@@ -11,6 +11,7 @@
 //     INVALID_ARGUMENT, and the daemon keeps serving;
 //   - a 50 MB request passes the daemon's receive limit (it is refused as
 //     a payload, INVALID_ARGUMENT or FAILED, never RESOURCE_EXHAUSTED).
+//
 // Usage: go_client ADDR   (unix:///path/to.sock or host:port)
 // Exit 0 when every check passes; each failure is printed.
 package main
