@@ -26,6 +26,8 @@ Checked, every RPC:
   - a 2KiB PoRep C2 proof (C1 from `czk gen-vanilla`, cuzk's envelope JSON
     with base64 Phase1Out) whose bytes `czk verify` accepts, and refuses
     with one byte flipped;
+  - daemon.status_listen: GET /status is JSON with the counters, memory,
+    workers, partitions and SRS; GET /metrics the same text; 404 and 405;
   - SIGTERM: the daemon exits 0.
 
 Usage: python_client.py CZK_BINARY SOURCE_DIR [KEYS_DIR]
@@ -34,10 +36,12 @@ porep.e2e_keys and scripts/demo.sh keep them). Exit status 0 when every check pa
 """
 import base64
 import concurrent.futures
+import http.client
 import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -96,16 +100,19 @@ def main():
         from cuzk.v1 import proving_pb2 as pb
         from cuzk.v1 import proving_pb2_grpc as pbg
 
+        with socket.socket() as probe:  # a free port for daemon.status_listen
+            probe.bind(("127.0.0.1", 0))
+            http_port = probe.getsockname()[1]
         sock = os.path.join(work, "czk.sock")
         addr = "unix://" + sock
         cfg = os.path.join(work, "cuzk.toml")
         with open(cfg, "w") as f:
-            f.write('[daemon]\nlisten = "%s"\n'
+            f.write('[daemon]\nlisten = "%s"\nstatus_listen = "127.0.0.1:%d"\n'
                     '[srs]\nparam_cache = "%s"\n'
                     '[memory]\ntotal_budget = "6 GiB"\n'
                     '[gpus]\nbackend = "cpu"\ngpu_workers_per_device = 1\nfinalize_workers = 2\n'
                     '[synthesis]\npartition_workers = 2\n'
-                    '[logging]\nlevel = "warn"\n' % (addr, keys))
+                    '[logging]\nlevel = "warn"\n' % (addr, http_port, keys))
         log = open(os.path.join(work, "daemon.log"), "w")
         t0 = time.time()
         daemon = subprocess.Popen([czk, "daemon", "--config", cfg], stdout=log, stderr=log)
@@ -292,6 +299,35 @@ def main():
         check(st.total_proofs_completed == completed and st.total_proofs_failed == failed,
               "GetStatus counters: %d completed, %d failed" % (st.total_proofs_completed,
                                                                st.total_proofs_failed))
+
+        # ---- daemon.status_listen: GET /status (JSON) and GET /metrics over HTTP ----
+        def http_get(path, method="GET"):
+            c = http.client.HTTPConnection("127.0.0.1", http_port, timeout=10)
+            try:
+                c.request(method, path)
+                r = c.getresponse()
+                return r.status, r.getheader("Content-Type") or "", r.read()
+            finally:
+                c.close()
+        try:
+            code, ctype, body = http_get("/status")
+            doc = json.loads(body) if code == 200 else {}
+            check(code == 200 and ctype == "application/json"
+                  and doc.get("counters", {}).get("proofs_completed") == completed
+                  and len(doc.get("workers", [])) == 2 + 1 + 2 and "memory" in doc
+                  and isinstance(doc.get("partitions"), list) and isinstance(doc.get("srs"), list),
+                  "status_listen GET /status: JSON with counters, memory, workers, partitions, "
+                  "SRS (%d %s)" % (code, ctype))
+            code, ctype, body = http_get("/metrics")
+            check(code == 200 and ("\ncuzk_proofs_completed_total %d\n" % completed) in body.decode(),
+                  "status_listen GET /metrics: the GetMetrics text (%d)" % code)
+            code, _, _ = http_get("/nope")
+            check(code == 404, "status_listen GET /nope: 404 (%d)" % code)
+            code, _, _ = http_get("/status", "POST")
+            check(code == 405, "status_listen POST /status: 405 (%d)" % code)
+        except OSError as e:
+            check(False, "status_listen 127.0.0.1:%d answers HTTP (%s)" % (http_port, e))
+
         chan.close()
         pool.shutdown(wait=False)
 
