@@ -8,7 +8,14 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(build-essential cmake ninja-build pkg-config
           libcmocka-dev clang libclang-rt-14-dev libjansson-dev libssl-dev libb2-dev
-          libyajl-dev libtomlplusplus-dev librsvg2-bin python3)
+          libyajl-dev libtomlplusplus-dev
+          # gRPC service (issue 9): gRPC core C API, protobuf-c, the HTTP status endpoint
+          libgrpc-dev libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libmicrohttpd-dev
+          # gRPC client tests czk did not write: Python grpcio and Go on grpc-go (Curio's library)
+          python3-grpcio python3-grpc-tools golang-go golang-google-grpc-dev
+          golang-github-golang-protobuf-1-5-dev protoc-gen-go protoc-gen-go-grpc
+          # bench charts (SVG to PNG, checked by a python3 script)
+          librsvg2-bin python3)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

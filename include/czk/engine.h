@@ -507,27 +507,33 @@ CZK_NODISCARD czk_status czk_engine_evict(czk_engine *e, const char *circuit_id,
 
 /* ---- status and metrics ---- */
 
+/* Where a circuit's parameters are (cuzk.v1 SRSStatus.Tier, same numbers). */
 typedef enum czk_srs_tier {
-    CZK_SRS_HOT = 0,  /* resident: on the device, or in host memory ready for it */
-    CZK_SRS_WARM = 1, /* loading */
-    CZK_SRS_COLD = 2, /* known, not loaded (not listed) */
+    CZK_SRS_HOT = 0,  /* in device memory (VRAM) on the devices */
+    CZK_SRS_WARM = 1, /* in host memory (pinned or not), read from there by the backend */
+    CZK_SRS_COLD = 2, /* on disk: loading, or named by srs.preload and not loaded */
 } czk_srs_tier;
+
+/* "HOT", "WARM", "COLD". */
+const char *czk_srs_tier_name(czk_srs_tier t);
 
 typedef struct czk_engine_device_status {
     int ordinal;                    /* -1: the CPU pseudo-device */
     char name[64];                  /* backend name */
     unsigned workers, busy_workers; /* GPU workers of the device; those holding a partition */
-    uint64_t vram_total_bytes, vram_free_bytes; /* 0 when unknown */
+    bool vram_known;                /* the backend reports device memory (CPU: false) */
+    uint64_t vram_total_bytes, vram_free_bytes; /* 0 when not known */
     char current_job_id[CZK_JOB_ID_MAX];        /* the job holding the device lock ("" = idle) */
     czk_kind_id current_kind;
     uint64_t partitions_proved;
-    uint64_t busy_ms; /* lock held, since start */
+    uint64_t busy_ms; /* device lock held since start, the current hold included */
 } czk_engine_device_status;
 
 typedef struct czk_engine_srs_status {
     char circuit_id[CZK_CIRCUIT_ID_MAX];
     czk_srs_tier tier;
-    uint64_t size_bytes;      /* parameters in host memory (0 when only on the device) */
+    uint64_t size_bytes;      /* parameters in host memory (COLD: the kind's estimate of
+                                 what loading takes, 0 = unknown) */
     uint64_t device_bytes;    /* parameters resident on devices */
     uint64_t shape_bytes;     /* the recorded R1CS shape */
     uint64_t partition_bytes; /* measured working memory of one partition (0 = not yet) */
@@ -535,24 +541,102 @@ typedef struct czk_engine_srs_status {
     uint64_t idle_ms;         /* since the last job released it (0 while held) */
 } czk_engine_srs_status;
 
+/* Partitions of one kind, by stage. "Dispatched" partitions (past the
+ * synthesis queue) are counted, unlike cuzk (cuzk-engine.md §8). */
 typedef struct czk_engine_queue_status {
     czk_kind_id kind;
-    uint32_t pending;     /* partitions not yet started */
-    uint32_t in_progress; /* partitions started, not finalized */
+    uint32_t pending;     /* partitions in the synthesis queue (not started) */
+    uint32_t in_progress; /* partitions started and not finalized: the sum of the below */
+    uint32_t synthesizing, gpu_queue, on_device, finalize_queue, finalizing;
+    uint32_t jobs_queued, jobs_running;
 } czk_engine_queue_status;
+
+/* Where a partition is. */
+typedef enum czk_partition_stage {
+    CZK_STAGE_SYNTH_QUEUE = 0, /* waiting for admission (SRS, memory, a worker) */
+    CZK_STAGE_SYNTHESIS,       /* a synthesis worker builds its witness */
+    CZK_STAGE_GPU_QUEUE,       /* witness ready, waiting for a GPU worker */
+    CZK_STAGE_DEVICE,          /* a GPU worker proves it (lock held or waited for) */
+    CZK_STAGE_FINALIZE_QUEUE,  /* device part done, waiting for a finalizer */
+    CZK_STAGE_FINALIZE,        /* a finalizer completes and encodes it */
+    CZK_STAGE_ASSEMBLY,        /* the job's last partition: verify and assemble the job */
+    CZK_STAGE_COUNT
+} czk_partition_stage;
+
+/* "synth_queue", "synthesis", "gpu_queue", "device", "finalize_queue", "finalize", "assembly". */
+const char *czk_partition_stage_name(czk_partition_stage s);
+
+/* One partition in flight. */
+typedef struct czk_engine_partition_status {
+    char job_id[CZK_JOB_ID_MAX];
+    czk_kind_id kind;
+    uint32_t partition, partitions; /* index, and the job's count */
+    czk_partition_stage stage;
+    int worker;        /* the worker holding it (its index among its stage's workers), -1 queued */
+    int device;        /* DEVICE: the device ordinal (-1 the CPU pseudo-device); else -1 */
+    bool lock_held;    /* DEVICE: the device lock is held for it */
+    uint64_t stage_ms; /* time in this stage */
+    uint64_t age_ms;   /* since the job was submitted */
+} czk_engine_partition_status;
+
+typedef enum czk_worker_role {
+    CZK_WORKER_SYNTHESIS = 0,
+    CZK_WORKER_GPU = 1,
+    CZK_WORKER_FINALIZE = 2,
+} czk_worker_role;
+
+/* "synthesis", "gpu", "finalize". */
+const char *czk_worker_role_name(czk_worker_role r);
+
+typedef struct czk_engine_worker_status {
+    czk_worker_role role;
+    int index;                   /* among the workers of its role (the timeline's worker=) */
+    int device;                  /* GPU workers: the device ordinal; else -1 */
+    bool busy;                   /* holds a partition */
+    char job_id[CZK_JOB_ID_MAX]; /* busy: the partition's job */
+    uint32_t partition;
+    uint64_t busy_ms; /* busy: time on this partition */
+} czk_engine_worker_status;
+
+/* Number of finite buckets of the proof duration histogram. */
+#define CZK_DURATION_BUCKETS 18
+
+/* The upper bound (seconds, inclusive) of finite bucket i < CZK_DURATION_BUCKETS:
+ * 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 45, 60, 90, 120, 180, 300, 600, 1800, 3600. */
+double czk_duration_bucket_le(size_t i);
+
+/* Counters of one registered kind, since start. */
+typedef struct czk_engine_kind_counters {
+    czk_kind_id kind;
+    uint64_t completed, failed, cancelled;
+    /* submit-to-completion time of completed proofs: bucket i counts those with
+     * le(i-1) < t <= le(i); bucket CZK_DURATION_BUCKETS those above the last bound
+     * (not cumulative; sum of all = completed) */
+    uint64_t duration_buckets[CZK_DURATION_BUCKETS + 1];
+    double duration_sum_s;
+} czk_engine_kind_counters;
 
 typedef struct czk_engine_status {
     czk_engine_device_status *devices;
     size_t num_devices;
-    czk_engine_srs_status *srs;
+    czk_engine_srs_status *srs; /* resident and loading circuits, then srs.preload ones on disk */
     size_t num_srs;
-    czk_engine_queue_status *queues; /* one per kind with pending or running partitions */
+    czk_engine_queue_status *queues; /* one per kind with jobs or partitions in flight */
     size_t num_queues;
+    czk_engine_partition_status *partitions; /* every partition in flight: queued, held by a
+                                                worker, or being assembled */
+    size_t num_partitions;
+    czk_engine_worker_status *workers; /* synthesis, then GPU, then finalize workers */
+    size_t num_workers;
+    czk_engine_kind_counters *kinds; /* one per registered kind */
+    size_t num_kinds;
     uint64_t uptime_ms;
     /* the memory budget, bytes */
     uint64_t budget_total, budget_used; /* used = srs + shapes + working */
     uint64_t budget_srs, budget_shapes, budget_working;
     uint64_t pinned_memory_bytes, pinned_memory_limit_bytes; /* host memory given to SRS */
+    uint64_t rss_bytes;       /* this process's resident set (0 = unknown) */
+    uint64_t mem_total_bytes; /* the machine's MemTotal (0 = unknown) */
     /* the pipeline, partitions in each stage */
     uint32_t synth_queue, synthesizing, gpu_queue, on_device, finalize_queue, finalizing;
     uint32_t synth_workers, gpu_workers, finalize_workers;
@@ -560,25 +644,62 @@ typedef struct czk_engine_status {
     /* counters since start */
     uint64_t proofs_completed, proofs_failed, proofs_cancelled, verify_failures;
     uint64_t partitions_synthesized, partitions_proved, results_pruned;
+    /* cuzk's cuzk_proof_duration_seconds: the last (up to) 1000 completed proofs */
+    uint64_t recent_durations;
+    double recent_duration_sum_s;
     /* the last timeline lines, oldest first */
     char **timeline;
     size_t num_timeline;
 } czk_engine_status;
 
-/* A snapshot (consistent at one instant). Free with czk_engine_status_free. */
+/* A snapshot (consistent at one instant, except device memory, which is asked of
+ * the backends after it). Free with czk_engine_status_free. */
 CZK_NODISCARD czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out, czk_err *err)
     CZK_NONNULL(1, 2);
 void czk_engine_status_free(czk_engine_status *s);
 
 /*
- * Prometheus text (cuzk's names: cuzk_proofs_{completed,failed}_total,
- * cuzk_uptime_seconds, cuzk_queue_depth, cuzk_proofs_completed{proof_kind=...},
- * cuzk_proof_duration_seconds_{count,sum} (last 1000), cuzk_running_jobs,
- * cuzk_gpu_workers; and czk_* for the rest: budget, stages, verify failures).
- * *out malloc'ed, NUL-terminated.
+ * Prometheus text exposition format 0.0.4 (every family with # HELP and
+ * # TYPE, its samples together). cuzk's names and meaning (cuzk-engine.md
+ * §2) so existing dashboards keep working:
+ *   cuzk_proofs_completed_total, cuzk_proofs_failed_total (counters),
+ *   cuzk_uptime_seconds, cuzk_queue_depth (jobs queued + running),
+ *   cuzk_proofs_completed{proof_kind}, cuzk_proofs_failed{proof_kind}
+ *   (porep_c2, snap_update, window_post, winning_post; czk adds test),
+ *   cuzk_proof_duration_seconds_{count,sum} (a summary of the last 1000),
+ *   cuzk_running_jobs, cuzk_gpu_workers.
+ * czk's own (czk_*): czk_proofs_total{proof_kind,status=completed|failed|
+ * cancelled}, czk_proof_duration_seconds histogram{proof_kind} (since start,
+ * buckets czk_duration_bucket_le), czk_queue_partitions{proof_kind,stage}
+ * and czk_queue_jobs{proof_kind,state}, czk_partitions{stage},
+ * czk_gpu_busy_ratio{device} (device lock held / uptime),
+ * czk_gpu_busy_seconds_total{device}, czk_gpu_workers_busy{device},
+ * czk_gpu_vram_bytes{device,kind=total|free} (where reported),
+ * czk_gpu_partitions_proved_total{device}, czk_memory_budget_bytes{part},
+ * czk_process_resident_bytes, czk_memory_total_bytes,
+ * czk_srs_bytes{circuit_id,tier,part=host|device|shape}, czk_srs_refs{circuit_id},
+ * czk_workers{role}, czk_workers_busy{role}, czk_verify_failures_total,
+ * czk_partitions_synthesized_total, czk_partitions_proved_total,
+ * czk_results_pruned_total, czk_results_stored.
+ * Label values are escaped (\\, \", \n). *out malloc'ed, NUL-terminated.
  */
 CZK_NODISCARD czk_status czk_engine_metrics(czk_engine *e, char **out, czk_err *err)
     CZK_NONNULL(1, 2);
+
+/* The same text from a snapshot. */
+CZK_NODISCARD czk_status czk_engine_metrics_format(const czk_engine_status *s, char **out,
+                                                   czk_err *err) CZK_NONNULL(1, 2);
+
+/*
+ * The snapshot as one JSON object (yajl's generator; the layout of
+ * `GET /status`, daemon.status_listen): uptime_ms, memory{...}, pipeline{...},
+ * queues[], partitions[], workers[], gpus[], srs[], jobs{...}, counters{...,
+ * by_kind[]}, timeline[] (the last timeline_lines lines). Unknown device
+ * memory is null. *out malloc'ed, NUL-terminated; *len its length.
+ */
+CZK_NODISCARD czk_status czk_engine_status_json(const czk_engine_status *s, size_t timeline_lines,
+                                                char **out, size_t *len, czk_err *err)
+    CZK_NONNULL(1, 3, 4);
 
 #ifdef __cplusplus
 }

@@ -406,6 +406,10 @@ typedef struct czk_backend_ops {
      *       the host vectors for faster streaming (cudaHostRegister)
      *       returns CZK_OK with *device_bytes 0 and *host_droppable 0.
      *   unload(self, params)  drops what load made resident.
+     *   mem_info(self, total, free, err)
+     *       The device's memory in bytes (for status pages). Called from any
+     *       thread, also while device() runs. NULL: not reported (the CPU
+     *       backend has no device memory).
      */
     czk_status (*device)(void *self, const czk_params *params, const czk_shape *shape,
                          const czk_witness *w, const czk_device_lock *lock, czk_msm_sums *out,
@@ -413,6 +417,7 @@ typedef struct czk_backend_ops {
     czk_status (*load)(void *self, const czk_params *params, const czk_shape *shape,
                        unsigned *host_droppable, uint64_t *device_bytes, czk_err *err);
     void (*unload)(void *self, const czk_params *params);
+    czk_status (*mem_info)(void *self, uint64_t *total_bytes, uint64_t *free_bytes, czk_err *err);
 } czk_backend_ops;
 
 typedef struct czk_backend {

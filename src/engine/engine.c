@@ -290,6 +290,7 @@ czk_status czk_engine_submit(czk_engine *e, const czk_proof_request *req,
                 it->job = j;
                 it->k = p;
                 it->stage = IT_SYNTH_QUEUE;
+                it->since = czk_engine_ms(e);
                 it->next = e->synth_q;
                 e->synth_q = it;
                 e->n_synth_q++;
@@ -622,7 +623,7 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_opts *opts, czk_
     }
     bool ok = true;
     for (int i = 0; i < e->num_synth_workers && ok; i++) {
-        e->synth_workers[i] = (czk_worker_arg){e, i, 0};
+        e->synth_workers[i] = (czk_worker_arg){.e = e, .index = i};
         ok = !pthread_create(&e->synth_workers[i].thread, NULL, czk_synth_main,
                              &e->synth_workers[i]);
         if (!ok) e->num_synth_workers = i;
@@ -636,7 +637,7 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_opts *opts, czk_
         if (!ok) e->num_gpu_workers = i;
     }
     for (int i = 0; i < e->num_fin_workers && ok; i++) {
-        e->fin_workers[i] = (czk_worker_arg){e, i, 0};
+        e->fin_workers[i] = (czk_worker_arg){.e = e, .index = i};
         ok = !pthread_create(&e->fin_workers[i].thread, NULL, czk_fin_main, &e->fin_workers[i]);
         if (!ok) e->num_fin_workers = i;
     }

@@ -75,6 +75,7 @@ typedef enum item_stage {
     IT_GPU,
     IT_FIN_QUEUE,
     IT_FIN,
+    IT_ASSEMBLE, /* held by the finalizer that assembles the job */
 } item_stage;
 
 struct czk_job;
@@ -83,6 +84,7 @@ typedef struct czk_item {
     struct czk_job *job;
     uint32_t k;
     item_stage stage;
+    uint64_t since;    /* ms: entered its stage */
     uint64_t reserved; /* working memory held from the budget */
     bool probe;        /* measures the shape's per-partition memory */
     uint64_t probe_base_rss;
@@ -131,6 +133,9 @@ typedef struct czk_device {
     pthread_mutex_t lock; /* held only around device work */
     unsigned workers, busy;
     uint64_t proved, busy_ms;
+    bool locked;      /* the device lock is held ... */
+    uint64_t lock_t0; /* ... since this ms ... */
+    int lock_worker;  /* ... by this GPU worker */
     char current_job[CZK_JOB_ID_MAX];
     czk_kind_id current_kind;
 } czk_device;
@@ -148,6 +153,7 @@ typedef struct czk_worker_arg {
     struct czk_engine *e;
     int index;
     pthread_t thread;
+    czk_item *item; /* the partition it holds (mu) */
 } czk_worker_arg;
 
 /* ---- the engine ---- */
@@ -190,6 +196,9 @@ struct czk_engine {
 
     /* counters */
     uint64_t c_completed[CZK_KIND_MAX], c_failed[CZK_KIND_MAX], c_cancelled;
+    uint64_t c_cancelled_kind[CZK_KIND_MAX];
+    uint64_t c_hist[CZK_KIND_MAX][CZK_DURATION_BUCKETS + 1]; /* completed proofs' durations */
+    double c_dur_sum[CZK_KIND_MAX];
     uint64_t c_verify_failures, c_synthesized, c_proved, c_pruned;
     double durations[ENGINE_DURATIONS];
     uint64_t n_durations;

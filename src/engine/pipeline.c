@@ -148,12 +148,19 @@ void czk_job_finish(czk_engine *e, czk_job *j, czk_job_state st) {
     uint64_t total = j->done_ms - j->submit_ms;
     int kid = (int)czk_engine_kind(e, j->kind)->id;
     if (st == CZK_JOB_COMPLETED) {
+        double sec = (double)total / 1000.0;
         e->c_completed[kid]++;
-        e->durations[e->n_durations++ % ENGINE_DURATIONS] = (double)total / 1000.0;
+        e->durations[e->n_durations++ % ENGINE_DURATIONS] = sec;
+        size_t b = 0;
+        while (b < CZK_DURATION_BUCKETS && sec > czk_duration_bucket_le(b))
+            b++;
+        e->c_hist[kid][b]++;
+        e->c_dur_sum[kid] += sec;
     } else if (st == CZK_JOB_FAILED) {
         e->c_failed[kid]++;
     } else {
         e->c_cancelled++;
+        e->c_cancelled_kind[kid]++;
     }
     czk_timeline_emit(e, CZK_EV_JOB_DONE, j->id, -1, -1, "status=%s total_ms=%llu partitions=%u",
                       czk_job_state_name(st), (unsigned long long)total, j->info.num_partitions);
@@ -241,6 +248,7 @@ static czk_item *admit(czk_engine *e) {
     it->reserved = need;
     e->budget.working += need;
     uint64_t now = czk_engine_ms(e);
+    it->since = now;
     if (!j->started) {
         j->started = true;
         j->state = CZK_JOB_RUNNING;
@@ -261,6 +269,7 @@ void *czk_synth_main(void *arg) {
             timed_wait(&e->synth_cv, &e->mu, 250);
             continue;
         }
+        wa->item = it;
         czk_job *j = it->job;
         const czk_proof_kind *k = czk_engine_kind(e, j->kind);
         const czk_shape *shape = j->srs->shape;
@@ -279,6 +288,7 @@ void *czk_synth_main(void *arg) {
                           it->w.num_inputs, it->w.num_aux, shape->num_inputs, shape->num_aux);
 
         pthread_mutex_lock(&e->mu);
+        wa->item = NULL;
         uint64_t ms = czk_engine_ms(e) - t0;
         e->n_synth--;
         j->synth_ms += ms;
@@ -298,6 +308,7 @@ void *czk_synth_main(void *arg) {
         j->n_synth++;
         e->c_synthesized++;
         it->stage = IT_GPU_QUEUE;
+        it->since = czk_engine_ms(e);
         q_push(&e->gpu_q, it);
         e->n_gpu_q++;
         czk_timeline_emit(e, CZK_EV_GPU_QUEUE, j->id, (int)it->k, -1, "depth=%u", e->n_gpu_q);
@@ -315,6 +326,9 @@ static void dev_acquire(void *ctx) {
     pthread_mutex_lock(&gw->dev->lock);
     gw->lock_t0 = czk_engine_ms(e);
     pthread_mutex_lock(&e->mu);
+    gw->dev->locked = true;
+    gw->dev->lock_t0 = gw->lock_t0;
+    gw->dev->lock_worker = gw->index;
     snprintf(gw->dev->current_job, sizeof gw->dev->current_job, "%s", gw->item->job->id);
     gw->dev->current_kind = czk_engine_kind(e, gw->item->job->kind)->id;
     pthread_mutex_unlock(&e->mu);
@@ -329,6 +343,7 @@ static void dev_release(void *ctx) {
     gw->item->gpu_ms += ms;
     pthread_mutex_lock(&e->mu);
     gw->dev->busy_ms += ms;
+    gw->dev->locked = false;
     gw->dev->current_job[0] = 0;
     pthread_mutex_unlock(&e->mu);
     czk_timeline_emit(e, CZK_EV_GPU_END, gw->item->job->id, (int)gw->item->k, gw->index,
@@ -353,6 +368,8 @@ void *czk_gpu_main(void *arg) {
         dev->busy++;
         if (e->cfg.max_gpu_queue_depth) pthread_cond_broadcast(&e->synth_cv); /* room to pace */
         it->stage = IT_GPU;
+        it->since = czk_engine_ms(e);
+        gw->item = it;
         czk_job *j = it->job;
         const czk_params *params = j->srs->params;
         const czk_shape *shape = j->srs->shape;
@@ -360,15 +377,14 @@ void *czk_gpu_main(void *arg) {
                           dev->ordinal);
         pthread_mutex_unlock(&e->mu);
 
-        gw->item = it;
         czk_device_lock lk = {dev_acquire, dev_release, gw};
         czk_err err;
         czk_err_clear(&err);
         czk_status st = czk_prove_device(&dev->backend, params, shape, &it->w, &lk, &it->sums,
                                          &it->deferred, NULL, &err);
-        gw->item = NULL;
 
         pthread_mutex_lock(&e->mu);
+        gw->item = NULL;
         e->n_gpu--;
         dev->busy--;
         if (st && !job_terminal(j))
@@ -389,6 +405,7 @@ void *czk_gpu_main(void *arg) {
         e->budget.working -= rel;
         if (rel) pthread_cond_broadcast(&e->synth_cv);
         it->stage = IT_FIN_QUEUE;
+        it->since = czk_engine_ms(e);
         q_push(&e->fin_q, it);
         e->n_fin_q++;
         pthread_cond_broadcast(&e->fin_cv);
@@ -452,6 +469,8 @@ void *czk_fin_main(void *arg) {
         e->n_fin_q--;
         e->n_fin++;
         it->stage = IT_FIN;
+        it->since = czk_engine_ms(e);
+        wa->item = it;
         czk_job *j = it->job;
         const czk_params *params = j->srs->params;
         const czk_shape *shape = j->srs->shape;
@@ -500,16 +519,20 @@ void *czk_fin_main(void *arg) {
         if (st && !job_terminal(j))
             czk_job_fail(e, j, st, "job %s partition %u finalize: %s", j->id, it->k, err.msg);
         if (st || job_terminal(j)) {
+            wa->item = NULL;
             czk_item_free(e, it);
             continue;
         }
         j->proofs[it->k] = proof;
         j->n_final++;
         if (j->n_final < j->info.num_partitions) {
+            wa->item = NULL;
             czk_item_free(e, it);
             continue;
         }
         /* the last partition: assemble while this item keeps the job alive */
+        it->stage = IT_ASSEMBLE;
+        it->since = czk_engine_ms(e);
         pthread_mutex_unlock(&e->mu);
         uint8_t *bytes = NULL;
         size_t len = 0;
@@ -528,6 +551,7 @@ void *czk_fin_main(void *arg) {
                            j->info.num_partitions, len);
             czk_job_finish(e, j, CZK_JOB_COMPLETED);
         }
+        wa->item = NULL;
         czk_item_free(e, it);
     }
     pthread_mutex_unlock(&e->mu);

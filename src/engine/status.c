@@ -11,22 +11,113 @@
  */
 #include "engine/internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+const char *czk_srs_tier_name(czk_srs_tier t) {
+    switch (t) {
+    case CZK_SRS_HOT:
+        return "HOT";
+    case CZK_SRS_WARM:
+        return "WARM";
+    case CZK_SRS_COLD:
+        return "COLD";
+    }
+    return "UNKNOWN";
+}
+
+const char *czk_partition_stage_name(czk_partition_stage s) {
+    static const char *const names[CZK_STAGE_COUNT] = {"synth_queue", "synthesis",      "gpu_queue",
+                                                       "device",      "finalize_queue", "finalize",
+                                                       "assembly"};
+    return (unsigned)s < CZK_STAGE_COUNT ? names[s] : "unknown";
+}
+
+const char *czk_worker_role_name(czk_worker_role r) {
+    switch (r) {
+    case CZK_WORKER_SYNTHESIS:
+        return "synthesis";
+    case CZK_WORKER_GPU:
+        return "gpu";
+    case CZK_WORKER_FINALIZE:
+        return "finalize";
+    }
+    return "unknown";
+}
+
+/* Seconds: from a test proof on the CPU (a fraction of a second) to a 32GiB
+ * PoRep on a GPU (30 s to minutes) and on the CPU (an hour). */
+static const double DURATION_LE[CZK_DURATION_BUCKETS] = {
+    0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 45, 60, 90, 120, 180, 300, 600, 1800, 3600};
+
+double czk_duration_bucket_le(size_t i) {
+    return i < CZK_DURATION_BUCKETS ? DURATION_LE[i] : INFINITY;
+}
+
+_Static_assert((int)IT_SYNTH_QUEUE == (int)CZK_STAGE_SYNTH_QUEUE &&
+                   (int)IT_SYNTH == (int)CZK_STAGE_SYNTHESIS &&
+                   (int)IT_GPU_QUEUE == (int)CZK_STAGE_GPU_QUEUE &&
+                   (int)IT_GPU == (int)CZK_STAGE_DEVICE &&
+                   (int)IT_FIN_QUEUE == (int)CZK_STAGE_FINALIZE_QUEUE &&
+                   (int)IT_FIN == (int)CZK_STAGE_FINALIZE &&
+                   (int)IT_ASSEMBLE == (int)CZK_STAGE_ASSEMBLY,
+               "item stages and public partition stages are numbered alike");
+
+/* One partition entry from an item (mu held). */
+static void put_partition(czk_engine *e, czk_engine_status *s, const czk_item *it, int worker,
+                          uint64_t now) {
+    czk_engine_partition_status *o = &s->partitions[s->num_partitions++];
+    const czk_job *j = it->job;
+    snprintf(o->job_id, sizeof o->job_id, "%s", j->id);
+    o->kind = czk_engine_kind(e, j->kind)->id;
+    o->partition = it->k;
+    o->partitions = j->info.num_partitions;
+    o->stage = (czk_partition_stage)it->stage;
+    o->worker = worker;
+    o->device = -1;
+    o->stage_ms = now > it->since ? now - it->since : 0;
+    o->age_ms = now > j->submit_ms ? now - j->submit_ms : 0;
+}
+
+static int cmp_partition(const void *pa, const void *pb) {
+    const czk_engine_partition_status *a = pa, *b = pb;
+    if (a->age_ms != b->age_ms) return a->age_ms > b->age_ms ? -1 : 1; /* oldest job first */
+    int c = strcmp(a->job_id, b->job_id);
+    if (c) return c;
+    return a->partition < b->partition ? -1 : a->partition > b->partition;
+}
+
+static czk_engine_queue_status *queue_of(czk_engine_status *s, czk_kind_id kind) {
+    for (size_t i = 0; i < s->num_queues; i++)
+        if (s->queues[i].kind == kind) return &s->queues[i];
+    czk_engine_queue_status *q = &s->queues[s->num_queues++];
+    memset(q, 0, sizeof *q);
+    q->kind = kind;
+    return q;
+}
 
 czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out, czk_err *err) {
     *out = NULL;
     czk_engine_status *s = calloc(1, sizeof *s);
     if (!s) return czk_errf(err, CZK_ERR_NOMEM, "status: out of memory");
+    uint64_t rss = czk_rss_bytes(), mem_total = czk_mem_total();
     pthread_mutex_lock(&e->mu);
     size_t nsrs = 0;
     for (srs_entry *x = e->srs; x; x = x->next)
         nsrs++;
+    size_t nparts = (size_t)e->n_synth_q + e->n_gpu_q + e->n_fin_q + (size_t)e->num_synth_workers +
+                    e->num_gpu_workers + e->num_fin_workers;
+    size_t nworkers =
+        (size_t)e->num_synth_workers + (size_t)e->num_gpu_workers + (size_t)e->num_fin_workers;
     s->devices = calloc((size_t)e->num_devices + 1, sizeof *s->devices);
-    s->srs = calloc(nsrs + 1, sizeof *s->srs);
+    s->srs = calloc(nsrs + e->cfg.num_preload + 1, sizeof *s->srs);
     s->queues = calloc((size_t)e->num_kinds + 1, sizeof *s->queues);
-    if (!s->devices || !s->srs || !s->queues) {
+    s->partitions = calloc(nparts + 1, sizeof *s->partitions);
+    s->workers = calloc(nworkers + 1, sizeof *s->workers);
+    s->kinds = calloc((size_t)e->num_kinds + 1, sizeof *s->kinds);
+    if (!s->devices || !s->srs || !s->queues || !s->partitions || !s->workers || !s->kinds) {
         pthread_mutex_unlock(&e->mu);
         czk_engine_status_free(s);
         return czk_errf(err, CZK_ERR_NOMEM, "status: out of memory");
@@ -42,38 +133,126 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out, czk_err
         snprintf(o->current_job_id, sizeof o->current_job_id, "%s", d->current_job);
         o->current_kind = d->current_job[0] ? d->current_kind : CZK_KIND_UNSPECIFIED;
         o->partitions_proved = d->proved;
-        o->busy_ms = d->busy_ms;
+        o->busy_ms = d->busy_ms + (d->locked && now > d->lock_t0 ? now - d->lock_t0 : 0);
     }
     for (srs_entry *x = e->srs; x; x = x->next) {
         if (x->state == SRS_FAILED) continue;
         czk_engine_srs_status *o = &s->srs[s->num_srs++];
         snprintf(o->circuit_id, sizeof o->circuit_id, "%s", x->id);
-        o->tier = x->state == SRS_READY ? CZK_SRS_HOT : CZK_SRS_WARM;
+        o->tier = x->state != SRS_READY ? CZK_SRS_COLD
+                  : x->device_bytes     ? CZK_SRS_HOT
+                                        : CZK_SRS_WARM;
         o->size_bytes = x->reserved;
         o->device_bytes = x->device_bytes;
         o->shape_bytes = x->shape_bytes;
         o->partition_bytes = x->part_bytes;
         o->ref_count = x->refs;
-        o->idle_ms = x->refs ? 0 : now - x->idle_since;
+        o->idle_ms = x->refs || now < x->idle_since ? 0 : now - x->idle_since;
         s->pinned_memory_bytes += x->state == SRS_READY ? x->reserved : 0;
     }
+    size_t first_cold = s->num_srs;
+    for (unsigned i = 0; i < e->cfg.num_preload; i++) {
+        bool present = false;
+        for (size_t k = 0; k < s->num_srs && !present; k++)
+            present = !strcmp(s->srs[k].circuit_id, e->cfg.preload[i]);
+        if (present) continue;
+        czk_engine_srs_status *o = &s->srs[s->num_srs++];
+        snprintf(o->circuit_id, sizeof o->circuit_id, "%s", e->cfg.preload[i]);
+        o->tier = CZK_SRS_COLD;
+    }
+    /* partitions: queued, then held by workers */
+    czk_item *qs[3] = {e->synth_q, e->gpu_q, e->fin_q};
+    for (int q = 0; q < 3; q++)
+        for (czk_item *it = qs[q]; it; it = it->next)
+            put_partition(e, s, it, -1, now);
+    for (int i = 0; i < e->num_synth_workers; i++) {
+        const czk_worker_arg *w = &e->synth_workers[i];
+        czk_engine_worker_status *o = &s->workers[s->num_workers++];
+        o->role = CZK_WORKER_SYNTHESIS;
+        o->index = w->index;
+        o->device = -1;
+        if (w->item) {
+            put_partition(e, s, w->item, w->index, now);
+            o->busy = true;
+            snprintf(o->job_id, sizeof o->job_id, "%s", w->item->job->id);
+            o->partition = w->item->k;
+            o->busy_ms = now > w->item->since ? now - w->item->since : 0;
+        }
+    }
+    for (int i = 0; i < e->num_gpu_workers; i++) {
+        const czk_gpu_worker *w = &e->gpu_workers[i];
+        czk_engine_worker_status *o = &s->workers[s->num_workers++];
+        o->role = CZK_WORKER_GPU;
+        o->index = w->index;
+        o->device = w->dev->ordinal;
+        if (w->item) {
+            put_partition(e, s, w->item, w->index, now);
+            czk_engine_partition_status *p = &s->partitions[s->num_partitions - 1];
+            p->device = w->dev->ordinal;
+            p->lock_held = w->dev->locked && w->dev->lock_worker == w->index;
+            o->busy = true;
+            snprintf(o->job_id, sizeof o->job_id, "%s", w->item->job->id);
+            o->partition = w->item->k;
+            o->busy_ms = now > w->item->since ? now - w->item->since : 0;
+        }
+    }
+    for (int i = 0; i < e->num_fin_workers; i++) {
+        const czk_worker_arg *w = &e->fin_workers[i];
+        czk_engine_worker_status *o = &s->workers[s->num_workers++];
+        o->role = CZK_WORKER_FINALIZE;
+        o->index = w->index;
+        o->device = -1;
+        if (w->item) {
+            put_partition(e, s, w->item, w->index, now);
+            o->busy = true;
+            snprintf(o->job_id, sizeof o->job_id, "%s", w->item->job->id);
+            o->partition = w->item->k;
+            o->busy_ms = now > w->item->since ? now - w->item->since : 0;
+        }
+    }
+    /* queues per kind: every partition in flight, by stage */
+    for (size_t i = 0; i < s->num_partitions; i++) {
+        const czk_engine_partition_status *p = &s->partitions[i];
+        czk_engine_queue_status *q = queue_of(s, p->kind);
+        switch (p->stage) {
+        case CZK_STAGE_SYNTH_QUEUE:
+            q->pending++;
+            break;
+        case CZK_STAGE_SYNTHESIS:
+            q->synthesizing++;
+            break;
+        case CZK_STAGE_GPU_QUEUE:
+            q->gpu_queue++;
+            break;
+        case CZK_STAGE_DEVICE:
+            q->on_device++;
+            break;
+        case CZK_STAGE_FINALIZE_QUEUE:
+            q->finalize_queue++;
+            break;
+        default: /* finalize, assembly */
+            q->finalizing++;
+            break;
+        }
+        if (p->stage != CZK_STAGE_SYNTH_QUEUE) q->in_progress++;
+    }
+    for (czk_job *j = e->jobs; j; j = j->next) {
+        if (j->state == CZK_JOB_QUEUED)
+            s->jobs_queued++, queue_of(s, czk_engine_kind(e, j->kind)->id)->jobs_queued++;
+        else if (j->state == CZK_JOB_RUNNING)
+            s->jobs_running++, queue_of(s, czk_engine_kind(e, j->kind)->id)->jobs_running++;
+        else
+            s->results_stored++;
+    }
     for (int k = 0; k < e->num_kinds; k++) {
-        uint32_t pending = 0, prog = 0;
-        czk_item *qs[3] = {e->synth_q, e->gpu_q, e->fin_q};
-        for (czk_item *it = qs[0]; it; it = it->next)
-            if (it->job->kind == k) pending++;
-        for (czk_job *j = e->jobs; j; j = j->next)
-            if (j->kind == k && j->state == CZK_JOB_RUNNING) {
-                uint32_t queued = 0;
-                for (czk_item *it = qs[0]; it; it = it->next)
-                    if (it->job == j) queued++;
-                prog += j->info.num_partitions - j->n_final - queued;
-            }
-        if (!pending && !prog) continue;
-        czk_engine_queue_status *q = &s->queues[s->num_queues++];
-        q->kind = e->kinds[k].id;
-        q->pending = pending;
-        q->in_progress = prog;
+        czk_engine_kind_counters *c = &s->kinds[s->num_kinds++];
+        int id = (int)e->kinds[k].id;
+        c->kind = e->kinds[k].id;
+        c->completed = e->c_completed[id];
+        c->failed = e->c_failed[id];
+        c->cancelled = e->c_cancelled_kind[id];
+        memcpy(c->duration_buckets, e->c_hist[id], sizeof c->duration_buckets);
+        c->duration_sum_s = e->c_dur_sum[id];
     }
     s->uptime_ms = now;
     s->budget_total = e->budget.total;
@@ -82,6 +261,8 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out, czk_err
     s->budget_working = e->budget.working;
     s->budget_used = czk_budget_used(&e->budget);
     s->pinned_memory_limit_bytes = e->budget.total;
+    s->rss_bytes = rss;
+    s->mem_total_bytes = mem_total;
     s->synth_queue = e->n_synth_q;
     s->synthesizing = e->n_synth;
     s->gpu_queue = e->n_gpu_q;
@@ -91,14 +272,6 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out, czk_err
     s->synth_workers = (uint32_t)e->num_synth_workers;
     s->gpu_workers = (uint32_t)e->num_gpu_workers;
     s->finalize_workers = (uint32_t)e->num_fin_workers;
-    for (czk_job *j = e->jobs; j; j = j->next) {
-        if (j->state == CZK_JOB_QUEUED)
-            s->jobs_queued++;
-        else if (j->state == CZK_JOB_RUNNING)
-            s->jobs_running++;
-        else
-            s->results_stored++;
-    }
     for (int k = 0; k < CZK_KIND_MAX; k++) {
         s->proofs_completed += e->c_completed[k];
         s->proofs_failed += e->c_failed[k];
@@ -108,7 +281,33 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out, czk_err
     s->partitions_synthesized = e->c_synthesized;
     s->partitions_proved = e->c_proved;
     s->results_pruned = e->c_pruned;
+    s->recent_durations = e->n_durations < ENGINE_DURATIONS ? e->n_durations : ENGINE_DURATIONS;
+    for (uint64_t i = 0; i < s->recent_durations; i++)
+        s->recent_duration_sum_s += e->durations[i];
+    /* COLD preloads: what loading them would take, if their kind can tell */
+    for (size_t i = first_cold; i < s->num_srs; i++)
+        for (int k = 0; k < e->num_kinds; k++) {
+            const czk_proof_kind *pk = &e->kinds[k];
+            if (pk->owns_circuit && pk->owns_circuit(pk->ctx, s->srs[i].circuit_id)) {
+                if (pk->circuit_bytes)
+                    s->srs[i].size_bytes =
+                        pk->circuit_bytes(pk->ctx, s->srs[i].circuit_id, e->cfg.param_cache);
+                break;
+            }
+        }
     pthread_mutex_unlock(&e->mu);
+    qsort(s->partitions, s->num_partitions, sizeof *s->partitions, cmp_partition);
+    /* outside the mutex: what asks a backend (devices do not change while the engine lives) */
+    for (size_t i = 0; i < s->num_devices; i++) {
+        const czk_backend *b = &e->devices[i].backend;
+        czk_engine_device_status *o = &s->devices[i];
+        czk_err merr;
+        if (b->ops && b->ops->mem_info &&
+            !b->ops->mem_info(b->self, &o->vram_total_bytes, &o->vram_free_bytes, &merr))
+            o->vram_known = true;
+        else
+            o->vram_total_bytes = o->vram_free_bytes = 0;
+    }
     if (czk_timeline_copy(e, &s->timeline, &s->num_timeline)) {
         czk_engine_status_free(s);
         return czk_errf(err, CZK_ERR_NOMEM, "status: out of memory");
@@ -122,6 +321,9 @@ void czk_engine_status_free(czk_engine_status *s) {
     free(s->devices);
     free(s->srs);
     free(s->queues);
+    free(s->partitions);
+    free(s->workers);
+    free(s->kinds);
     for (size_t i = 0; s->timeline && i < s->num_timeline; i++)
         free(s->timeline[i]);
     free(s->timeline);
@@ -178,54 +380,134 @@ static const char *metric_kind(czk_kind_id k) {
     }
 }
 
-czk_status czk_engine_metrics(czk_engine *e, char **out, czk_err *err) {
+/* A label value, escaped as the exposition format wants (\\, \", \n). */
+static void sb_label(sbuf *b, const char *v) {
+    for (; *v; v++) {
+        if (*v == '\\')
+            sb_printf(b, "\\\\");
+        else if (*v == '"')
+            sb_printf(b, "\\\"");
+        else if (*v == '\n')
+            sb_printf(b, "\\n");
+        else
+            sb_printf(b, "%c", *v);
+    }
+}
+
+static void family(sbuf *b, const char *name, const char *type, const char *help) {
+    sb_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void sample_u(sbuf *b, const char *name, uint64_t v) {
+    sb_printf(b, "%s %llu\n", name, (unsigned long long)v);
+}
+
+/* A sample value of a double: integers without exponent, +Inf as the format spells it. */
+static void sb_double(sbuf *b, double v) {
+    if (v == INFINITY)
+        sb_printf(b, "+Inf");
+    else
+        sb_printf(b, "%.17g", v);
+}
+
+static const czk_kind_id CUZK_KINDS[] = {CZK_KIND_POREP_C2, CZK_KIND_SNAP_UPDATE,
+                                         CZK_KIND_WINDOW_POST, CZK_KIND_WINNING_POST,
+                                         CZK_KIND_TEST};
+#define NUM_CUZK_KINDS (sizeof CUZK_KINDS / sizeof CUZK_KINDS[0])
+
+static const czk_engine_kind_counters *counters_of(const czk_engine_status *s, czk_kind_id k) {
+    for (size_t i = 0; i < s->num_kinds; i++)
+        if (s->kinds[i].kind == k) return &s->kinds[i];
+    return NULL;
+}
+
+czk_status czk_engine_metrics_format(const czk_engine_status *s, char **out, czk_err *err) {
     *out = NULL;
-    czk_engine_status *s;
-    czk_status st = czk_engine_status_get(e, &s, err);
-    if (st) return st;
-    sbuf b = {malloc(4096), 0, 4096, false};
+    sbuf b = {malloc(8192), 0, 8192, false};
     if (!b.p) b.oom = true;
-    uint64_t dn = 0;
-    double dsum = 0;
-    uint64_t per_ok[CZK_KIND_MAX], per_fail[CZK_KIND_MAX];
-    pthread_mutex_lock(&e->mu);
-    dn = e->n_durations < ENGINE_DURATIONS ? e->n_durations : ENGINE_DURATIONS;
-    for (uint64_t i = 0; i < dn; i++)
-        dsum += e->durations[i];
-    memcpy(per_ok, e->c_completed, sizeof per_ok);
-    memcpy(per_fail, e->c_failed, sizeof per_fail);
-    pthread_mutex_unlock(&e->mu);
-    sb_printf(&b, "# TYPE cuzk_proofs_completed_total counter\ncuzk_proofs_completed_total %llu\n",
-              (unsigned long long)s->proofs_completed);
-    sb_printf(&b, "# TYPE cuzk_proofs_failed_total counter\ncuzk_proofs_failed_total %llu\n",
-              (unsigned long long)s->proofs_failed);
-    sb_printf(&b, "# TYPE cuzk_uptime_seconds gauge\ncuzk_uptime_seconds %llu\n",
-              (unsigned long long)(s->uptime_ms / 1000));
-    sb_printf(&b, "# TYPE cuzk_queue_depth gauge\ncuzk_queue_depth %u\n",
-              s->jobs_queued + s->jobs_running);
-    static const czk_kind_id kinds[] = {CZK_KIND_POREP_C2, CZK_KIND_SNAP_UPDATE,
-                                        CZK_KIND_WINDOW_POST, CZK_KIND_WINNING_POST, CZK_KIND_TEST};
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        sb_printf(&b, "cuzk_proofs_completed{proof_kind=\"%s\"} %llu\n", metric_kind(kinds[i]),
-                  (unsigned long long)per_ok[kinds[i]]);
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        sb_printf(&b, "cuzk_proofs_failed{proof_kind=\"%s\"} %llu\n", metric_kind(kinds[i]),
-                  (unsigned long long)per_fail[kinds[i]]);
-    sb_printf(&b, "cuzk_proof_duration_seconds_count %llu\ncuzk_proof_duration_seconds_sum %.3f\n",
-              (unsigned long long)dn, dsum);
-    sb_printf(&b, "cuzk_running_jobs %u\ncuzk_gpu_workers %u\n", s->jobs_running, s->gpu_workers);
-    sb_printf(&b, "czk_proofs_cancelled_total %llu\nczk_verify_failures_total %llu\n",
-              (unsigned long long)s->proofs_cancelled, (unsigned long long)s->verify_failures);
-    sb_printf(&b, "czk_partitions_synthesized_total %llu\nczk_partitions_proved_total %llu\n",
-              (unsigned long long)s->partitions_synthesized,
-              (unsigned long long)s->partitions_proved);
-    sb_printf(&b, "czk_results_pruned_total %llu\nczk_results_stored %u\n",
-              (unsigned long long)s->results_pruned, s->results_stored);
-    sb_printf(&b,
-              "czk_budget_bytes{part=\"total\"} %llu\nczk_budget_bytes{part=\"srs\"} %llu\n"
-              "czk_budget_bytes{part=\"shapes\"} %llu\nczk_budget_bytes{part=\"working\"} %llu\n",
-              (unsigned long long)s->budget_total, (unsigned long long)s->budget_srs,
-              (unsigned long long)s->budget_shapes, (unsigned long long)s->budget_working);
+    /* ---- cuzk's names ---- */
+    family(&b, "cuzk_proofs_completed_total", "counter", "Proofs completed since start.");
+    sample_u(&b, "cuzk_proofs_completed_total", s->proofs_completed);
+    family(&b, "cuzk_proofs_failed_total", "counter", "Proofs failed since start.");
+    sample_u(&b, "cuzk_proofs_failed_total", s->proofs_failed);
+    family(&b, "cuzk_uptime_seconds", "gauge", "Seconds since the engine started.");
+    sample_u(&b, "cuzk_uptime_seconds", s->uptime_ms / 1000);
+    family(&b, "cuzk_queue_depth", "gauge", "Jobs queued or running.");
+    sample_u(&b, "cuzk_queue_depth", (uint64_t)s->jobs_queued + s->jobs_running);
+    family(&b, "cuzk_proofs_completed", "counter", "Proofs completed since start, per kind.");
+    for (size_t i = 0; i < NUM_CUZK_KINDS; i++) {
+        const czk_engine_kind_counters *c = counters_of(s, CUZK_KINDS[i]);
+        sb_printf(&b, "cuzk_proofs_completed{proof_kind=\"%s\"} %llu\n", metric_kind(CUZK_KINDS[i]),
+                  (unsigned long long)(c ? c->completed : 0));
+    }
+    family(&b, "cuzk_proofs_failed", "counter", "Proofs failed since start, per kind.");
+    for (size_t i = 0; i < NUM_CUZK_KINDS; i++) {
+        const czk_engine_kind_counters *c = counters_of(s, CUZK_KINDS[i]);
+        sb_printf(&b, "cuzk_proofs_failed{proof_kind=\"%s\"} %llu\n", metric_kind(CUZK_KINDS[i]),
+                  (unsigned long long)(c ? c->failed : 0));
+    }
+    family(&b, "cuzk_proof_duration_seconds", "summary",
+           "Submit-to-completion time of the last (up to) 1000 completed proofs.");
+    sb_printf(&b, "cuzk_proof_duration_seconds_sum ");
+    sb_double(&b, s->recent_duration_sum_s);
+    sb_printf(&b, "\ncuzk_proof_duration_seconds_count %llu\n",
+              (unsigned long long)s->recent_durations);
+    family(&b, "cuzk_running_jobs", "gauge", "Jobs with a partition started and not finished.");
+    sample_u(&b, "cuzk_running_jobs", s->jobs_running);
+    family(&b, "cuzk_gpu_workers", "gauge", "GPU workers (all devices).");
+    sample_u(&b, "cuzk_gpu_workers", s->gpu_workers);
+
+    /* ---- czk's own ---- */
+    family(&b, "czk_proofs_total", "counter", "Proofs finished since start, per kind and outcome.");
+    for (size_t i = 0; i < s->num_kinds; i++) {
+        const czk_engine_kind_counters *c = &s->kinds[i];
+        const char *k = metric_kind(c->kind);
+        sb_printf(&b,
+                  "czk_proofs_total{proof_kind=\"%s\",status=\"completed\"} %llu\n"
+                  "czk_proofs_total{proof_kind=\"%s\",status=\"failed\"} %llu\n"
+                  "czk_proofs_total{proof_kind=\"%s\",status=\"cancelled\"} %llu\n",
+                  k, (unsigned long long)c->completed, k, (unsigned long long)c->failed, k,
+                  (unsigned long long)c->cancelled);
+    }
+    family(&b, "czk_proof_duration_seconds", "histogram",
+           "Submit-to-completion time of completed proofs since start, per kind.");
+    for (size_t i = 0; i < s->num_kinds; i++) {
+        const czk_engine_kind_counters *c = &s->kinds[i];
+        const char *k = metric_kind(c->kind);
+        uint64_t cum = 0;
+        for (size_t j = 0; j <= CZK_DURATION_BUCKETS; j++) {
+            cum += c->duration_buckets[j];
+            sb_printf(&b, "czk_proof_duration_seconds_bucket{proof_kind=\"%s\",le=\"", k);
+            sb_double(&b, czk_duration_bucket_le(j));
+            sb_printf(&b, "\"} %llu\n", (unsigned long long)cum);
+        }
+        sb_printf(&b, "czk_proof_duration_seconds_sum{proof_kind=\"%s\"} ", k);
+        sb_double(&b, c->duration_sum_s);
+        sb_printf(&b, "\nczk_proof_duration_seconds_count{proof_kind=\"%s\"} %llu\n", k,
+                  (unsigned long long)cum);
+    }
+    family(&b, "czk_queue_partitions", "gauge",
+           "Partitions in flight per kind and stage (dispatched ones included).");
+    for (size_t i = 0; i < s->num_queues; i++) {
+        const czk_engine_queue_status *q = &s->queues[i];
+        const char *k = metric_kind(q->kind);
+        const uint32_t v[6] = {q->pending,   q->synthesizing,   q->gpu_queue,
+                               q->on_device, q->finalize_queue, q->finalizing};
+        static const char *const st[6] = {"synth_queue", "synthesis",      "gpu_queue",
+                                          "device",      "finalize_queue", "finalize"};
+        for (int j = 0; j < 6; j++)
+            sb_printf(&b, "czk_queue_partitions{proof_kind=\"%s\",stage=\"%s\"} %u\n", k, st[j],
+                      v[j]);
+    }
+    family(&b, "czk_queue_jobs", "gauge", "Jobs queued or running per kind.");
+    for (size_t i = 0; i < s->num_queues; i++) {
+        const czk_engine_queue_status *q = &s->queues[i];
+        sb_printf(&b,
+                  "czk_queue_jobs{proof_kind=\"%s\",state=\"queued\"} %u\n"
+                  "czk_queue_jobs{proof_kind=\"%s\",state=\"running\"} %u\n",
+                  metric_kind(q->kind), q->jobs_queued, metric_kind(q->kind), q->jobs_running);
+    }
+    family(&b, "czk_partitions", "gauge", "Partitions in each pipeline stage (all kinds).");
     sb_printf(&b,
               "czk_partitions{stage=\"synth_queue\"} %u\nczk_partitions{stage=\"synthesis\"} %u\n"
               "czk_partitions{stage=\"gpu_queue\"} %u\nczk_partitions{stage=\"device\"} %u\n"
@@ -233,14 +515,111 @@ czk_status czk_engine_metrics(czk_engine *e, char **out, czk_err *err) {
               "%u\n",
               s->synth_queue, s->synthesizing, s->gpu_queue, s->on_device, s->finalize_queue,
               s->finalizing);
+    family(&b, "czk_gpu_busy_ratio", "gauge",
+           "Fraction of the uptime the device lock was held (device -1: the CPU pseudo-device).");
+    for (size_t i = 0; i < s->num_devices; i++) {
+        const czk_engine_device_status *d = &s->devices[i];
+        double r = s->uptime_ms ? (double)d->busy_ms / (double)s->uptime_ms : 0.0;
+        sb_printf(&b, "czk_gpu_busy_ratio{device=\"%d\",name=\"", d->ordinal);
+        sb_label(&b, d->name);
+        sb_printf(&b, "\"} %.6f\n", r > 1.0 ? 1.0 : r);
+    }
+    family(&b, "czk_gpu_busy_seconds_total", "counter", "Seconds the device lock was held.");
     for (size_t i = 0; i < s->num_devices; i++)
-        sb_printf(&b, "czk_device_busy_seconds{device=\"%d\"} %.3f\n", s->devices[i].ordinal,
+        sb_printf(&b, "czk_gpu_busy_seconds_total{device=\"%d\"} %.3f\n", s->devices[i].ordinal,
                   (double)s->devices[i].busy_ms / 1000.0);
-    czk_engine_status_free(s);
+    family(&b, "czk_gpu_workers_busy", "gauge", "GPU workers holding a partition, per device.");
+    for (size_t i = 0; i < s->num_devices; i++)
+        sb_printf(&b, "czk_gpu_workers_busy{device=\"%d\"} %u\n", s->devices[i].ordinal,
+                  s->devices[i].busy_workers);
+    family(&b, "czk_gpu_partitions_proved_total", "counter", "Partitions proved per device.");
+    for (size_t i = 0; i < s->num_devices; i++)
+        sb_printf(&b, "czk_gpu_partitions_proved_total{device=\"%d\"} %llu\n",
+                  s->devices[i].ordinal, (unsigned long long)s->devices[i].partitions_proved);
+    family(&b, "czk_gpu_vram_bytes", "gauge",
+           "Device memory, where the backend reports it (total and free).");
+    for (size_t i = 0; i < s->num_devices; i++) {
+        const czk_engine_device_status *d = &s->devices[i];
+        if (!d->vram_known) continue;
+        sb_printf(&b,
+                  "czk_gpu_vram_bytes{device=\"%d\",kind=\"total\"} %llu\n"
+                  "czk_gpu_vram_bytes{device=\"%d\",kind=\"free\"} %llu\n",
+                  d->ordinal, (unsigned long long)d->vram_total_bytes, d->ordinal,
+                  (unsigned long long)d->vram_free_bytes);
+    }
+    family(&b, "czk_memory_budget_bytes", "gauge",
+           "The memory budget: total, used, and used by SRS, shapes and working memory.");
+    sb_printf(&b,
+              "czk_memory_budget_bytes{part=\"total\"} %llu\n"
+              "czk_memory_budget_bytes{part=\"used\"} %llu\n"
+              "czk_memory_budget_bytes{part=\"srs\"} %llu\n"
+              "czk_memory_budget_bytes{part=\"shapes\"} %llu\n"
+              "czk_memory_budget_bytes{part=\"working\"} %llu\n",
+              (unsigned long long)s->budget_total, (unsigned long long)s->budget_used,
+              (unsigned long long)s->budget_srs, (unsigned long long)s->budget_shapes,
+              (unsigned long long)s->budget_working);
+    family(&b, "czk_process_resident_bytes", "gauge", "Resident set of the daemon.");
+    sample_u(&b, "czk_process_resident_bytes", s->rss_bytes);
+    family(&b, "czk_memory_total_bytes", "gauge", "The machine's memory (MemTotal).");
+    sample_u(&b, "czk_memory_total_bytes", s->mem_total_bytes);
+    family(&b, "czk_srs_bytes", "gauge",
+           "Circuit parameters and shapes by tier (HOT in VRAM, WARM in host memory, COLD on "
+           "disk).");
+    for (size_t i = 0; i < s->num_srs; i++) {
+        const czk_engine_srs_status *x = &s->srs[i];
+        const char *part[3] = {"host", "device", "shape"};
+        uint64_t v[3] = {x->size_bytes, x->device_bytes, x->shape_bytes};
+        for (int j = 0; j < 3; j++) {
+            sb_printf(&b, "czk_srs_bytes{circuit_id=\"");
+            sb_label(&b, x->circuit_id);
+            sb_printf(&b, "\",tier=\"%s\",part=\"%s\"} %llu\n", czk_srs_tier_name(x->tier), part[j],
+                      (unsigned long long)v[j]);
+        }
+    }
+    family(&b, "czk_srs_refs", "gauge", "Jobs holding a circuit's parameters.");
+    for (size_t i = 0; i < s->num_srs; i++) {
+        sb_printf(&b, "czk_srs_refs{circuit_id=\"");
+        sb_label(&b, s->srs[i].circuit_id);
+        sb_printf(&b, "\"} %u\n", s->srs[i].ref_count);
+    }
+    uint32_t busy[3] = {0, 0, 0}, all[3] = {0, 0, 0};
+    for (size_t i = 0; i < s->num_workers; i++) {
+        all[s->workers[i].role]++;
+        busy[s->workers[i].role] += s->workers[i].busy;
+    }
+    family(&b, "czk_workers", "gauge", "Workers per role.");
+    for (int r = 0; r < 3; r++)
+        sb_printf(&b, "czk_workers{role=\"%s\"} %u\n", czk_worker_role_name((czk_worker_role)r),
+                  all[r]);
+    family(&b, "czk_workers_busy", "gauge", "Workers holding a partition, per role.");
+    for (int r = 0; r < 3; r++)
+        sb_printf(&b, "czk_workers_busy{role=\"%s\"} %u\n",
+                  czk_worker_role_name((czk_worker_role)r), busy[r]);
+    family(&b, "czk_verify_failures_total", "counter",
+           "Assembled proofs that did not verify against the VK.");
+    sample_u(&b, "czk_verify_failures_total", s->verify_failures);
+    family(&b, "czk_partitions_synthesized_total", "counter", "Partitions synthesized.");
+    sample_u(&b, "czk_partitions_synthesized_total", s->partitions_synthesized);
+    family(&b, "czk_partitions_proved_total", "counter", "Partitions through the device stage.");
+    sample_u(&b, "czk_partitions_proved_total", s->partitions_proved);
+    family(&b, "czk_results_pruned_total", "counter", "Results dropped unfetched.");
+    sample_u(&b, "czk_results_pruned_total", s->results_pruned);
+    family(&b, "czk_results_stored", "gauge", "Finished jobs whose results are kept.");
+    sample_u(&b, "czk_results_stored", s->results_stored);
     if (b.oom) {
         free(b.p);
         return czk_errf(err, CZK_ERR_NOMEM, "metrics: out of memory");
     }
     *out = b.p;
     return CZK_OK;
+}
+
+czk_status czk_engine_metrics(czk_engine *e, char **out, czk_err *err) {
+    *out = NULL;
+    czk_engine_status *s;
+    czk_status st = czk_engine_status_get(e, &s, err);
+    if (st) return st;
+    st = czk_engine_metrics_format(s, out, err);
+    czk_engine_status_free(s);
+    return st;
 }

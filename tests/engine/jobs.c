@@ -230,7 +230,7 @@ static void test_srs(void **state) {
     czk_engine_status *s = et_status(e);
     assert_int_equal(s->num_srs, 1);
     assert_string_equal(s->srs[0].circuit_id, "test-8");
-    assert_int_equal(s->srs[0].tier, CZK_SRS_HOT);
+    assert_int_equal(s->srs[0].tier, CZK_SRS_WARM); /* in host memory: the CPU backend */
     assert_int_equal(s->srs[0].size_bytes, want);
     assert_int_equal(s->srs[0].ref_count, 0);
     assert_int_equal(s->budget_srs, want);

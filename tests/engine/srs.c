@@ -90,8 +90,9 @@ static void test_tight_budget(void **state) {
     const czk_engine_srs_status *x6 = find_srs(s, "test-6"), *x7 = find_srs(s, "test-7");
     assert_non_null(x6);
     assert_non_null(x7);
-    assert_int_equal(x6->tier, CZK_SRS_HOT);
-    assert_int_equal(x7->tier, CZK_SRS_WARM); /* waiting for room: test-6 is not idle long */
+    assert_int_equal(x6->tier, CZK_SRS_WARM); /* host memory (CPU backend) */
+    assert_int_equal(x7->tier, CZK_SRS_COLD); /* still on disk: waiting for room (test-6 is
+                                                 not idle long) */
     assert_true(s->budget_used <= budget);
     czk_engine_status_free(s);
     assert_int_equal(ev_count(&log, CZK_EV_SRS_LOAD_START, "-"), 1);
@@ -207,8 +208,8 @@ static void dev_destroy(void *self) {
     free(b);
 }
 
-static const czk_backend_ops DEV_OPS = {"dev",      dev_sums, dev_destroy,
-                                        dev_device, dev_load, dev_unload};
+static const czk_backend_ops DEV_OPS = {"dev",    dev_sums,   dev_destroy, dev_device,
+                                        dev_load, dev_unload, NULL};
 
 static czk_status dev_factory(void *ctx, int device, czk_pool *pool, czk_backend *out,
                               czk_err *err) {
@@ -242,6 +243,7 @@ static void test_device_resident(void **state) {
     assert_int_equal(s->num_devices, 1);
     assert_int_equal(s->devices[0].ordinal, 0);
     assert_string_equal(s->devices[0].name, "dev");
+    assert_int_equal(s->srs[0].tier, CZK_SRS_HOT); /* in device memory */
     assert_int_equal(s->srs[0].device_bytes,
                      96ull * (p->h_len + p->l_len + p->a_len + p->b_g1_len));
     assert_int_equal(s->srs[0].size_bytes, 96ull * p->vk.ic_len + 192ull * p->b_g2_len);
