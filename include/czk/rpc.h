@@ -110,13 +110,26 @@ typedef struct czk_rpc_client czk_rpc_client;
 
 /*
  * A channel to ADDR ("unix:///path", "host:port"; no TLS, as Curio). Does not
- * wait for the server: the first call does (bounded by its deadline).
+ * wait for the server: the first call does (bounded by its deadline). After a
+ * failed connect it tries again after 100 ms, backing off to at most 5 s
+ * (gRPC's defaults: 1 s, up to 120 s); a call made meanwhile fails at once
+ * with UNAVAILABLE.
  * max_msg_bytes: receive and send limit (0 = CZK_RPC_DEFAULT_MAX_RECV).
  */
 CZK_NODISCARD czk_status czk_rpc_client_connect(czk_rpc_client **out, const char *addr,
                                                 size_t max_msg_bytes, czk_err *err)
     CZK_NONNULL(1, 2);
 void czk_rpc_client_close(czk_rpc_client *c);
+
+/*
+ * Waits until the channel is connected, at most timeout_ms (< 0: no limit).
+ * Calls fail at once (UNAVAILABLE) while a channel is between failed
+ * connects, and gRPC core connects only while something waits on the
+ * channel: use this before the first call to a daemon that may be starting.
+ * Returns CZK_OK or CZK_ERR_TIMEOUT.
+ */
+CZK_NODISCARD czk_status czk_rpc_client_wait_ready(czk_rpc_client *c, int64_t timeout_ms,
+                                                   czk_err *err) CZK_NONNULL(1);
 
 /*
  * Every call below takes deadline_ms (< 0: none; else the call's gRPC deadline

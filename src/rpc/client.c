@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static gpr_timespec deadline_of(int64_t ms);
+
 struct czk_rpc_client {
     grpc_channel *ch;
     char addr[512];
@@ -28,14 +30,16 @@ czk_status czk_rpc_client_connect(czk_rpc_client **out, const char *addr, size_t
     if (!c) return czk_errf(err, CZK_ERR_NOMEM, "rpc client: out of memory");
     snprintf(c->addr, sizeof c->addr, "%s", addr);
     grpc_init();
-    grpc_arg args[2];
-    args[0].type = GRPC_ARG_INTEGER;
-    args[0].key = GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH;
-    args[0].value.integer = (int)max_msg;
-    args[1].type = GRPC_ARG_INTEGER;
-    args[1].key = GRPC_ARG_MAX_SEND_MESSAGE_LENGTH;
-    args[1].value.integer = (int)max_msg;
-    grpc_channel_args cargs = {2, args};
+    /* Reconnect soon after a failed connect (gRPC's default waits 1 s, then longer):
+     * a daemon that is starting up is reached within 100 ms, at most 5 s. (Not
+     * GRPC_ARG_MIN_RECONNECT_BACKOFF_MS: in gRPC core that is the connect timeout.) */
+    grpc_arg args[] = {
+        {GRPC_ARG_INTEGER, GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH, {.integer = (int)max_msg}},
+        {GRPC_ARG_INTEGER, GRPC_ARG_MAX_SEND_MESSAGE_LENGTH, {.integer = (int)max_msg}},
+        {GRPC_ARG_INTEGER, GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, {.integer = 100}},
+        {GRPC_ARG_INTEGER, GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, {.integer = 5000}},
+    };
+    grpc_channel_args cargs = {sizeof args / sizeof args[0], args};
     grpc_channel_credentials *creds = grpc_insecure_credentials_create();
     c->ch = grpc_channel_create(addr, creds, &cargs);
     grpc_channel_credentials_release(creds);
@@ -46,6 +50,30 @@ czk_status czk_rpc_client_connect(czk_rpc_client **out, const char *addr, size_t
     }
     *out = c;
     return CZK_OK;
+}
+
+czk_status czk_rpc_client_wait_ready(czk_rpc_client *c, int64_t timeout_ms, czk_err *err) {
+    gpr_timespec deadline = deadline_of(timeout_ms);
+    grpc_completion_queue *cq = grpc_completion_queue_create_for_pluck(NULL);
+    grpc_connectivity_state st = grpc_channel_check_connectivity_state(c->ch, 1);
+    bool timed_out = false;
+    while (st != GRPC_CHANNEL_READY && st != GRPC_CHANNEL_SHUTDOWN && !timed_out) {
+        int tag = 0;
+        /* waiting here polls the channel, so its (re)connects make progress */
+        grpc_channel_watch_connectivity_state(c->ch, st, deadline, cq, &tag);
+        grpc_event ev =
+            grpc_completion_queue_pluck(cq, &tag, gpr_inf_future(GPR_CLOCK_REALTIME), NULL);
+        timed_out = !ev.success;
+        st = grpc_channel_check_connectivity_state(c->ch, 1);
+    }
+    grpc_completion_queue_shutdown(cq);
+    while (grpc_completion_queue_pluck(cq, NULL, gpr_inf_future(GPR_CLOCK_REALTIME), NULL).type !=
+           GRPC_QUEUE_SHUTDOWN) {
+    }
+    grpc_completion_queue_destroy(cq);
+    if (st == GRPC_CHANNEL_READY) return CZK_OK;
+    return czk_errf(err, CZK_ERR_TIMEOUT, "rpc client: %s not reachable within %lld ms", c->addr,
+                    (long long)timeout_ms);
 }
 
 void czk_rpc_client_close(czk_rpc_client *c) {

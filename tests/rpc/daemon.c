@@ -2,8 +2,8 @@
 /* CZK_TEST_TIMEOUT: 300 */
 /*
  * `czk daemon` as a subprocess (the binary in $CZK_TEST_CLI) on a unix
- * socket of a temp dir's config: it answers GetStatus at once, while the
- * keys of srs.preload are still loading, its
+ * socket of a temp dir's config: it answers GetStatus while the keys of
+ * srs.preload are still loading (their file is a FIFO the test holds), its
  * proofs verify against the test's own keys, `czk client` talks to it, and
  * SIGTERM drains: a job submitted before the signal completes, the daemon
  * exits 0 and its timeline file holds the job's JOB_DONE line.
@@ -13,6 +13,9 @@
 #include "czk/rpc.h"
 
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <fcntl.h>
 #include <sys/wait.h>
 
 #define LOG 6
@@ -23,11 +26,6 @@ static const char *cli(void) {
     return p;
 }
 
-static void sleep_ms(unsigned ms) {
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
 static pid_t spawn_daemon(const char *dir) {
     char cfg[600], log[600];
     snprintf(cfg, sizeof cfg, "%s/cuzk.toml", dir);
@@ -36,7 +34,7 @@ static pid_t spawn_daemon(const char *dir) {
     assert_non_null(f);
     fprintf(f,
             "[daemon]\nlisten = \"unix://%s/cuzk.sock\"\n"
-            "[srs]\nparam_cache = \"%s\"\npreload = [\"test-16\"]\n"
+            "[srs]\nparam_cache = \"%s\"\npreload = [\"test-17\"]\n"
             "[gpus]\nbackend = \"cpu\"\ngpu_threads = 2\n"
             "[synthesis]\nthreads = 1\npartition_workers = 2\n"
             "[memory]\ntotal_budget = \"1 GiB\"\n"
@@ -46,6 +44,7 @@ static pid_t spawn_daemon(const char *dir) {
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the test, even when it fails */
         FILE *e = freopen(log, "w", stderr);
         (void)e;
         execl(cli(), cli(), "daemon", "--config", cfg, (char *)NULL);
@@ -55,15 +54,8 @@ static pid_t spawn_daemon(const char *dir) {
 }
 
 static void wait_serving(czk_rpc_client *c) {
-    for (int t = 0; t < 200; t++) {
-        czk_rpc_status *s = NULL;
-        if (czk_rpc_get_status(c, &s, 1000, NULL, NULL) == CZK_OK) {
-            czk_rpc_status_free(s);
-            return;
-        }
-        sleep_ms(50);
-    }
-    fail_msg("the daemon did not answer GetStatus within 10 s");
+    czk_err err;
+    czk_assert_ok(czk_rpc_client_wait_ready(c, 20000, &err), &err);
 }
 
 static bool file_has(const char *path, const char *a, const char *b) {
@@ -82,6 +74,9 @@ static void test_daemon(void **state) {
     char dir[256];
     et_tmpdir(dir, sizeof dir);
     czk_params *keys = et_make_keys(dir, LOG, 5);
+    char fifo[600];
+    snprintf(fifo, sizeof fifo, "%s/czk-test-17.params", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
     pid_t pid = spawn_daemon(dir);
     char addr[320];
     snprintf(addr, sizeof addr, "unix://%s/cuzk.sock", dir);
@@ -89,16 +84,20 @@ static void test_daemon(void **state) {
     czk_err err;
     czk_assert_ok(czk_rpc_client_connect(&c, addr, 0, &err), &err);
     wait_serving(c);
-    /* GetStatus answers while srs.preload's keys are still being made (test-16: a
-     * Groth16 setup of 2^16 constraints, seconds on a CPU): the SRS is listed, not resident */
+    /* GetStatus answers while srs.preload's keys are loading: test-17's key file is a FIFO
+     * here, so its load blocks in open() until the test opens the other end */
     czk_rpc_status *s0;
     czk_assert_ok(czk_rpc_get_status(c, &s0, 5000, NULL, &err), &err);
     bool loading = false;
     for (size_t i = 0; i < s0->num_srs; i++)
-        if (!strcmp(s0->loaded_srs[i].circuit_id, "test-16"))
-            loading = s0->loaded_srs[i].tier == CZK_SRS_COLD;
+        if (!strcmp(s0->loaded_srs[i].circuit_id, "test-17"))
+            loading = s0->loaded_srs[i].tier == CZK_SRS_COLD; /* not resident yet */
     czk_rpc_status_free(s0);
     assert_true(loading);
+    /* unblock it: the load fails (not a regular file) and the daemon goes on */
+    int wfd = open(fifo, O_WRONLY | O_CLOEXEC);
+    assert_true(wfd >= 0);
+    close(wfd);
 
     /* a proof over the wire verifies against the keys made here */
     czk_proof_request r;
