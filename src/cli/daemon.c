@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 
 #include "czk/engine.h"
+#include "czk/httpstatus.h"
 #ifdef CZK_HAVE_RPC
 #include "czk/rpc.h"
 #endif
@@ -185,20 +186,17 @@ int czk_cmd_daemon(int argc, char **argv) {
         czk_engine_destroy(e);
         return czk_cli_fail(CMD, "%s", err.msg);
     }
-    if (eo.config.status_listen[0]) {
-        /*
-         * OBS HOOK (daemon.status_listen): the HTTP GET /status and /metrics
-         * endpoint (branch `obs`) starts here on engine e and stops before
-         * czk_engine_destroy below.
-         */
-        fprintf(stderr,
-                "czk daemon: daemon.status_listen %s: the HTTP endpoint is not built in "
-                "this czk; ignored\n",
-                eo.config.status_listen);
+    czk_httpstatus *http = NULL; /* daemon.status_listen: GET /status and /metrics */
+    if (eo.config.status_listen[0] &&
+        czk_httpstatus_start(e, eo.config.status_listen, &http, &err) != CZK_OK) {
+        czk_rpc_server_destroy(srv);
+        czk_engine_destroy(e);
+        return czk_cli_fail(CMD, "daemon.status_listen %s: %s", eo.config.status_listen, err.msg);
     }
     pthread_t sig_thread;
     if (pthread_create(&sig_thread, NULL, sig_main, &sc) != 0) {
         czk_rpc_server_destroy(srv);
+        czk_httpstatus_stop(http);
         czk_engine_destroy(e);
         return czk_cli_fail(CMD, "cannot start the signal thread");
     }
@@ -245,6 +243,7 @@ int czk_cmd_daemon(int argc, char **argv) {
                 (unsigned long long)st->proofs_cancelled, (unsigned long long)calls);
         czk_engine_status_free(st);
     }
+    czk_httpstatus_stop(http);
     czk_engine_destroy(e); /* flushes and closes the timeline */
     return CZK_EXIT_OK;
 }

@@ -640,7 +640,22 @@ void be_destroy(void *self) {
     free(be);
 }
 
-const czk_backend_ops CUDA_OPS = {"cuda", be_sums, be_destroy, be_device, be_load, be_unload};
+/* The device's memory (cudaMemGetInfo on the context's device), for status pages. */
+czk_status be_mem_info(void *self, uint64_t *total_bytes, uint64_t *free_bytes, czk_err *err) {
+    cuda_be *be = (cuda_be *)self;
+    size_t fr = 0, tot = 0;
+    if (cudaSetDevice(be->ctx->device) != cudaSuccess || cudaMemGetInfo(&fr, &tot) != cudaSuccess) {
+        cudaError_t e = cudaGetLastError();
+        return czk_errf(err, CZK_ERR_DEVICE, "cuda backend: memory info of device %d: %s",
+                        be->ctx->device, cudaGetErrorString(e));
+    }
+    *total_bytes = tot;
+    *free_bytes = fr;
+    return CZK_OK;
+}
+
+const czk_backend_ops CUDA_OPS = {"cuda",  be_sums,   be_destroy, be_device,
+                                  be_load, be_unload, be_mem_info};
 
 } // namespace
 

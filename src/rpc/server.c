@@ -582,9 +582,8 @@ static grpc_status_code h_cancel(srv_call *c, grpc_slice in, answer *a, keep *k)
  * host memory only, COLD = not resident (loading).
  */
 static Cuzk__V1__SRSStatus__Tier tier_of(const czk_engine_srs_status *s) {
-    if (s->device_bytes) return CUZK__V1__SRSSTATUS__TIER__HOT;
-    if (s->tier == CZK_SRS_HOT) return CUZK__V1__SRSSTATUS__TIER__WARM;
-    return CUZK__V1__SRSSTATUS__TIER__COLD;
+    /* czk_srs_tier uses the proto's numbers: HOT = VRAM, WARM = host, COLD = disk */
+    return (Cuzk__V1__SRSStatus__Tier)s->tier;
 }
 
 static grpc_status_code h_status(srv_call *c, grpc_slice in, answer *a, keep *k) {
