@@ -15,6 +15,10 @@
  * hi[e / 2^14]), built on the host with blst at context creation; a twist
  * with M <= 2^18 reads one table of ω_M^e instead (made on the device on first
  * use and kept in the context), which saves a multiplication per element.
+ * That is CZK_CUDA_NTT_TWIST=split; the default, direct, reads every twist
+ * from a half table ω_M^e, e < M/2, negated for e >= M/2 (ω_M^(M/2) = −1):
+ * 2^26 entries (2 GiB) per direction for the last pass of 2^27, falling back
+ * to split where the allocation fails.
  * Butterflies whose twiddle is 1 skip the multiplication where a whole warp
  * shares it (the first stages of a pass: ~7% of the multiplications).
  *
@@ -22,6 +26,15 @@
  * bit-reversal pass (they act on the input), g^−i into the last pass's store
  * (it acts on the output). In H, coset_fft(ifft(x)) is one inverse transform
  * whose last pass multiplies by g^i, then a plain forward transform.
+ *
+ * DIF order (natural input, bit-reversed output, no bit-reversal pass): the
+ * same passes transposed and in reverse order (the DFT matrix is symmetric;
+ * a DIT pass is twist·stages, its transpose stages^T·twist with
+ * Gentleman–Sande butterflies). czk_cuda_h with CZK_CUDA_H_ORDER=paired (the
+ * default) runs each ifft as DIF (1/N at its first load, g^rev(i) at its last
+ * store: position i holds coefficient rev(i)) and each coset fft as DIT
+ * without the bit reversal, so only the final coset inverse transform does
+ * one; natural runs all seven transforms natural to natural.
  *
  * Semantics are bellperson's EvaluationDomain (src/domain.rs) as czk_ntt
  * (include/czk/ntt.h) states them; sppark's NTT (spec/gpu-prover.md §3) has
