@@ -192,8 +192,8 @@ CZK_NODISCARD czk_status czk_cuda_spmv(czk_cuda_ctx *ctx, const czk_cuda_shape *
  * Residency (ops->load, spec/gpu-prover.md §7): load() makes the parameter
  * vectors and the shape resident when they fit both the budget and the
  * device's free memory less the working memory of one circuit (a, b, c,
- * witness, gathered scalars and MSM temporaries: about 3·N·32 + 2·nv·32 +
- * 80·N bytes); it then reports every host vector droppable
+ * witness, gathered scalars, MSM temporaries, NTT twist tables: about
+ * 4·N·32 + 2·nv·32 + 80·N bytes); it then reports every host vector droppable
  * (CZK_SRS_H|L|A|B_G1|B_G2) and *device_bytes. If the parameters do not fit
  * it pins their host vectors (cudaHostRegister) and the device part streams
  * them in chunks; then *device_bytes is 0 and nothing is droppable. If they
