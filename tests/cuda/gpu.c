@@ -473,6 +473,21 @@ static void test_errors(void **state) {
     czk_assert_ok(czk_cuda_ntt(ctx, d, 10, CZK_NTT_FORWARD, &err), &err);
     czk_cuda_free(ctx, d);
     assert_int_equal(czk_cuda_ctx_create(&(czk_cuda_ctx *){NULL}, 1000, &err), CZK_ERR_INVALID_ARG);
+    /* a tunable with a value outside its set (the caller's value restored after) */
+    static const char *vars[2] = {"CZK_CUDA_NTT_TWIST", "CZK_CUDA_H_ORDER"};
+    for (int v = 0; v < 2; v++) {
+        const char *old = getenv(vars[v]);
+        char *saved = old ? strdup(old) : NULL;
+        setenv(vars[v], "bogus", 1);
+        czk_cuda_ctx *c = NULL;
+        assert_int_equal(czk_cuda_ctx_create(&c, 0, &err), CZK_ERR_INVALID_ARG);
+        assert_null(c);
+        if (saved)
+            setenv(vars[v], saved, 1);
+        else
+            unsetenv(vars[v]);
+        free(saved);
+    }
 }
 
 int main(void) {
