@@ -14,7 +14,10 @@
  * --no-porep2k (skip the 2KiB proof),
  * --variants (also time each MSM accumulation variant, czk_cuda_set_msm_acc
  * 0..2, and target chunk lengths 64 and 128 (CZK_CUDA_MSM_CHUNK; defaults
- * G1 128, G2 64), at the largest sizes).
+ * G1 128, G2 64), at the largest sizes),
+ * --ntt-variants (also time NTT and H at the largest NTT size under each
+ * setting of CZK_CUDA_NTT_TWIST (direct, split) and CZK_CUDA_H_ORDER (paired,
+ * natural), each in a fresh context; a table on stdout).
  *
  * porep2k_gpu_ms: the GPU backend's prove call for one 2KiB PoRep partition
  * (src/cuda/porep2k_fixture.h: cached shape and TEST keys, a C1, the
@@ -173,7 +176,7 @@ static double bench_porep2k(void) {
 int main(int argc, char **argv) {
     const char *json = NULL, *commit = "unknown";
     unsigned max_g1 = 27, max_g2 = 25, max_ntt = 27;
-    bool sweep = false, porep2k = true, variants = false;
+    bool sweep = false, porep2k = true, variants = false, ntt_variants = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json") && i + 1 < argc)
             json = argv[++i];
@@ -191,9 +194,12 @@ int main(int argc, char **argv) {
             porep2k = false;
         else if (!strcmp(argv[i], "--variants"))
             variants = true;
+        else if (!strcmp(argv[i], "--ntt-variants"))
+            ntt_variants = true;
         else {
             fprintf(stderr, "usage: bench_gpu [--json PATH] [--commit ID] [--max-g1 K] [--max-g2 "
-                            "K] [--max-ntt K] [--sweep] [--variants] [--no-porep2k]\n");
+                            "K] [--max-ntt K] [--sweep] [--variants] [--ntt-variants] "
+                            "[--no-porep2k]\n");
             return 2;
         }
     }
@@ -234,6 +240,33 @@ int main(int argc, char **argv) {
             czk_cuda_set_profile(ctx, 0);
         }
         printf("h 2^%u: %.3f ms\n", max_ntt, h_ms);
+        if (ntt_variants) { /* each setting in a fresh context (the variables are read there) */
+            static const char *twist[2] = {"direct", "split"}, *order[2] = {"paired", "natural"};
+            double vn[2][2], vh[2][2];
+            czk_cuda_ctx *main_ctx = ctx;
+            for (int t = 0; t < 2; t++)
+                for (int o = 0; o < 2; o++) {
+                    setenv("CZK_CUDA_NTT_TWIST", twist[t], 1);
+                    setenv("CZK_CUDA_H_ORDER", order[o], 1);
+                    if (czk_cuda_ctx_create(&ctx, 0, &err) != CZK_OK) die("ctx_create", &err);
+                    vn[t][o] = time_op(run_ntt, &a, 5);
+                    vh[t][o] = time_op(run_h, &a, 5);
+                    czk_cuda_ctx_destroy(ctx);
+                    ctx = main_ctx;
+                }
+            unsetenv("CZK_CUDA_NTT_TWIST");
+            unsetenv("CZK_CUDA_H_ORDER");
+            printf("\nntt variants, 2^%u (median of 5, ms)\n", max_ntt);
+            printf("%-22s %-20s %12s %12s\n", "CZK_CUDA_NTT_TWIST", "CZK_CUDA_H_ORDER", "ntt", "h");
+            for (int t = 0; t < 2; t++)
+                for (int o = 0; o < 2; o++)
+                    printf("%-22s %-20s %12.3f %12.2f%s\n", twist[t], order[o], vn[t][o], vh[t][o],
+                           t == 0 && o == 0 ? "   (default)"
+                           : t && o         ? "   (old paths)"
+                                            : "");
+            printf("\n");
+            fflush(stdout);
+        }
         czk_cuda_free(ctx, a.a), czk_cuda_free(ctx, a.b), czk_cuda_free(ctx, a.c);
     }
     for (int g = 0; g < 2; g++) {

@@ -3,7 +3,9 @@
 # kernel against the CPU layer on random data of several sizes; the GPU
 # backend's proofs byte-equal to the CPU backend's on test circuits and on a
 # 2KiB PoRep partition; the engine with gpus.backend = "cuda") and the GPU
-# benchmark (kernels and porep2k_gpu_ms), writes gpu-latest.json into OUTDIR
+# benchmark (kernels and porep2k_gpu_ms; NTT/H under each CZK_CUDA_NTT_TWIST and
+# CZK_CUDA_H_ORDER setting), runs the NTT/H tests (cuda.gpu) a second time
+# with the old NTT paths selected, writes gpu-latest.json into OUTDIR
 # (default bench/), and prints a short table last. Meant for an H200/H100
 # machine; the whole run, build included, stays under 10 minutes (about 140 s
 # on the lent H200).
@@ -54,18 +56,26 @@ build() {
       test_cuda_prove test_cuda_engine test_cuda_porep bench_gpu
 }
 tests() { ctest --test-dir "$BUILD" --output-on-failure -R '^cuda\.'; }
+# The NTT/H tests again with the old NTT paths (src/cuda/ntt.cu: split twist, H in natural order).
+tests_old() {
+  CZK_CUDA_NTT_TWIST=split CZK_CUDA_H_ORDER=natural CZK_TEST_NTT_ONLY=1 \
+    ctest --test-dir "$BUILD" --output-on-failure -R '^cuda\.gpu$'
+}
 bench() {
   # shellcheck disable=SC2086
-  "$BUILD/bench_gpu" --json "$OUTDIR/gpu-latest.json" --commit "$COMMIT" ${CZK_GPU_BENCH_ARGS:-} |
+  "$BUILD/bench_gpu" --json "$OUTDIR/gpu-latest.json" --commit "$COMMIT" --ntt-variants \
+    ${CZK_GPU_BENCH_ARGS:-} |
     tee "$BUILD/bench.log"
 }
 
 status=0
 step "build (sm_90)" build || exit 1
 step "tests (cuda.*)" tests || status=1
+step "tests (cuda.gpu, old NTT)" tests_old || status=1
 step "benchmark" bench || status=1
 
 echo
+[ -f "$BUILD/bench.log" ] && sed -n '/^ntt variants/,/^$/p' "$BUILD/bench.log"
 [ -f "$BUILD/bench.log" ] && sed -n '/^kernel /,$p' "$BUILD/bench.log"
 echo
 echo "step                           time  result"

@@ -51,8 +51,15 @@ typedef struct czk_cuda_ctx czk_cuda_ctx;
  * Creates a context on device `device` (0 .. czk_cuda_device_count()−1):
  * selects it, creates a stream and two timing events, and builds the NTT
  * tables (4 MB of device memory). Tunables are read once from the
- * environment: CZK_CUDA_MSM_C (MSM window bits, 6..22; default chosen per size).
- * Returns CZK_OK and *out; CZK_ERR_INVALID_ARG for a bad device index;
+ * environment: CZK_CUDA_MSM_C (MSM window bits, 6..22; default chosen per size);
+ * CZK_CUDA_NTT_TWIST = direct (default: NTT twists from half tables of ω_M^e,
+ * e < M/2, made on first use and kept, 2 GiB per direction for 2^27) or split
+ * (the former path: full tables up to M = 2^18, two-table products above);
+ * CZK_CUDA_H_ORDER = paired (default: czk_cuda_h's inverse transforms leave
+ * bit-reversed order and the forward ones take it, one bit reversal instead
+ * of seven) or natural (the former path). See src/cuda/ntt.cu.
+ * Returns CZK_OK and *out; CZK_ERR_INVALID_ARG for a bad device index or a
+ * bad tunable value;
  * CZK_ERR_NOMEM / CZK_ERR_DEVICE.
  */
 CZK_NODISCARD czk_status czk_cuda_ctx_create(czk_cuda_ctx **out, int device, czk_err *err);
@@ -185,8 +192,8 @@ CZK_NODISCARD czk_status czk_cuda_spmv(czk_cuda_ctx *ctx, const czk_cuda_shape *
  * Residency (ops->load, spec/gpu-prover.md §7): load() makes the parameter
  * vectors and the shape resident when they fit both the budget and the
  * device's free memory less the working memory of one circuit (a, b, c,
- * witness, gathered scalars and MSM temporaries: about 3·N·32 + 2·nv·32 +
- * 80·N bytes); it then reports every host vector droppable
+ * witness, gathered scalars, MSM temporaries, NTT twist tables: about
+ * 4·N·32 + 2·nv·32 + 80·N bytes); it then reports every host vector droppable
  * (CZK_SRS_H|L|A|B_G1|B_G2) and *device_bytes. If the parameters do not fit
  * it pins their host vectors (cudaHostRegister) and the device part streams
  * them in chunks; then *device_bytes is 0 and nothing is droppable. If they

@@ -117,7 +117,8 @@ uint32_t index_b(const czk_shape *s, uint32_t *out) {
 uint64_t working_bytes(const czk_shape *s) {
     uint64_t N = 1ull << czk_domain_log(s->num_constraints);
     uint64_t nv = (uint64_t)s->num_inputs + s->num_aux;
-    return 3 * N * 32 + 2 * nv * 32 + 80 * N + (256ull << 20);
+    /* + N·32: the NTT's half twist tables, both directions, kept in the context (ntt.cu) */
+    return 3 * N * 32 + 2 * nv * 32 + 80 * N + N * 32 + (256ull << 20);
 }
 
 /* Device memory free for new allocations: what the device has free plus what the stream-ordered

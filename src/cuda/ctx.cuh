@@ -30,8 +30,11 @@ struct czk_cuda_ctx {
     czkg::fr *w1024[2];                  /* ω_1024^{±j}, j < 512 */
     int msm_c;                           /* CZK_CUDA_MSM_C, 0 = per size */
     int profile;                         /* print per-phase MSM times (czk_cuda_set_profile) */
-    int msm_acc;            /* accumulation kernel variant, CZK_CUDA_MSM_ACC (msm.cuh) */
-    czkg::fr *twist[2][29]; /* ω_M^e, e < M = 2^k, made on first use (ntt.cu) */
+    int msm_acc;                 /* accumulation kernel variant, CZK_CUDA_MSM_ACC (msm.cuh) */
+    czkg::fr *twist[2][29];      /* ω_M^e, e < M = 2^k, made on first use (ntt.cu) */
+    czkg::fr *twist_half[2][29]; /* ω_M^e, e < M/2 = 2^(k−1), made on first use (ntt.cu) */
+    int ntt_twist;               /* CZK_CUDA_NTT_TWIST: 0 direct (half tables), 1 split (ntt.cu) */
+    int h_order;                 /* CZK_CUDA_H_ORDER: 0 paired (DIF then DIT), 1 natural (ntt.cu) */
 };
 
 namespace czkg {

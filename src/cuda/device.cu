@@ -61,6 +61,26 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
     }
     const char *a = getenv("CZK_CUDA_MSM_ACC");
     if (a && *a) ctx->msm_acc = atoi(a);
+    const char *t = getenv("CZK_CUDA_NTT_TWIST");
+    if (t && *t) {
+        if (!strcmp(t, "direct"))
+            ctx->ntt_twist = 0;
+        else if (!strcmp(t, "split"))
+            ctx->ntt_twist = 1;
+        else
+            return czk_errf(err, CZK_ERR_INVALID_ARG,
+                            "ctx_create: CZK_CUDA_NTT_TWIST=%s is not direct or split", t);
+    }
+    const char *o = getenv("CZK_CUDA_H_ORDER");
+    if (o && *o) {
+        if (!strcmp(o, "paired"))
+            ctx->h_order = 0;
+        else if (!strcmp(o, "natural"))
+            ctx->h_order = 1;
+        else
+            return czk_errf(err, CZK_ERR_INVALID_ARG,
+                            "ctx_create: CZK_CUDA_H_ORDER=%s is not paired or natural", o);
+    }
     return ntt_tables_init(ctx, err);
 }
 

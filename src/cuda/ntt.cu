@@ -15,6 +15,10 @@
  * hi[e / 2^14]), built on the host with blst at context creation; a twist
  * with M <= 2^18 reads one table of ω_M^e instead (made on the device on first
  * use and kept in the context), which saves a multiplication per element.
+ * That is CZK_CUDA_NTT_TWIST=split; the default, direct, reads every twist
+ * from a half table ω_M^e, e < M/2, negated for e >= M/2 (ω_M^(M/2) = −1):
+ * 2^26 entries (2 GiB) per direction for the last pass of 2^27, falling back
+ * to split where the allocation fails.
  * Butterflies whose twiddle is 1 skip the multiplication where a whole warp
  * shares it (the first stages of a pass: ~7% of the multiplications).
  *
@@ -22,6 +26,15 @@
  * bit-reversal pass (they act on the input), g^−i into the last pass's store
  * (it acts on the output). In H, coset_fft(ifft(x)) is one inverse transform
  * whose last pass multiplies by g^i, then a plain forward transform.
+ *
+ * DIF order (natural input, bit-reversed output, no bit-reversal pass): the
+ * same passes transposed and in reverse order (the DFT matrix is symmetric;
+ * a DIT pass is twist·stages, its transpose stages^T·twist with
+ * Gentleman–Sande butterflies). czk_cuda_h with CZK_CUDA_H_ORDER=paired (the
+ * default) runs each ifft as DIF (1/N at its first load, g^rev(i) at its last
+ * store: position i holds coefficient rev(i)) and each coset fft as DIT
+ * without the bit reversal, so only the final coset inverse transform does
+ * one; natural runs all seven transforms natural to natural.
  *
  * Semantics are bellperson's EvaluationDomain (src/domain.rs) as czk_ntt
  * (include/czk/ntt.h) states them; sppark's NTT (spec/gpu-prover.md §3) has
@@ -162,10 +175,39 @@ __device__ __forceinline__ unsigned padded(unsigned e) {
  * multiplication as whole warps; later stages give a warp consecutive j.
  * post_lo/post_hi, when non-null, multiply output i by post^i.
  */
-template <int KS, class F, int BE>
+/*
+ * The twist factor of element (lo, m) of a pass with stride 2^s0: ω_M^(lo·rev(m)),
+ * M = 2^(s0+KS), lo·rev(m) < M. From a direct table of M entries (half_log = 0),
+ * from a half table of M/2 entries (half_log = log M − 1; ω_M^(e+M/2) = −ω_M^e),
+ * or from the two 2^14-entry tables of ω_{2^28} (tw_direct null).
+ */
+template <int KS, class F>
+__device__ __forceinline__ F twist_factor(uint32_t lo, unsigned m, unsigned s0, const fr *tw_lo,
+                                          const fr *tw_hi, const fr *tw_direct, unsigned half_log) {
+    uint32_t rm = __brev(m) >> (32 - KS);
+    uint32_t ex = lo * rm;
+    if (tw_direct) {
+        if (half_log == 0) return ld_fr<F>(tw_direct + ex);
+        F y = ld_fr<F>(tw_direct + (ex & ((1u << half_log) - 1)));
+        return y.cneg((ex >> half_log) != 0);
+    }
+    ex <<= 28 - s0 - KS;
+    return ld_fr<F>(tw_lo + (ex & 0x3fff)) * ld_fr<F>(tw_hi + (ex >> 14));
+}
+
+/*
+ * DIF = true runs the transposed pass (the DFT matrix is symmetric, so the
+ * transposed network with the passes in reverse order maps natural input to
+ * bit-reversed output): no twist at the load, stages KS..1 with
+ * Gentleman–Sande butterflies (u, v) -> (u + v, (u − v)·w), the twist at the
+ * store. pre_on multiplies every input by pre_c at the load; post_rev takes
+ * post^rev(i) (rev over log_n bits) instead of post^i.
+ */
+template <int KS, class F, int BE, bool DIF>
 __global__ void __launch_bounds__(ntt_threads<BE>())
-    ntt_dit_pass(fr *data, unsigned log_n, unsigned s0, const fr *w1024, const fr *tw_lo,
-                 const fr *tw_hi, const fr *tw_direct, const fr *post_lo, const fr *post_hi) {
+    ntt_pass(fr *data, unsigned log_n, unsigned s0, const fr *w1024, const fr *tw_lo,
+             const fr *tw_hi, const fr *tw_direct, unsigned half_log, const fr *post_lo,
+             const fr *post_hi, int post_rev, fr pre_c, int pre_on) {
     constexpr int GS = 1 << KS;
     constexpr int NTT_THREADS = ntt_threads<BE>();
     extern __shared__ uint32_t ntt_sm[];
@@ -191,15 +233,9 @@ __global__ void __launch_bounds__(ntt_threads<BE>())
         uint32_t lo = gid & lo_mask, hi = gid >> s0;
         uint32_t idx = (hi << (s0 + KS)) | (m << s0) | lo;
         F x = ld_fr<F>(data + idx);
-        if (s0 > 0) {
-            uint32_t rm = __brev(m) >> (32 - KS);
-            if (tw_direct) /* ω_M^e from one table of M entries */
-                x = x * ld_fr<F>(tw_direct + lo * rm);
-            else {
-                uint32_t ex = (lo * rm) << (28 - s0 - KS);
-                x = x * (ld_fr<F>(tw_lo + (ex & 0x3fff)) * ld_fr<F>(tw_hi + (ex >> 14)));
-            }
-        }
+        if (!DIF && s0 > 0)
+            x = x * twist_factor<KS, F>(lo, m, s0, tw_lo, tw_hi, tw_direct, half_log);
+        if (DIF && pre_on) x = x * F(pre_c);
         unsigned at = padded(g * GS + m);
 #pragma unroll
         for (int w = 0; w < 8; w++)
@@ -208,7 +244,8 @@ __global__ void __launch_bounds__(ntt_threads<BE>())
     __syncthreads();
 
 #pragma unroll
-    for (int t = 1; t <= KS; t++) {
+    for (int tt = 1; tt <= KS; tt++) {
+        const int t = DIF ? KS + 1 - tt : tt;
         const unsigned h = 1u << (t - 1);
         const bool uniform = h < 32 && (E / 2) >= 32 * h; /* same for the whole block */
         for (unsigned b = tid; b < E / 2; b += NTT_THREADS) {
@@ -232,8 +269,15 @@ __global__ void __launch_bounds__(ntt_threads<BE>())
                 u.v[w] = sm[w][pu];
                 v.v[w] = sm[w][pv];
             }
-            if (t > 1 && (!uniform || j != 0)) v = v * ld_fr<F>(w1024 + (j << (10 - t)));
-            F s = u + v, d = u - v;
+            const bool mul = t > 1 && (!uniform || j != 0);
+            F s, d;
+            if (!DIF) {
+                if (mul) v = v * ld_fr<F>(w1024 + (j << (10 - t)));
+                s = u + v, d = u - v;
+            } else {
+                s = u + v, d = u - v;
+                if (mul) d = d * ld_fr<F>(w1024 + (j << (10 - t)));
+            }
 #pragma unroll
             for (int w = 0; w < 8; w++) {
                 sm[w][pu] = s.v[w];
@@ -260,7 +304,12 @@ __global__ void __launch_bounds__(ntt_threads<BE>())
 #pragma unroll
         for (int w = 0; w < 8; w++)
             x.v[w] = sm[w][at];
-        if (post_lo) x = x * (ld_fr<F>(post_lo + (idx & 0x3fff)) * ld_fr<F>(post_hi + (idx >> 14)));
+        if (DIF && s0 > 0)
+            x = x * twist_factor<KS, F>(lo, m, s0, tw_lo, tw_hi, tw_direct, half_log);
+        if (post_lo) {
+            uint32_t pe = post_rev ? __brev(idx) >> (32 - log_n) : idx;
+            x = x * (ld_fr<F>(post_lo + (pe & 0x3fff)) * ld_fr<F>(post_hi + (pe >> 14)));
+        }
         st_fr(data + idx, x);
     }
 }
@@ -273,25 +322,51 @@ __global__ void h_pointwise(fr *a, const fr *b, const fr *c, size_t n, fr z_inv)
 }
 
 typedef void (*pass_fn)(fr *, unsigned, unsigned, const fr *, const fr *, const fr *, const fr *,
-                        const fr *, const fr *);
+                        unsigned, const fr *, const fr *, int, fr, int);
 
-/* tab[e] = ω_{2^28}^(e·2^(28−k)) = ω_M^e for e < M = 2^k */
-__global__ void ntt_twist_table(fr *tab, unsigned k, const fr *lo, const fr *hi) {
+/* tab[e] = ω_{2^28}^(e·2^(28−k)) = ω_M^e for e < count (M = 2^k, count M or M/2) */
+__global__ void ntt_twist_table(fr *tab, uint32_t count, unsigned k, const fr *lo, const fr *hi) {
     uint32_t e = blockIdx.x * blockDim.x + threadIdx.x;
-    if (e < (1u << k)) tab[e] = pow_table(lo, hi, e << (28 - k));
+    if (e < count) tab[e] = pow_table(lo, hi, e << (28 - k));
 }
 
 constexpr unsigned DIRECT_TWIST_MAX_LOG = 18; /* 8 MiB tables at most */
 
-/* The direct twist table for M = 2^k in direction inv, made on first use (null if too large). */
-czk_status twist_table(czk_cuda_ctx *ctx, int inv, unsigned k, const fr **out, czk_err *err) {
+/*
+ * The twist table for M = 2^k in direction inv, made on first use. With
+ * CZK_CUDA_NTT_TWIST=direct (the default): a half table (ω_M^e, e < M/2; 2 GiB
+ * for M = 2^27) for every k >= 2, *half_log = k − 1; where its allocation
+ * fails, the split path below. With split: a full table for M <= 2^18
+ * (*half_log = 0), above that null (the two-table twist).
+ */
+czk_status twist_table(czk_cuda_ctx *ctx, int inv, unsigned k, const fr **out, unsigned *half_log,
+                       czk_err *err) {
     *out = nullptr;
+    *half_log = 0;
+    if (ctx->ntt_twist == 0 && k >= 2) {
+        const uint32_t count = 1u << (k - 1);
+        if (!ctx->twist_half[inv][k]) {
+            if (cudaMalloc((void **)&ctx->twist_half[inv][k], (size_t)count * sizeof(fr)) !=
+                cudaSuccess) {
+                (void)cudaGetLastError(); /* not sticky: fall back to the split twist */
+                ctx->twist_half[inv][k] = nullptr;
+                goto split;
+            }
+            ntt_twist_table<<<grid_for(count, 256), 256, 0, ctx->stream>>>(
+                ctx->twist_half[inv][k], count, k, ctx->omega_lo[inv], ctx->omega_hi[inv]);
+            CZK_LAUNCH("ntt: half twist table 2^%u", k);
+        }
+        *out = ctx->twist_half[inv][k];
+        *half_log = k - 1;
+        return CZK_OK;
+    }
+split:
     if (k > DIRECT_TWIST_MAX_LOG) return CZK_OK;
     if (!ctx->twist[inv][k]) {
         CZK_CU(cudaMalloc((void **)&ctx->twist[inv][k], ((size_t)1 << k) * sizeof(fr)),
                "ntt: allocate twist table 2^%u", k);
         ntt_twist_table<<<grid_for((size_t)1 << k, 256), 256, 0, ctx->stream>>>(
-            ctx->twist[inv][k], k, ctx->omega_lo[inv], ctx->omega_hi[inv]);
+            ctx->twist[inv][k], 1u << k, k, ctx->omega_lo[inv], ctx->omega_hi[inv]);
         CZK_LAUNCH("ntt: twist table 2^%u", k);
     }
     *out = ctx->twist[inv][k];
@@ -303,26 +378,27 @@ double now_ms() {
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
-template <int BE> struct passes {
+template <int BE, bool DIF> struct passes {
     static constexpr pass_fn P[11] = {nullptr,
-                                      ntt_dit_pass<1, fr, BE>,
-                                      ntt_dit_pass<2, fr, BE>,
-                                      ntt_dit_pass<3, fr, BE>,
-                                      ntt_dit_pass<4, fr, BE>,
-                                      ntt_dit_pass<5, fr, BE>,
-                                      ntt_dit_pass<6, fr, BE>,
-                                      ntt_dit_pass<7, fr, BE>,
-                                      ntt_dit_pass<8, fr, BE>,
-                                      ntt_dit_pass<9, fr, BE>,
-                                      ntt_dit_pass<10, fr, BE>};
+                                      ntt_pass<1, fr, BE, DIF>,
+                                      ntt_pass<2, fr, BE, DIF>,
+                                      ntt_pass<3, fr, BE, DIF>,
+                                      ntt_pass<4, fr, BE, DIF>,
+                                      ntt_pass<5, fr, BE, DIF>,
+                                      ntt_pass<6, fr, BE, DIF>,
+                                      ntt_pass<7, fr, BE, DIF>,
+                                      ntt_pass<8, fr, BE, DIF>,
+                                      ntt_pass<9, fr, BE, DIF>,
+                                      ntt_pass<10, fr, BE, DIF>};
 };
 
 /* One pass of ks stages over 2^log_n elements with BE elements per block. */
 template <int BE>
-cudaError_t launch_pass(unsigned ks, fr *data, unsigned log_n, unsigned s0, const fr *w1024,
-                        const fr *tw_lo, const fr *tw_hi, const fr *direct, const fr *post_lo,
-                        const fr *post_hi, cudaStream_t s) {
-    const pass_fn k = passes<BE>::P[ks];
+cudaError_t launch_pass(bool dif, unsigned ks, fr *data, unsigned log_n, unsigned s0,
+                        const fr *w1024, const fr *tw_lo, const fr *tw_hi, const fr *direct,
+                        unsigned half_log, const fr *post_lo, const fr *post_hi, int post_rev,
+                        fr pre_c, int pre_on, cudaStream_t s) {
+    const pass_fn k = dif ? passes<BE, true>::P[ks] : passes<BE, false>::P[ks];
     cudaError_t e = cudaFuncSetAttribute(
         (const void *)k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)ntt_smem<BE>());
     if (e != cudaSuccess) return e;
@@ -330,7 +406,8 @@ cudaError_t launch_pass(unsigned ks, fr *data, unsigned log_n, unsigned s0, cons
     unsigned per_block = (1u << ks) >= (unsigned)BE ? 1 : BE >> ks;
     if (per_block > groups) per_block = groups;
     k<<<groups / per_block, ntt_threads<BE>(), ntt_smem<BE>(), s>>>(
-        data, log_n, s0, w1024, tw_lo, tw_hi, direct, post_lo, post_hi);
+        data, log_n, s0, w1024, tw_lo, tw_hi, direct, half_log, post_lo, post_hi, post_rev, pre_c,
+        pre_on);
     return cudaGetLastError();
 }
 
@@ -350,43 +427,72 @@ fr host_fr(const czk_fr &x) {
     return r;
 }
 
+/* Input and output order of ntt_run. */
+enum ntt_order {
+    ORDER_NN = 0, /* natural -> natural: bit reversal (with the pre-scale), then DIT passes */
+    ORDER_RN = 1, /* bit-reversed -> natural: DIT passes only (pre_mode SCALE_NONE) */
+    ORDER_NR = 2, /* natural -> bit-reversed: DIF passes (pre_mode SCALE_NONE or SCALE_CONST) */
+};
+
 /*
- * The transform behind every kind: bit reversal with a pre-scale, then the
- * passes in direction `inv`, the last one multiplying output i by post^i
- * when post_lo is given.
+ * The transform behind every kind, in direction `inv`: input scaled first
+ * (pre_mode), output i multiplied by post^i when post_lo is given, where i is
+ * the output's storage index, or with post_rev (ORDER_NR only) by post^rev(i),
+ * i.e. by post to the natural index of the value stored there.
  */
 czk_status ntt_run(czk_cuda_ctx *ctx, fr *data, unsigned log_n, int inv, int pre_mode, fr pre_c,
                    const fr *pre_lo, const fr *pre_hi, const fr *post_lo, const fr *post_hi,
-                   const char *what, czk_err *err) {
+                   const char *what, czk_err *err, ntt_order order = ORDER_NN,
+                   bool post_rev = false) {
     const bool prof = ctx->profile != 0;
+    const bool dif = order == ORDER_NR;
+    if ((order != ORDER_NN && pre_mode == SCALE_POWERS) || (order == ORDER_RN && pre_mode) ||
+        (post_rev && !dif))
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "%s: unsupported order/scaling combination",
+                        what);
     double t0 = prof ? (cudaStreamSynchronize(ctx->stream), now_ms()) : 0;
-    launch_bitrev(data, log_n, pre_mode, pre_c, pre_lo, pre_hi, ctx->stream);
-    CZK_LAUNCH("%s 2^%u: bit reversal", what, log_n);
-    if (prof) {
-        CZK_CU(cudaStreamSynchronize(ctx->stream), "%s: synchronize", what);
-        fprintf(stderr, "%s 2^%u: bit reversal %.3f ms", what, log_n, now_ms() - t0);
-    }
-    unsigned passes = (log_n + 9) / 10;
-    unsigned s0 = 0;
+    if (order == ORDER_NN) {
+        launch_bitrev(data, log_n, pre_mode, pre_c, pre_lo, pre_hi, ctx->stream);
+        CZK_LAUNCH("%s 2^%u: bit reversal", what, log_n);
+        if (prof) {
+            CZK_CU(cudaStreamSynchronize(ctx->stream), "%s: synchronize", what);
+            fprintf(stderr, "%s 2^%u: bit reversal %.3f ms", what, log_n, now_ms() - t0);
+        }
+    } else if (prof)
+        fprintf(stderr, "%s 2^%u (%s)", what, log_n, dif ? "DIF" : "DIT, no bit reversal");
+    /* the DIT pass p covers stages s0[p] .. s0[p]+ks[p]−1; DIF runs them in reverse order */
+    const unsigned passes = (log_n + 9) / 10;
+    unsigned ks_of[4], s0_of[4], s0 = 0;
     for (unsigned p = 0; p < passes; p++) {
-        unsigned ks = log_n / passes + (p < log_n % passes ? 1 : 0);
-        bool last = p + 1 == passes;
+        ks_of[p] = log_n / passes + (p < log_n % passes ? 1 : 0);
+        s0_of[p] = s0;
+        s0 += ks_of[p];
+    }
+    for (unsigned q = 0; q < passes; q++) {
+        const unsigned p = dif ? passes - 1 - q : q;
+        const unsigned ks = ks_of[p], ps0 = s0_of[p];
+        const bool first = q == 0, last = q + 1 == passes;
         const fr *direct = nullptr;
-        if (s0 > 0) {
-            czk_status st = twist_table(ctx, inv, s0 + ks, &direct, err);
+        unsigned half_log = 0;
+        if (ps0 > 0) {
+            czk_status st = twist_table(ctx, inv, ps0 + ks, &direct, &half_log, err);
             if (st != CZK_OK) return st;
         }
         if (prof) t0 = (cudaStreamSynchronize(ctx->stream), now_ms());
         const fr *plo = last ? post_lo : nullptr, *phi = last ? post_hi : nullptr;
-        CZK_CU(launch_pass<NTT_BLOCK>(ks, data, log_n, s0, ctx->w1024[inv], ctx->omega_lo[inv],
-                                      ctx->omega_hi[inv], direct, plo, phi, ctx->stream),
+        const int pre_on = dif && first && pre_mode == SCALE_CONST;
+        CZK_CU(launch_pass<NTT_BLOCK>(dif, ks, data, log_n, ps0, ctx->w1024[inv],
+                                      ctx->omega_lo[inv], ctx->omega_hi[inv], direct, half_log, plo,
+                                      phi, post_rev ? 1 : 0, pre_c, pre_on, ctx->stream),
                "%s 2^%u: pass %u (%u stages)", what, log_n, p, ks);
         if (prof) {
             CZK_CU(cudaStreamSynchronize(ctx->stream), "%s: synchronize", what);
             fprintf(stderr, ", pass %u (%u stages%s) %.3f ms", p, ks,
-                    direct ? ", direct twist" : "", now_ms() - t0);
+                    !direct    ? ""
+                    : half_log ? ", half-table twist"
+                               : ", direct twist",
+                    now_ms() - t0);
         }
-        s0 += ks;
     }
     if (prof) fprintf(stderr, "\n");
     return CZK_OK;
@@ -469,6 +575,8 @@ void ntt_tables_free(czk_cuda_ctx *ctx) {
     for (int d = 0; d < 2; d++) {
         for (fr *p : ctx->twist[d])
             if (p) (void)cudaFree(p);
+        for (fr *p : ctx->twist_half[d])
+            if (p) (void)cudaFree(p);
         fr *ps[] = {ctx->omega_lo[d], ctx->omega_hi[d], ctx->gen_lo[d], ctx->gen_hi[d],
                     ctx->w1024[d]};
         for (fr *p : ps)
@@ -510,9 +618,21 @@ extern "C" czk_status czk_cuda_h(czk_cuda_ctx *ctx, czk_fr *a, czk_fr *b, czk_fr
     fr *v[3] = {(fr *)a, (fr *)b, (fr *)c};
     const char *names[3] = {"h: a", "h: b", "h: c"};
     for (int k = 0; k < 3; k++) {
-        /* coset_fft(ifft(x)): the inverse transform's last pass multiplies by g^i */
-        czk_status st = ntt_run(ctx, v[k], log_n, 1, SCALE_CONST, host_fr(n_inv), nullptr, nullptr,
-                                ctx->gen_lo[0], ctx->gen_hi[0], names[k], err);
+        czk_status st;
+        if (ctx->h_order == 0) {
+            /* paired: coefficients·g^j land bit-reversed (DIF; position i holds coefficient
+             * rev(i), scaled by g^rev(i)), the forward DIT takes them without a bit reversal */
+            st = ntt_run(ctx, v[k], log_n, 1, SCALE_CONST, host_fr(n_inv), nullptr, nullptr,
+                         ctx->gen_lo[0], ctx->gen_hi[0], names[k], err, ORDER_NR, true);
+            if (st != CZK_OK) return st;
+            st = ntt_run(ctx, v[k], log_n, 0, SCALE_NONE, fr::one(), nullptr, nullptr, nullptr,
+                         nullptr, names[k], err, ORDER_RN);
+            if (st != CZK_OK) return st;
+            continue;
+        }
+        /* natural: coset_fft(ifft(x)): the inverse transform's last pass multiplies by g^i */
+        st = ntt_run(ctx, v[k], log_n, 1, SCALE_CONST, host_fr(n_inv), nullptr, nullptr,
+                     ctx->gen_lo[0], ctx->gen_hi[0], names[k], err);
         if (st != CZK_OK) return st;
         st = ntt_run(ctx, v[k], log_n, 0, SCALE_NONE, fr::one(), nullptr, nullptr, nullptr, nullptr,
                      names[k], err);

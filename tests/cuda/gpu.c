@@ -226,7 +226,9 @@ static void test_ntt_roundtrip_large(void **state) {
 static void test_h(void **state) {
     (void)state;
     NEED_GPU();
-    static const unsigned sizes[] = {1, 4, 10, 12, 17};
+    /* 1, 2 and 3 passes per transform (3 from 2^21: the paired order's DIF runs them in
+     * reverse) */
+    static const unsigned sizes[] = {1, 4, 10, 12, 17, 21};
     czk_err err;
     for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
         unsigned log_n = sizes[si];
@@ -471,6 +473,21 @@ static void test_errors(void **state) {
     czk_assert_ok(czk_cuda_ntt(ctx, d, 10, CZK_NTT_FORWARD, &err), &err);
     czk_cuda_free(ctx, d);
     assert_int_equal(czk_cuda_ctx_create(&(czk_cuda_ctx *){NULL}, 1000, &err), CZK_ERR_INVALID_ARG);
+    /* a tunable with a value outside its set (the caller's value restored after) */
+    static const char *vars[2] = {"CZK_CUDA_NTT_TWIST", "CZK_CUDA_H_ORDER"};
+    for (int v = 0; v < 2; v++) {
+        const char *old = getenv(vars[v]);
+        char *saved = old ? strdup(old) : NULL;
+        setenv(vars[v], "bogus", 1);
+        czk_cuda_ctx *c = NULL;
+        assert_int_equal(czk_cuda_ctx_create(&c, 0, &err), CZK_ERR_INVALID_ARG);
+        assert_null(c);
+        if (saved)
+            setenv(vars[v], saved, 1);
+        else
+            unsetenv(vars[v]);
+        free(saved);
+    }
 }
 
 int main(void) {
@@ -482,6 +499,15 @@ int main(void) {
         cmocka_unit_test(test_msm_g1),
         cmocka_unit_test(test_msm_g2),
     };
+    /* CZK_TEST_NTT_ONLY set: only the NTT and H tests (scripts/gpu-check.sh reruns them with
+     * the old NTT paths selected) */
+    const char *only = getenv("CZK_TEST_NTT_ONLY");
+    const struct CMUnitTest ntt_tests[] = {
+        cmocka_unit_test(test_ntt),
+        cmocka_unit_test(test_ntt_roundtrip_large),
+        cmocka_unit_test(test_h),
+    };
+    if (only && *only) return cmocka_run_group_tests(ntt_tests, setup, teardown);
     return cmocka_run_group_tests(tests, setup, teardown);
 }
 
