@@ -51,7 +51,7 @@ step() { # name, command...
 }
 build() {
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCZK_CUDA=ON -DCZK_CUDA_ARCHS=90-real \
-    -DCMAKE_CUDA_COMPILER="$NVCC" -DCZK_DEPS_DIR="$DEPS" -DCZK_RPC=OFF "${EXTRA[@]}" >/dev/null &&
+    -DCMAKE_CUDA_COMPILER="$NVCC" -DCZK_DEPS_DIR="$DEPS" -DCZK_RPC=OFF -DCZK_HTTP=OFF "${EXTRA[@]}" >/dev/null &&
     cmake --build "$BUILD" -j "$(nproc)" --target test_cuda_host test_cuda_gpu \
       test_cuda_prove test_cuda_engine test_cuda_porep bench_gpu
 }
