@@ -200,7 +200,9 @@ static void timed_wait(pthread_cond_t *cv, pthread_mutex_t *mu, unsigned ms) {
  * Progress of a parameter read (czk_params_progress_fn), on the loader
  * thread without mu: the entry shows the last report; a log line comes when
  * the pass has advanced 10 points since the last line and 5 s have passed
- * (so a load of a few seconds logs nothing), and when a pass starts late.
+ * since it (or since the load began), so a load of a few seconds logs
+ * nothing and a long one a line per 10 points or per 5 s, whichever is
+ * slower. The subgroup pass, when it runs, counts from 0 again.
  */
 typedef struct load_progress {
     czk_engine *e;
