@@ -4,6 +4,7 @@
  * command line, wall time and peak memory.
  */
 #include "cli/cli.h"
+#include "util/proc.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -19,16 +20,7 @@ double czk_cli_now(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-uint64_t czk_cli_peak_rss(void) {
-    FILE *f = fopen("/proc/self/status", "r");
-    if (!f) return 0;
-    char line[256];
-    unsigned long long kb = 0;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "VmHWM: %llu kB", &kb) == 1) break;
-    fclose(f);
-    return (uint64_t)kb * 1024;
-}
+uint64_t czk_cli_peak_rss(void) { return czk_proc_status_bytes(0, "VmHWM"); }
 
 bool czk_cli_parse_u64(const char *s, uint64_t *out) {
     if (!s || !*s || *s == '-' || *s == '+' || *s == ' ') return false;
