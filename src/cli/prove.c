@@ -1,16 +1,18 @@
 /*
- * `czk prove --c1 FILE --out FILE [...]`: PoRep C2 on the CPU.
+ * `czk prove --c1 FILE --out FILE [...]`: PoRep C2 on a GPU (CUDA backend) or the CPU.
  *
  * The steps, each timed: parse the C1 (raw JSON or cuzk envelope), the
  * vanilla pre-check (with replica_id recomputed when the sector number and
  * miner id are known), the keys (looked up in the parameter cache: the v28
  * Filecoin file first, then czk's test keys; or --params), the partition
- * R1CS (shape cache), then per partition the witness, the CPU backend
- * (SpMV, NTT, five MSMs) and a pairing check of the new proof against
+ * R1CS (shape cache), then per partition the witness, the backend
+ * (--backend: CUDA with the keys made resident or pinned, or the CPU; SpMV,
+ * NTT, five MSMs) and a pairing check of the new proof against
  * public inputs derived as the chain derives them. Only verified proofs are
  * written: 192 bytes per partition, partition 0 first.
  */
 #include "cli/cli.h"
+#include "czk/cuda.h"
 #include "czk/porep_precheck.h"
 #include "czk/porep_prove.h"
 
@@ -25,9 +27,10 @@
 
 static const char USAGE[] =
     "usage: czk prove --c1 FILE --out FILE [--params FILE | --param-cache DIR]\n"
-    "                 [--sector-num N --miner-id N] [--threads T] [--no-shape-cache]\n\n"
-    "Proves a PoRep C1 on the CPU (commit phase 2) and writes the proofs, 192\n"
-    "bytes per partition. Every proof is verified before it is written.\n\n"
+    "                 [--sector-num N --miner-id N] [--threads T] [--no-shape-cache]\n"
+    "                 [--backend auto|cpu|cuda] [--device N]\n\n"
+    "Proves a PoRep C1 (commit phase 2) on a GPU or the CPU and writes the proofs,\n"
+    "192 bytes per partition. Every proof is verified before it is written.\n\n"
     "  --c1 FILE          the C1: SealCommitPhase1Output JSON, or cuzk's envelope\n"
     "                     {\"SectorNum\",\"Phase1Out\",\"SectorSize\"}\n"
     "  --out FILE         where to write the proofs\n"
@@ -39,7 +42,11 @@ static const char USAGE[] =
     "  --miner-id N       the miner actor id (N of f0N); with the sector number,\n"
     "                     replica_id is recomputed and checked\n"
     "  --threads T        threads (default: all CPUs)\n"
-    "  --no-shape-cache   record the circuit instead of using $CZK_CACHE_DIR/shapes\n\n"
+    "  --no-shape-cache   record the circuit instead of using $CZK_CACHE_DIR/shapes\n"
+    "  --backend B        cuda (the GPU; keys made resident in its memory when they\n"
+    "                     fit, else pinned and streamed), cpu, or auto (default: cuda\n"
+    "                     when this czk has it and a GPU is present, else cpu)\n"
+    "  --device N         the CUDA device (default 0)\n\n"
     "Prints the keys used and the time of each phase. exit status: 0 proved,\n"
     "1 the C1 is refused (parse or pre-check; the reason is printed), 2 usage,\n"
     "I/O or other error\n";
@@ -77,7 +84,8 @@ int czk_cmd_prove(int argc, char **argv) {
         return CZK_EXIT_OK;
     }
     const char *c1_path = NULL, *out_path = NULL, *params_arg = NULL, *cache_arg = NULL;
-    uint64_t sector = 0, miner = 0, threads = 0;
+    uint64_t sector = 0, miner = 0, threads = 0, device = 0;
+    const char *backend_arg = "auto";
     bool have_sector = false, have_miner = false, use_shape_cache = true;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -98,6 +106,13 @@ int czk_cmd_prove(int argc, char **argv) {
             params_arg = v;
         } else if (!strcmp(a, "--param-cache")) {
             cache_arg = v;
+        } else if (!strcmp(a, "--backend")) {
+            if (strcmp(v, "auto") && strcmp(v, "cpu") && strcmp(v, "cuda"))
+                return czk_cli_fail(CMD, "--backend takes auto, cpu or cuda, not '%s'", v);
+            backend_arg = v;
+        } else if (!strcmp(a, "--device")) {
+            if (!czk_cli_parse_u64(v, &device) || device > 1023)
+                return czk_cli_fail(CMD, "--device takes a CUDA device number, not '%s'", v);
         } else if (!strcmp(a, "--sector-num") || !strcmp(a, "--miner-id") ||
                    !strcmp(a, "--threads")) {
             uint64_t n;
@@ -125,6 +140,14 @@ int czk_cmd_prove(int argc, char **argv) {
     }
     if (params_arg && cache_arg)
         return czk_cli_fail(CMD, "--params and --param-cache exclude each other");
+    bool use_cuda = !strcmp(backend_arg, "cuda") ||
+                    (!strcmp(backend_arg, "auto") && czk_cuda_device_count() > 0);
+    if (use_cuda && (int)device >= czk_cuda_device_count()) {
+        return czk_cli_fail(CMD, "--backend cuda: %s",
+                            !czk_cuda_built()              ? "this czk was built without CUDA"
+                            : czk_cuda_device_count() == 0 ? "no CUDA device (no GPU or no driver)"
+                                                           : "--device is not a CUDA device here");
+    }
 
     double t_start = czk_cli_now(), t0;
     int rc = CZK_EXIT_ERROR;
@@ -273,11 +296,33 @@ int czk_cmd_prove(int argc, char **argv) {
     }
     fflush(stdout);
 
-    /* prove and verify */
-    if ((st = czk_backend_cpu(&be, pool, &err))) {
+    /* the backend: the GPU (keys made resident or pinned) or the CPU */
+    if (use_cuda) {
+        if ((st = czk_backend_cuda(&be, (int)device, pool, 0, &err))) {
+            czk_cli_fail(CMD, "--backend cuda: %s", err.msg);
+            goto out;
+        }
+        unsigned droppable = 0;
+        uint64_t device_bytes = 0;
+        t0 = czk_cli_now();
+        st = be.ops->load(be.self, params, shape, &droppable, &device_bytes, &err);
+        if (st && st != CZK_ERR_NOMEM) {
+            czk_cli_fail(CMD, "loading the keys onto device %llu: %s", (unsigned long long)device,
+                         err.msg);
+            goto out;
+        }
+        printf("backend: cuda, device %llu: %s (%.3f s)\n", (unsigned long long)device,
+               st             ? "keys stay in host memory and stream (no room on the device)"
+               : device_bytes ? "keys resident in device memory"
+                              : "keys pinned in host memory and streamed",
+               czk_cli_now() - t0);
+    } else if ((st = czk_backend_cpu(&be, pool, &err))) {
         czk_cli_fail(CMD, "%s", err.msg);
         goto out;
+    } else {
+        printf("backend: cpu, %u threads\n", czk_pool_threads(pool));
     }
+    fflush(stdout);
     size_t nbytes = (size_t)c1->num_partitions * CZK_PROOF_BYTES;
     if (!(proofs = malloc(nbytes))) {
         czk_cli_fail(CMD, "out of memory");

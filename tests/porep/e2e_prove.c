@@ -16,6 +16,7 @@
  *     naming the partition, the challenge and the proof; a C1 proved for
  *     another miner id is refused (replica_id).
  */
+#include "czk/cuda.h"
 #include "e2e_util.h"
 
 static struct {
@@ -79,6 +80,34 @@ static void test_prove_verify(void **state) {
     assert_int_equal(czk(args, &out, NULL), 0);
     assert_non_null(strstr(out, "NOT recomputed"));
     free(out);
+
+    /* --backend cuda: proves on a GPU (and the proof verifies), or says why it cannot */
+    char *err = NULL;
+    snprintf(args, sizeof args,
+             "prove --c1 c1.json --param-cache '%s' --sector-num 1 --miner-id 1000 --backend cuda "
+             "--out proof-gpu.bin",
+             g.keys);
+    if (czk_cuda_device_count() > 0) {
+        assert_int_equal(czk(args, &out, NULL), 0);
+        assert_non_null(strstr(out, "backend: cuda, device 0"));
+        free(out);
+        snprintf(args, sizeof args,
+                 "verify --c1 c1.json --proof proof-gpu.bin --param-cache '%s' --sector-num 1 "
+                 "--miner-id 1000",
+                 g.keys);
+        assert_int_equal(czk(args, &out, NULL), 0);
+        assert_non_null(strstr(out, "valid: 1 partition proof"));
+        free(out);
+    } else {
+        assert_int_equal(czk(args, NULL, &err), 2);
+        assert_non_null(strstr(err, "--backend cuda: "));
+        free(err);
+        snprintf(path, sizeof path, "%s/proof-gpu.bin", g.dir);
+        assert_int_not_equal(access(path, F_OK), 0); /* nothing written */
+    }
+    assert_int_equal(czk("prove --c1 c1.json --out x.bin --backend gpu", NULL, &err), 2);
+    assert_non_null(strstr(err, "--backend takes auto, cpu or cuda, not 'gpu'"));
+    free(err);
 }
 
 static void b64(char *out, const uint8_t *in, size_t n) {
