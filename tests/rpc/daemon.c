@@ -128,8 +128,8 @@ static void test_daemon(void **state) {
 
     /* a second daemon on the same live socket is refused (exit 2, says why) and the first
      * keeps its socket (before: the second took it over and removed it when it stopped) */
-    snprintf(cmd, sizeof cmd, "'%s' daemon --config '%s/cuzk.toml' 2> '%s/second.txt'", cli(), dir,
-             dir);
+    snprintf(cmd, sizeof cmd, "timeout 30 '%s' daemon --config '%s/cuzk.toml' 2> '%s/second.txt'",
+             cli(), dir, dir);
     rc = system(cmd);
     assert_true(WIFEXITED(rc));
     assert_int_equal(WEXITSTATUS(rc), 2);
