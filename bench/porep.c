@@ -28,6 +28,7 @@
 #include "czk/porep_precheck.h"
 #include "czk/porep_prove.h"
 #include "czk/seal.h"
+#include "util/proc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,15 +49,7 @@ static double cpu(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static double peak_mib(void) {
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    unsigned long long kb = 0;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmHWM: %llu kB", &kb) == 1) break;
-    if (f) fclose(f);
-    return (double)kb / 1024.0;
-}
+static double peak_mib(void) { return (double)czk_proc_status_bytes(0, "VmHWM") / (1 << 20); }
 
 static void die(const char *what, const czk_err *err) {
     fprintf(stderr, "bench_porep: %s: %s\n", what, err->msg);

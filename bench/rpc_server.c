@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #include "czk/engine.h"
 #include "czk/rpc.h"
+#include "util/proc.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -32,18 +33,7 @@ static double now(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static uint64_t proc_kb(pid_t pid, const char *key) {
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    uint64_t v = 0;
-    size_t n = strlen(key);
-    while (fgets(line, sizeof line, f))
-        if (!strncmp(line, key, n) && line[n] == ':') v = strtoull(line + n + 1, NULL, 10);
-    fclose(f);
-    return v;
-}
+static uint64_t proc_kb(pid_t pid, const char *key) { return czk_proc_status_bytes(pid, key) / 1024; }
 
 static void die(const char *what, const czk_err *err) {
     fprintf(stderr, "bench_rpc_server: %s: %s\n", what, err ? err->msg : "");

@@ -15,7 +15,11 @@
 # it holds it), CZK_GPU_BUILD (build folder, default build/gpu), CZK_COMMIT
 # (recorded commit where there is no git checkout), CZK_GPU_BENCH_ARGS
 # (extra bench_gpu arguments, e.g. "--max-g1 24" for a quick run), CZK_WERROR
-# (ON by default; OFF where a newer compiler warns in other layers).
+# (ON by default; OFF where a newer compiler warns in other layers),
+# CZK_GPU_STEPS (steps after the build, default "tests bench engine"; the
+# engine step runs `czk bench` on 2KiB PoRep with gpus.backend = "cuda" and
+# writes gpu-engine.log and gpu-engine.svg into OUTDIR), CZK_GPU_ENGINE_COUNT
+# (proofs of its main run, default 32).
 # On a machine without the project's packages (no network), unpack them under
 # deps/sysroot: for f in libcmocka0 libcmocka-dev libb2-1 libb2-dev libyajl2
 # libyajl-dev; apt-get download, dpkg -x into deps/sysroot; copy
@@ -61,6 +65,27 @@ tests_old() {
   CZK_CUDA_NTT_TWIST=split CZK_CUDA_H_ORDER=natural CZK_TEST_NTT_ONLY=1 \
     ctest --test-dir "$BUILD" --output-on-failure -R '^cuda\.gpu$'
 }
+# The engine on the GPU: `czk bench --in-process` with gpus.backend = "cuda" on
+# 2KiB PoRep (TEST keys made here with `czk setup`, C1s with `czk gen-vanilla`),
+# then a small sweep; log and timeline picture into OUTDIR.
+engine() {
+  cmake --build "$BUILD" -j "$(nproc)" --target czk >/dev/null
+  local czk=$PWD/$BUILD/czk work=$PWD/$BUILD/engine out
+  out=$(cd "$OUTDIR" && pwd)
+  mkdir -p "$work" && cd "$work"
+  "$czk" setup --sector-size 2KiB --out-dir keys >/dev/null
+  local c1=()
+  for r in 1 2 3 4; do
+    "$czk" gen-vanilla --sector-size 2KiB --miner-id 1000 --sector-num 1 --random $r --out c1-$r.json
+    c1+=(c1-$r.json)
+  done
+  printf '[gpus]\nbackend = "cuda"\n[srs]\nparam_cache = "%s"\n' "$work/keys" >c.toml
+  "$czk" bench --in-process --config c.toml -c "${CZK_GPU_ENGINE_COUNT:-32}" -j 8 --c1 "${c1[@]}" \
+    --warmup 2 --no-progress --svg "$out/gpu-engine.svg" | tee "$out/gpu-engine.log"
+  "$czk" bench --in-process --config c.toml -c 16 -j 8 --c1 "${c1[@]}" --warmup 1 --no-progress \
+    --sweep synthesis.partition_workers=4,8,14 gpus.gpu_workers_per_device=1,2 | tee -a "$out/gpu-engine.log"
+  cd - >/dev/null
+}
 bench() {
   # shellcheck disable=SC2086
   "$BUILD/bench_gpu" --json "$OUTDIR/gpu-latest.json" --commit "$COMMIT" --ntt-variants \
@@ -68,15 +93,22 @@ bench() {
     tee "$BUILD/bench.log"
 }
 
+# CZK_GPU_STEPS: which steps after the build (default "tests bench engine").
+STEPS_WANTED=" ${CZK_GPU_STEPS:-tests bench engine} "
+want() { [[ $STEPS_WANTED == *" $1 "* ]]; }
 status=0
 step "build (sm_90)" build || exit 1
-step "tests (cuda.*)" tests || status=1
-step "tests (cuda.gpu, old NTT)" tests_old || status=1
-step "benchmark" bench || status=1
+if want tests; then
+  step "tests (cuda.*)" tests || status=1
+  step "tests (cuda.gpu, old NTT)" tests_old || status=1
+fi
+want bench && { step "benchmark" bench || status=1; }
+want engine && { step "engine: czk bench, 2KiB, cuda" engine || status=1; }
 
 echo
-[ -f "$BUILD/bench.log" ] && sed -n '/^ntt variants/,/^$/p' "$BUILD/bench.log"
-[ -f "$BUILD/bench.log" ] && sed -n '/^kernel /,$p' "$BUILD/bench.log"
+[ -f "$OUTDIR/gpu-engine.log" ] && want engine && grep -E '^  (s/proof|gpu busy|gpu/partition|synthesis/partition|idle gaps) ' "$OUTDIR/gpu-engine.log" | head -5
+want bench && [ -f "$BUILD/bench.log" ] && sed -n '/^ntt variants/,/^$/p' "$BUILD/bench.log"
+want bench && [ -f "$BUILD/bench.log" ] && sed -n '/^kernel /,$p' "$BUILD/bench.log"
 echo
 echo "step                           time  result"
 printf '%s\n' "${STEPS[@]}"

@@ -324,10 +324,15 @@ typedef struct czk_kind_job_info {
  *   public_inputs(ctx, job, k, out, err)
  *       Partition k's public inputs, ONE excluded (num_public_inputs values),
  *       for verification of the assembled proof.
- *   load_circuit(ctx, circuit_id, param_cache, pool, cancel, &params, &shape, err)
+ *   load_circuit(ctx, circuit_id, param_cache, pool, cancel, progress,
+ *                progress_ctx, &params, &shape, err)
  *       Loads the circuit's parameters (from param_cache, e.g. its v28
  *       .params file) and its recorded shape. Called by the SRS cache on a
- *       thread of its own; must not keep pointers to the outputs.
+ *       thread of its own; must not keep pointers to the outputs. progress
+ *       (never NULL) and progress_ctx go into czk_params_read_opts of the
+ *       read (include/czk/groth16.h), from that thread; a kind that makes
+ *       its parameters otherwise need not call it. The SRS cache logs the
+ *       reports and shows them in czk_engine_srs_status.
  *   circuit_bytes(ctx, circuit_id, param_cache) (may be NULL)
  *       Memory the SRS + shape will take once loaded, for the budget before
  *       loading (0 = unknown; the budget is then corrected after the load).
@@ -353,8 +358,9 @@ typedef struct czk_proof_kind {
     czk_status (*public_inputs)(void *ctx, void *job, uint32_t partition, czk_fr *out,
                                 czk_err *err);
     czk_status (*load_circuit)(void *ctx, const char *circuit_id, const char *param_cache,
-                               czk_pool *pool, const atomic_int *cancel, czk_params **params,
-                               czk_shape **shape, czk_err *err);
+                               czk_pool *pool, const atomic_int *cancel,
+                               czk_params_progress_fn progress, void *progress_ctx,
+                               czk_params **params, czk_shape **shape, czk_err *err);
     uint64_t (*circuit_bytes)(void *ctx, const char *circuit_id, const char *param_cache);
     bool (*owns_circuit)(void *ctx, const char *circuit_id);
     czk_status (*assemble)(void *ctx, void *job, const czk_proof *proofs, uint32_t n, uint8_t **out,
@@ -539,6 +545,12 @@ typedef struct czk_engine_srs_status {
     uint64_t partition_bytes; /* measured working memory of one partition (0 = not yet) */
     uint32_t ref_count;       /* jobs holding it */
     uint64_t idle_ms;         /* since the last job released it (0 while held) */
+    /* While its parameter file is read (COLD, loading): the stage of the last
+     * progress report ("h", ..., "subgroup b_g2": czk_params_progress_fn) and
+     * the percentage of the file that pass has done (0..100). "" and 0 when
+     * not reading (not loading yet, loaded, or a kind that reports nothing). */
+    char load_stage[16];
+    uint32_t load_percent;
 } czk_engine_srs_status;
 
 /* Partitions of one kind, by stage. "Dispatched" partitions (past the

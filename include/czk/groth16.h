@@ -129,10 +129,38 @@ typedef enum czk_params_trust {
     CZK_TRUST_KNOWN,       /* the digest is a published Filecoin v28 digest */
 } czk_params_trust;
 
+/*
+ * Progress of a read, reported in bytes of the file (czk_params_decode: of
+ * the buffer). Called on the thread that called czk_params_read /
+ * czk_params_decode, never concurrently, between pieces of work:
+ *
+ *   - The reading pass (stage "vk", "ic", "h", "l", "a", "b_g1", "b_g2": the
+ *     section being read and checked) reports done_bytes = the bytes read
+ *     and decoded so far (range and on-curve checks; with
+ *     CZK_PARAMS_FULL_CHECK also the subgroup check).
+ *   - When the subgroup check runs as a pass of its own after the digest
+ *     (neither a known digest nor a stamp; "Reading validates every point"
+ *     above), that pass reports stages "subgroup h", "subgroup l",
+ *     "subgroup a", "subgroup b_g1", "subgroup b_g2", with done_bytes = the
+ *     end in the file of the points checked so far. It starts again from the
+ *     offset of section h; within each pass done_bytes never decreases.
+ *
+ * total_bytes is the file size in every call and done_bytes <= total_bytes.
+ * Calls come at the end of every section and, inside a section, between
+ * its 16 MiB pieces at most once per 1 % of total_bytes, so a 47 GiB file
+ * gives about two hundred calls per pass. Each pass ends with a call with done_bytes ==
+ * total_bytes, so the last call of a successful read has it too. On failure the calls just stop.
+ * The callback must not call back into the reader and should return quickly (it delays reading).
+ */
+typedef void (*czk_params_progress_fn)(void *ctx, const char *stage, uint64_t done_bytes,
+                                       uint64_t total_bytes);
+
 typedef struct czk_params_read_opts {
-    unsigned flags;        /* CZK_PARAMS_* */
-    const char *stamp_dir; /* NULL: $CZK_CACHE_DIR/stamps, else $HOME/.cache/czk/stamps */
-    czk_pool *pool;        /* decoding and checks run on it (NULL: this thread) */
+    unsigned flags;                  /* CZK_PARAMS_* */
+    const char *stamp_dir;           /* NULL: $CZK_CACHE_DIR/stamps, else $HOME/.cache/czk/stamps */
+    czk_pool *pool;                  /* decoding and checks run on it (NULL: this thread) */
+    czk_params_progress_fn progress; /* NULL: no progress reports */
+    void *progress_ctx;              /* passed to progress */
 } czk_params_read_opts;
 
 /* What a read found out (filled on success). */

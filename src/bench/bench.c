@@ -3,6 +3,7 @@
  * runner, and config assignments through the engine's TOML parser.
  */
 #include "czk/bench.h"
+#include "util/proc.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -92,14 +93,7 @@ static czk_status inproc_timeline(void *self, czk_tl *tl, czk_err *err) {
 
 static uint64_t inproc_peak_rss(void *self) {
     (void)self;
-    FILE *f = fopen("/proc/self/status", "r");
-    if (!f) return 0;
-    char line[256];
-    unsigned long long kb = 0;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "VmHWM: %llu kB", &kb) == 1) break;
-    fclose(f);
-    return (uint64_t)kb * 1024;
+    return czk_proc_status_bytes(0, "VmHWM");
 }
 
 static void inproc_describe(void *self, FILE *f) {

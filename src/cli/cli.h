@@ -57,4 +57,22 @@ CZK_NODISCARD czk_status czk_cli_parse_c1(czk_c1 **out, bool *envelope, uint64_t
 /* Lower-case hex of n bytes (2n + 1 chars with the NUL). */
 void czk_cli_hex(char *out, const uint8_t *b, size_t n);
 
+/*
+ * Progress of a parameter read on stderr (a czk_params_progress_fn, ctx a
+ * czk_cli_progress set up by czk_cli_progress_init). On a terminal one line
+ * "czk <cmd>: loading keys: <stage> NN % (X of Y GiB)", redrawn in place at
+ * most every 0.1 s and erased by czk_cli_progress_end. Otherwise a plain
+ * line per 25 % of each pass, only once the read has taken 2 s (a quick
+ * read prints nothing).
+ */
+typedef struct czk_cli_progress {
+    const char *cmd;
+    bool tty, drawn, subgroup;
+    int quarter; /* last plain line: 25 % steps of the current pass */
+    double t0, t_draw;
+} czk_cli_progress;
+void czk_cli_progress_init(czk_cli_progress *p, const char *cmd) CZK_NONNULL(1, 2);
+void czk_cli_progress_fn(void *ctx, const char *stage, uint64_t done_bytes, uint64_t total_bytes);
+void czk_cli_progress_end(czk_cli_progress *p) CZK_NONNULL(1);
+
 #endif

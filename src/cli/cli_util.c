@@ -4,6 +4,7 @@
  * command line, wall time and peak memory.
  */
 #include "cli/cli.h"
+#include "util/proc.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 double czk_cli_now(void) {
     struct timespec t;
@@ -18,16 +20,7 @@ double czk_cli_now(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-uint64_t czk_cli_peak_rss(void) {
-    FILE *f = fopen("/proc/self/status", "r");
-    if (!f) return 0;
-    char line[256];
-    unsigned long long kb = 0;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "VmHWM: %llu kB", &kb) == 1) break;
-    fclose(f);
-    return (uint64_t)kb * 1024;
-}
+uint64_t czk_cli_peak_rss(void) { return czk_proc_status_bytes(0, "VmHWM"); }
 
 bool czk_cli_parse_u64(const char *s, uint64_t *out) {
     if (!s || !*s || *s == '-' || *s == '+' || *s == ' ') return false;
@@ -117,4 +110,48 @@ czk_status czk_cli_parse_c1(czk_c1 **out, bool *envelope, uint64_t *sector_num, 
 void czk_cli_hex(char *out, const uint8_t *b, size_t n) {
     for (size_t i = 0; i < n; i++)
         snprintf(out + 2 * i, 3, "%02x", b[i]);
+}
+
+/* ---- parameter read progress ---- */
+
+#define PROGRESS_PLAIN_AFTER_S 2.0
+#define PROGRESS_REDRAW_S 0.1
+
+void czk_cli_progress_init(czk_cli_progress *p, const char *cmd) {
+    memset(p, 0, sizeof *p);
+    p->cmd = cmd;
+    p->tty = isatty(2) == 1;
+    p->t0 = czk_cli_now();
+}
+
+void czk_cli_progress_fn(void *ctx, const char *stage, uint64_t done, uint64_t total) {
+    czk_cli_progress *p = ctx;
+    int pct = total ? (int)(done * 100 / total) : 100;
+    bool sub = !strncmp(stage, "subgroup ", 9);
+    if (sub != p->subgroup) {
+        p->subgroup = sub;
+        p->quarter = 0;
+    }
+    double now = czk_cli_now(), gib = 1024.0 * 1024.0 * 1024.0;
+    if (p->tty) {
+        if (p->drawn && now - p->t_draw < PROGRESS_REDRAW_S && done < total) return;
+        p->t_draw = now;
+        p->drawn = true;
+        fprintf(stderr, "\rczk %s: loading keys: %s %3d %% (%.1f of %.1f GiB)\033[K", p->cmd, stage,
+                pct, (double)done / gib, (double)total / gib);
+    } else {
+        if (pct / 25 <= p->quarter || now - p->t0 < PROGRESS_PLAIN_AFTER_S) return;
+        p->quarter = pct / 25;
+        fprintf(stderr, "czk %s: loading keys: %s %d %% (%.1f of %.1f GiB)\n", p->cmd, stage, pct,
+                (double)done / gib, (double)total / gib);
+    }
+    fflush(stderr);
+}
+
+void czk_cli_progress_end(czk_cli_progress *p) {
+    if (p->tty && p->drawn) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+    }
+    p->drawn = false;
 }

@@ -233,10 +233,14 @@ int czk_cmd_prove(int argc, char **argv) {
                         ? "Filecoin v28 parameters"
                         : "czk TEST keys (valid only with their own .vk)";
     }
-    czk_params_read_opts ro = {.pool = pool};
+    czk_cli_progress prog;
+    czk_cli_progress_init(&prog, CMD);
+    czk_params_read_opts ro = {
+        .pool = pool, .progress = czk_cli_progress_fn, .progress_ctx = &prog};
     czk_params_read_info ri;
     t0 = czk_cli_now();
     st = czk_params_read(&params, ppath, &ro, &ri, &err);
+    czk_cli_progress_end(&prog);
     double t_params = czk_cli_now() - t0;
     if (st) {
         czk_cli_fail(CMD, "%s", err.msg);

@@ -59,6 +59,8 @@ typedef struct srs_entry {
     bool queued_load;    /* waiting for the loader thread */
     bool waiting_budget; /* the loader waits for room for it */
     int load_prio;       /* highest priority of the jobs waiting for it */
+    char load_stage[16]; /* the last progress report of its parameter read ("" = none) */
+    uint32_t load_percent;
     /* per-partition working memory, measured on the first partition (probe) */
     uint64_t part_bytes;        /* 0 = not measured yet */
     uint64_t part_device_bytes; /* the part released when device work ends */

@@ -147,7 +147,8 @@ static czk_status porep_inputs(void *ctx, void *job, uint32_t k, czk_fr *out, cz
 }
 
 static czk_status porep_load(void *ctx, const char *id, const char *dir, czk_pool *pool,
-                             const atomic_int *cancel, czk_params **params, czk_shape **shape,
+                             const atomic_int *cancel, czk_params_progress_fn progress,
+                             void *progress_ctx, czk_params **params, czk_shape **shape,
                              czk_err *err) {
     (void)ctx;
     (void)cancel;
@@ -158,7 +159,7 @@ static czk_status porep_load(void *ctx, const char *id, const char *dir, czk_poo
     char path[CZK_ENGINE_PATH_MAX + 300];
     czk_status st = czk_porep_find_key(path, sizeof path, NULL, dir, s, ".params", err);
     if (st) return st;
-    czk_params_read_opts o = {0, NULL, pool};
+    czk_params_read_opts o = {0, NULL, pool, progress, progress_ctx};
     if ((st = czk_params_read(params, path, &o, NULL, err))) return st;
     if ((st = czk_porep_shape_load(shape, NULL, s, true, err))) {
         czk_params_free(*params);

@@ -220,7 +220,8 @@ static void params_path(char *out, size_t cap, const char *dir, unsigned log) {
 }
 
 static czk_status test_load(void *ctx, const char *id, const char *param_cache, czk_pool *pool,
-                            const atomic_int *cancel, czk_params **params, czk_shape **shape,
+                            const atomic_int *cancel, czk_params_progress_fn progress,
+                            void *progress_ctx, czk_params **params, czk_shape **shape,
                             czk_err *err) {
     (void)ctx;
     *params = NULL;
@@ -238,7 +239,7 @@ static czk_status test_load(void *ctx, const char *id, const char *param_cache, 
     params_path(path, sizeof path, param_cache, log);
     struct stat sb;
     if (!stat(path, &sb)) {
-        czk_params_read_opts o = {CZK_PARAMS_NO_STAMP, NULL, pool};
+        czk_params_read_opts o = {CZK_PARAMS_NO_STAMP, NULL, pool, progress, progress_ctx};
         st = czk_params_read(params, path, &o, NULL, err);
     } else {
         czk_toxic t;

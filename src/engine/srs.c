@@ -196,6 +196,48 @@ static void timed_wait(pthread_cond_t *cv, pthread_mutex_t *mu, unsigned ms) {
     pthread_cond_timedwait(cv, mu, &ts);
 }
 
+/*
+ * Progress of a parameter read (czk_params_progress_fn), on the loader
+ * thread without mu: the entry shows the last report; a log line comes when
+ * the pass has advanced 10 points since the last line and 5 s have passed
+ * since it (or since the load began), so a load of a few seconds logs
+ * nothing and a long one a line per 10 points or per 5 s, whichever is
+ * slower. The subgroup pass, when it runs, counts from 0 again.
+ */
+typedef struct load_progress {
+    czk_engine *e;
+    srs_entry *s;   /* LOADING: neither evicted nor freed while it loads */
+    uint64_t t_log; /* ms of the last line (the load's start before the first) */
+    int pct_log;    /* percentage in the last line, -1 for none in this pass */
+    bool subgroup;  /* the pass of the last report is the subgroup pass */
+} load_progress;
+
+#define LOAD_LOG_POINTS 10
+#define LOAD_LOG_MS 5000
+
+static void on_load_progress(void *ctx, const char *stage, uint64_t done, uint64_t total) {
+    load_progress *lp = ctx;
+    czk_engine *e = lp->e;
+    int pct = total ? (int)(done * 100 / total) : 100;
+    bool sub = !strncmp(stage, "subgroup ", 9);
+    if (sub != lp->subgroup) {
+        lp->subgroup = sub;
+        lp->pct_log = -1;
+    }
+    pthread_mutex_lock(&e->mu);
+    snprintf(lp->s->load_stage, sizeof lp->s->load_stage, "%s", stage);
+    lp->s->load_percent = (uint32_t)pct;
+    pthread_mutex_unlock(&e->mu);
+    uint64_t now = czk_engine_ms(e);
+    int from = lp->pct_log < 0 ? 0 : lp->pct_log;
+    if (pct - from < LOAD_LOG_POINTS || now - lp->t_log < LOAD_LOG_MS) return;
+    lp->t_log = now;
+    lp->pct_log = pct;
+    double gib = 1024.0 * 1024.0 * 1024.0;
+    czk_engine_log(e, 2, "srs %s: loading %s %d %% (%.1f of %.1f GiB)", lp->s->id, stage, pct,
+                   (double)done / gib, (double)total / gib);
+}
+
 /* Loads one entry: budget, kind loader, checks, device upload. mu held on entry and exit. */
 static void load_one(czk_engine *e, srs_entry *s) {
     const czk_proof_kind *k = czk_engine_kind(e, s->kind);
@@ -233,6 +275,9 @@ static void load_one(czk_engine *e, srs_entry *s) {
                        (unsigned long long)(s->load_start - t_wait));
     czk_timeline_emit(e, CZK_EV_SRS_LOAD_START, "-", -1, -1, "circuit=%s estimate=%llu", s->id,
                       (unsigned long long)est);
+    s->load_stage[0] = 0;
+    s->load_percent = 0;
+    load_progress lp = {e, s, s->load_start, -1, false};
     pthread_mutex_unlock(&e->mu);
 
     czk_err err;
@@ -242,7 +287,7 @@ static void load_one(czk_engine *e, srs_entry *s) {
     czk_pvk *pvk = NULL;
     uint64_t device_bytes = 0;
     czk_status st = k->load_circuit(k->ctx, s->id, e->cfg.param_cache, e->gpu_pool, &e->stop_flag,
-                                    &params, &shape, &err);
+                                    on_load_progress, &lp, &params, &shape, &err);
     if (!st) st = czk_params_check_shape(params, shape, &err);
     if (!st) {
         pvk = calloc(1, sizeof *pvk);
@@ -281,6 +326,8 @@ static void load_one(czk_engine *e, srs_entry *s) {
 
     pthread_mutex_lock(&e->mu);
     s->load_ms = czk_engine_ms(e) - s->load_start;
+    s->load_stage[0] = 0;
+    s->load_percent = 0;
     if (st) {
         e->budget.srs -= s->reserved;
         s->reserved = 0;

@@ -148,6 +148,10 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out, czk_err
         o->partition_bytes = x->part_bytes;
         o->ref_count = x->refs;
         o->idle_ms = x->refs || now < x->idle_since ? 0 : now - x->idle_since;
+        if (x->state == SRS_LOADING) {
+            snprintf(o->load_stage, sizeof o->load_stage, "%s", x->load_stage);
+            o->load_percent = x->load_stage[0] ? x->load_percent : 0;
+        }
         s->pinned_memory_bytes += x->state == SRS_READY ? x->reserved : 0;
     }
     size_t first_cold = s->num_srs;

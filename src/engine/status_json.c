@@ -194,6 +194,17 @@ static void gen_status(jg *j, const czk_engine_status *s, size_t timeline_lines)
         k_u64(j, "partition_bytes", x->partition_bytes);
         k_u64(j, "ref_count", x->ref_count);
         k_u64(j, "idle_ms", x->idle_ms);
+        /* the parameter read's progress; null when not reading */
+        j_str(j, "load_stage");
+        if (x->load_stage[0])
+            j_str(j, x->load_stage);
+        else
+            j_ok(j, yajl_gen_null(j->g));
+        j_str(j, "load_percent");
+        if (x->load_stage[0])
+            j_u64(j, x->load_percent);
+        else
+            j_ok(j, yajl_gen_null(j->g));
         close_map(j);
     }
     close_array(j);

@@ -188,9 +188,36 @@ static void hasher_finish(hasher *h, uint8_t digest[64]) {
     pthread_cond_destroy(&h->cv);
 }
 
+/* ---- progress reports (czk_params_progress_fn) ---- */
+
+typedef struct prog {
+    czk_params_progress_fn fn; /* NULL: none */
+    void *ctx;
+    uint64_t total, step; /* file size; report at most once per step bytes */
+    uint64_t last;        /* done_bytes of the last report of this pass */
+} prog;
+
+static void prog_init(prog *p, const czk_params_read_opts *o, uint64_t total) {
+    p->fn = o->progress;
+    p->ctx = o->progress_ctx;
+    p->total = total;
+    p->step = total / 100 ? total / 100 : 1;
+    p->last = 0;
+}
+
+/* Reports done bytes of `stage` when a step has passed since the last report, or always (the
+ * end of a section). */
+static void prog_report(prog *p, const char *stage, uint64_t done, bool always) {
+    if (!p || !p->fn) return;
+    if (!always && done - p->last < p->step) return;
+    p->last = done;
+    p->fn(p->ctx, stage, done, p->total);
+}
+
 /* ---- the byte source ---- */
 
 typedef struct src {
+    prog *pg;           /* progress of the reading pass, or NULL */
     const uint8_t *mem; /* memory source, or NULL */
     int fd;
     hasher *hs;   /* file source: slots and hashing */
@@ -261,6 +288,9 @@ static czk_status src_take(src *s, size_t n, const uint8_t **out, czk_err *err) 
 
 enum { SEC_VK, SEC_IC, SEC_H, SEC_L, SEC_A, SEC_B_G1, SEC_B_G2, NSEC };
 static const char *const SEC_NAME[NSEC] = {"vk", "ic", "h", "l", "a", "b_g1", "b_g2"};
+/* Progress stages of the separate subgroup pass (the five vectors). */
+static const char *const SUBGROUP_STAGE[NSEC] = {
+    NULL, NULL, "subgroup h", "subgroup l", "subgroup a", "subgroup b_g1", "subgroup b_g2"};
 static const char *const VK_POINT[6] = {"alpha_g1", "beta_g1",  "beta_g2",
                                         "gamma_g2", "delta_g1", "delta_g2"};
 
@@ -370,6 +400,8 @@ static czk_status read_points(src *s, int sec, const czk_g16_group *g, uint32_t 
         if (st == CZK_OK) {
             dec_job j = {.g = g, .in = p, .dst = v, .base = i, .subgroup = subgroup, .sec = sec};
             st = run_job(&j, n, pool, err);
+            /* the section's last piece is reported by the caller, also for empty sections */
+            if (st == CZK_OK && i + n < count) prog_report(s->pg, SEC_NAME[sec], s->off, false);
         } else {
             czk_err_wrap(err, "section %s, points %zu..%zu", SEC_NAME[sec], i, i + n - 1);
         }
@@ -382,10 +414,24 @@ static czk_status read_points(src *s, int sec, const czk_g16_group *g, uint32_t 
     return CZK_OK;
 }
 
+/*
+ * Subgroup-checks the `count` points of section sec, whose points start at
+ * byte `at` of the file, in pieces of SLOT_BYTES of encoding (for progress;
+ * a defect is still reported for the lowest index, as the pieces run in
+ * order).
+ */
 static czk_status subgroup_pass(int sec, const czk_g16_group *g, void *v, uint32_t count,
-                                czk_pool *pool, czk_err *err) {
-    dec_job j = {.g = g, .dst = v, .check_only = true, .sec = sec};
-    return run_job(&j, count, pool, err);
+                                uint64_t at, czk_pool *pool, prog *pg, czk_err *err) {
+    size_t per = SLOT_BYTES / g->enc;
+    for (size_t i = 0; i < count; i += per) {
+        size_t n = count - i < per ? count - i : per;
+        dec_job j = {.g = g, .dst = v, .base = i, .check_only = true, .sec = sec};
+        czk_status st = run_job(&j, n, pool, err);
+        if (st) return st;
+        if (i + n < count) prog_report(pg, SUBGROUP_STAGE[sec], at + (i + n) * g->enc, false);
+    }
+    prog_report(pg, SUBGROUP_STAGE[sec], at + (uint64_t)count * g->enc, true);
+    return CZK_OK;
 }
 
 /* The six fixed vk points and ic; every point checked in full. */
@@ -414,6 +460,7 @@ static czk_status parse_vk(src *s, czk_vk *vk, czk_pool *pool, czk_err *err) {
             st = czk_errf(err, CZK_ERR_EC_INFINITY, "%s point at infinity", g->name);
         if (st) return czk_err_wrap(err, "section vk, point %u (%s)", k, VK_POINT[k]);
     }
+    prog_report(s->pg, SEC_NAME[SEC_VK], s->off, true);
     uint32_t n = 0;
     if ((st = read_count(s, SEC_IC, &n, err))) return st;
     if (n == 0)
@@ -424,6 +471,7 @@ static czk_status parse_vk(src *s, czk_vk *vk, czk_pool *pool, czk_err *err) {
     if ((st = read_points(s, SEC_IC, &czk_g16_g1, n, true, pool, &ic, err))) return st;
     vk->ic = ic;
     vk->ic_len = n;
+    prog_report(s->pg, SEC_NAME[SEC_IC], s->off, true);
     return CZK_OK;
 }
 
@@ -470,17 +518,23 @@ static czk_status parse_vectors(src *s, czk_params *pa, bool subgroup, czk_pool 
         if ((st = check_fits(s, sec, n, g->enc, err))) return st;
         if ((st = read_points(s, sec, g, n, subgroup, pool, vec[k], err))) return st;
         *len[k] = n;
+        prog_report(s->pg, SEC_NAME[sec], s->off, true);
     }
     return check_end(s, SEC_B_G2, err);
 }
 
-static czk_status subgroup_vectors(const czk_params *pa, czk_pool *pool, czk_err *err) {
+/* The separate subgroup pass over the five vectors (pg: its progress, restarting at h). */
+static czk_status subgroup_vectors(const czk_params *pa, czk_pool *pool, prog *pg, czk_err *err) {
     void *vec[5] = {pa->h, pa->l, pa->a, pa->b_g1, pa->b_g2};
     uint32_t len[5] = {pa->h_len, pa->l_len, pa->a_len, pa->b_g1_len, pa->b_g2_len};
+    uint64_t at = czk_vk_encoded_size(pa->vk.ic_len); /* the offset of section h */
+    pg->last = at;
     for (int k = 0; k < 5; k++) {
-        czk_status st =
-            subgroup_pass(SEC_H + k, k == 4 ? &czk_g16_g2 : &czk_g16_g1, vec[k], len[k], pool, err);
+        const czk_g16_group *g = k == 4 ? &czk_g16_g2 : &czk_g16_g1;
+        at += 4; /* the length prefix */
+        czk_status st = subgroup_pass(SEC_H + k, g, vec[k], len[k], at, pool, pg, err);
         if (st) return st;
+        at += (uint64_t)len[k] * g->enc;
     }
     return CZK_OK;
 }
@@ -501,7 +555,9 @@ czk_status czk_params_decode(czk_params **out, const uint8_t *buf, size_t len,
     czk_params *pa = calloc(1, sizeof *pa);
     if (!pa) return czk_errf(err, CZK_ERR_NOMEM, "params: out of memory");
     static const uint8_t empty[1];
-    src s = {.mem = buf ? buf : empty, .fd = -1, .size = len};
+    prog pg;
+    prog_init(&pg, &o, len);
+    src s = {.pg = &pg, .mem = buf ? buf : empty, .fd = -1, .size = len};
     bool full = o.flags & CZK_PARAMS_FULL_CHECK;
     czk_status st = parse_vk(&s, &pa->vk, o.pool, err);
     if (!st) st = parse_vectors(&s, pa, full, o.pool, err);
@@ -516,7 +572,7 @@ czk_status czk_params_decode(czk_params **out, const uint8_t *buf, size_t len,
             inf.trust = CZK_TRUST_KNOWN;
         } else if (!full) {
             double t1 = czk_g16_now();
-            st = subgroup_vectors(pa, o.pool, err);
+            st = subgroup_vectors(pa, o.pool, &pg, err);
             inf.seconds_subgroup = czk_g16_now() - t1;
         }
     }
@@ -567,7 +623,9 @@ czk_status czk_params_read(czk_params **out, const char *path, const czk_params_
         free(pa);
         return czk_err_wrap(err, "params %s", path);
     }
-    src s = {.fd = fd, .hs = &hs, .size = (uint64_t)stt.st_size};
+    prog pg;
+    prog_init(&pg, &o, (uint64_t)stt.st_size);
+    src s = {.pg = &pg, .fd = fd, .hs = &hs, .size = (uint64_t)stt.st_size};
     st = parse_vk(&s, &pa->vk, o.pool, err);
     if (!st) st = parse_vectors(&s, pa, full, o.pool, err);
     double t1 = czk_g16_now();
@@ -587,7 +645,7 @@ czk_status czk_params_read(czk_params **out, const char *path, const czk_params_
         } else {
             if (!full) {
                 double t2 = czk_g16_now();
-                st = subgroup_vectors(pa, o.pool, err);
+                st = subgroup_vectors(pa, o.pool, &pg, err);
                 inf.seconds_subgroup = czk_g16_now() - t2;
             }
             if (!st && stamps) inf.stamp_written = czk_g16_stamp_write(dir, path, &stt, d);

@@ -170,33 +170,7 @@ static void check_counts(const czk_shape *s, uint32_t n, uint32_t ni) {
 
 #ifdef CZK_HAVE_CUDA
 
-static czk_pool *pool;
-static czk_cuda_ctx *ctx;
-
-static int setup(void **state) {
-    (void)state;
-    if (czk_cuda_device_count() == 0) return 0;
-    czk_err err;
-    if (czk_cuda_ctx_create(&ctx, 0, &err) != CZK_OK) {
-        print_error("ctx_create: %s\n", err.msg);
-        return -1;
-    }
-    print_message("device: %s\n", czk_cuda_ctx_describe(ctx));
-    pool = czk_pool_create(czk_cpu_count(), &err);
-    return pool ? 0 : -1;
-}
-
-static int teardown(void **state) {
-    (void)state;
-    czk_cuda_ctx_destroy(ctx);
-    czk_pool_destroy(pool);
-    return 0;
-}
-
-#define NEED_GPU()                                                                                 \
-    do {                                                                                           \
-        if (!ctx) skip();                                                                          \
-    } while (0)
+#include "gpu_fixture.h"
 
 /* a, b, c = A·z, B·z, C·z by walking the CSR with the field operations (no fast paths). */
 static void naive_eval(const czk_shape *s, const czk_witness *w, int m, czk_fr *out) {

@@ -93,6 +93,9 @@ static void test_tight_budget(void **state) {
     assert_int_equal(x6->tier, CZK_SRS_WARM); /* host memory (CPU backend) */
     assert_int_equal(x7->tier, CZK_SRS_COLD); /* still on disk: waiting for room (test-6 is
                                                  not idle long) */
+    assert_string_equal(x6->load_stage, "");  /* loaded: no read in progress */
+    assert_int_equal(x6->load_percent, 0);
+    assert_string_equal(x7->load_stage, ""); /* waiting for room: the read has not begun */
     assert_true(s->budget_used <= budget);
     czk_engine_status_free(s);
     assert_int_equal(ev_count(&log, CZK_EV_SRS_LOAD_START, "-"), 1);

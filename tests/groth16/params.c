@@ -518,6 +518,192 @@ static void test_io_errors(void **state) {
     assert_int_equal(czk_vk_read(&vk, path, &err), CZK_ERR_IO);
 }
 
+/* ---- progress reports ---- */
+
+typedef struct prog_call {
+    char stage[24];
+    uint64_t done, total;
+} prog_call;
+
+typedef struct prog_rec {
+    size_t n;
+    prog_call c[256];
+} prog_rec;
+
+static void prog_record(void *ctx, const char *stage, uint64_t done, uint64_t total) {
+    prog_rec *r = ctx;
+    assert_true(r->n < sizeof r->c / sizeof r->c[0]);
+    assert_true(strlen(stage) < sizeof r->c[0].stage);
+    prog_call *c = &r->c[r->n++];
+    snprintf(c->stage, sizeof c->stage, "%s", stage);
+    c->done = done;
+    c->total = total;
+}
+
+static uint64_t file_size(const char *path) {
+    struct stat sb;
+    assert_int_equal(stat(path, &sb), 0);
+    return (uint64_t)sb.st_size;
+}
+
+/*
+ * The properties every sequence of reports keeps: total is the file size in
+ * every call, done <= total, done never decreases within a pass (the
+ * subgroup pass, stages "subgroup ...", follows the reading pass and may
+ * start lower), and the last call has done == total.
+ */
+static void check_calls(const prog_rec *r, uint64_t size) {
+    assert_true(r->n > 0);
+    bool sub = false;
+    for (size_t i = 0; i < r->n; i++) {
+        const prog_call *c = &r->c[i];
+        assert_int_equal(c->total, size);
+        assert_true(c->done <= c->total);
+        bool s = !strncmp(c->stage, "subgroup ", 9);
+        assert_true(s || !sub); /* no reading-pass report after the subgroup pass began */
+        if (i && s == sub) assert_true(c->done >= r->c[i - 1].done);
+        if (s && !sub) assert_int_equal(r->c[i - 1].done, size); /* the reading pass ended */
+        sub = s;
+    }
+    assert_int_equal(r->c[r->n - 1].done, size);
+}
+
+/* Calls equal to the expected (stage, done) list. */
+static void expect_calls(const prog_rec *r, const char *const *stage, const uint64_t *done,
+                         size_t n) {
+    for (size_t i = 0; i < r->n && i < n; i++) {
+        assert_string_equal(r->c[i].stage, stage[i]);
+        assert_int_equal(r->c[i].done, done[i]);
+    }
+    assert_int_equal(r->n, n);
+}
+
+/*
+ * Every section of the test file is one piece, so the reports are exactly
+ * the section ends, at the offsets computed by hand above (OFF_*).
+ */
+static const char *const READ_STAGE[] = {"vk", "ic", "h", "l", "a", "b_g1", "b_g2"};
+static const uint64_t READ_DONE[] = {OFF_IC, OFF_H, OFF_L, OFF_A, OFF_B1, OFF_B2, FILE_BYTES};
+static const char *const BOTH_STAGE[] = {"vk",
+                                         "ic",
+                                         "h",
+                                         "l",
+                                         "a",
+                                         "b_g1",
+                                         "b_g2",
+                                         "subgroup h",
+                                         "subgroup l",
+                                         "subgroup a",
+                                         "subgroup b_g1",
+                                         "subgroup b_g2"};
+static const uint64_t BOTH_DONE[] = {OFF_IC,     OFF_H, OFF_L, OFF_A,  OFF_B1, OFF_B2,
+                                     FILE_BYTES, OFF_L, OFF_A, OFF_B1, OFF_B2, FILE_BYTES};
+
+static void test_progress(void **state) {
+    fixture *f = *state;
+    uint64_t size = file_size(f->path);
+    assert_int_equal(size, FILE_BYTES);
+    prog_rec *r = calloc(1, sizeof *r);
+    czk_params_read_opts o = {.flags = CZK_PARAMS_FULL_CHECK | CZK_PARAMS_NO_STAMP,
+                              .pool = f->pool,
+                              .progress = prog_record,
+                              .progress_ctx = r};
+    czk_params *p;
+    czk_err err;
+    /* full check inline: one pass */
+    czk_assert_ok(czk_params_read(&p, f->path, &o, NULL, &err), &err);
+    czk_params_free(p);
+    check_calls(r, size);
+    expect_calls(r, READ_STAGE, READ_DONE, 7);
+    /* the subgroup check as a pass of its own */
+    memset(r, 0, sizeof *r);
+    o.flags = CZK_PARAMS_NO_STAMP;
+    czk_assert_ok(czk_params_read(&p, f->path, &o, NULL, &err), &err);
+    czk_params_free(p);
+    check_calls(r, size);
+    expect_calls(r, BOTH_STAGE, BOTH_DONE, 12);
+    /* from memory the same */
+    memset(r, 0, sizeof *r);
+    czk_assert_ok(czk_params_decode(&p, f->bytes, f->len, &o, NULL, &err), &err);
+    czk_params_free(p);
+    check_calls(r, size);
+    expect_calls(r, BOTH_STAGE, BOTH_DONE, 12);
+    /* stamps: the first read checks (two passes) and stamps, the second trusts (one) */
+    o.flags = 0;
+    o.stamp_dir = f->stamps;
+    memset(r, 0, sizeof *r);
+    czk_assert_ok(czk_params_read(&p, f->path, &o, NULL, &err), &err);
+    czk_params_free(p);
+    expect_calls(r, BOTH_STAGE, BOTH_DONE, 12);
+    memset(r, 0, sizeof *r);
+    czk_params_read_info info;
+    czk_assert_ok(czk_params_read(&p, f->path, &o, &info, &err), &err);
+    assert_int_equal(info.trust, CZK_TRUST_STAMP);
+    czk_params_free(p);
+    expect_calls(r, READ_STAGE, READ_DONE, 7);
+    /* a point outside the subgroup in l, point 1: the reports stop after subgroup h */
+    uint8_t *b = malloc(f->len), g1[96];
+    memcpy(b, f->bytes, f->len);
+    g1_outside(g1);
+    memcpy(b + OFF_L + 4 + 96, g1, 96);
+    memset(r, 0, sizeof *r);
+    o.flags = CZK_PARAMS_NO_STAMP;
+    assert_int_equal(czk_params_decode(&p, b, f->len, &o, NULL, &err), CZK_ERR_EC_NOT_IN_GROUP);
+    expect_calls(r, BOTH_STAGE, BOTH_DONE, 8);
+    free(b);
+    free(r);
+}
+
+/*
+ * A section longer than one 16 MiB piece: l with 174763 points, one more
+ * than fit in 16 MiB (16777216 / 96 = 174762.67). After its first piece the
+ * reader reports a point inside l (16 MiB is far above 1 % of the file).
+ * Offsets by hand: vk 864, ic 4 + 96, h 4 + 96, then l's prefix (4 bytes).
+ */
+#define BIG_L 174763u
+static void test_progress_pieces(void **state) {
+    fixture *f = *state;
+    czk_params *pa = tk_random_params(5, 1, 1, 1, 1, 1);
+    czk_g16_free(pa->l);
+    pa->l = czk_g16_alloc((size_t)BIG_L * sizeof(czk_g1_affine));
+    assert_non_null(pa->l);
+    for (uint32_t i = 0; i < BIG_L; i++)
+        pa->l[i] = *blst_p1_affine_generator();
+    pa->l_len = BIG_L;
+    char path[400];
+    snprintf(path, sizeof path, "%s/big.params", f->dir);
+    czk_err err;
+    /* stamped, so that the read skips the (slow) subgroup pass */
+    bool stamped = false;
+    czk_assert_ok(czk_params_write_stamped(pa, path, f->stamps, &stamped, f->pool, &err), &err);
+    assert_true(stamped);
+    uint64_t size = file_size(path);
+    const uint64_t off_l = 864 + 4 + 96 + 4 + 96, off_a = off_l + 4 + (uint64_t)BIG_L * 96;
+    assert_int_equal(size, off_a + 4 + 96 + 4 + 96 + 4 + 192);
+    prog_rec *r = calloc(1, sizeof *r);
+    czk_params_read_opts o = {
+        .stamp_dir = f->stamps, .pool = f->pool, .progress = prog_record, .progress_ctx = r};
+    czk_params *p;
+    czk_params_read_info info;
+    czk_assert_ok(czk_params_read(&p, path, &o, &info, &err), &err);
+    assert_int_equal(info.trust, CZK_TRUST_STAMP);
+    assert_int_equal(p->l_len, BIG_L);
+    czk_params_free(p);
+    check_calls(r, size);
+    static const char *const stage[] = {"vk", "ic", "h", "l", "l", "a", "b_g1", "b_g2"};
+    const uint64_t done[] = {864,
+                             864 + 4 + 96,
+                             off_l,
+                             off_l + 4 + 174762u * 96,
+                             off_a,
+                             off_a + 4 + 96,
+                             off_a + 2 * (4 + 96),
+                             size};
+    expect_calls(r, stage, done, 8);
+    free(r);
+    czk_params_free(pa);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_layout_and_roundtrip, setup, teardown),
@@ -531,6 +717,8 @@ int main(void) {
         cmocka_unit_test(test_known_digests),
         cmocka_unit_test_setup_teardown(test_check_lengths, setup, teardown),
         cmocka_unit_test_setup_teardown(test_io_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_progress, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_progress_pieces, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
