@@ -893,8 +893,10 @@ static czk_status check_unix(const char *addr, const char *path, czk_err *err) {
  * the host resolves, and the address can be bound now (else "address in
  * use"; gRPC's own bind failure says nothing useful). */
 static czk_status check_tcp(const char *addr, czk_err *err) {
-    if (strstr(addr, ":/") || !strncmp(addr, "ipv4:", 5) || !strncmp(addr, "ipv6:", 5))
-        return CZK_OK; /* a gRPC URI: gRPC parses it */
+    static const char *const SCHEMES[] = {"ipv4:", "ipv6:", "dns:", "unix-abstract:", "vsock:"};
+    if (strstr(addr, ":/")) return CZK_OK; /* a gRPC URI: gRPC parses it */
+    for (size_t i = 0; i < sizeof SCHEMES / sizeof SCHEMES[0]; i++)
+        if (!strncmp(addr, SCHEMES[i], strlen(SCHEMES[i]))) return CZK_OK;
     char host[256];
     const char *colon, *port_s;
     if (addr[0] == '[') {
