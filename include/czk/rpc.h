@@ -60,8 +60,11 @@ typedef struct czk_rpc_server czk_rpc_server;
 
 typedef struct czk_rpc_server_opts {
     /* Addresses: "unix:///path/to.sock" (the socket file is created with
-     * socket_mode; a stale socket at that path is removed first),
-     * "host:port", "[::]:port", "0.0.0.0:port". At least one. */
+     * socket_mode; a socket file at that path that another process listens
+     * on is refused, a stale one (connect(2): ECONNREFUSED) is removed first;
+     * at the end the file is removed only while it is still the one created
+     * here), "host:port", "[::]:port", "0.0.0.0:port" (bound without
+     * SO_REUSEPORT: a port in use is refused). At least one. */
     const char *listen[CZK_RPC_MAX_LISTEN];
     unsigned num_listen;
     unsigned socket_mode;      /* 0660 */
@@ -78,9 +81,14 @@ void czk_rpc_server_opts_default(czk_rpc_server_opts *opts) CZK_NONNULL(1);
 /*
  * Binds every address and starts serving engine e (not owned; it must
  * outlive the server).
- * Returns: CZK_OK and *out; CZK_ERR_INVALID_ARG (no address, an address
- *   gRPC refuses); CZK_ERR_IO (bind failed, chmod of the socket failed);
- *   CZK_ERR_NOMEM.
+ * Addresses are checked before gRPC sees them, so that the error says why:
+ * a unix path's directory exists and the path fits sun_path (107 bytes); a
+ * host:port has a port 0..65535 and a host that resolves.
+ * Returns: CZK_OK and *out; CZK_ERR_INVALID_ARG (no address, a unix path too
+ *   long, "bad address ..." for a port or host, an address gRPC refuses);
+ *   CZK_ERR_IO ("address in use" for a live unix socket or a bound port,
+ *   "directory D does not exist", a non-socket file at the path, bind or
+ *   chmod of the socket failed); CZK_ERR_NOMEM.
  */
 CZK_NODISCARD czk_status czk_rpc_server_start(czk_rpc_server **out, czk_engine *e,
                                               const czk_rpc_server_opts *opts, czk_err *err)

@@ -392,6 +392,15 @@ czk_status czk_bench_config_set(czk_engine_config *cfg, const char *assignment,
     set_warn w = {warn, warn_ctx, false, ""};
     czk_status st = czk_engine_config_parse(cfg, doc, n, assignment, set_warn_fn, &w, err);
     free(doc);
-    if (!st && w.unknown) st = czk_errf(err, CZK_ERR_INVALID_ARG, "%s", w.first);
+    if (!st && w.unknown) {
+        /* the parser's warning, without its "SOURCE:LINE:COL: " (the source is the assignment) */
+        const char *why = strstr(w.first, "unknown");
+        if (!why) why = w.first;
+        if (!strncmp(why, "unknown table", 13))
+            st = czk_errf(err, CZK_ERR_INVALID_ARG, "unknown key %.*s (%s)", (int)kl, assignment,
+                          why);
+        else
+            st = czk_errf(err, CZK_ERR_INVALID_ARG, "%s", why);
+    }
     return st;
 }

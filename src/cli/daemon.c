@@ -39,7 +39,7 @@ static const char USAGE[] =
     "  -l, --listen ADDR    gRPC address, \"unix:///path\" (socket mode 0660) or\n"
     "                       \"host:port\"; repeat for several; overrides daemon.listen\n"
     "                       (which may list several, comma-separated)\n"
-    "      --log-level L    error, warn, info, debug (overrides logging.level)\n\n"
+    "      --log-level L    error, warn, info, debug, trace (overrides logging.level)\n\n"
     "Shutdown: new calls are refused; daemon.shutdown_drain = true (default) lets the\n"
     "proofs in flight finish (at most daemon.shutdown_grace), false cancels them; a\n"
     "second signal cancels at once. exit status: 0 after a clean shutdown, 2 when the\n"
@@ -143,7 +143,8 @@ int czk_cmd_daemon(int argc, char **argv) {
     if (log_level) {
         if (strcmp(log_level, "error") && strcmp(log_level, "warn") && strcmp(log_level, "info") &&
             strcmp(log_level, "debug") && strcmp(log_level, "trace"))
-            return czk_cli_fail(CMD, "--log-level %s: error, warn, info or debug", log_level);
+            return czk_cli_fail(CMD, "--log-level %s: error, warn, info, debug or trace",
+                                log_level);
         snprintf(eo.config.log_level, sizeof eo.config.log_level, "%s", log_level);
     }
 
@@ -179,7 +180,9 @@ int czk_cmd_daemon(int argc, char **argv) {
     pthread_cond_init(&sc.cv, NULL);
 
     czk_engine *e = NULL;
-    if (czk_engine_create(&e, &eo, &err)) return czk_cli_fail(CMD, "engine: %s", err.msg);
+    if (czk_engine_create(&e, &eo, &err)) /* most of its messages begin with "engine: " */
+        return czk_cli_fail(CMD, "%s%s", strncmp(err.msg, "engine: ", 8) ? "engine: " : "",
+                            err.msg);
     sc.engine = e;
     czk_rpc_server *srv = NULL;
     if (czk_rpc_server_start(&srv, e, &so, &err)) {

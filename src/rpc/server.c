@@ -27,7 +27,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -66,6 +70,12 @@ struct czk_rpc_server {
     czk_engine *engine;
     czk_rpc_server_opts opts;
     char socket_paths[CZK_RPC_MAX_LISTEN][256];
+    /* the socket file this server created: removed at the end only while it is still this one */
+    dev_t socket_dev[CZK_RPC_MAX_LISTEN];
+    ino_t socket_ino[CZK_RPC_MAX_LISTEN];
+    /* a socket file of someone else found at our path at shutdown: linked aside here while
+     * gRPC tears its listener down (gRPC unlinks the path) and put back afterwards */
+    char socket_keep[CZK_RPC_MAX_LISTEN][300];
     int ports[CZK_RPC_MAX_LISTEN];
     grpc_server *server;
     grpc_completion_queue *cq;
@@ -673,8 +683,13 @@ static grpc_status_code h_preload(srv_call *c, grpc_slice in, answer *a, keep *k
     czk_err err;
     czk_err_clear(&err);
     czk_status st = czk_engine_preload(c->srv->engine, id, true, &already, &ms, &err);
+    /* err.msg names the circuit already ("preload ID: ...") */
     if (st == CZK_ERR_INVALID_ARG) return fail(a, GRPC_STATUS_INVALID_ARGUMENT, "%s", err.msg);
-    if (st) return fail(a, GRPC_STATUS_INTERNAL, "preload %s: %s", id, err.msg);
+    /* the key file is missing, unreadable or not a key for this circuit: the host's state */
+    if (st == CZK_ERR_IO || st == CZK_ERR_FORMAT || st == CZK_ERR_TRUNCATED ||
+        st == CZK_ERR_MISMATCH)
+        return fail(a, GRPC_STATUS_FAILED_PRECONDITION, "%s", err.msg);
+    if (st) return fail(a, code_for(st), "%s", err.msg);
     cuzk__v1__preload_srs_response__init(&k->preload);
     k->preload.already_loaded = already;
     k->preload.load_time_ms = ms;
@@ -822,6 +837,121 @@ static bool is_unix(const char *addr, const char **path) {
     return false;
 }
 
+/* Before gRPC sees a unix address: the directory exists, the path fits
+ * sun_path, and what is at the path is not a socket someone listens on (a
+ * second daemon must not take over a live socket); a stale socket (nobody
+ * accepts: ECONNREFUSED) is removed. */
+static czk_status check_unix(const char *addr, const char *path, czk_err *err) {
+    struct sockaddr_un sa;
+    if (!*path)
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "rpc server: %s: empty socket path", addr);
+    if (strlen(path) >= sizeof sa.sun_path)
+        return czk_errf(err, CZK_ERR_INVALID_ARG,
+                        "rpc server: %s: socket path is %zu bytes (at most %zu)", addr,
+                        strlen(path), sizeof sa.sun_path - 1);
+    char dir[sizeof sa.sun_path];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash == dir)
+        dir[1] = 0;
+    else if (slash)
+        *slash = 0;
+    else
+        snprintf(dir, sizeof dir, ".");
+    struct stat sb;
+    if (stat(dir, &sb) != 0)
+        return czk_errf(err, CZK_ERR_IO, "rpc server: %s: directory %s %s", addr, dir,
+                        errno == ENOENT ? "does not exist" : strerror(errno));
+    if (!S_ISDIR(sb.st_mode))
+        return czk_errf(err, CZK_ERR_IO, "rpc server: %s: %s is not a directory", addr, dir);
+    if (lstat(path, &sb) != 0) return CZK_OK; /* nothing there */
+    if (!S_ISSOCK(sb.st_mode))
+        return czk_errf(err, CZK_ERR_IO, "rpc server: %s: %s exists and is not a socket", addr,
+                        path);
+    memset(&sa, 0, sizeof sa);
+    sa.sun_family = AF_UNIX;
+    memcpy(sa.sun_path, path, strlen(path));
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return czk_errf(err, CZK_ERR_IO, "rpc server: %s: socket: %s", addr, strerror(errno));
+    int rc = connect(fd, (struct sockaddr *)&sa, sizeof sa);
+    int e = errno;
+    close(fd);
+    if (rc == 0 || e == EAGAIN) /* EAGAIN: someone listens, its backlog is full */
+        return czk_errf(err, CZK_ERR_IO,
+                        "rpc server: %s: address in use (another process is listening)", addr);
+    if (e != ECONNREFUSED)
+        return czk_errf(err, CZK_ERR_IO, "rpc server: %s: cannot probe the socket: %s", addr,
+                        strerror(e));
+    if (unlink(path) != 0 && errno != ENOENT) /* stale: nobody listens */
+        return czk_errf(err, CZK_ERR_IO, "rpc server: %s: cannot remove the stale socket: %s", addr,
+                        strerror(errno));
+    return CZK_OK;
+}
+
+/* Before gRPC sees a "host:port" address (no scheme): the port is 0..65535,
+ * the host resolves, and the address can be bound now (else "address in
+ * use"; gRPC's own bind failure says nothing useful). */
+static czk_status check_tcp(const char *addr, czk_err *err) {
+    static const char *const SCHEMES[] = {"ipv4:", "ipv6:", "dns:", "unix-abstract:", "vsock:"};
+    if (strstr(addr, ":/")) return CZK_OK; /* a gRPC URI: gRPC parses it */
+    for (size_t i = 0; i < sizeof SCHEMES / sizeof SCHEMES[0]; i++)
+        if (!strncmp(addr, SCHEMES[i], strlen(SCHEMES[i]))) return CZK_OK;
+    char host[256];
+    const char *colon, *port_s;
+    if (addr[0] == '[') {
+        const char *close_b = strchr(addr, ']');
+        if (!close_b || close_b[1] != ':')
+            return czk_errf(err, CZK_ERR_INVALID_ARG,
+                            "rpc server: bad address %s (want [host]:port)", addr);
+        colon = close_b + 1;
+        if ((size_t)(close_b - addr - 1) >= sizeof host) goto bad;
+        memcpy(host, addr + 1, (size_t)(close_b - addr - 1));
+        host[close_b - addr - 1] = 0;
+    } else {
+        colon = strrchr(addr, ':');
+        if (!colon) goto bad;
+        if ((size_t)(colon - addr) >= sizeof host || memchr(addr, ':', (size_t)(colon - addr)))
+            goto bad;
+        memcpy(host, addr, (size_t)(colon - addr));
+        host[colon - addr] = 0;
+    }
+    port_s = colon + 1;
+    char *end = NULL;
+    errno = 0;
+    long port = *port_s >= '0' && *port_s <= '9' ? strtol(port_s, &end, 10) : -1;
+    if (port < 0 || port > 65535 || errno || !end || *end)
+        return czk_errf(err, CZK_ERR_INVALID_ARG,
+                        "rpc server: bad address %s: port '%s' (0..65535)", addr, port_s);
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    int gai = getaddrinfo(*host ? host : NULL, port_s, &hints, &res);
+    if (gai != 0)
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "rpc server: bad address %s: host '%s': %s", addr,
+                        host, gai_strerror(gai));
+    czk_status st = CZK_OK;
+    if (port != 0) {
+        for (struct addrinfo *ai = res; ai && !st; ai = ai->ai_next) {
+            int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+            if (fd < 0) continue; /* e.g. no IPv6 here: gRPC decides */
+            int one = 1;
+            (void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one); /* as gRPC does */
+            if (ai->ai_family == AF_INET6)
+                (void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+            if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 && errno == EADDRINUSE)
+                st = czk_errf(err, CZK_ERR_IO, "rpc server: %s: address in use", addr);
+            close(fd);
+        }
+    }
+    freeaddrinfo(res);
+    return st;
+bad:
+    return czk_errf(err, CZK_ERR_INVALID_ARG, "rpc server: bad address %s (want host:port)", addr);
+}
+
 czk_status czk_rpc_server_start(czk_rpc_server **out, czk_engine *e,
                                 const czk_rpc_server_opts *opts, czk_err *err) {
     *out = NULL;
@@ -845,28 +975,26 @@ czk_status czk_rpc_server_start(czk_rpc_server **out, czk_engine *e,
     s->t_shutdown = (srv_tag){TAG_SHUTDOWN, NULL};
     grpc_init();
 
-    grpc_arg args[2];
+    grpc_arg args[3];
     args[0].type = GRPC_ARG_INTEGER;
     args[0].key = GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH;
     args[0].value.integer = (int)opts->max_recv_bytes;
     args[1].type = GRPC_ARG_INTEGER;
     args[1].key = GRPC_ARG_MAX_SEND_MESSAGE_LENGTH;
     args[1].value.integer = (int)opts->max_recv_bytes;
-    grpc_channel_args cargs = {2, args};
+    /* gRPC sets SO_REUSEPORT by default: a second server would bind the same port */
+    args[2].type = GRPC_ARG_INTEGER;
+    args[2].key = GRPC_ARG_ALLOW_REUSEPORT;
+    args[2].value.integer = 0;
+    grpc_channel_args cargs = {3, args};
     s->server = grpc_server_create(&cargs, NULL);
     s->cq = grpc_completion_queue_create_for_next(NULL);
     grpc_server_register_completion_queue(s->server, s->cq, NULL);
     czk_status st = CZK_OK;
     for (unsigned i = 0; i < opts->num_listen && !st; i++) {
-        const char *addr = opts->listen[i], *path;
-        if (is_unix(addr, &path)) {
-            if (strlen(path) >= sizeof s->socket_paths[i] || !*path) {
-                st = czk_errf(err, CZK_ERR_INVALID_ARG, "rpc server: unix socket path of %s", addr);
-                break;
-            }
-            struct stat sb;
-            if (lstat(path, &sb) == 0 && S_ISSOCK(sb.st_mode)) unlink(path); /* stale socket */
-        }
+        const char *addr = opts->listen[i], *path = NULL;
+        bool unix_addr = is_unix(addr, &path);
+        if ((st = unix_addr ? check_unix(addr, path, err) : check_tcp(addr, err))) break;
         grpc_server_credentials *creds = grpc_insecure_server_credentials_create();
         int port = grpc_server_add_http2_port(s->server, addr, creds);
         grpc_server_credentials_release(creds);
@@ -874,9 +1002,15 @@ czk_status czk_rpc_server_start(czk_rpc_server **out, czk_engine *e,
             st = czk_errf(err, CZK_ERR_IO, "rpc server: cannot listen on %s", addr);
             break;
         }
-        s->ports[i] = is_unix(addr, &path) ? 0 : port;
-        if (is_unix(addr, &path))
+        s->ports[i] = unix_addr ? 0 : port;
+        if (unix_addr) {
             snprintf(s->socket_paths[i], sizeof s->socket_paths[i], "%s", path);
+            struct stat sb;
+            if (lstat(path, &sb) == 0) {
+                s->socket_dev[i] = sb.st_dev;
+                s->socket_ino[i] = sb.st_ino;
+            }
+        }
     }
     if (st) {
         grpc_server_destroy(s->server);
@@ -937,13 +1071,36 @@ static void timed_wait(czk_rpc_server *s, const struct timespec *until) {
         pthread_cond_wait(&s->cv, &s->mu);
 }
 
+static bool socket_is_ours(const czk_rpc_server *s, unsigned i) {
+    struct stat sb;
+    return lstat(s->socket_paths[i], &sb) == 0 && sb.st_dev == s->socket_dev[i] &&
+           sb.st_ino == s->socket_ino[i];
+}
+
+/* A socket file at one of our paths that is not the one we created (someone
+ * replaced it): gRPC unlinks the path when its listener stops, so link that
+ * file aside now; czk_rpc_server_destroy puts it back. */
+static void keep_foreign_sockets(czk_rpc_server *s) {
+    for (unsigned i = 0; i < CZK_RPC_MAX_LISTEN; i++) {
+        struct stat sb;
+        if (!s->socket_paths[i][0] || lstat(s->socket_paths[i], &sb) != 0 || socket_is_ours(s, i))
+            continue;
+        snprintf(s->socket_keep[i], sizeof s->socket_keep[i], "%s.czk-keep-%ld", s->socket_paths[i],
+                 (long)getpid());
+        if (link(s->socket_paths[i], s->socket_keep[i]) != 0) s->socket_keep[i][0] = 0;
+    }
+}
+
 void czk_rpc_server_shutdown(czk_rpc_server *s, int64_t grace_ms) {
     if (!s) return;
     pthread_mutex_lock(&s->mu);
     bool first = !s->shut;
     s->shut = true;
     pthread_mutex_unlock(&s->mu);
-    if (first) grpc_server_shutdown_and_notify(s->server, s->cq, &s->t_shutdown);
+    if (first) {
+        keep_foreign_sockets(s);
+        grpc_server_shutdown_and_notify(s->server, s->cq, &s->t_shutdown);
+    }
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
     if (grace_ms > 0) {
@@ -980,6 +1137,7 @@ void czk_rpc_server_destroy(czk_rpc_server *s) {
         czk_rpc_server_shutdown(s, 0);
     } else {
         /* no dispatcher: the shutdown tag is never read; stop without it */
+        keep_foreign_sockets(s);
         grpc_server_shutdown_and_notify(s->server, s->cq, &s->t_shutdown);
         grpc_server_cancel_all_calls(s->server);
     }
@@ -1004,8 +1162,11 @@ void czk_rpc_server_destroy(czk_rpc_server *s) {
         }
     }
     grpc_completion_queue_destroy(s->cq);
-    for (unsigned i = 0; i < CZK_RPC_MAX_LISTEN; i++)
-        if (s->socket_paths[i][0]) unlink(s->socket_paths[i]);
+    for (unsigned i = 0; i < CZK_RPC_MAX_LISTEN; i++) {
+        if (s->socket_paths[i][0] && socket_is_ours(s, i)) unlink(s->socket_paths[i]);
+        if (s->socket_keep[i][0] && rename(s->socket_keep[i], s->socket_paths[i]) != 0)
+            unlink(s->socket_keep[i]);
+    }
     grpc_shutdown();
     pthread_mutex_destroy(&s->mu);
     pthread_cond_destroy(&s->cv);

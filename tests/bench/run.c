@@ -165,6 +165,10 @@ static void test_config_set(void **state) {
     assert_int_equal(czk_bench_config_set(&c, "synthesis.partition_worker=3", NULL, NULL, &err),
                      CZK_ERR_INVALID_ARG);
     assert_non_null(strstr(err.msg, "unknown key synthesis.partition_worker"));
+    /* a table the config does not have: an error naming the whole key, not a warning */
+    assert_int_equal(czk_bench_config_set(&c, "nosuch.key=1", NULL, NULL, &err),
+                     CZK_ERR_INVALID_ARG);
+    assert_string_equal(err.msg, "unknown key nosuch.key (unknown table [nosuch])");
     assert_int_equal(czk_bench_config_set(&c, "gpus.gpu_workers_per_device=x", NULL, NULL, &err),
                      CZK_ERR_INVALID_ARG);
     assert_int_equal(czk_bench_config_set(&c, "no_equals", NULL, NULL, &err), CZK_ERR_INVALID_ARG);

@@ -6,7 +6,10 @@
  * srs.preload are still loading (their file is a FIFO the test holds), its
  * proofs verify against the test's own keys, `czk client` talks to it, and
  * SIGTERM drains: a job submitted before the signal completes, the daemon
- * exits 0 and its timeline file holds the job's JOB_DONE line.
+ * exits 0 and its timeline file holds the job's JOB_DONE line. A second
+ * daemon on the same socket exits 2 ("address in use") and the first keeps
+ * serving; preload of a circuit without keys is FAILED_PRECONDITION with the
+ * circuit named once; --log-level's help and error list trace.
  */
 #include "../engine/porep_intake.h"
 
@@ -123,6 +126,26 @@ static void test_daemon(void **state) {
     assert_true(WIFEXITED(rc));
     assert_int_equal(WEXITSTATUS(rc), 1);
 
+    /* a second daemon on the same live socket is refused (exit 2, says why) and the first
+     * keeps its socket (before: the second took it over and removed it when it stopped) */
+    snprintf(cmd, sizeof cmd, "timeout 30 '%s' daemon --config '%s/cuzk.toml' 2> '%s/second.txt'",
+             cli(), dir, dir);
+    rc = system(cmd);
+    assert_true(WIFEXITED(rc));
+    assert_int_equal(WEXITSTATUS(rc), 2);
+    snprintf(cmd, sizeof cmd, "%s/second.txt", dir);
+    assert_true(file_has(cmd, "address in use (another process is listening)", addr));
+    wait_serving(c);
+    /* a missing key file: FAILED_PRECONDITION, the circuit named once */
+    snprintf(cmd, sizeof cmd, "'%s' client --addr '%s' preload porep-32g 2> '%s/preload.txt'",
+             cli(), addr, dir);
+    rc = system(cmd);
+    assert_true(WIFEXITED(rc));
+    assert_int_equal(WEXITSTATUS(rc), 1);
+    snprintf(cmd, sizeof cmd, "%s/preload.txt", dir);
+    assert_true(file_has(cmd, "FAILED_PRECONDITION: preload porep-32g: no .params key", ""));
+    assert_false(file_has(cmd, "preload porep-32g: preload porep-32g", ""));
+
     /* czk client prove with a raw C1 JSON: wrapped in cuzk's envelope, taken in by the
      * PoRep kind (no refusal); the job then fails for want of 2KiB keys in the dir */
     czk_c1 *c1 = pi_seal_2k();
@@ -173,7 +196,26 @@ static void test_daemon(void **state) {
     et_rm_rf(dir);
 }
 
+/* --log-level: help and the error list every level logging.level takes */
+static void test_log_level_words(void **state) {
+    (void)state;
+    char dir[256], cmd[900], path[300];
+    et_tmpdir(dir, sizeof dir);
+    snprintf(cmd, sizeof cmd, "'%s' daemon --help > '%s/help.txt'", cli(), dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/help.txt", dir);
+    assert_true(file_has(path, "--log-level", "error, warn, info, debug, trace"));
+    snprintf(cmd, sizeof cmd, "'%s' daemon --log-level loud 2> '%s/err.txt'", cli(), dir);
+    int rc = system(cmd);
+    assert_true(WIFEXITED(rc));
+    assert_int_equal(WEXITSTATUS(rc), 2);
+    snprintf(path, sizeof path, "%s/err.txt", dir);
+    assert_true(file_has(path, "--log-level loud", "error, warn, info, debug or trace"));
+    et_rm_rf(dir);
+}
+
 int main(void) {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_daemon)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_log_level_words),
+                                       cmocka_unit_test(test_daemon)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

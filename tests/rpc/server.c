@@ -10,13 +10,20 @@
  * Prove calls; a client's deadline cancels a running proof in the engine;
  * malformed and refused requests get INVALID_ARGUMENT (SnapDeals / PoSt
  * UNIMPLEMENTED) and the server keeps serving; a 50 MB request goes
- * through; the socket's mode is 0660; graceful shutdown.
+ * through; the socket's mode is 0660; a second server on a live unix socket
+ * or TCP port is refused ("address in use"), a stale socket is replaced and a
+ * socket someone else put at our path is left alone; bad listen addresses say
+ * why; a missing key file is FAILED_PRECONDITION; graceful shutdown.
  */
 #include "../engine/porep_intake.h"
 
 #include "czk/rpc.h"
 
+#include <errno.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #define LOG 6
 
@@ -455,6 +462,151 @@ static void test_preload_evict(void **state) {
     assert_int_equal(code, 3);
 }
 
+/* Starting a server on opts that must fail: the status and a part of the message. */
+static void expect_start_fails(const char *addr, czk_status want, const char *msg) {
+    czk_rpc_server_opts o;
+    czk_rpc_server_opts_default(&o);
+    o.listen[0] = addr;
+    o.num_listen = 1;
+    o.max_calls = 2;
+    o.log = quiet_rpc_log;
+    czk_rpc_server *s = NULL;
+    czk_err err;
+    czk_err_clear(&err);
+    czk_status st = czk_rpc_server_start(&s, g_engine, &o, &err);
+    if (st != want || !strstr(err.msg, msg))
+        fail_msg("start on %s: status %d '%s' (want %d, '%s')", addr, (int)st, err.msg, (int)want,
+                 msg);
+    assert_null(s);
+}
+
+/* A unix socket at path, bound; listening when listen_too. The fd stays open. */
+static int raw_unix_socket(const char *path, bool listen_too) {
+    struct sockaddr_un sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sun_family = AF_UNIX;
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    assert_true(fd >= 0);
+    assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    if (listen_too) assert_int_equal(listen(fd, 4), 0);
+    return fd;
+}
+
+/* A second server on the live socket is refused, and the first keeps serving
+ * (before: it removed the socket file and took the address over). */
+static void test_unix_in_use(void **state) {
+    (void)state;
+    expect_start_fails(g_addr, CZK_ERR_IO, "address in use (another process is listening)");
+    test_socket_mode(state); /* the file is still the first server's */
+    assert_serving();
+    /* someone else's listening socket too */
+    char path[300], addr[320];
+    snprintf(path, sizeof path, "%s/other.sock", g_dir);
+    snprintf(addr, sizeof addr, "unix://%s", path);
+    int fd = raw_unix_socket(path, true);
+    expect_start_fails(addr, CZK_ERR_IO, "address in use");
+    struct stat sb;
+    assert_int_equal(lstat(path, &sb), 0);
+    close(fd);
+    unlink(path);
+}
+
+/* A stale socket file (nobody listens) is replaced; a regular file is not. */
+static void test_unix_stale(void **state) {
+    (void)state;
+    char path[300], addr[320];
+    snprintf(path, sizeof path, "%s/stale.sock", g_dir);
+    snprintf(addr, sizeof addr, "unix://%s", path);
+    close(raw_unix_socket(path, false)); /* the file stays, nobody accepts */
+    czk_rpc_server *s = start_server(addr);
+    czk_rpc_client *c;
+    czk_err err;
+    czk_assert_ok(czk_rpc_client_connect(&c, addr, 0, &err), &err);
+    czk_assert_ok(czk_rpc_client_wait_ready(c, 10000, &err), &err);
+    czk_rpc_client_close(c);
+    czk_rpc_server_destroy(s);
+    struct stat sb;
+    assert_int_equal(lstat(path, &sb), -1); /* ours: removed at the end */
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fclose(f);
+    expect_start_fails(addr, CZK_ERR_IO, "is not a socket");
+    assert_int_equal(lstat(path, &sb), 0);
+    unlink(path);
+}
+
+/* The socket file replaced while the server runs (someone removed ours and
+ * listens there now): the server's end leaves that one in place. */
+static void test_unix_replaced_kept(void **state) {
+    (void)state;
+    char path[300], addr[320];
+    snprintf(path, sizeof path, "%s/repl.sock", g_dir);
+    snprintf(addr, sizeof addr, "unix://%s", path);
+    czk_rpc_server *s = start_server(addr);
+    assert_int_equal(unlink(path), 0);
+    int fd = raw_unix_socket(path, true);
+    struct stat before, after;
+    assert_int_equal(lstat(path, &before), 0);
+    czk_rpc_server_destroy(s);
+    assert_int_equal(lstat(path, &after), 0);
+    assert_true(after.st_ino == before.st_ino && after.st_dev == before.st_dev);
+    close(fd);
+    unlink(path);
+}
+
+/* A second server on a TCP port in use fails (gRPC's default SO_REUSEPORT let
+ * it share the port). */
+static void test_tcp_in_use(void **state) {
+    (void)state;
+    czk_rpc_server *s = start_server("127.0.0.1:0");
+    int port = czk_rpc_server_port(s, 0);
+    assert_true(port > 0 && port < 65536);
+    char addr[64];
+    snprintf(addr, sizeof addr, "127.0.0.1:%d", port);
+    expect_start_fails(addr, CZK_ERR_IO, "address in use");
+    czk_rpc_server_destroy(s);
+}
+
+/* Listen addresses that cannot work say why. */
+static void test_listen_errors(void **state) {
+    (void)state;
+    char addr[400];
+    snprintf(addr, sizeof addr, "unix://%s/no-such-dir/czk.sock", g_dir);
+    expect_start_fails(addr, CZK_ERR_IO, "/no-such-dir does not exist");
+    /* sun_path holds 107 bytes and the NUL */
+    char longp[200];
+    memset(longp, 'x', sizeof longp);
+    longp[0] = '/';
+    longp[150] = 0;
+    snprintf(addr, sizeof addr, "unix://%s", longp);
+    expect_start_fails(addr, CZK_ERR_INVALID_ARG, "socket path is 150 bytes (at most 107)");
+    expect_start_fails("127.0.0.1:65536", CZK_ERR_INVALID_ARG, "bad address 127.0.0.1:65536");
+    expect_start_fails("127.0.0.1:http", CZK_ERR_INVALID_ARG, "bad address");
+    expect_start_fails("no-such-host.invalid:1234", CZK_ERR_INVALID_ARG,
+                       "bad address no-such-host.invalid:1234");
+    expect_start_fails("1.2.3.4", CZK_ERR_INVALID_ARG, "bad address 1.2.3.4");
+    /* gRPC's own schemes are gRPC's to parse */
+    czk_rpc_server *s = start_server("unix-abstract:czk-test-abstract");
+    czk_rpc_server_destroy(s);
+    assert_serving();
+}
+
+/* A circuit whose key file is missing: FAILED_PRECONDITION (9), and the
+ * message names the preload once. */
+static void test_preload_missing_key(void **state) {
+    (void)state;
+    int code = -1;
+    czk_err err;
+    czk_err_clear(&err);
+    assert_int_not_equal(czk_rpc_preload(g_client, "porep-32g", NULL, NULL, 10000, &code, &err),
+                         CZK_OK);
+    assert_int_equal(code, 9);
+    const char *first = strstr(err.msg, "preload porep-32g");
+    if (!first || strstr(first + 1, "preload porep-32g")) fail_msg("message: %s", err.msg);
+    assert_serving();
+}
+
 static void *slow_prove_thread(void *p) {
     prove_arg *a = p;
     czk_proof_request r;
@@ -505,12 +657,15 @@ static void test_graceful_shutdown(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_socket_mode),       cmocka_unit_test(test_status_and_metrics),
-        cmocka_unit_test(test_prove_verifies),    cmocka_unit_test(test_submit_await_cancel),
-        cmocka_unit_test(test_not_found),         cmocka_unit_test(test_failed_proof),
-        cmocka_unit_test(test_bad_requests),      cmocka_unit_test(test_porep_refusals),
-        cmocka_unit_test(test_concurrent_prove),  cmocka_unit_test(test_deadline_cancels_proof),
-        cmocka_unit_test(test_large_request),     cmocka_unit_test(test_preload_evict),
+        cmocka_unit_test(test_socket_mode),        cmocka_unit_test(test_status_and_metrics),
+        cmocka_unit_test(test_prove_verifies),     cmocka_unit_test(test_submit_await_cancel),
+        cmocka_unit_test(test_not_found),          cmocka_unit_test(test_failed_proof),
+        cmocka_unit_test(test_bad_requests),       cmocka_unit_test(test_porep_refusals),
+        cmocka_unit_test(test_concurrent_prove),   cmocka_unit_test(test_deadline_cancels_proof),
+        cmocka_unit_test(test_large_request),      cmocka_unit_test(test_preload_evict),
+        cmocka_unit_test(test_unix_in_use),        cmocka_unit_test(test_unix_stale),
+        cmocka_unit_test(test_unix_replaced_kept), cmocka_unit_test(test_tcp_in_use),
+        cmocka_unit_test(test_listen_errors),      cmocka_unit_test(test_preload_missing_key),
         cmocka_unit_test(test_graceful_shutdown),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
