@@ -81,6 +81,23 @@ static void put_partition(czk_engine *e, czk_engine_status *s, const czk_item *i
     o->age_ms = now > j->submit_ms ? now - j->submit_ms : 0;
 }
 
+/* One worker's line, and the partition it holds (returned, NULL when idle). */
+static czk_engine_partition_status *put_worker(czk_engine *e, czk_engine_status *s,
+                                               czk_worker_role role, int index, int device,
+                                               const czk_item *item, uint64_t now) {
+    czk_engine_worker_status *o = &s->workers[s->num_workers++];
+    o->role = role;
+    o->index = index;
+    o->device = device;
+    if (!item) return NULL;
+    put_partition(e, s, item, index, now);
+    o->busy = true;
+    snprintf(o->job_id, sizeof o->job_id, "%s", item->job->id);
+    o->partition = item->k;
+    o->busy_ms = now > item->since ? now - item->since : 0;
+    return &s->partitions[s->num_partitions - 1];
+}
+
 static int cmp_partition(const void *pa, const void *pb) {
     const czk_engine_partition_status *a = pa, *b = pb;
     if (a->age_ms != b->age_ms) return a->age_ms > b->age_ms ? -1 : 1; /* oldest job first */
@@ -171,48 +188,20 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out, czk_err
             put_partition(e, s, it, -1, now);
     for (int i = 0; i < e->num_synth_workers; i++) {
         const czk_worker_arg *w = &e->synth_workers[i];
-        czk_engine_worker_status *o = &s->workers[s->num_workers++];
-        o->role = CZK_WORKER_SYNTHESIS;
-        o->index = w->index;
-        o->device = -1;
-        if (w->item) {
-            put_partition(e, s, w->item, w->index, now);
-            o->busy = true;
-            snprintf(o->job_id, sizeof o->job_id, "%s", w->item->job->id);
-            o->partition = w->item->k;
-            o->busy_ms = now > w->item->since ? now - w->item->since : 0;
-        }
+        put_worker(e, s, CZK_WORKER_SYNTHESIS, w->index, -1, w->item, now);
     }
     for (int i = 0; i < e->num_gpu_workers; i++) {
         const czk_gpu_worker *w = &e->gpu_workers[i];
-        czk_engine_worker_status *o = &s->workers[s->num_workers++];
-        o->role = CZK_WORKER_GPU;
-        o->index = w->index;
-        o->device = w->dev->ordinal;
-        if (w->item) {
-            put_partition(e, s, w->item, w->index, now);
-            czk_engine_partition_status *p = &s->partitions[s->num_partitions - 1];
+        czk_engine_partition_status *p =
+            put_worker(e, s, CZK_WORKER_GPU, w->index, w->dev->ordinal, w->item, now);
+        if (p) {
             p->device = w->dev->ordinal;
             p->lock_held = w->dev->locked && w->dev->lock_worker == w->index;
-            o->busy = true;
-            snprintf(o->job_id, sizeof o->job_id, "%s", w->item->job->id);
-            o->partition = w->item->k;
-            o->busy_ms = now > w->item->since ? now - w->item->since : 0;
         }
     }
     for (int i = 0; i < e->num_fin_workers; i++) {
         const czk_worker_arg *w = &e->fin_workers[i];
-        czk_engine_worker_status *o = &s->workers[s->num_workers++];
-        o->role = CZK_WORKER_FINALIZE;
-        o->index = w->index;
-        o->device = -1;
-        if (w->item) {
-            put_partition(e, s, w->item, w->index, now);
-            o->busy = true;
-            snprintf(o->job_id, sizeof o->job_id, "%s", w->item->job->id);
-            o->partition = w->item->k;
-            o->busy_ms = now > w->item->since ? now - w->item->since : 0;
-        }
+        put_worker(e, s, CZK_WORKER_FINALIZE, w->index, -1, w->item, now);
     }
     /* queues per kind: every partition in flight, by stage */
     for (size_t i = 0; i < s->num_partitions; i++) {
