@@ -142,6 +142,9 @@ typedef struct czk_engine_config {
     unsigned gpu_workers_per_device; /* gpus.gpu_workers_per_device (2) */
     unsigned finalize_workers;       /* gpus.finalize_workers: finalizer threads (2) */
     char backend[16];                /* gpus.backend: "auto", "cpu" or "cuda" */
+    uint64_t vram_budget;            /* gpus.vram_budget: device memory bytes each CUDA
+                                        backend may keep resident for keys and shapes
+                                        (0 = "auto": what the device has free) */
     /* [scheduler] */
     unsigned max_batch_size;      /* scheduler.max_batch_size (1; only 1 is supported) */
     uint64_t max_batch_wait_ms;   /* scheduler.max_batch_wait_ms (10000; unused) */

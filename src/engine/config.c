@@ -170,6 +170,7 @@ static const key KEYS[] = {
     {"gpus.gpu_workers_per_device", K_UINT, F(gpu_workers_per_device), 0, NULL},
     {"gpus.finalize_workers", K_UINT, F(finalize_workers), 0, NULL},
     {"gpus.backend", K_ENUM, S(backend), "auto cpu cuda"},
+    {"gpus.vram_budget", K_BUDGET, F(vram_budget), 0, NULL},
     {"scheduler.max_batch_size", K_UINT, F(max_batch_size), 0, NULL},
     {"scheduler.max_batch_wait_ms", K_U64, F(max_batch_wait_ms), 0, NULL},
     {"scheduler.sort_by_type", K_BOOL, F(sort_by_type), 0, NULL},

@@ -98,6 +98,7 @@ static void test_values(void **state) {
                        "devices = [0, 3]\n"
                        "gpu_threads = 32\n"
                        "gpu_workers_per_device = 3\n"
+                       "vram_budget = \"100GiB\"\n"
                        "[scheduler]\n"
                        "sort_by_type = false\n"
                        "result_retention = 90\n"
@@ -125,6 +126,7 @@ static void test_values(void **state) {
     assert_int_equal(c.devices[1], 3);
     assert_int_equal(c.gpu_threads, 32);
     assert_int_equal(c.gpu_workers_per_device, 3);
+    assert_int_equal(c.vram_budget, 100ull << 30);
     assert_false(c.sort_by_type);
     assert_int_equal(c.result_retention_ms, 90000);
     assert_int_equal(c.threads, 8);
@@ -135,6 +137,8 @@ static void test_values(void **state) {
     /* "auto" */
     czk_assert_ok(parse(&c, "[memory]\ntotal_budget = \"auto\"\n", &w, &err), &err);
     assert_int_equal(c.total_budget, 0);
+    czk_assert_ok(parse(&c, "[gpus]\nvram_budget = \"auto\"\n", &w, &err), &err);
+    assert_int_equal(c.vram_budget, 0);
 }
 
 static void test_alias_and_warnings(void **state) {
@@ -205,6 +209,8 @@ static void test_errors(void **state) {
         {"[memory]\n\nsafety_margin = true\n",
          "t.toml:3:17: memory.safety_margin: expected a size (string or integer), got boolean"},
         {"[memory]\ntotal_budget = \"lots\"\n", "t.toml:2:16: memory.total_budget: 'lots' is not"},
+        {"[gpus]\nvram_budget = \"0\"\n",
+         "t.toml:2:15: gpus.vram_budget: zero (use \"auto\")"},
         {"[memory]\neviction_min_idle = \"5h\"\n",
          "t.toml:2:21: memory.eviction_min_idle: '5h' is not a duration"},
         {"[gpus]\ndevices = [0, \"1\"]\n",
@@ -257,7 +263,7 @@ static void test_example_file(void **state) {
     while (fgets(line, sizeof line, f))
         if (line[0] >= 'a' && line[0] <= 'z' && strstr(line, " = ")) keys++;
     fclose(f);
-    assert_int_equal(keys, 31); /* the 34 keys of the table in src/engine/config.c, less the two
+    assert_int_equal(keys, 32); /* the 35 keys of the table in src/engine/config.c, less the two
                                    deprecated ones (named in a comment) and the alias */
 }
 
