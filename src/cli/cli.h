@@ -54,6 +54,15 @@ int czk_cli_read_file(const char *cmd, const char *path, uint8_t **out, size_t *
  * then *envelope is set and *sector_num is its SectorNum). */
 CZK_NODISCARD czk_status czk_cli_parse_c1(czk_c1 **out, bool *envelope, uint64_t *sector_num,
                                           const uint8_t *buf, size_t len, czk_err *err);
+/*
+ * After getopt_long (optstring starting with ':', opterr 0) returned ch ':'
+ * or '?': prints usage to stderr and one line naming the option ("--c1 needs
+ * a value", "--no-shape-cache takes no value", "unknown option --bogus");
+ * returns CZK_EXIT_ERROR. longopts is the table given to getopt_long.
+ */
+struct option;
+int czk_cli_getopt_fail(const char *cmd, const char *usage, int ch, char **argv,
+                        const struct option *longopts);
 /* Lower-case hex of n bytes (2n + 1 chars with the NUL). */
 void czk_cli_hex(char *out, const uint8_t *b, size_t n);
 

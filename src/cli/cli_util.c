@@ -7,6 +7,7 @@
 #include "util/proc.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,9 @@ double czk_cli_now(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-uint64_t czk_cli_peak_rss(void) { return czk_proc_status_bytes(0, "VmHWM"); }
+uint64_t czk_cli_peak_rss(void) {
+    return czk_proc_status_bytes(0, "VmHWM");
+}
 
 bool czk_cli_parse_u64(const char *s, uint64_t *out) {
     if (!s || !*s || *s == '-' || *s == '+' || *s == ' ') return false;
@@ -154,4 +157,24 @@ void czk_cli_progress_end(czk_cli_progress *p) {
         fflush(stderr);
     }
     p->drawn = false;
+}
+
+int czk_cli_getopt_fail(const char *cmd, const char *usage, int ch, char **argv,
+                        const struct option *longopts) {
+    fputs(usage, stderr);
+    /* glibc: optopt is the option's val when it was recognized (missing or
+       unwanted value), 0 for an unknown long option, the letter for an
+       unknown short one; optind has moved past the offending word */
+    const char *name = NULL;
+    for (const struct option *o = longopts; optopt && o->name; o++)
+        if (!o->flag && o->val == optopt) name = o->name;
+    if (ch == ':') {
+        if (name) return czk_cli_fail(cmd, "--%s needs a value", name);
+        return czk_cli_fail(cmd, "-%c needs a value", optopt);
+    }
+    if (name) return czk_cli_fail(cmd, "--%s takes no value", name);
+    if (optopt) return czk_cli_fail(cmd, "unknown option -%c", optopt);
+    const char *w = argv[optind - 1];
+    size_t n = strcspn(w, "=");
+    return czk_cli_fail(cmd, "unknown option %.*s", (int)n, w);
 }

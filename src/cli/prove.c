@@ -17,6 +17,7 @@
 #include "czk/porep_prove.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,45 +84,78 @@ int czk_cmd_prove(int argc, char **argv) {
         fputs(USAGE, stdout);
         return CZK_EXIT_OK;
     }
+    enum {
+        O_C1 = 256,
+        O_OUT,
+        O_PARAMS,
+        O_CACHE,
+        O_SECTOR,
+        O_MINER,
+        O_THREADS,
+        O_NO_SHAPE_CACHE,
+        O_BACKEND,
+        O_DEVICE
+    };
+    static const struct option LONG[] = {{"c1", required_argument, NULL, O_C1},
+                                         {"out", required_argument, NULL, O_OUT},
+                                         {"params", required_argument, NULL, O_PARAMS},
+                                         {"param-cache", required_argument, NULL, O_CACHE},
+                                         {"sector-num", required_argument, NULL, O_SECTOR},
+                                         {"miner-id", required_argument, NULL, O_MINER},
+                                         {"threads", required_argument, NULL, O_THREADS},
+                                         {"no-shape-cache", no_argument, NULL, O_NO_SHAPE_CACHE},
+                                         {"backend", required_argument, NULL, O_BACKEND},
+                                         {"device", required_argument, NULL, O_DEVICE},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
     const char *c1_path = NULL, *out_path = NULL, *params_arg = NULL, *cache_arg = NULL;
     uint64_t sector = 0, miner = 0, threads = 0, device = 0;
     const char *backend_arg = "auto";
     bool have_sector = false, have_miner = false, use_shape_cache = true;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--no-shape-cache")) {
-            use_shape_cache = false;
-            continue;
-        }
-        if (!v) {
-            fputs(USAGE, stderr);
-            return czk_cli_fail(CMD, "%s needs a value", a);
-        }
-        i++;
-        if (!strcmp(a, "--c1")) {
+    optind = 0; /* glibc: reinitialize (argv changes between parses) */
+    opterr = 0; /* czk_cli_getopt_fail names the option */
+    int ch;
+    while ((ch = getopt_long(argc, argv, ":h", LONG, NULL)) != -1) {
+        const char *v = optarg;
+        uint64_t n;
+        switch (ch) {
+        case O_C1:
             c1_path = v;
-        } else if (!strcmp(a, "--out")) {
+            break;
+        case O_OUT:
             out_path = v;
-        } else if (!strcmp(a, "--params")) {
+            break;
+        case O_PARAMS:
             params_arg = v;
-        } else if (!strcmp(a, "--param-cache")) {
+            break;
+        case O_CACHE:
             cache_arg = v;
-        } else if (!strcmp(a, "--backend")) {
+            break;
+        case O_NO_SHAPE_CACHE:
+            use_shape_cache = false;
+            break;
+        case O_BACKEND:
             if (strcmp(v, "auto") && strcmp(v, "cpu") && strcmp(v, "cuda"))
                 return czk_cli_fail(CMD, "--backend takes auto, cpu or cuda, not '%s'", v);
             backend_arg = v;
-        } else if (!strcmp(a, "--device")) {
+            break;
+        case O_DEVICE:
             if (!czk_cli_parse_u64(v, &device) || device > 1023)
                 return czk_cli_fail(CMD, "--device takes a CUDA device number, not '%s'", v);
-        } else if (!strcmp(a, "--sector-num") || !strcmp(a, "--miner-id") ||
-                   !strcmp(a, "--threads")) {
-            uint64_t n;
+            break;
+        case O_SECTOR:
+        case O_MINER:
+        case O_THREADS:
             if (!czk_cli_parse_u64(v, &n))
-                return czk_cli_fail(CMD, "%s takes a number, not '%s'", a, v);
-            if (a[2] == 's') {
+                return czk_cli_fail(CMD, "--%s takes a number, not '%s'",
+                                    ch == O_SECTOR  ? "sector-num"
+                                    : ch == O_MINER ? "miner-id"
+                                                    : "threads",
+                                    v);
+            if (ch == O_SECTOR) {
                 sector = n;
                 have_sector = true;
-            } else if (a[2] == 'm') {
+            } else if (ch == O_MINER) {
                 miner = n;
                 have_miner = true;
             } else if (n > 4096) {
@@ -129,10 +163,17 @@ int czk_cmd_prove(int argc, char **argv) {
             } else {
                 threads = n;
             }
-        } else {
-            fputs(USAGE, stderr);
-            return czk_cli_fail(CMD, "unknown option %s", a);
+            break;
+        case 'h':
+            fputs(USAGE, stdout);
+            return CZK_EXIT_OK;
+        default:
+            return czk_cli_getopt_fail(CMD, USAGE, ch, argv, LONG);
         }
+    }
+    if (optind < argc) {
+        fputs(USAGE, stderr);
+        return czk_cli_fail(CMD, "unexpected argument '%s'", argv[optind]);
     }
     if (!c1_path || !out_path) {
         fputs(USAGE, stderr);

@@ -12,6 +12,7 @@
 #include "czk/porep_precheck.h"
 #include "czk/porep_prove.h"
 
+#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,39 +43,60 @@ int czk_cmd_verify(int argc, char **argv) {
         fputs(USAGE, stdout);
         return CZK_EXIT_OK;
     }
+    enum { O_C1 = 256, O_PROOF, O_VK, O_CACHE, O_SECTOR, O_MINER };
+    static const struct option LONG[] = {{"c1", required_argument, NULL, O_C1},
+                                         {"proof", required_argument, NULL, O_PROOF},
+                                         {"vk", required_argument, NULL, O_VK},
+                                         {"param-cache", required_argument, NULL, O_CACHE},
+                                         {"sector-num", required_argument, NULL, O_SECTOR},
+                                         {"miner-id", required_argument, NULL, O_MINER},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
     const char *c1_path = NULL, *proof_path = NULL, *vk_arg = NULL, *cache_arg = NULL;
     uint64_t sector = 0, miner = 0;
     bool have_sector = false, have_miner = false;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!v) {
-            fputs(USAGE, stderr);
-            return czk_cli_fail(CMD, "%s needs a value", a);
-        }
-        i++;
-        if (!strcmp(a, "--c1")) {
+    optind = 0; /* glibc: reinitialize (argv changes between parses) */
+    opterr = 0; /* czk_cli_getopt_fail names the option */
+    int ch;
+    while ((ch = getopt_long(argc, argv, ":h", LONG, NULL)) != -1) {
+        const char *v = optarg;
+        uint64_t n;
+        switch (ch) {
+        case O_C1:
             c1_path = v;
-        } else if (!strcmp(a, "--proof")) {
+            break;
+        case O_PROOF:
             proof_path = v;
-        } else if (!strcmp(a, "--vk")) {
+            break;
+        case O_VK:
             vk_arg = v;
-        } else if (!strcmp(a, "--param-cache")) {
+            break;
+        case O_CACHE:
             cache_arg = v;
-        } else if (!strcmp(a, "--sector-num") || !strcmp(a, "--miner-id")) {
-            uint64_t n;
+            break;
+        case O_SECTOR:
+        case O_MINER:
             if (!czk_cli_parse_u64(v, &n))
-                return czk_cli_fail(CMD, "%s takes a number, not '%s'", a, v);
-            if (a[2] == 's') {
+                return czk_cli_fail(CMD, "--%s takes a number, not '%s'",
+                                    ch == O_SECTOR ? "sector-num" : "miner-id", v);
+            if (ch == O_SECTOR) {
                 sector = n;
                 have_sector = true;
             } else {
                 miner = n;
                 have_miner = true;
             }
-        } else {
-            fputs(USAGE, stderr);
-            return czk_cli_fail(CMD, "unknown option %s", a);
+            break;
+        case 'h':
+            fputs(USAGE, stdout);
+            return CZK_EXIT_OK;
+        default:
+            return czk_cli_getopt_fail(CMD, USAGE, ch, argv, LONG);
         }
+    }
+    if (optind < argc) {
+        fputs(USAGE, stderr);
+        return czk_cli_fail(CMD, "unexpected argument '%s'", argv[optind]);
     }
     if (!c1_path || !proof_path) {
         fputs(USAGE, stderr);

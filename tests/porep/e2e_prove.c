@@ -269,11 +269,74 @@ static void test_prove_refusals(void **state) {
     assert_int_equal(czk("prove --c1 missing.json --out x.bin", NULL, NULL), 2);
 }
 
+/* Runs `czk args`, expects exit status rc and want in stderr (and, if usage,
+   the usage text on stderr too). */
+static void expect_err(const char *args, int rc, const char *want, const char *usage) {
+    char *err = NULL;
+    assert_int_equal(czk(args, NULL, &err), rc);
+    if (!strstr(err, want)) fail_msg("stderr lacks '%s'", want);
+    if (usage && !strstr(err, usage)) fail_msg("stderr lacks the usage '%s'", usage);
+    free(err);
+}
+
+/* Option parsing (getopt_long): `--opt VALUE` and `--opt=VALUE`, unknown
+   options, missing values; each fails before any file is read. */
+static void test_options(void **state) {
+    (void)state;
+    const char *pu = "usage: czk prove --c1 FILE", *vu = "usage: czk verify --c1 FILE";
+    /* the = form reaches the checks of values, and both forms combine */
+    expect_err("prove --c1=c1.json --out=x.bin --threads=lots", 2,
+               "czk prove: --threads takes a number, not 'lots'", NULL);
+    expect_err("prove --c1 c1.json --out x.bin --threads 5000", 2,
+               "czk prove: --threads 5000 is too many", NULL);
+    expect_err("prove --c1=c1.json --out x.bin --sector-num=-1", 2,
+               "--sector-num takes a number, not '-1'", NULL);
+    expect_err("prove --c1=c1.json --out x.bin --miner-id= ", 2,
+               "--miner-id takes a number, not ''", NULL);
+    expect_err("prove --c1=c1.json --out=x.bin --backend=gpu", 2,
+               "--backend takes auto, cpu or cuda, not 'gpu'", NULL);
+    expect_err("prove --c1 c1.json --out x.bin --device=1024", 2,
+               "--device takes a CUDA device number, not '1024'", NULL);
+    expect_err("prove --c1=c1.json --out=x.bin --params=a.params --param-cache=dir", 2,
+               "--params and --param-cache exclude each other", NULL);
+    expect_err("prove --c1=c1.json", 2, "czk prove: --c1 and --out are required", pu);
+    expect_err("prove --out=x.bin", 2, "--c1 and --out are required", pu);
+    /* missing value, unknown option, a value given to a flag, a stray word */
+    expect_err("prove --c1 c1.json --out", 2, "czk prove: --out needs a value", pu);
+    expect_err("prove --c1 c1.json --out x.bin --bogus", 2, "czk prove: unknown option --bogus",
+               pu);
+    expect_err("prove --c1 c1.json --out x.bin --no-shape-cache=yes", 2,
+               "czk prove: --no-shape-cache takes no value", pu);
+    expect_err("prove --c1 c1.json --out x.bin stray", 2, "czk prove: unexpected argument 'stray'",
+               pu);
+
+    expect_err("verify --bogus", 2, "czk verify: unknown option --bogus", vu);
+    expect_err("verify --bogus=1 --c1 c1.json", 2, "czk verify: unknown option --bogus\n", vu);
+    expect_err("verify --c1 c1.json --proof", 2, "czk verify: --proof needs a value", vu);
+    expect_err("verify --c1=c1.json", 2, "czk verify: --c1 and --proof are required", vu);
+    expect_err("verify --c1=c1.json --proof=p.bin --sector-num=x", 2,
+               "czk verify: --sector-num takes a number, not 'x'", NULL);
+    expect_err("verify --c1=c1.json --proof p.bin --miner-id 1e3", 2,
+               "--miner-id takes a number, not '1e3'", NULL);
+    expect_err("verify --c1=c1.json --proof=p.bin --vk=a.vk --param-cache=dir", 2,
+               "--vk and --param-cache exclude each other", NULL);
+    /* the value of --c1=FILE is FILE: the file is looked for by that name */
+    expect_err("verify --c1=none.json --proof=p.bin", 2,
+               "czk verify: cannot open none.json: ", NULL);
+
+    char *out = NULL;
+    assert_int_equal(czk("prove --help", &out, NULL), 0);
+    assert_non_null(strstr(out, pu));
+    free(out);
+    assert_int_equal(czk("verify -h", &out, NULL), 0);
+    assert_non_null(strstr(out, vu));
+    free(out);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_prove_verify),
-        cmocka_unit_test(test_verify_envelope),
-        cmocka_unit_test(test_verify_refusals),
+        cmocka_unit_test(test_options),         cmocka_unit_test(test_prove_verify),
+        cmocka_unit_test(test_verify_envelope), cmocka_unit_test(test_verify_refusals),
         cmocka_unit_test(test_prove_refusals),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
