@@ -20,6 +20,7 @@
  *     naming the address (exit 2); usage errors exit 2.
  */
 #include "support.h"
+#include "summary.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -60,18 +61,6 @@ static char *err_text(void) {
     b[n] = 0;
     fclose(f);
     return b;
-}
-
-/* The number after "<key>" at the start of a summary line ("  s/proof   0.123"). */
-static double summary(const char *out, const char *key) {
-    char k[64];
-    snprintf(k, sizeof k, "\n  %s ", key);
-    const char *p = strstr(out, k);
-    if (!p) fail_msg("no summary line '%s'", key);
-    p += strlen(k);
-    while (*p == ' ')
-        p++;
-    return strtod(p, NULL);
 }
 
 static void put(const char *name, const char *text) {
@@ -126,11 +115,11 @@ static void test_run(void **state) {
     }
     assert_int_equal(rows, 5);
     assert_non_null(strstr(out, "proofs                 5 (completed 5, failed 0)"));
-    double wall = summary(out, "wall"), sp = summary(out, "s/proof");
+    double wall = bench_summary(out, "wall"), sp = bench_summary(out, "s/proof");
     /* s/proof × completed = wall, to the printed 3 decimals */
     assert_true(fabs(sp * 5 - wall) <= 5 * 0.0005 + 0.0005);
     assert_true(wall + 0.0005 >= max_wall);
-    double busy = summary(out, "gpu busy");
+    double busy = bench_summary(out, "gpu busy");
     assert_true(busy >= 0 && busy <= 100);
     assert_non_null(strstr(out, "; 15 partitions)")); /* 5 proofs × 3 partitions */
     assert_non_null(strstr(out, "idle gaps"));

@@ -15,19 +15,9 @@
  * timeline), and the timeline picture holds a bar per stage per partition.
  */
 #include "../porep/e2e_util.h"
+#include "summary.h"
 
 #include <math.h>
-
-static double summary(const char *out, const char *key) {
-    char k[64];
-    snprintf(k, sizeof k, "\n  %s ", key);
-    const char *p = strstr(out, k);
-    if (!p) fail_msg("no summary line '%s'", key);
-    p += strlen(k);
-    while (*p == ' ')
-        p++;
-    return strtod(p, NULL);
-}
 
 static void test_bench_2k(void **state) {
     (void)state;
@@ -67,10 +57,10 @@ static void test_bench_2k(void **state) {
     }
     assert_int_equal(rows, 3);
     assert_non_null(strstr(out, "proofs                 3 (completed 3, failed 0)"));
-    double wall = summary(out, "wall"), sp = summary(out, "s/proof");
+    double wall = bench_summary(out, "wall"), sp = bench_summary(out, "s/proof");
     assert_true(wall > 0);
     assert_true(fabs(sp * 3 - wall) <= 3 * 0.0005 + 0.0005);
-    double busy = summary(out, "gpu busy");
+    double busy = bench_summary(out, "gpu busy");
     assert_true(busy >= 0 && busy <= 100);
     assert_non_null(strstr(out, "; 3 partitions)"));
     assert_non_null(strstr(out, "srs.param_cache = "));

@@ -14,6 +14,7 @@
  * partitions) and --svg draws them. --sweep is refused with --addr.
  */
 #include "../engine/etest.h"
+#include "../bench/summary.h"
 
 #include "czk/rpc.h"
 
@@ -74,17 +75,6 @@ static char *czk(const char *args, int *rc) {
     return out;
 }
 
-static double summary(const char *out, const char *key) {
-    char k[64];
-    snprintf(k, sizeof k, "\n  %s ", key);
-    const char *p = strstr(out, k);
-    if (!p) fail_msg("no summary line '%s'", key);
-    p += strlen(k);
-    while (*p == ' ')
-        p++;
-    return strtod(p, NULL);
-}
-
 static void test_remote(void **state) {
     (void)state;
     char args[700];
@@ -112,7 +102,7 @@ static void test_remote(void **state) {
         snprintf(ids[rows++], sizeof ids[0], "%s", id);
     }
     assert_int_equal(rows, 4);
-    double wall = summary(out, "wall"), sp = summary(out, "s/proof");
+    double wall = bench_summary(out, "wall"), sp = bench_summary(out, "s/proof");
     assert_true(fabs(sp * 4 - wall) <= 4 * 0.0005 + 0.0005);
     assert_non_null(strstr(out, "gpu busy               - (no timeline from this runner"));
     assert_non_null(strstr(out, "peak RSS               - (unknown for this runner)"));
@@ -130,7 +120,7 @@ static void test_remote(void **state) {
     out = czk(args, &rc);
     assert_int_equal(rc, 0);
     assert_non_null(strstr(out, "; 6 partitions)")); /* this run's only: 3 × 2 */
-    double busy = summary(out, "gpu busy");
+    double busy = bench_summary(out, "gpu busy");
     assert_true(busy > 0 && busy <= 100);
     assert_non_null(strstr(out, "timeline svg           r.svg"));
     free(out);
