@@ -388,6 +388,7 @@ typedef struct czk_prove_timings {
     double msm_h, msm_l, msm_a, msm_b1, msm_b2;
     double assemble; /* randomization with r, s and conversion to affine */
     double total;
+    double upload; /* witness (and host-computed a, b, c) copied to the device; not in spmv */
 } czk_prove_timings;
 
 /*
@@ -438,6 +439,16 @@ typedef struct czk_backend_ops {
      *       The device's memory in bytes (for status pages). Called from any
      *       thread, also while device() runs. NULL: not reported (the CPU
      *       backend has no device memory).
+     *   host_alloc(self, bytes) / host_free(self, p, bytes)
+     *       Host memory that the backend reads fastest (page-locked for a
+     *       GPU's DMA engine), for buffers that callers reuse across calls
+     *       (witnesses): a witness whose inputs and aux lie in such memory
+     *       is uploaded at full PCIe speed. host_alloc returns NULL when it
+     *       cannot (the caller then uses malloc); host_free releases exactly
+     *       what host_alloc returned, with the same size. Either may be
+     *       called from any thread. Both NULL: not offered (use malloc).
+     *       Allocating page-locked memory is slow (about 0.3 s per GiB):
+     *       allocate once, reuse.
      */
     czk_status (*device)(void *self, const czk_params *params, const czk_shape *shape,
                          const czk_witness *w, const czk_device_lock *lock, czk_msm_sums *out,
@@ -446,6 +457,8 @@ typedef struct czk_backend_ops {
                        unsigned *host_droppable, uint64_t *device_bytes, czk_err *err);
     void (*unload)(void *self, const czk_params *params);
     czk_status (*mem_info)(void *self, uint64_t *total_bytes, uint64_t *free_bytes, czk_err *err);
+    void *(*host_alloc)(void *self, size_t bytes);
+    void (*host_free)(void *self, void *p, size_t bytes);
 } czk_backend_ops;
 
 typedef struct czk_backend {
