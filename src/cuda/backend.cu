@@ -656,7 +656,7 @@ czk_status be_mem_info(void *self, uint64_t *total_bytes, uint64_t *free_bytes, 
 }
 
 const czk_backend_ops CUDA_OPS = {"cuda",  be_sums,   be_destroy, be_device,
-                                  be_load, be_unload, be_mem_info};
+                                  be_load, be_unload, be_mem_info, NULL, NULL};
 
 } // namespace
 

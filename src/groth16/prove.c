@@ -173,7 +173,8 @@ static void cpu_destroy(void *self) {
     free(self);
 }
 
-static const czk_backend_ops CPU_OPS = {"cpu", cpu_sums, cpu_destroy, cpu_device, NULL, NULL, NULL};
+static const czk_backend_ops CPU_OPS = {"cpu", cpu_sums, cpu_destroy, cpu_device, NULL,
+                                        NULL,  NULL,     NULL,        NULL};
 
 czk_status czk_backend_cpu(czk_backend *out, czk_pool *pool, czk_err *err) {
     cpu_backend *be = calloc(1, sizeof *be);
@@ -345,10 +346,9 @@ static czk_status check_witness(const czk_shape *shape, const czk_witness *w, si
     return CZK_OK;
 }
 
-czk_status czk_prove_device(const czk_backend *be, const czk_params *params,
-                            const czk_shape *shape, const czk_witness *w,
-                            const czk_device_lock *lock, czk_msm_sums *sums, unsigned *deferred,
-                            czk_prove_timings *timings, czk_err *err) {
+czk_status czk_prove_device(const czk_backend *be, const czk_params *params, const czk_shape *shape,
+                            const czk_witness *w, const czk_device_lock *lock, czk_msm_sums *sums,
+                            unsigned *deferred, czk_prove_timings *timings, czk_err *err) {
     czk_prove_timings tl = {0};
     czk_prove_timings *t = timings ? timings : &tl;
     *deferred = 0;

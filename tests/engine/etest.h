@@ -126,8 +126,8 @@ static inline void slow_destroy(void *self) {
     free(b);
 }
 
-static const czk_backend_ops SLOW_OPS = {"cpu-slow",  slow_sums, slow_destroy,
-                                         slow_device, NULL,      NULL, NULL};
+static const czk_backend_ops SLOW_OPS = {"cpu-slow", slow_sums, slow_destroy, slow_device, NULL,
+                                         NULL,       NULL,      NULL,         NULL};
 
 static inline czk_status slow_factory(void *ctx, int device, czk_pool *pool, czk_backend *out,
                                       czk_err *err) {

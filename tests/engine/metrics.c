@@ -627,8 +627,9 @@ static void vram_destroy(void *self) {
     free(b);
 }
 /* a name with a quote and a backslash: the label must be escaped */
-static const czk_backend_ops VRAM_OPS = {"fake\"gpu\\1", vram_sums,   vram_destroy, vram_device,
-                                         vram_load,      vram_unload, vram_info};
+static const czk_backend_ops VRAM_OPS = {"fake\"gpu\\1", vram_sums, vram_destroy,
+                                         vram_device,    vram_load, vram_unload,
+                                         vram_info,      NULL,      NULL};
 
 static czk_status vram_factory(void *ctx, int device, czk_pool *pool, czk_backend *out,
                                czk_err *err) {

@@ -211,8 +211,8 @@ static void dev_destroy(void *self) {
     free(b);
 }
 
-static const czk_backend_ops DEV_OPS = {"dev",    dev_sums,   dev_destroy, dev_device,
-                                        dev_load, dev_unload, NULL};
+static const czk_backend_ops DEV_OPS = {"dev",      dev_sums, dev_destroy, dev_device, dev_load,
+                                        dev_unload, NULL,     NULL,        NULL};
 
 static czk_status dev_factory(void *ctx, int device, czk_pool *pool, czk_backend *out,
                               czk_err *err) {
