@@ -18,8 +18,9 @@
 # (ON by default; OFF where a newer compiler warns in other layers),
 # CZK_GPU_STEPS (steps after the build, default "tests bench engine"; the
 # engine step runs `czk bench` on 2KiB PoRep with gpus.backend = "cuda" and
-# writes gpu-engine.log and gpu-engine.svg into OUTDIR), CZK_GPU_ENGINE_COUNT
-# (proofs of its main run, default 32).
+# writes gpu-engine.log and gpu-engine.svg into OUTDIR; the 32GiB steps
+# keys32g, prove32g, part32g, bench32g are described above their functions),
+# CZK_GPU_ENGINE_COUNT (proofs of its main run, default 32).
 # On a machine without the project's packages (no network), unpack them under
 # deps/sysroot: for f in libcmocka0 libcmocka-dev libb2-1 libb2-dev libyajl2
 # libyajl-dev; apt-get download, dpkg -x into deps/sysroot; copy
@@ -93,6 +94,129 @@ bench() {
     tee "$BUILD/bench.log"
 }
 
+# ---- 32GiB PoRep (issue "32GiB PoRep C2 end to end"): keys, a proof, the partition, the engine ----
+# Work folder W32 (CZK_GPU_WORK, default $BUILD/w32g; needs ~56 GiB of disk: keys 44.1 GiB,
+# shape 8.3 GiB, C1s): the shape cache, TEST keys made by `czk setup --backend cuda`, three
+# sparse C1s. Each step makes what it needs and is missing, so the steps can run in separate
+# device calls of at most 10 minutes while the machine stays warm:
+#   keys32g   shape (recorded the first time) + GPU key generation, timed
+#   prove32g  `czk prove` of one sparse C1, `czk verify` (exit 0), a tampered proof (exit 1)
+#   part32g   bench_porep32g: the partition's phases, median of 3, with the real keys (verified)
+#   bench32g  `czk bench --in-process` on the 32GiB C1s (CZK_GPU_BENCH32G_COUNT proofs, default
+#             6, 2 in flight, 1 warm-up; CZK_GPU_BENCH32G_TOML: extra config lines), timeline
+#             picture; then `--sweep $CZK_GPU_SWEEP32G` when that is set
+# Figures go to OUTDIR/gpu-32g.json and gpu-porep32g.json, merged into gpu-latest.json.
+W32=${CZK_GPU_WORK:-$BUILD/w32g}
+T32=0101010101010101010101010101010101010101010101010101010101010101
+S32=0202020202020202020202020202020202020202020202020202020202020202
+KEY32=czk-test-v28-stacked-proof-of-replication-8-8-0-32GiB
+jset() { # key value: record a figure for gpu-latest.json
+  python3 - "$OUTDIR/gpu-32g.json" "$1" "$2" <<'PY'
+import json, sys, os
+path, key, val = sys.argv[1:4]
+d = json.load(open(path)) if os.path.exists(path) else {}
+try:
+    d[key] = json.loads(val)
+except ValueError:
+    d[key] = val
+json.dump(d, open(path, "w"), indent=2, sort_keys=True)
+PY
+}
+jmerge() { # gpu-32g.json and gpu-porep32g.json into gpu-latest.json
+  python3 - "$OUTDIR" "$COMMIT" <<'PY'
+import json, sys, os
+out, commit = sys.argv[1:3]
+latest = os.path.join(out, "gpu-latest.json")
+d = json.load(open(latest)) if os.path.exists(latest) else {}
+for name in ("gpu-32g.json", "gpu-porep32g.json"):
+    p = os.path.join(out, name)
+    if os.path.exists(p):
+        d.update(json.load(open(p)))
+d["porep32g_commit"] = commit
+json.dump(d, open(latest, "w"), indent=2, sort_keys=True)
+PY
+}
+prep32g() {
+  cmake --build "$BUILD" -j "$(nproc)" --target czk bench_porep32g >/dev/null
+  mkdir -p "$W32/keys" "$W32/cache"
+  export CZK_CACHE_DIR=$W32/cache
+  local r
+  for r in 1 2 3; do
+    [ -s "$W32/c1-$r.json" ] ||
+      "$BUILD/czk" gen-vanilla --sparse --sector-size 32GiB --registered-proof 8 --miner-id 1000 \
+        --sector-num $((6 + r)) --ticket $T32 --seed $S32 --random $r --out "$W32/c1-$r.json" >/dev/null
+  done
+}
+keys32g() {
+  prep32g
+  df -h "$W32" | tail -1
+  if [ -s "$W32/keys/$KEY32.params" ] && [ -s "$W32/keys/$KEY32.vk" ]; then
+    echo "keys32g: keys present"
+    return 0
+  fi
+  local t0=$SECONDS
+  /usr/bin/time -v "$BUILD/czk" setup --sector-size 32GiB --backend cuda --seed 1 \
+    --out-dir "$W32/keys" >"$OUTDIR/keys32g.log" 2>&1 || { tail -30 "$OUTDIR/keys32g.log"; return 1; }
+  grep -v '^\s' "$OUTDIR/keys32g.log"
+  grep -E 'Maximum resident|Elapsed' "$OUTDIR/keys32g.log"
+  jset porep32g_keygen_s $((SECONDS - t0))
+  ls -l "$W32/keys"
+}
+prove32g() {
+  prep32g
+  [ -s "$W32/keys/$KEY32.params" ] || { echo "prove32g: no keys (run keys32g)"; return 1; }
+  local t0=$SECONDS rc
+  /usr/bin/time -v "$BUILD/czk" prove --c1 "$W32/c1-1.json" --param-cache "$W32/keys" \
+    --miner-id 1000 --sector-num 7 --out "$W32/p1.bin" >"$OUTDIR/prove32g.log" 2>&1 ||
+    { tail -30 "$OUTDIR/prove32g.log"; return 1; }
+  grep -v '^\s[A-Z]' "$OUTDIR/prove32g.log"
+  grep -E 'Maximum resident|Elapsed' "$OUTDIR/prove32g.log"
+  jset porep32g_prove_s $((SECONDS - t0))
+  "$BUILD/czk" verify --c1 "$W32/c1-1.json" --proof "$W32/p1.bin" --param-cache "$W32/keys" \
+    --miner-id 1000 --sector-num 7 || { echo "prove32g: czk verify refused the proof"; return 1; }
+  cp "$W32/p1.bin" "$W32/p1-bad.bin"
+  printf '\x55' | dd of="$W32/p1-bad.bin" bs=1 seek=1000 conv=notrunc status=none
+  rc=0
+  "$BUILD/czk" verify --c1 "$W32/c1-1.json" --proof "$W32/p1-bad.bin" --param-cache "$W32/keys" \
+    --miner-id 1000 --sector-num 7 || rc=$?
+  [ $rc -eq 1 ] || { echo "prove32g: a tampered proof gave exit $rc, not 1"; return 1; }
+  echo "prove32g: tampered proof refused (exit 1)"
+  jset porep32g_proofs_verified 1
+}
+part32g() {
+  prep32g
+  local keys=()
+  [ -s "$W32/keys/$KEY32.params" ] && keys=(--params "$W32/keys/$KEY32.params")
+  "$BUILD/bench_porep32g" --c1 "$W32/c1-1.json" "${keys[@]}" --reps 3 \
+    --json "$OUTDIR/gpu-porep32g.json" --commit "$COMMIT" | tee "$OUTDIR/part32g.log"
+  local rc=${PIPESTATUS[0]}
+  jmerge
+  return "$rc"
+}
+bench32g() {
+  prep32g
+  [ -s "$W32/keys/$KEY32.params" ] || { echo "bench32g: no keys (run keys32g)"; return 1; }
+  printf '[gpus]\nbackend = "cuda"\n[srs]\nparam_cache = "%s"\n%s\n' "$W32/keys" \
+    "${CZK_GPU_BENCH32G_TOML:-}" >"$W32/c32.toml"
+  cat "$W32/c32.toml"
+  "$BUILD/czk" bench --in-process --config "$W32/c32.toml" -c "${CZK_GPU_BENCH32G_COUNT:-6}" -j 2 \
+    --c1 "$W32"/c1-1.json "$W32"/c1-2.json "$W32"/c1-3.json --warmup 1 --no-progress \
+    --svg "$OUTDIR/gpu-bench32g.svg" | tee "$OUTDIR/bench32g.log"
+  local rc=${PIPESTATUS[0]} v
+  v=$(awk '$1=="s/proof"{print $2}' "$OUTDIR/bench32g.log" | head -1) && jset porep32g_s_per_proof "${v:-null}"
+  v=$(awk '$1=="gpu/partition"{print $3}' "$OUTDIR/bench32g.log" | head -1) && jset porep32g_gpu_ms_per_partition "${v:-null}"
+  v=$(awk '$1=="gpu" && $2=="busy"{print $3}' "$OUTDIR/bench32g.log" | head -1) && jset porep32g_busy_pct "${v:-null}"
+  v=$(awk '$1=="peak" && $2=="RSS"{print $3}' "$OUTDIR/bench32g.log" | head -1) && jset porep32g_peak_rss_gib "${v:-null}"
+  if [ "$rc" -eq 0 ] && [ -n "${CZK_GPU_SWEEP32G:-}" ]; then
+    # shellcheck disable=SC2086
+    "$BUILD/czk" bench --in-process --config "$W32/c32.toml" -c 3 -j 2 --c1 "$W32"/c1-1.json \
+      "$W32"/c1-2.json "$W32"/c1-3.json --warmup 1 --no-progress --sweep $CZK_GPU_SWEEP32G |
+      tee -a "$OUTDIR/bench32g.log"
+  fi
+  jmerge
+  return "$rc"
+}
+
 # CZK_GPU_STEPS: which steps after the build (default "tests bench engine").
 STEPS_WANTED=" ${CZK_GPU_STEPS:-tests bench engine} "
 want() { [[ $STEPS_WANTED == *" $1 "* ]]; }
@@ -104,6 +228,10 @@ if want tests; then
 fi
 want bench && { step "benchmark" bench || status=1; }
 want engine && { step "engine: czk bench, 2KiB, cuda" engine || status=1; }
+want keys32g && { step "32GiB: keys (czk setup, GPU)" keys32g || status=1; }
+want prove32g && { step "32GiB: czk prove + verify" prove32g || status=1; }
+want part32g && { step "32GiB: partition phases" part32g || status=1; }
+want bench32g && { step "32GiB: czk bench" bench32g || status=1; }
 
 echo
 [ -f "$OUTDIR/gpu-engine.log" ] && want engine && grep -E '^  (s/proof|gpu busy|gpu/partition|synthesis/partition|idle gaps) ' "$OUTDIR/gpu-engine.log" | head -5
