@@ -173,7 +173,8 @@ static void cpu_destroy(void *self) {
     free(self);
 }
 
-static const czk_backend_ops CPU_OPS = {"cpu", cpu_sums, cpu_destroy, cpu_device, NULL, NULL, NULL};
+static const czk_backend_ops CPU_OPS = {"cpu", cpu_sums, cpu_destroy, cpu_device, NULL,
+                                        NULL,  NULL,     NULL,        NULL};
 
 czk_status czk_backend_cpu(czk_backend *out, czk_pool *pool, czk_err *err) {
     cpu_backend *be = calloc(1, sizeof *be);
