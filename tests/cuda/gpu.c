@@ -17,6 +17,8 @@
 #include "czk/msm.h"
 #include "czk/ntt.h"
 #include "czk/pool.h"
+#include "czk/r1cs.h"
+#include "cuda/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +27,7 @@
 #ifdef CZK_HAVE_CUDA
 
 #include "gpu_fixture.h"
+#include "../r1cs/rand_circuit.h"
 
 static void *xmalloc(size_t n) {
     void *p = malloc(n ? n : 1);
@@ -423,6 +426,336 @@ static void test_msm_g2(void **state) {
     check_msm(true, 1u << 14, MIX_ALL_TWO, 0, 80);
 }
 
+/* ---- SpMV: adversarial shapes (the device kernels and their host emulation) ---- */
+
+/* Row lengths of one matrix: each entry a length, or an alignment request resolved against the
+ * position in the merge list (rows ended + non-zeros so far): END_TILE makes the row's end the
+ * last item of a 1024-item tile, START_TILE the first item of one, END_THREAD the last item of
+ * an 8-item thread range (src/cuda/spmv.cu: SPMV_TILE, SPMV_ITEMS). */
+enum { END_TILE = -1, START_TILE = -2, END_THREAD = -3, EMPTY_RUN = -4 };
+
+static const int ROW_SPEC[] = {
+    0,          0, 0,          1,         2,    31,       32,         33,         0,
+    500,        1, 0,          0,         5000, END_TILE, 1,          1,          3,
+    START_TILE, 2, END_THREAD, 7,         8,    9,        0,          END_TILE,   EMPTY_RUN,
+    1,          2, 1000,       1023,      1024, 1025,     END_TILE,   0,          END_TILE,
+    1,          2, 3,          EMPTY_RUN, 4097, 1,        START_TILE, START_TILE, 3,
+    0,          0, 0,          1,
+};
+
+/* Lengths for matrix m: ROW_SPEC rotated by m·7 entries; -4 is 2500 empty rows. */
+static uint32_t *spec_lengths(int m, uint64_t *rows_out) {
+    size_t ns = sizeof ROW_SPEC / sizeof ROW_SPEC[0];
+    uint64_t rows = 0;
+    for (size_t k = 0; k < ns; k++)
+        rows += ROW_SPEC[k] == EMPTY_RUN ? 2500 : 1;
+    uint32_t *len = xmalloc(rows * sizeof *len);
+    uint64_t pos = 0, r = 0; /* merge-list position: rows ended + non-zeros */
+    for (size_t q = 0; q < ns; q++) {
+        int sp = ROW_SPEC[(q + 7 * (size_t)m) % ns];
+        if (sp == EMPTY_RUN) {
+            for (int e = 0; e < 2500; e++)
+                len[r++] = 0, pos++;
+            continue;
+        }
+        uint32_t l;
+        if (sp == END_TILE) /* end item at pos + l: pos + l ≡ 1023 (mod 1024) */
+            l = (uint32_t)((1023 + 1024 - pos % 1024) % 1024);
+        else if (sp == START_TILE)
+            l = (uint32_t)((1024 - pos % 1024) % 1024);
+        else if (sp == END_THREAD)
+            l = (uint32_t)((7 + 8 - pos % 8) % 8);
+        else
+            l = (uint32_t)sp;
+        len[r++] = l;
+        pos += l + 1;
+    }
+    *rows_out = rows;
+    return len;
+}
+
+/* A coefficient table with 1 and −1 not first, powers of two and random values. */
+static czk_fr *coeff_table(uint32_t *count, czk_rng *rng) {
+    const uint32_t n = 2 + 1 + 254 + 40;
+    czk_fr *t = xmalloc(n * sizeof *t);
+    czk_err err;
+    uint32_t k = 0;
+    czk_fr_from_u64(&t[k++], 3);
+    t[k++] = czk_fr_one;
+    czk_fr_neg(&t[k++], &czk_fr_one);
+    for (unsigned e = 1; e < 255; e++)
+        t[k++] = *czk_fr_pow2(e);
+    while (k < n)
+        czk_assert_ok(czk_fr_random(&t[k++], rng, &err), &err);
+    *count = n;
+    return t;
+}
+
+/* A coefficient index: mostly 1 and −1, then powers of two, then random. */
+static uint32_t pick_coeff(czk_rng *rng, uint32_t count) {
+    uint64_t r = czk_rng_u64(rng) % 100;
+    if (r < 45) return 1;
+    if (r < 75) return 2;
+    if (r < 90) return 3 + (uint32_t)(czk_rng_u64(rng) % 254);
+    return (uint32_t)(czk_rng_u64(rng) % count);
+}
+
+/* A shape whose matrices have the given row lengths (len[m][k]), columns near a moving center. */
+static czk_shape *shape_from_lengths(uint32_t *const len[3], uint64_t rows, uint32_t ni,
+                                     uint32_t naux, uint64_t seed) {
+    czk_shape *s = calloc(1, sizeof *s);
+    assert_non_null(s);
+    czk_rng rng;
+    czk_rng_seed(&rng, seed);
+    s->num_inputs = ni;
+    s->num_aux = naux;
+    s->num_constraints = rows;
+    s->coeffs = coeff_table(&s->num_coeffs, &rng);
+    uint32_t nv = ni + naux;
+    for (int m = 0; m < 3; m++) {
+        czk_csr *c = &s->m[m];
+        c->row_ptr = xmalloc((rows + 1) * sizeof *c->row_ptr);
+        uint64_t nnz = 0;
+        for (uint64_t k = 0; k < rows; k++)
+            nnz += len[m][k];
+        c->nnz = nnz;
+        c->col = xmalloc(nnz * sizeof *c->col);
+        c->coeff = xmalloc(nnz * sizeof *c->coeff);
+        uint64_t q = 0;
+        for (uint64_t k = 0; k < rows; k++) {
+            c->row_ptr[k] = q;
+            uint32_t center = (uint32_t)((k * nv) / (rows ? rows : 1));
+            for (uint32_t t = 0; t < len[m][k]; t++, q++) {
+                uint64_t r = czk_rng_u64(&rng);
+                c->col[q] = r % 4 ? (uint32_t)((center + r % 64) % nv) : (uint32_t)(r % nv);
+                c->coeff[q] = pick_coeff(&rng, s->num_coeffs);
+            }
+        }
+        c->row_ptr[rows] = q;
+    }
+    return s;
+}
+
+static czk_shape *spec_shape(uint32_t ni, uint32_t naux, uint64_t seed) {
+    uint32_t *len[3];
+    uint64_t rows = 0;
+    for (int m = 0; m < 3; m++)
+        len[m] = spec_lengths(m, &rows);
+    czk_shape *s = shape_from_lengths(len, rows, ni, naux, seed);
+    for (int m = 0; m < 3; m++)
+        free(len[m]);
+    return s;
+}
+
+/* rows rows: 60 % of 1–3 terms, 15 % empty, the rest 4–40 terms, 0.5 % 100–700 terms. */
+static czk_shape *uneven_shape(uint64_t rows, uint32_t ni, uint32_t naux, uint64_t seed) {
+    czk_rng rng;
+    czk_rng_seed(&rng, seed ^ 0x77);
+    uint32_t *len[3];
+    for (int m = 0; m < 3; m++) {
+        len[m] = xmalloc(rows * sizeof *len[m]);
+        for (uint64_t k = 0; k < rows; k++) {
+            uint64_t r = czk_rng_u64(&rng) % 1000;
+            len[m][k] = r < 600   ? 1 + (uint32_t)(r % 3)
+                        : r < 750 ? 0
+                        : r < 995 ? 4 + (uint32_t)(czk_rng_u64(&rng) % 37)
+                                  : 100 + (uint32_t)(czk_rng_u64(&rng) % 601);
+        }
+    }
+    czk_shape *s = shape_from_lengths(len, rows, ni, naux, seed);
+    for (int m = 0; m < 3; m++)
+        free(len[m]);
+    return s;
+}
+
+/* z = inputs ‖ aux: ONE, then zeros, ones and random values. */
+static czk_fr *random_z(uint32_t nv, uint64_t seed) {
+    czk_fr *z = xmalloc(nv * sizeof *z);
+    czk_rng rng;
+    czk_rng_seed(&rng, seed);
+    czk_err err;
+    for (uint32_t i = 0; i < nv; i++) {
+        uint64_t r = czk_rng_u64(&rng) % 4;
+        if (i == 0 || r == 1)
+            z[i] = czk_fr_one;
+        else if (r == 0)
+            z[i] = czk_fr_zero;
+        else
+            czk_assert_ok(czk_fr_random(&z[i], &rng, &err), &err);
+    }
+    return z;
+}
+
+/* out[k] = <M_k, z> by walking the CSR with plain field operations (no fast paths). */
+static void csr_walk(const czk_shape *s, int m, const czk_fr *z, czk_fr *out) {
+    for (uint64_t k = 0; k < s->num_constraints; k++) {
+        czk_fr acc = czk_fr_zero, t;
+        for (uint64_t q = s->m[m].row_ptr[k]; q < s->m[m].row_ptr[k + 1]; q++) {
+            czk_fr_mul(&t, &s->coeffs[s->m[m].coeff[q]], &z[s->m[m].col[q]]);
+            czk_fr_add(&acc, &acc, &t);
+        }
+        out[k] = acc;
+    }
+}
+
+/*
+ * got (3 × n, the device's or the emulation's a, b, c) against czk_shape_eval and the CSR walk
+ * for rows < num_constraints and zero beyond; the first difference is named.
+ */
+static void check_abc(const czk_shape *s, const czk_fr *z, const czk_fr *got, size_t n,
+                      const char *what) {
+    czk_err err;
+    size_t R = s->num_constraints;
+    czk_witness w = {.inputs = (czk_fr *)z,
+                     .aux = (czk_fr *)z + s->num_inputs,
+                     .num_inputs = s->num_inputs,
+                     .num_aux = s->num_aux};
+    czk_fr *ref = xmalloc(3 * (R + 1) * sizeof *ref), *walk = xmalloc((R + 1) * sizeof *walk);
+    czk_assert_ok(czk_shape_eval(s, &w, ref, ref + R, ref + 2 * R, pool, &err), &err);
+    for (int m = 0; m < 3; m++) {
+        csr_walk(s, m, z, walk);
+        for (size_t k = 0; k < R; k++) {
+            if (!czk_fr_eq(&ref[m * R + k], &walk[k]))
+                fail_msg("%s: czk_shape_eval and the CSR walk differ at %c[%zu]", what, "abc"[m],
+                         k);
+            if (!czk_fr_eq(&got[m * n + k], &walk[k]))
+                fail_msg("%s: %c[%zu] differs (row of %llu terms, %zu rows)", what, "abc"[m], k,
+                         (unsigned long long)(s->m[m].row_ptr[k + 1] - s->m[m].row_ptr[k]), R);
+        }
+        for (size_t k = R; k < n; k++)
+            if (!czk_fr_is_zero(&got[m * n + k]))
+                fail_msg("%s: %c[%zu] (padding beyond %zu rows) is not zero", what, "abc"[m], k, R);
+    }
+    free(ref);
+    free(walk);
+}
+
+/* The shapes of the SpMV tests: k = 0 spec, 1 uneven (~2^17 rows), 2 random circuit, 3 empty. */
+static czk_shape *spmv_case(int k, czk_fr **z_out) {
+    czk_shape *s;
+    if (k == 0) {
+        s = spec_shape(5, 3000, 11);
+    } else if (k == 1) {
+        s = uneven_shape(140000, 7, 90000, 12);
+    } else if (k == 2) {
+        rc c;
+        rc_init(&c, 1234, 3000);
+        czk_err err;
+        czk_cs *cs = czk_cs_create(CZK_CS_RECORD, NULL, &err);
+        assert_non_null(cs);
+        czk_assert_ok(czk_cs_run(cs, rc_circuit, &c, &err), &err);
+        czk_assert_ok(czk_cs_take_shape(cs, &s, &err), &err);
+        czk_cs_free(cs);
+        assert_int_equal(c.num_in, s->num_inputs);
+        assert_int_equal(c.num_aux, s->num_aux);
+        czk_fr *z = xmalloc(((size_t)c.num_in + c.num_aux) * sizeof *z);
+        memcpy(z, c.in_vals, c.num_in * sizeof *z);
+        memcpy(z + c.num_in, c.aux_vals, c.num_aux * sizeof *z);
+        rc_free(&c);
+        *z_out = z;
+        return s;
+    } else {
+        uint32_t *len[3];
+        for (int m = 0; m < 3; m++)
+            len[m] = calloc(3000, sizeof *len[m]);
+        s = shape_from_lengths(len, 3000, 2, 10, 13); /* every row empty */
+        for (int m = 0; m < 3; m++)
+            free(len[m]);
+    }
+    *z_out = random_z(s->num_inputs + s->num_aux, 100 + (uint64_t)k);
+    return s;
+}
+
+static const char *const SPMV_CASE[] = {"adversarial rows", "uneven rows", "random circuit",
+                                        "empty rows"};
+
+/* The merge-path algorithm itself, on the host (runs without a GPU too). */
+static void test_spmv_emulated(void **state) {
+    (void)state;
+    czk_err err;
+    for (int k = 0; k < 4; k++) {
+        czk_fr *z;
+        czk_shape *s = spmv_case(k, &z);
+        size_t n = s->num_constraints + 777; /* zero padding */
+        czk_fr *got = xmalloc(3 * n * sizeof *got);
+        memset(got, 0x33, 3 * n * sizeof *got);
+        czk_assert_ok(czk_cuda_spmv_emulate(s, z, got, got + n, got + 2 * n, n, &err), &err);
+        char what[64];
+        snprintf(what, sizeof what, "emulated spmv, %s", SPMV_CASE[k]);
+        check_abc(s, z, got, n, what);
+        print_message("%s: %llu rows, nnz %llu / %llu / %llu: equal\n", what,
+                      (unsigned long long)s->num_constraints, (unsigned long long)s->m[0].nnz,
+                      (unsigned long long)s->m[1].nnz, (unsigned long long)s->m[2].nnz);
+        free(got);
+        free(z);
+        czk_shape_free(s);
+    }
+    /* a malformed shape is refused */
+    czk_fr *z;
+    czk_shape *s = spmv_case(0, &z);
+    size_t n = s->num_constraints;
+    czk_fr *got = xmalloc(3 * n * sizeof *got);
+    s->m[1].col[5] = s->num_inputs + s->num_aux;
+    assert_int_equal(czk_cuda_spmv_emulate(s, z, got, got + n, got + 2 * n, n, &err),
+                     CZK_ERR_INVALID_ARG);
+    free(got);
+    free(z);
+    czk_shape_free(s);
+}
+
+/* The device SpMV on the same shapes (and malformed ones refused at upload). */
+static void test_spmv_device(void **state) {
+    (void)state;
+    NEED_GPU();
+    czk_err err;
+    for (int k = 0; k < 4; k++) {
+        czk_fr *z;
+        czk_shape *s = spmv_case(k, &z);
+        size_t nv = (size_t)s->num_inputs + s->num_aux;
+        size_t n = k == 1 ? (size_t)1 << czk_domain_log(s->num_constraints)
+                          : s->num_constraints + (k == 2 ? 0 : 1000);
+        czk_cuda_shape *ds;
+        czk_assert_ok(czk_cuda_shape_upload(ctx, &ds, s, &err), &err);
+        assert_true(czk_cuda_shape_device_bytes(s) >=
+                    (s->num_constraints + 1) * 12 + 8 * (s->m[0].nnz + s->m[1].nnz + s->m[2].nnz));
+        czk_fr *dz = dev_alloc(nv * sizeof *dz), *dabc = dev_alloc(3 * n * sizeof *dabc);
+        czk_assert_ok(czk_cuda_upload(ctx, dz, z, nv * sizeof *dz, &err), &err);
+        /* garbage first, so that every row and the zero padding are really written */
+        czk_assert_ok(czk_cuda_fr_random(ctx, dabc, 3 * n, 5, &err), &err);
+        czk_assert_ok(czk_cuda_spmv(ctx, ds, dz, dabc, dabc + n, dabc + 2 * n, n, &err), &err);
+        czk_fr *got = xmalloc(3 * n * sizeof *got);
+        czk_assert_ok(czk_cuda_download(ctx, got, dabc, 3 * n * sizeof *got, &err), &err);
+        char what[64];
+        snprintf(what, sizeof what, "device spmv, %s", SPMV_CASE[k]);
+        check_abc(s, z, got, n, what);
+        if (s->num_constraints)
+            assert_int_equal(czk_cuda_spmv(ctx, ds, dz, dabc, dabc + n, dabc + 2 * n,
+                                           s->num_constraints - 1, &err),
+                             CZK_ERR_INVALID_ARG);
+        czk_cuda_free(ctx, dz);
+        czk_cuda_free(ctx, dabc);
+        czk_cuda_shape_free(ctx, ds);
+        free(got);
+        free(z);
+        czk_shape_free(s);
+    }
+    /* malformed shapes: a column beyond z, a coefficient beyond the table, row pointers
+     * decreasing; each refused with a message, nothing left allocated */
+    for (int bad = 0; bad < 3; bad++) {
+        czk_fr *z;
+        czk_shape *s = spmv_case(0, &z);
+        if (bad == 0) s->m[2].col[s->m[2].nnz - 1] = s->num_inputs + s->num_aux + 5;
+        if (bad == 1) s->m[0].coeff[17] = s->num_coeffs;
+        if (bad == 2) s->m[1].row_ptr[100] = s->m[1].row_ptr[101] + 1;
+        czk_cuda_shape *ds = (czk_cuda_shape *)&ds;
+        assert_int_equal(czk_cuda_shape_upload(ctx, &ds, s, &err), CZK_ERR_INVALID_ARG);
+        assert_null(ds);
+        assert_non_null(strstr(err.msg, "malformed"));
+        free(z);
+        czk_shape_free(s);
+    }
+}
+
 static void test_errors(void **state) {
     (void)state;
     NEED_GPU();
@@ -472,6 +805,8 @@ int main(void) {
         cmocka_unit_test(test_h),
         cmocka_unit_test(test_msm_g1),
         cmocka_unit_test(test_msm_g2),
+        cmocka_unit_test(test_spmv_emulated),
+        cmocka_unit_test(test_spmv_device),
     };
     /* CZK_TEST_NTT_ONLY set: only the NTT and H tests (scripts/gpu-check.sh reruns them with
      * the old NTT paths selected) */
