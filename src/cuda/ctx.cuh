@@ -18,6 +18,7 @@
 
 #include "czk/cuda.h"
 #include "czk/pool.h"
+#include "cuda/internal.h"
 #include "field.cuh"
 
 #include <cuda_runtime.h>
@@ -47,6 +48,7 @@ struct czk_cuda_ctx {
     void *stage[4];              /* page-locked staging ring (staging.cu), NULL until used */
     cudaEvent_t stage_ev[4];     /* DMA of stage[k] done */
     bool stage_failed;           /* the ring could not be allocated: pageable copies */
+    czk_cuda_msm_info msm_last;  /* what the last MSM did (czk_cuda_msm_last) */
 };
 
 namespace czkg {

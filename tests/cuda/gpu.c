@@ -248,9 +248,19 @@ static void test_h(void **state) {
 /* ---- MSM ---- */
 
 /* Scalar mixes: the bit-heavy witness shape and the corner cases of the recoding. */
-enum mix { MIX_UNIFORM, MIX_WITNESS, MIX_ALL_TWO, MIX_EXTREMES };
+enum mix {
+    MIX_UNIFORM,
+    MIX_WITNESS,
+    MIX_ALL_TWO,
+    MIX_EXTREMES,
+    MIX_BITS,     /* "other" (uniform) with probability ppm / 10^6, the rest 0 or 1 half each */
+    MIX_BITS_RM1, /* the same with every other scalar r − 1 */
+    MIX_ZEROS,
+    MIX_ONES,
+    MIX_SINGLE, /* 0 and 1 except one uniform scalar in the middle */
+};
 
-static void make_scalars(czk_fr *s, size_t n, enum mix mix, uint64_t seed) {
+static void make_scalars(czk_fr *s, size_t n, enum mix mix, unsigned ppm, uint64_t seed) {
     czk_rng rng;
     czk_rng_seed(&rng, seed);
     czk_err err;
@@ -297,6 +307,25 @@ static void make_scalars(czk_fr *s, size_t n, enum mix mix, uint64_t seed) {
             }
             break;
         }
+        case MIX_BITS:
+        case MIX_BITS_RM1:
+        case MIX_SINGLE: {
+            uint64_t q = czk_rng_u64(&rng);
+            bool other = mix == MIX_SINGLE ? i == n / 2 : q % 1000000 < ppm;
+            if (!other)
+                s[i] = (q >> 32) & 1 ? czk_fr_one : czk_fr_zero;
+            else if (mix == MIX_BITS_RM1)
+                s[i] = minus_one;
+            else
+                czk_assert_ok(czk_fr_random(&s[i], &rng, &err), &err);
+            break;
+        }
+        case MIX_ZEROS:
+            s[i] = czk_fr_zero;
+            break;
+        case MIX_ONES:
+            s[i] = czk_fr_one;
+            break;
         }
     }
 }
@@ -333,7 +362,12 @@ static void naive_msm(void *out, const void *bases, const czk_fr *scalars, size_
     }
 }
 
-static void check_msm(bool g2, size_t n, enum mix mix, int dup, uint64_t seed) {
+/*
+ * GPU MSM of n random bases and scalars of the mix against czk_msm (and, for n <= 64, the naive
+ * sum); cap: czk_cuda_set_msm_cap for the call (0: none). Returns what the MSM did.
+ */
+static czk_cuda_msm_info check_msm_ex(bool g2, size_t n, enum mix mix, unsigned ppm, int dup,
+                                      size_t cap, uint64_t seed) {
     czk_err err;
     size_t psz = g2 ? sizeof(blst_p2_affine) : sizeof(blst_p1_affine);
     void *bases = xmalloc(n * psz);
@@ -352,7 +386,7 @@ static void check_msm(bool g2, size_t n, enum mix mix, int dup, uint64_t seed) {
         else
             assert_true(blst_p1_affine_in_g1((const blst_p1_affine *)bases + i));
     }
-    make_scalars(sc, n, mix, seed ^ 0x5555);
+    make_scalars(sc, n, mix, ppm, seed ^ 0x5555);
     if (dup) {
         /* pairs (P, P) and (P, −P) with equal scalars: doubling and cancelling in one bucket */
         for (size_t i = 0; i + 1 < n; i += 4) {
@@ -378,16 +412,41 @@ static void check_msm(bool g2, size_t n, enum mix mix, int dup, uint64_t seed) {
     }
     czk_assert_ok(czk_cuda_upload(ctx, dsc, sc, n * sizeof *sc, &err), &err);
     blst_p2 got, want; /* blst_p2 is large enough for either */
+    czk_cuda_set_msm_cap(ctx, cap);
     if (g2)
         czk_assert_ok(czk_cuda_msm_g2(ctx, &got, dbases, dsc, n, &err), &err);
     else
         czk_assert_ok(czk_cuda_msm_g1(ctx, (blst_p1 *)&got, dbases, dsc, n, &err), &err);
+    czk_cuda_set_msm_cap(ctx, 0);
+    czk_cuda_msm_info info;
+    czk_cuda_msm_last(ctx, &info);
     cpu_msm(&want, bases, sc, n, g2);
     bool ok =
         g2 ? blst_p2_is_equal(&got, &want) : blst_p1_is_equal((blst_p1 *)&got, (blst_p1 *)&want);
     if (!ok)
-        fail_msg("msm %s n=%zu mix=%d dup=%d: GPU result differs from czk_msm", g2 ? "g2" : "g1", n,
-                 mix, dup);
+        fail_msg("msm %s n=%zu mix=%d ppm=%u dup=%d cap=%zu: GPU result differs from czk_msm "
+                 "(path: %s, %llu ones, %llu others, %u pieces, c=%u)",
+                 g2 ? "g2" : "g1", n, mix, ppm, dup, cap, info.sparse ? "compacted" : "dense",
+                 (unsigned long long)info.ones, (unsigned long long)info.others, info.pieces,
+                 info.c);
+    if (info.sparse) { /* the compaction's counts are the scalars' */
+        uint64_t ones = 0, others = 0;
+        for (size_t i = 0; i < n; i++) {
+            ones += czk_fr_is_one(&sc[i]);
+            others += !czk_fr_is_one(&sc[i]) && !czk_fr_is_zero(&sc[i]);
+        }
+        if (info.ones != ones || info.others != others)
+            fail_msg("msm %s n=%zu mix=%d: compaction counted %llu ones and %llu others, the "
+                     "scalars hold %llu and %llu",
+                     g2 ? "g2" : "g1", n, mix, (unsigned long long)info.ones,
+                     (unsigned long long)info.others, (unsigned long long)ones,
+                     (unsigned long long)others);
+        size_t piece = cap ? cap : others;
+        unsigned pieces = others ? (unsigned)((others + piece - 1) / piece) : 0;
+        if (info.pieces != pieces)
+            fail_msg("msm %s n=%zu cap=%zu: %u Pippenger pieces, expected %u", g2 ? "g2" : "g1", n,
+                     cap, info.pieces, pieces);
+    }
     if (n <= 64) { /* and both from the plain sum of scalar multiplications */
         naive_msm(&want, bases, sc, n, g2);
         ok = g2 ? blst_p2_is_equal(&got, &want)
@@ -399,6 +458,62 @@ static void check_msm(bool g2, size_t n, enum mix mix, int dup, uint64_t seed) {
     czk_cuda_free(ctx, dbases);
     czk_cuda_free(ctx, dsc);
     free(bases), free(sc);
+    return info;
+}
+
+static void check_msm(bool g2, size_t n, enum mix mix, int dup, uint64_t seed) {
+    (void)check_msm_ex(g2, n, mix, 0, dup, 0, seed);
+}
+
+/* "Other" fractions of the sparse-MSM tests (parts per million): the 32GiB witness has 1.3 %
+ * over aux, 1 % over the A-dense and 3.7 % over the B-dense positions. */
+static const unsigned OTHER_PPM[] = {0, 5000, 13000, 40000, 300000, 1000000};
+
+/* Witness-like mixes: compacted (or dense for 100 %) and equal to the CPU's. */
+static void check_sparse(bool g2, size_t n, uint64_t seed) {
+    for (size_t k = 0; k < sizeof OTHER_PPM / sizeof OTHER_PPM[0]; k++) {
+        czk_cuda_msm_info info = check_msm_ex(g2, n, MIX_BITS, OTHER_PPM[k], k == 2, 0, seed + k);
+        if (n >= 1000 && info.sparse != (OTHER_PPM[k] < 1000000))
+            fail_msg("msm %s n=%zu, %u ppm others: %s path, expected %s", g2 ? "g2" : "g1", n,
+                     OTHER_PPM[k], info.sparse ? "compacted" : "dense",
+                     OTHER_PPM[k] < 1000000 ? "compacted" : "dense");
+    }
+    static const enum mix special[] = {MIX_ZEROS, MIX_ONES, MIX_SINGLE};
+    for (size_t k = 0; k < 3; k++) {
+        czk_cuda_msm_info info = check_msm_ex(g2, n, special[k], 0, 0, 0, seed + 10 + k);
+        assert_true(info.sparse);
+    }
+    (void)check_msm_ex(g2, n, MIX_BITS_RM1, 13000, 1, 0, seed + 20);
+}
+
+static void test_msm_sparse_g1(void **state) {
+    (void)state;
+    NEED_GPU();
+    static const size_t sizes[] = {1, 2, 33, 1000, 4103, 1u << 16};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+        check_sparse(false, sizes[i], 100 + 50 * i);
+    /* 2^20 at the witness mixes, and 30 % */
+    for (size_t k = 1; k <= 4; k++)
+        assert_true(check_msm_ex(false, 1u << 20, MIX_BITS, OTHER_PPM[k], 0, 0, 400 + k).sparse);
+    /* a memory cap: the others in pieces (also forced compaction of uniform scalars) */
+    czk_cuda_msm_info info = check_msm_ex(false, 1u << 16, MIX_BITS, 300000, 1, 5000, 410);
+    assert_int_equal(info.pieces, 4);
+    info = check_msm_ex(false, 1u << 20, MIX_BITS, 13000, 0, 4096, 411);
+    assert_true(info.pieces >= 3);
+    info = check_msm_ex(false, 4103, MIX_UNIFORM, 0, 0, 1000, 412);
+    assert_true(info.sparse && info.pieces == 5);
+}
+
+static void test_msm_sparse_g2(void **state) {
+    (void)state;
+    NEED_GPU();
+    static const size_t sizes[] = {1, 33, 1000, 4103, 1u << 14};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+        check_sparse(true, sizes[i], 500 + 50 * i);
+    for (size_t k = 2; k <= 3; k++)
+        assert_true(check_msm_ex(true, 1u << 17, MIX_BITS, OTHER_PPM[k], 0, 0, 800 + k).sparse);
+    czk_cuda_msm_info info = check_msm_ex(true, 1u << 14, MIX_BITS, 300000, 1, 2000, 810);
+    assert_true(info.pieces >= 2);
 }
 
 static void test_msm_g1(void **state) {
@@ -805,6 +920,8 @@ int main(void) {
         cmocka_unit_test(test_h),
         cmocka_unit_test(test_msm_g1),
         cmocka_unit_test(test_msm_g2),
+        cmocka_unit_test(test_msm_sparse_g1),
+        cmocka_unit_test(test_msm_sparse_g2),
         cmocka_unit_test(test_spmv_emulated),
         cmocka_unit_test(test_spmv_device),
     };
