@@ -51,6 +51,15 @@ void czk_cuda_set_msm_acc(czk_cuda_ctx *ctx, int variant);
  */
 void czk_cuda_set_msm_cap(czk_cuda_ctx *ctx, size_t points);
 
+/*
+ * Benchmark scalars on the device: out[i] is 0 with probability zero_ppm / 10^6, 1 with
+ * one_ppm / 10^6, else a random value below 2^254 (Montgomery form). Deterministic in seed.
+ * Returns CZK_OK, CZK_ERR_INVALID_ARG (n >= 2^31, zero_ppm + one_ppm > 10^6), CZK_ERR_DEVICE.
+ */
+CZK_NODISCARD czk_status czk_cuda_fr_mix(czk_cuda_ctx *ctx, czk_fr *out, size_t n,
+                                         uint32_t zero_ppm, uint32_t one_ppm, uint64_t seed,
+                                         czk_err *err);
+
 /* What the last MSM on ctx did (for tests and benchmarks). */
 typedef struct czk_cuda_msm_info {
     bool sparse;     /* scalars classified and compacted */
