@@ -17,7 +17,8 @@
  * upload_fast (staging.cu): directly from page-locked memory (host_alloc'ed
  * witnesses, pinned keys), else through the main context's page-locked
  * staging ring, the host-side copies on the backend's own copy pool
- * (COPY_THREADS threads, so that they never wait behind the caller's pool).
+ * (COPY_THREADS threads, CZK_CUDA_COPY_THREADS overrides; its own, so that they never wait
+ * behind the caller's pool).
  * The four extra contexts run the witness MSMs (l, a, b_g1, b_g2) with a
  * memory cap (MSM_CAP points per Pippenger piece, msm.cuh), so that the
  * concurrent MSMs' temporaries are bounded whatever the witness holds.
@@ -736,6 +737,8 @@ extern "C" czk_status czk_backend_cuda(czk_backend *out, int device, czk_pool *p
     {
         czk_err e2;
         unsigned nt = czk_cpu_count() < COPY_THREADS ? czk_cpu_count() : COPY_THREADS;
+        const char *ct = getenv("CZK_CUDA_COPY_THREADS"); /* benchmark knob, 1..64 */
+        if (ct && atoi(ct) >= 1 && atoi(ct) <= 64) nt = (unsigned)atoi(ct);
         be->copy_pool = nt > 1 ? czk_pool_create(nt, &e2) : NULL; /* NULL: copies on the caller */
         czk_cuda_set_copy_pool(be->ctx, be->copy_pool);
     }
