@@ -17,8 +17,8 @@
  * upload_fast (staging.cu): directly from page-locked memory (host_alloc'ed
  * witnesses, pinned keys), else through the main context's page-locked
  * staging ring, the host-side copies on the backend's own copy pool
- * (COPY_THREADS threads, CZK_CUDA_COPY_THREADS overrides; its own, so that they never wait
- * behind the caller's pool).
+ * (COPY_THREADS threads, or CZK_CUDA_COPY_THREADS; not the caller's pool,
+ * so that they never wait behind its loops).
  * The four extra contexts run the witness MSMs (l, a, b_g1, b_g2) with a
  * memory cap (MSM_CAP points per Pippenger piece, msm.cuh), so that the
  * concurrent MSMs' temporaries are bounded whatever the witness holds.
@@ -103,8 +103,6 @@ struct cuda_be {
     czk_pool *copy_pool; /* host side of staged uploads (NULL: the calling thread) */
 };
 
-/* z-indices of the a query's scalars (inputs ‖ A-dense aux) and of the b queries' (B-dense inputs ‖
- * B-dense aux); out holds num_inputs + num_aux entries. Returns the count. */
 /* Appends offset + i for every set bit i < len of b (a word at a time). */
 uint32_t append_bits(const czk_bitmap *b, uint32_t len, uint32_t offset, uint32_t *out,
                      uint32_t m) {
@@ -119,6 +117,8 @@ uint32_t append_bits(const czk_bitmap *b, uint32_t len, uint32_t offset, uint32_
     }
     return m;
 }
+/* z-indices of the a query's scalars (inputs ‖ A-dense aux) and of the b queries' (B-dense inputs ‖
+ * B-dense aux); out holds num_inputs + num_aux entries. Returns the count. */
 uint32_t index_a(const czk_shape *s, uint32_t *out) {
     uint32_t m = 0;
     for (uint32_t i = 0; i < s->num_inputs; i++)
