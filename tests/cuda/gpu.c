@@ -558,14 +558,17 @@ static const int ROW_SPEC[] = {
     0,          0, 0,          1,
 };
 
-/* Lengths for matrix m: ROW_SPEC rotated by m·7 entries; -4 is 2500 empty rows. */
+/* Lengths for matrix m: 100 empty rows, ROW_SPEC rotated by m·7 entries (EMPTY_RUN: 2500 empty
+ * rows), 100 empty rows. */
 static uint32_t *spec_lengths(int m, uint64_t *rows_out) {
     size_t ns = sizeof ROW_SPEC / sizeof ROW_SPEC[0];
-    uint64_t rows = 0;
+    uint64_t rows = 200;
     for (size_t k = 0; k < ns; k++)
         rows += ROW_SPEC[k] == EMPTY_RUN ? 2500 : 1;
     uint32_t *len = xmalloc(rows * sizeof *len);
     uint64_t pos = 0, r = 0; /* merge-list position: rows ended + non-zeros */
+    for (int e = 0; e < 100; e++)
+        len[r++] = 0, pos++;
     for (size_t q = 0; q < ns; q++) {
         int sp = ROW_SPEC[(q + 7 * (size_t)m) % ns];
         if (sp == EMPTY_RUN) {
@@ -585,6 +588,8 @@ static uint32_t *spec_lengths(int m, uint64_t *rows_out) {
         len[r++] = l;
         pos += l + 1;
     }
+    for (int e = 0; e < 100; e++)
+        len[r++] = 0;
     *rows_out = rows;
     return len;
 }
