@@ -5,9 +5,19 @@
  * NTT (four kinds) and H against czk_ntt, and for sizes up to 2^10 also
  * against a naive DFT written here (the independent check); MSM G1/G2
  * against czk_msm_g1/g2 (blst Pippenger behind the bit-aware front end) and,
- * for n <= 64, against a sum of blst scalar multiplications. Also the error
- * paths. Every test skips when the machine has no CUDA device (CI), so a
- * CUDA build passes there; scripts/gpu-check.sh runs them on a GPU.
+ * for n <= 64, against a sum of blst scalar multiplications; the compacted
+ * (witness-scalar) MSM path on mixes of 0 / 0.5 / 1.3 / 4 / 30 / 100 % "other"
+ * scalars (the rest 0 and 1), all zeros, all ones, a single other, others
+ * equal to r − 1, repeated bases, and with a memory cap (Pippenger in
+ * pieces), with the path taken and the compaction's counts checked against
+ * the scalars. SpMV on adversarial shapes (rows of 0–5000 terms, runs of
+ * empty rows at the start, middle and end, rows ending exactly at thread and
+ * tile boundaries, zero padding, coefficients 1, −1, 2^k and random, a
+ * random circuit) against czk_shape_eval and a plain CSR walk, on the device
+ * and through the host emulation of its kernels (test_spmv_emulated, which
+ * needs no GPU), and malformed shapes refused. Also the error paths. Every
+ * GPU test skips when the machine has no CUDA device (CI), so a CUDA build
+ * passes there; scripts/gpu-check.sh runs them on a GPU.
  */
 #include "support.h"
 
