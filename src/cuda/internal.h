@@ -11,6 +11,9 @@
 extern "C" {
 #endif
 
+struct czk_pool;  /* include/czk/pool.h */
+struct czk_shape; /* include/czk/r1cs.h */
+
 /*
  * Runs the device arithmetic templates (field.cuh, curve.cuh: Fp, Fr, Fp2,
  * both Montgomery multiplications, G1/G2 xyzz formulas) on the host and
