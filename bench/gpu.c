@@ -19,6 +19,22 @@
  * setting of CZK_CUDA_NTT_TWIST (direct, split) and CZK_CUDA_H_ORDER (paired,
  * natural), each in a fresh context; a table on stdout).
  *
+ * Rows for the 32GiB partition's phases (skippable: --no-spmv, --no-upload,
+ * --no-witness-msm):
+ *   spmv: czk_cuda_spmv on a synthetic uneven shape of 2^--spmv-rows rows
+ *     (default 24; rows of 0–3 terms mostly, some of 4–15 and of 100–400;
+ *     columns mostly near the row's, 10 % anywhere; coefficients 1, −1, 2^k,
+ *     other), median of 5: ms and GB/s counting 8 + 32 bytes per non-zero
+ *     (indices, witness read) and 36 per row and matrix (row pointer, output
+ *     write), scaled to the 32GiB shape; the shape upload's rate (staged).
+ *   upload: 1 GiB host to device, median of 3 (wall clock): czk_cuda_upload
+ *     from pageable memory, from page-locked memory, and czk_cuda_upload_fast
+ *     (staging ring) from pageable memory with 1 and 4 host threads.
+ *   msm witness mix: G1 2^24..max-g1 and G2 2^24..max-g2 with the 32GiB
+ *     witness's mix (51 % zero, 47 % one, 2 % other; compacted path) next to
+ *     the uniform rows, median of 3; then estimates of L, A, B_G1, B_G2 of
+ *     a 32GiB partition scaled from them.
+ *
  * porep2k_gpu_ms: the GPU backend's prove call for one 2KiB PoRep partition
  * (src/cuda/porep2k_fixture.h: cached shape and TEST keys, a C1, the
  * witness of partition 0), from the witness in host memory to the 192 proof
@@ -29,6 +45,7 @@
 #include "cuda/internal.h"
 #include "cuda/porep2k_fixture.h"
 #include "czk/pool.h"
+#include "czk/r1cs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +124,182 @@ static double wall_ms(void) {
     return 1e3 * (double)t.tv_sec + 1e-6 * (double)t.tv_nsec;
 }
 
+/* ---- SpMV on a synthetic uneven shape ---- */
+
+static uint64_t xs64(uint64_t *s) {
+    uint64_t x = *s;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return *s = x;
+}
+
+/* Terms of a row of matrix m: A uneven (some rows of 100–400), B mostly 1, C 0–15. */
+static uint32_t row_terms(int m, uint64_t *rs) {
+    uint64_t r = xs64(rs) % 1000;
+    if (m == 0)
+        return r < 100   ? 0
+               : r < 650 ? 1
+               : r < 850 ? 2
+               : r < 950 ? 3
+               : r < 995 ? 4 + (uint32_t)(xs64(rs) % 12)
+                         : 100 + (uint32_t)(xs64(rs) % 301);
+    if (m == 1) return r < 150 ? 0 : r < 870 ? 1 : 2;
+    return r < 120 ? 0 : r < 720 ? 1 : r < 870 ? 2 : r < 950 ? 3 : 4 + (uint32_t)(xs64(rs) % 12);
+}
+
+static czk_shape *bench_shape(uint64_t rows, uint32_t nv) {
+    czk_shape *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->num_inputs = 1;
+    s->num_aux = nv - 1;
+    s->num_constraints = rows;
+    s->num_coeffs = 3 + 254 + 8;
+    s->coeffs = malloc(s->num_coeffs * sizeof *s->coeffs);
+    if (!s->coeffs) return czk_shape_free(s), NULL;
+    czk_fr_from_u64(&s->coeffs[0], 12345);
+    s->coeffs[1] = czk_fr_one;
+    czk_fr_neg(&s->coeffs[2], &czk_fr_one);
+    for (unsigned e = 1; e < 255; e++)
+        s->coeffs[2 + e] = *czk_fr_pow2(e);
+    for (unsigned k = 257; k < s->num_coeffs; k++)
+        czk_fr_from_u64(&s->coeffs[k], 0x9e3779b97f4a7c15ull * k);
+    uint64_t rs = 0x1234567;
+    for (int m = 0; m < 3; m++) {
+        czk_csr *c = &s->m[m];
+        uint64_t cap = rows * 4 + 1024;
+        c->row_ptr = malloc((rows + 1) * sizeof *c->row_ptr);
+        c->col = malloc(cap * sizeof *c->col);
+        c->coeff = malloc(cap * sizeof *c->coeff);
+        if (!c->row_ptr || !c->col || !c->coeff) return czk_shape_free(s), NULL;
+        uint64_t q = 0;
+        for (uint64_t k = 0; k < rows; k++) {
+            c->row_ptr[k] = q;
+            uint32_t t = row_terms(m, &rs);
+            if (q + t > cap) t = 0;
+            uint64_t center = k * nv / rows;
+            for (uint32_t j = 0; j < t; j++, q++) {
+                uint64_t r = xs64(&rs);
+                c->col[q] =
+                    r % 10 ? (uint32_t)((center + (r >> 8) % 128) % nv) : (uint32_t)((r >> 8) % nv);
+                uint64_t u = (r >> 40) % 100;
+                c->coeff[q] = u < 60   ? 1
+                              : u < 85 ? 2
+                              : u < 95 ? 3 + (uint32_t)(r % 254)
+                                       : 257 + (uint32_t)(r % 8);
+            }
+        }
+        c->row_ptr[rows] = q;
+        c->nnz = q;
+    }
+    return s;
+}
+
+struct spmv_arg {
+    czk_cuda_shape *ds;
+    czk_fr *z, *abc;
+    size_t n;
+};
+static czk_status run_spmv(void *p, czk_err *err) {
+    struct spmv_arg *a = p;
+    return czk_cuda_spmv(ctx, a->ds, a->z, a->abc, a->abc + a->n, a->abc + 2 * a->n, a->n, err);
+}
+
+/* Prints the spmv rows; returns ms (0 on a failure to build the shape). */
+static double bench_spmv(unsigned log_rows, double *gbps) {
+    uint64_t rows = (1ull << log_rows) - 1000; /* not a power of two: zero padding too */
+    uint32_t nv = (uint32_t)rows;
+    double t0 = wall_ms();
+    czk_shape *s = bench_shape(rows, nv);
+    if (!s) {
+        fprintf(stderr, "bench_gpu: spmv shape: out of host memory\n");
+        return 0;
+    }
+    uint64_t nnz = s->m[0].nnz + s->m[1].nnz + s->m[2].nnz;
+    printf("spmv shape: %llu rows, nnz A/B/C %llu / %llu / %llu (made in %.1f s)\n",
+           (unsigned long long)rows, (unsigned long long)s->m[0].nnz,
+           (unsigned long long)s->m[1].nnz, (unsigned long long)s->m[2].nnz,
+           (wall_ms() - t0) / 1e3);
+    czk_err err;
+    struct spmv_arg a;
+    t0 = wall_ms();
+    if (czk_cuda_shape_upload(ctx, &a.ds, s, &err) != CZK_OK) die("shape upload", &err);
+    double up_ms = wall_ms() - t0;
+    uint64_t host_bytes = 3 * (rows + 1) * 8 + 8 * nnz;
+    printf("spmv shape upload (staged, u64 -> u32 row pointers): %.1f ms, %.2f GB/s of host "
+           "bytes\n",
+           up_ms, host_bytes / up_ms / 1e6);
+    a.n = (size_t)1 << log_rows;
+    a.z = dalloc((size_t)nv * sizeof(czk_fr));
+    a.abc = dalloc(3 * a.n * sizeof(czk_fr));
+    if (czk_cuda_fr_mix(ctx, a.z, nv, 500000, 470000, 3, &err) != CZK_OK) die("z", &err);
+    double ms = time_op(run_spmv, &a, 5);
+    double bytes = 40.0 * (double)nnz + 36.0 * 3 * (double)rows;
+    double bytes32 = 40.0 * 722388891.0 + 36.0 * 3 * 130278869.0;
+    *gbps = bytes / ms / 1e6;
+    printf("spmv 2^%u rows: %.3f ms, %.0f GB/s (40 B per non-zero, 36 B per row and matrix); "
+           "scaled to the 32GiB shape: %.1f ms\n",
+           log_rows, ms, *gbps, ms * bytes32 / bytes);
+    fflush(stdout);
+    czk_cuda_free(ctx, a.z);
+    czk_cuda_free(ctx, a.abc);
+    czk_cuda_shape_free(ctx, a.ds);
+    czk_shape_free(s);
+    return ms;
+}
+
+/* ---- host-to-device upload rates ---- */
+
+/* GB/s of 3 uploads of `bytes` (median, wall clock): fast = czk_cuda_upload_fast. */
+static double upload_rate(void *dst, const void *src, size_t bytes, bool fast) {
+    czk_err err;
+    double t[3];
+    for (int i = -1; i < 3; i++) {
+        double a = wall_ms();
+        czk_status st = fast ? czk_cuda_upload_fast(ctx, dst, src, bytes, &err)
+                             : czk_cuda_upload(ctx, dst, src, bytes, &err);
+        if (st != CZK_OK) die("upload", &err);
+        if (i >= 0) t[i] = wall_ms() - a;
+    }
+    qsort(t, 3, sizeof *t, cmp_double);
+    return bytes / t[1] / 1e6;
+}
+
+static void bench_upload(double out[4]) {
+    const size_t bytes = (size_t)1 << 30;
+    czk_err err;
+    char *page = malloc(bytes), *pin = czk_cuda_host_alloc(bytes);
+    void *dst = dalloc(bytes);
+    if (!page || !pin) {
+        fprintf(stderr, "bench_gpu: upload: host memory\n");
+        free(page);
+        czk_cuda_host_free(pin);
+        czk_cuda_free(ctx, dst);
+        return;
+    }
+    memset(page, 1, bytes);
+    memset(pin, 1, bytes);
+    czk_pool *pool4 = czk_pool_create(4, &err);
+    out[0] = upload_rate(dst, page, bytes, false);
+    out[1] = upload_rate(dst, pin, bytes, false);
+    czk_cuda_set_copy_pool(ctx, NULL);
+    out[2] = upload_rate(dst, page, bytes, true);
+    czk_cuda_set_copy_pool(ctx, pool4);
+    out[3] = upload_rate(dst, page, bytes, true);
+    czk_cuda_set_copy_pool(ctx, NULL);
+    printf("upload 1 GiB: pageable %.1f GB/s, page-locked %.1f GB/s, staged from pageable %.1f "
+           "GB/s (1 thread) / %.1f GB/s (4 threads)\n",
+           out[0], out[1], out[2], out[3]);
+    printf("  a 32GiB partition: witness (4.17 GB) %.0f ms page-locked, %.0f ms staged; keys and "
+           "shape (56.3 GB) %.1f s staged (4 threads)\n",
+           4.17e3 / out[1], 4.17e3 / out[3], 56.3 / out[3]);
+    fflush(stdout);
+    czk_pool_destroy(pool4);
+    free(page);
+    czk_cuda_host_free(pin);
+    czk_cuda_free(ctx, dst);
+}
+
 /* porep2k_gpu_ms (see the top of this file); 0 when skipped. */
 static double bench_porep2k(void) {
     czk_err err;
@@ -161,10 +354,10 @@ static double bench_porep2k(void) {
     unsetenv("CZK_CUDA_SERIAL_MSM");
     qsort(ts, 3, sizeof *ts, cmp_double);
     printf("porep2k with serial MSMs: %.2f ms (median of 3)\n", ts[1]);
-    printf("porep2k phases (mean of 5, ms): spmv %.2f, ntt/H %.2f, msm h %.2f, l %.2f, a %.2f, "
-           "b_g1 %.2f, b_g2 %.2f, assemble %.2f\n",
-           pt.spmv * 200, pt.ntt * 200, pt.msm_h * 200, pt.msm_l * 200, pt.msm_a * 200,
-           pt.msm_b1 * 200, pt.msm_b2 * 200, pt.assemble * 200);
+    printf("porep2k phases (mean of 5, ms): upload %.2f, spmv %.2f, ntt/H %.2f, msm h %.2f, l "
+           "%.2f, a %.2f, b_g1 %.2f, b_g2 %.2f, assemble %.2f\n",
+           pt.upload * 200, pt.spmv * 200, pt.ntt * 200, pt.msm_h * 200, pt.msm_l * 200,
+           pt.msm_a * 200, pt.msm_b1 * 200, pt.msm_b2 * 200, pt.assemble * 200);
     printf("porep2k_gpu_ms: %.2f (median of 5; min %.2f, max %.2f)\n", t[2], t[0], t[4]);
     fflush(stdout);
     czk_backend_release(&be);
@@ -177,6 +370,8 @@ int main(int argc, char **argv) {
     const char *json = NULL, *commit = "unknown";
     unsigned max_g1 = 27, max_g2 = 25, max_ntt = 27;
     bool sweep = false, porep2k = true, variants = false, ntt_variants = false;
+    bool do_spmv = true, do_upload = true, do_wit = true;
+    unsigned spmv_rows = 24;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json") && i + 1 < argc)
             json = argv[++i];
@@ -196,10 +391,19 @@ int main(int argc, char **argv) {
             variants = true;
         else if (!strcmp(argv[i], "--ntt-variants"))
             ntt_variants = true;
+        else if (!strcmp(argv[i], "--no-spmv"))
+            do_spmv = false;
+        else if (!strcmp(argv[i], "--no-upload"))
+            do_upload = false;
+        else if (!strcmp(argv[i], "--no-witness-msm"))
+            do_wit = false;
+        else if (!strcmp(argv[i], "--spmv-rows") && i + 1 < argc)
+            spmv_rows = (unsigned)atoi(argv[++i]);
         else {
             fprintf(stderr, "usage: bench_gpu [--json PATH] [--commit ID] [--max-g1 K] [--max-g2 "
                             "K] [--max-ntt K] [--sweep] [--variants] [--ntt-variants] "
-                            "[--no-porep2k]\n");
+                            "[--no-porep2k] [--no-spmv] [--spmv-rows K] [--no-upload] "
+                            "[--no-witness-msm]\n");
             return 2;
         }
     }
@@ -217,6 +421,10 @@ int main(int argc, char **argv) {
         printf("rate %-16s %.3g/s\n", czk_cuda_rate_names[i], rates[i]);
 
     double g1_ms[28] = {0}, g2_ms[28] = {0}, ntt_ms[29] = {0}, h_ms = 0;
+    double g1_wit[28] = {0}, g2_wit[28] = {0}, spmv_ms = 0, spmv_gbps = 0, up[4] = {0};
+    if (spmv_rows < 12 || spmv_rows > 27) spmv_rows = 24;
+    if (do_upload) bench_upload(up);
+    if (do_spmv) spmv_ms = bench_spmv(spmv_rows, &spmv_gbps);
 
     /* NTT and H first (they need the least memory) */
     {
@@ -321,7 +529,32 @@ int main(int argc, char **argv) {
             }
             if (czk_cuda_set_msm_c(ctx, 0, &err) != CZK_OK) die("set c", &err);
         }
+        if (do_wit) { /* the 32GiB witness's mix: 51 % zero, 47 % one, 2 % other */
+            for (unsigned k = 24; k <= maxk; k++) {
+                a.n = (size_t)1 << k;
+                if (czk_cuda_fr_mix(ctx, a.scalars, a.n, 510000, 470000, 13 + k, &err) != CZK_OK)
+                    die("witness mix", &err);
+                double ms = time_op(run_msm, &a, 3);
+                czk_cuda_msm_info info;
+                czk_cuda_msm_last(ctx, &info);
+                (g ? g2_wit : g1_wit)[k] = ms;
+                printf("msm %s 2^%u witness mix: %.2f ms (uniform %.2f; %s, %llu ones, %llu "
+                       "others, c=%u)\n",
+                       g ? "g2" : "g1", k, ms, (g ? g2_ms : g1_ms)[k],
+                       info.sparse ? "compacted" : "dense", (unsigned long long)info.ones,
+                       (unsigned long long)info.others, info.c);
+                fflush(stdout);
+            }
+        }
         czk_cuda_free(ctx, a.bases), czk_cuda_free(ctx, a.scalars);
+    }
+    if (do_wit && g1_wit[27] > 0 && g1_wit[25] > 0 && g2_wit[25] > 0) {
+        /* 32GiB: l 130.2 M, a 129.8 M, b 33.1 M points */
+        double l = g1_wit[27] * 130.17 / 134.22, aa = g1_wit[27] * 129.75 / 134.22;
+        double b1 = g1_wit[25] * 33.11 / 33.55, b2 = g2_wit[25] * 33.11 / 33.55;
+        printf("witness MSMs of a 32GiB partition (scaled from the witness-mix rows): l %.1f, a "
+               "%.1f, b_g1 %.1f, b_g2 %.1f ms, serial sum %.1f ms (bar 200)\n",
+               l, aa, b1, b2, l + aa + b1 + b2);
     }
 
     double porep2k_ms = porep2k ? bench_porep2k() : 0;
@@ -345,6 +578,18 @@ int main(int argc, char **argv) {
             if (ntt_ms[k] > 0) fprintf(f, ",\n  \"ntt_2p%u_ms\": %.4f", k, ntt_ms[k]);
         fprintf(f, ",\n  \"h_2p%u_ms\": %.3f", max_ntt, h_ms);
         if (porep2k_ms > 0) fprintf(f, ",\n  \"porep2k_gpu_ms\": %.2f", porep2k_ms);
+        for (unsigned k = 20; k <= 27; k++)
+            if (g1_wit[k] > 0) fprintf(f, ",\n  \"msm_g1_wit_2p%u_ms\": %.3f", k, g1_wit[k]);
+        for (unsigned k = 20; k <= 27; k++)
+            if (g2_wit[k] > 0) fprintf(f, ",\n  \"msm_g2_wit_2p%u_ms\": %.3f", k, g2_wit[k]);
+        if (spmv_ms > 0)
+            fprintf(f, ",\n  \"spmv_2p%u_ms\": %.3f,\n  \"spmv_gbps\": %.1f", spmv_rows, spmv_ms,
+                    spmv_gbps);
+        if (up[0] > 0)
+            fprintf(f,
+                    ",\n  \"upload_pageable_gbps\": %.2f,\n  \"upload_pinned_gbps\": %.2f,\n  "
+                    "\"upload_staged1_gbps\": %.2f,\n  \"upload_staged4_gbps\": %.2f",
+                    up[0], up[1], up[2], up[3]);
         for (int i = 0; i < CZK_CUDA_NRATES; i++)
             fprintf(f, ",\n  \"%s_per_s\": %.4g", czk_cuda_rate_names[i], rates[i]);
         fprintf(f, "\n}\n");
@@ -364,6 +609,12 @@ int main(int argc, char **argv) {
             printf("%-12s %12u %12.3f%s\n", "ntt", k, ntt_ms[k], k == 27 ? "   <= 45" : "");
     printf("%-12s %12u %12.2f\n", "h", max_ntt, h_ms);
     if (porep2k_ms > 0) printf("%-12s %12u %12.2f   <= 300\n", "porep2k", 22, porep2k_ms);
+    for (unsigned k = 20; k <= 27; k++)
+        if (g1_wit[k] > 0) printf("%-12s %12u %12.2f\n", "msm_g1_wit", k, g1_wit[k]);
+    for (unsigned k = 20; k <= 27; k++)
+        if (g2_wit[k] > 0) printf("%-12s %12u %12.2f\n", "msm_g2_wit", k, g2_wit[k]);
+    if (spmv_ms > 0)
+        printf("%-12s %12u %12.3f   %.0f GB/s\n", "spmv", spmv_rows, spmv_ms, spmv_gbps);
     czk_cuda_ctx_destroy(ctx);
     return 0;
 }

@@ -106,11 +106,17 @@ CZK_NODISCARD czk_status czk_cuda_h(czk_cuda_ctx *ctx, czk_fr *a, czk_fr *b, czk
 /*
  * MSM out = Σ_{i<n} scalars[i]·bases[i] with bases and scalars in device
  * memory (scalars in Montgomery form, as a witness holds them; converted on
- * the device). Pippenger with signed window digits and XYZZ buckets; zero
- * scalars are skipped, scalars equal to one are summed by a batch-addition
- * kernel. Temporary device memory: about n·(4·⌈255/c⌉ + 13) bytes plus
- * 2^c·(xyzz size) (≈ 10 GB for G1 at n = 2^27). n = 0 gives infinity;
- * n must be < 2^31. *out is Jacobian (blst_p{1,2}).
+ * the device). A sample of 2048 scalars decides the path (src/cuda/msm.cuh):
+ * when at most 7/8 of them are neither 0 nor 1 (witness scalars), one pass
+ * compacts the scalars: zeros are dropped, the bases of ones are summed by a
+ * batch-addition kernel, and only the other scalars go through Pippenger
+ * (signed window digits, XYZZ buckets, window size chosen for their count);
+ * otherwise (uniform scalars, the h MSM) Pippenger runs on all n, ones
+ * summed by batch addition. Temporary device memory: compacted, 4·n bytes
+ * plus Pippenger's over the m others, dense, Pippenger's over n: about
+ * k·(4·⌈255/c⌉ + 13) bytes for k points plus 2^c·(xyzz size) (≈ 10 GB for
+ * G1 at k = 2^27). n = 0 gives infinity; n must be < 2^31. *out is Jacobian
+ * (blst_p{1,2}).
  * Returns CZK_OK, CZK_ERR_INVALID_ARG, CZK_ERR_NOMEM, CZK_ERR_DEVICE.
  */
 CZK_NODISCARD czk_status czk_cuda_msm_g1(czk_cuda_ctx *ctx, czk_g1 *out, const czk_g1_affine *bases,
@@ -145,14 +151,22 @@ CZK_NODISCARD czk_status czk_cuda_timer_start(czk_cuda_ctx *ctx, czk_err *err);
 CZK_NODISCARD czk_status czk_cuda_timer_stop(czk_cuda_ctx *ctx, double *ms, czk_err *err);
 
 /*
- * SpMV on the device (src/cuda/spmv.cu). A recorded shape (include/czk/r1cs.h)
- * made resident: per matrix the row pointers (as u32), columns and
- * coefficient indices, and the coefficient table.
- *   czk_cuda_shape_device_bytes: device memory czk_cuda_shape_upload takes.
- *   czk_cuda_shape_upload: copies the shape to the device (the host shape may
- *     be freed afterwards). CZK_ERR_UNSUPPORTED for a matrix with 2^32 or
+ * SpMV on the device (src/cuda/spmv.cu: merge path, work split evenly over
+ * row ends and non-zeros, so long and empty rows cost what they hold). A
+ * recorded shape (include/czk/r1cs.h) made resident: per matrix the row
+ * pointers (as u32), columns and coefficient indices, the start row of each
+ * 1024-item tile, and the coefficient table.
+ *   czk_cuda_shape_device_bytes: device memory czk_cuda_shape_upload keeps
+ *     (about 12·rows + 8·nnz bytes; the SpMV call itself takes 36 bytes per
+ *     1024 items of temporaries).
+ *   czk_cuda_shape_upload: copies the shape to the device through the
+ *     context's page-locked staging ring (the u64 → u32 row-pointer
+ *     conversion on the host side of it) and checks it there (the host shape
+ *     may be freed afterwards). CZK_ERR_UNSUPPORTED for a matrix with 2^32 or
  *     more non-zeros or 2^31 or more constraints (such a shape is evaluated
- *     on the host); CZK_ERR_NOMEM, CZK_ERR_DEVICE.
+ *     on the host); CZK_ERR_INVALID_ARG for a malformed shape (row pointers
+ *     not from 0 to nnz and non-decreasing, a column beyond inputs + aux, a
+ *     coefficient index beyond the table); CZK_ERR_NOMEM, CZK_ERR_DEVICE.
  *   czk_cuda_spmv: a[k], b[k], c[k] = <A_k, z>, <B_k, z>, <C_k, z> for
  *     k < num_constraints and 0 for num_constraints <= k < n (the zero
  *     padding to the NTT domain), with z = (inputs ‖ aux) in device memory
@@ -173,10 +187,13 @@ CZK_NODISCARD czk_status czk_cuda_spmv(czk_cuda_ctx *ctx, const czk_cuda_shape *
  * (include/czk/groth16.h) whose proofs are byte for byte the CPU backend's
  * for the same shape, witness, keys, r and s. Per circuit, on device
  * `device`:
- *   1. the witness z = inputs ‖ aux is uploaded;
+ *   1. the witness z = inputs ‖ aux is uploaded: at full PCIe speed from
+ *      memory of ops->host_alloc (page-locked: cudaHostAlloc, portable),
+ *      else through a page-locked staging ring (4 chunks of 32 MiB, the
+ *      host-side copies on the backend's own 4 threads);
  *   2. a, b, c = A·z, B·z, C·z by czk_cuda_spmv when the shape is resident,
  *      else by czk_shape_eval on the host (on `pool`, outside the device
- *      lock) and uploaded; zero-padded to N = 2^⌈log2 n⌉;
+ *      lock) and uploaded the same way; zero-padded to N = 2^⌈log2 n⌉;
  *   3. H by czk_cuda_h;
  *   4. the MSMs on the device: h (N − 1 coefficients), l (aux), a (inputs ‖
  *      A-dense aux), b_g1 and b_g2 (B-dense inputs ‖ B-dense aux; the G2 MSM
@@ -184,13 +201,22 @@ CZK_NODISCARD czk_status czk_cuda_spmv(czk_cuda_ctx *ctx, const czk_cuda_shape *
  *      scalars are gathered on the device by index lists made at load time.
  *      With the parameters resident, the five MSMs run at once, each on its
  *      own stream (four extra contexts of the backend), when the device has
- *      room for all their temporaries (about 80 bytes per G1 point and 160
- *      per G2 point); otherwise, or with CZK_CUDA_SERIAL_MSM set in the
- *      environment, one after another.
+ *      room for all their temporaries (h: about 80 bytes per point; l, a,
+ *      b_g1, b_g2 always compact their scalars and run Pippenger on at most
+ *      2^24 of them at a time: 4 bytes per point plus at most 2^24·80 (G1)
+ *      or 2^24·160 (G2) bytes); otherwise, or with CZK_CUDA_SERIAL_MSM set
+ *      in the environment, one after another.
  * The common code (czk_prove, czk_prove_finalize) randomizes and encodes.
+ * Timings (czk_prove_timings): upload = step 1 and the upload of a host
+ * a, b, c; spmv = the device SpMV (or the host one) and the gathers of the
+ * compacted a and b scalars (device work); ntt = step 3; msm_* = step 4
+ * (with concurrent MSMs each one's own wall time).
  *
  * Residency (ops->load, spec/gpu-prover.md §7): load() makes the parameter
- * vectors and the shape resident when they fit both the budget and the
+ * vectors and the shape resident (uploaded through the staging ring, so at
+ * the rate of 4 host threads' memcpy or of PCIe, whichever is lower: a
+ * 32GiB partition's 44 GiB of keys and 8.3 GiB of shape in a few seconds)
+ * when they fit both the budget and the
  * device's free memory less the working memory of one circuit (a, b, c,
  * witness, gathered scalars, MSM temporaries, NTT twist tables: about
  * 4·N·32 + 2·nv·32 + 80·N bytes); it then reports every host vector droppable

@@ -12,6 +12,16 @@
  * Residency and streaming are described in include/czk/cuda.h. All device
  * work of one backend runs under its mutex (one context, one stream); the
  * engine's device lock, where given, is taken outside it.
+ *
+ * Host-to-device copies (witness, host a, b, c, keys, shape) go through
+ * upload_fast (staging.cu): directly from page-locked memory (host_alloc'ed
+ * witnesses, pinned keys), else through the main context's page-locked
+ * staging ring, the host-side copies on the backend's own copy pool
+ * (COPY_THREADS threads, or CZK_CUDA_COPY_THREADS; not the caller's pool,
+ * so that they never wait behind its loops).
+ * The four extra contexts run the witness MSMs (l, a, b_g1, b_g2) with a
+ * memory cap (MSM_CAP points per Pippenger piece, msm.cuh), so that the
+ * concurrent MSMs' temporaries are bounded whatever the witness holds.
  */
 #include "ctx.cuh"
 
@@ -74,6 +84,8 @@ struct resident {
 };
 
 enum { NAUX = 4 };
+constexpr size_t MSM_CAP = (size_t)1 << 24; /* points per Pippenger piece on the extra contexts */
+constexpr unsigned COPY_THREADS = 4;        /* host side of staged uploads */
 
 struct cuda_be {
     czk_cuda_ctx *ctx;
@@ -88,29 +100,34 @@ struct cuda_be {
     /* more contexts (streams) on the same device, so that the five MSMs of a circuit run
      * at once when the parameters are resident and memory allows; NULL: one after another */
     czk_cuda_ctx *aux[NAUX];
+    czk_pool *copy_pool; /* host side of staged uploads (NULL: the calling thread) */
 };
 
-bool bit(const czk_bitmap *b, uint64_t i) {
-    return i < b->len && (b->words[i / 64] >> (i % 64)) & 1;
+/* Appends offset + i for every set bit i < len of b (a word at a time). */
+uint32_t append_bits(const czk_bitmap *b, uint32_t len, uint32_t offset, uint32_t *out,
+                     uint32_t m) {
+    uint64_t bits = b->len < len ? b->len : len;
+    for (uint64_t w = 0; w < (bits + 63) / 64; w++) {
+        uint64_t x = b->words[w];
+        if (w == bits / 64) x &= (1ull << (bits % 64)) - 1; /* the last, partial word */
+        while (x) {
+            out[m++] = offset + (uint32_t)(w * 64 + (uint64_t)__builtin_ctzll(x));
+            x &= x - 1;
+        }
+    }
+    return m;
 }
-
 /* z-indices of the a query's scalars (inputs ‖ A-dense aux) and of the b queries' (B-dense inputs ‖
  * B-dense aux); out holds num_inputs + num_aux entries. Returns the count. */
 uint32_t index_a(const czk_shape *s, uint32_t *out) {
     uint32_t m = 0;
     for (uint32_t i = 0; i < s->num_inputs; i++)
         out[m++] = i;
-    for (uint32_t j = 0; j < s->num_aux; j++)
-        if (bit(&s->a_aux, j)) out[m++] = s->num_inputs + j;
-    return m;
+    return append_bits(&s->a_aux, s->num_aux, s->num_inputs, out, m);
 }
 uint32_t index_b(const czk_shape *s, uint32_t *out) {
-    uint32_t m = 0;
-    for (uint32_t i = 0; i < s->num_inputs; i++)
-        if (bit(&s->b_input, i)) out[m++] = i;
-    for (uint32_t j = 0; j < s->num_aux; j++)
-        if (bit(&s->b_aux, j)) out[m++] = s->num_inputs + j;
-    return m;
+    uint32_t m = append_bits(&s->b_input, s->num_inputs, 0, out, 0);
+    return append_bits(&s->b_aux, s->num_aux, s->num_inputs, out, m);
 }
 
 /* Device working memory of one circuit of this shape (see cuda.h). */
@@ -241,7 +258,7 @@ czk_status msm_any(cuda_be *be, typename G::P *out, const void *dev, const void 
     for (size_t off = 0; off < n; off += chunk) {
         size_t m = n - off < chunk ? n - off : chunk;
         typename G::P part;
-        if ((st = czk_cuda_upload(be->ctx, be->bases, hb + off, m * sizeof *hb, err)) ||
+        if ((st = upload_fast(be->ctx, be->bases, hb + off, m * sizeof *hb, err)) ||
             (st = G::msm(be->ctx, &part, (const typename G::A *)be->bases, scalars + off, m, err)))
             return czk_err_wrap(err, "MSM %s (streamed, points %zu..%zu of %zu)", name, off,
                                 off + m, n);
@@ -266,7 +283,7 @@ czk_status gather(cuda_be *be, const czk_shape *s, const uint32_t *didx, bool a_
         st = m != n
                  ? czk_errf(err, CZK_ERR_MISMATCH, "gather: %u dense scalars, expected %zu", m, n)
                  : ensure(be, &be->idx, &be->idx_cap, n * 4, "index list", err);
-        if (!st) st = czk_cuda_upload(be->ctx, be->idx, h, n * 4, err);
+        if (!st) st = upload_fast(be->ctx, be->idx, h, n * 4, err);
         free(h);
         if (st) return st;
         didx = (const uint32_t *)be->idx;
@@ -305,14 +322,24 @@ void *msm_job_run(void *arg) {
     return NULL;
 }
 
+/* Temporaries of a witness MSM of n points on an extra context (memory cap MSM_CAP, msm.cuh):
+ * the index list (4 bytes per point) plus Pippenger over at most MSM_CAP points (about 80 bytes
+ * per G1 point, 160 per G2 point). */
+uint64_t witness_msm_bytes(uint64_t n, bool g2) {
+    uint64_t core = n < MSM_CAP ? n : MSM_CAP;
+    return 4 * n + (g2 ? 160 : 80) * core;
+}
+
 /* Whether the five MSMs may run at once: the extra contexts exist and the device has room for
- * all their temporaries (about 80 bytes per G1 point and 160 per G2 point, see cuda.h). */
+ * all their temporaries (the H MSM's dense Pippenger, about 80 bytes per point, and the witness
+ * MSMs', witness_msm_bytes; see cuda.h). */
 bool parallel_ok(cuda_be *be, size_t N, const czk_params *p) {
     for (int k = 0; k < NAUX; k++)
         if (!be->aux[k]) return false;
     if (getenv("CZK_CUDA_SERIAL_MSM")) return false;
-    uint64_t need = 80ull * ((uint64_t)N + p->l_len + p->a_len + p->b_g1_len) +
-                    160ull * p->b_g2_len + (512ull << 20);
+    uint64_t need = 80ull * N + witness_msm_bytes(p->l_len, false) +
+                    witness_msm_bytes(p->a_len, false) + witness_msm_bytes(p->b_g1_len, false) +
+                    witness_msm_bytes(p->b_g2_len, true) + (512ull << 20);
     return need <= device_avail(be);
 }
 
@@ -332,17 +359,17 @@ czk_status one_circuit(cuda_be *be, resident *r, const czk_params *p, const czk_
         (st = ensure(be, &be->abc, &be->abc_cap, 3 * N * sizeof(czk_fr), "a, b, c", err)))
         return st;
     czk_fr *z = (czk_fr *)be->z, *a = (czk_fr *)be->abc, *b = a + N, *c = b + N;
-    if ((st = czk_cuda_upload(ctx, z, w->inputs, ni * sizeof(czk_fr), err)) ||
-        (naux && (st = czk_cuda_upload(ctx, z + ni, w->aux, naux * sizeof(czk_fr), err))))
+    if ((st = upload_fast(ctx, z, w->inputs, ni * sizeof(czk_fr), err)) ||
+        (naux && (st = upload_fast(ctx, z + ni, w->aux, naux * sizeof(czk_fr), err))))
         return czk_err_wrap(err, "witness upload");
-    if (abc_host) {
-        if ((st = czk_cuda_upload(ctx, a, abc_host, 3 * N * sizeof(czk_fr), err)))
-            return czk_err_wrap(err, "a, b, c upload");
-    } else if ((st = czk_cuda_spmv(ctx, r->dshape, z, a, b, c, N, err))) {
+    if (abc_host && (st = upload_fast(ctx, a, abc_host, 3 * N * sizeof(czk_fr), err)))
+        return czk_err_wrap(err, "a, b, c upload");
+    double tu = now_s();
+    t->upload += tu - t0;
+    if (!abc_host && (st = czk_cuda_spmv(ctx, r->dshape, z, a, b, c, N, err)))
         return czk_err_wrap(err, "SpMV");
-    }
     double t1 = now_s();
-    t->spmv += t1 - t0;
+    t->spmv += t1 - tu;
     if (lg > 0 && (st = czk_cuda_h(ctx, a, b, c, lg, err))) return czk_err_wrap(err, "H");
     double t2 = now_s();
     t->ntt += t2 - t1;
@@ -484,7 +511,7 @@ czk_status upload_params(cuda_be *be, resident *r, const czk_shape *s, czk_err *
     for (int k = 0; k < NVEC; k++) {
         size_t bytes = (size_t)r->host.n[k] * vec_elem(k);
         if ((st = czk_cuda_alloc(be->ctx, &r->dev[k], bytes, err)) ||
-            (bytes && (st = czk_cuda_upload(be->ctx, r->dev[k], r->host.p[k], bytes, err))))
+            (bytes && (st = upload_fast(be->ctx, r->dev[k], r->host.p[k], bytes, err))))
             return czk_err_wrap(err, "load: params %s (%zu bytes)", VEC_NAME[k], bytes);
     }
     size_t nv = (size_t)s->num_inputs + s->num_aux;
@@ -495,13 +522,13 @@ czk_status upload_params(cuda_be *be, resident *r, const czk_shape *s, czk_err *
              ? czk_errf(err, CZK_ERR_MISMATCH, "load: %u A-dense scalars, params a holds %u", na,
                         r->host.n[V_A])
              : czk_cuda_alloc(be->ctx, (void **)&r->a_idx, (size_t)na * 4, err);
-    if (!st && na) st = czk_cuda_upload(be->ctx, r->a_idx, h, (size_t)na * 4, err);
+    if (!st && na) st = upload_fast(be->ctx, r->a_idx, h, (size_t)na * 4, err);
     uint32_t nb = st ? 0 : index_b(s, h);
     if (!st && (nb != r->host.n[V_B1] || nb != r->host.n[V_B2]))
         st = czk_errf(err, CZK_ERR_MISMATCH, "load: %u B-dense scalars, params b_g1 holds %u", nb,
                       r->host.n[V_B1]);
     if (!st) st = czk_cuda_alloc(be->ctx, (void **)&r->b_idx, (size_t)nb * 4, err);
-    if (!st && nb) st = czk_cuda_upload(be->ctx, r->b_idx, h, (size_t)nb * 4, err);
+    if (!st && nb) st = upload_fast(be->ctx, r->b_idx, h, (size_t)nb * 4, err);
     free(h);
     if (!st) r->params_on_dev = true;
     return st;
@@ -637,8 +664,32 @@ void be_destroy(void *self) {
     for (int k = 0; k < NAUX; k++)
         czk_cuda_ctx_destroy(be->aux[k]);
     czk_cuda_ctx_destroy(be->ctx);
+    czk_pool_destroy(be->copy_pool);
     pthread_mutex_destroy(&be->mu);
     free(be);
+}
+
+/* Page-locked host memory for witnesses (czk_backend_ops.host_alloc): portable, so any context
+ * DMAs from it; NULL when the driver cannot pin that much. */
+void *be_host_alloc(void *self, size_t bytes) {
+    cuda_be *be = (cuda_be *)self;
+    int prev = -1;
+    if (cudaGetDevice(&prev) != cudaSuccess) prev = -1;
+    void *p = NULL;
+    if (cudaSetDevice(be->ctx->device) != cudaSuccess ||
+        cudaHostAlloc(&p, bytes ? bytes : 1, cudaHostAllocPortable) != cudaSuccess)
+        p = NULL;
+    if (prev >= 0) (void)cudaSetDevice(prev);
+    (void)cudaGetLastError();
+    return p;
+}
+
+void be_host_free(void *self, void *p, size_t bytes) {
+    (void)self;
+    (void)bytes;
+    if (!p) return;
+    (void)cudaFreeHost(p);
+    (void)cudaGetLastError();
 }
 
 /* The device's memory (cudaMemGetInfo on the context's device), for status pages. */
@@ -655,8 +706,8 @@ czk_status be_mem_info(void *self, uint64_t *total_bytes, uint64_t *free_bytes, 
     return CZK_OK;
 }
 
-const czk_backend_ops CUDA_OPS = {"cuda",  be_sums,   be_destroy, be_device,
-                                  be_load, be_unload, be_mem_info, NULL, NULL};
+const czk_backend_ops CUDA_OPS = {"cuda",    be_sums,     be_destroy,    be_device,   be_load,
+                                  be_unload, be_mem_info, be_host_alloc, be_host_free};
 
 } // namespace
 
@@ -680,6 +731,16 @@ extern "C" czk_status czk_backend_cuda(czk_backend *out, int device, czk_pool *p
             }
             break;
         }
+    }
+    for (int k = 0; k < NAUX; k++)
+        if (be->aux[k]) czk_cuda_set_msm_cap(be->aux[k], MSM_CAP);
+    {
+        czk_err e2;
+        unsigned nt = czk_cpu_count() < COPY_THREADS ? czk_cpu_count() : COPY_THREADS;
+        const char *ct = getenv("CZK_CUDA_COPY_THREADS"); /* benchmark knob, 1..64 */
+        if (ct && atoi(ct) >= 1 && atoi(ct) <= 64) nt = (unsigned)atoi(ct);
+        be->copy_pool = nt > 1 ? czk_pool_create(nt, &e2) : NULL; /* NULL: copies on the caller */
+        czk_cuda_set_copy_pool(be->ctx, be->copy_pool);
     }
     pthread_mutex_init(&be->mu, NULL);
     be->pool = pool;

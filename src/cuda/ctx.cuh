@@ -7,11 +7,18 @@
  * CZK_ERR_NOMEM, anything else CZK_ERR_DEVICE). Temporary device buffers are
  * dev_buf objects: stream-ordered allocations freed when they go out of
  * scope, so an early error return leaks nothing.
+ *
+ * Host-to-device copies of large buffers go through upload_fast (staging.cu):
+ * directly from page-locked memory, else through the context's ring of
+ * page-locked staging chunks (made on first use), the host-side copy into
+ * chunk k+1 (split over ctx->copy_pool) overlapping the DMA of chunk k.
  */
 #ifndef CZK_CUDA_CTX_CUH
 #define CZK_CUDA_CTX_CUH
 
 #include "czk/cuda.h"
+#include "czk/pool.h"
+#include "cuda/internal.h"
 #include "field.cuh"
 
 #include <cuda_runtime.h>
@@ -35,6 +42,13 @@ struct czk_cuda_ctx {
     czkg::fr *twist_half[2][29]; /* ω_M^e, e < M/2 = 2^(k−1), made on first use (ntt.cu) */
     int ntt_twist;               /* CZK_CUDA_NTT_TWIST: 0 direct (half tables), 1 split (ntt.cu) */
     int h_order;                 /* CZK_CUDA_H_ORDER: 0 paired (DIF then DIT), 1 natural (ntt.cu) */
+    size_t msm_cap;              /* MSM: always compact, at most this many points per Pippenger
+                                    piece (czk_cuda_set_msm_cap); 0 = no cap (msm.cuh) */
+    czk_pool *copy_pool;         /* threads for the host side of staged uploads (NULL: caller) */
+    void *stage[4];              /* page-locked staging ring (staging.cu), NULL until used */
+    cudaEvent_t stage_ev[4];     /* DMA of stage[k] done */
+    bool stage_failed;           /* the ring could not be allocated: pageable copies */
+    czk_cuda_msm_info msm_last;  /* what the last MSM did (czk_cuda_msm_last) */
 };
 
 namespace czkg {
@@ -83,6 +97,28 @@ __device__ __forceinline__ fr pow_table(const fr *lo, const fr *hi, uint32_t e) 
 
 czk_status ntt_tables_init(czk_cuda_ctx *ctx, czk_err *err);
 void ntt_tables_free(czk_cuda_ctx *ctx);
+
+/* ---- staged host-to-device copies (staging.cu) ---- */
+
+constexpr int STAGE_SLOTS = 4;
+constexpr size_t STAGE_CHUNK = (size_t)32 << 20; /* bytes per staging chunk */
+
+/* Writes bytes [off, off + len) of the stream to upload into dst (host, page-locked). Called from
+ * ctx->copy_pool's threads on disjoint ranges; off and len are multiples of 64 except at the end
+ * of the stream. */
+typedef void (*stage_fill_fn)(void *arg, void *dst, size_t off, size_t len);
+
+/* Uploads `bytes` to dst_device, the bytes made by fill, through the staging ring (synchronous). */
+czk_status upload_staged(czk_cuda_ctx *ctx, void *dst_device, size_t bytes, stage_fill_fn fill,
+                         void *arg, czk_err *err);
+/* Host-to-device copy at PCIe speed: directly when src is page-locked or small, else staged.
+ * Synchronous on ctx->stream. */
+czk_status upload_fast(czk_cuda_ctx *ctx, void *dst_device, const void *src, size_t bytes,
+                       czk_err *err);
+/* Whether [p, p + bytes) is page-locked host memory (cudaHostAlloc or cudaHostRegister). */
+bool host_pinned(const void *p, size_t bytes);
+/* Frees the staging ring (czk_cuda_ctx_destroy). */
+void staging_free(czk_cuda_ctx *ctx);
 
 } // namespace czkg
 

@@ -105,6 +105,7 @@ extern "C" void czk_cuda_ctx_destroy(czk_cuda_ctx *ctx) {
     if (!ctx) return;
     (void)cudaSetDevice(ctx->device);
     if (ctx->stream) (void)cudaStreamSynchronize(ctx->stream);
+    staging_free(ctx);
     ntt_tables_free(ctx);
     if (ctx->ev_start) (void)cudaEventDestroy(ctx->ev_start);
     if (ctx->ev_stop) (void)cudaEventDestroy(ctx->ev_stop);

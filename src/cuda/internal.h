@@ -5,10 +5,14 @@
 #define CZK_CUDA_INTERNAL_H
 
 #include "czk/common.h"
+#include "czk/ff.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+struct czk_pool;  /* include/czk/pool.h */
+struct czk_shape; /* include/czk/r1cs.h */
 
 /*
  * Runs the device arithmetic templates (field.cuh, curve.cuh: Fp, Fr, Fp2,
@@ -40,6 +44,62 @@ CZK_NODISCARD czk_status czk_cuda_set_msm_c(czk_cuda_ctx *ctx, int c, czk_err *e
 void czk_cuda_set_profile(czk_cuda_ctx *ctx, int on);
 /* MSM accumulation kernel variant 0..2 (launch bounds; see msm.cuh). */
 void czk_cuda_set_msm_acc(czk_cuda_ctx *ctx, int variant);
+
+/*
+ * MSM memory cap (msm.cuh): with points > 0 every MSM on ctx compacts its
+ * scalars (no density sample) and runs Pippenger over at most `points` of
+ * them at a time, so its temporaries stay below about 4·n + 80·points bytes
+ * (G1; G2 about 4·n + 160·points) whatever the scalars; 0 restores the
+ * default (the sample decides, no cap). For concurrent MSMs (backend.cu).
+ */
+void czk_cuda_set_msm_cap(czk_cuda_ctx *ctx, size_t points);
+
+/*
+ * Benchmark scalars on the device: out[i] is 0 with probability zero_ppm / 10^6, 1 with
+ * one_ppm / 10^6, else a random value below 2^254 (Montgomery form). Deterministic in seed.
+ * Returns CZK_OK, CZK_ERR_INVALID_ARG (n >= 2^31, zero_ppm + one_ppm > 10^6), CZK_ERR_DEVICE.
+ */
+CZK_NODISCARD czk_status czk_cuda_fr_mix(czk_cuda_ctx *ctx, czk_fr *out, size_t n,
+                                         uint32_t zero_ppm, uint32_t one_ppm, uint64_t seed,
+                                         czk_err *err);
+
+/* What the last MSM on ctx did (for tests and benchmarks). */
+typedef struct czk_cuda_msm_info {
+    bool sparse;     /* scalars classified and compacted */
+    uint64_t ones;   /* scalars equal to one (summed by batch addition), sparse path */
+    uint64_t others; /* neither zero nor one (Pippenger), sparse path */
+    unsigned pieces; /* Pippenger runs over the others (0 when there were none) */
+    unsigned c;      /* window bits of the (last) Pippenger run */
+} czk_cuda_msm_info;
+void czk_cuda_msm_last(const czk_cuda_ctx *ctx, czk_cuda_msm_info *out);
+
+/*
+ * Host-to-device copy at PCIe speed from any host memory (src/cuda/staging.cu):
+ * directly from page-locked memory, else through the context's page-locked
+ * staging ring, the host-side copies split over the pool given by
+ * czk_cuda_set_copy_pool (NULL: the calling thread). Synchronous.
+ * Returns CZK_OK, CZK_ERR_NOMEM, CZK_ERR_DEVICE.
+ */
+CZK_NODISCARD czk_status czk_cuda_upload_fast(czk_cuda_ctx *ctx, void *dst_device, const void *src,
+                                              size_t bytes, czk_err *err);
+void czk_cuda_set_copy_pool(czk_cuda_ctx *ctx, struct czk_pool *pool);
+/* Page-locked host memory (cudaHostAlloc, portable); NULL when it cannot. */
+void *czk_cuda_host_alloc(size_t bytes);
+void czk_cuda_host_free(void *p);
+
+/*
+ * The device SpMV's algorithm (src/cuda/spmv.cu: merge-path tiles, in-tile
+ * and cross-tile fix-ups) run on the host, tile by tile and thread by thread,
+ * with the same code as the kernels; for tests on machines without a GPU.
+ * Same contract as czk_cuda_spmv with host buffers: z = inputs ‖ aux
+ * (shape->num_inputs + shape->num_aux elements), a, b, c of n elements.
+ * Returns CZK_OK, CZK_ERR_INVALID_ARG (n < num_constraints, a malformed
+ * shape), CZK_ERR_UNSUPPORTED (sizes the device path does not take),
+ * CZK_ERR_NOMEM.
+ */
+CZK_NODISCARD czk_status czk_cuda_spmv_emulate(const struct czk_shape *shape, const czk_fr *z,
+                                               czk_fr *a, czk_fr *b, czk_fr *c, size_t n,
+                                               czk_err *err);
 
 #ifdef __cplusplus
 }

@@ -4,13 +4,40 @@
  * groups, instantiated by msm.cu (G1) and msm_g2.cu (G2) so that the two
  * compile in parallel.
  *
- * Steps (sppark's structure, spec/gpu-prover.md §3, with the differences noted):
+ * Witness scalars are mostly 0 and 1 (a 32GiB partition's aux: 51 % zero,
+ * 47 % one, 1.3 % other), so msm() first decides how to treat them:
+ *  - sample (msm_sample): 2048 evenly spaced scalars; if more than 7/8 are
+ *    neither 0 nor 1 the scalars are dense (MSM H: uniform) and the dense
+ *    Pippenger below runs on all n, as before. A context with a memory cap
+ *    (czk_cuda_set_msm_cap) skips the sample and always compacts.
+ *  - compaction (msm_classify, one pass over the scalars): the indices of
+ *    the ones are written from the front of one n-entry list and those of
+ *    the others from its back (block-aggregated atomics, warp ballots; the
+ *    order inside each list does not matter, the sum is the same), zeros are
+ *    dropped. The ones go to a batch-addition kernel (msm_sum_list: equal
+ *    shares per thread, XYZZ += affine, partial sums reduced by block), the
+ *    others to the Pippenger core as an index list: digits from
+ *    scalars[idx[k]] and the index list itself as the sort's values, so the
+ *    accumulation reads bases[idx] directly and nothing is gathered. The
+ *    window size is chosen for the number of others, not n; with a cap the
+ *    others run in pieces of at most cap points (sums of smaller MSMs).
+ * Cost model for the choice (H200, 2^27 G1): a dense run sorts n keys per
+ * window (≈ 21 ps per key per window, 13 windows) and accumulates the m
+ * non-trivial digits (≈ 460 ps each); compaction costs one read of the
+ * scalars (≈ 8 ps per scalar) and then sorts only m. Compaction wins as soon
+ * as (n − m)/n > 8/(13·21) ≈ 3 %; the sample's 7/8 keeps uniform scalars off
+ * that extra pass with a wide margin (its error is ±1 % at 2048 samples),
+ * and a wrong guess only costs time. Expected at 32GiB (1.2–1.7 M others,
+ * 16–62 M ones): L ≈ 25 ms of ones + ≈ 15 ms of Pippenger, A the same, B_G1
+ * ≈ 7 + 12 ms, B_G2 ≈ 20 + 30 ms (were 246 / 226 / 102 / 187 ms).
+ *
+ * Pippenger (sppark's structure, spec/gpu-prover.md §3, with the differences noted):
  *  1. digits: each scalar leaves Montgomery form; a scalar above (r−1)/2 is
  *     replaced by r − s with the point negated, so it has 254 bits; it is
  *     recoded into W = ⌈255/c⌉ signed digits in [−2^(c−1), 2^(c−1)]. Zero
- *     scalars give zero digits (skipped from here on); scalars equal to one
- *     are flagged and get zero digits too (step 6 sums them).
- *     Key per window = |digit|·2 + sign (0 for a zero digit).
+ *     scalars give zero digits (skipped from here on); on the dense path
+ *     scalars equal to one are flagged and get zero digits too (step 6 sums
+ *     them). Key per window = |digit|·2 + sign (0 for a zero digit).
  *  2. per window: radix sort of (key, point index) pairs over c+1 bits (CUB),
  *     which groups the point indices by bucket; bucket bounds in the sorted array.
  *  3. accumulation: each bucket's run is cut into equal chunks of at most L
@@ -24,7 +51,7 @@
  *     thread runs the running-sum trick over its segment, adds lo·(segment
  *     sum) for the segment's offset, and one block per window adds the
  *     segment results. (sppark finishes this on the host.)
- *  6. scalars equal to one: a batch-addition kernel sums their bases.
+ *  6. dense path, scalars equal to one: a batch-addition kernel sums their bases.
  *  7. host: the W window sums are combined by Horner's rule (c doublings
  *     each) with blst, plus the sum of step 6.
  * The window size c minimises W(c)·(1.1·n + 16·2^(c−1)) (accumulation plus
@@ -58,14 +85,16 @@ __device__ __forceinline__ fr ld_fr(const fr *p) {
     return ld_vec(p);
 }
 
-__global__ void msm_digits(const fr *scalars, uint32_t n, unsigned c, unsigned nwin, uint32_t *keys,
-                           uint8_t *ones) {
+/* Digits of scalars[idx ? idx[i] : i], i < n; ones flagged (and given zero digits) when ones !=
+ * NULL. */
+__global__ void msm_digits(const fr *scalars, const uint32_t *idx, uint32_t n, unsigned c,
+                           unsigned nwin, uint32_t *keys, uint8_t *ones) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    fr s = ld_fr(scalars + i);
-    bool one = s.is_one();
+    fr s = ld_fr(scalars + (idx ? idx[i] : i));
+    bool one = ones && s.is_one();
     bool skip = one || s.is_zero();
-    ones[i] = one;
+    if (ones) ones[i] = one;
     uint32_t k[8];
     uint32_t neg = 0;
     fr x = s.from_mont();
@@ -310,6 +339,89 @@ __global__ void __launch_bounds__(G::THREADS)
     if (threadIdx.x == 0) st_vec(out + blockIdx.x, acc);
 }
 
+/* Scalars neither 0 nor 1 among `samples` evenly spaced ones (one block). */
+__global__ void msm_sample(const fr *scalars, uint32_t n, uint32_t samples, uint32_t *others) {
+    __shared__ uint32_t total;
+    if (threadIdx.x == 0) total = 0;
+    __syncthreads();
+    uint32_t cnt = 0;
+    for (uint32_t k = threadIdx.x; k < samples; k += blockDim.x) {
+        fr x = ld_fr(scalars + (uint32_t)((uint64_t)k * n / samples));
+        cnt += !x.is_zero() && !x.is_one();
+    }
+    atomicAdd(&total, cnt);
+    __syncthreads();
+    if (threadIdx.x == 0) *others = total;
+}
+
+constexpr int CL_THREADS = 256, CL_ITEMS = 8, CL_WARPS = CL_THREADS / 32;
+
+/*
+ * Compaction: indices of the scalars equal to one go to list[0 .. counts[0]), those of the
+ * scalars neither 0 nor 1 to list[n − counts[1] .. n) (from the back); zeros are dropped.
+ * A block takes CL_THREADS·CL_ITEMS consecutive scalars (coalesced reads), counts by warp
+ * ballots, reserves its places with one atomic per list and writes.
+ */
+__global__ void __launch_bounds__(CL_THREADS)
+    msm_classify(const fr *__restrict__ scalars, uint32_t n, uint32_t *__restrict__ list,
+                 uint32_t *counts) {
+    __shared__ uint32_t mask[2][CL_ITEMS][CL_WARPS], off[2][CL_ITEMS][CL_WARPS], base[2];
+    const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const uint64_t first = (uint64_t)blockIdx.x * CL_THREADS * CL_ITEMS;
+    uint32_t cls = 0; /* 2 bits per item: 0 zero (or past n), 1 one, 2 other */
+#pragma unroll
+    for (int it = 0; it < CL_ITEMS; it++) {
+        uint64_t i = first + (uint64_t)it * CL_THREADS + threadIdx.x;
+        uint32_t k = 0;
+        if (i < n) {
+            fr x = ld_fr(scalars + i);
+            k = x.is_zero() ? 0 : x.is_one() ? 1 : 2;
+        }
+        uint32_t m1 = __ballot_sync(0xffffffffu, k == 1), m2 = __ballot_sync(0xffffffffu, k == 2);
+        if (lane == 0) mask[0][it][warp] = m1, mask[1][it][warp] = m2;
+        cls |= k << (2 * it);
+    }
+    __syncthreads();
+    if (threadIdx.x < 2) { /* one thread per list: offsets in (item, warp) order, then reserve */
+        const int l = threadIdx.x;
+        uint32_t sum = 0;
+        for (int it = 0; it < CL_ITEMS; it++)
+            for (int w = 0; w < CL_WARPS; w++) {
+                off[l][it][w] = sum;
+                sum += __popc(mask[l][it][w]);
+            }
+        base[l] = sum ? atomicAdd(&counts[l], sum) : 0;
+    }
+    __syncthreads();
+    const uint32_t below = (1u << lane) - 1;
+#pragma unroll
+    for (int it = 0; it < CL_ITEMS; it++) {
+        uint32_t k = (cls >> (2 * it)) & 3;
+        if (!k) continue;
+        const int l = (int)k - 1;
+        uint32_t pos = base[l] + off[l][it][warp] + __popc(mask[l][it][warp] & below);
+        uint32_t i = (uint32_t)(first + (uint64_t)it * CL_THREADS + threadIdx.x);
+        list[l ? n - 1 - pos : pos] = i;
+    }
+}
+
+/*
+ * Batch addition over an index list: thread t sums bases[list[k]] for k = t, t + stride, ...
+ * (XYZZ += affine over F, G's field with a chosen multiplication form) into partial[t].
+ */
+template <class F, int THREADS, int MINB>
+__global__ void __launch_bounds__(THREADS, MINB)
+    msm_sum_list(const affine<F> *__restrict__ bases, const uint32_t *__restrict__ list,
+                 uint32_t count, xyzz<F> *partial) {
+    using X = xyzz<F>;
+    const uint32_t t = blockIdx.x * THREADS + threadIdx.x, stride = gridDim.x * THREADS;
+    X acc = X::inf();
+#pragma unroll 1
+    for (uint32_t k = t; k < count; k += stride)
+        acc.add_affine(ld_vec(bases + list[k]));
+    st_vec(partial + t, acc);
+}
+
 template <class G>
 __global__ void msm_to_jacobian(const typename G::X *in, uint32_t n, typename G::J *out) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -377,6 +489,13 @@ void launch_accumulate(int v, unsigned blocks64, cudaStream_t s, const typename 
         return launch_acc_v<G, 0>(blocks64, s, bases, sk, sidx, desc, total, partial);
     }
 }
+
+/* The batch addition's configuration: accumulation variant 0's multiplication form and block. */
+template <class G> struct sum_cfg {
+    using W = acc_variants<G>;
+    using F = typename field_k<G, W::K[0]>::F;
+    static constexpr int T = W::T[0], M = W::M[0];
+};
 
 /* Host-side group operations on blst points. */
 inline void host_dbl(blst_p1 *p) {
@@ -449,19 +568,39 @@ unsigned choose_c(size_t n) {
     return best;
 }
 
+/* Window sums (device, J) to the host point: Horner over the windows plus host[nwin]. */
 template <class G>
-czk_status msm(czk_cuda_ctx *ctx, typename G::host_point *out, const typename G::A *bases,
-               const fr *scalars, size_t n64, czk_err *err) {
+void horner(typename G::host_point *out, const typename G::J *host, unsigned nwin, unsigned c) {
+    typename G::host_point acc, t;
+    memcpy(&acc, &host[nwin - 1], sizeof acc);
+    for (int w = (int)nwin - 2; w >= 0; w--) {
+        for (unsigned k = 0; k < c; k++)
+            host_dbl(&acc);
+        memcpy(&t, &host[w], sizeof t);
+        host_add(&acc, &t);
+    }
+    memcpy(&t, &host[nwin], sizeof t);
+    host_add(&acc, &t);
+    *out = acc;
+}
+
+/*
+ * Pippenger over n points: point k has scalar scalars[idx ? idx[k] : k] and base
+ * bases[idx ? idx[k] : k]. Without idx (the dense path) scalars equal to one are flagged and
+ * summed by msm_ones; with idx every listed scalar goes through the windows. *c_used: c.
+ */
+template <class G>
+czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typename G::A *bases,
+                     const fr *scalars, const uint32_t *idx, uint32_t n, unsigned *c_used,
+                     czk_err *err) {
     using X = typename G::X;
     using J = typename G::J;
     const char *nm = G::name;
     memset(out, 0, sizeof *out); /* infinity (Z = 0) */
-    if (n64 == 0) return CZK_OK;
-    if (n64 >= (1ull << 31))
-        return czk_errf(err, CZK_ERR_INVALID_ARG, "msm_%s: n = %zu is not below 2^31", nm, n64);
-    CZK_CU(cudaSetDevice(ctx->device), "msm_%s: select device", nm);
-    const uint32_t n = (uint32_t)n64;
+    if (n == 0) return CZK_OK;
+    const bool dense = idx == nullptr;
     const unsigned c = ctx->msm_c ? (unsigned)ctx->msm_c : choose_c(n);
+    *c_used = c;
     const unsigned nwin = windows_for(c);
     const uint32_t B = 1u << (c - 1);
     /* 2..64 buckets per running-sum thread: enough threads, short serial chains */
@@ -482,14 +621,14 @@ czk_status msm(czk_cuda_ctx *ctx, typename G::host_point *out, const typename G:
            n);
     CZK_CU(skeys.alloc(n, s), "msm_%s: allocate sorted keys", nm);
     CZK_CU(sidx.alloc(n, s), "msm_%s: allocate sorted indices", nm);
-    CZK_CU(iota.alloc(n, s), "msm_%s: allocate indices", nm);
+    if (dense) CZK_CU(iota.alloc(n, s), "msm_%s: allocate indices", nm);
     CZK_CU(start.alloc(B, s), "msm_%s: allocate bucket bounds", nm);
     CZK_CU(end.alloc(B, s), "msm_%s: allocate bucket bounds", nm);
     CZK_CU(cnt.alloc(B, s), "msm_%s: allocate chunk counts", nm);
     CZK_CU(off.alloc(B, s), "msm_%s: allocate chunk offsets", nm);
     CZK_CU(big.alloc(B, s), "msm_%s: allocate bucket list", nm);
     CZK_CU(counters.alloc(2, s), "msm_%s: allocate counters", nm);
-    CZK_CU(ones.alloc(n, s), "msm_%s: allocate ones flags", nm);
+    if (dense) CZK_CU(ones.alloc(n, s), "msm_%s: allocate ones flags", nm);
     CZK_CU(desc.alloc(max_chunks, s), "msm_%s: allocate chunks", nm);
     CZK_CU(partial.alloc(max_chunks, s), "msm_%s: allocate partial sums", nm);
     CZK_CU(bucket.alloc(B, s), "msm_%s: allocate buckets", nm);
@@ -502,10 +641,11 @@ czk_status msm(czk_cuda_ctx *ctx, typename G::host_point *out, const typename G:
         (n + ones_blocks * G::THREADS - 1) / (ones_blocks * G::THREADS);
     CZK_CU(wins.alloc(nwin + 1 + ones_blocks, s), "msm_%s: allocate window sums", nm);
     CZK_CU(jac.alloc(nwin + 1, s), "msm_%s: allocate results", nm);
+    const uint32_t *values = dense ? (const uint32_t *)iota.p : idx;
 
     size_t sort_bytes = 0, scan_bytes = 0;
     CZK_CU(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, (const uint32_t *)keys.p, skeys.p,
-                                           (const uint32_t *)iota.p, sidx.p, n, 0, (int)c + 1, s),
+                                           values, sidx.p, n, 0, (int)c + 1, s),
            "msm_%s: sort size", nm);
     CZK_CU(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, cnt.p, off.p, B, s),
            "msm_%s: scan size", nm);
@@ -515,17 +655,20 @@ czk_status msm(czk_cuda_ctx *ctx, typename G::host_point *out, const typename G:
 
     phase_clock pc{ctx->profile != 0, s, 0};
     pc.start();
-    msm_digits<<<grid_for(n, 256), 256, 0, s>>>(scalars, n, c, nwin, keys, ones);
+    msm_digits<<<grid_for(n, 256), 256, 0, s>>>(scalars, idx, n, c, nwin, keys,
+                                                dense ? ones.p : nullptr);
     CZK_LAUNCH("msm_%s: digits", nm);
-    msm_iota<<<grid_for(n, 256), 256, 0, s>>>(iota, n);
-    CZK_LAUNCH("msm_%s: indices", nm);
+    if (dense) {
+        msm_iota<<<grid_for(n, 256), 256, 0, s>>>(iota, n);
+        CZK_LAUNCH("msm_%s: indices", nm);
+    }
     pc.stop(0);
 
     for (unsigned w = 0; w < nwin; w++) {
         pc.start();
-        CZK_CU(cub::DeviceRadixSort::SortPairs(
-                   temp.p, sort_bytes, (const uint32_t *)keys.p + (size_t)w * n, skeys.p,
-                   (const uint32_t *)iota.p, sidx.p, n, 0, (int)c + 1, s),
+        CZK_CU(cub::DeviceRadixSort::SortPairs(temp.p, sort_bytes,
+                                               (const uint32_t *)keys.p + (size_t)w * n, skeys.p,
+                                               values, sidx.p, n, 0, (int)c + 1, s),
                "msm_%s: sort window %u", nm, w);
         pc.stop(1);
         pc.start();
@@ -569,11 +712,15 @@ czk_status msm(czk_cuda_ctx *ctx, typename G::host_point *out, const typename G:
         msm_reduce_groups<G><<<nwin, G::THREADS, 0, s>>>(seg, nseg, wins);
     }
     CZK_LAUNCH("msm_%s: window sums", nm);
-    msm_ones<G>
-        <<<ones_blocks, G::THREADS, 0, s>>>(bases, ones, n, ones_per_thread, wins + nwin + 1);
-    CZK_LAUNCH("msm_%s: batch addition of ones", nm);
-    msm_reduce_groups<G><<<1, G::THREADS, 0, s>>>(wins + nwin + 1, ones_blocks, wins + nwin);
-    CZK_LAUNCH("msm_%s: sum of ones", nm);
+    if (dense) {
+        msm_ones<G>
+            <<<ones_blocks, G::THREADS, 0, s>>>(bases, ones, n, ones_per_thread, wins + nwin + 1);
+        CZK_LAUNCH("msm_%s: batch addition of ones", nm);
+        msm_reduce_groups<G><<<1, G::THREADS, 0, s>>>(wins + nwin + 1, ones_blocks, wins + nwin);
+        CZK_LAUNCH("msm_%s: sum of ones", nm);
+    } else {
+        CZK_CU(cudaMemsetAsync(wins + nwin, 0, sizeof(X), s), "msm_%s: no ones", nm); /* inf */
+    }
     msm_to_jacobian<G><<<1, 64, 0, s>>>(wins, nwin + 1, jac);
     CZK_LAUNCH("msm_%s: to jacobian", nm);
 
@@ -583,23 +730,115 @@ czk_status msm(czk_cuda_ctx *ctx, typename G::host_point *out, const typename G:
     CZK_CU(cudaStreamSynchronize(s), "msm_%s: synchronize", nm);
     pc.stop(6);
     if (pc.on)
-        fprintf(
-            stderr,
-            "msm_%s n=%u c=%u windows=%u: digits %.2f, sort %.2f, chunking %.2f, accumulate %.2f, "
-            "bucket sums %.2f, running sums %.2f, final %.2f ms\n",
-            nm, n, c, nwin, pc.acc[0], pc.acc[1], pc.acc[2], pc.acc[3], pc.acc[4], pc.acc[5],
-            pc.acc[6]);
+        fprintf(stderr,
+                "msm_%s n=%u%s c=%u windows=%u: digits %.2f, sort %.2f, chunking %.2f, accumulate "
+                "%.2f, bucket sums %.2f, running sums %.2f, final %.2f ms\n",
+                nm, n, dense ? "" : " (compacted)", c, nwin, pc.acc[0], pc.acc[1], pc.acc[2],
+                pc.acc[3], pc.acc[4], pc.acc[5], pc.acc[6]);
+    horner<G>(out, host, nwin, c);
+    return CZK_OK;
+}
 
-    typename G::host_point acc, t;
-    memcpy(&acc, &host[nwin - 1], sizeof acc);
-    for (int w = (int)nwin - 2; w >= 0; w--) {
-        for (unsigned k = 0; k < c; k++)
-            host_dbl(&acc);
-        memcpy(&t, &host[w], sizeof t);
-        host_add(&acc, &t);
+/* Σ bases[list[k]], k < count (batch addition, msm_sum_list), to the host. */
+template <class G>
+czk_status sum_list(czk_cuda_ctx *ctx, typename G::host_point *out, const typename G::A *bases,
+                    const uint32_t *list, uint32_t count, czk_err *err) {
+    using X = typename G::X;
+    using J = typename G::J;
+    using C = sum_cfg<G>;
+    using F = typename C::F;
+    static_assert(sizeof(F) == sizeof(typename G::F), "layout");
+    const char *nm = G::name;
+    memset(out, 0, sizeof *out);
+    if (count == 0) return CZK_OK;
+    cudaStream_t s = ctx->stream;
+    int per_sm = 0;
+    CZK_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, msm_sum_list<F, C::T, C::M>, C::T,
+                                                         0),
+           "msm_%s: occupancy of the batch addition", nm);
+    uint32_t blocks = (uint32_t)(per_sm > 0 ? per_sm : 1) * (uint32_t)ctx->sm_count;
+    uint32_t need = (count + C::T - 1) / C::T;
+    if (blocks > need) blocks = need;
+    dev_buf<X> partial, sums;
+    dev_buf<J> jac;
+    CZK_CU(partial.alloc((size_t)blocks * C::T, s), "msm_%s: allocate batch-addition sums", nm);
+    CZK_CU(sums.alloc(blocks + 1, s), "msm_%s: allocate batch-addition sums", nm);
+    CZK_CU(jac.alloc(1, s), "msm_%s: allocate result", nm);
+    msm_sum_list<F, C::T, C::M>
+        <<<blocks, C::T, 0, s>>>((const affine<F> *)bases, list, count, (xyzz<F> *)partial.p);
+    CZK_LAUNCH("msm_%s: batch addition of %u ones", nm, count);
+    msm_reduce_groups<G><<<blocks, G::THREADS, 0, s>>>(partial, C::T, sums.p + 1);
+    CZK_LAUNCH("msm_%s: batch-addition sums", nm);
+    msm_reduce_groups<G><<<1, G::THREADS, 0, s>>>(sums.p + 1, blocks, sums.p);
+    CZK_LAUNCH("msm_%s: sum of ones", nm);
+    msm_to_jacobian<G><<<1, 64, 0, s>>>(sums, 1, jac);
+    CZK_LAUNCH("msm_%s: to jacobian", nm);
+    J host;
+    CZK_CU(cudaMemcpyAsync(&host, jac, sizeof(J), cudaMemcpyDeviceToHost, s),
+           "msm_%s: download the sum of ones", nm);
+    CZK_CU(cudaStreamSynchronize(s), "msm_%s: synchronize", nm);
+    memcpy(out, &host, sizeof host);
+    return CZK_OK;
+}
+
+constexpr uint32_t SAMPLES = 2048;
+
+template <class G>
+czk_status msm(czk_cuda_ctx *ctx, typename G::host_point *out, const typename G::A *bases,
+               const fr *scalars, size_t n64, czk_err *err) {
+    const char *nm = G::name;
+    memset(out, 0, sizeof *out); /* infinity (Z = 0) */
+    czk_cuda_msm_info &info = ctx->msm_last;
+    memset(&info, 0, sizeof info);
+    if (n64 == 0) return CZK_OK;
+    if (n64 >= (1ull << 31))
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "msm_%s: n = %zu is not below 2^31", nm, n64);
+    CZK_CU(cudaSetDevice(ctx->device), "msm_%s: select device", nm);
+    const uint32_t n = (uint32_t)n64;
+    cudaStream_t s = ctx->stream;
+    dev_buf<uint32_t> counters; /* ones, others, sampled others */
+    CZK_CU(counters.alloc(3, s), "msm_%s: allocate counters", nm);
+    CZK_CU(cudaMemsetAsync(counters, 0, 3 * sizeof(uint32_t), s), "msm_%s: clear counters", nm);
+    uint32_t cnt[3] = {0, 0, 0};
+    bool sparse = ctx->msm_cap != 0;
+    if (!sparse) {
+        const uint32_t samples = n < SAMPLES ? n : SAMPLES;
+        msm_sample<<<1, 256, 0, s>>>(scalars, n, samples, counters.p + 2);
+        CZK_LAUNCH("msm_%s: sample the scalars", nm);
+        CZK_CU(cudaMemcpyAsync(&cnt[2], counters.p + 2, 4, cudaMemcpyDeviceToHost, s),
+               "msm_%s: download the sample", nm);
+        CZK_CU(cudaStreamSynchronize(s), "msm_%s: synchronize", nm);
+        sparse = (uint64_t)cnt[2] * 8 <= (uint64_t)samples * 7;
     }
-    memcpy(&t, &host[nwin], sizeof t);
-    host_add(&acc, &t);
+    if (!sparse) return pippenger<G>(ctx, out, bases, scalars, nullptr, n, &info.c, err);
+    info.sparse = true;
+    dev_buf<uint32_t> list;
+    CZK_CU(list.alloc(n, s), "msm_%s: allocate the index list (%u)", nm, n);
+    msm_classify<<<grid_for(n, CL_THREADS * CL_ITEMS), CL_THREADS, 0, s>>>(scalars, n, list,
+                                                                           counters);
+    CZK_LAUNCH("msm_%s: classify the scalars", nm);
+    CZK_CU(cudaMemcpyAsync(cnt, counters.p, 2 * sizeof(uint32_t), cudaMemcpyDeviceToHost, s),
+           "msm_%s: download the counts", nm);
+    CZK_CU(cudaStreamSynchronize(s), "msm_%s: synchronize", nm);
+    const uint32_t n1 = cnt[0], m = cnt[1];
+    if ((uint64_t)n1 + m > n)
+        return czk_errf(err, CZK_ERR_INTERNAL, "msm_%s: %u ones and %u others among %u scalars", nm,
+                        n1, m, n);
+    info.ones = n1;
+    info.others = m;
+    typename G::host_point acc, part;
+    memset(&acc, 0, sizeof acc);
+    czk_status st = sum_list<G>(ctx, &acc, bases, list, n1, err);
+    if (st) return st;
+    const uint32_t piece = ctx->msm_cap && ctx->msm_cap < m ? (uint32_t)ctx->msm_cap : m;
+    for (uint32_t o = 0; o < m; o += piece) {
+        uint32_t len = m - o < piece ? m - o : piece;
+        if ((st =
+                 pippenger<G>(ctx, &part, bases, scalars, list.p + (n - m) + o, len, &info.c, err)))
+            return st;
+        host_add(&acc, &part);
+        info.pieces++;
+    }
     *out = acc;
     return CZK_OK;
 }

@@ -5,9 +5,19 @@
  * NTT (four kinds) and H against czk_ntt, and for sizes up to 2^10 also
  * against a naive DFT written here (the independent check); MSM G1/G2
  * against czk_msm_g1/g2 (blst Pippenger behind the bit-aware front end) and,
- * for n <= 64, against a sum of blst scalar multiplications. Also the error
- * paths. Every test skips when the machine has no CUDA device (CI), so a
- * CUDA build passes there; scripts/gpu-check.sh runs them on a GPU.
+ * for n <= 64, against a sum of blst scalar multiplications; the compacted
+ * (witness-scalar) MSM path on mixes of 0 / 0.5 / 1.3 / 4 / 30 / 100 % "other"
+ * scalars (the rest 0 and 1), all zeros, all ones, a single other, others
+ * equal to r − 1, repeated bases, and with a memory cap (Pippenger in
+ * pieces), with the path taken and the compaction's counts checked against
+ * the scalars. SpMV on adversarial shapes (rows of 0–5000 terms, runs of
+ * empty rows at the start, middle and end, rows ending exactly at thread and
+ * tile boundaries, zero padding, coefficients 1, −1, 2^k and random, a
+ * random circuit) against czk_shape_eval and a plain CSR walk, on the device
+ * and through the host emulation of its kernels (test_spmv_emulated, which
+ * needs no GPU), and malformed shapes refused. Also the error paths. Every
+ * GPU test skips when the machine has no CUDA device (CI), so a CUDA build
+ * passes there; scripts/gpu-check.sh runs them on a GPU.
  */
 #include "support.h"
 
@@ -17,6 +27,8 @@
 #include "czk/msm.h"
 #include "czk/ntt.h"
 #include "czk/pool.h"
+#include "czk/r1cs.h"
+#include "cuda/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +37,7 @@
 #ifdef CZK_HAVE_CUDA
 
 #include "gpu_fixture.h"
+#include "../r1cs/rand_circuit.h"
 
 static void *xmalloc(size_t n) {
     void *p = malloc(n ? n : 1);
@@ -245,9 +258,19 @@ static void test_h(void **state) {
 /* ---- MSM ---- */
 
 /* Scalar mixes: the bit-heavy witness shape and the corner cases of the recoding. */
-enum mix { MIX_UNIFORM, MIX_WITNESS, MIX_ALL_TWO, MIX_EXTREMES };
+enum mix {
+    MIX_UNIFORM,
+    MIX_WITNESS,
+    MIX_ALL_TWO,
+    MIX_EXTREMES,
+    MIX_BITS,     /* "other" (uniform) with probability ppm / 10^6, the rest 0 or 1 half each */
+    MIX_BITS_RM1, /* the same with every other scalar r − 1 */
+    MIX_ZEROS,
+    MIX_ONES,
+    MIX_SINGLE, /* 0 and 1 except one uniform scalar in the middle */
+};
 
-static void make_scalars(czk_fr *s, size_t n, enum mix mix, uint64_t seed) {
+static void make_scalars(czk_fr *s, size_t n, enum mix mix, unsigned ppm, uint64_t seed) {
     czk_rng rng;
     czk_rng_seed(&rng, seed);
     czk_err err;
@@ -294,6 +317,25 @@ static void make_scalars(czk_fr *s, size_t n, enum mix mix, uint64_t seed) {
             }
             break;
         }
+        case MIX_BITS:
+        case MIX_BITS_RM1:
+        case MIX_SINGLE: {
+            uint64_t q = czk_rng_u64(&rng);
+            bool other = mix == MIX_SINGLE ? i == n / 2 : q % 1000000 < ppm;
+            if (!other)
+                s[i] = (q >> 32) & 1 ? czk_fr_one : czk_fr_zero;
+            else if (mix == MIX_BITS_RM1)
+                s[i] = minus_one;
+            else
+                czk_assert_ok(czk_fr_random(&s[i], &rng, &err), &err);
+            break;
+        }
+        case MIX_ZEROS:
+            s[i] = czk_fr_zero;
+            break;
+        case MIX_ONES:
+            s[i] = czk_fr_one;
+            break;
         }
     }
 }
@@ -330,7 +372,12 @@ static void naive_msm(void *out, const void *bases, const czk_fr *scalars, size_
     }
 }
 
-static void check_msm(bool g2, size_t n, enum mix mix, int dup, uint64_t seed) {
+/*
+ * GPU MSM of n random bases and scalars of the mix against czk_msm (and, for n <= 64, the naive
+ * sum); cap: czk_cuda_set_msm_cap for the call (0: none). Returns what the MSM did.
+ */
+static czk_cuda_msm_info check_msm_ex(bool g2, size_t n, enum mix mix, unsigned ppm, int dup,
+                                      size_t cap, uint64_t seed) {
     czk_err err;
     size_t psz = g2 ? sizeof(blst_p2_affine) : sizeof(blst_p1_affine);
     void *bases = xmalloc(n * psz);
@@ -349,7 +396,7 @@ static void check_msm(bool g2, size_t n, enum mix mix, int dup, uint64_t seed) {
         else
             assert_true(blst_p1_affine_in_g1((const blst_p1_affine *)bases + i));
     }
-    make_scalars(sc, n, mix, seed ^ 0x5555);
+    make_scalars(sc, n, mix, ppm, seed ^ 0x5555);
     if (dup) {
         /* pairs (P, P) and (P, −P) with equal scalars: doubling and cancelling in one bucket */
         for (size_t i = 0; i + 1 < n; i += 4) {
@@ -375,16 +422,41 @@ static void check_msm(bool g2, size_t n, enum mix mix, int dup, uint64_t seed) {
     }
     czk_assert_ok(czk_cuda_upload(ctx, dsc, sc, n * sizeof *sc, &err), &err);
     blst_p2 got, want; /* blst_p2 is large enough for either */
+    czk_cuda_set_msm_cap(ctx, cap);
     if (g2)
         czk_assert_ok(czk_cuda_msm_g2(ctx, &got, dbases, dsc, n, &err), &err);
     else
         czk_assert_ok(czk_cuda_msm_g1(ctx, (blst_p1 *)&got, dbases, dsc, n, &err), &err);
+    czk_cuda_set_msm_cap(ctx, 0);
+    czk_cuda_msm_info info;
+    czk_cuda_msm_last(ctx, &info);
     cpu_msm(&want, bases, sc, n, g2);
     bool ok =
         g2 ? blst_p2_is_equal(&got, &want) : blst_p1_is_equal((blst_p1 *)&got, (blst_p1 *)&want);
     if (!ok)
-        fail_msg("msm %s n=%zu mix=%d dup=%d: GPU result differs from czk_msm", g2 ? "g2" : "g1", n,
-                 mix, dup);
+        fail_msg("msm %s n=%zu mix=%d ppm=%u dup=%d cap=%zu: GPU result differs from czk_msm "
+                 "(path: %s, %llu ones, %llu others, %u pieces, c=%u)",
+                 g2 ? "g2" : "g1", n, mix, ppm, dup, cap, info.sparse ? "compacted" : "dense",
+                 (unsigned long long)info.ones, (unsigned long long)info.others, info.pieces,
+                 info.c);
+    if (info.sparse) { /* the compaction's counts are the scalars' */
+        uint64_t ones = 0, others = 0;
+        for (size_t i = 0; i < n; i++) {
+            ones += czk_fr_is_one(&sc[i]);
+            others += !czk_fr_is_one(&sc[i]) && !czk_fr_is_zero(&sc[i]);
+        }
+        if (info.ones != ones || info.others != others)
+            fail_msg("msm %s n=%zu mix=%d: compaction counted %llu ones and %llu others, the "
+                     "scalars hold %llu and %llu",
+                     g2 ? "g2" : "g1", n, mix, (unsigned long long)info.ones,
+                     (unsigned long long)info.others, (unsigned long long)ones,
+                     (unsigned long long)others);
+        size_t piece = cap ? cap : others;
+        unsigned pieces = others ? (unsigned)((others + piece - 1) / piece) : 0;
+        if (info.pieces != pieces)
+            fail_msg("msm %s n=%zu cap=%zu: %u Pippenger pieces, expected %u", g2 ? "g2" : "g1", n,
+                     cap, info.pieces, pieces);
+    }
     if (n <= 64) { /* and both from the plain sum of scalar multiplications */
         naive_msm(&want, bases, sc, n, g2);
         ok = g2 ? blst_p2_is_equal(&got, &want)
@@ -396,6 +468,62 @@ static void check_msm(bool g2, size_t n, enum mix mix, int dup, uint64_t seed) {
     czk_cuda_free(ctx, dbases);
     czk_cuda_free(ctx, dsc);
     free(bases), free(sc);
+    return info;
+}
+
+static void check_msm(bool g2, size_t n, enum mix mix, int dup, uint64_t seed) {
+    (void)check_msm_ex(g2, n, mix, 0, dup, 0, seed);
+}
+
+/* "Other" fractions of the sparse-MSM tests (parts per million): the 32GiB witness has 1.3 %
+ * over aux, 1 % over the A-dense and 3.7 % over the B-dense positions. */
+static const unsigned OTHER_PPM[] = {0, 5000, 13000, 40000, 300000, 1000000};
+
+/* Witness-like mixes: compacted (or dense for 100 %) and equal to the CPU's. */
+static void check_sparse(bool g2, size_t n, uint64_t seed) {
+    for (size_t k = 0; k < sizeof OTHER_PPM / sizeof OTHER_PPM[0]; k++) {
+        czk_cuda_msm_info info = check_msm_ex(g2, n, MIX_BITS, OTHER_PPM[k], k == 2, 0, seed + k);
+        if (n >= 1000 && info.sparse != (OTHER_PPM[k] < 1000000))
+            fail_msg("msm %s n=%zu, %u ppm others: %s path, expected %s", g2 ? "g2" : "g1", n,
+                     OTHER_PPM[k], info.sparse ? "compacted" : "dense",
+                     OTHER_PPM[k] < 1000000 ? "compacted" : "dense");
+    }
+    static const enum mix special[] = {MIX_ZEROS, MIX_ONES, MIX_SINGLE};
+    for (size_t k = 0; k < 3; k++) {
+        czk_cuda_msm_info info = check_msm_ex(g2, n, special[k], 0, 0, 0, seed + 10 + k);
+        assert_true(info.sparse);
+    }
+    (void)check_msm_ex(g2, n, MIX_BITS_RM1, 13000, 1, 0, seed + 20);
+}
+
+static void test_msm_sparse_g1(void **state) {
+    (void)state;
+    NEED_GPU();
+    static const size_t sizes[] = {1, 2, 33, 1000, 4103, 1u << 16};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+        check_sparse(false, sizes[i], 100 + 50 * i);
+    /* 2^20 at the witness mixes, and 30 % */
+    for (size_t k = 1; k <= 4; k++)
+        assert_true(check_msm_ex(false, 1u << 20, MIX_BITS, OTHER_PPM[k], 0, 0, 400 + k).sparse);
+    /* a memory cap: the others in pieces (also forced compaction of uniform scalars) */
+    czk_cuda_msm_info info = check_msm_ex(false, 1u << 16, MIX_BITS, 300000, 1, 5000, 410);
+    assert_int_equal(info.pieces, 4);
+    info = check_msm_ex(false, 1u << 20, MIX_BITS, 13000, 0, 4096, 411);
+    assert_true(info.pieces >= 3);
+    info = check_msm_ex(false, 4103, MIX_UNIFORM, 0, 0, 1000, 412);
+    assert_true(info.sparse && info.pieces == 5);
+}
+
+static void test_msm_sparse_g2(void **state) {
+    (void)state;
+    NEED_GPU();
+    static const size_t sizes[] = {1, 33, 1000, 4103, 1u << 14};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+        check_sparse(true, sizes[i], 500 + 50 * i);
+    for (size_t k = 2; k <= 3; k++)
+        assert_true(check_msm_ex(true, 1u << 17, MIX_BITS, OTHER_PPM[k], 0, 0, 800 + k).sparse);
+    czk_cuda_msm_info info = check_msm_ex(true, 1u << 14, MIX_BITS, 300000, 1, 2000, 810);
+    assert_true(info.pieces >= 2);
 }
 
 static void test_msm_g1(void **state) {
@@ -421,6 +549,341 @@ static void test_msm_g2(void **state) {
         if (sizes[i] <= 4103) check_msm(true, sizes[i], MIX_EXTREMES, 1, 70 + i);
     }
     check_msm(true, 1u << 14, MIX_ALL_TWO, 0, 80);
+}
+
+/* ---- SpMV: adversarial shapes (the device kernels and their host emulation) ---- */
+
+/* Row lengths of one matrix: each entry a length, or an alignment request resolved against the
+ * position in the merge list (rows ended + non-zeros so far): END_TILE makes the row's end the
+ * last item of a 1024-item tile, START_TILE the first item of one, END_THREAD the last item of
+ * an 8-item thread range (src/cuda/spmv.cu: SPMV_TILE, SPMV_ITEMS). */
+enum { END_TILE = -1, START_TILE = -2, END_THREAD = -3, EMPTY_RUN = -4 };
+
+static const int ROW_SPEC[] = {
+    0,          0, 0,          1,         2,    31,       32,         33,         0,
+    500,        1, 0,          0,         5000, END_TILE, 1,          1,          3,
+    START_TILE, 2, END_THREAD, 7,         8,    9,        0,          END_TILE,   EMPTY_RUN,
+    1,          2, 1000,       1023,      1024, 1025,     END_TILE,   0,          END_TILE,
+    1,          2, 3,          EMPTY_RUN, 4097, 1,        START_TILE, START_TILE, 3,
+    0,          0, 0,          1,
+};
+
+/* Lengths for matrix m: 100 empty rows, ROW_SPEC rotated by m·7 entries (EMPTY_RUN: 2500 empty
+ * rows), 100 empty rows. */
+static uint32_t *spec_lengths(int m, uint64_t *rows_out) {
+    size_t ns = sizeof ROW_SPEC / sizeof ROW_SPEC[0];
+    uint64_t rows = 200;
+    for (size_t k = 0; k < ns; k++)
+        rows += ROW_SPEC[k] == EMPTY_RUN ? 2500 : 1;
+    uint32_t *len = xmalloc(rows * sizeof *len);
+    uint64_t pos = 0, r = 0; /* merge-list position: rows ended + non-zeros */
+    for (int e = 0; e < 100; e++)
+        len[r++] = 0, pos++;
+    for (size_t q = 0; q < ns; q++) {
+        int sp = ROW_SPEC[(q + 7 * (size_t)m) % ns];
+        if (sp == EMPTY_RUN) {
+            for (int e = 0; e < 2500; e++)
+                len[r++] = 0, pos++;
+            continue;
+        }
+        uint32_t l;
+        if (sp == END_TILE) /* end item at pos + l: pos + l ≡ 1023 (mod 1024) */
+            l = (uint32_t)((1023 + 1024 - pos % 1024) % 1024);
+        else if (sp == START_TILE)
+            l = (uint32_t)((1024 - pos % 1024) % 1024);
+        else if (sp == END_THREAD)
+            l = (uint32_t)((7 + 8 - pos % 8) % 8);
+        else
+            l = (uint32_t)sp;
+        len[r++] = l;
+        pos += l + 1;
+    }
+    for (int e = 0; e < 100; e++)
+        len[r++] = 0;
+    *rows_out = rows;
+    return len;
+}
+
+/* A coefficient table with 1 and −1 not first, powers of two and random values. */
+static czk_fr *coeff_table(uint32_t *count, czk_rng *rng) {
+    const uint32_t n = 2 + 1 + 254 + 40;
+    czk_fr *t = xmalloc(n * sizeof *t);
+    czk_err err;
+    uint32_t k = 0;
+    czk_fr_from_u64(&t[k++], 3);
+    t[k++] = czk_fr_one;
+    czk_fr_neg(&t[k++], &czk_fr_one);
+    for (unsigned e = 1; e < 255; e++)
+        t[k++] = *czk_fr_pow2(e);
+    while (k < n)
+        czk_assert_ok(czk_fr_random(&t[k++], rng, &err), &err);
+    *count = n;
+    return t;
+}
+
+/* A coefficient index: mostly 1 and −1, then powers of two, then random. */
+static uint32_t pick_coeff(czk_rng *rng, uint32_t count) {
+    uint64_t r = czk_rng_u64(rng) % 100;
+    if (r < 45) return 1;
+    if (r < 75) return 2;
+    if (r < 90) return 3 + (uint32_t)(czk_rng_u64(rng) % 254);
+    return (uint32_t)(czk_rng_u64(rng) % count);
+}
+
+/* A shape whose matrices have the given row lengths (len[m][k]), columns near a moving center. */
+static czk_shape *shape_from_lengths(uint32_t *const len[3], uint64_t rows, uint32_t ni,
+                                     uint32_t naux, uint64_t seed) {
+    czk_shape *s = calloc(1, sizeof *s);
+    assert_non_null(s);
+    czk_rng rng;
+    czk_rng_seed(&rng, seed);
+    s->num_inputs = ni;
+    s->num_aux = naux;
+    s->num_constraints = rows;
+    s->coeffs = coeff_table(&s->num_coeffs, &rng);
+    uint32_t nv = ni + naux;
+    for (int m = 0; m < 3; m++) {
+        czk_csr *c = &s->m[m];
+        c->row_ptr = xmalloc((rows + 1) * sizeof *c->row_ptr);
+        uint64_t nnz = 0;
+        for (uint64_t k = 0; k < rows; k++)
+            nnz += len[m][k];
+        c->nnz = nnz;
+        c->col = xmalloc(nnz * sizeof *c->col);
+        c->coeff = xmalloc(nnz * sizeof *c->coeff);
+        uint64_t q = 0;
+        for (uint64_t k = 0; k < rows; k++) {
+            c->row_ptr[k] = q;
+            uint32_t center = (uint32_t)((k * nv) / (rows ? rows : 1));
+            for (uint32_t t = 0; t < len[m][k]; t++, q++) {
+                uint64_t r = czk_rng_u64(&rng);
+                c->col[q] = r % 4 ? (uint32_t)((center + r % 64) % nv) : (uint32_t)(r % nv);
+                c->coeff[q] = pick_coeff(&rng, s->num_coeffs);
+            }
+        }
+        c->row_ptr[rows] = q;
+    }
+    return s;
+}
+
+static czk_shape *spec_shape(uint32_t ni, uint32_t naux, uint64_t seed) {
+    uint32_t *len[3];
+    uint64_t rows = 0;
+    for (int m = 0; m < 3; m++)
+        len[m] = spec_lengths(m, &rows);
+    czk_shape *s = shape_from_lengths(len, rows, ni, naux, seed);
+    for (int m = 0; m < 3; m++)
+        free(len[m]);
+    return s;
+}
+
+/* rows rows: 60 % of 1–3 terms, 15 % empty, the rest 4–40 terms, 0.5 % 100–700 terms. */
+static czk_shape *uneven_shape(uint64_t rows, uint32_t ni, uint32_t naux, uint64_t seed) {
+    czk_rng rng;
+    czk_rng_seed(&rng, seed ^ 0x77);
+    uint32_t *len[3];
+    for (int m = 0; m < 3; m++) {
+        len[m] = xmalloc(rows * sizeof *len[m]);
+        for (uint64_t k = 0; k < rows; k++) {
+            uint64_t r = czk_rng_u64(&rng) % 1000;
+            len[m][k] = r < 600   ? 1 + (uint32_t)(r % 3)
+                        : r < 750 ? 0
+                        : r < 995 ? 4 + (uint32_t)(czk_rng_u64(&rng) % 37)
+                                  : 100 + (uint32_t)(czk_rng_u64(&rng) % 601);
+        }
+    }
+    czk_shape *s = shape_from_lengths(len, rows, ni, naux, seed);
+    for (int m = 0; m < 3; m++)
+        free(len[m]);
+    return s;
+}
+
+/* z = inputs ‖ aux: ONE, then zeros, ones and random values. */
+static czk_fr *random_z(uint32_t nv, uint64_t seed) {
+    czk_fr *z = xmalloc(nv * sizeof *z);
+    czk_rng rng;
+    czk_rng_seed(&rng, seed);
+    czk_err err;
+    for (uint32_t i = 0; i < nv; i++) {
+        uint64_t r = czk_rng_u64(&rng) % 4;
+        if (i == 0 || r == 1)
+            z[i] = czk_fr_one;
+        else if (r == 0)
+            z[i] = czk_fr_zero;
+        else
+            czk_assert_ok(czk_fr_random(&z[i], &rng, &err), &err);
+    }
+    return z;
+}
+
+/* out[k] = <M_k, z> by walking the CSR with plain field operations (no fast paths). */
+static void csr_walk(const czk_shape *s, int m, const czk_fr *z, czk_fr *out) {
+    for (uint64_t k = 0; k < s->num_constraints; k++) {
+        czk_fr acc = czk_fr_zero, t;
+        for (uint64_t q = s->m[m].row_ptr[k]; q < s->m[m].row_ptr[k + 1]; q++) {
+            czk_fr_mul(&t, &s->coeffs[s->m[m].coeff[q]], &z[s->m[m].col[q]]);
+            czk_fr_add(&acc, &acc, &t);
+        }
+        out[k] = acc;
+    }
+}
+
+/*
+ * got (3 × n, the device's or the emulation's a, b, c) against czk_shape_eval and the CSR walk
+ * for rows < num_constraints and zero beyond; the first difference is named.
+ */
+static void check_abc(const czk_shape *s, const czk_fr *z, const czk_fr *got, size_t n,
+                      const char *what) {
+    czk_err err;
+    size_t R = s->num_constraints;
+    czk_witness w = {.inputs = (czk_fr *)z,
+                     .aux = (czk_fr *)z + s->num_inputs,
+                     .num_inputs = s->num_inputs,
+                     .num_aux = s->num_aux};
+    czk_fr *ref = xmalloc(3 * (R + 1) * sizeof *ref), *walk = xmalloc((R + 1) * sizeof *walk);
+    czk_assert_ok(czk_shape_eval(s, &w, ref, ref + R, ref + 2 * R, pool, &err), &err);
+    for (int m = 0; m < 3; m++) {
+        csr_walk(s, m, z, walk);
+        for (size_t k = 0; k < R; k++) {
+            if (!czk_fr_eq(&ref[m * R + k], &walk[k]))
+                fail_msg("%s: czk_shape_eval and the CSR walk differ at %c[%zu]", what, "abc"[m],
+                         k);
+            if (!czk_fr_eq(&got[m * n + k], &walk[k]))
+                fail_msg("%s: %c[%zu] differs (row of %llu terms, %zu rows)", what, "abc"[m], k,
+                         (unsigned long long)(s->m[m].row_ptr[k + 1] - s->m[m].row_ptr[k]), R);
+        }
+        for (size_t k = R; k < n; k++)
+            if (!czk_fr_is_zero(&got[m * n + k]))
+                fail_msg("%s: %c[%zu] (padding beyond %zu rows) is not zero", what, "abc"[m], k, R);
+    }
+    free(ref);
+    free(walk);
+}
+
+/* The shapes of the SpMV tests: k = 0 spec, 1 uneven (~2^17 rows), 2 random circuit, 3 empty. */
+static czk_shape *spmv_case(int k, czk_fr **z_out) {
+    czk_shape *s;
+    if (k == 0) {
+        s = spec_shape(5, 3000, 11);
+    } else if (k == 1) {
+        s = uneven_shape(140000, 7, 90000, 12);
+    } else if (k == 2) {
+        rc c;
+        rc_init(&c, 1234, 3000);
+        czk_err err;
+        czk_cs *cs = czk_cs_create(CZK_CS_RECORD, NULL, &err);
+        assert_non_null(cs);
+        czk_assert_ok(czk_cs_run(cs, rc_circuit, &c, &err), &err);
+        czk_assert_ok(czk_cs_take_shape(cs, &s, &err), &err);
+        czk_cs_free(cs);
+        assert_int_equal(c.num_in, s->num_inputs);
+        assert_int_equal(c.num_aux, s->num_aux);
+        czk_fr *z = xmalloc(((size_t)c.num_in + c.num_aux) * sizeof *z);
+        memcpy(z, c.in_vals, c.num_in * sizeof *z);
+        memcpy(z + c.num_in, c.aux_vals, c.num_aux * sizeof *z);
+        rc_free(&c);
+        *z_out = z;
+        return s;
+    } else {
+        uint32_t *len[3];
+        for (int m = 0; m < 3; m++)
+            len[m] = calloc(3000, sizeof *len[m]);
+        s = shape_from_lengths(len, 3000, 2, 10, 13); /* every row empty */
+        for (int m = 0; m < 3; m++)
+            free(len[m]);
+    }
+    *z_out = random_z(s->num_inputs + s->num_aux, 100 + (uint64_t)k);
+    return s;
+}
+
+static const char *const SPMV_CASE[] = {"adversarial rows", "uneven rows", "random circuit",
+                                        "empty rows"};
+
+/* The merge-path algorithm itself, on the host (runs without a GPU too). */
+static void test_spmv_emulated(void **state) {
+    (void)state;
+    czk_err err;
+    for (int k = 0; k < 4; k++) {
+        czk_fr *z;
+        czk_shape *s = spmv_case(k, &z);
+        size_t n = s->num_constraints + 777; /* zero padding */
+        czk_fr *got = xmalloc(3 * n * sizeof *got);
+        memset(got, 0x33, 3 * n * sizeof *got);
+        czk_assert_ok(czk_cuda_spmv_emulate(s, z, got, got + n, got + 2 * n, n, &err), &err);
+        char what[64];
+        snprintf(what, sizeof what, "emulated spmv, %s", SPMV_CASE[k]);
+        check_abc(s, z, got, n, what);
+        print_message("%s: %llu rows, nnz %llu / %llu / %llu: equal\n", what,
+                      (unsigned long long)s->num_constraints, (unsigned long long)s->m[0].nnz,
+                      (unsigned long long)s->m[1].nnz, (unsigned long long)s->m[2].nnz);
+        free(got);
+        free(z);
+        czk_shape_free(s);
+    }
+    /* a malformed shape is refused */
+    czk_fr *z;
+    czk_shape *s = spmv_case(0, &z);
+    size_t n = s->num_constraints;
+    czk_fr *got = xmalloc(3 * n * sizeof *got);
+    s->m[1].col[5] = s->num_inputs + s->num_aux;
+    assert_int_equal(czk_cuda_spmv_emulate(s, z, got, got + n, got + 2 * n, n, &err),
+                     CZK_ERR_INVALID_ARG);
+    free(got);
+    free(z);
+    czk_shape_free(s);
+}
+
+/* The device SpMV on the same shapes (and malformed ones refused at upload). */
+static void test_spmv_device(void **state) {
+    (void)state;
+    NEED_GPU();
+    czk_err err;
+    for (int k = 0; k < 4; k++) {
+        czk_fr *z;
+        czk_shape *s = spmv_case(k, &z);
+        size_t nv = (size_t)s->num_inputs + s->num_aux;
+        size_t n = k == 1 ? (size_t)1 << czk_domain_log(s->num_constraints)
+                          : s->num_constraints + (k == 2 ? 0 : 1000);
+        czk_cuda_shape *ds;
+        czk_assert_ok(czk_cuda_shape_upload(ctx, &ds, s, &err), &err);
+        assert_true(czk_cuda_shape_device_bytes(s) >=
+                    (s->num_constraints + 1) * 12 + 8 * (s->m[0].nnz + s->m[1].nnz + s->m[2].nnz));
+        czk_fr *dz = dev_alloc(nv * sizeof *dz), *dabc = dev_alloc(3 * n * sizeof *dabc);
+        czk_assert_ok(czk_cuda_upload(ctx, dz, z, nv * sizeof *dz, &err), &err);
+        /* garbage first, so that every row and the zero padding are really written */
+        czk_assert_ok(czk_cuda_fr_random(ctx, dabc, 3 * n, 5, &err), &err);
+        czk_assert_ok(czk_cuda_spmv(ctx, ds, dz, dabc, dabc + n, dabc + 2 * n, n, &err), &err);
+        czk_fr *got = xmalloc(3 * n * sizeof *got);
+        czk_assert_ok(czk_cuda_download(ctx, got, dabc, 3 * n * sizeof *got, &err), &err);
+        char what[64];
+        snprintf(what, sizeof what, "device spmv, %s", SPMV_CASE[k]);
+        check_abc(s, z, got, n, what);
+        if (s->num_constraints)
+            assert_int_equal(czk_cuda_spmv(ctx, ds, dz, dabc, dabc + n, dabc + 2 * n,
+                                           s->num_constraints - 1, &err),
+                             CZK_ERR_INVALID_ARG);
+        czk_cuda_free(ctx, dz);
+        czk_cuda_free(ctx, dabc);
+        czk_cuda_shape_free(ctx, ds);
+        free(got);
+        free(z);
+        czk_shape_free(s);
+    }
+    /* malformed shapes: a column beyond z, a coefficient beyond the table, row pointers
+     * decreasing; each refused with a message, nothing left allocated */
+    for (int bad = 0; bad < 3; bad++) {
+        czk_fr *z;
+        czk_shape *s = spmv_case(0, &z);
+        if (bad == 0) s->m[2].col[s->m[2].nnz - 1] = s->num_inputs + s->num_aux + 5;
+        if (bad == 1) s->m[0].coeff[17] = s->num_coeffs;
+        if (bad == 2) s->m[1].row_ptr[100] = s->m[1].row_ptr[101] + 1;
+        czk_cuda_shape *ds = (czk_cuda_shape *)&ds;
+        assert_int_equal(czk_cuda_shape_upload(ctx, &ds, s, &err), CZK_ERR_INVALID_ARG);
+        assert_null(ds);
+        assert_non_null(strstr(err.msg, "malformed"));
+        free(z);
+        czk_shape_free(s);
+    }
 }
 
 static void test_errors(void **state) {
@@ -472,6 +935,10 @@ int main(void) {
         cmocka_unit_test(test_h),
         cmocka_unit_test(test_msm_g1),
         cmocka_unit_test(test_msm_g2),
+        cmocka_unit_test(test_msm_sparse_g1),
+        cmocka_unit_test(test_msm_sparse_g2),
+        cmocka_unit_test(test_spmv_emulated),
+        cmocka_unit_test(test_spmv_device),
     };
     /* CZK_TEST_NTT_ONLY set: only the NTT and H tests (scripts/gpu-check.sh reruns them with
      * the old NTT paths selected) */

@@ -4,16 +4,20 @@
  * The GPU backend on one 2KiB PoRep partition (2,687,961 constraints, domain
  * 2^22; spec porep-circuit.md §1): the proof of czk_backend_cuda equals the
  * CPU backend's byte for byte for the same shape, witness, keys, r and s —
- * keys resident with device SpMV, through the engine's split path, and with
+ * keys resident with device SpMV, through the engine's split path, with the
+ * witness in the backend's page-locked memory (ops->host_alloc), and with
  * the keys pinned and streamed — and it verifies against the public inputs
  * the chain derives (czk_porep_chain_inputs). Device SpMV on this shape
- * equals czk_shape_eval. Fixture: src/cuda/porep2k_fixture.h (shape cache,
- * TEST keys made once from a seeded setup and cached under ~/.cache/czk,
- * a C1 from czk_seal_generate). Skips without a CUDA device (CI).
+ * equals czk_shape_eval. MSMs over the real witness (G1 over all aux, G2
+ * over a part) take the compacted path and equal czk_msm_g1/g2. Fixture: src/cuda/porep2k_fixture.h
+ * (shape cache, TEST keys made once from a seeded setup and cached under ~/.cache/czk, a C1 from
+ * czk_seal_generate). Skips without a CUDA device (CI).
  */
 #include "support.h"
 
 #include "czk/cuda.h"
+#include "czk/msm.h"
+#include "cuda/internal.h"
 #include "cuda/porep2k_fixture.h"
 
 #include <stdio.h>
@@ -93,17 +97,71 @@ static void test_spmv_2k(void **state) {
     free(got);
 }
 
-static void prove(const czk_backend *be, const czk_fr *r, const czk_fr *s,
-                  uint8_t out[CZK_PROOF_BYTES]) {
+/* The MSM over the witness's aux (n points, random bases) on the GPU against the CPU layer. */
+static void check_witness_msm(czk_cuda_ctx *ctx, bool g2, size_t n) {
+    czk_err err;
+    size_t psz = g2 ? sizeof(blst_p2_affine) : sizeof(blst_p1_affine);
+    void *bases = malloc(n * psz), *dbases;
+    czk_fr *dsc;
+    assert_non_null(bases);
+    czk_assert_ok(czk_cuda_alloc(ctx, &dbases, n * psz, &err), &err);
+    czk_assert_ok(czk_cuda_alloc(ctx, (void **)&dsc, n * sizeof(czk_fr), &err), &err);
+    if (g2)
+        czk_assert_ok(czk_cuda_g2_random_bases(ctx, dbases, n, 21, &err), &err);
+    else
+        czk_assert_ok(czk_cuda_g1_random_bases(ctx, dbases, n, 21, &err), &err);
+    czk_assert_ok(czk_cuda_download(ctx, bases, dbases, n * psz, &err), &err);
+    czk_assert_ok(czk_cuda_upload(ctx, dsc, fx.w.aux, n * sizeof(czk_fr), &err), &err);
+    blst_p2 got, want; /* large enough for either */
+    if (g2) {
+        czk_assert_ok(czk_cuda_msm_g2(ctx, &got, dbases, dsc, n, &err), &err);
+        czk_assert_ok(czk_msm_g2(&want, bases, fx.w.aux, n, pool, &err), &err);
+    } else {
+        czk_assert_ok(czk_cuda_msm_g1(ctx, (blst_p1 *)&got, dbases, dsc, n, &err), &err);
+        czk_assert_ok(czk_msm_g1((blst_p1 *)&want, bases, fx.w.aux, n, pool, &err), &err);
+    }
+    czk_cuda_msm_info info;
+    czk_cuda_msm_last(ctx, &info);
+    print_message("witness MSM %s over %zu aux: %s, %llu ones, %llu others, %u pieces, c=%u\n",
+                  g2 ? "g2" : "g1", n, info.sparse ? "compacted" : "dense",
+                  (unsigned long long)info.ones, (unsigned long long)info.others, info.pieces,
+                  info.c);
+    assert_true(info.sparse);
+    bool ok =
+        g2 ? blst_p2_is_equal(&got, &want) : blst_p1_is_equal((blst_p1 *)&got, (blst_p1 *)&want);
+    if (!ok) fail_msg("witness MSM %s over %zu aux: GPU differs from czk_msm", g2 ? "g2" : "g1", n);
+    czk_cuda_free(ctx, dbases);
+    czk_cuda_free(ctx, dsc);
+    free(bases);
+}
+
+static void test_msm_2k(void **state) {
+    (void)state;
+    NEED_GPU();
+    czk_err err;
+    czk_cuda_ctx *ctx;
+    czk_assert_ok(czk_cuda_ctx_create(&ctx, 0, &err), &err);
+    check_witness_msm(ctx, false, fx.w.num_aux);
+    check_witness_msm(ctx, true, fx.w.num_aux < (1u << 19) ? fx.w.num_aux : 1u << 19);
+    czk_cuda_ctx_destroy(ctx);
+}
+
+static void prove_w(const czk_backend *be, const czk_witness *w, const czk_fr *r, const czk_fr *s,
+                    uint8_t out[CZK_PROOF_BYTES]) {
     czk_err err;
     czk_proof p;
     czk_prove_timings t = {0};
-    czk_assert_ok(czk_prove(be, fx.params, fx.shape, &fx.w, 1, r, s, &p, &t, &err), &err);
-    print_message("%s: spmv %.3f s, ntt %.3f, msm h %.3f l %.3f a %.3f b1 %.3f b2 %.3f, total "
-                  "%.3f\n",
-                  be->ops->name, t.spmv, t.ntt, t.msm_h, t.msm_l, t.msm_a, t.msm_b1, t.msm_b2,
-                  t.total);
+    czk_assert_ok(czk_prove(be, fx.params, fx.shape, w, 1, r, s, &p, &t, &err), &err);
+    print_message("%s: upload %.3f s, spmv %.3f, ntt %.3f, msm h %.3f l %.3f a %.3f b1 %.3f b2 "
+                  "%.3f, total %.3f\n",
+                  be->ops->name, t.upload, t.spmv, t.ntt, t.msm_h, t.msm_l, t.msm_a, t.msm_b1,
+                  t.msm_b2, t.total);
     czk_proof_encode(out, &p);
+}
+
+static void prove(const czk_backend *be, const czk_fr *r, const czk_fr *s,
+                  uint8_t out[CZK_PROOF_BYTES]) {
+    prove_w(be, &fx.w, r, s, out);
 }
 
 static void test_prove_2k(void **state) {
@@ -158,6 +216,18 @@ static void test_prove_2k(void **state) {
     prove(&gpu, &r2, &s2, got);
     assert_memory_equal(got, want2, CZK_PROOF_BYTES);
     assert_memory_not_equal(want, want2, CZK_PROOF_BYTES);
+
+    /* the witness in the backend's page-locked memory */
+    czk_witness wp = fx.w;
+    wp.inputs = gpu.ops->host_alloc(gpu.self, fx.w.num_inputs * sizeof(czk_fr));
+    wp.aux = gpu.ops->host_alloc(gpu.self, fx.w.num_aux * sizeof(czk_fr));
+    assert_true(wp.inputs && wp.aux);
+    memcpy(wp.inputs, fx.w.inputs, fx.w.num_inputs * sizeof(czk_fr));
+    memcpy(wp.aux, fx.w.aux, fx.w.num_aux * sizeof(czk_fr));
+    prove_w(&gpu, &wp, &r, &s, got);
+    assert_memory_equal(got, want, CZK_PROOF_BYTES);
+    gpu.ops->host_free(gpu.self, wp.inputs, fx.w.num_inputs * sizeof(czk_fr));
+    gpu.ops->host_free(gpu.self, wp.aux, fx.w.num_aux * sizeof(czk_fr));
     gpu.ops->unload(gpu.self, fx.params);
     czk_backend_release(&gpu);
 
@@ -177,6 +247,7 @@ static void test_prove_2k(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_spmv_2k),
+        cmocka_unit_test(test_msm_2k),
         cmocka_unit_test(test_prove_2k),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -10,7 +10,9 @@
  * memory in small chunks (never loaded), resident on the device with the
  * shape (device SpMV), pinned (budget too small), through the split path
  * (czk_prove_device + czk_prove_finalize), in a batch of two, and with the
- * five MSMs on concurrent streams as well as one after another. The GPU
+ * five MSMs on concurrent streams as well as one after another, and with
+ * the witness in the backend's page-locked memory (ops->host_alloc) — the
+ * upload time is then recorded under timings.upload. The GPU
  * proofs also verify (pairing check, czk_verify). SpMV on the device is
  * checked against czk_shape_eval and against a naive evaluation of the CSR
  * written here. Every GPU test skips without a CUDA device (CI).
@@ -253,6 +255,25 @@ static void prove_bytes(const czk_backend *be, const czk_params *p, const czk_sh
         encode(out + k * CZK_PROOF_BYTES, &pr[k]);
 }
 
+/* A copy of w in the backend's page-locked memory (ops->host_alloc); free with pinned_free. */
+static czk_witness pinned_copy(const czk_backend *be, const czk_witness *w) {
+    czk_witness p = *w;
+    assert_non_null(be->ops->host_alloc);
+    assert_non_null(be->ops->host_free);
+    p.inputs = be->ops->host_alloc(be->self, w->num_inputs * sizeof(czk_fr));
+    p.aux = be->ops->host_alloc(be->self, w->num_aux * sizeof(czk_fr));
+    assert_non_null(p.inputs);
+    assert_non_null(p.aux);
+    memcpy(p.inputs, w->inputs, w->num_inputs * sizeof(czk_fr));
+    memcpy(p.aux, w->aux, w->num_aux * sizeof(czk_fr));
+    return p;
+}
+
+static void pinned_free(const czk_backend *be, czk_witness *p) {
+    be->ops->host_free(be->self, p->inputs, p->num_inputs * sizeof(czk_fr));
+    be->ops->host_free(be->self, p->aux, p->num_aux * sizeof(czk_fr));
+}
+
 static void test_prove_equal(void **state) {
     (void)state;
     NEED_GPU();
@@ -317,6 +338,15 @@ static void test_prove_equal(void **state) {
         prove_bytes(&cpu, p, s, w, 1, zero, zero, want0);
         prove_bytes(&gpu_res, p, s, w, 1, zero, zero, got);
         assert_memory_equal(got, want0, CZK_PROOF_BYTES);
+
+        /* 2b. the witness in page-locked memory of the backend (host_alloc) */
+        czk_witness wp = pinned_copy(&gpu_res, &w[0]);
+        czk_prove_timings tp = {0};
+        czk_assert_ok(czk_prove(&gpu_res, p, s, &wp, 1, r, sv, &pr, &tp, &err), &err);
+        encode(got, &pr);
+        assert_memory_equal(got, want, CZK_PROOF_BYTES);
+        assert_true(tp.upload > 0 && tp.spmv > 0);
+        pinned_free(&gpu_res, &wp);
 
         /* 3. the split path: device part (nothing deferred), then finalize */
         czk_msm_sums sums;
