@@ -157,9 +157,10 @@ typedef struct czk_engine_config {
     /* [synthesis] */
     unsigned threads;           /* synthesis.threads: data-parallel loop threads (0 = all) */
     unsigned partition_workers; /* synthesis.partition_workers: partitions synthesized at
-                                   once, one per thread (0 = auto: the CPU count clamped to
-                                   2..18; the budget admits fewer when memory is short).
-                                   Alias (warned): pipeline.max_parallel_synthesis */
+                                   once, one per thread (0 = auto: half the CPU count,
+                                   2..18, e.g. 8 on a 16-core host; the budget admits fewer
+                                   when memory is short). Alias (warned):
+                                   pipeline.max_parallel_synthesis */
     /* [pipeline] */
     bool pipeline_enabled;          /* pipeline.enabled (true; false is refused: czk has no
                                        monolithic path) */

@@ -54,9 +54,18 @@ void czk_engine_config_default(czk_engine_config *c) {
     c->timeline_keep = 4096;
 }
 
+/*
+ * synthesis.partition_workers = 0: half the CPUs, 2..18. One worker makes one
+ * partition's witness on one core; at 32GiB that is 1-3 s in a reused buffer
+ * (bench_witness), so 8 workers on a 16-core host make several partitions per
+ * second, more than one device proves (about one per second), while the
+ * other half of the cores serves the GPU path, intake (C1 parse and
+ * pre-check), finalization and verification. More workers would only hold
+ * more 4.2 GB witness buffers (page-locked with a CUDA backend).
+ */
 void czk_engine_config_finish(czk_engine_config *c) {
     if (!c->partition_workers) {
-        unsigned n = czk_cpu_count();
+        unsigned n = czk_cpu_count() / 2;
         c->partition_workers = n < 2 ? 2 : n > 18 ? 18 : n;
     }
 }
