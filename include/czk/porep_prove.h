@@ -209,14 +209,15 @@ typedef struct czk_porep_c2_timings {
     double verify;       /* the pairing check of every proof */
     double witness_wait; /* the device loop waiting for a witness (the witness time not hidden
                             behind device work) */
-    unsigned witness_buffers;        /* buffers used */
+    unsigned witness_buffers;        /* buffers allocated */
     unsigned witness_buffers_pinned; /* of them, from the backend's host_alloc */
 } czk_porep_c2_timings;
 
 /* One partition, reported once its proof is verified (czk_porep_c2_opts.on_partition). */
 typedef struct czk_porep_partition_report {
     uint32_t k, partitions;
-    double witness;      /* its witness (seconds, on the witness thread) */
+    double witness;      /* its witness (seconds, on the witness thread; the first use of a
+                            buffer includes allocating it) */
     double witness_wait; /* the device loop waited this long for it */
     czk_prove_timings p; /* its device part and finalization (witness not included) */
     double verify;       /* its pairing check */

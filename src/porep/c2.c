@@ -391,11 +391,20 @@ static void *witness_main(void *arg) {
         pthread_mutex_unlock(&p->mu);
         if (stop) break;
         double t0 = now();
+        czk_err_clear(&sl->err);
+        czk_status st = CZK_OK;
+        if (!sl->block) { /* first use: allocated here, while the device proves the previous */
+            const czk_backend *be = p->be;
+            if (be->ops->host_alloc && (sl->block = be->ops->host_alloc(be->self, sl->bytes)))
+                sl->pinned = true;
+            else if (!(sl->block = czk_hostmem_alloc(sl->bytes)))
+                st = czk_errf(&sl->err, CZK_ERR_NOMEM,
+                              "cannot allocate a witness buffer of %zu bytes", sl->bytes);
+        }
         czk_porep_witness *pw = NULL;
         czk_witness w = {sl->block, (czk_fr *)sl->block + p->shape->num_inputs,
                          p->shape->num_inputs, p->shape->num_aux};
-        czk_err_clear(&sl->err);
-        czk_status st = czk_porep_witness_from_c1(&pw, p->c1, k, &sl->err);
+        if (!st) st = czk_porep_witness_from_c1(&pw, p->c1, k, &sl->err);
         if (!st) st = czk_porep_witness_generate_into(&w, &pw->config, pw, &p->cancel, &sl->err);
         czk_porep_witness_free(pw);
         pthread_mutex_lock(&p->mu);
@@ -459,21 +468,10 @@ czk_status czk_porep_c2_prove_ex(uint8_t *out, const czk_c1 *c1, const uint8_t r
         free(p.slot);
         return czk_errf(err, CZK_ERR_NOMEM, "prove: out of memory");
     }
-    /* the buffers: allocated (page-locked where the backend offers it) once, reused */
-    size_t bytes = ((size_t)shape->num_inputs + shape->num_aux) * sizeof(czk_fr);
-    for (unsigned i = 0; i < nbuf && !st; i++) {
-        c2_slot *sl = &p.slot[i];
-        sl->bytes = bytes;
-        if (backend->ops->host_alloc &&
-            (sl->block = backend->ops->host_alloc(backend->self, bytes)))
-            sl->pinned = true;
-        else if (!(sl->block = czk_hostmem_alloc(bytes)))
-            st = czk_errf(err, CZK_ERR_NOMEM,
-                          "prove: cannot allocate witness buffer %u of %zu bytes", i, bytes);
-    }
-    t->witness_buffers = nbuf;
+    /* the buffers: allocated by the witness thread at first use (page-locked where the backend
+     * offers it; ~0.3 s per GiB), reused for every later partition */
     for (unsigned i = 0; i < nbuf; i++)
-        t->witness_buffers_pinned += p.slot[i].pinned;
+        p.slot[i].bytes = ((size_t)shape->num_inputs + shape->num_aux) * sizeof(czk_fr);
     czk_porep_graph *own = NULL;
     double t0 = now();
     if (!st && !graph && !(st = czk_c1_graph(&own, c1, pool, err))) graph = own;
@@ -556,8 +554,11 @@ czk_status czk_porep_c2_prove_ex(uint8_t *out, const czk_c1 *c1, const uint8_t r
     }
     pthread_cond_destroy(&p.cv);
     pthread_mutex_destroy(&p.mu);
-    for (unsigned i = 0; i < nbuf; i++)
+    for (unsigned i = 0; i < nbuf; i++) {
+        t->witness_buffers += p.slot[i].block != NULL;
+        t->witness_buffers_pinned += p.slot[i].pinned;
         slot_free_block(backend, &p.slot[i]);
+    }
     free(p.slot);
     czk_porep_graph_destroy(own);
     free(inputs);
