@@ -561,6 +561,12 @@ czk_status czk_engine_metrics_format(const czk_engine_status *s, char **out, czk
               (unsigned long long)s->budget_total, (unsigned long long)s->budget_used,
               (unsigned long long)s->budget_srs, (unsigned long long)s->budget_shapes,
               (unsigned long long)s->budget_working, (unsigned long long)s->budget_witness_buffers);
+    family(&b, "czk_memory_budget_info", "gauge",
+           "Where the memory budget's total came from (memory.total_budget, MemTotal or a "
+           "cgroup's memory.max, less memory.safety_margin).");
+    sb_printf(&b, "czk_memory_budget_info{source=\"");
+    sb_label(&b, s->budget_source);
+    sb_printf(&b, "\"} 1\n");
     family(&b, "czk_process_resident_bytes", "gauge", "Resident set of the daemon.");
     sample_u(&b, "czk_process_resident_bytes", s->rss_bytes);
     family(&b, "czk_memory_total_bytes", "gauge", "The machine's memory (MemTotal).");
