@@ -24,6 +24,16 @@
  * Without a GPU the CPU backend is a pseudo-device with the same workers,
  * lock and events.
  *
+ * Memory: one budget (memory.total_budget, or the smaller of MemTotal and
+ * the process's cgroup v2 memory.max, less memory.safety_margin) covers the
+ * SRS and shapes in host memory, each partition's working memory and the
+ * witness buffers. A partition's witness is written into a buffer from its
+ * circuit's pool (page-locked by the backend's host_alloc where it offers
+ * one), reused by later partitions of that circuit and freed when memory is
+ * short, when the circuit has been idle for memory.eviction_min_idle, when
+ * it is evicted, or when the engine stops. Where every device holds a
+ * circuit's keys and matrices, their host copies are freed.
+ *
  * Priorities: CRITICAL > HIGH > NORMAL > LOW, then submit order. A request
  * with CZK_PRIORITY_UNSPECIFIED gets its kind's default (WinningPoSt
  * CRITICAL, WindowPoSt HIGH, PoRep and SnapDeals NORMAL; cuzk-engine.md §2).
