@@ -402,8 +402,10 @@ static void *witness_main(void *arg) {
                               "cannot allocate a witness buffer of %zu bytes", sl->bytes);
         }
         czk_porep_witness *pw = NULL;
-        czk_witness w = {sl->block, (czk_fr *)sl->block + p->shape->num_inputs,
-                         p->shape->num_inputs, p->shape->num_aux};
+        czk_witness w = {0};
+        if (sl->block)
+            w = (czk_witness){sl->block, (czk_fr *)sl->block + p->shape->num_inputs,
+                              p->shape->num_inputs, p->shape->num_aux};
         if (!st) st = czk_porep_witness_from_c1(&pw, p->c1, k, &sl->err);
         if (!st) st = czk_porep_witness_generate_into(&w, &pw->config, pw, &p->cancel, &sl->err);
         czk_porep_witness_free(pw);
