@@ -445,9 +445,10 @@ int czk_cmd_prove(int argc, char **argv) {
     row("verify", tm.verify);
     row("proving (all partitions, wall)", t_prove);
     row("total", czk_cli_now() - t_start);
-    printf("per partition: %.3f s wall (%u partitions, %u witness buffers%s)\n",
+    printf("per partition: %.3f s wall (%u partition%s, %u witness buffer%s%s)\n",
            c1->num_partitions ? t_prove / c1->num_partitions : 0.0, c1->num_partitions,
-           tm.witness_buffers, tm.witness_buffers_pinned ? ", page-locked" : "");
+           c1->num_partitions == 1 ? "" : "s", tm.witness_buffers,
+           tm.witness_buffers == 1 ? "" : "s", tm.witness_buffers_pinned ? ", page-locked" : "");
     printf("peak RSS: %.1f MiB; threads: %u\n", (double)czk_cli_peak_rss() / (1 << 20),
            czk_pool_threads(pool));
     printf("wrote %s: %zu bytes, %u partition proof%s, each verified\n", out_path, nbytes,
