@@ -16,11 +16,11 @@
  * Thread t makes partitions t, t + N, ... (mod the C1's partitions). One
  * untimed witness first learns the counts and warms the C1. Rows: threads,
  * buffers, witnesses, wall seconds, witnesses per second, mean seconds per
- * witness, and the time the reused run spent allocating its buffers (not in
- * its wall). Expected on the H200 host at 32GiB (spec/perf-anchors.md §9):
- * fresh 0.34/s at 1 thread, 2.43/s at 16; reused should be near-linear until
- * memory bandwidth binds (a witness writes 4.2 GB: 16 of them in 3 s are
- * ~22 GB/s of stores), so ≥ 1/s with a few threads.
+ * witness, and for reused buffers the time spent allocating and touching
+ * them before the clock (not in the wall). Expected on the H200 host at 32GiB (spec/perf-anchors.md
+ * §9): fresh 0.34/s at 1 thread, 2.43/s at 16; reused should be near-linear until memory bandwidth
+ * binds (a witness writes 4.2 GB: 16 of them in 3 s are ~22 GB/s of stores), so ≥ 1/s with a few
+ * threads.
  */
 #include "czk/porep_c1.h"
 #include "czk/porep_circuit.h"
@@ -114,11 +114,11 @@ static void one(run *r) {
     double w = wall() - t0;
     pthread_barrier_destroy(&r->go);
     unsigned n = r->threads * r->per_thread;
-    printf("| %u | %s | %u | %.3f | %.3f | %.3f | %s |\n", r->threads,
-           r->reuse ? "reused" : "fresh", n, w, n / w, sum / n, "");
     if (r->reuse)
-        printf("|   | (allocating and touching %u buffers: %.3f s) | | | | | |\n", r->threads,
-               t_alloc);
+        printf("| %u | reused | %u | %.3f | %.3f | %.3f | %.3f |\n", r->threads, n, w, n / w,
+               sum / n, t_alloc);
+    else
+        printf("| %u | fresh | %u | %.3f | %.3f | %.3f | – |\n", r->threads, n, w, n / w, sum / n);
     fflush(stdout);
     for (unsigned t = 0; t < r->threads; t++)
         czk_hostmem_free(ws[t].buf, bytes);
@@ -187,8 +187,10 @@ int main(int argc, char **argv) {
            "witness %.3f s\n\n",
            shape->name, c1->num_partitions, r.ni, r.na,
            ((double)r.ni + r.na) * 32 / (double)(1ull << 30), t_c1, t_first);
-    printf("| threads | buffers | witnesses | wall s | witnesses/s | s per witness | |\n");
-    printf("|---:|---|---:|---:|---:|---:|---|\n");
+    printf(
+        "| threads | buffers | witnesses | wall s | witnesses/s | s per witness | buffer setup s "
+        "|\n");
+    printf("|---:|---|---:|---:|---:|---:|---:|\n");
     char *list = strdup(tlist);
     for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
         unsigned n = (unsigned)atoi(tok);
