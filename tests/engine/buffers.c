@@ -21,6 +21,7 @@
  */
 #include "engine/internal.h"
 #include "etest.h"
+#include "host_blocks.h"
 
 #include <sys/stat.h>
 
@@ -45,15 +46,11 @@ static int group_teardown(void **state) {
 
 /* ---- a backend with host_alloc: the CPU backend, blocks counted ---- */
 
-#define MAX_BLOCKS 64
-
 typedef struct pin_be {
     czk_backend cpu;
+    host_blocks hb;
     pthread_mutex_t mu;
-    void *block[MAX_BLOCKS];
-    size_t bytes[MAX_BLOCKS];
-    bool live[MAX_BLOCKS];
-    int allocs, frees, bad_frees, foreign_witness, devices;
+    int foreign_witness, devices;
 } pin_be;
 
 static pin_be g_pin; /* one engine at a time */
@@ -65,23 +62,12 @@ static czk_status pin_sums(void *self, const czk_params *p, const czk_shape *s,
     return b->cpu.ops->sums(b->cpu.self, p, s, w, count, out, t, err);
 }
 
-/* True if [p, p + n) lies in a live block. */
-static bool in_block(pin_be *b, const void *p, size_t n) {
-    bool ok = false;
-    pthread_mutex_lock(&b->mu);
-    for (int i = 0; i < b->allocs && !ok; i++)
-        ok = b->live[i] && (const uint8_t *)p >= (const uint8_t *)b->block[i] &&
-             (const uint8_t *)p + n <= (const uint8_t *)b->block[i] + b->bytes[i];
-    pthread_mutex_unlock(&b->mu);
-    return ok;
-}
-
 static czk_status pin_device(void *self, const czk_params *p, const czk_shape *s,
                              const czk_witness *w, const czk_device_lock *lock, czk_msm_sums *out,
                              unsigned *deferred, czk_prove_timings *t, czk_err *err) {
     pin_be *b = self;
-    bool mine = in_block(b, w->inputs, w->num_inputs * sizeof(czk_fr)) &&
-                in_block(b, w->aux, w->num_aux * sizeof(czk_fr));
+    bool mine = hb_contains(&b->hb, w->inputs, w->num_inputs * sizeof(czk_fr)) &&
+                hb_contains(&b->hb, w->aux, w->num_aux * sizeof(czk_fr));
     pthread_mutex_lock(&b->mu);
     b->devices++;
     if (!mine) b->foreign_witness++;
@@ -90,33 +76,11 @@ static czk_status pin_device(void *self, const czk_params *p, const czk_shape *s
 }
 
 static void *pin_alloc(void *self, size_t bytes) {
-    pin_be *b = self;
-    pthread_mutex_lock(&b->mu);
-    void *p = b->allocs < MAX_BLOCKS ? malloc(bytes) : NULL;
-    if (p) {
-        b->block[b->allocs] = p;
-        b->bytes[b->allocs] = bytes;
-        b->live[b->allocs] = true;
-        b->allocs++;
-    }
-    pthread_mutex_unlock(&b->mu);
-    return p;
+    return hb_alloc(&((pin_be *)self)->hb, bytes);
 }
 
 static void pin_free(void *self, void *p, size_t bytes) {
-    pin_be *b = self;
-    pthread_mutex_lock(&b->mu);
-    int i = 0;
-    while (i < b->allocs && !(b->live[i] && b->block[i] == p))
-        i++;
-    if (i == b->allocs || b->bytes[i] != bytes) {
-        b->bad_frees++; /* not ours, freed twice, or another size */
-    } else {
-        b->live[i] = false;
-        b->frees++;
-        free(p);
-    }
-    pthread_mutex_unlock(&b->mu);
+    hb_free(&((pin_be *)self)->hb, p, bytes);
 }
 
 static void pin_destroy(void *self) {
@@ -159,6 +123,7 @@ static void test_reuse_pinned(void **state) {
     (void)state;
     memset(&g_pin, 0, sizeof g_pin);
     pthread_mutex_init(&g_pin.mu, NULL);
+    hb_init(&g_pin.hb);
     czk_engine_opts o;
     et_opts(&o, NULL, 0);
     snprintf(o.config.param_cache, sizeof o.config.param_cache, "%s", g_dir);
@@ -194,23 +159,23 @@ static void test_reuse_pinned(void **state) {
     /* every partition's witness was in one of the backend's blocks, and few blocks served all */
     assert_int_equal(g_pin.devices, 12);
     assert_int_equal(g_pin.foreign_witness, 0);
-    assert_true(g_pin.allocs >= 1 && g_pin.allocs <= 5);
-    assert_int_equal(x->witness_buffers, (uint32_t)g_pin.allocs);
+    assert_true(g_pin.hb.allocs >= 1 && g_pin.hb.allocs <= 5);
+    assert_int_equal(x->witness_buffers, (uint32_t)g_pin.hb.allocs);
     assert_int_equal(x->witness_buffers_pinned, x->witness_buffers);
     assert_int_equal(x->witness_buffers_idle, x->witness_buffers);
-    for (int i = 0; i < g_pin.allocs; i++)
-        assert_int_equal(g_pin.bytes[i], wb);
-    assert_int_equal(s->budget_witness_buffers, (uint64_t)g_pin.allocs * wb);
+    for (int i = 0; i < g_pin.hb.allocs; i++)
+        assert_int_equal(g_pin.hb.bytes[i], wb);
+    assert_int_equal(s->budget_witness_buffers, (uint64_t)g_pin.hb.allocs * wb);
     assert_int_equal(s->budget_used, used0 + s->budget_witness_buffers);
     /* the witness is at least what the probe measured */
     assert_true(x->partition_bytes > wb);
     czk_engine_status_free(s);
-    assert_int_equal(g_pin.frees, 0);
+    assert_int_equal(g_pin.hb.frees, 0);
     /* evicting the circuit frees every buffer, with its size; the budget is back to zero */
     wait_unheld(e, "test-8");
     czk_assert_ok(czk_engine_evict(e, "test-8", NULL, NULL, &err), &err);
-    assert_int_equal(g_pin.frees, g_pin.allocs);
-    assert_int_equal(g_pin.bad_frees, 0);
+    assert_int_equal(g_pin.hb.frees, g_pin.hb.allocs);
+    assert_int_equal(g_pin.hb.bad_frees, 0);
     s = et_status(e);
     assert_int_equal(s->budget_used, 0);
     assert_int_equal(s->budget_witness_buffers, 0);
@@ -220,12 +185,13 @@ static void test_reuse_pinned(void **state) {
     czk_job_result r = et_await(e, id[0]);
     et_verify(&g_k8->vk, &r, 50, 2, 8);
     czk_job_result_free(&r);
-    int before = g_pin.frees;
-    assert_true(g_pin.allocs > before);
+    int before = g_pin.hb.frees;
+    assert_true(g_pin.hb.allocs > before);
     czk_engine_destroy(e);
-    assert_int_equal(g_pin.frees, g_pin.allocs);
-    assert_int_equal(g_pin.bad_frees, 0);
+    assert_int_equal(g_pin.hb.frees, g_pin.hb.allocs);
+    assert_int_equal(g_pin.hb.bad_frees, 0);
     pthread_mutex_destroy(&g_pin.mu);
+    pthread_mutex_destroy(&g_pin.hb.mu);
 }
 
 static uint64_t file_bytes(unsigned log) {

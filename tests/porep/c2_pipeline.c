@@ -32,6 +32,7 @@
  * a device fault is returned with nothing freed.
  */
 #include "../groth16/testkeys.h"
+#include "host_blocks.h"
 
 #include "czk/porep_precheck.h"
 #include "czk/porep_prove.h"
@@ -46,12 +47,9 @@ typedef struct trap {
     czk_toxic tx;
     czk_fr *uvw[3]; /* u_j(τ), v_j(τ), w_j(τ) for every column j of [inputs | aux] */
     pthread_mutex_t mu;
-    /* host_alloc bookkeeping */
-    bool offer_alloc;
-    void *block[16];
-    size_t bytes[16];
-    bool live[16];
-    int allocs, frees, bad_frees, foreign, devices, fail_at, corrupt;
+    bool offer_alloc; /* host_alloc offered: the witnesses must lie in hb's blocks */
+    host_blocks hb;
+    int foreign, devices, fail_at, corrupt;
 } trap;
 
 static trap g_trap;
@@ -59,6 +57,7 @@ static trap g_trap;
 static void trap_init(trap *t, const czk_shape *s, uint64_t seed) {
     memset(t, 0, sizeof *t);
     pthread_mutex_init(&t->mu, NULL);
+    hb_init(&t->hb);
     t->shape = s;
     t->fail_at = -1;
     czk_rng rng;
@@ -107,6 +106,7 @@ static void trap_free(trap *t) {
     for (int m = 0; m < 3; m++)
         free(t->uvw[m]);
     pthread_mutex_destroy(&t->mu);
+    pthread_mutex_destroy(&t->hb.mu);
 }
 
 static void g1_of(czk_g1 *out, const czk_fr *k) {
@@ -190,16 +190,6 @@ static czk_status trap_sums_one(trap *t, const czk_witness *w, czk_msm_sums *out
     return CZK_OK;
 }
 
-static bool in_block(trap *t, const void *p, size_t n) {
-    bool ok = false;
-    pthread_mutex_lock(&t->mu);
-    for (int i = 0; i < t->allocs && !ok; i++)
-        ok = t->live[i] && (const uint8_t *)p >= (const uint8_t *)t->block[i] &&
-             (const uint8_t *)p + n <= (const uint8_t *)t->block[i] + t->bytes[i];
-    pthread_mutex_unlock(&t->mu);
-    return ok;
-}
-
 static czk_status trap_sums(void *self, const czk_params *p, const czk_shape *s,
                             const czk_witness *w, size_t count, czk_msm_sums *out,
                             czk_prove_timings *tm, czk_err *err) {
@@ -217,8 +207,9 @@ static czk_status trap_device(void *self, const czk_params *p, const czk_shape *
     (void)p, (void)s, (void)lock, (void)tm;
     trap *t = self;
     *deferred = 0;
-    bool mine = !t->offer_alloc || (in_block(t, w->inputs, w->num_inputs * sizeof(czk_fr)) &&
-                                    in_block(t, w->aux, w->num_aux * sizeof(czk_fr)));
+    bool mine =
+        !t->offer_alloc || (hb_contains(&t->hb, w->inputs, w->num_inputs * sizeof(czk_fr)) &&
+                            hb_contains(&t->hb, w->aux, w->num_aux * sizeof(czk_fr)));
     pthread_mutex_lock(&t->mu);
     int nth = t->devices++;
     if (!mine) t->foreign++;
@@ -228,32 +219,11 @@ static czk_status trap_device(void *self, const czk_params *p, const czk_shape *
 }
 
 static void *trap_alloc(void *self, size_t bytes) {
-    trap *t = self;
-    pthread_mutex_lock(&t->mu);
-    void *p = t->allocs < 16 ? malloc(bytes) : NULL;
-    if (p) {
-        t->block[t->allocs] = p;
-        t->bytes[t->allocs] = bytes;
-        t->live[t->allocs++] = true;
-    }
-    pthread_mutex_unlock(&t->mu);
-    return p;
+    return hb_alloc(&((trap *)self)->hb, bytes);
 }
 
 static void trap_hfree(void *self, void *p, size_t bytes) {
-    trap *t = self;
-    pthread_mutex_lock(&t->mu);
-    int i = 0;
-    while (i < t->allocs && !(t->live[i] && t->block[i] == p))
-        i++;
-    if (i == t->allocs || t->bytes[i] != bytes) {
-        t->bad_frees++;
-    } else {
-        t->live[i] = false;
-        t->frees++;
-        free(p);
-    }
-    pthread_mutex_unlock(&t->mu);
+    hb_free(&((trap *)self)->hb, p, bytes);
 }
 
 static const czk_backend_ops TRAP_OPS = {"trapdoor", trap_sums, NULL, trap_device, NULL,
@@ -393,19 +363,19 @@ static void test_pinned_buffers(void **state) {
     g_trap.offer_alloc = false;
     czk_assert_ok(prove(&TRAP_OPS, 1, a, NULL, NULL, &err), &err);
     g_trap.offer_alloc = true;
-    g_trap.allocs = g_trap.frees = g_trap.bad_frees = g_trap.foreign = g_trap.devices = 0;
+    g_trap.hb.allocs = g_trap.hb.frees = g_trap.hb.bad_frees = g_trap.foreign = g_trap.devices = 0;
     czk_porep_c2_timings tm;
     memset(&tm, 0, sizeof tm);
     czk_assert_ok(prove(&TRAP_PINNED_OPS, 2, b, NULL, &tm, &err), &err);
     assert_memory_equal(a, b, sizeof a);
     assert_int_equal(g_trap.devices, 13);
     assert_int_equal(g_trap.foreign, 0); /* every witness in the backend's memory */
-    assert_int_equal(g_trap.allocs, 2);  /* two buffers for 13 partitions */
+    assert_int_equal(g_trap.hb.allocs, 2); /* two buffers for 13 partitions */
     size_t want = ((size_t)g.shape->num_inputs + g.shape->num_aux) * sizeof(czk_fr);
-    assert_int_equal(g_trap.bytes[0], want);
-    assert_int_equal(g_trap.bytes[1], want);
-    assert_int_equal(g_trap.frees, 2);
-    assert_int_equal(g_trap.bad_frees, 0);
+    assert_int_equal(g_trap.hb.bytes[0], want);
+    assert_int_equal(g_trap.hb.bytes[1], want);
+    assert_int_equal(g_trap.hb.frees, 2);
+    assert_int_equal(g_trap.hb.bad_frees, 0);
     assert_int_equal(tm.witness_buffers_pinned, 2);
     g_trap.offer_alloc = false;
 }
@@ -416,14 +386,14 @@ static void test_failures(void **state) {
     czk_err err;
     /* a device fault at partition 5: named, the witness thread stopped, buffers freed */
     g_trap.offer_alloc = true;
-    g_trap.allocs = g_trap.frees = g_trap.bad_frees = g_trap.devices = 0;
+    g_trap.hb.allocs = g_trap.hb.frees = g_trap.hb.bad_frees = g_trap.devices = 0;
     g_trap.fail_at = 5;
     assert_int_equal(prove(&TRAP_PINNED_OPS, 2, out, NULL, NULL, &err), CZK_ERR_DEVICE);
     assert_non_null(strstr(err.msg, "partition 5"));
     assert_non_null(strstr(err.msg, "trapdoor: device fault"));
     assert_int_equal(g_trap.devices, 6);
-    assert_int_equal(g_trap.frees, g_trap.allocs);
-    assert_int_equal(g_trap.bad_frees, 0);
+    assert_int_equal(g_trap.hb.frees, g_trap.hb.allocs);
+    assert_int_equal(g_trap.hb.bad_frees, 0);
     g_trap.fail_at = -1;
     g_trap.offer_alloc = false;
     /* wrong sums: the first proof does not verify, nothing is written */
