@@ -24,6 +24,16 @@
  * Without a GPU the CPU backend is a pseudo-device with the same workers,
  * lock and events.
  *
+ * Memory: one budget (memory.total_budget, or the smaller of MemTotal and
+ * the process's cgroup v2 memory.max, less memory.safety_margin) covers the
+ * SRS and shapes in host memory, each partition's working memory and the
+ * witness buffers. A partition's witness is written into a buffer from its
+ * circuit's pool (page-locked by the backend's host_alloc where it offers
+ * one), reused by later partitions of that circuit and freed when memory is
+ * short, when the circuit has been idle for memory.eviction_min_idle, when
+ * it is evicted, or when the engine stops. Where every device holds a
+ * circuit's keys and matrices, their host copies are freed.
+ *
  * Priorities: CRITICAL > HIGH > NORMAL > LOW, then submit order. A request
  * with CZK_PRIORITY_UNSPECIFIED gets its kind's default (WinningPoSt
  * CRITICAL, WindowPoSt HIGH, PoRep and SnapDeals NORMAL; cuzk-engine.md §2).
@@ -130,8 +140,9 @@ typedef struct czk_engine_config {
     char preload[CZK_ENGINE_MAX_PRELOAD][CZK_CIRCUIT_ID_MAX]; /* srs.preload: circuit ids */
     unsigned num_preload;
     /* [memory] */
-    uint64_t total_budget;         /* memory.total_budget bytes; 0 = auto: MemTotal (fallback
-                                      256 GiB) − safety_margin */
+    uint64_t total_budget;         /* memory.total_budget bytes; 0 = auto: the smaller of
+                                      MemTotal and the memory.max of the process's cgroup v2
+                                      (and its ancestors), fallback 256 GiB, − safety_margin */
     uint64_t safety_margin;        /* memory.safety_margin bytes (5 GiB) */
     uint64_t eviction_min_idle_ms; /* memory.eviction_min_idle (5 min) */
     /* [gpus] */
@@ -156,8 +167,9 @@ typedef struct czk_engine_config {
     /* [synthesis] */
     unsigned threads;           /* synthesis.threads: data-parallel loop threads (0 = all) */
     unsigned partition_workers; /* synthesis.partition_workers: partitions synthesized at
-                                   once (0 = auto: max(2, min(budget / partition, 18))
-                                   once measured; 2 before). Alias (warned):
+                                   once, one per thread (0 = auto: half the CPU count,
+                                   2..18, e.g. 8 on a 16-core host; the budget admits fewer
+                                   when memory is short). Alias (warned):
                                    pipeline.max_parallel_synthesis */
     /* [pipeline] */
     bool pipeline_enabled;          /* pipeline.enabled (true; false is refused: czk has no
@@ -166,13 +178,18 @@ typedef struct czk_engine_config {
     unsigned synthesis_concurrency; /* pipeline.synthesis_concurrency (1; unused) */
     unsigned slot_size;             /* pipeline.slot_size (0; unused) */
     unsigned max_gpu_queue_depth;   /* pipeline.max_gpu_queue_depth: > 0 holds synthesis while
-                                       this many partitions wait for a device (0 = no limit) */
+                                       this many synthesized partitions wait for a device, each
+                                       holding its witness (4.2 GB at 32GiB); 0 = no limit;
+                                       CZK_GPU_QUEUE_AUTO (default, "auto") = 2 per GPU worker */
     /* [logging] */
     char log_level[16];  /* logging.level: error, warn, info, debug ("info") */
     char log_format[16]; /* logging.format ("" or "json"; json not implemented) */
     char timeline_file[CZK_ENGINE_PATH_MAX]; /* logging.timeline_file ("" = none) */
     unsigned timeline_keep; /* logging.timeline_keep: lines kept in memory (4096) */
 } czk_engine_config;
+
+/* pipeline.max_gpu_queue_depth = "auto": 2 waiting partitions per GPU worker. */
+#define CZK_GPU_QUEUE_AUTO UINT32_MAX
 
 /* Fills cfg with the defaults listed above. */
 void czk_engine_config_default(czk_engine_config *cfg) CZK_NONNULL(1);
@@ -320,10 +337,17 @@ typedef struct czk_kind_job_info {
  *       job FAILED with this error (it does not fail the submit).
  *   synthesize(ctx, job, k, shape, cancel, pool, out, err)
  *       The witness of partition k (< num_partitions) of the circuit whose
- *       recorded shape is `shape` (use it for capacity hints). Must pass
- *       `cancel` to czk_cs_create (or poll it) and return CZK_ERR_CANCELLED
- *       soon after it reads non-zero. pool: synthesis.threads for
- *       data-parallel loops (may be shared by several workers).
+ *       recorded shape is `shape`, written into the engine's buffers: out
+ *       arrives with out->inputs and out->aux pointing at arrays of
+ *       out->num_inputs and out->num_aux values (the shape's counts; page-
+ *       locked where the backend offers it) that the engine owns and reuses
+ *       for later partitions. Write the witness there
+ *       (czk_cs_set_witness_buffers, czk_porep_witness_generate_into) and
+ *       return with the same two pointers and the witness's counts; never
+ *       free or replace them. Must pass `cancel` to czk_cs_create (or poll
+ *       it) and return CZK_ERR_CANCELLED soon after it reads non-zero.
+ *       pool: synthesis.threads for data-parallel loops (may be shared by
+ *       several workers).
  *   public_inputs(ctx, job, k, out, err)
  *       Partition k's public inputs, ONE excluded (num_public_inputs values),
  *       for verification of the assembled proof.
@@ -544,8 +568,13 @@ typedef struct czk_engine_srs_status {
     uint64_t size_bytes;      /* parameters in host memory (COLD: the kind's estimate of
                                  what loading takes, 0 = unknown) */
     uint64_t device_bytes;    /* parameters resident on devices */
-    uint64_t shape_bytes;     /* the recorded R1CS shape */
-    uint64_t partition_bytes; /* measured working memory of one partition (0 = not yet) */
+    uint64_t shape_bytes;     /* the recorded R1CS shape in host memory */
+    bool shape_on_devices;    /* its matrices are only on the devices (host: counts, bitmaps) */
+    uint64_t partition_bytes; /* measured working memory of one partition, its witness
+                                 included (0 = not yet) */
+    uint32_t witness_buffers, witness_buffers_idle; /* its pool of witness buffers */
+    uint32_t witness_buffers_pinned;                /* of them, the backend's host_alloc */
+    uint64_t witness_buffer_bytes;                  /* bytes of one */
     uint32_t ref_count;       /* jobs holding it */
     uint64_t idle_ms;         /* since the last job released it (0 while held) */
     /* While its parameter file is read (COLD, loading): the stage of the last
@@ -647,8 +676,13 @@ typedef struct czk_engine_status {
     size_t num_kinds;
     uint64_t uptime_ms;
     /* the memory budget, bytes */
-    uint64_t budget_total, budget_used; /* used = srs + shapes + working */
+    uint64_t budget_total, budget_used; /* used = srs + shapes + working + witness buffers */
     uint64_t budget_srs, budget_shapes, budget_working;
+    uint64_t budget_witness_buffers; /* witness buffers of every circuit, idle or held */
+    char budget_source[256];         /* where budget_total came from, e.g. "memory.total_budget",
+                                        "MemTotal 135 GB - safety_margin", "cgroup /x memory.max
+                                        ... - safety_margin" */
+    uint32_t gpu_queue_limit;        /* pipeline.max_gpu_queue_depth in force (0 = none) */
     uint64_t pinned_memory_bytes, pinned_memory_limit_bytes; /* host memory given to SRS */
     uint64_t rss_bytes;       /* this process's resident set (0 = unknown) */
     uint64_t mem_total_bytes; /* the machine's MemTotal (0 = unknown) */
@@ -690,7 +724,9 @@ void czk_engine_status_free(czk_engine_status *s);
  * czk_gpu_busy_ratio{device} (device lock held / uptime),
  * czk_gpu_busy_seconds_total{device}, czk_gpu_workers_busy{device},
  * czk_gpu_vram_bytes{device,kind=total|free} (where reported),
- * czk_gpu_partitions_proved_total{device}, czk_memory_budget_bytes{part},
+ * czk_gpu_partitions_proved_total{device},
+ * czk_memory_budget_bytes{part=total|used|srs|shapes|working|witness_buffers},
+ * czk_memory_budget_info{source} (where the total came from),
  * czk_process_resident_bytes, czk_memory_total_bytes,
  * czk_srs_bytes{circuit_id,tier,part=host|device|shape}, czk_srs_refs{circuit_id},
  * czk_workers{role}, czk_workers_busy{role}, czk_verify_failures_total,

@@ -190,6 +190,26 @@ CZK_NODISCARD czk_status czk_porep_witness_generate(czk_witness *out, const czk_
                                                     const atomic_int *cancel, czk_err *err)
     CZK_NONNULL(1, 2);
 
+/*
+ * The same assignment written into the caller's buffers (so that one pair
+ * of arrays serves partition after partition: no allocation, no page
+ * faults; czk_cs_set_witness_buffers).
+ * In:  buf->inputs, buf->aux  the arrays; buf->num_inputs, buf->num_aux
+ *      their capacities in values (at least czk_porep_num_inputs(cfg) and
+ *      the shape's aux count).
+ * Out: buf->num_inputs, buf->num_aux  the witness's counts (the pointers
+ *      stay); unchanged on failure. The caller keeps owning the arrays:
+ *      never pass buf to czk_witness_free.
+ * Returns: as czk_porep_witness_generate; CZK_ERR_INVALID_ARG "witness
+ *   buffers too small: the circuit has I inputs and A aux, the buffers hold
+ *   X and Y" when a capacity is short (nothing is written past the arrays).
+ */
+CZK_NODISCARD czk_status czk_porep_witness_generate_into(czk_witness *buf,
+                                                         const czk_porep_config *cfg,
+                                                         const czk_porep_witness *w,
+                                                         const atomic_int *cancel, czk_err *err)
+    CZK_NONNULL(1, 2);
+
 /* ---- public inputs ---- */
 
 /*

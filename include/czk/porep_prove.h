@@ -17,9 +17,12 @@
  *             partition from the C1's commitments, seed and replica_id and
  *             the parent graph — never from the indices inside the vanilla
  *             proofs;
+ *   load      czk_porep_c2_load: the keys and shape made resident on the
+ *             backend's device, and the host copies it no longer reads freed;
  *   prove     czk_porep_c2_prove: per partition, witness, the backend's five
  *             MSMs, randomization, and a pairing check of the proof against
- *             the chain-derived inputs before it is written out;
+ *             the chain-derived inputs before it is written out; the witness
+ *             of partition k + 1 is made while partition k is on the device;
  *   verify    czk_porep_c2_verify: the same inputs, every partition proof.
  *
  * A C2 output is the partition proofs concatenated: 192 bytes each
@@ -161,20 +164,91 @@ CZK_NODISCARD czk_status czk_porep_shape_load(czk_shape **out, bool *recorded,
 
 /* ---- C2 ---- */
 
+/* What czk_porep_c2_load did. */
+typedef struct czk_porep_c2_load_info {
+    bool loaded;           /* the backend took the keys (ops->load succeeded) */
+    bool no_room;          /* ops->load said CZK_ERR_NOMEM: the keys stay in host memory and
+                              the backend streams them */
+    uint64_t device_bytes; /* device memory the keys and shape now take */
+    unsigned dropped;      /* CZK_SRS_* bits of the host vectors freed */
+    bool shape_dropped;    /* the shape's CSR arrays were freed (SpMV runs on the device) */
+    uint64_t freed_bytes;  /* host memory freed: those vectors and arrays */
+    double seconds;        /* the whole call (device upload included) */
+} czk_porep_c2_load_info;
+
+/*
+ * Makes params and shape resident on the backend's device for
+ * czk_porep_c2_prove (ops->load; a backend without it, like the CPU's, is
+ * left as it is), then frees the host copies the device part will not read
+ * again, so that a 32GiB prover drops ~44 GiB of keys and ~8.3 GiB of
+ * matrices from its resident set:
+ *   - the vectors ops->load reports in host_droppable (CZK_SRS_*) are freed
+ *     and their pointers set to NULL; their lengths, the vk and ic stay
+ *     (verification, length checks), and czk_params_free copes with the
+ *     NULL pointers;
+ *   - the shape's CSR arrays (row_ptr, col, coeff) are freed and set to NULL
+ *     when the backend is a CUDA backend that runs the SpMV from its own
+ *     copy (czk_backend_cuda_residency: shape_resident); the counts, the
+ *     density bitmaps and the coefficient table stay (they are all the
+ *     device part and finalization read on the host).
+ * After it, params and shape serve only this backend: another backend (or
+ * czk_prove on the CPU) would miss the freed data.
+ * Out: info (may be NULL).
+ * Returns: CZK_OK (also when the device had no room: info->no_room);
+ *   another status of ops->load (a device fault), nothing freed.
+ */
+CZK_NODISCARD czk_status czk_porep_c2_load(const czk_backend *backend, czk_params *params,
+                                           czk_shape *shape, czk_porep_c2_load_info *info,
+                                           czk_err *err) CZK_NONNULL(1, 2, 3);
+
 /* Wall seconds of a C2 by phase, summed over partitions. */
 typedef struct czk_porep_c2_timings {
     double inputs;       /* graph and public inputs */
-    czk_prove_timings p; /* witness, SpMV, NTT, each MSM, assembly, total */
+    czk_prove_timings p; /* witness (on the witness thread: overlapped with the device part
+                            when pipelined), upload, SpMV, NTT, each MSM, assembly, total */
     double verify;       /* the pairing check of every proof */
+    double witness_wait; /* the device loop waiting for a witness (the witness time not hidden
+                            behind device work) */
+    unsigned witness_buffers;        /* buffers allocated */
+    unsigned witness_buffers_pinned; /* of them, from the backend's host_alloc */
 } czk_porep_c2_timings;
 
+/* One partition, reported once its proof is verified (czk_porep_c2_opts.on_partition). */
+typedef struct czk_porep_partition_report {
+    uint32_t k, partitions;
+    double witness;      /* its witness (seconds, on the witness thread; the first use of a
+                            buffer includes allocating it) */
+    double witness_wait; /* the device loop waited this long for it */
+    czk_prove_timings p; /* its device part and finalization (witness not included) */
+    double verify;       /* its pairing check */
+    double wall;         /* seconds since the call began, at the report */
+} czk_porep_partition_report;
+
+/* Options of czk_porep_c2_prove_ex (zeroed: czk_porep_c2_prove's behaviour). */
+typedef struct czk_porep_c2_opts {
+    const czk_fr *r, *s; /* c1->num_partitions values each (partition k uses r[k], s[k]), or
+                            NULL: fresh random values per partition */
+    unsigned witnesses;  /* witness buffers, i.e. partitions in flight: 1 = one after another;
+                            2 (0 = default) = partition k + 1's witness is made while
+                            partition k is on the device; more lets witnesses run further
+                            ahead (each holds a whole witness: 4.2 GB at 32GiB) */
+    void (*on_partition)(void *ctx, const czk_porep_partition_report *rep); /* may be NULL */
+    void *ctx;
+} czk_porep_c2_opts;
+
 /*
- * Proves every partition of a C1 (filecoin-proofs seal_commit_phase2).
- * Partitions run one after another (one witness in memory at a time):
- * witness (czk_porep_witness_from_c1, czk_porep_witness_generate), the
- * backend (czk_prove: SpMV, NTT, MSMs, randomization), then czk_verify
- * against czk_porep_chain_inputs(c1, replica_id, graph, k). A proof that
- * does not verify is never written: the call fails.
+ * Proves every partition of a C1 (filecoin-proofs seal_commit_phase2) as a
+ * two-stage pipeline: a witness thread makes partition witnesses
+ * (czk_porep_witness_from_c1, czk_porep_witness_generate_into) into a few
+ * reused buffers (opts->witnesses; from the backend's host_alloc when it
+ * offers one: page-locked memory uploads at full PCIe speed; else huge-page
+ * mappings touched once), while this thread runs each witness through the
+ * backend (czk_prove_device, czk_prove_finalize: upload, SpMV, NTT, MSMs,
+ * randomization) and checks the proof with czk_verify against
+ * czk_porep_chain_inputs(c1, replica_id, graph, k). A proof that does not
+ * verify is never written: the call fails (and stops the witness thread).
+ * The same r, s give the same proofs whatever opts->witnesses, and the same
+ * as czk_prove on the same witness.
  * In:  c1          a C1 (pre-checked by the caller: czk_c1_precheck);
  *      replica_id  as czk_porep_chain_inputs takes it;
  *      graph       the C1's graph, or NULL to build it here;
@@ -194,6 +268,14 @@ CZK_NODISCARD czk_status czk_porep_c2_prove(uint8_t *out, const czk_c1 *c1,
                                             const czk_backend *backend, czk_pool *pool,
                                             czk_porep_c2_timings *timings, czk_err *err)
     CZK_NONNULL(1, 2, 3, 5, 6, 7, 8);
+
+/* The same with options (opts NULL: the defaults). Also CZK_ERR_INVALID_ARG for
+ * opts->witnesses > 8; CZK_ERR_NOMEM when a witness buffer cannot be allocated. */
+CZK_NODISCARD czk_status czk_porep_c2_prove_ex(
+    uint8_t *out, const czk_c1 *c1, const uint8_t replica_id[32], const czk_porep_graph *graph,
+    const czk_params *params, const czk_pvk *pvk, const czk_shape *shape,
+    const czk_backend *backend, czk_pool *pool, const czk_porep_c2_opts *opts,
+    czk_porep_c2_timings *timings, czk_err *err) CZK_NONNULL(1, 2, 3, 5, 6, 7, 8);
 
 /*
  * Verifies a C2 output against a C1: every partition proof (decoded with

@@ -109,6 +109,27 @@ void czk_cs_free(czk_cs *cs);
 /* Optional capacity hints (e.g. from a recorded shape) to avoid regrowth. */
 void czk_cs_reserve(czk_cs *cs, uint32_t inputs, uint32_t aux, uint32_t constraints);
 
+/*
+ * WITNESS mode: store the assignment in the caller's arrays instead of
+ * arrays of the cs's own, so that one pair of buffers (e.g. page-locked
+ * memory from czk_backend_ops.host_alloc) serves partition after partition.
+ * The arrays are written, never grown, reallocated or freed by the cs.
+ * Args: inputs  room for in_cap values (in_cap >= 1: ONE is input 0);
+ *       aux     room for aux_cap values (may be NULL when aux_cap is 0).
+ * Call once, after czk_cs_create and before czk_cs_run. A circuit that
+ * allocates more than a capacity is run to its end without storing the
+ * excess, then czk_cs_run fails with CZK_ERR_INVALID_ARG "witness buffers
+ * too small: the circuit has I inputs and A aux, the buffers hold X and Y";
+ * nothing is written past either array. czk_cs_take_witness then gives a
+ * witness whose inputs and aux are these arrays: the caller still owns them,
+ * so it must not be passed to czk_witness_free.
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG (not WITNESS mode, called twice or
+ *   after variables exist, NULL or empty arrays).
+ */
+CZK_NODISCARD czk_status czk_cs_set_witness_buffers(czk_cs *cs, czk_fr *inputs, uint32_t in_cap,
+                                                    czk_fr *aux, uint32_t aux_cap, czk_err *err)
+    CZK_NONNULL(1);
+
 czk_cs_mode czk_cs_get_mode(const czk_cs *cs);
 /* True in RECORD and CHECK: gadgets build linear combinations and enforce. */
 bool czk_cs_records(const czk_cs *cs);
@@ -196,7 +217,14 @@ typedef struct czk_shape {
     czk_bitmap b_aux;         /* aux with a non-zero B coefficient */
 } czk_shape;
 
-/* The witness of one circuit. */
+/*
+ * The witness of one circuit: a view of two arrays. Who owns them is the
+ * producer's contract: czk_cs_take_witness of a cs with its own arrays (and
+ * czk_porep_witness_generate) hands over malloc'ed arrays, released with
+ * czk_witness_free; a witness written into caller-provided buffers
+ * (czk_cs_set_witness_buffers, czk_porep_witness_generate_into, the engine's
+ * witness pool) only points into them and is never passed to czk_witness_free.
+ */
 typedef struct czk_witness {
     czk_fr *inputs; /* num_inputs, inputs[0] = 1 */
     czk_fr *aux;    /* num_aux */
@@ -205,10 +233,12 @@ typedef struct czk_witness {
 
 /* After a RECORD or CHECK run: moves the shape out of the cs. */
 CZK_NODISCARD czk_status czk_cs_take_shape(czk_cs *cs, czk_shape **out, czk_err *err);
-/* After a WITNESS or CHECK run: moves the assignment out of the cs. */
+/* After a WITNESS or CHECK run: moves the assignment out of the cs (malloc'ed arrays,
+ * czk_witness_free; or the caller's buffers given with czk_cs_set_witness_buffers). */
 CZK_NODISCARD czk_status czk_cs_take_witness(czk_cs *cs, czk_witness *out, czk_err *err);
 
 void czk_shape_free(czk_shape *shape);
+/* Frees a witness's own (malloc'ed) arrays and clears it; not for one in caller buffers. */
 void czk_witness_free(czk_witness *w);
 
 /* Bytes the shape occupies in memory, and per non-zero. */

@@ -110,16 +110,37 @@ static void inproc_describe(void *self, FILE *f) {
     fprintf(f, "  gpus.finalize_workers = %u\n", c->finalize_workers);
     fprintf(f, "  gpus.gpu_threads = %u%s\n", c->gpu_threads, c->gpu_threads ? "" : " (all)");
     fprintf(f, "  synthesis.partition_workers = %u%s\n", c->partition_workers,
-            c->partition_workers ? "" : " (auto)");
+            c->partition_workers ? "" : " (auto: half the CPUs, 2..18)");
     fprintf(f, "  synthesis.threads = %u%s\n", c->threads, c->threads ? "" : " (all)");
-    fprintf(f, "  pipeline.max_gpu_queue_depth = %u\n", c->max_gpu_queue_depth);
-    if (c->total_budget)
-        fprintf(f, "  memory.total_budget = %.2f GiB\n",
-                (double)c->total_budget / (double)(1ull << 30));
+    czk_engine_status *st = NULL;
+    czk_err err;
+    if (czk_engine_status_get(p->e, &st, &err)) st = NULL;
+    if (c->max_gpu_queue_depth == CZK_GPU_QUEUE_AUTO)
+        fprintf(f, "  pipeline.max_gpu_queue_depth = auto (%u: 2 per GPU worker)\n",
+                st ? st->gpu_queue_limit : 0);
     else
-        fprintf(f, "  memory.total_budget = auto (safety_margin %.2f GiB)\n",
-                (double)c->safety_margin / (double)(1ull << 30));
+        fprintf(f, "  pipeline.max_gpu_queue_depth = %u%s\n", c->max_gpu_queue_depth,
+                c->max_gpu_queue_depth ? "" : " (no limit)");
+    double gib = (double)(1ull << 30);
+    if (c->total_budget)
+        fprintf(f, "  memory.total_budget = %.2f GiB\n", (double)c->total_budget / gib);
+    else
+        fprintf(f, "  memory.total_budget = auto: %.2f GiB (%s)\n",
+                st ? (double)st->budget_total / gib : 0.0, st ? st->budget_source : "?");
     fprintf(f, "  srs.param_cache = %s\n", c->param_cache);
+    for (size_t i = 0; st && i < st->num_srs; i++) {
+        const czk_engine_srs_status *x = &st->srs[i];
+        if (x->tier == CZK_SRS_COLD) continue;
+        fprintf(f,
+                "  srs %s: %s, host %.2f GiB, device %.2f GiB, shape %.2f GiB%s; witness "
+                "buffers %u (%u page-locked) of %.2f GiB; partition %.2f GiB\n",
+                x->circuit_id, czk_srs_tier_name(x->tier), (double)x->size_bytes / gib,
+                (double)x->device_bytes / gib, (double)x->shape_bytes / gib,
+                x->shape_on_devices ? " (matrices on the devices)" : "", x->witness_buffers,
+                x->witness_buffers_pinned, (double)x->witness_buffer_bytes / gib,
+                (double)x->partition_bytes / gib);
+    }
+    czk_engine_status_free(st);
 }
 
 static void inproc_destroy(void *self) {

@@ -5,16 +5,22 @@
  * vanilla pre-check (with replica_id recomputed when the sector number and
  * miner id are known), the keys (looked up in the parameter cache: the v28
  * Filecoin file first, then czk's test keys; or --params), the partition
- * R1CS (shape cache), then per partition the witness, the backend
- * (--backend: CUDA with the keys made resident or pinned, or the CPU; SpMV,
- * NTT, five MSMs) and a pairing check of the new proof against
- * public inputs derived as the chain derives them. Only verified proofs are
- * written: 192 bytes per partition, partition 0 first.
+ * R1CS (shape cache), the backend (--backend: CUDA with the keys made
+ * resident or pinned, or the CPU) and, where the device holds the keys and
+ * matrices, the host copies freed (czk_porep_c2_load: ~44 GiB of keys and
+ * 8.3 GiB of matrices at 32GiB), all reported as "ready" with the resident
+ * set; then per partition the witness (on a thread of its own, made while
+ * the previous partition is on the device: czk_porep_c2_prove_ex), the
+ * device part (upload, SpMV, NTT, five MSMs), randomization and a pairing
+ * check of the new proof against public inputs derived as the chain
+ * derives them, one line each. Only verified proofs are written: 192 bytes
+ * per partition, partition 0 first.
  */
 #include "cli/cli.h"
 #include "czk/cuda.h"
 #include "czk/porep_precheck.h"
 #include "czk/porep_prove.h"
+#include "util/proc.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -29,7 +35,7 @@
 static const char USAGE[] =
     "usage: czk prove --c1 FILE --out FILE [--params FILE | --param-cache DIR]\n"
     "                 [--sector-num N --miner-id N] [--threads T] [--no-shape-cache]\n"
-    "                 [--backend auto|cpu|cuda] [--device N]\n\n"
+    "                 [--backend auto|cpu|cuda] [--device N] [--witnesses N]\n\n"
     "Proves a PoRep C1 (commit phase 2) on a GPU or the CPU and writes the proofs,\n"
     "192 bytes per partition. Every proof is verified before it is written.\n\n"
     "  --c1 FILE          the C1: SealCommitPhase1Output JSON, or cuzk's envelope\n"
@@ -47,8 +53,11 @@ static const char USAGE[] =
     "  --backend B        cuda (the GPU; keys made resident in its memory when they\n"
     "                     fit, else pinned and streamed), cpu, or auto (default: cuda\n"
     "                     when this czk has it and a GPU is present, else cpu)\n"
-    "  --device N         the CUDA device (default 0)\n\n"
-    "Prints the keys used and the time of each phase. exit status: 0 proved,\n"
+    "  --device N         the CUDA device (default 0)\n"
+    "  --witnesses N      witness buffers: 2 (default) makes the next partition's\n"
+    "                     witness while one is on the device; 1 one after another\n\n"
+    "Prints the keys used, the time to be ready (keys read, shape, device upload),\n"
+    "one line per partition and the time of each phase. exit status: 0 proved,\n"
     "1 the C1 is refused (parse or pre-check; the reason is printed), 2 usage,\n"
     "I/O or other error\n";
 
@@ -76,7 +85,23 @@ static int write_out(const char *path, const uint8_t *b, size_t n) {
 }
 
 static void row(const char *name, double s) {
-    printf("  %-28s %9.3f\n", name, s);
+    printf("  %-32s %9.3f\n", name, s);
+}
+
+static double gib(uint64_t b) {
+    return (double)b / (double)(1ull << 30);
+}
+
+static void partition_line(void *ctx, const czk_porep_partition_report *r) {
+    (void)ctx;
+    const czk_prove_timings *t = &r->p;
+    printf("partition %u/%u: witness %.3f s (device waited %.3f s); upload %.3f, SpMV %.3f, NTT "
+           "%.3f, MSM h %.3f l %.3f a %.3f b_g1 %.3f b_g2 %.3f, assemble %.3f, device+finalize "
+           "%.3f; verify %.3f; at %.3f s\n",
+           r->k + 1, r->partitions, r->witness, r->witness_wait, t->upload, t->spmv, t->ntt,
+           t->msm_h, t->msm_l, t->msm_a, t->msm_b1, t->msm_b2, t->assemble, t->total, r->verify,
+           r->wall);
+    fflush(stdout);
 }
 
 int czk_cmd_prove(int argc, char **argv) {
@@ -94,7 +119,8 @@ int czk_cmd_prove(int argc, char **argv) {
         O_THREADS,
         O_NO_SHAPE_CACHE,
         O_BACKEND,
-        O_DEVICE
+        O_DEVICE,
+        O_WITNESSES
     };
     static const struct option LONG[] = {{"c1", required_argument, NULL, O_C1},
                                          {"out", required_argument, NULL, O_OUT},
@@ -106,10 +132,11 @@ int czk_cmd_prove(int argc, char **argv) {
                                          {"no-shape-cache", no_argument, NULL, O_NO_SHAPE_CACHE},
                                          {"backend", required_argument, NULL, O_BACKEND},
                                          {"device", required_argument, NULL, O_DEVICE},
+                                         {"witnesses", required_argument, NULL, O_WITNESSES},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     const char *c1_path = NULL, *out_path = NULL, *params_arg = NULL, *cache_arg = NULL;
-    uint64_t sector = 0, miner = 0, threads = 0, device = 0;
+    uint64_t sector = 0, miner = 0, threads = 0, device = 0, witnesses = 2;
     const char *backend_arg = "auto";
     bool have_sector = false, have_miner = false, use_shape_cache = true;
     optind = 0; /* glibc: reinitialize (argv changes between parses) */
@@ -142,6 +169,10 @@ int czk_cmd_prove(int argc, char **argv) {
         case O_DEVICE:
             if (!czk_cli_parse_u64(v, &device) || device > 1023)
                 return czk_cli_fail(CMD, "--device takes a CUDA device number, not '%s'", v);
+            break;
+        case O_WITNESSES:
+            if (!czk_cli_parse_u64(v, &witnesses) || witnesses < 1 || witnesses > 8)
+                return czk_cli_fail(CMD, "--witnesses takes 1 to 8, not '%s'", v);
             break;
         case O_SECTOR:
         case O_MINER:
@@ -338,31 +369,40 @@ int czk_cmd_prove(int argc, char **argv) {
     fflush(stdout);
 
     /* the backend: the GPU (keys made resident or pinned) or the CPU */
+    czk_porep_c2_load_info li;
+    memset(&li, 0, sizeof li);
     if (use_cuda) {
         if ((st = czk_backend_cuda(&be, (int)device, pool, 0, &err))) {
             czk_cli_fail(CMD, "--backend cuda: %s", err.msg);
             goto out;
         }
-        unsigned droppable = 0;
-        uint64_t device_bytes = 0;
-        t0 = czk_cli_now();
-        st = be.ops->load(be.self, params, shape, &droppable, &device_bytes, &err);
-        if (st && st != CZK_ERR_NOMEM) {
-            czk_cli_fail(CMD, "loading the keys onto device %llu: %s", (unsigned long long)device,
-                         err.msg);
+        if ((st = czk_porep_c2_load(&be, params, shape, &li, &err))) {
+            czk_cli_fail(CMD, "device %llu: %s", (unsigned long long)device, err.msg);
             goto out;
         }
         printf("backend: cuda, device %llu: %s (%.3f s)\n", (unsigned long long)device,
-               st             ? "keys stay in host memory and stream (no room on the device)"
-               : device_bytes ? "keys resident in device memory"
-                              : "keys pinned in host memory and streamed",
-               czk_cli_now() - t0);
+               li.no_room        ? "keys stay in host memory and stream (no room on the device)"
+               : li.device_bytes ? "keys resident in device memory"
+                                 : "keys pinned in host memory and streamed",
+               li.seconds);
+        if (li.device_bytes)
+            printf("         %.2f GiB on the device; host copies freed: %.2f GiB (%s%s%s%s%s%s)\n",
+                   gib(li.device_bytes), gib(li.freed_bytes), li.dropped & CZK_SRS_H ? " h" : "",
+                   li.dropped & CZK_SRS_L ? " l" : "", li.dropped & CZK_SRS_A ? " a" : "",
+                   li.dropped & CZK_SRS_B_G1 ? " b_g1" : "",
+                   li.dropped & CZK_SRS_B_G2 ? " b_g2" : "",
+                   li.shape_dropped ? ", shape matrices" : ", shape matrices kept (host SpMV)");
     } else if ((st = czk_backend_cpu(&be, pool, &err))) {
         czk_cli_fail(CMD, "%s", err.msg);
         goto out;
     } else {
         printf("backend: cpu, %u threads\n", czk_pool_threads(pool));
     }
+    double t_ready = czk_cli_now() - t_start;
+    printf("ready in %.3f s: keys %.3f s (%s), shape %.3f s, device upload %.3f s; resident "
+           "set %.2f GiB (peak %.2f GiB)\n",
+           t_ready, t_params, trust_name(ri.trust), t_shape, li.seconds,
+           gib(czk_proc_status_bytes(0, "VmRSS")), gib(czk_cli_peak_rss()));
     fflush(stdout);
     size_t nbytes = (size_t)c1->num_partitions * CZK_PROOF_BYTES;
     if (!(proofs = malloc(nbytes))) {
@@ -371,8 +411,11 @@ int czk_cmd_prove(int argc, char **argv) {
     }
     czk_porep_c2_timings tm;
     memset(&tm, 0, sizeof tm);
-    st =
-        czk_porep_c2_prove(proofs, c1, replica_id, graph, params, pvk, shape, &be, pool, &tm, &err);
+    czk_porep_c2_opts copts = {.witnesses = (unsigned)witnesses, .on_partition = partition_line};
+    double t_prove = czk_cli_now();
+    st = czk_porep_c2_prove_ex(proofs, c1, replica_id, graph, params, pvk, shape, &be, pool, &copts,
+                               &tm, &err);
+    t_prove = czk_cli_now() - t_prove;
     if (st) {
         czk_cli_fail(CMD, "%s", err.msg);
         goto out;
@@ -385,8 +428,12 @@ int czk_cmd_prove(int argc, char **argv) {
     row("pre-check", t_precheck);
     row("read params", t_params);
     row("shape", t_shape);
+    row("device upload", li.seconds);
+    row("ready", t_ready);
     row("public inputs", tm.inputs);
-    row("witness", tm.p.witness);
+    row("witness (its own thread)", tm.p.witness);
+    row("  device waited for witnesses", tm.witness_wait);
+    row("upload (witness)", tm.p.upload);
     row("SpMV (a, b, c)", tm.p.spmv);
     row("NTT (H)", tm.p.ntt);
     row("MSM h (G1)", tm.p.msm_h);
@@ -396,7 +443,12 @@ int czk_cmd_prove(int argc, char **argv) {
     row("MSM b_g2 (G2)", tm.p.msm_b2);
     row("assemble (r, s)", tm.p.assemble);
     row("verify", tm.verify);
+    row("proving (all partitions, wall)", t_prove);
     row("total", czk_cli_now() - t_start);
+    printf("per partition: %.3f s wall (%u partition%s, %u witness buffer%s%s)\n",
+           c1->num_partitions ? t_prove / c1->num_partitions : 0.0, c1->num_partitions,
+           c1->num_partitions == 1 ? "" : "s", tm.witness_buffers,
+           tm.witness_buffers == 1 ? "" : "s", tm.witness_buffers_pinned ? ", page-locked" : "");
     printf("peak RSS: %.1f MiB; threads: %u\n", (double)czk_cli_peak_rss() / (1 << 20),
            czk_pool_threads(pool));
     printf("wrote %s: %zu bytes, %u partition proof%s, each verified\n", out_path, nbytes,

@@ -49,14 +49,23 @@ void czk_engine_config_default(czk_engine_config *c) {
     c->synthesis_lookahead = 1;
     c->synthesis_concurrency = 1;
     c->slot_size = 0;
-    c->max_gpu_queue_depth = 0;
+    c->max_gpu_queue_depth = CZK_GPU_QUEUE_AUTO;
     snprintf(c->log_level, sizeof c->log_level, "info");
     c->timeline_keep = 4096;
 }
 
+/*
+ * synthesis.partition_workers = 0: half the CPUs, 2..18. One worker makes one
+ * partition's witness on one core; at 32GiB that is 1-3 s in a reused buffer
+ * (bench_witness), so 8 workers on a 16-core host make several partitions per
+ * second, more than one device proves (about one per second), while the
+ * other half of the cores serves the GPU path, intake (C1 parse and
+ * pre-check), finalization and verification. More workers would only hold
+ * more 4.2 GB witness buffers (page-locked with a CUDA backend).
+ */
 void czk_engine_config_finish(czk_engine_config *c) {
     if (!c->partition_workers) {
-        unsigned n = czk_cpu_count();
+        unsigned n = czk_cpu_count() / 2;
         c->partition_workers = n < 2 ? 2 : n > 18 ? 18 : n;
     }
 }
@@ -139,8 +148,9 @@ typedef enum kt {
     K_DEVICES, /* array of integers */
     K_PRELOAD, /* array of strings */
     K_DEPRECATED,
-    K_ALIAS_PW, /* pipeline.max_parallel_synthesis */
-    K_ENUM,     /* string among `choices` */
+    K_ALIAS_PW,  /* pipeline.max_parallel_synthesis */
+    K_ENUM,      /* string among `choices` */
+    K_UINT_AUTO, /* K_UINT, or "auto" (CZK_GPU_QUEUE_AUTO) */
 } kt;
 
 typedef struct key {
@@ -183,7 +193,7 @@ static const key KEYS[] = {
     {"pipeline.synthesis_concurrency", K_UINT, F(synthesis_concurrency), 0, NULL},
     {"pipeline.max_parallel_synthesis", K_ALIAS_PW, 0, 0, NULL},
     {"pipeline.slot_size", K_UINT, F(slot_size), 0, NULL},
-    {"pipeline.max_gpu_queue_depth", K_UINT, F(max_gpu_queue_depth), 0, NULL},
+    {"pipeline.max_gpu_queue_depth", K_UINT_AUTO, F(max_gpu_queue_depth), 0, NULL},
     {"logging.level", K_ENUM, S(log_level), "error warn info debug trace"},
     {"logging.format", K_ENUM, S(log_format), " text json"}, /* "" allowed */
     {"logging.timeline_file", K_STR, S(timeline_file), NULL},
@@ -276,6 +286,15 @@ static czk_status on_value(void *ctx, const char *k, const czk_tv *v, czk_err *e
         memcpy(base + kd->off, v->s, strlen(v->s) + 1);
         return CZK_OK;
     }
+    case K_UINT_AUTO:
+        if (v->type == CZK_TV_STRING && !strcmp(v->s, "auto")) {
+            *(unsigned *)(base + kd->off) = CZK_GPU_QUEUE_AUTO;
+            return CZK_OK;
+        }
+        if (v->type != CZK_TV_INT) return type_err(w, k, v, "an integer or \"auto\"", err);
+        if (v->i < 0 || v->i >= UINT32_MAX) return range_err(w, k, v, "out of range", err);
+        *(unsigned *)(base + kd->off) = (unsigned)v->i;
+        return CZK_OK;
     case K_UINT:
     case K_U64:
     case K_ALIAS_PW:

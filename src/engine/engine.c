@@ -441,11 +441,26 @@ static void prune(czk_engine *e) {
     }
 }
 
+/* Witness buffers of circuits no job has held for memory.eviction_min_idle go back (mu held). */
+static void trim_idle_buffers(czk_engine *e) {
+    uint64_t now = czk_engine_ms(e);
+    for (srs_entry *s = e->srs; s; s = s->next) {
+        if (s->refs || !s->n_idle_bufs || now - s->idle_since < e->cfg.eviction_min_idle_ms)
+            continue;
+        uint32_t n = s->n_idle_bufs;
+        uint64_t bytes = czk_wpool_trim(e, s, NULL, UINT64_MAX);
+        czk_engine_log(e, 2, "srs %s: idle %llu ms: freed its %u witness buffers (%llu bytes)",
+                       s->id, (unsigned long long)(now - s->idle_since), n,
+                       (unsigned long long)bytes);
+    }
+}
+
 static void *house_main(void *arg) {
     czk_engine *e = arg;
     pthread_mutex_lock(&e->mu);
     while (!e->stopping) {
         prune(e);
+        trim_idle_buffers(e);
         unsigned ms = e->probe_active ? 2 : 100;
         if (e->probe_active) {
             uint64_t r = czk_rss_bytes();
@@ -583,10 +598,25 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_opts *opts, czk_
         return st;
     }
     uint64_t total = c->total_budget;
-    if (!total) {
-        uint64_t mt = czk_mem_total();
-        if (!mt) mt = 256ull << 30;
-        total = mt > c->safety_margin ? mt - c->safety_margin : 0;
+    double gb = 1e9;
+    if (total) {
+        snprintf(e->budget_source, sizeof e->budget_source, "memory.total_budget");
+    } else {
+        /* CZK_SYS_ROOT: where /proc and /sys/fs/cgroup are read (tests); unset = "/" */
+        czk_mem_limit ml;
+        czk_mem_limit_read(&ml, getenv("CZK_SYS_ROOT"));
+        uint64_t lim = ml.limit ? ml.limit : 256ull << 30;
+        total = lim > c->safety_margin ? lim - c->safety_margin : 0;
+        if (ml.cgroup_max && ml.cgroup_max == ml.limit)
+            snprintf(e->budget_source, sizeof e->budget_source,
+                     "cgroup %.150s memory.max %.1f GB (MemTotal %.1f GB) - safety_margin %.1f GB",
+                     ml.cgroup, (double)ml.cgroup_max / gb, (double)ml.mem_total / gb,
+                     (double)c->safety_margin / gb);
+        else
+            snprintf(e->budget_source, sizeof e->budget_source,
+                     "%s %.1f GB - safety_margin %.1f GB",
+                     ml.limit ? "MemTotal" : "MemTotal unknown: assumed", (double)lim / gb,
+                     (double)c->safety_margin / gb);
     }
     e->budget.total = total;
 
@@ -604,12 +634,18 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_opts *opts, czk_
         czk_engine_destroy(e);
         return st;
     }
+    unsigned gpu_workers = (unsigned)e->num_devices * c->gpu_workers_per_device;
+    e->gpu_queue_limit =
+        c->max_gpu_queue_depth == CZK_GPU_QUEUE_AUTO ? 2 * gpu_workers : c->max_gpu_queue_depth;
     czk_engine_log(e, 2,
-                   "engine: budget %llu bytes, %u synthesis workers (%u threads), %d devices × "
-                   "%u GPU workers (%u threads), %u finalizers, synthesis lookahead %u",
-                   (unsigned long long)total, c->partition_workers, czk_pool_threads(e->synth_pool),
-                   e->num_devices, c->gpu_workers_per_device, czk_pool_threads(e->gpu_pool),
-                   c->finalize_workers, c->synthesis_lookahead);
+                   "engine: budget %llu bytes (%s), %u synthesis workers (%u threads), %d devices "
+                   "× %u GPU workers (%u threads), %u finalizers, GPU queue %u%s, synthesis "
+                   "lookahead %u",
+                   (unsigned long long)total, e->budget_source, c->partition_workers,
+                   czk_pool_threads(e->synth_pool), e->num_devices, c->gpu_workers_per_device,
+                   czk_pool_threads(e->gpu_pool), c->finalize_workers, e->gpu_queue_limit,
+                   e->gpu_queue_limit ? " partitions at most" : " (no limit)",
+                   c->synthesis_lookahead);
 
     /* threads */
     e->num_synth_workers = (int)c->partition_workers;

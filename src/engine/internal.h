@@ -23,11 +23,12 @@
 
 typedef struct czk_budget {
     uint64_t total;
-    uint64_t srs, shapes, working; /* used = srs + shapes + working */
+    uint64_t srs, shapes, working; /* used = srs + shapes + working + buffers */
+    uint64_t buffers;              /* witness buffers (wpool.c), idle or held by a partition */
 } czk_budget;
 
 static inline uint64_t czk_budget_used(const czk_budget *b) {
-    return b->srs + b->shapes + b->working;
+    return b->srs + b->shapes + b->working + b->buffers;
 }
 static inline uint64_t czk_budget_free(const czk_budget *b) {
     uint64_t u = czk_budget_used(b);
@@ -35,8 +36,37 @@ static inline uint64_t czk_budget_free(const czk_budget *b) {
 }
 /* MemTotal from /proc/meminfo in bytes (0 if unknown). */
 uint64_t czk_mem_total(void);
+
+/*
+ * The memory the process may use: MemTotal of <root>/proc/meminfo and, when
+ * the process is in a cgroup v2 (a "0::<path>" line in
+ * <root>/proc/self/cgroup), the smallest memory.max of that cgroup and its
+ * ancestors under <root>/sys/fs/cgroup ("max" = no limit; a missing or
+ * unreadable file = no limit there). root NULL or "" = "/".
+ * Out: mem_total (0 unknown), cgroup_max (0 = no limit found), the cgroup
+ *      directory whose memory.max is that limit (relative to the cgroup
+ *      root, "/" for the root; "" when none), limit = the smaller of the two
+ *      known values (0 = neither known).
+ */
+typedef struct czk_mem_limit {
+    uint64_t mem_total, cgroup_max, limit;
+    char cgroup[256];
+} czk_mem_limit;
+void czk_mem_limit_read(czk_mem_limit *out, const char *root);
 /* Resident set size of this process, bytes (0 if unknown). */
 uint64_t czk_rss_bytes(void);
+
+/* ---- witness buffers (wpool.c) ---- */
+
+/* One witness buffer: room for a shape's inputs and aux, reused partition after partition. */
+typedef struct czk_wbuf {
+    struct czk_wbuf *next;
+    void *block; /* inputs, then aux */
+    size_t bytes;
+    czk_fr *inputs, *aux;
+    uint32_t in_cap, aux_cap;
+    const czk_backend *owner; /* host_alloc'ed from this backend; NULL: czk_hostmem_alloc */
+} czk_wbuf;
 
 /* ---- SRS cache entries (srs.c) ---- */
 
@@ -65,6 +95,12 @@ typedef struct srs_entry {
     uint64_t part_bytes;        /* 0 = not measured yet */
     uint64_t part_device_bytes; /* the part released when device work ends */
     bool probing;
+    /* witness buffers of this shape (wpool.c): all of them are charged to budget.buffers */
+    czk_wbuf *idle_bufs; /* not held by a partition */
+    uint32_t n_bufs;     /* allocated (idle or held), counting those being allocated */
+    uint32_t n_idle_bufs;
+    uint32_t n_pinned_bufs;  /* of n_bufs, from the backend's host_alloc */
+    bool shape_host_dropped; /* the shape's CSR arrays were freed (every device holds them) */
     struct srs_entry *next;
 } srs_entry;
 
@@ -87,10 +123,12 @@ typedef struct czk_item {
     uint32_t k;
     item_stage stage;
     uint64_t since;    /* ms: entered its stage */
-    uint64_t reserved; /* working memory held from the budget */
+    uint64_t reserved; /* working memory held from the budget (its buffer not included) */
     bool probe;        /* measures the shape's per-partition memory */
     uint64_t probe_base_rss;
-    czk_witness w;
+    czk_wbuf *buf; /* its witness buffer (from the entry's pool); w points into it */
+    bool buf_new;  /* admitted with budget for a new buffer, to be allocated by the worker */
+    czk_witness w; /* never czk_witness_free'd: the buffer is the pool's */
     czk_msm_sums sums;
     unsigned deferred;
     uint64_t gpu_ms;
@@ -176,6 +214,8 @@ struct czk_engine {
     int num_kinds;
 
     czk_budget budget;
+    char budget_source[256];  /* where budget.total came from (status) */
+    uint32_t gpu_queue_limit; /* pipeline.max_gpu_queue_depth resolved (0 = none) */
     srs_entry *srs;
 
     czk_job *jobs;
@@ -254,6 +294,22 @@ void czk_job_finish(czk_engine *e, czk_job *j, czk_job_state st);
 void czk_job_release(czk_engine *e, czk_job *j);
 /* Frees an item and returns its memory (mu held). */
 void czk_item_free(czk_engine *e, czk_item *it);
+
+/* ---- wpool.c ---- */
+/* Bytes of one witness buffer of a shape. */
+uint64_t czk_wpool_buffer_bytes(const czk_shape *shape);
+/* Takes an idle buffer of s (mu held); NULL when none is idle. */
+czk_wbuf *czk_wpool_take(srs_entry *s);
+/* Allocates a buffer for shape (mu NOT held: page-locking takes ~0.3 s per GiB): the first
+ * device's host_alloc when it offers one, else czk_hostmem_alloc. */
+czk_status czk_wpool_alloc(czk_engine *e, const czk_shape *shape, czk_wbuf **out, czk_err *err);
+/* Returns a partition's buffer to its entry's idle list (mu held). */
+void czk_wpool_put(srs_entry *s, czk_wbuf *b);
+/* Frees a buffer's memory (mu not needed). */
+void czk_wpool_release(czk_wbuf *b);
+/* Frees idle buffers (mu held) of entry `only` (NULL: every entry; skip: one not to trim) until
+ * `need` bytes are free in the budget or none is left; returns the bytes freed. */
+uint64_t czk_wpool_trim(czk_engine *e, srs_entry *only, srs_entry *skip, uint64_t need);
 
 /* ---- engine.c ---- */
 const czk_proof_kind *czk_engine_kind(czk_engine *e, int idx);

@@ -15,7 +15,8 @@
  *
  * Synthesis of partition k points the circuit's witness at the parsed C1
  * (czk_porep_witness_from_c1: nothing is copied) and runs the StackedDRG
- * circuit in WITNESS mode with the job's cancel flag. The public inputs for
+ * circuit in WITNESS mode with the job's cancel flag, into the engine's
+ * reused witness buffer (czk_porep_witness_generate_into). The public inputs for
  * verification are derived as the chain derives them
  * (czk_porep_chain_inputs, with replica_id recomputed from the miner and
  * sector when the request has a miner id), never read from the proofs.
@@ -135,7 +136,7 @@ static czk_status porep_synthesize(void *ctx, void *job, uint32_t k, const czk_s
     porep_job *j = job;
     czk_porep_witness *w = NULL;
     czk_status st = czk_porep_witness_from_c1(&w, j->c1, k, err);
-    if (!st) st = czk_porep_witness_generate(out, &j->cfg, w, cancel, err);
+    if (!st) st = czk_porep_witness_generate_into(out, &j->cfg, w, cancel, err);
     czk_porep_witness_free(w);
     return st;
 }

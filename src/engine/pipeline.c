@@ -14,13 +14,18 @@
  * whose circuit is loaded is taken only when the budget has room for its
  * working memory; if it has not, no worse item is taken instead (no
  * starvation of large items), idle SRS entries may be evicted, and the
- * worker waits. Working memory is measured, not guessed: the first
+ * worker waits. A partition's memory is its witness buffer (wpool.c: taken
+ * from the circuit's pool of idle buffers, or allocated by the worker right
+ * after admission and charged to the budget's buffers from then on) plus
+ * the rest of its working memory, which is measured, not guessed: the first
  * partition of each shape runs alone as a probe (admitted when nothing else
- * is in flight, charged all free budget), the housekeeping thread samples
- * the resident set while it runs, and peak − baseline (at least the
- * witness) becomes the shape's per-partition charge. Of that charge, all
- * but the witness returns when device work ends (the device stage's
- * buffers are gone) and the rest after finalization.
+ * is in flight, charged all free budget), its buffer is allocated and
+ * touched before the baseline is taken, the housekeeping thread samples the
+ * resident set while it runs, and peak − baseline becomes the shape's
+ * per-partition charge beyond the buffer, whether the buffer is page-locked
+ * or not. That charge returns when device work ends (the device stage's
+ * buffers are gone); the buffer goes back to the pool when the partition
+ * leaves the pipeline.
  *
  * GPU workers: gpus.gpu_workers_per_device per device take items from the
  * GPU queue and call czk_prove_device with the device's lock; the backend
@@ -83,10 +88,6 @@ static void timed_wait(pthread_cond_t *cv, pthread_mutex_t *mu, unsigned ms) {
     pthread_cond_timedwait(cv, mu, &ts);
 }
 
-static uint64_t witness_bytes(const czk_witness *w) {
-    return ((uint64_t)w->num_inputs + w->num_aux) * sizeof(czk_fr);
-}
-
 /* ---- jobs ---- */
 
 void czk_item_free(czk_engine *e, czk_item *it) {
@@ -96,7 +97,13 @@ void czk_item_free(czk_engine *e, czk_item *it) {
         j->srs->probing = false;
         e->probe_active = false;
     }
-    czk_witness_free(&it->w);
+    if (it->buf) {
+        czk_wpool_put(j->srs, it->buf); /* the witness in it is dropped with the item */
+    } else if (it->buf_new) {           /* budget taken for a buffer never allocated */
+        uint64_t wb = czk_wpool_buffer_bytes(j->srs->shape);
+        e->budget.buffers -= wb < e->budget.buffers ? wb : e->budget.buffers;
+        j->srs->n_bufs--;
+    }
     free(it);
     j->inflight--;
     pthread_cond_broadcast(&e->synth_cv);
@@ -197,10 +204,23 @@ static bool synth_ready(czk_engine *e, czk_item *it) {
     return s && s->state == SRS_READY && !s->probing;
 }
 
+/* Fails a job whose partition can never fit (mu held), naming the numbers. */
+static void refuse(czk_engine *e, czk_job *j, const czk_item *it, uint64_t need, const char *what) {
+    const czk_budget *b = &e->budget;
+    czk_job_fail(e, j, CZK_ERR_NOMEM,
+                 "job %s partition %u admission: needs %llu bytes (%s), the memory budget has "
+                 "%llu free of %llu (%s; SRS %llu, shapes %llu, witness buffers %llu, working "
+                 "%llu) with nothing in flight and nothing left to free",
+                 j->id, it->k, (unsigned long long)need, what,
+                 (unsigned long long)czk_budget_free(b), (unsigned long long)b->total,
+                 e->budget_source, (unsigned long long)b->srs, (unsigned long long)b->shapes,
+                 (unsigned long long)b->buffers, (unsigned long long)b->working);
+}
+
 /* Picks and admits an item (mu held). NULL: nothing can start now. */
 static czk_item *admit(czk_engine *e) {
     if (e->probe_active) return NULL;
-    if (e->cfg.max_gpu_queue_depth && e->n_gpu_q >= e->cfg.max_gpu_queue_depth) return NULL;
+    if (e->gpu_queue_limit && e->n_gpu_q >= e->gpu_queue_limit) return NULL;
     czk_item *it = q_best(e->synth_q, synth_ready, e);
     if (!it) return NULL;
     czk_job *j = it->job;
@@ -209,44 +229,45 @@ static czk_item *admit(czk_engine *e) {
     for (srs_entry *o = e->srs; o; o = o->next)
         if (o->waiting_budget && o->load_prio > (int)j->prio) return NULL;
     uint32_t flight = e->n_synth + e->n_gpu_q + e->n_gpu + e->n_fin_q + e->n_fin;
-    uint64_t need = s->part_bytes;
-    if (!need) {
-        /* the shape's first partition: measured alone */
-        if (flight) return NULL;
-        need = czk_budget_free(&e->budget);
-        if (!need) {
-            czk_srs_make_room(e, 1, true);
-            need = czk_budget_free(&e->budget);
-        }
-        if (!need) {
-            czk_job_fail(e, j, CZK_ERR_NOMEM,
-                         "job %s partition %u admission: the memory budget (%llu bytes) is "
-                         "all taken by SRS and shapes",
-                         j->id, it->k, (unsigned long long)e->budget.total);
+    if (!s->part_bytes && flight) return NULL; /* the shape's first partition runs alone */
+    uint64_t wb = czk_wpool_buffer_bytes(s->shape);
+    czk_wbuf *buf = czk_wpool_take(s); /* an idle buffer of this shape; else a new one */
+    uint64_t new_buf = buf ? 0 : wb, work;
+    if (!s->part_bytes) {
+        /* the probe: its buffer, then all that is left (it is measured alone) */
+        if (czk_budget_free(&e->budget) <= new_buf) czk_srs_make_room(e, new_buf + 1, true);
+        if (czk_budget_free(&e->budget) <= new_buf) {
+            if (buf) czk_wpool_put(s, buf);
+            refuse(e, j, it, new_buf + 1, "its witness buffer, at least");
             return NULL;
         }
+        work = czk_budget_free(&e->budget) - new_buf;
         it->probe = true;
         s->probing = true;
         e->probe_active = true;
-        it->probe_base_rss = czk_rss_bytes();
-        e->probe_peak_rss = it->probe_base_rss;
-    } else if (czk_budget_free(&e->budget) < need && !czk_srs_make_room(e, need, false)) {
-        if (!flight && !czk_srs_make_room(e, need, true)) {
-            czk_job_fail(e, j, CZK_ERR_NOMEM,
-                         "job %s partition %u admission: needs %llu bytes of working memory, "
-                         "the budget has %llu free of %llu with nothing in flight",
-                         j->id, it->k, (unsigned long long)need,
-                         (unsigned long long)czk_budget_free(&e->budget),
-                         (unsigned long long)e->budget.total);
+    } else {
+        work = s->part_device_bytes;
+        uint64_t need = work + new_buf;
+        if (czk_budget_free(&e->budget) < need && !czk_srs_make_room(e, need, false)) {
+            if (!flight && !czk_srs_make_room(e, need, true))
+                refuse(e, j, it, need,
+                       new_buf ? "working memory and a new witness buffer" : "working memory");
+            if (buf) czk_wpool_put(s, buf);
+            return NULL; /* wait for memory; no lesser item jumps ahead */
         }
-        return NULL; /* wait for memory; no lesser item jumps ahead */
     }
     q_remove(&e->synth_q, it);
     e->n_synth_q--;
     e->n_synth++;
     it->stage = IT_SYNTH;
-    it->reserved = need;
-    e->budget.working += need;
+    it->buf = buf;
+    it->buf_new = !buf;
+    if (!buf) { /* charged now, allocated by the worker outside the mutex */
+        e->budget.buffers += wb;
+        s->n_bufs++;
+    }
+    it->reserved = work;
+    e->budget.working += work;
     uint64_t now = czk_engine_ms(e);
     it->since = now;
     if (!j->started) {
@@ -272,20 +293,48 @@ void *czk_synth_main(void *arg) {
         wa->item = it;
         czk_job *j = it->job;
         const czk_proof_kind *k = czk_engine_kind(e, j->kind);
-        const czk_shape *shape = j->srs->shape;
-        czk_timeline_emit(e, CZK_EV_SYNTH_START, j->id, (int)it->k, wa->index, "reserved=%llu%s",
-                          (unsigned long long)it->reserved, it->probe ? " probe=1" : "");
+        srs_entry *se = j->srs;
+        const czk_shape *shape = se->shape;
+        czk_timeline_emit(e, CZK_EV_SYNTH_START, j->id, (int)it->k, wa->index, "reserved=%llu%s%s",
+                          (unsigned long long)it->reserved, it->probe ? " probe=1" : "",
+                          it->buf_new ? " new_buffer=1" : "");
         uint64_t t0 = czk_engine_ms(e);
         pthread_mutex_unlock(&e->mu);
 
         czk_err err;
         czk_err_clear(&err);
-        czk_status st =
-            k->synthesize(k->ctx, j->kjob, it->k, shape, &j->cancel, e->synth_pool, &it->w, &err);
-        if (!st && (it->w.num_inputs != shape->num_inputs || it->w.num_aux != shape->num_aux))
-            st = czk_errf(&err, CZK_ERR_MISMATCH,
-                          "witness has %u inputs and %u aux, the circuit %u and %u",
-                          it->w.num_inputs, it->w.num_aux, shape->num_inputs, shape->num_aux);
+        czk_status st = CZK_OK;
+        if (it->buf_new) { /* a buffer for the pool: allocated (and touched) once */
+            czk_wbuf *nb = NULL;
+            st = czk_wpool_alloc(e, shape, &nb, &err);
+            pthread_mutex_lock(&e->mu);
+            if (!st) {
+                it->buf = nb;
+                it->buf_new = false;
+                if (nb->owner) se->n_pinned_bufs++;
+            }
+            pthread_mutex_unlock(&e->mu);
+        }
+        if (!st && it->probe) { /* the baseline after the buffer: the probe measures the rest */
+            uint64_t base = czk_rss_bytes();
+            pthread_mutex_lock(&e->mu);
+            it->probe_base_rss = base;
+            e->probe_peak_rss = base;
+            pthread_mutex_unlock(&e->mu);
+        }
+        if (!st) {
+            const czk_wbuf *b = it->buf;
+            it->w = (czk_witness){b->inputs, b->aux, b->in_cap, b->aux_cap};
+            st = k->synthesize(k->ctx, j->kjob, it->k, shape, &j->cancel, e->synth_pool, &it->w,
+                               &err);
+            if (!st && (it->w.inputs != b->inputs || it->w.aux != b->aux))
+                st = czk_errf(&err, CZK_ERR_INTERNAL,
+                              "kind %s did not leave the witness in the engine's buffers", k->name);
+            if (!st && (it->w.num_inputs != shape->num_inputs || it->w.num_aux != shape->num_aux))
+                st = czk_errf(&err, CZK_ERR_MISMATCH,
+                              "witness has %u inputs and %u aux, the circuit %u and %u",
+                              it->w.num_inputs, it->w.num_aux, shape->num_inputs, shape->num_aux);
+        }
 
         pthread_mutex_lock(&e->mu);
         wa->item = NULL;
@@ -366,7 +415,7 @@ void *czk_gpu_main(void *arg) {
         e->n_gpu_q--;
         e->n_gpu++;
         dev->busy++;
-        if (e->cfg.max_gpu_queue_depth) pthread_cond_broadcast(&e->synth_cv); /* room to pace */
+        if (e->gpu_queue_limit) pthread_cond_broadcast(&e->synth_cv); /* room to pace */
         it->stage = IT_GPU;
         it->since = czk_engine_ms(e);
         gw->item = it;
@@ -398,9 +447,9 @@ void *czk_gpu_main(void *arg) {
         e->c_proved++;
         j->n_proved++;
         j->gpu_ms += it->gpu_ms;
-        /* the device stage's buffers are gone: return that part of the charge */
-        uint64_t rel = it->probe ? 0 : j->srs->part_device_bytes;
-        if (rel > it->reserved) rel = it->reserved;
+        /* the device stage's buffers are gone: return that charge (the witness buffer stays
+         * with the partition until it leaves; the probe keeps all until it is measured) */
+        uint64_t rel = it->probe ? 0 : it->reserved;
         it->reserved -= rel;
         e->budget.working -= rel;
         if (rel) pthread_cond_broadcast(&e->synth_cv);
@@ -483,7 +532,7 @@ void *czk_fin_main(void *arg) {
         czk_proof proof;
         czk_status st = czk_prove_finalize(params, shape, &it->w, &it->sums, it->deferred, NULL,
                                            NULL, &proof, e->gpu_pool, NULL, &err);
-        uint64_t wbytes = witness_bytes(&it->w);
+        uint64_t wbytes = czk_wpool_buffer_bytes(shape);
 
         pthread_mutex_lock(&e->mu);
         e->n_fin--;
@@ -495,25 +544,26 @@ void *czk_fin_main(void *arg) {
             srs_entry *s = j->srs;
             uint64_t peak = e->probe_peak_rss, cur = czk_rss_bytes();
             if (cur > peak) peak = cur;
+            /* the baseline was taken with the witness buffer already allocated and touched */
             uint64_t measured = peak > it->probe_base_rss ? peak - it->probe_base_rss : 0;
-            uint64_t floor = wbytes + 4096;
+            if (measured < 4096) measured = 4096;
             if (!st) {
-                s->part_bytes = measured > floor ? measured : floor;
-                s->part_device_bytes = s->part_bytes - wbytes;
-                if (s->part_bytes > it->reserved)
+                s->part_device_bytes = measured;
+                s->part_bytes = wbytes + measured;
+                if (measured > it->reserved)
                     czk_engine_log(e, 1,
-                                   "srs %s: the measured partition (%llu bytes) took more than "
-                                   "the budget had free (%llu): the budget was exceeded while "
-                                   "it ran",
-                                   s->id, (unsigned long long)s->part_bytes,
+                                   "srs %s: the measured partition (%llu bytes beside its "
+                                   "witness buffer) took more than the budget had free (%llu): "
+                                   "the budget was exceeded while it ran",
+                                   s->id, (unsigned long long)measured,
                                    (unsigned long long)it->reserved);
                 czk_engine_log(e, 2,
                                "srs %s: one partition takes %llu bytes of working memory "
-                               "(resident-set peak %llu over its start, witness %llu; measured "
-                               "on job %s partition %u)",
-                               s->id, (unsigned long long)s->part_bytes,
-                               (unsigned long long)measured, (unsigned long long)wbytes, j->id,
-                               it->k);
+                               "(witness buffer %llu, %s, + resident-set peak %llu over its "
+                               "start; measured on job %s partition %u)",
+                               s->id, (unsigned long long)s->part_bytes, (unsigned long long)wbytes,
+                               it->buf && it->buf->owner ? "page-locked" : "pageable",
+                               (unsigned long long)measured, j->id, it->k);
             }
         }
         if (st && !job_terminal(j))

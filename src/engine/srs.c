@@ -1,14 +1,19 @@
 /*
  * The SRS cache and the memory budget.
  *
- * One budget (memory.total_budget, or MemTotal − memory.safety_margin) is
- * shared by three consumers, each charged before it allocates: SRS entries
- * (the host copy of a circuit's parameters), shapes (its recorded R1CS),
- * and per-partition working memory (pipeline.c). A consumer that does not
- * fit waits; it never over-commits. When memory is short, entries that no
- * job holds and that have been idle for memory.eviction_min_idle are
- * evicted, least recently used first (cuzk's rule, cuzk-engine.md §4 "SRS
- * manager"); an explicit czk_engine_evict drops an unheld entry at once.
+ * One budget (memory.total_budget, or what the machine allows less
+ * memory.safety_margin: MemTotal, or the memory.max of the process's cgroup
+ * v2 and its ancestors when that is smaller, as in a container or a systemd
+ * unit with MemoryMax) is shared by four consumers, each charged before it
+ * allocates: SRS entries (the host copy of a circuit's parameters), shapes
+ * (its recorded R1CS), per-partition working memory (pipeline.c) and the
+ * witness buffers (wpool.c). A consumer that does not fit waits; it never
+ * over-commits, and one that can never fit fails naming what it needs and
+ * what the budget has, instead of being killed by the kernel. When memory is
+ * short, idle witness buffers are freed first; then entries that no job
+ * holds and that have been idle for memory.eviction_min_idle are evicted,
+ * least recently used first (cuzk's rule, cuzk-engine.md §4 "SRS manager");
+ * an explicit czk_engine_evict drops an unheld entry at once.
  *
  * An entry is keyed by circuit id ("porep-32g", "test-10") and owned by the
  * proof kind that can load it. Loading runs on one loader thread, so that
@@ -21,7 +26,14 @@
  * where every device did, the host vectors it no longer reads are freed
  * and their bytes return to the budget ("device-resident where VRAM
  * allows"). Otherwise the host copy stays, in anonymous page-aligned memory
- * advised for huge pages, ready to be pinned by a CUDA backend.
+ * advised for huge pages, ready to be pinned by a CUDA backend. Likewise the
+ * shape: where every device runs the SpMV from its own copy of the matrices
+ * (czk_backend_cuda_residency: shape_resident), the host CSR arrays (8.3 GiB
+ * at 32GiB) are freed. What stays on the host is what host code still reads:
+ * the counts and the density bitmaps (the CUDA backend's find() and index
+ * lists, the CPU's G2 MSM in finalization), the coefficient table, the vk
+ * and ic (verification), and the vectors a device left to the CPU (b_g2 when
+ * its MSM is deferred). The CPU backend reads everything: nothing is freed.
  *
  * Reference counts: a job holds its entry from submit until its last
  * partition has left the pipeline (a cancelled job's partition may still be
@@ -30,14 +42,18 @@
 #include "engine/internal.h"
 #include "groth16/internal.h"
 
+#include "czk/cuda.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-uint64_t czk_mem_total(void) {
-    FILE *f = fopen("/proc/meminfo", "r");
+static uint64_t meminfo_total(const char *root) {
+    char path[1100];
+    snprintf(path, sizeof path, "%s/proc/meminfo", root);
+    FILE *f = fopen(path, "r");
     if (!f) return 0;
     char line[256];
     unsigned long long kb = 0;
@@ -45,6 +61,62 @@ uint64_t czk_mem_total(void) {
         if (sscanf(line, "MemTotal: %llu kB", &kb) == 1) break;
     fclose(f);
     return (uint64_t)kb * 1024u;
+}
+
+uint64_t czk_mem_total(void) {
+    return meminfo_total("");
+}
+
+/* memory.max of one cgroup directory: bytes, 0 for "max", a missing or unreadable file. */
+static uint64_t cgroup_max_of(const char *root, const char *dir) {
+    char path[1500];
+    snprintf(path, sizeof path, "%s/sys/fs/cgroup%s%smemory.max", root, dir,
+             dir[strlen(dir) - 1] == '/' ? "" : "/");
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    char line[64];
+    unsigned long long v = 0;
+    char tail;
+    bool ok = fgets(line, sizeof line, f) && sscanf(line, "%llu%c", &v, &tail) >= 1;
+    fclose(f);
+    return ok ? (uint64_t)v : 0; /* "max" does not scan */
+}
+
+void czk_mem_limit_read(czk_mem_limit *out, const char *root) {
+    memset(out, 0, sizeof *out);
+    if (!root || !strcmp(root, "/")) root = "";
+    out->mem_total = meminfo_total(root);
+    char path[1100], line[1024], cg[1024] = "";
+    snprintf(path, sizeof path, "%s/proc/self/cgroup", root);
+    FILE *f = fopen(path, "r");
+    if (f) {
+        while (fgets(line, sizeof line, f))
+            if (!strncmp(line, "0::", 3)) { /* the cgroup v2 (unified) hierarchy */
+                snprintf(cg, sizeof cg, "%s", line + 3);
+                cg[strcspn(cg, "\r\n")] = 0;
+                break;
+            }
+        fclose(f);
+    }
+    /* the tightest memory.max from the process's cgroup up to the root */
+    if (cg[0] == '/') {
+        size_t n = strlen(cg);
+        for (;;) {
+            uint64_t m = cgroup_max_of(root, cg);
+            if (m && (!out->cgroup_max || m < out->cgroup_max)) {
+                out->cgroup_max = m;
+                snprintf(out->cgroup, sizeof out->cgroup, "%s", cg);
+            }
+            if (n <= 1) break;
+            while (n > 1 && cg[n - 1] != '/')
+                n--;
+            if (n > 1) n--; /* drop the slash too, unless it is the root */
+            cg[n] = 0;
+        }
+    }
+    out->limit = out->mem_total;
+    if (out->cgroup_max && (!out->limit || out->cgroup_max < out->limit))
+        out->limit = out->cgroup_max;
 }
 
 uint64_t czk_rss_bytes(void) {
@@ -64,6 +136,25 @@ static uint64_t params_host_bytes(const czk_params *p) {
     if (p->a) n += (uint64_t)p->a_len * g1;
     if (p->b_g1) n += (uint64_t)p->b_g1_len * g1;
     if (p->b_g2) n += (uint64_t)p->b_g2_len * g2;
+    return n;
+}
+
+/*
+ * Frees the shape's CSR arrays (row pointers, columns, coefficient indices)
+ * once every device holds its own copy: the host then reads only counts,
+ * bitmaps and the coefficient table. Returns the bytes freed.
+ */
+static uint64_t drop_shape_matrices(czk_shape *shape) {
+    uint64_t n = 0;
+    for (int i = 0; i < 3; i++) {
+        czk_csr *m = &shape->m[i];
+        n += (shape->num_constraints + 1) * sizeof(uint64_t) + m->nnz * 2 * sizeof(uint32_t);
+        free(m->row_ptr);
+        free(m->col);
+        free(m->coeff);
+        m->row_ptr = NULL;
+        m->col = m->coeff = NULL;
+    }
     return n;
 }
 
@@ -118,13 +209,15 @@ void czk_srs_unref(czk_engine *e, srs_entry *s) {
     }
 }
 
-/* Drops an entry's data and budget charge; the entry itself is unlinked and freed. */
+/* Drops an entry's data and budget charge; the entry itself is unlinked and freed. Its
+ * witness buffers are all idle (no job holds the entry). */
 void czk_srs_free_entry(czk_engine *e, srs_entry *s) {
     for (srs_entry **pp = &e->srs; *pp; pp = &(*pp)->next)
         if (*pp == s) {
             *pp = s->next;
             break;
         }
+    czk_wpool_trim(e, s, NULL, UINT64_MAX);
     if (s->params)
         for (int d = 0; d < e->num_devices; d++) {
             czk_backend *b = &e->devices[d].backend;
@@ -154,6 +247,12 @@ static srs_entry *lru_candidate(czk_engine *e, bool force, uint64_t now) {
 
 bool czk_srs_make_room(czk_engine *e, uint64_t need, bool force) {
     uint64_t now = czk_engine_ms(e);
+    if (czk_budget_free(&e->budget) < need) {
+        uint64_t freed = czk_wpool_trim(e, NULL, NULL, need);
+        if (freed)
+            czk_engine_log(e, 2, "memory: freed %llu bytes of idle witness buffers for %llu bytes",
+                           (unsigned long long)freed, (unsigned long long)need);
+    }
     while (czk_budget_free(&e->budget) < need) {
         srs_entry *s = lru_candidate(e, force, now);
         if (!s) return false;
@@ -173,6 +272,8 @@ bool czk_srs_make_room(czk_engine *e, uint64_t need, bool force) {
  * become evictable. */
 static bool room_may_come(czk_engine *e, srs_entry *self) {
     if (e->budget.working) return true;
+    for (srs_entry *s = e->srs; s; s = s->next)
+        if (s->n_bufs > s->n_idle_bufs) return true; /* held buffers come back idle */
     for (srs_entry *s = e->srs; s; s = s->next)
         if (s != self && s->state == SRS_READY && !s->refs) return true;
     for (srs_entry *s = e->srs; s; s = s->next)
@@ -249,10 +350,10 @@ static void load_one(czk_engine *e, srs_entry *s) {
         if (!room_may_come(e, s)) {
             if (czk_srs_make_room(e, est, true)) break;
             czk_errf(&s->load_err, CZK_ERR_NOMEM,
-                     "needs %llu bytes, the memory budget has %llu free of %llu and nothing "
+                     "needs %llu bytes, the memory budget has %llu free of %llu (%s) and nothing "
                      "left to evict",
                      (unsigned long long)est, (unsigned long long)czk_budget_free(&e->budget),
-                     (unsigned long long)e->budget.total);
+                     (unsigned long long)e->budget.total, e->budget_source);
             s->state = SRS_FAILED;
             s->queued_load = false;
             s->waiting_budget = false;
@@ -286,6 +387,7 @@ static void load_one(czk_engine *e, srs_entry *s) {
     czk_shape *shape = NULL;
     czk_pvk *pvk = NULL;
     uint64_t device_bytes = 0;
+    uint64_t shape_dropped = 0;
     czk_status st = k->load_circuit(k->ctx, s->id, e->cfg.param_cache, e->gpu_pool, &e->stop_flag,
                                     on_load_progress, &lp, &params, &shape, &err);
     if (!st) st = czk_params_check_shape(params, shape, &err);
@@ -321,6 +423,15 @@ static void load_one(czk_engine *e, srs_entry *s) {
             if (droppable & CZK_SRS_A) czk_g16_free(params->a), params->a = NULL;
             if (droppable & CZK_SRS_B_G1) czk_g16_free(params->b_g1), params->b_g1 = NULL;
             if (droppable & CZK_SRS_B_G2) czk_g16_free(params->b_g2), params->b_g2 = NULL;
+            bool shape_everywhere = true;
+            for (int d = 0; d < e->num_devices && shape_everywhere; d++) {
+                czk_cuda_residency r;
+                czk_err rerr;
+                shape_everywhere =
+                    !czk_backend_cuda_residency(&e->devices[d].backend, params, &r, &rerr) &&
+                    r.shape_resident;
+            }
+            if (shape_everywhere) shape_dropped = drop_shape_matrices(shape);
         }
     }
 
@@ -342,7 +453,8 @@ static void load_one(czk_engine *e, srs_entry *s) {
                           s->id, (unsigned long long)s->load_ms, czk_status_name(st));
         fail_waiting_jobs(e, s);
     } else {
-        uint64_t host = params_host_bytes(params), sb = czk_shape_bytes(shape);
+        uint64_t host = params_host_bytes(params), sb = czk_shape_bytes(shape) - shape_dropped;
+        s->shape_host_dropped = shape_dropped != 0;
         e->budget.srs = e->budget.srs - s->reserved + host;
         s->reserved = host;
         e->budget.shapes += sb;
@@ -362,9 +474,10 @@ static void load_one(czk_engine *e, srs_entry *s) {
                            (unsigned long long)(czk_budget_used(&e->budget) - e->budget.total));
         czk_engine_log(e, 2,
                        "srs %s: loaded in %llu ms (params %llu bytes host, %llu on devices; "
-                       "shape %llu bytes, %llu constraints)",
+                       "shape %llu bytes host%s, %llu constraints)",
                        s->id, (unsigned long long)s->load_ms, (unsigned long long)host,
                        (unsigned long long)device_bytes, (unsigned long long)sb,
+                       shape_dropped ? ", its matrices only on the devices" : "",
                        (unsigned long long)shape->num_constraints);
         czk_timeline_emit(e, CZK_EV_SRS_LOAD_END, "-", -1, -1,
                           "circuit=%s load_ms=%llu bytes=%llu shape_bytes=%llu device_bytes=%llu",

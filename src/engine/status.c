@@ -162,7 +162,12 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out, czk_err
         o->size_bytes = x->reserved;
         o->device_bytes = x->device_bytes;
         o->shape_bytes = x->shape_bytes;
+        o->shape_on_devices = x->shape_host_dropped;
         o->partition_bytes = x->part_bytes;
+        o->witness_buffers = x->n_bufs;
+        o->witness_buffers_idle = x->n_idle_bufs;
+        o->witness_buffers_pinned = x->n_pinned_bufs;
+        o->witness_buffer_bytes = x->shape ? czk_wpool_buffer_bytes(x->shape) : 0;
         o->ref_count = x->refs;
         o->idle_ms = x->refs || now < x->idle_since ? 0 : now - x->idle_since;
         if (x->state == SRS_LOADING) {
@@ -252,6 +257,9 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out, czk_err
     s->budget_srs = e->budget.srs;
     s->budget_shapes = e->budget.shapes;
     s->budget_working = e->budget.working;
+    s->budget_witness_buffers = e->budget.buffers;
+    snprintf(s->budget_source, sizeof s->budget_source, "%s", e->budget_source);
+    s->gpu_queue_limit = e->gpu_queue_limit;
     s->budget_used = czk_budget_used(&e->budget);
     s->pinned_memory_limit_bytes = e->budget.total;
     s->rss_bytes = rss;
@@ -541,16 +549,24 @@ czk_status czk_engine_metrics_format(const czk_engine_status *s, char **out, czk
                   (unsigned long long)d->vram_free_bytes);
     }
     family(&b, "czk_memory_budget_bytes", "gauge",
-           "The memory budget: total, used, and used by SRS, shapes and working memory.");
+           "The memory budget: total, used, and used by SRS, shapes, working memory and "
+           "witness buffers.");
     sb_printf(&b,
               "czk_memory_budget_bytes{part=\"total\"} %llu\n"
               "czk_memory_budget_bytes{part=\"used\"} %llu\n"
               "czk_memory_budget_bytes{part=\"srs\"} %llu\n"
               "czk_memory_budget_bytes{part=\"shapes\"} %llu\n"
-              "czk_memory_budget_bytes{part=\"working\"} %llu\n",
+              "czk_memory_budget_bytes{part=\"working\"} %llu\n"
+              "czk_memory_budget_bytes{part=\"witness_buffers\"} %llu\n",
               (unsigned long long)s->budget_total, (unsigned long long)s->budget_used,
               (unsigned long long)s->budget_srs, (unsigned long long)s->budget_shapes,
-              (unsigned long long)s->budget_working);
+              (unsigned long long)s->budget_working, (unsigned long long)s->budget_witness_buffers);
+    family(&b, "czk_memory_budget_info", "gauge",
+           "Where the memory budget's total came from (memory.total_budget, MemTotal or a "
+           "cgroup's memory.max, less memory.safety_margin).");
+    sb_printf(&b, "czk_memory_budget_info{source=\"");
+    sb_label(&b, s->budget_source);
+    sb_printf(&b, "\"} 1\n");
     family(&b, "czk_process_resident_bytes", "gauge", "Resident set of the daemon.");
     sample_u(&b, "czk_process_resident_bytes", s->rss_bytes);
     family(&b, "czk_memory_total_bytes", "gauge", "The machine's memory (MemTotal).");

@@ -84,6 +84,8 @@ static void gen_status(jg *j, const czk_engine_status *s, size_t timeline_lines)
     k_u64(j, "srs_bytes", s->budget_srs);
     k_u64(j, "shapes_bytes", s->budget_shapes);
     k_u64(j, "working_bytes", s->budget_working);
+    k_u64(j, "witness_buffer_bytes", s->budget_witness_buffers);
+    k_str(j, "budget_source", s->budget_source);
     k_u64(j, "pinned_memory_bytes", s->pinned_memory_bytes);
     k_u64(j, "pinned_memory_limit_bytes", s->pinned_memory_limit_bytes);
     k_u64(j, "rss_bytes", s->rss_bytes);
@@ -97,6 +99,7 @@ static void gen_status(jg *j, const czk_engine_status *s, size_t timeline_lines)
     k_u64(j, "on_device", s->on_device);
     k_u64(j, "finalize_queue", s->finalize_queue);
     k_u64(j, "finalizing", s->finalizing);
+    k_u64(j, "gpu_queue_limit", s->gpu_queue_limit);
     close_map(j);
 
     k_open(j, "queues", true);
@@ -191,7 +194,12 @@ static void gen_status(jg *j, const czk_engine_status *s, size_t timeline_lines)
         k_u64(j, "size_bytes", x->size_bytes);
         k_u64(j, "device_bytes", x->device_bytes);
         k_u64(j, "shape_bytes", x->shape_bytes);
+        k_bool(j, "shape_on_devices", x->shape_on_devices);
         k_u64(j, "partition_bytes", x->partition_bytes);
+        k_u64(j, "witness_buffers", x->witness_buffers);
+        k_u64(j, "witness_buffers_idle", x->witness_buffers_idle);
+        k_u64(j, "witness_buffers_pinned", x->witness_buffers_pinned);
+        k_u64(j, "witness_buffer_bytes", x->witness_buffer_bytes);
         k_u64(j, "ref_count", x->ref_count);
         k_u64(j, "idle_ms", x->idle_ms);
         /* the parameter read's progress; null when not reading */

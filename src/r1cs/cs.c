@@ -14,9 +14,15 @@
  * realloc, which glibc serves with mremap for big blocks, so growth moves no
  * bytes and the peak stays at the final size (plus untouched capacity).
  *
- * WITNESS stores values only. CHECK does both and evaluates every constraint
- * as it is enforced, keeping the first unsatisfied one and the namespace path
- * at that moment (namespaces are formatted only in this mode).
+ * WITNESS stores values only, in arrays of its own or in arrays the caller
+ * gave (czk_cs_set_witness_buffers: a 32GiB partition's 4.2 GB assignment is
+ * written into memory that is already mapped and page-locked, instead of
+ * growing a fresh block page fault by page fault). Given arrays are never
+ * grown: an allocation past their end is counted but not stored, and the run
+ * fails at its end naming both counts and both capacities. CHECK does both
+ * and evaluates every constraint as it is enforced, keeping the first
+ * unsatisfied one and the namespace path at that moment (namespaces are
+ * formatted only in this mode).
  *
  * Errors are sticky (the first wins); the cancel flag is polled every 4096
  * allocations and constraints.
@@ -53,6 +59,8 @@ struct czk_cs {
 
     czk_fr *in_vals, *aux_vals;
     uint64_t in_cap, aux_cap;
+    bool external; /* in_vals, aux_vals are the caller's (never grown or freed) */
+    bool overflow; /* an allocation did not fit the caller's arrays */
 
     rec_mat m[3];
     czk_fr *coeffs;
@@ -234,8 +242,10 @@ oom:
 
 void czk_cs_free(czk_cs *cs) {
     if (!cs) return;
-    free(cs->in_vals);
-    free(cs->aux_vals);
+    if (!cs->external) {
+        free(cs->in_vals);
+        free(cs->aux_vals);
+    }
     for (int i = 0; i < 3; i++) {
         free(cs->m[i].row_ptr);
         free(cs->m[i].col);
@@ -254,7 +264,7 @@ void czk_cs_free(czk_cs *cs) {
 void czk_cs_reserve(czk_cs *cs, uint32_t inputs, uint32_t aux, uint32_t constraints) {
     if (cs->err.code) return;
     bool ok = true;
-    if (czk_cs_has_values(cs)) {
+    if (czk_cs_has_values(cs) && !cs->external) {
         ok &= grow((void **)&cs->in_vals, &cs->in_cap, inputs, sizeof(czk_fr));
         ok &= grow((void **)&cs->aux_vals, &cs->aux_cap, aux, sizeof(czk_fr));
     }
@@ -263,6 +273,43 @@ void czk_cs_reserve(czk_cs *cs, uint32_t inputs, uint32_t aux, uint32_t constrai
             ok &= grow((void **)&cs->m[i].row_ptr, &cs->m[i].rp_cap, (uint64_t)constraints + 1,
                        sizeof(uint64_t));
     if (!ok) czk_cs_oom(cs, "reserved arrays");
+}
+
+czk_status czk_cs_set_witness_buffers(czk_cs *cs, czk_fr *inputs, uint32_t in_cap, czk_fr *aux,
+                                      uint32_t aux_cap, czk_err *err) {
+    if (cs->mode != CZK_CS_WITNESS)
+        return czk_errf(err, CZK_ERR_INVALID_ARG,
+                        "witness buffers: only a WITNESS-mode constraint system takes them");
+    if (cs->ran || cs->num_inputs || cs->num_aux || cs->external)
+        return czk_errf(err, CZK_ERR_INVALID_ARG,
+                        "witness buffers: set them once, before the circuit runs");
+    if (!inputs || !in_cap || (!aux && aux_cap))
+        return czk_errf(err, CZK_ERR_INVALID_ARG,
+                        "witness buffers: %s (room for ONE at least, and aux for %u values)",
+                        !inputs   ? "no inputs array"
+                        : !in_cap ? "no room for inputs"
+                                  : "no aux array",
+                        aux_cap);
+    free(cs->in_vals);
+    free(cs->aux_vals);
+    cs->in_vals = inputs;
+    cs->aux_vals = aux;
+    cs->in_cap = in_cap;
+    cs->aux_cap = aux_cap;
+    cs->external = true;
+    return CZK_OK;
+}
+
+/* Makes room for value number n (cap entries now); false: not stored (caller's arrays are
+ * full: counted as overflow, reported at the end of the run) or out of memory (cs failed). */
+static bool value_room(czk_cs *cs, czk_fr **vals, uint64_t *cap, uint32_t n, const char *what) {
+    if (n < *cap) return true;
+    if (cs->external) {
+        cs->overflow = true;
+        return false;
+    }
+    if (!grow((void **)vals, cap, (uint64_t)n + 1, sizeof(czk_fr))) czk_cs_oom(cs, what);
+    return n < *cap;
 }
 
 /* ---- variables ---- */
@@ -275,12 +322,10 @@ czk_var czk_cs_alloc(czk_cs *cs, const czk_fr *value) {
         return CZK_VAR_ONE;
     }
     if (czk_cs_has_values(cs)) {
-        if (cs->num_aux == cs->aux_cap && !grow((void **)&cs->aux_vals, &cs->aux_cap,
-                                                (uint64_t)cs->num_aux + 1, sizeof(czk_fr))) {
-            czk_cs_oom(cs, "aux assignment");
+        if (value_room(cs, &cs->aux_vals, &cs->aux_cap, cs->num_aux, "aux assignment"))
+            cs->aux_vals[cs->num_aux] = value ? *value : czk_fr_zero;
+        else if (cs->err.code)
             return CZK_VAR_ONE;
-        }
-        cs->aux_vals[cs->num_aux] = value ? *value : czk_fr_zero;
     }
     return czk_var_aux(cs->num_aux++);
 }
@@ -293,12 +338,10 @@ czk_var czk_cs_alloc_input(czk_cs *cs, const czk_fr *value) {
         return CZK_VAR_ONE;
     }
     if (czk_cs_has_values(cs)) {
-        if (cs->num_inputs == cs->in_cap && !grow((void **)&cs->in_vals, &cs->in_cap,
-                                                  (uint64_t)cs->num_inputs + 1, sizeof(czk_fr))) {
-            czk_cs_oom(cs, "input assignment");
+        if (value_room(cs, &cs->in_vals, &cs->in_cap, cs->num_inputs, "input assignment"))
+            cs->in_vals[cs->num_inputs] = value ? *value : czk_fr_zero;
+        else if (cs->err.code)
             return CZK_VAR_ONE;
-        }
-        cs->in_vals[cs->num_inputs] = value ? *value : czk_fr_zero;
     }
     return czk_var_input(cs->num_inputs++);
 }
@@ -544,6 +587,12 @@ czk_status czk_cs_run(czk_cs *cs, czk_circuit_fn fn, void *ctx, czk_err *err) {
     if (!cs->err.code && cs->cancel && atomic_load(cs->cancel))
         czk_cs_fail(cs, CZK_ERR_CANCELLED, "cancelled after %llu constraints",
                     (unsigned long long)cs->num_constraints);
+    if (!cs->err.code && cs->overflow)
+        czk_cs_fail(cs, CZK_ERR_INVALID_ARG,
+                    "witness buffers too small: the circuit has %u inputs and %u aux, the "
+                    "buffers hold %llu and %llu",
+                    cs->num_inputs, cs->num_aux, (unsigned long long)cs->in_cap,
+                    (unsigned long long)cs->aux_cap);
     if (!cs->err.code && czk_cs_records(cs)) finalize_shape(cs);
     if (cs->err.code) {
         if (err) *err = cs->err;
@@ -616,8 +665,13 @@ czk_status czk_cs_take_witness(czk_cs *cs, czk_witness *out, czk_err *err) {
                         "the constraint system has not run to completion");
     if (cs->witness_taken)
         return czk_errf(err, CZK_ERR_INVALID_ARG, "the witness was already taken");
-    out->inputs = shrink(cs->in_vals, cs->num_inputs, sizeof(czk_fr));
-    out->aux = shrink(cs->aux_vals, cs->num_aux, sizeof(czk_fr));
+    if (cs->external) { /* the caller's arrays: as given */
+        out->inputs = cs->in_vals;
+        out->aux = cs->aux_vals;
+    } else {
+        out->inputs = shrink(cs->in_vals, cs->num_inputs, sizeof(czk_fr));
+        out->aux = shrink(cs->aux_vals, cs->num_aux, sizeof(czk_fr));
+    }
     out->num_inputs = cs->num_inputs;
     out->num_aux = cs->num_aux;
     cs->in_vals = cs->aux_vals = NULL;

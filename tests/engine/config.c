@@ -139,6 +139,14 @@ static void test_values(void **state) {
     assert_int_equal(c.total_budget, 0);
     czk_assert_ok(parse(&c, "[gpus]\nvram_budget = \"auto\"\n", &w, &err), &err);
     assert_int_equal(c.vram_budget, 0);
+    /* the GPU queue: bounded by default ("auto": the engine makes it 2 per GPU worker), 0 = no
+     * limit */
+    czk_engine_config_default(&c);
+    assert_int_equal(c.max_gpu_queue_depth, CZK_GPU_QUEUE_AUTO);
+    czk_assert_ok(parse(&c, "[pipeline]\nmax_gpu_queue_depth = 0\n", &w, &err), &err);
+    assert_int_equal(c.max_gpu_queue_depth, 0);
+    czk_assert_ok(parse(&c, "[pipeline]\nmax_gpu_queue_depth = \"auto\"\n", &w, &err), &err);
+    assert_int_equal(c.max_gpu_queue_depth, CZK_GPU_QUEUE_AUTO);
 }
 
 static void test_alias_and_warnings(void **state) {
@@ -209,8 +217,7 @@ static void test_errors(void **state) {
         {"[memory]\n\nsafety_margin = true\n",
          "t.toml:3:17: memory.safety_margin: expected a size (string or integer), got boolean"},
         {"[memory]\ntotal_budget = \"lots\"\n", "t.toml:2:16: memory.total_budget: 'lots' is not"},
-        {"[gpus]\nvram_budget = \"0\"\n",
-         "t.toml:2:15: gpus.vram_budget: zero (use \"auto\")"},
+        {"[gpus]\nvram_budget = \"0\"\n", "t.toml:2:15: gpus.vram_budget: zero (use \"auto\")"},
         {"[memory]\neviction_min_idle = \"5h\"\n",
          "t.toml:2:21: memory.eviction_min_idle: '5h' is not a duration"},
         {"[gpus]\ndevices = [0, \"1\"]\n",
@@ -219,6 +226,10 @@ static void test_errors(void **state) {
          "t.toml:2:11: pipeline.enabled: expected a boolean, got integer"},
         {"[synthesis]\nthreads = -1\n", "t.toml:2:11: synthesis.threads: out of range"},
         {"[logging]\nlevel = \"loud\"\n", "t.toml:2:9: logging.level: 'loud' is not one of"},
+        {"[pipeline]\nmax_gpu_queue_depth = \"many\"\n",
+         "t.toml:2:23: pipeline.max_gpu_queue_depth: expected an integer or \"auto\", got string"},
+        {"[pipeline]\nmax_gpu_queue_depth = -2\n",
+         "t.toml:2:23: pipeline.max_gpu_queue_depth: out of range"},
         {"[srs]\npreload = \"porep-32g\"\n",
          "t.toml:2:11: srs.preload: expected an array of strings, got string"},
     };

@@ -438,6 +438,9 @@ static void test_counters(void **state) {
     assert_true(pv(&p, "czk_memory_budget_bytes", "part=\"total\"") == (double)(1ull << 30));
     czk_engine_status *s = et_status(e);
     assert_true(pv(&p, "czk_memory_budget_bytes", "part=\"srs\"") == (double)s->budget_srs);
+    assert_true(pv(&p, "czk_memory_budget_bytes", "part=\"witness_buffers\"") ==
+                (double)s->budget_witness_buffers);
+    assert_true(pv(&p, "czk_memory_budget_info", "source=\"memory.total_budget\"") == 1);
     assert_true(s->budget_srs > 0);
     assert_int_equal(s->num_srs, 1);
     assert_int_equal(s->srs[0].tier, CZK_SRS_WARM);

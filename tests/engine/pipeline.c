@@ -203,7 +203,7 @@ static void test_cancel(void **state) {
     czk_job_result r = et_await(e, warm);
     czk_job_result_free(&r);
     czk_engine_status *s0 = et_wait_idle(e);
-    uint64_t used0 = s0->budget_used;
+    uint64_t used0 = s0->budget_used - s0->budget_witness_buffers;
     assert_int_equal(s0->budget_working, 0);
     czk_engine_status_free(s0);
 
@@ -224,8 +224,12 @@ static void test_cancel(void **state) {
     assert_int_equal(r.proof_len, 0);
     czk_job_result_free(&r);
     czk_engine_status *s2 = et_wait_idle(e);
-    assert_int_equal(s2->budget_used, used0); /* the memory came back */
+    /* the memory came back; the witness buffers stay, all idle, for later partitions */
+    assert_int_equal(s2->budget_used - s2->budget_witness_buffers, used0);
     assert_int_equal(s2->budget_working, 0);
+    assert_int_equal(s2->srs[0].witness_buffers_idle, s2->srs[0].witness_buffers);
+    assert_int_equal(s2->budget_witness_buffers,
+                     (uint64_t)s2->srs[0].witness_buffers * s2->srs[0].witness_buffer_bytes);
     assert_int_equal(s2->proofs_cancelled, 1);
     czk_engine_status_free(s2);
     /* queued partitions never started; running ones stopped at their next cancel check,

@@ -14,6 +14,11 @@
  *   - the 2KiB circuit is satisfied in CHECK mode and its public inputs
  *     equal the chain-derived ones (also for a non-interactive C1's last
  *     partition, whose challenges depend on comm_r and k);
+ *   - the 2KiB witness written into caller buffers (czk_porep_witness_
+ *     generate_into, twice into the same buffers) equals the malloc'ed
+ *     czk_porep_witness_generate and the CHECK-mode values byte for byte,
+ *     leaves the bytes after it untouched, and buffers one value short are
+ *     refused with a message naming the counts;
  *   - structural refusals (partition out of range, a path with a level
  *     missing, a column with a row missing, an unknown proof id).
  */
@@ -168,6 +173,63 @@ static void check_circuit(const czk_c1 *c1, unsigned k, const czk_porep_witness 
     czk_witness_free(&wc);
 }
 
+/* WITNESS mode into caller buffers against the malloc'ed witness and the CHECK-mode values. */
+static void check_into(const czk_porep_witness *w) {
+    czk_err err;
+    czk_cs *cs = czk_cs_create(CZK_CS_CHECK, NULL, &err);
+    assert_non_null(cs);
+    czk_porep_circuit c = {&w->config, w};
+    czk_assert_ok(czk_cs_run(cs, czk_porep_circuit_fn, &c, &err), &err);
+    czk_witness wc, wm;
+    czk_assert_ok(czk_cs_take_witness(cs, &wc, &err), &err);
+    czk_cs_free(cs);
+    czk_assert_ok(czk_porep_witness_generate(&wm, &w->config, w, NULL, &err), &err);
+    uint32_t ni = wm.num_inputs, na = wm.num_aux;
+    assert_int_equal(ni, czk_porep_num_inputs(&w->config));
+    assert_int_equal(wc.num_aux, na);
+    const size_t fr = sizeof(czk_fr), guard = 64;
+    uint8_t *bi = malloc(ni * fr + guard), *ba = malloc(na * fr + guard);
+    assert_true(bi && ba);
+    for (int round = 0; round < 2; round++) { /* the same buffers twice: reuse */
+        memset(bi, round ? 0x00 : 0xee, ni * fr + guard);
+        memset(ba, round ? 0x00 : 0xee, na * fr + guard);
+        memset(bi + ni * fr, 0x5a, guard);
+        memset(ba + na * fr, 0x5a, guard);
+        czk_witness buf = {(czk_fr *)bi, (czk_fr *)ba, ni, na};
+        czk_assert_ok(czk_porep_witness_generate_into(&buf, &w->config, w, NULL, &err), &err);
+        assert_ptr_equal(buf.inputs, bi);
+        assert_ptr_equal(buf.aux, ba);
+        assert_int_equal(buf.num_inputs, ni);
+        assert_int_equal(buf.num_aux, na);
+        assert_memory_equal(bi, wm.inputs, ni * fr);
+        assert_memory_equal(ba, wm.aux, na * fr);
+        assert_memory_equal(bi, wc.inputs, ni * fr);
+        assert_memory_equal(ba, wc.aux, na * fr);
+        for (size_t i = 0; i < guard; i++) {
+            assert_int_equal(bi[ni * fr + i], 0x5a);
+            assert_int_equal(ba[na * fr + i], 0x5a);
+        }
+    }
+    /* one aux short: refused, naming counts and capacities, nothing past the buffer */
+    czk_witness small = {(czk_fr *)bi, (czk_fr *)ba, ni, na - 1};
+    memset(ba + (na - 1) * fr, 0x5a, fr + guard);
+    assert_int_equal(czk_porep_witness_generate_into(&small, &w->config, w, NULL, &err),
+                     CZK_ERR_INVALID_ARG);
+    char want[200];
+    snprintf(want, sizeof want,
+             "witness buffers too small: the circuit has %u inputs and %u aux, the buffers hold "
+             "%u and %u",
+             ni, na, ni, na - 1);
+    assert_string_equal(err.msg, want);
+    assert_int_equal(small.num_aux, na - 1); /* unchanged on failure */
+    for (size_t i = 0; i < fr + guard; i++)
+        assert_int_equal(ba[(na - 1) * fr + i], 0x5a);
+    free(bi);
+    free(ba);
+    czk_witness_free(&wm);
+    czk_witness_free(&wc);
+}
+
 static void test_2kib(void **state) {
     (void)state;
     czk_c1 *c1 = gen(5, false); /* StackedDrg2KiBV1_1 */
@@ -176,6 +238,7 @@ static void test_2kib(void **state) {
     czk_assert_ok(czk_porep_witness_from_c1(&w, c1, 0, &err), &err);
     check_paths(c1, 0, w);
     check_circuit(c1, 0, w);
+    check_into(w);
     czk_porep_witness_free(w);
     czk_c1_free(c1);
 }

@@ -3,7 +3,9 @@
  * The constraint system: random circuits evaluated through the recorded shape
  * against a naive evaluation of the logged constraints; densities and rows
  * against a naive merge; the three modes against each other; finalization;
- * unsatisfied constraints; sticky errors and cancellation.
+ * unsatisfied constraints; sticky errors and cancellation; WITNESS mode into
+ * caller-provided buffers (the circuit's own value log, byte for byte; nothing
+ * written past the buffers; too-small buffers refused naming the counts).
  */
 #include "rand_circuit.h"
 
@@ -494,12 +496,125 @@ static void test_cancel(void **state) {
     }
 }
 
+/* Runs rc in WITNESS mode into buffers of in_cap / aux_cap values (each followed by 4 guard
+ * values of 0xa5 bytes). Returns the status; on CZK_OK *w points into the buffers. */
+static czk_status run_into(rc *c, czk_fr *in, uint32_t in_cap, czk_fr *aux, uint32_t aux_cap,
+                           czk_witness *w, czk_err *err) {
+    czk_cs *cs = czk_cs_create(CZK_CS_WITNESS, NULL, err);
+    assert_non_null(cs);
+    memset(in, 0xa5, (in_cap + 4u) * sizeof *in);
+    memset(aux, 0xa5, (aux_cap + 4u) * sizeof *aux);
+    czk_assert_ok(czk_cs_set_witness_buffers(cs, in, in_cap, aux, aux_cap, err), err);
+    czk_status st = czk_cs_run(cs, rc_circuit, c, err);
+    if (!st) {
+        czk_err e2;
+        czk_assert_ok(czk_cs_take_witness(cs, w, &e2), &e2);
+    }
+    czk_cs_free(cs); /* must not free the caller's arrays */
+    return st;
+}
+
+static bool guards_intact(const czk_fr *p, uint32_t cap) {
+    const uint8_t *b = (const uint8_t *)(p + cap);
+    for (size_t i = 0; i < 4 * sizeof *p; i++)
+        if (b[i] != 0xa5) return false;
+    return true;
+}
+
+static void test_witness_buffers(void **state) {
+    (void)state;
+    for (uint64_t seed = 31; seed <= 33; seed++) {
+        rc own, ext;
+        rc_init(&own, seed, 500);
+        rc_init(&ext, seed, 500);
+        czk_witness wo, we;
+        czk_err err;
+        czk_assert_ok(run_rc(CZK_CS_WITNESS, &own, NULL, NULL, &wo, &err), &err);
+        uint32_t ni = wo.num_inputs, na = wo.num_aux;
+        assert_true(ni >= 2 && na >= 10);
+        /* exactly the needed size, then with room to spare */
+        for (uint32_t extra = 0; extra <= 7; extra += 7) {
+            czk_fr *in = malloc((ni + extra + 4) * sizeof *in);
+            czk_fr *aux = malloc((na + extra + 4) * sizeof *aux);
+            assert_true(in && aux);
+            rc_free(&ext);
+            rc_init(&ext, seed, 500);
+            czk_assert_ok(run_into(&ext, in, ni + extra, aux, na + extra, &we, &err), &err);
+            assert_ptr_equal(we.inputs, in);
+            assert_ptr_equal(we.aux, aux);
+            assert_int_equal(we.num_inputs, ni);
+            assert_int_equal(we.num_aux, na);
+            /* the circuit's own values (computed by the test, not the cs) and the malloc'ed run */
+            assert_int_equal(ext.num_in, ni);
+            assert_int_equal(ext.num_aux, na);
+            assert_memory_equal(in, ext.in_vals, ni * sizeof *in);
+            assert_memory_equal(aux, ext.aux_vals, na * sizeof *aux);
+            assert_memory_equal(in, wo.inputs, ni * sizeof *in);
+            assert_memory_equal(aux, wo.aux, na * sizeof *aux);
+            /* nothing written past the values (room left untouched, guards intact) */
+            for (uint32_t i = ni; i < ni + extra; i++)
+                assert_int_equal(((uint8_t *)&in[i])[0], 0xa5);
+            assert_true(guards_intact(in, ni + extra));
+            assert_true(guards_intact(aux, na + extra));
+            free(in);
+            free(aux);
+        }
+        /* one value too few, of each kind: refused, naming both counts and capacities */
+        czk_fr *in = malloc((ni + 4) * sizeof *in), *aux = malloc((na + 4) * sizeof *aux);
+        assert_true(in && aux);
+        char want[200];
+        rc_free(&ext);
+        rc_init(&ext, seed, 500);
+        assert_int_equal(run_into(&ext, in, ni, aux, na - 1, &we, &err), CZK_ERR_INVALID_ARG);
+        snprintf(want, sizeof want,
+                 "witness buffers too small: the circuit has %u inputs and %u aux, the buffers "
+                 "hold %u and %u",
+                 ni, na, ni, na - 1);
+        assert_string_equal(err.msg, want);
+        assert_true(guards_intact(aux, na - 1));
+        rc_free(&ext);
+        rc_init(&ext, seed, 500);
+        assert_int_equal(run_into(&ext, in, ni - 1, aux, na, &we, &err), CZK_ERR_INVALID_ARG);
+        snprintf(want, sizeof want,
+                 "witness buffers too small: the circuit has %u inputs and %u aux, the buffers "
+                 "hold %u and %u",
+                 ni, na, ni - 1, na);
+        assert_string_equal(err.msg, want);
+        assert_true(guards_intact(in, ni - 1));
+        /* only WITNESS mode, only before the run, non-empty arrays */
+        czk_cs *cs = czk_cs_create(CZK_CS_CHECK, NULL, &err);
+        assert_int_equal(czk_cs_set_witness_buffers(cs, in, ni, aux, na, &err),
+                         CZK_ERR_INVALID_ARG);
+        czk_cs_free(cs);
+        cs = czk_cs_create(CZK_CS_WITNESS, NULL, &err);
+        assert_int_equal(czk_cs_set_witness_buffers(cs, in, 0, aux, na, &err), CZK_ERR_INVALID_ARG);
+        assert_int_equal(czk_cs_set_witness_buffers(cs, in, ni, NULL, na, &err),
+                         CZK_ERR_INVALID_ARG);
+        rc_free(&ext);
+        rc_init(&ext, seed, 500);
+        czk_assert_ok(czk_cs_run(cs, rc_circuit, &ext, &err), &err);
+        assert_int_equal(czk_cs_set_witness_buffers(cs, in, ni, aux, na, &err),
+                         CZK_ERR_INVALID_ARG);
+        czk_cs_free(cs);
+        free(in);
+        free(aux);
+        czk_witness_free(&wo);
+        rc_free(&own);
+        rc_free(&ext);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_random_eval),   cmocka_unit_test(test_rows_and_density_naive),
-        cmocka_unit_test(test_modes_agree),   cmocka_unit_test(test_merge_literal),
-        cmocka_unit_test(test_finalization),  cmocka_unit_test(test_unsatisfied),
-        cmocka_unit_test(test_sticky_errors), cmocka_unit_test(test_cancel),
+        cmocka_unit_test(test_witness_buffers),
+        cmocka_unit_test(test_random_eval),
+        cmocka_unit_test(test_rows_and_density_naive),
+        cmocka_unit_test(test_modes_agree),
+        cmocka_unit_test(test_merge_literal),
+        cmocka_unit_test(test_finalization),
+        cmocka_unit_test(test_unsatisfied),
+        cmocka_unit_test(test_sticky_errors),
+        cmocka_unit_test(test_cancel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
