@@ -25,7 +25,8 @@
  * P + (−P)) is rare and goes through blst's complete Jacobian addition.
  *
  * One body serves G1 and G2 (CZK_FIXED_BASE_IMPL below, instantiated in
- * setup.c).
+ * setup.c; it also compiles as C++, for the GPU backend's tables in
+ * src/cuda/setup.cu).
  */
 #ifndef CZK_GROTH16_FIXED_BASE_H
 #define CZK_GROTH16_FIXED_BASE_H
@@ -72,10 +73,11 @@ static inline void czk_fb_recode(int32_t e[CZK_FB_WINDOWS], const uint8_t k[32])
         blst_##P##_affine *t; /* t[j·half + d − 1] = d·2^(w·j)·G */                          \
     } czk_fb_##P;                                                                                  \
                                                                                                    \
-    static czk_status czk_fb_##P##_build(czk_fb_##P *tab, const blst_##P *base, czk_err *err) {    \
+    static inline czk_status czk_fb_##P##_build(czk_fb_##P *tab, const blst_##P *base,            \
+                                                czk_err *err) {                                    \
         size_t n = (size_t)CZK_FB_WINDOWS * CZK_FB_HALF;                                           \
-        tab->t = malloc(n * sizeof *tab->t);                                                       \
-        blst_##P *row = malloc(CZK_FB_HALF * sizeof *row);                                         \
+        tab->t = (blst_##P##_affine *)malloc(n * sizeof *tab->t);                                  \
+        blst_##P *row = (blst_##P *)malloc(CZK_FB_HALF * sizeof *row);                             \
         if (!tab->t || !row) {                                                                     \
             free(tab->t);                                                                          \
             free(row);                                                                             \
@@ -96,12 +98,12 @@ static inline void czk_fb_recode(int32_t e[CZK_FB_WINDOWS], const uint8_t k[32])
         return CZK_OK;                                                                             \
     }                                                                                              \
                                                                                                    \
-    static void czk_fb_##P##_free(czk_fb_##P *tab) {                                               \
+    static inline void czk_fb_##P##_free(czk_fb_##P *tab) {                                        \
         free(tab->t);                                                                              \
         tab->t = NULL;                                                                             \
     }                                                                                              \
                                                                                                    \
-    static void czk_fb_##P##_mul(blst_##P *out, const czk_fb_##P *tab, const czk_fr *k) {          \
+    static inline void czk_fb_##P##_mul(blst_##P *out, const czk_fb_##P *tab, const czk_fr *k) {   \
         blst_scalar s;                                                                             \
         blst_scalar_from_fr(&s, k);                                                                \
         int32_t e[CZK_FB_WINDOWS];                                                                 \
