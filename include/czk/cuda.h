@@ -273,6 +273,18 @@ CZK_NODISCARD czk_status czk_cuda_fb_g2(czk_cuda_fb *fb, void *out, const czk_fr
                                         czk_cuda_fb_form form, czk_err *err) CZK_NONNULL(1);
 
 /*
+ * Runs the per-point device code of czk_cuda_fb_g1 / _g2 (group 1 or 2:
+ * digits, table sums, affine form, encoding; not the batch inversion) on
+ * the host for k[0 .. n) (Montgomery form, host memory) and compares every
+ * point with blst's k·G and its czk_g1_serialize / czk_g2_serialize bytes.
+ * Needs no GPU. Returns CZK_OK, CZK_ERR_INTERNAL naming the first scalar
+ * that differs, CZK_ERR_INVALID_ARG, CZK_ERR_NOMEM; CZK_ERR_UNSUPPORTED in
+ * a build without CUDA.
+ */
+CZK_NODISCARD czk_status czk_cuda_fb_host_check(unsigned group, const czk_fr *k, size_t n,
+                                                czk_err *err);
+
+/*
  * The GPU setup backend (czk_setup_ops, include/czk/groth16.h) on device
  * `device`, with a context of its own: the products by czk_cuda_fb_g1/g2
  * (encoded for czk_setup_write, affine for czk_setup_with), host data moved

@@ -48,8 +48,8 @@
 #include <string.h>
 #include <type_traits>
 
-CZK_FIXED_BASE_IMPL(p1)
-CZK_FIXED_BASE_IMPL(p2)
+CZK_FIXED_BASE_TABLE_IMPL(p1)
+CZK_FIXED_BASE_TABLE_IMPL(p2)
 
 struct czk_cuda_fb {
     czk_cuda_ctx *ctx;
@@ -64,28 +64,36 @@ namespace {
 constexpr uint32_t FB_W = CZK_FB_WBITS, FB_HALF = CZK_FB_HALF, FB_WINDOWS = CZK_FB_WINDOWS;
 static_assert(FB_W == 13 && FB_WINDOWS == 21, "the tables of fixed_base.h");
 constexpr uint32_t FB_CHUNK = 1u << 22; /* points per kernel pair (scratch: 805 MB for G1) */
-constexpr int AFF_B = 8;                /* points per thread in the affine conversion */
-
+/*
+ * Per group: MUL_THREADS of fb_mul (one block per SM at ≤ 168 / 255 registers, as the MSM's
+ * accumulation kernel), THREADS and AFF_B (points per thread) of fb_affine (24 KB of shared
+ * memory for the product tree), ENC the encoded size.
+ */
 template <class G> struct fb_traits;
 template <> struct fb_traits<g1> {
-    static constexpr int THREADS = 256;
-    static constexpr int ENC = 96;
+    static constexpr int MUL_THREADS = 384, THREADS = 256, AFF_B = 8, ENC = 96;
 };
 template <> struct fb_traits<g2> {
-    static constexpr int THREADS = 128;
-    static constexpr int ENC = 192;
+    static constexpr int MUL_THREADS = 128, THREADS = 128, AFF_B = 4, ENC = 192;
 };
 
-/* out[i] = k[i]·G (xyzz), i < n. */
-template <class G>
-__global__ void __launch_bounds__(fb_traits<G>::THREADS)
-    fb_mul(const typename G::A *__restrict__ tab, const fr *__restrict__ k, uint32_t n,
-           typename G::X *__restrict__ out) {
+/* A table point: through the read-only cache on the device. */
+template <class A> CZK_HD A ld_table(const A *p) {
+#ifdef __CUDA_ARCH__
+    return ld_vec(p);
+#else
+    return *p;
+#endif
+}
+
+/*
+ * k·G (xyzz) from the table, k in Montgomery form: the digits come off the canonical scalar 13
+ * bits at a time (a multi-limb shift in registers), with a carry as fixed_base.h recodes.
+ */
+template <class G> CZK_HD typename G::X fb_point(const typename G::A *tab, const fr &k) {
     using A = typename G::A;
     using X = typename G::X;
-    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    fr c = ld_vec(k + i).from_mont(); /* canonical, < r < 2^255 */
+    fr c = k.from_mont(); /* canonical, < r < 2^255 */
     X acc = X::inf();
     uint32_t carry = 0;
 #pragma unroll 1
@@ -99,33 +107,52 @@ __global__ void __launch_bounds__(fb_traits<G>::THREADS)
         carry = v >= FB_HALF;
         if (carry) e -= (int)(2 * FB_HALF);
         if (e == 0) continue;
-        A q = ld_vec(tab + (size_t)j * FB_HALF + (uint32_t)(e < 0 ? -e : e) - 1);
+        A q = ld_table(tab + (size_t)j * FB_HALF + (uint32_t)(e < 0 ? -e : e) - 1);
         if (e < 0) q.y = q.y.neg();
         acc.add_affine(q);
     }
-    st_vec(out + i, acc);
+    return acc;
+}
+
+/* out[i] = k[i]·G (xyzz), i < n. */
+template <class G>
+__global__ void __launch_bounds__(fb_traits<G>::MUL_THREADS, 1)
+    fb_mul(const typename G::A *__restrict__ tab, const fr *__restrict__ k, uint32_t n,
+           typename G::X *__restrict__ out) {
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    st_vec(out + i, fb_point<G>(tab, ld_vec(k + i)));
+}
+
+CZK_HD uint32_t bswap32(uint32_t x) {
+#ifdef __CUDA_ARCH__
+    return __byte_perm(x, 0, 0x0123);
+#else
+    return __builtin_bswap32(x);
+#endif
 }
 
 /* Big-endian canonical bytes of a Montgomery Fp, as 12 words (word 0 first in memory). */
-__device__ __forceinline__ void be_words(uint32_t *o, const fp &a) {
+CZK_HD void be_words(uint32_t *o, const fp &a) {
     fp c = a.from_mont();
 #pragma unroll
     for (int w = 0; w < 12; w++)
-        o[w] = __byte_perm(c.v[11 - w], 0, 0x0123);
+        o[w] = bswap32(c.v[11 - w]);
 }
-__device__ __forceinline__ void enc_coord(uint32_t *o, const fp &a) {
+CZK_HD void enc_coord(uint32_t *o, const fp &a) {
     be_words(o, a);
 }
-__device__ __forceinline__ void enc_coord(uint32_t *o, const fp2 &a) {
+CZK_HD void enc_coord(uint32_t *o, const fp2 &a) {
     be_words(o, a.c1);
     be_words(o + 12, a.c0);
 }
 
-/* The zcash uncompressed encoding of p (not infinity), or 0x40 and zeros for infinity. */
-template <class G>
-__device__ __forceinline__ void store_encoded(uint8_t *dst, const typename G::A &p, bool inf) {
+/*
+ * The zcash uncompressed encoding of p (not infinity), or 0x40 and zeros for infinity, as
+ * ENC / 4 words in memory order (little-endian host and device).
+ */
+template <class G> CZK_HD void fb_encode(uint32_t *o, const typename G::A &p, bool inf) {
     constexpr int W = fb_traits<G>::ENC / 4;
-    uint32_t o[W];
     if (inf) {
 #pragma unroll
         for (int w = 0; w < W; w++)
@@ -135,6 +162,13 @@ __device__ __forceinline__ void store_encoded(uint8_t *dst, const typename G::A 
         enc_coord(o, p.x);
         enc_coord(o + W / 2, p.y);
     }
+}
+
+template <class G>
+__device__ __forceinline__ void store_encoded(uint8_t *dst, const typename G::A &p, bool inf) {
+    constexpr int W = fb_traits<G>::ENC / 4;
+    uint32_t o[W];
+    fb_encode<G>(o, p, inf);
     uint4 *d = reinterpret_cast<uint4 *>(dst);
 #pragma unroll
     for (int q = 0; q < W / 4; q++)
@@ -142,8 +176,8 @@ __device__ __forceinline__ void store_encoded(uint8_t *dst, const typename G::A 
 }
 
 /*
- * out[i] = affine(acc[i]) for i < n, as blst affine (ENC false) or encoded (ENC true). Block of
- * THREADS threads covers THREADS·AFF_B points: thread t takes base + q·THREADS + t, q < AFF_B.
+ * out[i] = affine(acc[i]) for i < n, as blst affine (ENC false) or encoded (ENC true). A block
+ * of THREADS threads covers THREADS·AFF_B points: thread t takes base + q·THREADS + t, q < AFF_B.
  */
 template <class G, bool ENC>
 __global__ void __launch_bounds__(fb_traits<G>::THREADS)
@@ -151,7 +185,7 @@ __global__ void __launch_bounds__(fb_traits<G>::THREADS)
     using F = typename G::F;
     using A = typename G::A;
     using X = typename G::X;
-    constexpr int T = fb_traits<G>::THREADS;
+    constexpr int T = fb_traits<G>::THREADS, AFF_B = fb_traits<G>::AFF_B;
     __shared__ F tree[2 * T]; /* heap order: node i has children 2i, 2i + 1; leaves at T + t */
     const int t = threadIdx.x;
     const uint64_t base = (uint64_t)blockIdx.x * T * AFF_B;
@@ -208,7 +242,7 @@ template <class G>
 czk_status fb_run(czk_cuda_fb *fb, const typename G::A *tab, void *out, const czk_fr *k,
                   size_t n64, czk_cuda_fb_form form, czk_err *err) {
     using X = typename G::X;
-    constexpr int T = fb_traits<G>::THREADS;
+    constexpr int T = fb_traits<G>::THREADS, MT = fb_traits<G>::MUL_THREADS;
     if (n64 >= (1ull << 31))
         return czk_errf(err, CZK_ERR_INVALID_ARG, "fixed-base %s: n = %zu is not below 2^31",
                         G::name, n64);
@@ -226,10 +260,10 @@ czk_status fb_run(czk_cuda_fb *fb, const typename G::A *tab, void *out, const cz
     const size_t osz = form == CZK_CUDA_FB_ENCODED ? fb_traits<G>::ENC : sizeof(typename G::A);
     for (uint32_t off = 0; off < n; off += chunk) {
         uint32_t m = n - off < chunk ? n - off : chunk;
-        fb_mul<G><<<grid_for(m, T), T, 0, ctx->stream>>>(tab, (const fr *)k + off, m, scratch.p);
+        fb_mul<G><<<grid_for(m, MT), MT, 0, ctx->stream>>>(tab, (const fr *)k + off, m, scratch.p);
         CZK_LAUNCH("fixed-base %s: products", G::name);
         void *o = (uint8_t *)out + (size_t)off * osz;
-        unsigned blocks = grid_for(m, (unsigned)T * AFF_B);
+        unsigned blocks = grid_for(m, (unsigned)(T * fb_traits<G>::AFF_B));
         if (form == CZK_CUDA_FB_ENCODED)
             fb_affine<G, true><<<blocks, T, 0, ctx->stream>>>(scratch.p, m, o);
         else
@@ -395,4 +429,82 @@ extern "C" czk_status czk_setup_backend_cuda(czk_setup_backend *out, int device,
     out->ops = &CUDA_SETUP_OPS;
     out->self = c;
     return CZK_OK;
+}
+
+/* ---- the per-point device code run on the host (tests without a GPU) ---- */
+
+namespace {
+
+inline void h_mult(blst_p1 *o, const byte *k) {
+    blst_p1_mult(o, blst_p1_generator(), k, 255);
+}
+inline void h_mult(blst_p2 *o, const byte *k) {
+    blst_p2_mult(o, blst_p2_generator(), k, 255);
+}
+inline void h_affine(blst_p1_affine *o, const blst_p1 *p) {
+    blst_p1_to_affine(o, p);
+}
+inline void h_affine(blst_p2_affine *o, const blst_p2 *p) {
+    blst_p2_to_affine(o, p);
+}
+inline void h_serialize(uint8_t *o, const blst_p1_affine *p) {
+    czk_g1_serialize(o, p);
+}
+inline void h_serialize(uint8_t *o, const blst_p2_affine *p) {
+    czk_g2_serialize(o, p);
+}
+
+template <class G>
+czk_status host_check(const typename G::A *tab, const czk_fr *k, size_t n, czk_err *err) {
+    using A = typename G::A;
+    constexpr int ENC = fb_traits<G>::ENC;
+    for (size_t i = 0; i < n; i++) {
+        fr kk;
+        memcpy(&kk, &k[i], sizeof kk);
+        typename G::X p = fb_point<G>(tab, kk);
+        bool inf = p.is_inf();
+        A a = p.to_affine();
+        uint32_t enc[ENC / 4];
+        fb_encode<G>(enc, a, inf);
+        blst_scalar sc;
+        blst_scalar_from_fr(&sc, &k[i]);
+        typename G::host_point want;
+        typename G::host_affine wa;
+        h_mult(&want, sc.b);
+        h_affine(&wa, &want);
+        uint8_t we[ENC];
+        h_serialize(we, &wa);
+        if (memcmp(&a, &wa, sizeof wa))
+            return czk_errf(err, CZK_ERR_INTERNAL,
+                            "fixed-base %s on the host: scalar %zu: affine point differs from "
+                            "blst's",
+                            G::name, i);
+        if (memcmp(enc, we, ENC))
+            return czk_errf(err, CZK_ERR_INTERNAL,
+                            "fixed-base %s on the host: scalar %zu: encoding differs from "
+                            "czk_g%c_serialize's",
+                            G::name, i, G::name[1]);
+    }
+    return CZK_OK;
+}
+
+} // namespace
+
+extern "C" czk_status czk_cuda_fb_host_check(unsigned group, const czk_fr *k, size_t n,
+                                             czk_err *err) {
+    if (group != 1 && group != 2)
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "fixed-base host check: group %u", group);
+    czk_status st;
+    if (group == 1) {
+        czk_fb_p1 t = {nullptr};
+        if ((st = czk_fb_p1_build(&t, blst_p1_generator(), err))) return st;
+        st = host_check<g1>((const g1::A *)t.t, k, n, err);
+        czk_fb_p1_free(&t);
+    } else {
+        czk_fb_p2 t = {nullptr};
+        if ((st = czk_fb_p2_build(&t, blst_p2_generator(), err))) return st;
+        st = host_check<g2>((const g2::A *)t.t, k, n, err);
+        czk_fb_p2_free(&t);
+    }
+    return st;
 }

@@ -65,10 +65,10 @@ static inline void czk_fb_recode(int32_t e[CZK_FB_WINDOWS], const uint8_t k[32])
 /*
  * P = p1|p2 (blst prefix), FP = fp|fp2 (the y coordinate's type).
  * czk_fb_P: the table; czk_fb_P_build(tab, base) fills it (CZK_ERR_NOMEM
- * possible); czk_fb_P_mul(out, tab, scalar) = scalar·base; czk_fb_P_many
- * computes n products into affine outputs on the pool.
+ * possible), czk_fb_P_free releases it (CZK_FIXED_BASE_TABLE_IMPL: these
+ * alone); czk_fb_P_mul(out, tab, scalar) = scalar·base.
  */
-#define CZK_FIXED_BASE_IMPL(P)                                                                     \
+#define CZK_FIXED_BASE_TABLE_IMPL(P)                                                                     \
     typedef struct czk_fb_##P {                                                                    \
         blst_##P##_affine *t; /* t[j·half + d − 1] = d·2^(w·j)·G */                          \
     } czk_fb_##P;                                                                                  \
@@ -101,8 +101,10 @@ static inline void czk_fb_recode(int32_t e[CZK_FB_WINDOWS], const uint8_t k[32])
     static inline void czk_fb_##P##_free(czk_fb_##P *tab) {                                        \
         free(tab->t);                                                                              \
         tab->t = NULL;                                                                             \
-    }                                                                                              \
-                                                                                                   \
+    }
+
+#define CZK_FIXED_BASE_IMPL(P)                                                                     \
+    CZK_FIXED_BASE_TABLE_IMPL(P)                                                                   \
     static inline void czk_fb_##P##_mul(blst_##P *out, const czk_fb_##P *tab, const czk_fr *k) {   \
         blst_scalar s;                                                                             \
         blst_scalar_from_fr(&s, k);                                                                \

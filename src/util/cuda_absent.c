@@ -139,6 +139,10 @@ czk_status czk_cuda_fb_g2(czk_cuda_fb *fb, void *out, const czk_fr *k, size_t n,
     (void)fb, (void)out, (void)k, (void)n, (void)form;
     return NO_CUDA("fb_g2");
 }
+czk_status czk_cuda_fb_host_check(unsigned group, const czk_fr *k, size_t n, czk_err *err) {
+    (void)group, (void)k, (void)n;
+    return NO_CUDA("fb_host_check");
+}
 czk_status czk_setup_backend_cuda(czk_setup_backend *out, int device, czk_err *err) {
     (void)device;
     out->ops = NULL;
