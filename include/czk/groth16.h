@@ -430,8 +430,8 @@ typedef struct czk_setup_backend {
  * batched affine sums on the pool (which must outlive the backend).
  * Returns CZK_OK, CZK_ERR_NOMEM.
  */
-CZK_NODISCARD czk_status czk_setup_backend_cpu(czk_setup_backend *out, czk_pool *pool,
-                                               czk_err *err) CZK_NONNULL(1);
+CZK_NODISCARD czk_status czk_setup_backend_cpu(czk_setup_backend *out, czk_pool *pool, czk_err *err)
+    CZK_NONNULL(1);
 /* Releases a setup backend (calls ops->destroy; NULL ops is fine). */
 void czk_setup_backend_release(czk_setup_backend *b);
 
@@ -443,9 +443,9 @@ void czk_setup_backend_release(czk_setup_backend *b);
  * the last vector (the last pieces, fdatasync, rename).
  */
 typedef struct czk_setup_timings {
-    double lagrange;  /* powers of τ, their inverse NTT (the Lagrange basis at τ), h's scalars */
-    double qap;       /* u, v, w at τ: A, B, C transposed by column and summed */
-    double scalars;   /* the ic, l, a, b scalars and their checks */
+    double lagrange; /* powers of τ, their inverse NTT (the Lagrange basis at τ), h's scalars */
+    double qap;      /* u, v, w at τ: A, B, C transposed by column and summed */
+    double scalars;  /* the ic, l, a, b scalars and their checks */
     double vk, ic, h, l, a, b_g1, b_g2; /* products (and writing) per vector */
     double write;                       /* czk_setup_write: the rest of the writes, sync */
     double stamp;                       /* czk_setup_write: the stamp */

@@ -281,7 +281,10 @@ int czk_cmd_setup(int argc, char **argv) {
         snprintf(what, sizeof what, "%s", shape_path);
     printf("setup: %s, %llu constraints, %u inputs, %u aux (%s); backend %s", what,
            (unsigned long long)shape->num_constraints, shape->num_inputs, shape->num_aux,
-           !porep ? "shape file" : recorded ? "recorded now" : "shape cache", be.ops->name);
+           !porep     ? "shape file"
+           : recorded ? "recorded now"
+                      : "shape cache",
+           be.ops->name);
     if (use_cuda) printf(" (device %llu)", (unsigned long long)device);
     printf(", %u threads\n", czk_pool_threads(pool));
     printf("  %-8s %8.2f s\n", "shape", t_shape);

@@ -239,16 +239,16 @@ __global__ void __launch_bounds__(fb_traits<G>::THREADS)
 }
 
 template <class G>
-czk_status fb_run(czk_cuda_fb *fb, const typename G::A *tab, void *out, const czk_fr *k,
-                  size_t n64, czk_cuda_fb_form form, czk_err *err) {
+czk_status fb_run(czk_cuda_fb *fb, const typename G::A *tab, void *out, const czk_fr *k, size_t n64,
+                  czk_cuda_fb_form form, czk_err *err) {
     using X = typename G::X;
     constexpr int T = fb_traits<G>::THREADS, MT = fb_traits<G>::MUL_THREADS;
     if (n64 >= (1ull << 31))
         return czk_errf(err, CZK_ERR_INVALID_ARG, "fixed-base %s: n = %zu is not below 2^31",
                         G::name, n64);
     if (form != CZK_CUDA_FB_AFFINE && form != CZK_CUDA_FB_ENCODED)
-        return czk_errf(err, CZK_ERR_INVALID_ARG, "fixed-base %s: unknown output form %d",
-                        G::name, (int)form);
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "fixed-base %s: unknown output form %d", G::name,
+                        (int)form);
     if (n64 == 0) return CZK_OK;
     czk_cuda_ctx *ctx = fb->ctx;
     CZK_CU(cudaSetDevice(ctx->device), "fixed-base %s: select device", G::name);
@@ -281,7 +281,7 @@ constexpr size_t BE_CHUNK_BYTES = (size_t)128 << 20; /* scalars per transfer: 2^
 struct cuda_setup {
     czk_cuda_ctx *ctx;
     czk_cuda_fb *fb;
-    fr *dk;       /* BE_CHUNK_BYTES / 32 scalars */
+    fr *dk;        /* BE_CHUNK_BYTES / 32 scalars */
     uint8_t *dout; /* their points (G2 affine: 192 bytes each) */
 };
 
@@ -357,7 +357,7 @@ void be_destroy(void *self) {
     free(c);
 }
 
-const czk_setup_ops CUDA_SETUP_OPS = {"cuda", be_g1,        be_g2,         be_g1_enc, be_g2_enc,
+const czk_setup_ops CUDA_SETUP_OPS = {"cuda",  be_g1,         be_g2,        be_g1_enc, be_g2_enc,
                                       be_intt, be_host_alloc, be_host_free, be_destroy};
 
 } // namespace
@@ -378,7 +378,8 @@ extern "C" czk_status czk_cuda_fb_create(czk_cuda_fb **out, czk_cuda_ctx *ctx, c
     if (!st) st = czk_fb_p2_build(&h2, blst_p2_generator(), err);
     if (!st) st = czk_cuda_alloc(ctx, (void **)&fb->t1, n * sizeof(g1::A), err);
     if (!st) st = czk_cuda_alloc(ctx, (void **)&fb->t2, n * sizeof(g2::A), err);
-    static_assert(sizeof(g1::A) == sizeof(blst_p1_affine) && sizeof(g2::A) == sizeof(blst_p2_affine),
+    static_assert(sizeof(g1::A) == sizeof(blst_p1_affine) &&
+                      sizeof(g2::A) == sizeof(blst_p2_affine),
                   "blst affine layout");
     if (!st) st = czk_cuda_upload(ctx, fb->t1, h1.t, n * sizeof(g1::A), err);
     if (!st) st = czk_cuda_upload(ctx, fb->t2, h2.t, n * sizeof(g2::A), err);

@@ -68,12 +68,12 @@ static inline void czk_fb_recode(int32_t e[CZK_FB_WINDOWS], const uint8_t k[32])
  * possible), czk_fb_P_free releases it (CZK_FIXED_BASE_TABLE_IMPL: these
  * alone); czk_fb_P_mul(out, tab, scalar) = scalar·base.
  */
-#define CZK_FIXED_BASE_TABLE_IMPL(P)                                                                     \
+#define CZK_FIXED_BASE_TABLE_IMPL(P)                                                               \
     typedef struct czk_fb_##P {                                                                    \
         blst_##P##_affine *t; /* t[j·half + d − 1] = d·2^(w·j)·G */                          \
     } czk_fb_##P;                                                                                  \
                                                                                                    \
-    static inline czk_status czk_fb_##P##_build(czk_fb_##P *tab, const blst_##P *base,            \
+    static inline czk_status czk_fb_##P##_build(czk_fb_##P *tab, const blst_##P *base,             \
                                                 czk_err *err) {                                    \
         size_t n = (size_t)CZK_FB_WINDOWS * CZK_FB_HALF;                                           \
         tab->t = (blst_##P##_affine *)malloc(n * sizeof *tab->t);                                  \

@@ -90,8 +90,8 @@ czk_g16_stamp_kind czk_g16_stamp_lookup(const char *dir, const char *path, const
         int fd = open(file, O_RDONLY | O_CLOEXEC);
         if (fd >= 0) {
             ssize_t r;
-            while (got < TEXT_CAP && ((r = read(fd, have + got, TEXT_CAP - got)) > 0 ||
-                                      (r < 0 && errno == EINTR)))
+            while (got < TEXT_CAP &&
+                   ((r = read(fd, have + got, TEXT_CAP - got)) > 0 || (r < 0 && errno == EINTR)))
                 if (r > 0) got += (size_t)r;
             close(fd);
         }
@@ -100,8 +100,8 @@ czk_g16_stamp_kind czk_g16_stamp_lookup(const char *dir, const char *path, const
         /* the head of format v, then its digest line, then the end of the file */
         if (!stamp_head(dir, path, st, v, file, sizeof file, want, TEXT_CAP)) break;
         size_t hl = strlen(want), dl = strlen(DIGEST_LINE[v]);
-        if (got != hl + dl + 129 || memcmp(have, want, hl) || memcmp(have + hl, DIGEST_LINE[v], dl) ||
-            have[got - 1] != '\n')
+        if (got != hl + dl + 129 || memcmp(have, want, hl) ||
+            memcmp(have + hl, DIGEST_LINE[v], dl) || have[got - 1] != '\n')
             continue;
         const char *hx = have + hl + dl;
         bool ok = true;

@@ -314,8 +314,8 @@ czk_status czk_g16_reader_get(czk_g16_reader *r, uint64_t off, size_t n, const u
         static const uint8_t none[1];
         *out = none;
         if (n == 0) return CZK_OK;
-        return czk_errf(err, CZK_ERR_INTERNAL, "params: read of %zu bytes at %llu past the end",
-                        n, (unsigned long long)off);
+        return czk_errf(err, CZK_ERR_INTERNAL, "params: read of %zu bytes at %llu past the end", n,
+                        (unsigned long long)off);
     }
     uint64_t last = (off + n - 1) / PIECE;
     rd_buf *a = rd_wait(r, first), *b = a && last != first ? rd_wait(r, last) : a;

@@ -118,7 +118,7 @@ FB_MANY_IMPL(p2, CZK_G2_UNCOMPRESSED, czk_g2_serialize)
 
 typedef struct cpu_setup {
     czk_pool *pool;
-    czk_fb_p1 t1;
+    czk_fb_p1 t1; /* built on first use (a refused setup builds none) */
     czk_fb_p2 t2;
 } cpu_setup;
 
@@ -126,21 +126,29 @@ static czk_status cpu_nomem(size_t n, czk_err *err) {
     return czk_errf(err, CZK_ERR_NOMEM, "setup: out of memory for %zu fixed-base products", n);
 }
 
+static czk_status cpu_g1_any(cpu_setup *c, czk_g1_affine *out, uint8_t *enc, const czk_fr *k,
+                             size_t n, czk_err *err) {
+    czk_status st = c->t1.t ? CZK_OK : czk_fb_p1_build(&c->t1, blst_p1_generator(), err);
+    if (st) return st;
+    return fb_many_p1(out, enc, &c->t1, k, n, c->pool) ? CZK_OK : cpu_nomem(n, err);
+}
+static czk_status cpu_g2_any(cpu_setup *c, czk_g2_affine *out, uint8_t *enc, const czk_fr *k,
+                             size_t n, czk_err *err) {
+    czk_status st = c->t2.t ? CZK_OK : czk_fb_p2_build(&c->t2, blst_p2_generator(), err);
+    if (st) return st;
+    return fb_many_p2(out, enc, &c->t2, k, n, c->pool) ? CZK_OK : cpu_nomem(n, err);
+}
 static czk_status cpu_g1(void *self, czk_g1_affine *out, const czk_fr *k, size_t n, czk_err *err) {
-    cpu_setup *c = self;
-    return fb_many_p1(out, NULL, &c->t1, k, n, c->pool) ? CZK_OK : cpu_nomem(n, err);
+    return cpu_g1_any(self, out, NULL, k, n, err);
 }
 static czk_status cpu_g2(void *self, czk_g2_affine *out, const czk_fr *k, size_t n, czk_err *err) {
-    cpu_setup *c = self;
-    return fb_many_p2(out, NULL, &c->t2, k, n, c->pool) ? CZK_OK : cpu_nomem(n, err);
+    return cpu_g2_any(self, out, NULL, k, n, err);
 }
 static czk_status cpu_g1_enc(void *self, uint8_t *out, const czk_fr *k, size_t n, czk_err *err) {
-    cpu_setup *c = self;
-    return fb_many_p1(NULL, out, &c->t1, k, n, c->pool) ? CZK_OK : cpu_nomem(n, err);
+    return cpu_g1_any(self, NULL, out, k, n, err);
 }
 static czk_status cpu_g2_enc(void *self, uint8_t *out, const czk_fr *k, size_t n, czk_err *err) {
-    cpu_setup *c = self;
-    return fb_many_p2(NULL, out, &c->t2, k, n, c->pool) ? CZK_OK : cpu_nomem(n, err);
+    return cpu_g2_any(self, NULL, out, k, n, err);
 }
 static void cpu_destroy(void *self) {
     cpu_setup *c = self;
@@ -149,8 +157,8 @@ static void cpu_destroy(void *self) {
     free(c);
 }
 
-static const czk_setup_ops CPU_SETUP_OPS = {
-    "cpu", cpu_g1, cpu_g2, cpu_g1_enc, cpu_g2_enc, NULL, NULL, NULL, cpu_destroy};
+static const czk_setup_ops CPU_SETUP_OPS = {"cpu", cpu_g1, cpu_g2, cpu_g1_enc, cpu_g2_enc,
+                                            NULL,  NULL,   NULL,   cpu_destroy};
 
 czk_status czk_setup_backend_cpu(czk_setup_backend *out, czk_pool *pool, czk_err *err) {
     out->ops = NULL;
@@ -158,12 +166,6 @@ czk_status czk_setup_backend_cpu(czk_setup_backend *out, czk_pool *pool, czk_err
     cpu_setup *c = calloc(1, sizeof *c);
     if (!c) return czk_errf(err, CZK_ERR_NOMEM, "setup: out of memory");
     c->pool = pool;
-    czk_status st = czk_fb_p1_build(&c->t1, blst_p1_generator(), err);
-    if (!st) st = czk_fb_p2_build(&c->t2, blst_p2_generator(), err);
-    if (st) {
-        cpu_destroy(c);
-        return st;
-    }
     out->ops = &CPU_SETUP_OPS;
     out->self = c;
     return CZK_OK;
@@ -283,7 +285,12 @@ czk_status czk_g16_column_evals(const czk_shape *s, const czk_csr *m, const czk_
                       (unsigned long long)m->nnz);
         goto out;
     }
-    czk_pool_for(pool, m->nnz, 1 << 16, count_fn, &j);
+    /* grains: a few chunks per thread (small test shapes run in parallel too) */
+    size_t T8 = 8 * (size_t)czk_pool_threads(pool);
+    size_t g_nnz = m->nnz / T8 > (1 << 16) ? (1 << 16) : m->nnz / T8 + 1;
+    size_t g_rows = s->num_constraints / T8 > 4096 ? 4096 : s->num_constraints / T8 + 1;
+    size_t g_cols = nv / T8 > 1024 ? 1024 : nv / T8 + 1;
+    czk_pool_for(pool, m->nnz, g_nnz, count_fn, &j);
     if (atomic_load(&j.bad) != UINT64_MAX) {
         st = czk_errf(err, CZK_ERR_INVALID_ARG, "setup: shape column %u out of range",
                       m->col[atomic_load(&j.bad)]);
@@ -298,8 +305,8 @@ czk_status czk_g16_column_evals(const czk_shape *s, const czk_csr *m, const czk_
         at += n;
     }
     czk_pool_for(pool, nblk, 1, blk_start_fn, &j);
-    czk_pool_for(pool, s->num_constraints, 4096, scatter_fn, &j);
-    czk_pool_for(pool, nv, 1024, sum_fn, &j);
+    czk_pool_for(pool, s->num_constraints, g_rows, scatter_fn, &j);
+    czk_pool_for(pool, nv, g_cols, sum_fn, &j);
 out:
     free(j.pos);
     free(j.blk);
@@ -418,7 +425,10 @@ static czk_status scalars_qap(scalars *s, const czk_setup_backend *be, double *t
     }
     *t_lag = czk_g16_now() - t0;
     for (int m = 0; m < 3 && !st; m++)
-        st = czk_g16_column_evals(s->shape, &s->shape->m[m], lag, m == 0 ? s->u : m == 1 ? s->v : s->w,
+        st = czk_g16_column_evals(s->shape, &s->shape->m[m], lag,
+                                  m == 0   ? s->u
+                                  : m == 1 ? s->v
+                                           : s->w,
                                   s->pool, err);
 out:
     free(lag);
@@ -470,9 +480,9 @@ static czk_status scalars_lc(const scalars *s, size_t c0, size_t c1, czk_fr *out
  */
 typedef struct dense_job {
     const scalars *s;
-    bool b;                /* B (v) rather than A (u) */
-    size_t blk_cols;       /* columns per block */
-    uint64_t *start;       /* output start of each block */
+    bool b;          /* B (v) rather than A (u) */
+    size_t blk_cols; /* columns per block */
+    uint64_t *start; /* output start of each block */
     czk_fr *out;
     atomic_uint_fast64_t bad;
 } dense_job;
@@ -596,8 +606,8 @@ static czk_status stream_points(run *r, int v, const czk_fr *k, size_t n, czk_er
             for (size_t t = 0; t < m; t++) /* scalars were checked: never infinity */
                 if (p[t * g->enc] & 0x40) {
                     st = czk_errf(err, CZK_ERR_INTERNAL,
-                                  "setup: the %s backend made point %zu of %s infinity",
-                                  ops->name, i + t, V_NAME[v]);
+                                  "setup: the %s backend made point %zu of %s infinity", ops->name,
+                                  i + t, V_NAME[v]);
                     break;
                 }
             if (st) break;
@@ -678,14 +688,14 @@ static czk_status setup_run(run *r, czk_params *p, const char *open_path, const 
         goto out;
     }
     if (open_path &&
-        (st = czk_g16_writer_open(&r->w, open_path, czk_params_encoded_size(p),
-                                  r->be->ops->host_alloc ? (czk_g16_host_alloc_fn)r->be->ops->host_alloc
-                                                         : NULL,
-                                  r->be->ops->host_free, r->be->self, err)))
+        (st = czk_g16_writer_open(
+             &r->w, open_path, czk_params_encoded_size(p),
+             r->be->ops->host_alloc ? (czk_g16_host_alloc_fn)r->be->ops->host_alloc : NULL,
+             r->be->ops->host_free, r->be->self, err)))
         goto out;
     phase(r, "vk", &t->vk, czk_g16_now() - t0, 6);
 
-    void **vec[NV] = {NULL,          (void **)&p->h,    (void **)&p->l,
+    void **vec[NV] = {NULL,           (void **)&p->h,    (void **)&p->l,
                       (void **)&p->a, (void **)&p->b_g1, (void **)&p->b_g2};
     for (int v = V_IC; v < NV && !st; v++) {
         /* the scalars */
@@ -711,8 +721,12 @@ static czk_status setup_run(run *r, czk_params *p, const char *open_path, const 
         if (st) break;
         /* the products */
         t0 = czk_g16_now();
-        double *slot = v == V_IC ? &t->ic : v == V_H ? &t->h : v == V_L ? &t->l
-                       : v == V_A ? &t->a : v == V_B_G1 ? &t->b_g1 : &t->b_g2;
+        double *slot = v == V_IC     ? &t->ic
+                       : v == V_H    ? &t->h
+                       : v == V_L    ? &t->l
+                       : v == V_A    ? &t->a
+                       : v == V_B_G1 ? &t->b_g1
+                                     : &t->b_g2;
         if (v == V_IC) {
             st = products(r, false, p->vk.ic, NULL, sc, len[v], err);
             if (!st && r->w) st = czk_g16_write_vk(r->w, &p->vk, err);
@@ -767,8 +781,8 @@ czk_status czk_setup(czk_params **out, const czk_shape *shape, const czk_toxic *
 }
 
 czk_status czk_setup_write(const char *path, czk_vk *vk, bool *stamped, const czk_shape *shape,
-                           const czk_toxic *toxic, const czk_setup_backend *backend,
-                           czk_pool *pool, const czk_setup_opts *opts, czk_err *err) {
+                           const czk_toxic *toxic, const czk_setup_backend *backend, czk_pool *pool,
+                           const czk_setup_opts *opts, czk_err *err) {
     if (vk) memset(vk, 0, sizeof *vk);
     if (stamped) *stamped = false;
     czk_setup_timings tm = {0};
