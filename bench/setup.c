@@ -170,6 +170,10 @@ static czk_params *file_params(size_t mib) {
     uint64_t pts = (uint64_t)mib << 20;
     uint32_t h = (uint32_t)(pts * 28 / 100 / 96), l = (uint32_t)(pts * 27 / 100 / 96),
              b = (uint32_t)(pts * 7 / 100 / 96);
+    uint32_t pw = 1; /* h = 2^k − 1 <= the share, as a domain gives */
+    while (pw <= (h + 1) / 2)
+        pw *= 2;
+    h = pw - 1;
     p->vk.ic_len = 4;
     p->h_len = h;
     p->l_len = l;
@@ -228,8 +232,7 @@ static void read_rows(czk_pool *pool, size_t mib, const char *dir) {
                "MB/s per thread; 44.1 GiB: %.0f s",
                th, th > 1 ? "s" : "", info.trust == CZK_TRUST_STAMP ? "stamp" : "other", s,
                rate / 1e6, rate / th / 1e6, BYTES_32G / rate);
-        if (pass == 1)
-            printf(" (at 16 × the 1-thread rate: %.0f s)", BYTES_32G / (16 * rate1));
+        if (pass == 1) printf(" (at 16 × the 1-thread rate: %.0f s)", BYTES_32G / (16 * rate1));
         printf(" |\n");
         czk_params_free(p);
         if (pass == 0) czk_pool_destroy(rp);

@@ -320,8 +320,8 @@ static void setup_both(const czk_shape *s, uint64_t seed, const char *dir, const
     czk_assert_ok(czk_setup_write(pc, &vc, NULL, s, &t, &cpu, pool, &oc, &err), &err);
     print_message("%s: setup %.2f s on the GPU (products h %.2f, l %.2f, a %.2f, b_g1 %.2f, b_g2 "
                   "%.2f; lagrange %.2f, qap %.2f, write %.2f), %.2f s on the CPU\n",
-                  name, tg.total, tg.h, tg.l, tg.a, tg.b_g1, tg.b_g2, tg.lagrange, tg.qap,
-                  tg.write, tc.total);
+                  name, tg.total, tg.h, tg.l, tg.a, tg.b_g1, tg.b_g2, tg.lagrange, tg.qap, tg.write,
+                  tc.total);
     long long d = files_differ(pg, pc);
     if (d >= 0) fail_msg("%s: the GPU and CPU files differ at byte %lld", name, d);
     assert_int_equal(vg.ic_len, vc.ic_len);
@@ -371,8 +371,7 @@ static void test_files_porep_2k(void **state) {
     if (skip_it && *skip_it) skip();
     czk_err err;
     czk_shape *s;
-    czk_assert_ok(czk_porep_shape_load(&s, NULL, czk_porep_shape_for_size(2048), true, &err),
-                  &err);
+    czk_assert_ok(czk_porep_shape_load(&s, NULL, czk_porep_shape_for_size(2048), true, &err), &err);
     char dir[300];
     tmpdir(dir, sizeof dir);
     setup_both(s, 1, dir, "porep-2KiB");
@@ -382,8 +381,8 @@ static void test_files_porep_2k(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_host_check),   cmocka_unit_test(test_fixed_base),
-        cmocka_unit_test(test_backend),      cmocka_unit_test(test_files_random),
+        cmocka_unit_test(test_host_check),     cmocka_unit_test(test_fixed_base),
+        cmocka_unit_test(test_backend),        cmocka_unit_test(test_files_random),
         cmocka_unit_test(test_files_porep_2k),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
