@@ -541,9 +541,9 @@ czk_status czk_g16_writer_open(czk_g16_writer **out, const char *path, uint64_t 
     czk_status st = CZK_OK;
     if (fchmod(w->fd, 0644))
         st = czk_errf(err, CZK_ERR_IO, "chmod %s: %s", w->tmp, strerror(errno));
-    /* reserve the space now: a full disk fails here, not after minutes of work */
-    if (!st && total && fallocate(w->fd, 0, 0, (off_t)total) && errno != EOPNOTSUPP &&
-        errno != ENOSYS)
+    /* reserve the space now: a full disk fails here, not after minutes of work (a file system
+     * that cannot reserve just writes) */
+    if (!st && total && fallocate(w->fd, 0, 0, (off_t)total) && (errno == ENOSPC || errno == EFBIG))
         st = czk_errf(err, CZK_ERR_IO, "%s: cannot reserve %llu bytes: %s", w->tmp,
                       (unsigned long long)total, strerror(errno));
     for (unsigned i = 0; !st && i < w->nthreads; i++) {
