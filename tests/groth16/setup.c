@@ -536,6 +536,7 @@ int main(void) {
         cmocka_unit_test(test_transpose),      cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_stream_pieces),
     };
+    /* CZK_TEST_FILTER=test_transpose (a cmocka pattern): run only the matching tests */
     if (getenv("CZK_TEST_FILTER")) cmocka_set_test_filter(getenv("CZK_TEST_FILTER"));
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
