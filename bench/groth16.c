@@ -8,8 +8,10 @@
  * as in Filecoin's circuits. It prints, in seconds: recording the shape,
  * setup (czk_setup), writing the .params file, reading it the first time
  * (full validation, stamp written) and again (stamp valid: no subgroup
- * pass), then one proof split by phase (witness, SpMV, NTT, each MSM,
- * assembly) and its verification.
+ * pass; MB/s in all and per thread), then one proof split by phase
+ * (witness, SpMV, NTT, each MSM, assembly) and its verification. Setup's
+ * pieces (GPU and CPU fixed-base rates, digests, read throughput at a
+ * larger size) are bench/setup.c's.
  */
 #include "czk/groth16.h"
 
@@ -174,9 +176,11 @@ int main(int argc, char **argv) {
     printf("| record shape | %.3f |\n", t_record);
     printf("| setup (czk_setup) | %.3f |\n", t_setup);
     printf("| write .params (%.1f MB) | %.3f |\n", bytes / 1e6, t_write);
-    printf("| read .params, first (%s; subgroup pass %.3f s) | %.3f |\n", trust[i1.trust],
-           i1.seconds_subgroup, t_read1);
-    printf("| read .params, again (%s) | %.3f |\n", trust[i2.trust], t_read2);
+    printf("| read .params, first (%s; subgroup pass %.3f s; %.0f MB/s) | %.3f |\n",
+           trust[i1.trust], i1.seconds_subgroup, bytes / t_read1 / 1e6, t_read1);
+    printf("| read .params, again (%s; %.0f MB/s, %.0f MB/s per thread) | %.3f |\n",
+           trust[i2.trust], bytes / t_read2 / 1e6, bytes / t_read2 / 1e6 / czk_pool_threads(pool),
+           t_read2);
     printf("| prove: witness | %.3f |\n", t.witness);
     printf("| prove: SpMV (a, b, c) | %.3f |\n", t.spmv);
     printf("| prove: NTT (H) | %.3f |\n", t.ntt);

@@ -265,6 +265,67 @@ CZK_NODISCARD czk_status czk_backend_cuda_residency(const czk_backend *b, const 
 CZK_NODISCARD czk_status czk_backend_cuda_set_stream_chunk(const czk_backend *b, size_t points,
                                                            czk_err *err) CZK_NONNULL(1);
 
+/* ---- Groth16 setup on the GPU (src/cuda/setup.cu) ---- */
+
+/*
+ * Fixed-base products of the generators on the device, for test-key setup
+ * (czk_setup_write). czk_cuda_fb_create builds the signed-window tables of
+ * G1 and G2 (w = 13: 21 windows of 4,096 multiples, as src/groth16/
+ * fixed_base.h, 8.3 MB and 16.5 MB of device memory) on the host and
+ * uploads them; the object is used with its context (one thread at a time)
+ * and freed before it.
+ *
+ * czk_cuda_fb_g1 / _g2: out[i] = k[i]·G for i < n, k in device memory
+ * (Montgomery form, as czk_fr), out in device memory (16-byte aligned) in
+ * the given form:
+ *   CZK_CUDA_FB_AFFINE   czk_g1_affine / czk_g2_affine (blst's layout,
+ *                        Montgomery coordinates), 96 / 192 bytes a point;
+ *   CZK_CUDA_FB_ENCODED  the uncompressed zcash encoding, as
+ *                        czk_g1_serialize / czk_g2_serialize write it
+ *                        (96 / 192 bytes).
+ * A zero scalar gives infinity: the all-zero affine, or 0x40 then zeros.
+ * n < 2^31; temporary device memory of up to 2^22·192 (G1) / 2^22·384 (G2)
+ * bytes. Synchronous. Returns CZK_OK, CZK_ERR_INVALID_ARG, CZK_ERR_NOMEM,
+ * CZK_ERR_DEVICE.
+ */
+typedef struct czk_cuda_fb czk_cuda_fb;
+typedef enum czk_cuda_fb_form { CZK_CUDA_FB_AFFINE = 0, CZK_CUDA_FB_ENCODED = 1 } czk_cuda_fb_form;
+CZK_NODISCARD czk_status czk_cuda_fb_create(czk_cuda_fb **out, czk_cuda_ctx *ctx, czk_err *err)
+    CZK_NONNULL(1, 2);
+void czk_cuda_fb_destroy(czk_cuda_fb *fb);
+CZK_NODISCARD czk_status czk_cuda_fb_g1(czk_cuda_fb *fb, void *out, const czk_fr *k, size_t n,
+                                        czk_cuda_fb_form form, czk_err *err) CZK_NONNULL(1);
+CZK_NODISCARD czk_status czk_cuda_fb_g2(czk_cuda_fb *fb, void *out, const czk_fr *k, size_t n,
+                                        czk_cuda_fb_form form, czk_err *err) CZK_NONNULL(1);
+
+/*
+ * Runs the per-point device code of czk_cuda_fb_g1 / _g2 (group 1 or 2:
+ * digits, table sums, affine form, encoding; not the batch inversion) on
+ * the host for k[0 .. n) (Montgomery form, host memory) and compares every
+ * point with blst's k·G and its czk_g1_serialize / czk_g2_serialize bytes.
+ * Needs no GPU. Returns CZK_OK, CZK_ERR_INTERNAL naming the first scalar
+ * that differs, CZK_ERR_INVALID_ARG, CZK_ERR_NOMEM; CZK_ERR_UNSUPPORTED in
+ * a build without CUDA.
+ */
+CZK_NODISCARD czk_status czk_cuda_fb_host_check(unsigned group, const czk_fr *k, size_t n,
+                                                czk_err *err);
+
+/*
+ * The GPU setup backend (czk_setup_ops, include/czk/groth16.h) on device
+ * `device`, with a context of its own: the products by czk_cuda_fb_g1/g2
+ * (encoded for czk_setup_write, affine for czk_setup_with), host data moved
+ * in chunks of 2^22 points through device buffers it keeps (≈ 1 GB, plus
+ * the kernels' scratch); the inverse NTT of the Lagrange basis by
+ * czk_cuda_ntt (2^log_n·32 bytes of device memory while it runs);
+ * host_alloc is page-locked memory (cudaHostAlloc). The files it makes are
+ * byte for byte the CPU backend's.
+ * Returns CZK_OK; CZK_ERR_UNSUPPORTED in a build without CUDA;
+ * CZK_ERR_INVALID_ARG for a device that does not exist; CZK_ERR_NOMEM,
+ * CZK_ERR_DEVICE.
+ */
+CZK_NODISCARD czk_status czk_setup_backend_cuda(czk_setup_backend *out, int device, czk_err *err)
+    CZK_NONNULL(1);
+
 #ifdef __cplusplus
 }
 #endif

@@ -43,18 +43,26 @@
  *
  * The subgroup check dominates validation (~95% of it). It can be skipped
  * for the five large vectors when the file is known good:
- *   - its BLAKE2b-512 digest (first 32 hex characters, as parameters.json
- *     records it; porep-circuit.md §1) is one of the published v28 Filecoin
- *     digests, or
- *   - a stamp written after an earlier full validation matches it: the stamp
- *     cache is a directory of small text files, one per parameter file, named
- *     by SHA-256 of the file's absolute path and holding its path, size,
- *     mtime, inode and full BLAKE2b-512 digest. A stamp counts only if all of
- *     them match the file as read now.
- * The digest is BLAKE2b-512 of the whole file, the one hash that serves both
- * purposes; it is computed on a thread of its own while the file is read and
- * decoded, so it costs wall time only where it is slower than both (libb2
- * reaches ~0.8–1 GB/s per core). On-curve and range checks are never
+ *   - its plain digest (BLAKE2b-512 of the whole file; the first 32 hex
+ *     characters, as parameters.json records them; porep-circuit.md §1) is
+ *     one of the published v28 Filecoin digests, or
+ *   - a stamp written after an earlier full validation (or a published
+ *     digest, or by czk's own setup) matches it: the stamp cache is a
+ *     directory of small text files, one per parameter file, named by
+ *     SHA-256 of the file's absolute path and holding its path, size,
+ *     mtime, device, inode and tree digest (src/groth16/params_stamp.c). A
+ *     stamp counts only if all of them match the file as read now.
+ * Digests. The plain digest runs on one thread (libb2: ~0.8–1 GB/s, ~50 s
+ * for a 44 GiB file), so stamps carry the tree digest instead
+ * (czk_tree_digest: 64 MiB pieces hashed in parallel). A read computes the
+ * tree digest always and the plain one only when no stamp matches the
+ * file's path, size, mtime and inode (its first read: the published-digest
+ * check needs it); both run on threads of their own while the file is read
+ * and decoded. Every successful read except one trusted by a matching
+ * stamp writes a stamp, so the second read of a file, Filecoin's included,
+ * hashes in parallel only. Stamps of czk before the tree digest (format 1,
+ * the plain digest) still count: the reader computes the plain digest for
+ * them and rewrites them in format 2. On-curve and range checks are never
  * skipped, and the vk and ic blocks are always checked in full.
  *
  * Files are read with read(2) into anonymous, page-aligned memory (not
@@ -166,13 +174,15 @@ typedef struct czk_params_read_opts {
 /* What a read found out (filled on success). */
 typedef struct czk_params_read_info {
     czk_params_trust trust;
-    uint8_t blake2b[64];     /* BLAKE2b-512 of the whole file */
-    char digest[33];         /* its first 32 hex characters (parameters.json's "digest") */
+    bool has_blake2b;        /* the plain digest was computed (see "Digests" above) */
+    uint8_t blake2b[64];     /* BLAKE2b-512 of the whole file (zero without has_blake2b) */
+    char digest[33];         /* its first 32 hex characters (parameters.json's "digest"), or "" */
+    uint8_t tree[64];        /* the tree digest of the file (czk_tree_digest) */
     const char *known;       /* for CZK_TRUST_KNOWN, the published file's name, else NULL */
     bool stamp_written;      /* a new stamp was recorded */
     uint64_t bytes;          /* file size */
     double seconds_read;     /* reading + range/on-curve decoding (wall) */
-    double seconds_hash;     /* digest wall time beyond the read (waiting for the hasher) */
+    double seconds_hash;     /* digest wall time beyond the read (waiting for the hashers) */
     double seconds_subgroup; /* the subgroup pass (0 when skipped) */
 } czk_params_read_info;
 
@@ -189,8 +199,8 @@ CZK_NODISCARD czk_status czk_params_read(czk_params **out, const char *path,
     CZK_NONNULL(1, 2);
 
 /*
- * The same from memory (fuzzing, tests): no stamps; the known-digest rule
- * applies unless CZK_PARAMS_FULL_CHECK.
+ * The same from memory (fuzzing, tests): no stamps; both digests are
+ * computed; the known-digest rule applies unless CZK_PARAMS_FULL_CHECK.
  */
 CZK_NODISCARD czk_status czk_params_decode(czk_params **out, const uint8_t *buf, size_t len,
                                            const czk_params_read_opts *opts,
@@ -223,7 +233,7 @@ void czk_vk_encode(uint8_t *out, const czk_vk *vk) CZK_NONNULL(1, 2);
  * that its first czk_params_read skips the subgroup pass. Only for
  * parameters whose points the caller computed itself as multiples of the
  * generators (czk_setup), which are subgroup members by construction. The
- * BLAKE2b-512 digest is taken over the bytes as they are written.
+ * tree digest is taken over the bytes as they are written.
  * Args: stamp_dir as czk_params_read_opts.stamp_dir (NULL: the default);
  *       stamped (may be NULL): set true if the stamp was written.
  * Returns: as czk_params_write; a stamp that cannot be written is not an
@@ -251,6 +261,22 @@ CZK_NODISCARD czk_status czk_params_check_lengths(const czk_params *params, uint
  * Source: parameters.json (porep-circuit.md §1).
  */
 const char *czk_params_known_digest(const char *digest_hex32);
+
+/*
+ * The tree digest of stamps: the data is cut into consecutive pieces of
+ * CZK_TREE_PIECE_BYTES = 2^26 bytes (64 MiB; the last piece shorter, none
+ * for empty data), each piece is hashed with BLAKE2b-512 (64-byte digest,
+ * no key), and the tree digest is BLAKE2b-512 of the concatenation of the
+ * piece digests in order. In Python:
+ *   d = b"".join(hashlib.blake2b(data[i:i + 2**26]).digest()
+ *                for i in range(0, len(data), 2**26))
+ *   tree = hashlib.blake2b(d).digest()
+ * It is not the plain digest that parameters.json publishes. The pieces
+ * are hashed on the pool. Returns CZK_OK or CZK_ERR_NOMEM.
+ */
+#define CZK_TREE_PIECE_BYTES ((uint64_t)1 << 26)
+CZK_NODISCARD czk_status czk_tree_digest(uint8_t out[64], const void *data, size_t len,
+                                         czk_pool *pool, czk_err *err) CZK_NONNULL(1);
 
 /* ---- proofs ---- */
 
@@ -343,8 +369,8 @@ CZK_NODISCARD czk_status czk_toxic_random(czk_toxic *out, czk_rng *rng, czk_err 
  *   a    = u_j·G1 for every input, then for aux with A density
  *   b_g1, b_g2 = v_j·G1, v_j·G2 for inputs with B density, then aux with B density
  *   vk   = α·G1, β·G1, β·G2, γ·G2, δ·G1, δ·G2
- * Scalar multiplications use fixed-base window tables of G1 and G2, split
- * over the pool.
+ * czk_setup computes the products with fixed-base window tables of G1 and
+ * G2 on the pool (the CPU setup backend below).
  * Returns: CZK_OK and *out; CZK_ERR_INVALID_ARG if an aux variable is in no
  *   constraint (its l point would be infinity; bellperson refuses it too),
  *   if a density bit is set for a column whose polynomial vanishes at τ, or
@@ -353,6 +379,128 @@ CZK_NODISCARD czk_status czk_toxic_random(czk_toxic *out, czk_rng *rng, czk_err 
  */
 CZK_NODISCARD czk_status czk_setup(czk_params **out, const czk_shape *shape, const czk_toxic *toxic,
                                    czk_pool *pool, czk_err *err) CZK_NONNULL(1, 2, 3);
+
+/*
+ * Where a setup's fixed-base products k·G are computed (the CPU, a GPU:
+ * include/czk/cuda.h, czk_setup_backend_cuda). The scalars are the common
+ * code's (one code path for every backend); a backend only multiplies the
+ * generators, so all backends give the same points (the affine point k·G is
+ * unique) and the same files byte for byte.
+ *
+ *   g1(self, out, k, n, err) / g2(...)
+ *       out[i] = k[i]·G1 (G2) for i < n, affine in blst's layout
+ *       (czk_g1_affine / czk_g2_affine); a zero k[i] gives the all-zero
+ *       affine (infinity). k and out are host memory; n may be a whole
+ *       vector (up to 2^28): the backend splits it. Required.
+ *   g1_enc(self, out, k, n, err) / g2_enc(...)
+ *       The same written as uncompressed zcash encodings (96 / 192 bytes
+ *       per point, as czk_g1_serialize / czk_g2_serialize; infinity is 0x40
+ *       then zeros). NULL: the common code encodes g1's output on the pool.
+ *   intt(self, data, log_n, err)
+ *       The inverse NTT (czk_ntt's CZK_NTT_INVERSE) of 2^log_n host
+ *       elements in place, 1 <= log_n <= 28. NULL: czk_ntt on the pool.
+ *   host_alloc(self, bytes) / host_free(self, p, bytes)
+ *       Host memory that g1_enc / g2_enc write into fastest (page-locked
+ *       for a GPU's copies), for czk_setup_write's piece buffers; NULL or a
+ *       NULL result: malloc.
+ *   destroy(self)  releases the backend (may be NULL).
+ * Each returns CZK_OK or a status naming the failure (CZK_ERR_NOMEM,
+ * CZK_ERR_DEVICE, ...). A backend is used by one thread at a time.
+ */
+typedef struct czk_setup_ops {
+    const char *name;
+    czk_status (*g1)(void *self, czk_g1_affine *out, const czk_fr *k, size_t n, czk_err *err);
+    czk_status (*g2)(void *self, czk_g2_affine *out, const czk_fr *k, size_t n, czk_err *err);
+    czk_status (*g1_enc)(void *self, uint8_t *out, const czk_fr *k, size_t n, czk_err *err);
+    czk_status (*g2_enc)(void *self, uint8_t *out, const czk_fr *k, size_t n, czk_err *err);
+    czk_status (*intt)(void *self, czk_fr *data, unsigned log_n, czk_err *err);
+    void *(*host_alloc)(void *self, size_t bytes);
+    void (*host_free)(void *self, void *p, size_t bytes);
+    void (*destroy)(void *self);
+} czk_setup_ops;
+
+typedef struct czk_setup_backend {
+    const czk_setup_ops *ops;
+    void *self;
+} czk_setup_backend;
+
+/*
+ * The CPU setup backend: signed-window fixed-base tables of G1 and G2
+ * (w = 13: 21 windows of 4,096 points; src/groth16/fixed_base.h) and
+ * batched affine sums on the pool (which must outlive the backend).
+ * Returns CZK_OK, CZK_ERR_NOMEM.
+ */
+CZK_NODISCARD czk_status czk_setup_backend_cpu(czk_setup_backend *out, czk_pool *pool, czk_err *err)
+    CZK_NONNULL(1);
+/* Releases a setup backend (calls ops->destroy; NULL ops is fine). */
+void czk_setup_backend_release(czk_setup_backend *b);
+
+/*
+ * Wall seconds of a setup's phases. Streaming (czk_setup_write): each
+ * vector's time covers its products and handing them to the writer,
+ * waits for free write buffers included; the writer hashes and writes on
+ * threads of its own meanwhile, and `write` is what is left of that after
+ * the last vector (the last pieces, fdatasync, rename).
+ */
+typedef struct czk_setup_timings {
+    double lagrange; /* powers of τ, their inverse NTT (the Lagrange basis at τ), h's scalars */
+    double qap;      /* u, v, w at τ: A, B, C transposed by column and summed */
+    double scalars;  /* the ic, l, a, b scalars and their checks */
+    double vk, ic, h, l, a, b_g1, b_g2; /* products (and writing) per vector */
+    double write;                       /* czk_setup_write: the rest of the writes, sync */
+    double stamp;                       /* czk_setup_write: the stamp */
+    double total;
+} czk_setup_timings;
+
+/*
+ * Progress of czk_setup_with / czk_setup_write: called on the calling
+ * thread as each phase ends ("lagrange", "qap", "scalars", "vk", "ic", "h",
+ * "l", "a", "b_g1", "b_g2", "write", "stamp"), with its wall seconds and the
+ * number of points it made (0 for the phases that make none).
+ */
+typedef void (*czk_setup_phase_fn)(void *ctx, const char *phase, double seconds, uint64_t points);
+
+typedef struct czk_setup_opts {
+    const char *stamp_dir;      /* czk_setup_write: as czk_params_read_opts.stamp_dir */
+    bool no_stamp;              /* czk_setup_write: write no stamp */
+    czk_setup_phase_fn phase;   /* NULL: no reports */
+    void *phase_ctx;            /* passed to phase */
+    czk_setup_timings *timings; /* NULL, or filled (zeroed first) */
+} czk_setup_opts;
+
+/*
+ * czk_setup with the products on `backend` (the scalars on `pool`), into
+ * memory. opts may be NULL. Returns as czk_setup, or the backend's status.
+ */
+CZK_NODISCARD czk_status czk_setup_with(czk_params **out, const czk_shape *shape,
+                                        const czk_toxic *toxic, const czk_setup_backend *backend,
+                                        czk_pool *pool, const czk_setup_opts *opts, czk_err *err)
+    CZK_NONNULL(1, 2, 3, 4);
+
+/*
+ * The same parameters streamed into the .params file `path`, never held in
+ * memory whole: the scalars of one vector are computed on the pool, the
+ * backend makes its points piece by piece (encoded where it can), and the
+ * piece writer hashes and writes them in file order (vk, ic, h, l, a, b_g1,
+ * b_g2) on threads of its own. The file is byte for byte what
+ * czk_params_write(czk_setup(...)) writes; it is written under a temporary
+ * name (its size reserved first, so a full disk fails at once), synced and
+ * renamed, then stamped with the tree digest computed on the way unless
+ * opts->no_stamp (as czk_params_write_stamped). Host memory beyond the
+ * shape: u, v, w (3 × 32 bytes per variable), one vector's scalars (32
+ * bytes per point), the Lagrange basis until u, v, w are made (32·N) and
+ * about 1 GiB of piece buffers.
+ * Out: vk (may be NULL): the verifying key, owning its ic (czk_vk_free),
+ *      for the .vk file (czk_vk_write); stamped (may be NULL): whether the
+ *      stamp was written.
+ * Returns: as czk_setup_with; CZK_ERR_IO for the file (nothing is left
+ *   under path then). A stamp that cannot be written is not an error.
+ */
+CZK_NODISCARD czk_status czk_setup_write(const char *path, czk_vk *vk, bool *stamped,
+                                         const czk_shape *shape, const czk_toxic *toxic,
+                                         const czk_setup_backend *backend, czk_pool *pool,
+                                         const czk_setup_opts *opts, czk_err *err)
+    CZK_NONNULL(1, 4, 5, 6);
 
 /* The domain size exponent bellperson uses for n constraints: ⌈log2 n⌉ (0 for n <= 1). */
 unsigned czk_domain_log(uint64_t n);

@@ -2,7 +2,8 @@
  * `czk setup`: Groth16 test keys.
  *
  *   czk setup --sector-size SIZE [--registered-proof ID] [--out-dir DIR]
- *             [--seed N] [--threads T] [--force] [--no-shape-cache]
+ *             [--seed N] [--threads T] [--backend auto|cpu|cuda] [--device N]
+ *             [--force] [--no-shape-cache]
  *       keys for one PoRep partition of a sector size: the shape comes from
  *       the shape cache (or is recorded), the files are named
  *       czk_porep_test_key_name() ("czk-test-v28-stacked-proof-of-
@@ -11,22 +12,28 @@
  *       $FIL_PROOFS_PARAMETER_CACHE or /var/tmp/filecoin-proof-parameters),
  *       where `czk prove` and `czk verify` look. Existing keys whose .vk
  *       fits the shape are kept unless --force.
- *   czk setup --shape FILE --out PREFIX [--seed N] [--threads T]
+ *   czk setup --shape FILE --out PREFIX [--seed N] [--threads T] [--backend B] [--device N]
  *       keys for a recorded shape (a czk_shape_write file): PREFIX.params
  *       and PREFIX.vk.
  *
- * Both write bellperson's layout and stamp the .params file
- * (czk_params_write_stamped): its points are multiples of the generators,
- * so the first read can skip the subgroup pass. With --seed the toxic waste
+ * Both stream the .params file (czk_setup_write: bellperson's layout,
+ * vector by vector, never the whole file in memory) and stamp it: its
+ * points are multiples of the generators, so the first read can skip the
+ * subgroup pass. The fixed-base products run on the GPU (--backend cuda;
+ * auto picks it when this czk has CUDA and a GPU is present) or on the
+ * CPU; both give the same files byte for byte. With --seed the toxic waste
  * comes from a seeded generator, so the same seed and shape give the same
- * files byte for byte; without it, from getrandom. The keys are for tests:
- * whoever knows the seed can forge proofs.
+ * files; without it, from getrandom. The keys are for tests: whoever knows
+ * the seed can forge proofs. The phases are printed as they end, with the
+ * peak RSS at the end.
  */
 #include "cli/cli.h"
+#include "czk/cuda.h"
 #include "czk/groth16.h"
 #include "czk/porep_prove.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,26 +42,31 @@
 
 #define CMD "setup"
 
-static void usage(FILE *f) {
-    fprintf(f, "usage: czk setup --sector-size SIZE [--registered-proof ID] [--out-dir DIR]\n"
-               "                 [--seed N] [--threads T] [--force] [--no-shape-cache]\n"
-               "       czk setup --shape FILE --out PREFIX [--seed N] [--threads T]\n\n"
-               "Writes Groth16 TEST keys (.params and .vk; whoever knows the toxic waste can\n"
-               "forge proofs with them) and stamps the .params file as checked.\n\n"
-               "  --sector-size SIZE     PoRep keys for one partition: 2KiB, 8MiB, 512MiB,\n"
-               "                         32GiB, 64GiB (or bytes), named\n"
-               "                         czk-test-v28-stacked-proof-of-replication-<tree>-<size>\n"
-               "  --registered-proof ID  RegisteredSealProof id 0..19 (picks the size)\n"
-               "  --out-dir DIR          where to write them (default: the parameter cache,\n"
-               "                         $FIL_PROOFS_PARAMETER_CACHE or\n"
-               "                         /var/tmp/filecoin-proof-parameters)\n"
-               "  --force                remake keys that exist\n"
-               "  --no-shape-cache       record the circuit instead of using the shape cache\n"
-               "  --shape FILE           a recorded shape (czk_shape_write)...\n"
-               "  --out PREFIX           ...written to PREFIX.params and PREFIX.vk\n"
-               "  --seed N               toxic waste from a seeded generator (reproducible files)\n"
-               "  --threads T            threads (default: all CPUs)\n");
-}
+static const char USAGE[] =
+    "usage: czk setup --sector-size SIZE [--registered-proof ID] [--out-dir DIR]\n"
+    "                 [--seed N] [--threads T] [--backend auto|cpu|cuda] [--device N]\n"
+    "                 [--force] [--no-shape-cache]\n"
+    "       czk setup --shape FILE --out PREFIX [--seed N] [--threads T]\n"
+    "                 [--backend auto|cpu|cuda] [--device N]\n\n"
+    "Writes Groth16 TEST keys (.params and .vk; whoever knows the toxic waste can\n"
+    "forge proofs with them) and stamps the .params file as checked.\n\n"
+    "  --sector-size SIZE     PoRep keys for one partition: 2KiB, 8MiB, 512MiB,\n"
+    "                         32GiB, 64GiB (or bytes), named\n"
+    "                         czk-test-v28-stacked-proof-of-replication-<tree>-<size>\n"
+    "  --registered-proof ID  RegisteredSealProof id 0..19 (picks the size)\n"
+    "  --out-dir DIR          where to write them (default: the parameter cache,\n"
+    "                         $FIL_PROOFS_PARAMETER_CACHE or\n"
+    "                         /var/tmp/filecoin-proof-parameters)\n"
+    "  --force                remake keys that exist\n"
+    "  --no-shape-cache       record the circuit instead of using the shape cache\n"
+    "  --shape FILE           a recorded shape (czk_shape_write)...\n"
+    "  --out PREFIX           ...written to PREFIX.params and PREFIX.vk\n"
+    "  --seed N               toxic waste from a seeded generator (reproducible files)\n"
+    "  --threads T            threads (default: all CPUs)\n"
+    "  --backend B            cuda (fixed-base products on the GPU), cpu, or auto\n"
+    "                         (default: cuda when this czk has CUDA and a GPU is\n"
+    "                         present); the files are the same either way\n"
+    "  --device N             the CUDA device (default 0)\n";
 
 /* Keys in place: both files exist and the .vk has the shape's input count. */
 static bool keys_present(const char *pp, const char *vp, uint32_t inputs) {
@@ -67,58 +79,118 @@ static bool keys_present(const char *pp, const char *vp, uint32_t inputs) {
     return ok;
 }
 
+static void print_phase(void *ctx, const char *phase, double seconds, uint64_t points) {
+    (void)ctx;
+    if (!strcmp(phase, "scalars")) return; /* summed over the vectors: in the final line */
+    if (points > 6)
+        printf("  %-8s %8.2f s  %11llu points  %7.1f M/s\n", phase, seconds,
+               (unsigned long long)points, seconds > 0 ? (double)points / seconds / 1e6 : 0.0);
+    else
+        printf("  %-8s %8.2f s\n", phase, seconds);
+    fflush(stdout);
+}
+
 int czk_cmd_setup(int argc, char **argv) {
-    if (czk_cli_wants_help(argc, argv)) {
-        usage(stdout);
-        return CZK_EXIT_OK;
-    }
+    enum {
+        O_SHAPE = 256,
+        O_OUT,
+        O_SIZE,
+        O_PROOF,
+        O_DIR,
+        O_SEED,
+        O_THREADS,
+        O_FORCE,
+        O_NO_SHAPE_CACHE,
+        O_BACKEND,
+        O_DEVICE
+    };
+    static const struct option LONG[] = {{"shape", required_argument, NULL, O_SHAPE},
+                                         {"out", required_argument, NULL, O_OUT},
+                                         {"sector-size", required_argument, NULL, O_SIZE},
+                                         {"registered-proof", required_argument, NULL, O_PROOF},
+                                         {"out-dir", required_argument, NULL, O_DIR},
+                                         {"seed", required_argument, NULL, O_SEED},
+                                         {"threads", required_argument, NULL, O_THREADS},
+                                         {"force", no_argument, NULL, O_FORCE},
+                                         {"no-shape-cache", no_argument, NULL, O_NO_SHAPE_CACHE},
+                                         {"backend", required_argument, NULL, O_BACKEND},
+                                         {"device", required_argument, NULL, O_DEVICE},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
     const char *shape_path = NULL, *out = NULL, *size_arg = NULL, *proof_arg = NULL,
-               *dir_arg = NULL;
+               *dir_arg = NULL, *backend_arg = "auto";
     bool seeded = false, force = false, use_shape_cache = true;
-    uint64_t seed = 0, threads = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--force")) {
-            force = true;
-            continue;
-        }
-        if (!strcmp(a, "--no-shape-cache")) {
-            use_shape_cache = false;
-            continue;
-        }
-        if (!v) {
-            usage(stderr);
-            return CZK_EXIT_ERROR;
-        }
-        i++;
-        if (!strcmp(a, "--shape")) {
+    uint64_t seed = 0, threads = 0, device = 0;
+    optind = 0; /* glibc: reinitialize (argv changes between parses) */
+    opterr = 0; /* czk_cli_getopt_fail names the option */
+    int ch;
+    while ((ch = getopt_long(argc, argv, ":h", LONG, NULL)) != -1) {
+        const char *v = optarg;
+        switch (ch) {
+        case O_SHAPE:
             shape_path = v;
-        } else if (!strcmp(a, "--out")) {
+            break;
+        case O_OUT:
             out = v;
-        } else if (!strcmp(a, "--sector-size")) {
+            break;
+        case O_SIZE:
             size_arg = v;
-        } else if (!strcmp(a, "--registered-proof")) {
+            break;
+        case O_PROOF:
             proof_arg = v;
-        } else if (!strcmp(a, "--out-dir")) {
+            break;
+        case O_DIR:
             dir_arg = v;
-        } else if (!strcmp(a, "--seed")) {
+            break;
+        case O_FORCE:
+            force = true;
+            break;
+        case O_NO_SHAPE_CACHE:
+            use_shape_cache = false;
+            break;
+        case O_SEED:
             if (!czk_cli_parse_u64(v, &seed))
                 return czk_cli_fail(CMD, "--seed takes a number, not '%s'", v);
             seeded = true;
-        } else if (!strcmp(a, "--threads")) {
+            break;
+        case O_THREADS:
             if (!czk_cli_parse_u64(v, &threads) || threads > 4096)
                 return czk_cli_fail(CMD, "--threads takes a number, not '%s'", v);
-        } else {
-            usage(stderr);
-            return CZK_EXIT_ERROR;
+            break;
+        case O_BACKEND:
+            if (strcmp(v, "auto") && strcmp(v, "cpu") && strcmp(v, "cuda"))
+                return czk_cli_fail(CMD, "--backend takes auto, cpu or cuda, not '%s'", v);
+            backend_arg = v;
+            break;
+        case O_DEVICE:
+            if (!czk_cli_parse_u64(v, &device) || device > 1023)
+                return czk_cli_fail(CMD, "--device takes a CUDA device number, not '%s'", v);
+            break;
+        case 'h':
+            fputs(USAGE, stdout);
+            return CZK_EXIT_OK;
+        default:
+            return czk_cli_getopt_fail(CMD, USAGE, ch, argv, LONG);
         }
+    }
+    if (optind < argc) {
+        fputs(USAGE, stderr);
+        return czk_cli_fail(CMD, "unexpected argument '%s'", argv[optind]);
     }
     bool porep = size_arg || proof_arg;
     if (porep ? (shape_path || out) : (!shape_path || !out || dir_arg || force)) {
-        usage(stderr);
-        return CZK_EXIT_ERROR;
+        fputs(USAGE, stderr);
+        return czk_cli_fail(CMD, porep ? "--shape and --out go without --sector-size"
+                                       : "--sector-size (or --registered-proof), or --shape "
+                                         "with --out, is required");
     }
-
+    bool use_cuda = !strcmp(backend_arg, "cuda") ||
+                    (!strcmp(backend_arg, "auto") && czk_cuda_device_count() > 0);
+    if (use_cuda && (int)device >= czk_cuda_device_count())
+        return czk_cli_fail(CMD, "--backend cuda: %s",
+                            !czk_cuda_built()              ? "this czk was built without CUDA"
+                            : czk_cuda_device_count() == 0 ? "no CUDA device (no GPU or no driver)"
+                                                           : "--device is not a CUDA device here");
     const czk_porep_shape *ps = NULL;
     if (porep) {
         if (size_arg) {
@@ -173,9 +245,8 @@ int czk_cmd_setup(int argc, char **argv) {
         return czk_cli_fail(CMD, "--out too long");
     }
 
-    double t0 = czk_cli_now(), t_shape = 0, t_setup = 0, t_write = 0;
+    double t0 = czk_cli_now(), t_shape = 0;
     czk_shape *shape = NULL;
-    czk_params *params = NULL;
     czk_status st;
     bool recorded = false;
     if (porep)
@@ -195,34 +266,56 @@ int czk_cmd_setup(int argc, char **argv) {
         czk_shape_free(shape);
         return czk_cli_fail(CMD, "%s", err.msg);
     }
+    czk_setup_backend be = {0};
+    st = use_cuda ? czk_setup_backend_cuda(&be, (int)device, &err)
+                  : czk_setup_backend_cpu(&be, pool, &err);
+    if (st) {
+        czk_shape_free(shape);
+        czk_pool_destroy(pool);
+        return czk_cli_fail(CMD, "--backend %s: %s", use_cuda ? "cuda" : "cpu", err.msg);
+    }
+    char what[200];
     if (porep)
-        printf("setup: %s partition circuit, %llu constraints, %u inputs, %u aux (%s); %u "
-               "threads\n",
-               ps->name, (unsigned long long)shape->num_constraints, shape->num_inputs,
-               shape->num_aux, recorded ? "recorded now" : "shape cache", czk_pool_threads(pool));
+        snprintf(what, sizeof what, "%s partition circuit", ps->name);
+    else
+        snprintf(what, sizeof what, "%s", shape_path);
+    printf("setup: %s, %llu constraints, %u inputs, %u aux (%s); backend %s", what,
+           (unsigned long long)shape->num_constraints, shape->num_inputs, shape->num_aux,
+           !porep     ? "shape file"
+           : recorded ? "recorded now"
+                      : "shape cache",
+           be.ops->name);
+    if (use_cuda) printf(" (device %llu)", (unsigned long long)device);
+    printf(", %u threads\n", czk_pool_threads(pool));
+    printf("  %-8s %8.2f s\n", "shape", t_shape);
     fflush(stdout);
     czk_rng rng;
     czk_rng_seed(&rng, seed);
     czk_toxic toxic;
     bool stamped = false;
+    czk_vk vk = {0};
+    czk_setup_timings tm = {0};
+    czk_setup_opts so = {.phase = print_phase, .timings = &tm};
     st = czk_toxic_random(&toxic, seeded ? &rng : NULL, &err);
+    if (!st) st = czk_setup_write(pp, &vk, &stamped, shape, &toxic, &be, pool, &so, &err);
     double t1 = czk_cli_now();
-    if (!st) st = czk_setup(&params, shape, &toxic, pool, &err);
-    t_setup = czk_cli_now() - t1;
-    t1 = czk_cli_now();
-    if (!st) st = czk_params_write_stamped(params, pp, NULL, &stamped, pool, &err);
-    if (!st) st = czk_vk_write(&params->vk, vp, &err);
-    t_write = czk_cli_now() - t1;
+    if (!st) st = czk_vk_write(&vk, vp, &err);
+    double t_vk = czk_cli_now() - t1;
     if (!st) {
-        printf("wrote %s (h %u, l %u, a %u, b %u)%s\n  and %s (ic %u)\n", pp, params->h_len,
-               params->l_len, params->a_len, params->b_g1_len,
-               stamped ? ", stamped as checked" : ", NOT stamped", vp, params->vk.ic_len);
-        printf("time: shape %.1f s, setup %.1f s, write %.1f s, total %.1f s; peak RSS %.0f MiB\n",
-               t_shape, t_setup, t_write, czk_cli_now() - t0,
-               (double)czk_cli_peak_rss() / (1 << 20));
+        uint64_t h = ((uint64_t)1 << czk_domain_log(shape->num_constraints)) - 1;
+        printf("  %-8s %8.2f s  (all vectors' scalars)\n", "scalars", tm.scalars);
+        printf("wrote %s (h %llu, l %u, a %llu, b %llu)%s\n  and %s (ic %u, %.2f s)\n", pp,
+               (unsigned long long)h, shape->num_aux,
+               (unsigned long long)(shape->num_inputs + shape->a_aux.popcount),
+               (unsigned long long)(shape->b_input.popcount + shape->b_aux.popcount),
+               stamped ? ", stamped as checked" : ", NOT stamped", vp, vk.ic_len, t_vk);
+        printf("time: shape %.1f s, setup %.1f s (write and stamp included), total %.1f s; "
+               "peak RSS %.0f MiB\n",
+               t_shape, tm.total, czk_cli_now() - t0, (double)czk_cli_peak_rss() / (1 << 20));
     }
     memset(&toxic, 0, sizeof toxic);
-    czk_params_free(params);
+    czk_vk_free(&vk);
+    czk_setup_backend_release(&be);
     czk_shape_free(shape);
     czk_pool_destroy(pool);
     if (st) return czk_cli_fail(CMD, "%s", err.msg);

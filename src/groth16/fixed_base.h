@@ -25,7 +25,8 @@
  * P + (−P)) is rare and goes through blst's complete Jacobian addition.
  *
  * One body serves G1 and G2 (CZK_FIXED_BASE_IMPL below, instantiated in
- * setup.c).
+ * setup.c; it also compiles as C++, for the GPU backend's tables in
+ * src/cuda/setup.cu).
  */
 #ifndef CZK_GROTH16_FIXED_BASE_H
 #define CZK_GROTH16_FIXED_BASE_H
@@ -64,18 +65,19 @@ static inline void czk_fb_recode(int32_t e[CZK_FB_WINDOWS], const uint8_t k[32])
 /*
  * P = p1|p2 (blst prefix), FP = fp|fp2 (the y coordinate's type).
  * czk_fb_P: the table; czk_fb_P_build(tab, base) fills it (CZK_ERR_NOMEM
- * possible); czk_fb_P_mul(out, tab, scalar) = scalar·base; czk_fb_P_many
- * computes n products into affine outputs on the pool.
+ * possible), czk_fb_P_free releases it (CZK_FIXED_BASE_TABLE_IMPL: these
+ * alone); czk_fb_P_mul(out, tab, scalar) = scalar·base.
  */
-#define CZK_FIXED_BASE_IMPL(P)                                                                     \
+#define CZK_FIXED_BASE_TABLE_IMPL(P)                                                               \
     typedef struct czk_fb_##P {                                                                    \
         blst_##P##_affine *t; /* t[j·half + d − 1] = d·2^(w·j)·G */                          \
     } czk_fb_##P;                                                                                  \
                                                                                                    \
-    static czk_status czk_fb_##P##_build(czk_fb_##P *tab, const blst_##P *base, czk_err *err) {    \
+    static inline czk_status czk_fb_##P##_build(czk_fb_##P *tab, const blst_##P *base,             \
+                                                czk_err *err) {                                    \
         size_t n = (size_t)CZK_FB_WINDOWS * CZK_FB_HALF;                                           \
-        tab->t = malloc(n * sizeof *tab->t);                                                       \
-        blst_##P *row = malloc(CZK_FB_HALF * sizeof *row);                                         \
+        tab->t = (blst_##P##_affine *)malloc(n * sizeof *tab->t);                                  \
+        blst_##P *row = (blst_##P *)malloc(CZK_FB_HALF * sizeof *row);                             \
         if (!tab->t || !row) {                                                                     \
             free(tab->t);                                                                          \
             free(row);                                                                             \
@@ -96,12 +98,14 @@ static inline void czk_fb_recode(int32_t e[CZK_FB_WINDOWS], const uint8_t k[32])
         return CZK_OK;                                                                             \
     }                                                                                              \
                                                                                                    \
-    static void czk_fb_##P##_free(czk_fb_##P *tab) {                                               \
+    static inline void czk_fb_##P##_free(czk_fb_##P *tab) {                                        \
         free(tab->t);                                                                              \
         tab->t = NULL;                                                                             \
-    }                                                                                              \
-                                                                                                   \
-    static void czk_fb_##P##_mul(blst_##P *out, const czk_fb_##P *tab, const czk_fr *k) {          \
+    }
+
+#define CZK_FIXED_BASE_IMPL(P)                                                                     \
+    CZK_FIXED_BASE_TABLE_IMPL(P)                                                                   \
+    static inline void czk_fb_##P##_mul(blst_##P *out, const czk_fb_##P *tab, const czk_fr *k) {   \
         blst_scalar s;                                                                             \
         blst_scalar_from_fr(&s, k);                                                                \
         int32_t e[CZK_FB_WINDOWS];                                                                 \

@@ -42,14 +42,100 @@ extern const czk_g16_group czk_g16_g1, czk_g16_g2;
 /*
  * Stamp cache (params_stamp.c). The directory: opts' stamp_dir, else
  * $CZK_CACHE_DIR/stamps, else $HOME/.cache/czk/stamps (NULL if none of them
- * is set). czk_g16_stamp_matches says whether a stamp for this file, as
- * stat'ed and hashed now, exists; czk_g16_stamp_write records one (false if
- * it could not).
+ * is set). czk_g16_stamp_lookup finds this file's stamp before it is read:
+ * NONE if there is none or its path, size, mtime, device or inode differ
+ * from st; else the digest it holds (PLAIN: a format-1 stamp, the plain
+ * BLAKE2b-512; TREE: the tree digest). czk_g16_stamp_write records a
+ * format-2 stamp with the tree digest (false if it could not).
  */
+typedef enum czk_g16_stamp_kind {
+    CZK_G16_STAMP_NONE = 0,
+    CZK_G16_STAMP_PLAIN,
+    CZK_G16_STAMP_TREE,
+} czk_g16_stamp_kind;
+
 bool czk_g16_stamp_dir(char *out, size_t cap, const char *stamp_dir);
-bool czk_g16_stamp_matches(const char *dir, const char *path, const struct stat *st,
-                           const uint8_t blake2b[64]);
+czk_g16_stamp_kind czk_g16_stamp_lookup(const char *dir, const char *path, const struct stat *st,
+                                        uint8_t digest[64]);
 bool czk_g16_stamp_write(const char *dir, const char *path, const struct stat *st,
-                         const uint8_t blake2b[64]);
+                         const uint8_t tree[64]);
+/* A stamp for the file at path as it is now, in stamp_dir (NULL: the default); false: none. */
+bool czk_g16_stamp_file(const char *path, const char *stamp_dir, const uint8_t tree[64]);
+
+/* ---- pieces.c: files in CZK_TREE_PIECE_BYTES pieces ---- */
+
+/* Hasher (and writer) threads of a reader or writer: half the CPUs, 1 to 8. */
+unsigned czk_g16_hash_threads(void);
+
+/*
+ * Reader of an open file of `size` bytes. czk_g16_reader_get: the bytes
+ * [off, off + n) of the file (n <= 16 MiB), valid until the next call;
+ * calls must come with non-decreasing off, each range starting where the
+ * last ended or later. The file is read ahead in pieces on a thread of its
+ * own; every piece is hashed for the tree digest and, with plain, for the
+ * plain BLAKE2b-512. czk_g16_reader_finish: complete = every byte was
+ * asked for; then it waits for the hashers and fills tree (and plain),
+ * else it stops them. It frees the reader (the fd stays open). Errors:
+ * CZK_ERR_IO / CZK_ERR_TRUNCATED (the read), CZK_ERR_NOMEM.
+ */
+typedef struct czk_g16_reader czk_g16_reader;
+czk_status czk_g16_reader_open(czk_g16_reader **out, int fd, uint64_t size, bool plain,
+                               czk_err *err);
+czk_status czk_g16_reader_get(czk_g16_reader *r, uint64_t off, size_t n, const uint8_t **out,
+                              czk_err *err);
+czk_status czk_g16_reader_finish(czk_g16_reader *r, bool complete, uint8_t tree[64],
+                                 uint8_t plain[64], czk_err *err);
+
+/*
+ * Writer of a file of exactly `total` bytes at path (through a temporary
+ * file next to it, renamed on close). czk_g16_writer_reserve gives the
+ * space for the next bytes at *p: *rest bytes (>= 1) are left in the current
+ * piece, and CZK_G16_WRITER_SLACK more may be written past them, so that
+ * whole points fit (write at most ⌈rest/size⌉ points of `size` <= 192
+ * bytes, and no more than the file still needs); czk_g16_writer_commit(n)
+ * says that n bytes were written there. _put copies bytes in. _close
+ * checks that total bytes came, waits for the writes, syncs, renames and
+ * fills tree (the tree digest; may be NULL); _abort removes the temporary
+ * file. Both free the writer. alloc/release (may be NULL: malloc) give the
+ * piece buffers, e.g. page-locked memory that a GPU copies into.
+ */
+#define CZK_G16_WRITER_SLACK 256u
+typedef void *(*czk_g16_host_alloc_fn)(void *ctx, size_t bytes);
+typedef void (*czk_g16_host_free_fn)(void *ctx, void *p, size_t bytes);
+typedef struct czk_g16_writer czk_g16_writer;
+czk_status czk_g16_writer_open(czk_g16_writer **out, const char *path, uint64_t total,
+                               czk_g16_host_alloc_fn alloc, czk_g16_host_free_fn release,
+                               void *actx, czk_err *err);
+czk_status czk_g16_writer_reserve(czk_g16_writer *w, uint8_t **p, size_t *rest, czk_err *err);
+czk_status czk_g16_writer_commit(czk_g16_writer *w, size_t n, czk_err *err);
+czk_status czk_g16_writer_put(czk_g16_writer *w, const void *data, size_t n, czk_err *err);
+czk_status czk_g16_writer_close(czk_g16_writer *w, uint8_t tree[64], czk_err *err);
+void czk_g16_writer_abort(czk_g16_writer *w);
+
+/*
+ * Writes the vk block (six points, ic count, ic) and returns CZK_OK, or
+ * CZK_ERR_INVALID_ARG naming a point at infinity (params.c).
+ */
+czk_status czk_g16_write_vk(czk_g16_writer *w, const czk_vk *vk, czk_err *err);
+/* A section's length prefix (big-endian u32). */
+czk_status czk_g16_write_count(czk_g16_writer *w, uint32_t n, czk_err *err);
+/*
+ * Encodes n affine points of group g (czk_g16_g1/g2) from src into the
+ * writer, on the pool. CZK_ERR_INVALID_ARG naming section `sec` and the
+ * index (base + i) of the first point at infinity.
+ */
+czk_status czk_g16_write_points(czk_g16_writer *w, const czk_g16_group *g, const void *src,
+                                size_t n, const char *sec, size_t base, czk_pool *pool,
+                                czk_err *err);
+
+/*
+ * out[c] = Σ_k M[k][c]·lag[k] for every column c < num_inputs + num_aux of
+ * matrix m of the shape (setup.c): the matrix transposed by a parallel
+ * counting sort on the pool (atomic counts, atomic scatter: the order of
+ * the terms inside a column is arbitrary, and field addition is exact).
+ * CZK_ERR_INVALID_ARG for a column out of range, CZK_ERR_NOMEM.
+ */
+czk_status czk_g16_column_evals(const czk_shape *s, const czk_csr *m, const czk_fr *lag,
+                                czk_fr *out, czk_pool *pool, czk_err *err);
 
 #endif

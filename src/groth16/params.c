@@ -3,12 +3,14 @@
  * include/czk/groth16.h).
  *
  * Reading is one sequential pass. A small "source" hands the parser the
- * next n bytes of the file: from memory (czk_params_decode) or by read(2)
- * into a ring of staging slots (czk_params_read). Each slot that is filled
- * is also queued to a hasher thread, which runs BLAKE2b-512 over the slots
- * in file order while the pool decodes the points of the slot into the
- * final vectors: so hashing, reading and decoding overlap, and the raw file
- * is never held in memory whole.
+ * next n bytes of the file: from memory (czk_params_decode) or from the
+ * piece reader of pieces.c (czk_params_read), which reads ahead into a ring
+ * of 64 MiB pieces and hashes each piece on threads of its own (the tree
+ * digest, and the plain BLAKE2b-512 when it is needed) while the pool
+ * decodes the points into the final vectors: so hashing, reading and
+ * decoding overlap, and the raw file is never held in memory whole.
+ * Writing goes through the piece writer (pieces.c): the pool encodes into
+ * a piece buffer while the writer's threads hash and write earlier pieces.
  *
  * Points of the five large vectors are first decoded with the range and
  * on-curve checks only; once the digest is known, either it is trusted (a
@@ -111,82 +113,8 @@ uint64_t czk_params_encoded_size(const czk_params *p) {
            (uint64_t)p->b_g2_len * CZK_G2_UNCOMPRESSED;
 }
 
-/* ---- the hasher thread ---- */
-
+/* Bytes per decoding step (one take of the source). */
 #define SLOT_BYTES ((size_t)16 << 20)
-#define NSLOTS 3
-
-typedef struct hasher {
-    pthread_t tid;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    blake2b_state st;
-    struct {
-        uint8_t *buf;
-        size_t len;
-        bool full; /* filled, not hashed yet */
-    } slot[NSLOTS];
-    unsigned next_hash, next_fill;
-    bool stop;
-} hasher;
-
-static void *hasher_main(void *v) {
-    hasher *h = v;
-    pthread_mutex_lock(&h->mu);
-    for (;;) {
-        unsigned k = h->next_hash % NSLOTS;
-        while (!h->slot[k].full && !h->stop)
-            pthread_cond_wait(&h->cv, &h->mu);
-        if (!h->slot[k].full) break; /* stopped, and everything filled is hashed */
-        pthread_mutex_unlock(&h->mu);
-        blake2b_update(&h->st, h->slot[k].buf, h->slot[k].len);
-        pthread_mutex_lock(&h->mu);
-        h->slot[k].full = false;
-        h->next_hash++;
-        pthread_cond_broadcast(&h->cv);
-    }
-    pthread_mutex_unlock(&h->mu);
-    return NULL;
-}
-
-static czk_status hasher_start(hasher *h, czk_err *err) {
-    memset(h, 0, sizeof *h);
-    for (unsigned i = 0; i < NSLOTS; i++) {
-        h->slot[i].buf = malloc(SLOT_BYTES);
-        if (!h->slot[i].buf) {
-            for (unsigned j = 0; j < i; j++)
-                free(h->slot[j].buf);
-            return czk_errf(err, CZK_ERR_NOMEM, "params: cannot allocate read buffers");
-        }
-    }
-    blake2b_init(&h->st, 64);
-    pthread_mutex_init(&h->mu, NULL);
-    pthread_cond_init(&h->cv, NULL);
-    int e = pthread_create(&h->tid, NULL, hasher_main, h);
-    if (e) {
-        for (unsigned i = 0; i < NSLOTS; i++)
-            free(h->slot[i].buf);
-        pthread_mutex_destroy(&h->mu);
-        pthread_cond_destroy(&h->cv);
-        return czk_errf(err, CZK_ERR_INTERNAL, "params: cannot start the hasher thread: %s",
-                        strerror(e));
-    }
-    return CZK_OK;
-}
-
-/* Waits until the hasher has hashed everything queued, stops it and frees it. */
-static void hasher_finish(hasher *h, uint8_t digest[64]) {
-    pthread_mutex_lock(&h->mu);
-    h->stop = true;
-    pthread_cond_broadcast(&h->cv);
-    pthread_mutex_unlock(&h->mu);
-    pthread_join(h->tid, NULL);
-    if (digest) blake2b_final(&h->st, digest, 64);
-    for (unsigned i = 0; i < NSLOTS; i++)
-        free(h->slot[i].buf);
-    pthread_mutex_destroy(&h->mu);
-    pthread_cond_destroy(&h->cv);
-}
 
 /* ---- progress reports (czk_params_progress_fn) ---- */
 
@@ -220,8 +148,8 @@ typedef struct src {
     prog *pg;           /* progress of the reading pass, or NULL */
     const uint8_t *mem; /* memory source, or NULL */
     int fd;
-    hasher *hs;   /* file source: slots and hashing */
-    uint8_t *buf; /* file source without a hasher (vk): one growing buffer */
+    czk_g16_reader *rd; /* file source: the piece reader */
+    uint8_t *buf;       /* file source without a reader (vk): one growing buffer */
     size_t buf_cap;
     uint64_t size, off;
 } src;
@@ -248,27 +176,14 @@ static czk_status read_full(src *s, uint8_t *dst, size_t n, czk_err *err) {
     return CZK_OK;
 }
 
-/* The next n bytes (n <= SLOT_BYTES where a hasher is used; the caller checked n <= left). */
+/* The next n bytes (n <= SLOT_BYTES from the piece reader; the caller checked n <= left). */
 static czk_status src_take(src *s, size_t n, const uint8_t **out, czk_err *err) {
     czk_status st = CZK_OK;
     if (s->mem) {
         *out = s->mem + s->off;
-    } else if (s->hs) {
-        hasher *h = s->hs;
-        unsigned k = h->next_fill % NSLOTS;
-        pthread_mutex_lock(&h->mu);
-        while (h->slot[k].full)
-            pthread_cond_wait(&h->cv, &h->mu);
-        pthread_mutex_unlock(&h->mu);
-        st = read_full(s, h->slot[k].buf, n, err);
+    } else if (s->rd) {
+        st = czk_g16_reader_get(s->rd, s->off, n, out, err);
         if (st) return st;
-        pthread_mutex_lock(&h->mu);
-        h->slot[k].len = n;
-        h->slot[k].full = true;
-        h->next_fill++;
-        pthread_cond_broadcast(&h->cv);
-        pthread_mutex_unlock(&h->mu);
-        *out = h->slot[k].buf;
     } else {
         if (n > s->buf_cap) {
             uint8_t *nb = realloc(s->buf, n);
@@ -540,6 +455,7 @@ static czk_status subgroup_vectors(const czk_params *pa, czk_pool *pool, prog *p
 }
 
 static void fill_digest(czk_params_read_info *info, const uint8_t d[64]) {
+    info->has_blake2b = true;
     memcpy(info->blake2b, d, 64);
     czk_g16_hex(info->digest, d, 16);
 }
@@ -566,11 +482,12 @@ czk_status czk_params_decode(czk_params **out, const uint8_t *buf, size_t len,
         uint8_t d[64];
         czk_blake2b(d, 64, s.mem, len, NULL, 0);
         fill_digest(&inf, d);
+        st = czk_tree_digest(inf.tree, s.mem, len, o.pool, err);
         inf.bytes = len;
         inf.known = full ? NULL : czk_params_known_digest(inf.digest);
         if (inf.known) {
             inf.trust = CZK_TRUST_KNOWN;
-        } else if (!full) {
+        } else if (!full && !st) {
             double t1 = czk_g16_now();
             st = subgroup_vectors(pa, o.pool, &pg, err);
             inf.seconds_subgroup = czk_g16_now() - t1;
@@ -598,6 +515,11 @@ static czk_status open_input(const char *path, int *fd, struct stat *stt, czk_er
     return CZK_OK;
 }
 
+/*
+ * Trust, in this order: a published digest (only where the plain digest was
+ * computed), a stamp whose digest matches, else the subgroup pass; every
+ * outcome but a matching format-2 stamp records one (groth16.h, "Digests").
+ */
 czk_status czk_params_read(czk_params **out, const char *path, const czk_params_read_opts *opts,
                            czk_params_read_info *info, czk_err *err) {
     *out = NULL;
@@ -612,44 +534,52 @@ czk_status czk_params_read(czk_params **out, const char *path, const czk_params_
     struct stat stt;
     czk_status st = open_input(path, &fd, &stt, err);
     if (st) return st;
+    /* a stamp for this very file (path, size, mtime, inode) says which digest is needed */
+    uint8_t cand[64];
+    czk_g16_stamp_kind kind =
+        !full && stamps ? czk_g16_stamp_lookup(dir, path, &stt, cand) : CZK_G16_STAMP_NONE;
+    bool plain = kind != CZK_G16_STAMP_TREE;
     czk_params *pa = calloc(1, sizeof *pa);
-    hasher hs;
+    czk_g16_reader *rd = NULL;
     if (!pa) {
         close(fd);
         return czk_errf(err, CZK_ERR_NOMEM, "params %s: out of memory", path);
     }
-    if ((st = hasher_start(&hs, err))) {
+    if ((st = czk_g16_reader_open(&rd, fd, (uint64_t)stt.st_size, plain, err))) {
         close(fd);
         free(pa);
         return czk_err_wrap(err, "params %s", path);
     }
     prog pg;
     prog_init(&pg, &o, (uint64_t)stt.st_size);
-    src s = {.pg = &pg, .fd = fd, .hs = &hs, .size = (uint64_t)stt.st_size};
+    src s = {.pg = &pg, .fd = fd, .rd = rd, .size = (uint64_t)stt.st_size};
     st = parse_vk(&s, &pa->vk, o.pool, err);
     if (!st) st = parse_vectors(&s, pa, full, o.pool, err);
     double t1 = czk_g16_now();
     inf.seconds_read = t1 - t0;
-    uint8_t d[64];
-    hasher_finish(&hs, d);
+    uint8_t plain_d[64];
+    czk_status fst = czk_g16_reader_finish(rd, st == CZK_OK, inf.tree, plain_d, st ? NULL : err);
+    if (!st) st = fst;
     close(fd);
     inf.seconds_hash = czk_g16_now() - t1;
     if (!st) {
-        fill_digest(&inf, d);
+        if (plain) fill_digest(&inf, plain_d);
         inf.bytes = s.size;
-        inf.known = full ? NULL : czk_params_known_digest(inf.digest);
+        inf.known = full || !plain ? NULL : czk_params_known_digest(inf.digest);
+        bool match = (kind == CZK_G16_STAMP_TREE && memcmp(cand, inf.tree, 64) == 0) ||
+                     (kind == CZK_G16_STAMP_PLAIN && memcmp(cand, plain_d, 64) == 0);
         if (inf.known) {
             inf.trust = CZK_TRUST_KNOWN;
-        } else if (!full && stamps && czk_g16_stamp_matches(dir, path, &stt, d)) {
+        } else if (match) {
             inf.trust = CZK_TRUST_STAMP;
-        } else {
-            if (!full) {
-                double t2 = czk_g16_now();
-                st = subgroup_vectors(pa, o.pool, &pg, err);
-                inf.seconds_subgroup = czk_g16_now() - t2;
-            }
-            if (!st && stamps) inf.stamp_written = czk_g16_stamp_write(dir, path, &stt, d);
+        } else if (!full) {
+            double t2 = czk_g16_now();
+            st = subgroup_vectors(pa, o.pool, &pg, err);
+            inf.seconds_subgroup = czk_g16_now() - t2;
         }
+        /* a format-2 stamp for next time (a format-1 one is upgraded) */
+        if (!st && stamps && !(match && kind == CZK_G16_STAMP_TREE))
+            inf.stamp_written = czk_g16_stamp_write(dir, path, &stt, inf.tree);
     }
     if (st) {
         czk_params_free(pa);
@@ -789,7 +719,7 @@ czk_status czk_vk_write(const czk_vk *vk, const char *path, czk_err *err) {
     if (!buf) return czk_errf(err, CZK_ERR_NOMEM, "vk %s: out of memory", path);
     czk_vk_encode(buf, vk);
     char tmp[PATH_MAX];
-    int fd;
+    int fd = -1;
     st = open_tmp(path, tmp, sizeof tmp, &fd, err);
     if (!st) st = close_rename(fd, tmp, path, write_full(fd, buf, n, tmp, err), err);
     free(buf);
@@ -798,20 +728,19 @@ czk_status czk_vk_write(const czk_vk *vk, const char *path, czk_err *err) {
 
 typedef struct enc_job {
     const czk_g16_group *g;
-    const uint8_t *src; /* affine points of the section */
-    uint8_t *out;       /* encodings of points [base, base + n) */
-    size_t base;
-    atomic_size_t bad;
+    const uint8_t *src; /* affine points [base, base + n) */
+    uint8_t *out;       /* their encodings */
+    atomic_size_t bad;  /* lowest index (from src) at infinity */
 } enc_job;
 
 static void enc_fn(void *arg, size_t b, size_t e, unsigned worker) {
     (void)worker;
     enc_job *j = arg;
     for (size_t i = b; i < e; i++) {
-        const void *p = j->src + (j->base + i) * j->g->aff;
+        const void *p = j->src + i * j->g->aff;
         if (j->g->is_inf(p)) {
-            size_t idx = j->base + i, cur = atomic_load(&j->bad);
-            while (idx < cur && !atomic_compare_exchange_weak(&j->bad, &cur, idx)) {
+            size_t cur = atomic_load(&j->bad);
+            while (i < cur && !atomic_compare_exchange_weak(&j->bad, &cur, i)) {
             }
             return;
         }
@@ -819,49 +748,67 @@ static void enc_fn(void *arg, size_t b, size_t e, unsigned worker) {
     }
 }
 
-/* Writes the file; with hs, also hashes every byte written (for a stamp). */
+czk_status czk_g16_write_vk(czk_g16_writer *w, const czk_vk *vk, czk_err *err) {
+    czk_status st = vk_check_finite(vk, err);
+    if (st) return st;
+    size_t n = czk_vk_encoded_size(vk->ic_len);
+    uint8_t *buf = malloc(n);
+    if (!buf) return czk_errf(err, CZK_ERR_NOMEM, "vk: out of memory");
+    czk_vk_encode(buf, vk);
+    st = czk_g16_writer_put(w, buf, n, err);
+    free(buf);
+    return st;
+}
+
+czk_status czk_g16_write_count(czk_g16_writer *w, uint32_t n, czk_err *err) {
+    uint8_t be[4];
+    put_be32(be, n);
+    return czk_g16_writer_put(w, be, 4, err);
+}
+
+czk_status czk_g16_write_points(czk_g16_writer *w, const czk_g16_group *g, const void *src,
+                                size_t n, const char *sec, size_t base, czk_pool *pool,
+                                czk_err *err) {
+    const uint8_t *s = src;
+    for (size_t i = 0; i < n;) {
+        uint8_t *p = NULL;
+        size_t rest = 0;
+        czk_status st = czk_g16_writer_reserve(w, &p, &rest, err);
+        if (st) return st;
+        size_t m = (rest + g->enc - 1) / g->enc;
+        if (m > n - i) m = n - i;
+        enc_job j = {.g = g, .src = s + i * g->aff, .out = p};
+        atomic_init(&j.bad, SIZE_MAX);
+        czk_pool_for(pool, m, 1024, enc_fn, &j);
+        if (atomic_load(&j.bad) != SIZE_MAX)
+            return czk_errf(err, CZK_ERR_INVALID_ARG, "section %s, point %zu is infinity", sec,
+                            base + i + atomic_load(&j.bad));
+        if ((st = czk_g16_writer_commit(w, m * g->enc, err))) return st;
+        i += m;
+    }
+    return CZK_OK;
+}
+
+/* Writes the file; tree (may be NULL) receives its tree digest. */
 static czk_status params_write(const czk_params *pa, const char *path, czk_pool *pool,
-                               blake2b_state *hs, czk_err *err) {
+                               uint8_t tree[64], czk_err *err) {
     czk_status st = vk_check_finite(&pa->vk, err);
     if (st) return czk_err_wrap(err, "params %s", path);
-    size_t vkn = czk_vk_encoded_size(pa->vk.ic_len);
-    size_t cap = vkn > SLOT_BYTES ? vkn : SLOT_BYTES;
-    uint8_t *buf = malloc(cap);
-    if (!buf) return czk_errf(err, CZK_ERR_NOMEM, "params %s: out of memory", path);
-    char tmp[PATH_MAX];
-    int fd;
-    if ((st = open_tmp(path, tmp, sizeof tmp, &fd, err))) {
-        free(buf);
+    czk_g16_writer *w;
+    if ((st = czk_g16_writer_open(&w, path, czk_params_encoded_size(pa), NULL, NULL, NULL, err)))
         return st;
-    }
-    czk_vk_encode(buf, &pa->vk);
-    st = write_full(fd, buf, vkn, tmp, err);
-    if (hs) blake2b_update(hs, buf, vkn);
+    st = czk_g16_write_vk(w, &pa->vk, err);
     const void *vec[5] = {pa->h, pa->l, pa->a, pa->b_g1, pa->b_g2};
     uint32_t len[5] = {pa->h_len, pa->l_len, pa->a_len, pa->b_g1_len, pa->b_g2_len};
     for (int k = 0; k < 5 && !st; k++) {
         const czk_g16_group *g = k == 4 ? &czk_g16_g2 : &czk_g16_g1;
-        uint8_t be[4];
-        put_be32(be, len[k]);
-        st = write_full(fd, be, 4, tmp, err);
-        if (hs) blake2b_update(hs, be, 4);
-        size_t per = SLOT_BYTES / g->enc;
-        for (size_t i = 0; i < len[k] && !st; i += per) {
-            size_t n = len[k] - i < per ? len[k] - i : per;
-            enc_job j = {.g = g, .src = vec[k], .out = buf, .base = i};
-            atomic_init(&j.bad, SIZE_MAX);
-            czk_pool_for(pool, n, 1024, enc_fn, &j);
-            if (atomic_load(&j.bad) != SIZE_MAX) {
-                st = czk_errf(err, CZK_ERR_INVALID_ARG, "section %s, point %zu is infinity",
-                              SEC_NAME[SEC_H + k], atomic_load(&j.bad));
-            } else {
-                st = write_full(fd, buf, n * g->enc, tmp, err);
-                if (hs) blake2b_update(hs, buf, n * g->enc);
-            }
-        }
+        st = czk_g16_write_count(w, len[k], err);
+        if (!st) st = czk_g16_write_points(w, g, vec[k], len[k], SEC_NAME[SEC_H + k], 0, pool, err);
     }
-    free(buf);
-    st = close_rename(fd, tmp, path, st, err);
+    if (st)
+        czk_g16_writer_abort(w);
+    else
+        st = czk_g16_writer_close(w, tree, err);
     if (st) czk_err_wrap(err, "params %s", path);
     return st;
 }
@@ -873,18 +820,17 @@ czk_status czk_params_write(const czk_params *pa, const char *path, czk_pool *po
 czk_status czk_params_write_stamped(const czk_params *pa, const char *path, const char *stamp_dir,
                                     bool *stamped, czk_pool *pool, czk_err *err) {
     if (stamped) *stamped = false;
-    blake2b_state hs;
-    if (blake2b_init(&hs, 64))
-        return czk_errf(err, CZK_ERR_INTERNAL, "params %s: BLAKE2b init failed", path);
-    czk_status st = params_write(pa, path, pool, &hs, err);
-    if (st) return st;
     uint8_t d[64];
+    czk_status st = params_write(pa, path, pool, d, err);
+    if (st) return st;
+    bool ok = czk_g16_stamp_file(path, stamp_dir, d);
+    if (stamped) *stamped = ok;
+    return CZK_OK;
+}
+
+bool czk_g16_stamp_file(const char *path, const char *stamp_dir, const uint8_t tree[64]) {
     char dir[PATH_MAX];
     struct stat sb;
-    if (blake2b_final(&hs, d, 64) == 0 && czk_g16_stamp_dir(dir, sizeof dir, stamp_dir) &&
-        stat(path, &sb) == 0) {
-        bool ok = czk_g16_stamp_write(dir, path, &sb, d);
-        if (stamped) *stamped = ok;
-    }
-    return CZK_OK;
+    return czk_g16_stamp_dir(dir, sizeof dir, stamp_dir) && stat(path, &sb) == 0 &&
+           czk_g16_stamp_write(dir, path, &sb, tree);
 }

@@ -121,4 +121,32 @@ czk_status czk_backend_cuda_set_stream_chunk(const czk_backend *b, size_t points
     (void)b, (void)points;
     return NO_CUDA("backend_cuda_set_stream_chunk");
 }
+czk_status czk_cuda_fb_create(czk_cuda_fb **out, czk_cuda_ctx *ctx, czk_err *err) {
+    (void)ctx;
+    *out = NULL;
+    return NO_CUDA("fb_create");
+}
+void czk_cuda_fb_destroy(czk_cuda_fb *fb) {
+    (void)fb;
+}
+czk_status czk_cuda_fb_g1(czk_cuda_fb *fb, void *out, const czk_fr *k, size_t n,
+                          czk_cuda_fb_form form, czk_err *err) {
+    (void)fb, (void)out, (void)k, (void)n, (void)form;
+    return NO_CUDA("fb_g1");
+}
+czk_status czk_cuda_fb_g2(czk_cuda_fb *fb, void *out, const czk_fr *k, size_t n,
+                          czk_cuda_fb_form form, czk_err *err) {
+    (void)fb, (void)out, (void)k, (void)n, (void)form;
+    return NO_CUDA("fb_g2");
+}
+czk_status czk_cuda_fb_host_check(unsigned group, const czk_fr *k, size_t n, czk_err *err) {
+    (void)group, (void)k, (void)n;
+    return NO_CUDA("fb_host_check");
+}
+czk_status czk_setup_backend_cuda(czk_setup_backend *out, int device, czk_err *err) {
+    (void)device;
+    out->ops = NULL;
+    out->self = NULL;
+    return NO_CUDA("setup_backend_cuda");
+}
 #endif

@@ -392,9 +392,9 @@ static void test_stamps(void **state) {
     assert_true(info.stamp_written);
     assert_true(info.seconds_subgroup > 0);
     czk_params_free(p);
-    /* the stamp: one file, named by SHA-256 of the absolute path, holding the digest */
+    /* the stamp: one file, named by SHA-256 of the absolute path, holding the tree digest */
     char cmd[700], line[200] = {0}, dx[129];
-    snprintf(cmd, sizeof cmd, "ls '%s' | wc -l; grep blake2b512 '%s'/*.stamp", f->stamps,
+    snprintf(cmd, sizeof cmd, "ls '%s' | wc -l; grep blake2b512-tree64m '%s'/*.stamp", f->stamps,
              f->stamps);
     FILE *pp = popen(cmd, "r");
     assert_non_null(pp);
@@ -402,13 +402,17 @@ static void test_stamps(void **state) {
     assert_string_equal(line, "1\n");
     assert_non_null(fgets(line, sizeof line, pp));
     pclose(pp);
-    czk_g16_hex(dx, info.blake2b, 64);
+    czk_g16_hex(dx, info.tree, 64);
     assert_non_null(strstr(line, dx));
+    /* the first read computed the plain digest too (no stamp matched) */
+    assert_true(info.has_blake2b);
 
     czk_assert_ok(czk_params_read(&p, f->path, &o, &info, &err), &err);
     assert_int_equal(info.trust, CZK_TRUST_STAMP);
     assert_false(info.stamp_written);
     assert_true(info.seconds_subgroup == 0);
+    assert_false(info.has_blake2b); /* a stamp matched before the read: the tree digest only */
+    assert_string_equal(info.digest, "");
     assert_params_equal(p, f->params);
     czk_params_free(p);
     /* forced full check */
@@ -445,6 +449,223 @@ static void test_stamps(void **state) {
     assert_false(info.stamp_written);
     czk_params_free(p);
     free(b);
+}
+
+/* Runs a shell command and returns its first output line (without the newline). */
+static void sh_line(const char *cmd, char *out, size_t cap) {
+    FILE *pp = popen(cmd, "r");
+    assert_non_null(pp);
+    out[0] = 0;
+    assert_non_null(fgets(out, (int)cap, pp));
+    out[strcspn(out, "\n")] = 0;
+    assert_int_equal(pclose(pp), 0);
+}
+
+/* The plain and the tree digest of the first `len` bytes of a file, by Python's hashlib. */
+static void py_digests(const char *path, size_t len, char plain[129], char tree[129]) {
+    char cmd[1200], line[300];
+    snprintf(cmd, sizeof cmd,
+             "python3 -c 'import hashlib, sys\n"
+             "d = open(sys.argv[1], \"rb\").read()[:int(sys.argv[2])]\n"
+             "P = 2 ** 26\n"
+             "t = b\"\".join(hashlib.blake2b(d[i:i + P]).digest() for i in range(0, len(d), P))\n"
+             "print(hashlib.blake2b(d).hexdigest(), hashlib.blake2b(t).hexdigest())' '%s' %zu",
+             path, len);
+    sh_line(cmd, line, sizeof line);
+    assert_int_equal(strlen(line), 257);
+    memcpy(plain, line, 128);
+    plain[128] = 0;
+    memcpy(tree, line + 129, 128);
+    tree[128] = 0;
+}
+
+/*
+ * czk_tree_digest against Python's hashlib (the definition in groth16.h) for lengths around the
+ * 64 MiB piece size: none, one short piece, exactly one piece, one byte more, two pieces and a
+ * part.
+ */
+static void test_tree_digest(void **state) {
+    fixture *f = *state;
+    const size_t P = (size_t)CZK_TREE_PIECE_BYTES, lens[] = {0, 1, 1000, P, P + 1, 2 * P + 12345};
+    size_t max = lens[sizeof lens / sizeof lens[0] - 1];
+    uint8_t *b = malloc(max);
+    assert_non_null(b);
+    czk_rng rng;
+    czk_rng_seed(&rng, 99);
+    for (size_t i = 0; i + 8 <= max; i += 8) {
+        uint64_t r = czk_rng_u64(&rng);
+        memcpy(b + i, &r, 8);
+    }
+    char path[400];
+    snprintf(path, sizeof path, "%s/random.bin", f->dir);
+    tk_write_file(path, b, max);
+    for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
+        uint8_t d[64];
+        char hx[129], plain[129], tree[129];
+        czk_err err;
+        czk_assert_ok(czk_tree_digest(d, b, lens[k], f->pool, &err), &err);
+        czk_g16_hex(hx, d, 64);
+        py_digests(path, lens[k], plain, tree);
+        if (strcmp(hx, tree)) fail_msg("length %zu: tree digest %s, Python %s", lens[k], hx, tree);
+        /* not the plain digest, except for no data: no pieces, the digest of nothing */
+        if (lens[k]) assert_string_not_equal(hx, plain);
+    }
+    free(b);
+}
+
+/* Parameters of about 70 MB (two pieces) from few random points, repeated. */
+static czk_params *big_params(void) {
+    czk_params *r = tk_random_params(21, 2, 7, 5, 3, 2);
+    const uint32_t nh = (1u << 19) - 1, nl = 190000;
+    czk_g1_affine *h = czk_g16_alloc(nh * sizeof *h), *l = czk_g16_alloc(nl * sizeof *l);
+    assert_true(h && l);
+    for (uint32_t i = 0; i < nh; i++)
+        h[i] = r->h[i % 7];
+    for (uint32_t i = 0; i < nl; i++)
+        l[i] = r->l[(i * 7) % 5];
+    czk_g16_free(r->h);
+    czk_g16_free(r->l);
+    r->h = h;
+    r->l = l;
+    r->h_len = nh;
+    r->l_len = nl;
+    return r;
+}
+
+/* The single stamp file in dir (path into out). */
+static void the_stamp(const char *dir, char *out, size_t cap) {
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "ls '%s'/*.stamp | wc -l", dir);
+    char line[600];
+    sh_line(cmd, line, sizeof line);
+    assert_string_equal(line, "1");
+    snprintf(cmd, sizeof cmd, "ls '%s'/*.stamp", dir);
+    sh_line(cmd, out, cap);
+}
+
+/*
+ * A file of two pieces (the reader's ring, a 16 MiB take straddling the piece boundary, parallel
+ * piece hashes): written stamped, read with the stamp (the tree digest only, Python's), then
+ * with a format-1 stamp as czk wrote them before the tree digest (plain digest from Python): the
+ * reader computes the plain digest, trusts the stamp and rewrites it in format 2.
+ */
+static void test_big_file(void **state) {
+    fixture *f = *state;
+    czk_params *pa = big_params();
+    char path[400], plain[129], tree[129], hx[129];
+    snprintf(path, sizeof path, "%s/big.params", f->dir);
+    czk_err err;
+    bool stamped = false;
+    czk_assert_ok(czk_params_write_stamped(pa, path, f->stamps, &stamped, f->pool, &err), &err);
+    assert_true(stamped);
+    uint64_t size = czk_params_encoded_size(pa);
+    assert_true(size > CZK_TREE_PIECE_BYTES && size < 2 * CZK_TREE_PIECE_BYTES);
+    py_digests(path, (size_t)size, plain, tree);
+
+    czk_params_read_opts o = {.stamp_dir = f->stamps, .pool = f->pool};
+    czk_params_read_info info;
+    czk_params *p;
+    czk_assert_ok(czk_params_read(&p, path, &o, &info, &err), &err);
+    assert_int_equal(info.trust, CZK_TRUST_STAMP);
+    assert_false(info.has_blake2b);
+    assert_false(info.stamp_written);
+    assert_int_equal(info.bytes, size);
+    czk_g16_hex(hx, info.tree, 64);
+    assert_string_equal(hx, tree);
+    assert_params_equal(p, pa);
+    czk_params_free(p);
+
+    /* a format-1 stamp: the same lines with "1" and the plain digest */
+    char sp[800], cmd[2000];
+    the_stamp(f->stamps, sp, sizeof sp);
+    snprintf(cmd, sizeof cmd,
+             "sed -i -e 's/^czk params stamp 2$/czk params stamp 1/' -e "
+             "'s/^blake2b512-tree64m .*/blake2b512 %s/' '%s'",
+             plain, sp);
+    assert_int_equal(system(cmd), 0);
+    czk_assert_ok(czk_params_read(&p, path, &o, &info, &err), &err);
+    assert_int_equal(info.trust, CZK_TRUST_STAMP);
+    assert_true(info.has_blake2b);
+    czk_g16_hex(hx, info.blake2b, 64);
+    assert_string_equal(hx, plain);
+    assert_memory_equal(info.digest, plain, 32);
+    czk_g16_hex(hx, info.tree, 64);
+    assert_string_equal(hx, tree);
+    assert_true(info.stamp_written); /* upgraded */
+    czk_params_free(p);
+    char line[400];
+    snprintf(cmd, sizeof cmd, "head -1 '%s'; grep -c '^blake2b512-tree64m %s$' '%s'", sp, tree, sp);
+    FILE *pp = popen(cmd, "r");
+    assert_non_null(pp);
+    assert_non_null(fgets(line, sizeof line, pp));
+    assert_string_equal(line, "czk params stamp 2\n");
+    assert_non_null(fgets(line, sizeof line, pp));
+    assert_string_equal(line, "1\n");
+    pclose(pp);
+    czk_assert_ok(czk_params_read(&p, path, &o, &info, &err), &err);
+    assert_int_equal(info.trust, CZK_TRUST_STAMP);
+    assert_false(info.has_blake2b);
+    assert_false(info.stamp_written);
+    czk_params_free(p);
+    czk_params_free(pa);
+}
+
+/*
+ * A stamp counts only for the same bytes at the same size, mtime and inode: refused after a
+ * size change (other parameters, the mtime set back), for a copy with another inode (same bytes,
+ * same mtime), and for a format-1 stamp whose plain digest differs.
+ */
+static void test_stamp_refusals(void **state) {
+    fixture *f = *state;
+    czk_params_read_opts o = {.stamp_dir = f->stamps, .pool = f->pool};
+    czk_params_read_info info;
+    czk_params *p;
+    czk_err err;
+    set_mtime(f->path, 1500000000);
+    czk_assert_ok(czk_params_read(&p, f->path, &o, &info, &err), &err);
+    assert_true(info.stamp_written);
+    czk_params_free(p);
+    czk_assert_ok(czk_params_read(&p, f->path, &o, &info, &err), &err);
+    assert_int_equal(info.trust, CZK_TRUST_STAMP);
+    czk_params_free(p);
+    /* another inode: copied next to it and renamed over it, mtime kept */
+    char cmd[2000], tmp[400];
+    snprintf(tmp, sizeof tmp, "%s.copy", f->path);
+    snprintf(cmd, sizeof cmd, "cp -p '%s' '%s' && mv '%s' '%s'", f->path, tmp, tmp, f->path);
+    assert_int_equal(system(cmd), 0);
+    czk_assert_ok(czk_params_read(&p, f->path, &o, &info, &err), &err);
+    assert_int_equal(info.trust, CZK_TRUST_CHECKED);
+    assert_true(info.has_blake2b);
+    assert_true(info.stamp_written);
+    czk_params_free(p);
+    /* another size: other parameters written into the same inode, the same mtime */
+    czk_params *q = tk_random_params(12, IC, H + 8, L, A, B);
+    snprintf(tmp, sizeof tmp, "%s/other.params", f->dir);
+    czk_assert_ok(czk_params_write(q, tmp, NULL, &err), &err);
+    size_t qn;
+    uint8_t *qb = tk_read_file(tmp, &qn);
+    assert_int_not_equal(qn, f->len);
+    tk_write_file(f->path, qb, qn);
+    free(qb);
+    set_mtime(f->path, 1500000000);
+    czk_assert_ok(czk_params_read(&p, f->path, &o, &info, &err), &err);
+    assert_int_equal(info.trust, CZK_TRUST_CHECKED);
+    assert_params_equal(p, q);
+    czk_params_free(p);
+    czk_params_free(q);
+    /* a format-1 stamp with another plain digest */
+    char sp[800];
+    the_stamp(f->stamps, sp, sizeof sp);
+    snprintf(cmd, sizeof cmd,
+             "sed -i -e 's/^czk params stamp 2$/czk params stamp 1/' -e "
+             "'s/^blake2b512-tree64m .*/blake2b512 %0128d/' '%s'",
+             0, sp);
+    assert_int_equal(system(cmd), 0);
+    czk_assert_ok(czk_params_read(&p, f->path, &o, &info, &err), &err);
+    assert_int_equal(info.trust, CZK_TRUST_CHECKED);
+    assert_true(info.has_blake2b);
+    assert_true(info.stamp_written);
+    czk_params_free(p);
 }
 
 /*
@@ -713,6 +934,9 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_not_in_group, setup, teardown),
         cmocka_unit_test_setup_teardown(test_length_prefixes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stamps, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stamp_refusals, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_tree_digest, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_big_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_digest, setup, teardown),
         cmocka_unit_test(test_known_digests),
         cmocka_unit_test_setup_teardown(test_check_lengths, setup, teardown),
