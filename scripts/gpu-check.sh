@@ -148,7 +148,7 @@ prep32g() {
   for r in 1 2 3; do
     [ -s "$W32/c1-$r.json" ] ||
       "$BUILD/czk" gen-vanilla --sparse --sector-size 32GiB --registered-proof 8 --miner-id 1000 \
-        --sector-num $((6 + r)) --ticket $T32 --seed $S32 --random $r --out "$W32/c1-$r.json" >/dev/null
+        --sector-num 1 --ticket $T32 --seed $S32 --random $r --out "$W32/c1-$r.json" >/dev/null
   done
 }
 keys32g() {
@@ -171,18 +171,18 @@ prove32g() {
   [ -s "$W32/keys/$KEY32.params" ] || { echo "prove32g: no keys (run keys32g)"; return 1; }
   local t0=$SECONDS rc
   timev "$BUILD/czk" prove --c1 "$W32/c1-1.json" --param-cache "$W32/keys" \
-    --miner-id 1000 --sector-num 7 --out "$W32/p1.bin" >"$OUTDIR/prove32g.log" 2>&1 ||
+    --miner-id 1000 --sector-num 1 --out "$W32/p1.bin" >"$OUTDIR/prove32g.log" 2>&1 ||
     { tail -30 "$OUTDIR/prove32g.log"; return 1; }
   grep -v '^\s[A-Z]' "$OUTDIR/prove32g.log"
   grep -E 'Maximum resident|Elapsed' "$OUTDIR/prove32g.log"
   jset porep32g_prove_s $((SECONDS - t0))
   "$BUILD/czk" verify --c1 "$W32/c1-1.json" --proof "$W32/p1.bin" --param-cache "$W32/keys" \
-    --miner-id 1000 --sector-num 7 || { echo "prove32g: czk verify refused the proof"; return 1; }
+    --miner-id 1000 --sector-num 1 || { echo "prove32g: czk verify refused the proof"; return 1; }
   cp "$W32/p1.bin" "$W32/p1-bad.bin"
   printf '\x55' | dd of="$W32/p1-bad.bin" bs=1 seek=1000 conv=notrunc status=none
   rc=0
   "$BUILD/czk" verify --c1 "$W32/c1-1.json" --proof "$W32/p1-bad.bin" --param-cache "$W32/keys" \
-    --miner-id 1000 --sector-num 7 || rc=$?
+    --miner-id 1000 --sector-num 1 || rc=$?
   [ $rc -eq 1 ] || { echo "prove32g: a tampered proof gave exit $rc, not 1"; return 1; }
   echo "prove32g: tampered proof refused (exit 1)"
   jset porep32g_proofs_verified 1
