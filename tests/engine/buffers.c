@@ -6,10 +6,10 @@
  * With a backend that offers host_alloc/host_free (here: the CPU backend
  * plus a counting allocator standing in for page-locked memory), every
  * partition's witness lies in a block that backend allocated, and the same
- * few blocks serve partition after partition: with one worker per stage at
- * most five partitions are in flight (synthesis, GPU queue of 1, device,
- * finalize queue, finalizer), so three jobs of four partitions allocate at
- * most five buffers, not twelve. The status counts them (all page-locked,
+ * few blocks serve partition after partition: with one worker per stage
+ * three jobs of four partitions allocate a handful (synthesis or the GPU
+ * queue of 1, device, the finalize queue and the finalizer), not twelve.
+ * The status counts them (all page-locked,
  * all idle once the jobs are done), the budget charges exactly their bytes,
  * evicting the circuit frees every one of them with its size, and the
  * budget returns to zero.
@@ -250,11 +250,14 @@ static void test_reuse_pinned(void **state) {
     const czk_engine_srs_status *x = find_srs(s, "test-8");
     assert_non_null(x);
     assert_int_equal(x->witness_buffer_bytes, wb);
-    /* every partition's witness was in one of the backend's blocks, and few blocks served all
-     * (B2 is deferred here: the finalize stage holds buffers too, made lazily) */
+    /* every partition's witness was in one of the backend's blocks, and few blocks served all:
+     * B2 is deferred here, so beside the 2 prefilled (synthesis or GPU queue, device) the
+     * finalize stage holds buffers too, made lazily; its queue has no bound, so a slow
+     * finalizer on a loaded machine may hold more than one (usually 3-5 in all) */
     assert_int_equal(g_pin.devices, 12);
     assert_int_equal(g_pin.foreign_witness, 0);
-    assert_true(g_pin.hb.allocs >= 2 && g_pin.hb.allocs <= 5);
+    if (g_pin.hb.allocs < 2 || g_pin.hb.allocs > 8)
+        fail_msg("%d witness buffers allocated (want 2..8)", g_pin.hb.allocs);
     assert_int_equal(g_pin.allocs_loading, 2);
     assert_int_equal(x->witness_buffers, (uint32_t)g_pin.hb.allocs);
     assert_int_equal(x->witness_buffers_pinned, x->witness_buffers);
