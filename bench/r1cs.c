@@ -8,8 +8,18 @@
  * write / read times.
  *
  *   bench_r1cs [log2_constraints] [dir for the shape file] [threads]
+ *
+ * And the shape cache's reader on existing shape files (e.g. those of
+ * ~/.cache/czk/shapes): each file is read once to warm the page cache, then
+ * with each thread count (best of 3, every result compared with the
+ * one-thread read); the last column scales the time by bytes to the 32GiB
+ * partition's shape file (8.94e9 bytes = 8.32 GiB: 130,278,869 constraints,
+ * 722,388,891 non-zeros).
+ *
+ *   bench_r1cs --read THREADS[,THREADS...] FILE...
  */
 #include "czk/r1cs.h"
+#include "r1cs/r1cs_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,7 +172,78 @@ static timing run(czk_cs_mode mode, bench_ctx *c, int reps, czk_shape **shape, c
     return best;
 }
 
+/* bench_r1cs --read: the parallel shape file reader. */
+static int bench_read(const char *list, int nfiles, char **files) {
+    unsigned th[16];
+    int nth = 0;
+    for (const char *p = list; *p && nth < 16;) {
+        th[nth++] = (unsigned)strtoul(p, (char **)&p, 10);
+        if (*p == ',')
+            p++;
+        else if (*p) {
+            fprintf(stderr, "threads: a comma-separated list, got '%s'\n", list);
+            return 2;
+        }
+    }
+    const double shape32g = 8.9384e9; /* 192 + 3 × 8 (n + 1) + 8 nnz + densities + table */
+    struct utsname u;
+    uname(&u);
+    printf("shape file read (czk_shape_read_ex: pieces of 32 MiB, checksums and checks included), "
+           "page cache warm; %s %s, %u CPUs\n\n",
+           u.machine, u.release, czk_cpu_count());
+    printf(
+        "| file | MiB | threads | wall s (best of 3) | CPU s | GB/s | 32GiB shape, scaled (s) |\n"
+        "|---|---:|---:|---:|---:|---:|---:|\n");
+    for (int f = 0; f < nfiles; f++) {
+        czk_err err;
+        czk_shape *ref;
+        czk_shape_read_opts one = {1, 0, 0, 0};
+        if (czk_shape_read_ex(&ref, files[f], &one, &err)) { /* warms the cache */
+            fprintf(stderr, "%s\n", err.msg);
+            return 1;
+        }
+        FILE *fp = fopen(files[f], "rb");
+        if (!fp) return 1;
+        fseek(fp, 0, SEEK_END);
+        double bytes = (double)ftell(fp);
+        fclose(fp);
+        const char *base = strrchr(files[f], '/');
+        for (int i = 0; i < nth; i++) {
+            timing best = {1e30, 1e30};
+            for (int rep = 0; rep < 3; rep++) {
+                czk_shape *s;
+                double t0 = now(), c0 = cpu_now();
+                czk_shape_read_opts o = {th[i], 0, 0, 0};
+                if (czk_shape_read_ex(&s, files[f], &o, &err)) {
+                    fprintf(stderr, "%s\n", err.msg);
+                    return 1;
+                }
+                double t = now() - t0, ct = cpu_now() - c0;
+                if (!czk_shape_equal(s, ref)) {
+                    fprintf(stderr, "%s: %u threads read another shape than 1 thread\n", files[f],
+                            th[i]);
+                    return 1;
+                }
+                czk_shape_free(s);
+                if (t < best.wall) best = (timing){t, ct};
+            }
+            printf("| %s | %.0f | %u | %.3f | %.3f | %.2f | %.2f |\n", base ? base + 1 : files[f],
+                   bytes / 1048576.0, th[i] ? th[i] : czk_cpu_count(), best.wall, best.cpu,
+                   bytes / best.wall / 1e9, best.wall * shape32g / bytes);
+        }
+        czk_shape_free(ref);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc > 1 && !strcmp(argv[1], "--read")) {
+        if (argc < 4) {
+            fprintf(stderr, "usage: bench_r1cs --read THREADS[,THREADS...] FILE...\n");
+            return 2;
+        }
+        return bench_read(argv[2], argc - 3, argv + 3);
+    }
     unsigned k = argc > 1 ? (unsigned)atoi(argv[1]) : 20;
     const char *dir = argc > 2 ? argv[2] : "/tmp";
     unsigned threads = argc > 3 ? (unsigned)atoi(argv[3]) : 0;

@@ -31,8 +31,12 @@
  * circuit's pool (page-locked by the backend's host_alloc where it offers
  * one), reused by later partitions of that circuit and freed when memory is
  * short, when the circuit has been idle for memory.eviction_min_idle, when
- * it is evicted, or when the engine stops. Where every device holds a
- * circuit's keys and matrices, their host copies are freed.
+ * it is evicted, or when the engine stops. The pool is filled while the
+ * circuit loads, before it is ready: as many buffers as the pipeline holds
+ * at once (partition workers + GPU queue limit − 1 + GPU workers), as far as
+ * the budget has room; more are allocated when partitions need them. Where
+ * every device holds a circuit's keys and matrices, their host copies are
+ * freed.
  *
  * Priorities: CRITICAL > HIGH > NORMAL > LOW, then submit order. A request
  * with CZK_PRIORITY_UNSPECIFIED gets its kind's default (WinningPoSt
@@ -290,7 +294,9 @@ typedef struct czk_job_info {
 typedef enum czk_event_type {
     CZK_EV_JOB_SUBMIT = 0, /* job-level */
     CZK_EV_SRS_LOAD_START, /* job "-", circuit=<id> */
-    CZK_EV_SRS_LOAD_END,   /* job "-", circuit=<id> load_ms=<n> bytes=<n> [error=...] */
+    CZK_EV_SRS_LOAD_END,   /* job "-", circuit=<id> load_ms=<n> bytes=<n> [error=...];
+                              loaded: ... witness_buffers=<n> witness_buffers_ms=<n> (made
+                              before it was ready, within load_ms) */
     CZK_EV_SRS_EVICT,      /* job "-", circuit=<id> bytes=<n> */
     CZK_EV_SYNTH_START,    /* partition k on synthesis worker w */
     CZK_EV_SYNTH_END,      /* synth_ms=<n> */
@@ -521,8 +527,10 @@ CZK_NODISCARD czk_status czk_engine_job_info(czk_engine *e, const char *job_id, 
                                              czk_err *err) CZK_NONNULL(1, 2, 3);
 
 /*
- * Loads a circuit's SRS and shape now (cuzk PreloadSRS). wait: return when
- * loaded; else start it in the background. already_loaded, load_ms may be NULL.
+ * Loads a circuit's SRS and shape now (cuzk PreloadSRS), and fills its pool
+ * of witness buffers. wait: return when ready; else start it in the
+ * background. already_loaded, load_ms (the load's time to ready, the buffers
+ * included) may be NULL.
  * Returns: CZK_OK; CZK_ERR_INVALID_ARG (no kind knows the circuit id); the
  *   loader's failure (wait only).
  */
@@ -579,8 +587,10 @@ typedef struct czk_engine_srs_status {
     uint64_t idle_ms;         /* since the last job released it (0 while held) */
     /* While its parameter file is read (COLD, loading): the stage of the last
      * progress report ("h", ..., "subgroup b_g2": czk_params_progress_fn) and
-     * the percentage of the file that pass has done (0..100). "" and 0 when
-     * not reading (not loading yet, loaded, or a kind that reports nothing). */
+     * the percentage of the file that pass has done (0..100); then, while its
+     * witness buffers are made, "witness buffers" and the percentage made.
+     * "" and 0 when not reading (not loading yet, loaded, or a kind that
+     * reports nothing). */
     char load_stage[16];
     uint32_t load_percent;
 } czk_engine_srs_status;

@@ -261,7 +261,9 @@ CZK_NODISCARD czk_status czk_shape_eval(const czk_shape *shape, const czk_witnes
  * the matrices, coefficient table and densities, and a checksum over all of
  * it. A truncated, mismatched or corrupted file is refused with
  * CZK_ERR_TRUNCATED / CZK_ERR_FORMAT naming what is wrong. Writes go to a
- * temporary name, renamed into place.
+ * temporary name, renamed into place. czk_shape_read reads, checksums and
+ * checks on a pool of threads of its own (the online CPUs, at most 32; one
+ * for a file under 32 MiB), with the result and errors of a serial read.
  */
 CZK_NODISCARD czk_status czk_shape_write(const czk_shape *shape, const char *path, czk_err *err);
 CZK_NODISCARD czk_status czk_shape_read(czk_shape **out, const char *path, czk_err *err);

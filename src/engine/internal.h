@@ -100,6 +100,8 @@ typedef struct srs_entry {
     uint32_t n_bufs;     /* allocated (idle or held), counting those being allocated */
     uint32_t n_idle_bufs;
     uint32_t n_pinned_bufs;  /* of n_bufs, from the backend's host_alloc */
+    uint32_t prefilled;      /* buffers made before it was READY (czk_wpool_prefill) */
+    uint64_t prefill_ms;     /* and the time they took */
     bool shape_host_dropped; /* the shape's CSR arrays were freed (every device holds them) */
     struct srs_entry *next;
 } srs_entry;
@@ -126,9 +128,10 @@ typedef struct czk_item {
     uint64_t reserved; /* working memory held from the budget (its buffer not included) */
     bool probe;        /* measures the shape's per-partition memory */
     uint64_t probe_base_rss;
-    czk_wbuf *buf; /* its witness buffer (from the entry's pool); w points into it */
-    bool buf_new;  /* admitted with budget for a new buffer, to be allocated by the worker */
-    czk_witness w; /* never czk_witness_free'd: the buffer is the pool's */
+    czk_wbuf *buf;   /* its witness buffer (from the entry's pool); w points into it */
+    bool buf_new;    /* admitted with budget for a new buffer, to be allocated by the worker */
+    bool buf_pinned; /* its buffer is page-locked (kept after the buffer went back early) */
+    czk_witness w;   /* never czk_witness_free'd: the buffer is the pool's */
     czk_msm_sums sums;
     unsigned deferred;
     uint64_t gpu_ms;
@@ -307,6 +310,14 @@ czk_status czk_wpool_alloc(czk_engine *e, const czk_shape *shape, czk_wbuf **out
 void czk_wpool_put(srs_entry *s, czk_wbuf *b);
 /* Frees a buffer's memory (mu not needed). */
 void czk_wpool_release(czk_wbuf *b);
+/* The most buffers of one circuit the pipeline holds at once: synthesis workers + GPU queue
+ * limit − 1 (no limit: + synthesis workers) + GPU workers (finalizers hold none unless the
+ * backend defers B2). */
+uint32_t czk_wpool_capacity(const czk_engine *e);
+/* Fills s's pool up to czk_wpool_capacity as far as the budget's free bytes less `reserve`
+ * allow, on a few threads, and logs it (mu held on entry and exit, released while
+ * allocating; s LOADING, its shape set). Failures leave fewer buffers, never an error. */
+void czk_wpool_prefill(czk_engine *e, srs_entry *s, uint64_t reserve);
 /* Frees idle buffers (mu held) of entry `only` (NULL: every entry; skip: one not to trim) until
  * `need` bytes are free in the budget or none is left; returns the bytes freed. */
 uint64_t czk_wpool_trim(czk_engine *e, srs_entry *only, srs_entry *skip, uint64_t need);

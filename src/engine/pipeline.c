@@ -24,8 +24,12 @@
  * resident set while it runs, and peak − baseline becomes the shape's
  * per-partition charge beyond the buffer, whether the buffer is page-locked
  * or not. That charge returns when device work ends (the device stage's
- * buffers are gone); the buffer goes back to the pool when the partition
- * leaves the pipeline.
+ * buffers are gone); the buffer goes back to the pool then too when the
+ * backend deferred nothing to the finalizer (a GPU backend: the finalizer
+ * does not read the witness), else when the partition leaves the pipeline.
+ * The pool is filled before the circuit is READY (wpool.c, prefill), so in
+ * the steady state admission takes an idle buffer and never page-locks
+ * memory while a device works.
  *
  * GPU workers: gpus.gpu_workers_per_device per device take items from the
  * GPU queue and call czk_prove_device with the device's lock; the backend
@@ -324,6 +328,7 @@ void *czk_synth_main(void *arg) {
         }
         if (!st) {
             const czk_wbuf *b = it->buf;
+            it->buf_pinned = b->owner != NULL;
             it->w = (czk_witness){b->inputs, b->aux, b->in_cap, b->aux_cap};
             st = k->synthesize(k->ctx, j->kjob, it->k, shape, &j->cancel, e->synth_pool, &it->w,
                                &err);
@@ -452,6 +457,13 @@ void *czk_gpu_main(void *arg) {
         uint64_t rel = it->probe ? 0 : it->reserved;
         it->reserved -= rel;
         e->budget.working -= rel;
+        if (!it->deferred && it->buf) {
+            /* the finalizer will not read the witness: its buffer serves the next partition */
+            czk_wpool_put(j->srs, it->buf);
+            it->buf = NULL;
+            memset(&it->w, 0, sizeof it->w);
+            rel = 1;
+        }
         if (rel) pthread_cond_broadcast(&e->synth_cv);
         it->stage = IT_FIN_QUEUE;
         it->since = czk_engine_ms(e);
@@ -562,7 +574,7 @@ void *czk_fin_main(void *arg) {
                                "(witness buffer %llu, %s, + resident-set peak %llu over its "
                                "start; measured on job %s partition %u)",
                                s->id, (unsigned long long)s->part_bytes, (unsigned long long)wbytes,
-                               it->buf && it->buf->owner ? "page-locked" : "pageable",
+                               it->buf_pinned ? "page-locked" : "pageable",
                                (unsigned long long)measured, j->id, it->k);
             }
         }

@@ -35,6 +35,12 @@
  * and ic (verification), and the vectors a device left to the CPU (b_g2 when
  * its MSM is deferred). The CPU backend reads everything: nothing is freed.
  *
+ * Before the entry is READY its pool of witness buffers is filled
+ * (czk_wpool_prefill, wpool.c): as many as the pipeline holds at once, as
+ * far as the budget allows beside the circuits queued to load, so that no
+ * page-locking happens while the device proves; its time is part of the
+ * load's (load_ms, SRS_LOAD_END witness_buffers= witness_buffers_ms=).
+ *
  * Reference counts: a job holds its entry from submit until its last
  * partition has left the pipeline (a cancelled job's partition may still be
  * on the device), so an entry in use is never evicted under it.
@@ -339,7 +345,19 @@ static void on_load_progress(void *ctx, const char *stage, uint64_t done, uint64
                    (double)done / gib, (double)total / gib);
 }
 
-/* Loads one entry: budget, kind loader, checks, device upload. mu held on entry and exit. */
+/* Bytes other circuits queued to load will reserve (mu held): a prefill leaves them free. */
+static uint64_t queued_estimates(czk_engine *e, const srs_entry *self) {
+    uint64_t n = 0;
+    for (srs_entry *o = e->srs; o; o = o->next)
+        if (o != self && o->state == SRS_LOADING && o->queued_load) {
+            const czk_proof_kind *k = czk_engine_kind(e, o->kind);
+            if (k->circuit_bytes) n += k->circuit_bytes(k->ctx, o->id, e->cfg.param_cache);
+        }
+    return n;
+}
+
+/* Loads one entry: budget, kind loader, checks, device upload, witness buffers. mu held on
+ * entry and exit. */
 static void load_one(czk_engine *e, srs_entry *s) {
     const czk_proof_kind *k = czk_engine_kind(e, s->kind);
     uint64_t est = 0;
@@ -463,8 +481,6 @@ static void load_one(czk_engine *e, srs_entry *s) {
         s->params = params;
         s->shape = shape;
         s->pvk = pvk;
-        s->state = SRS_READY;
-        if (!s->refs) s->idle_since = czk_engine_ms(e);
         if (czk_budget_used(&e->budget) > e->budget.total)
             czk_engine_log(e, 1,
                            "srs %s: loaded %llu + %llu bytes, above its estimate %llu: the budget "
@@ -472,17 +488,26 @@ static void load_one(czk_engine *e, srs_entry *s) {
                            s->id, (unsigned long long)host, (unsigned long long)sb,
                            (unsigned long long)est,
                            (unsigned long long)(czk_budget_used(&e->budget) - e->budget.total));
+        /* the witness buffers the pipeline will hold, before any partition runs */
+        if (!e->stopping) czk_wpool_prefill(e, s, queued_estimates(e, s));
+        s->load_ms = czk_engine_ms(e) - s->load_start;
+        s->state = SRS_READY;
+        if (!s->refs) s->idle_since = czk_engine_ms(e);
         czk_engine_log(e, 2,
                        "srs %s: loaded in %llu ms (params %llu bytes host, %llu on devices; "
-                       "shape %llu bytes host%s, %llu constraints)",
+                       "shape %llu bytes host%s, %llu constraints; %u witness buffers in %llu "
+                       "ms)",
                        s->id, (unsigned long long)s->load_ms, (unsigned long long)host,
                        (unsigned long long)device_bytes, (unsigned long long)sb,
                        shape_dropped ? ", its matrices only on the devices" : "",
-                       (unsigned long long)shape->num_constraints);
+                       (unsigned long long)shape->num_constraints, s->prefilled,
+                       (unsigned long long)s->prefill_ms);
         czk_timeline_emit(e, CZK_EV_SRS_LOAD_END, "-", -1, -1,
-                          "circuit=%s load_ms=%llu bytes=%llu shape_bytes=%llu device_bytes=%llu",
+                          "circuit=%s load_ms=%llu bytes=%llu shape_bytes=%llu device_bytes=%llu "
+                          "witness_buffers=%u witness_buffers_ms=%llu",
                           s->id, (unsigned long long)s->load_ms, (unsigned long long)host,
-                          (unsigned long long)sb, (unsigned long long)device_bytes);
+                          (unsigned long long)sb, (unsigned long long)device_bytes, s->prefilled,
+                          (unsigned long long)s->prefill_ms);
     }
     pthread_cond_broadcast(&e->srs_cv);
     pthread_cond_broadcast(&e->synth_cv);

@@ -36,6 +36,21 @@ uint64_t czk_hash64(const void *data, size_t len, uint64_t seed);
 CZK_NODISCARD czk_status czk_shape_decode_ex(czk_shape **out, const uint8_t *buf, size_t len,
                                              bool verify_checksums, czk_err *err);
 
+/*
+ * How czk_shape_read splits its work (czk_shape_read is all zeros); tests make the pieces
+ * small so that a small file takes every parallel path. The result and every error are
+ * those of a serial read, whatever the values.
+ */
+typedef struct czk_shape_read_opts {
+    unsigned threads;    /* 0: the online CPUs, at most 32 (one for a file under 32 MiB) */
+    size_t piece_bytes;  /* the regions are read in pieces of this size (0: 32 MiB) */
+    uint64_t scan_rows;  /* rows per range of the matrix checks (0: ⌈n / 64⌉, >= 16384) */
+    uint64_t scan_words; /* density words per range of their comparison (0: 4096) */
+} czk_shape_read_opts;
+
+CZK_NODISCARD czk_status czk_shape_read_ex(czk_shape **out, const char *path,
+                                           const czk_shape_read_opts *opts, czk_err *err);
+
 /* Encodes a shape as the file's bytes into a malloc'd buffer (tests, fuzz corpus). */
 CZK_NODISCARD czk_status czk_shape_encode(const czk_shape *shape, uint8_t **out, size_t *out_len,
                                           czk_err *err);

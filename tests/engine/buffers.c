@@ -6,13 +6,22 @@
  * With a backend that offers host_alloc/host_free (here: the CPU backend
  * plus a counting allocator standing in for page-locked memory), every
  * partition's witness lies in a block that backend allocated, and the same
- * few blocks serve partition after partition: with one worker per stage at
- * most five partitions are in flight (synthesis, GPU queue of 1, device,
- * finalize queue, finalizer), so three jobs of four partitions allocate at
- * most five buffers, not twelve. The status counts them (all page-locked,
+ * few blocks serve partition after partition: with one worker per stage
+ * three jobs of four partitions allocate a handful (synthesis or the GPU
+ * queue of 1, device, the finalize queue and the finalizer), not twelve.
+ * The status counts them (all page-locked,
  * all idle once the jobs are done), the budget charges exactly their bytes,
  * evicting the circuit frees every one of them with its size, and the
- * budget returns to zero. Idle buffers are freed before an SRS entry is
+ * budget returns to zero.
+ *
+ * Prefill: while a circuit loads, before it is READY, its pool gets as many
+ * buffers as the pipeline can hold at once (synthesis workers + GPU queue
+ * limit − 1 + GPU workers, counted here from the configuration); with a
+ * backend that defers nothing to the finalizer (sums under the lock) a
+ * buffer goes back when device work ends, so jobs on a slow device never
+ * need one more. A budget that cannot hold them all gets what fits, and
+ * once room comes (another circuit evicted) partitions allocate the rest
+ * lazily. Idle buffers are freed before an SRS entry is
  * evicted when another circuit needs the room. A partition that can never
  * fit fails naming what it needs and what the budget has. The budget comes
  * from a cgroup's memory.max when that is below MemTotal (fake /proc and
@@ -51,9 +60,19 @@ typedef struct pin_be {
     host_blocks hb;
     pthread_mutex_t mu;
     int foreign_witness, devices;
+    czk_engine *e;      /* set once the engine exists: allocations look at its status */
+    int allocs_loading; /* allocations made while a circuit was loading its buffers */
+    unsigned device_ms; /* the no-deferral variant holds the device lock this long */
 } pin_be;
 
 static pin_be g_pin; /* one engine at a time */
+
+static void pin_reset(unsigned device_ms) {
+    memset(&g_pin, 0, sizeof g_pin);
+    pthread_mutex_init(&g_pin.mu, NULL);
+    hb_init(&g_pin.hb);
+    g_pin.device_ms = device_ms;
+}
 
 static czk_status pin_sums(void *self, const czk_params *p, const czk_shape *s,
                            const czk_witness *w, size_t count, czk_msm_sums *out,
@@ -76,7 +95,35 @@ static czk_status pin_device(void *self, const czk_params *p, const czk_shape *s
 }
 
 static void *pin_alloc(void *self, size_t bytes) {
-    return hb_alloc(&((pin_be *)self)->hb, bytes);
+    pin_be *b = self;
+    if (b->e) { /* on an allocating thread, the engine's mutex not held */
+        czk_engine_status *s = et_status(b->e);
+        bool loading = false;
+        for (size_t i = 0; i < s->num_srs; i++)
+            loading |=
+                s->srs[i].tier == CZK_SRS_COLD && !strcmp(s->srs[i].load_stage, "witness buffers");
+        czk_engine_status_free(s);
+        pthread_mutex_lock(&b->mu);
+        if (loading) b->allocs_loading++;
+        pthread_mutex_unlock(&b->mu);
+    }
+    return hb_alloc(&b->hb, bytes);
+}
+
+/* The no-deferral variant: no device op, so the whole prove runs in sums under the lock
+ * (after device_ms of holding it) and the finalizer has nothing left to compute. */
+static czk_status pin_sums_slow(void *self, const czk_params *p, const czk_shape *s,
+                                const czk_witness *w, size_t count, czk_msm_sums *out,
+                                czk_prove_timings *t, czk_err *err) {
+    pin_be *b = self;
+    bool mine = hb_contains(&b->hb, w->inputs, w->num_inputs * sizeof(czk_fr)) &&
+                hb_contains(&b->hb, w->aux, w->num_aux * sizeof(czk_fr));
+    pthread_mutex_lock(&b->mu);
+    b->devices++;
+    if (!mine) b->foreign_witness++;
+    pthread_mutex_unlock(&b->mu);
+    usleep(1000 * b->device_ms);
+    return b->cpu.ops->sums(b->cpu.self, p, s, w, count, out, t, err);
 }
 
 static void pin_free(void *self, void *p, size_t bytes) {
@@ -90,15 +137,60 @@ static void pin_destroy(void *self) {
 
 static const czk_backend_ops PIN_OPS = {"pinned", pin_sums, pin_destroy, pin_device, NULL,
                                         NULL,     NULL,     pin_alloc,   pin_free};
+static const czk_backend_ops PIN_NODEFER_OPS = {
+    "pinned-nodefer", pin_sums_slow, pin_destroy, NULL, NULL, NULL, NULL, pin_alloc, pin_free};
 
+/* ctx NULL: PIN_OPS; non-NULL: PIN_NODEFER_OPS */
 static czk_status pin_factory(void *ctx, int device, czk_pool *pool, czk_backend *out,
                               czk_err *err) {
-    (void)ctx, (void)device;
+    (void)device;
     czk_status st = czk_backend_cpu(&g_pin.cpu, pool, err);
     if (st) return st;
-    out->ops = &PIN_OPS;
+    out->ops = ctx ? &PIN_NODEFER_OPS : &PIN_OPS;
     out->self = &g_pin;
     return CZK_OK;
+}
+
+/* Log lines kept for the prefill's report. */
+typedef struct log_keep {
+    pthread_mutex_t mu;
+    char lines[64][512];
+    int n;
+} log_keep;
+
+static log_keep g_log;
+
+static void keep_log(void *ctx, const char *level, const char *line) {
+    log_keep *l = ctx;
+    quiet_log(NULL, level, line);
+    pthread_mutex_lock(&l->mu);
+    if (l->n < 64) snprintf(l->lines[l->n++], sizeof l->lines[0], "%s", line);
+    pthread_mutex_unlock(&l->mu);
+}
+
+/* The kept line that holds `needle`, or fails naming what was logged. */
+static const char *logged(const char *needle) {
+    const char *hit = NULL;
+    pthread_mutex_lock(&g_log.mu);
+    for (int i = 0; i < g_log.n && !hit; i++)
+        if (strstr(g_log.lines[i], needle)) hit = g_log.lines[i];
+    pthread_mutex_unlock(&g_log.mu);
+    if (!hit) {
+        for (int i = 0; i < g_log.n; i++)
+            fprintf(stderr, "logged: %s\n", g_log.lines[i]);
+        fail_msg("no log line holds '%s'", needle);
+    }
+    return hit;
+}
+
+/* Allocations of the counting backend of one size. */
+static int allocs_of(size_t bytes) {
+    int n = 0;
+    pthread_mutex_lock(&g_pin.hb.mu);
+    for (int i = 0; i < g_pin.hb.allocs; i++)
+        n += g_pin.hb.bytes[i] == bytes;
+    pthread_mutex_unlock(&g_pin.hb.mu);
+    return n;
 }
 
 static const czk_engine_srs_status *find_srs(const czk_engine_status *s, const char *id) {
@@ -121,9 +213,7 @@ static void wait_unheld(czk_engine *e, const char *id) {
 
 static void test_reuse_pinned(void **state) {
     (void)state;
-    memset(&g_pin, 0, sizeof g_pin);
-    pthread_mutex_init(&g_pin.mu, NULL);
-    hb_init(&g_pin.hb);
+    pin_reset(0);
     czk_engine_opts o;
     et_opts(&o, NULL, 0);
     snprintf(o.config.param_cache, sizeof o.config.param_cache, "%s", g_dir);
@@ -133,11 +223,16 @@ static void test_reuse_pinned(void **state) {
     o.config.max_gpu_queue_depth = 1;
     o.make_backend = pin_factory;
     czk_engine *e = et_start(&o);
+    g_pin.e = e;
     czk_err err;
     czk_assert_ok(czk_engine_preload(e, "test-8", true, NULL, NULL, &err), &err);
     czk_engine_status *s = et_status(e);
-    uint64_t used0 = s->budget_used; /* keys and shape */
-    assert_int_equal(s->budget_witness_buffers, 0);
+    const uint64_t wb = (3 + 252) * 32; /* (3 inputs + 252 aux) × 32 bytes, the test-8 witness */
+    /* prefilled while loading: 1 synthesis worker + (queue 1) − 1 + 1 GPU worker */
+    assert_int_equal(s->budget_witness_buffers, 2 * wb);
+    assert_int_equal(g_pin.hb.allocs, 2);
+    assert_int_equal(g_pin.allocs_loading, 2);
+    uint64_t used0 = s->budget_used - s->budget_witness_buffers; /* keys and shape */
     assert_int_equal(s->gpu_queue_limit, 1);
     czk_engine_status_free(s);
     char id[3][CZK_JOB_ID_MAX];
@@ -154,12 +249,16 @@ static void test_reuse_pinned(void **state) {
     s = et_wait_idle(e);
     const czk_engine_srs_status *x = find_srs(s, "test-8");
     assert_non_null(x);
-    const uint64_t wb = (3 + 252) * 32; /* (3 inputs + 252 aux) × 32 bytes, the test-8 witness */
     assert_int_equal(x->witness_buffer_bytes, wb);
-    /* every partition's witness was in one of the backend's blocks, and few blocks served all */
+    /* every partition's witness was in one of the backend's blocks, and few blocks served all:
+     * B2 is deferred here, so beside the 2 prefilled (synthesis or GPU queue, device) the
+     * finalize stage holds buffers too, made lazily; its queue has no bound, so a slow
+     * finalizer on a loaded machine may hold more than one (usually 3-5 in all) */
     assert_int_equal(g_pin.devices, 12);
     assert_int_equal(g_pin.foreign_witness, 0);
-    assert_true(g_pin.hb.allocs >= 1 && g_pin.hb.allocs <= 5);
+    if (g_pin.hb.allocs < 2 || g_pin.hb.allocs > 8)
+        fail_msg("%d witness buffers allocated (want 2..8)", g_pin.hb.allocs);
+    assert_int_equal(g_pin.allocs_loading, 2);
     assert_int_equal(x->witness_buffers, (uint32_t)g_pin.hb.allocs);
     assert_int_equal(x->witness_buffers_pinned, x->witness_buffers);
     assert_int_equal(x->witness_buffers_idle, x->witness_buffers);
@@ -187,11 +286,185 @@ static void test_reuse_pinned(void **state) {
     czk_job_result_free(&r);
     int before = g_pin.hb.frees;
     assert_true(g_pin.hb.allocs > before);
+    assert_int_equal(g_pin.allocs_loading, 4); /* the reload prefilled again */
+    g_pin.e = NULL;
     czk_engine_destroy(e);
     assert_int_equal(g_pin.hb.frees, g_pin.hb.allocs);
     assert_int_equal(g_pin.hb.bad_frees, 0);
     pthread_mutex_destroy(&g_pin.mu);
     pthread_mutex_destroy(&g_pin.hb.mu);
+}
+
+static uint64_t file_bytes(unsigned log);
+
+/* An engine on the no-deferral counting backend: 2 synthesis workers, 1 GPU worker, a GPU
+ * queue of 2, so the pipeline holds at most 2 + (2 − 1) + 1 = 4 witness buffers. */
+static czk_engine *start_nodefer(uint64_t budget, unsigned device_ms, ev_log *log) {
+    pin_reset(device_ms);
+    pthread_mutex_init(&g_log.mu, NULL);
+    g_log.n = 0;
+    czk_engine_opts o;
+    et_opts(&o, log, 0);
+    snprintf(o.config.param_cache, sizeof o.config.param_cache, "%s", g_dir);
+    o.config.partition_workers = 2;
+    o.config.gpu_workers_per_device = 1;
+    o.config.finalize_workers = 1;
+    o.config.max_gpu_queue_depth = 2;
+    o.config.total_budget = budget;
+    o.config.eviction_min_idle_ms = 3600 * 1000;
+    o.make_backend = pin_factory;
+    o.backend_ctx = &g_pin; /* non-NULL: no deferral */
+    o.log = keep_log;
+    o.log_ctx = &g_log;
+    czk_engine *e = et_start(&o);
+    g_pin.e = e;
+    return e;
+}
+
+static void stop_nodefer(czk_engine *e) {
+    g_pin.e = NULL;
+    czk_engine_destroy(e);
+    assert_int_equal(g_pin.hb.frees, g_pin.hb.allocs);
+    assert_int_equal(g_pin.hb.bad_frees, 0);
+    pthread_mutex_destroy(&g_pin.mu);
+    pthread_mutex_destroy(&g_pin.hb.mu);
+    pthread_mutex_destroy(&g_log.mu);
+}
+
+/* The pool is full before the circuit is READY, and the jobs never need another buffer. */
+static void test_prefill(void **state) {
+    (void)state;
+    ev_log log;
+    czk_engine *e = start_nodefer(1ull << 30, 20, &log);
+    czk_err err;
+    const uint64_t wb = (3 + 252) * 32;
+    czk_assert_ok(czk_engine_preload(e, "test-8", true, NULL, NULL, &err), &err);
+    assert_int_equal(g_pin.hb.allocs, 4);
+    assert_int_equal(g_pin.allocs_loading, 4); /* every one while the entry was still loading */
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(g_pin.hb.bytes[i], wb);
+    czk_engine_status *s = et_status(e);
+    const czk_engine_srs_status *x = find_srs(s, "test-8");
+    assert_non_null(x);
+    assert_int_equal(x->tier, CZK_SRS_WARM);
+    assert_int_equal(x->witness_buffers, 4);
+    assert_int_equal(x->witness_buffers_idle, 4);
+    assert_int_equal(x->witness_buffers_pinned, 4);
+    assert_string_equal(x->load_stage, "");
+    assert_int_equal(s->budget_witness_buffers, 4 * wb);
+    czk_engine_status_free(s);
+    logged("srs test-8: 4 witness buffers (32640 bytes, page-locked) in ");
+    const ev_rec *end = NULL;
+    for (size_t i = 0; i < log.n && !end; i++)
+        if (log.v[i].type == CZK_EV_SRS_LOAD_END) end = &log.v[i];
+    assert_true(ev_has(end, "circuit=test-8") && ev_has(end, "witness_buffers=4 "));
+    /* Jobs of 16 and 8 partitions, synthesis (30 ms) and device (20 ms) both slow enough that
+     * the pipeline stays full: the pipeline never needs a fifth buffer. While the one
+     * finalizer assembles the first job (16 verifications) the second's partitions wait for
+     * it: they hold no buffer, since nothing is deferred to the finalizer. */
+    char id[2][CZK_JOB_ID_MAX], payload[2][80];
+    const unsigned parts[2] = {16, 8};
+    for (int i = 0; i < 2; i++) {
+        snprintf(payload[i], sizeof payload[i], "seed=%d partitions=%u log=8 synth_ms=30", 80 + i,
+                 parts[i]);
+        et_submit(e, id[i], NULL, CZK_PRIORITY_UNSPECIFIED, payload[i]);
+    }
+    for (int i = 0; i < 2; i++) {
+        czk_job_result r = et_await(e, id[i]);
+        et_verify(&g_k8->vk, &r, 80 + (uint64_t)i, parts[i], 8);
+        czk_job_result_free(&r);
+    }
+    s = et_wait_idle(e);
+    assert_int_equal(g_pin.devices, 24);
+    assert_int_equal(g_pin.foreign_witness, 0);
+    assert_int_equal(g_pin.hb.allocs, 4);
+    x = find_srs(s, "test-8");
+    assert_int_equal(x->witness_buffers, 4);
+    assert_int_equal(x->witness_buffers_idle, 4);
+    czk_engine_status_free(s);
+    /* the queue was full at times: the bound was reached, not just never approached */
+    size_t deep = 0;
+    for (size_t i = 0; i < log.n; i++)
+        deep += log.v[i].type == CZK_EV_GPU_QUEUE && ev_has(&log.v[i], "depth=2");
+    assert_true(deep > 0);
+    /* evict: all four freed with their size, the budget back to zero */
+    wait_unheld(e, "test-8");
+    czk_assert_ok(czk_engine_evict(e, "test-8", NULL, NULL, &err), &err);
+    assert_int_equal(g_pin.hb.frees, 4);
+    assert_int_equal(g_pin.hb.bad_frees, 0);
+    s = et_status(e);
+    assert_int_equal(s->budget_used, 0);
+    assert_int_equal(s->budget_witness_buffers, 0);
+    czk_engine_status_free(s);
+    /* loaded again: prefilled again, freed at destroy */
+    czk_assert_ok(czk_engine_preload(e, "test-8", true, NULL, NULL, &err), &err);
+    assert_int_equal(g_pin.hb.allocs, 8);
+    assert_int_equal(g_pin.allocs_loading, 8);
+    stop_nodefer(e);
+    free(log.v);
+    pthread_mutex_destroy(&log.mu);
+}
+
+/*
+ * A budget that holds test-8's keys and one and a half buffers beside another circuit
+ * (test-12, made by the test kind's own setup, its prefill complete): one buffer is made in
+ * advance, and the log says the rest come later. Once test-12 is evicted the partitions
+ * allocate more as they need them, never more than the pipeline holds.
+ */
+static void test_prefill_bounded(void **state) {
+    (void)state;
+    czk_err err;
+    const uint64_t wb8 = (3 + 252) * 32, wb12 = (3 + 4092) * 32;
+    /* the sizes of both entries, from an engine with room for everything */
+    czk_engine *e = start_nodefer(1ull << 30, 0, NULL);
+    czk_assert_ok(czk_engine_preload(e, "test-8", true, NULL, NULL, &err), &err);
+    czk_assert_ok(czk_engine_preload(e, "test-12", true, NULL, NULL, &err), &err);
+    czk_engine_status *s = et_status(e);
+    const czk_engine_srs_status *x8 = find_srs(s, "test-8"), *x12 = find_srs(s, "test-12");
+    assert_non_null(x8);
+    assert_non_null(x12);
+    assert_int_equal(x12->witness_buffer_bytes, wb12);
+    uint64_t k8 = x8->size_bytes + x8->shape_bytes, k12 = x12->size_bytes + x12->shape_bytes;
+    czk_engine_status_free(s);
+    stop_nodefer(e);
+    /* test-8 loads when its file's size fits: it does beside test-12 and its buffers */
+    assert_true(file_bytes(8) <= k8 + wb8);
+    e = start_nodefer(k12 + 4 * wb12 + k8 + wb8 + wb8 / 2, 20, NULL);
+    czk_assert_ok(czk_engine_preload(e, "test-12", true, NULL, NULL, &err), &err);
+    assert_int_equal(allocs_of(wb12), 4);
+    czk_assert_ok(czk_engine_preload(e, "test-8", true, NULL, NULL, &err), &err);
+    assert_int_equal(allocs_of(wb8), 1);
+    assert_int_equal(g_pin.allocs_loading, 5);
+    logged("srs test-8: 1 witness buffers (8160 bytes, page-locked) in ");
+    logged("the pipeline holds up to 4, the budget had room for 1 ");
+    s = et_status(e);
+    x8 = find_srs(s, "test-8");
+    assert_int_equal(x8->witness_buffers, 1);
+    assert_int_equal(s->budget_witness_buffers, 4 * wb12 + wb8);
+    assert_true(s->budget_used <= s->budget_total);
+    czk_engine_status_free(s);
+    /* room: test-12 goes; test-8's partitions grow its pool as they need */
+    czk_assert_ok(czk_engine_evict(e, "test-12", NULL, NULL, &err), &err);
+    char id[2][CZK_JOB_ID_MAX], payload[2][64];
+    for (int i = 0; i < 2; i++) {
+        snprintf(payload[i], sizeof payload[i], "seed=%d partitions=4 log=8", 90 + i);
+        et_submit(e, id[i], NULL, CZK_PRIORITY_UNSPECIFIED, payload[i]);
+    }
+    for (int i = 0; i < 2; i++) {
+        czk_job_result r = et_await(e, id[i]);
+        et_verify(&g_k8->vk, &r, 90 + (uint64_t)i, 4, 8);
+        czk_job_result_free(&r);
+    }
+    s = et_wait_idle(e);
+    int made = allocs_of(wb8);
+    if (made < 2 || made > 4) fail_msg("test-8 witness buffers allocated: %d (want 2..4)", made);
+    assert_int_equal(g_pin.allocs_loading, 5); /* the new ones were lazy */
+    assert_int_equal(g_pin.foreign_witness, 0);
+    x8 = find_srs(s, "test-8");
+    assert_true(s->budget_used <= s->budget_total);
+    assert_int_equal(s->budget_witness_buffers, (uint64_t)x8->witness_buffers * wb8);
+    czk_engine_status_free(s);
+    stop_nodefer(e);
 }
 
 static uint64_t file_bytes(unsigned log) {
@@ -220,30 +493,35 @@ static void test_idle_buffers_make_room(void **state) {
     czk_engine *e = start_cpu(1ull << 30, 3600 * 1000);
     czk_assert_ok(czk_engine_preload(e, "test-8", true, NULL, NULL, &err), &err);
     czk_engine_status *s = et_status(e);
-    uint64_t keys8 = s->budget_used;
+    uint64_t keys8 = s->budget_used - s->budget_witness_buffers;
     czk_engine_status_free(s);
     czk_engine_destroy(e);
     const uint64_t wb = (3 + 252) * 32;
-    /* room for test-8's keys, one buffer and test-9's file only without the buffer */
+    /* room for test-8's keys, its prefilled buffers (2 workers + queue 4 − 1 + 2 GPU workers
+     * = 7) and test-9's file only without the buffers */
     e = start_cpu(keys8 + file_bytes(9) + wb - 1, 3600 * 1000);
     czk_assert_ok(czk_engine_preload(e, "test-8", true, NULL, NULL, &err), &err);
+    s = et_status(e);
+    assert_int_equal(s->budget_witness_buffers, 7 * wb);
+    czk_engine_status_free(s);
     char id[CZK_JOB_ID_MAX];
     et_submit(e, id, NULL, CZK_PRIORITY_UNSPECIFIED, "seed=61 partitions=1 log=8");
     czk_job_result r = et_await(e, id);
     et_verify(&g_k8->vk, &r, 61, 1, 8);
     czk_job_result_free(&r);
     s = et_wait_idle(e);
-    assert_int_equal(s->budget_witness_buffers, wb);
+    assert_int_equal(s->budget_witness_buffers, 7 * wb); /* the job used a prefilled one */
     czk_engine_status_free(s);
     wait_unheld(e, "test-8");
     czk_assert_ok(czk_engine_preload(e, "test-9", true, NULL, NULL, &err), &err);
     s = et_status(e);
     const czk_engine_srs_status *x8 = find_srs(s, "test-8"), *x9 = find_srs(s, "test-9");
-    assert_non_null(x8); /* not evicted: its buffer made the room */
+    assert_non_null(x8); /* not evicted: its buffers made the room */
     assert_non_null(x9);
     assert_int_equal(x9->tier, CZK_SRS_WARM);
     assert_int_equal(x8->witness_buffers, 0);
-    assert_int_equal(s->budget_witness_buffers, 0);
+    assert_int_equal(s->budget_witness_buffers,
+                     (uint64_t)x9->witness_buffers * x9->witness_buffer_bytes);
     czk_engine_status_free(s);
     czk_engine_destroy(e);
 }
@@ -255,7 +533,7 @@ static void test_never_fits(void **state) {
     czk_engine *e = start_cpu(1ull << 30, 0);
     czk_assert_ok(czk_engine_preload(e, "test-8", true, NULL, NULL, &err), &err);
     czk_engine_status *s = et_status(e);
-    uint64_t keys8 = s->budget_used;
+    uint64_t keys8 = s->budget_used - s->budget_witness_buffers;
     czk_engine_status_free(s);
     czk_engine_destroy(e);
     const uint64_t wb = (3 + 252) * 32;
@@ -381,10 +659,9 @@ static void test_cgroup_limit(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_reuse_pinned),
-        cmocka_unit_test(test_idle_buffers_make_room),
-        cmocka_unit_test(test_never_fits),
-        cmocka_unit_test(test_cgroup_limit),
+        cmocka_unit_test(test_reuse_pinned),    cmocka_unit_test(test_prefill),
+        cmocka_unit_test(test_prefill_bounded), cmocka_unit_test(test_idle_buffers_make_room),
+        cmocka_unit_test(test_never_fits),      cmocka_unit_test(test_cgroup_limit),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

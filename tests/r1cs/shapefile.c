@@ -4,7 +4,12 @@
  * corrupted, foreign and inconsistent files. Region offsets are computed here
  * from the layout documented in src/r1cs/shape_file.c; inconsistent files
  * are made by editing a valid one and recomputing its checksums, so that the
- * check behind the checksum is what refuses them.
+ * check behind the checksum is what refuses them. Every refusal is checked
+ * twice: decoded from memory (serially) and read back from a file by the
+ * parallel reader with several thread counts and pieces, ranges of rows and
+ * density words far smaller than the file's, which must give the same status
+ * and the same message (the path in place of "shape"); good files read that
+ * way equal the shape written, array by array.
  */
 #include "rand_circuit.h"
 #include "r1cs/r1cs_internal.h"
@@ -68,8 +73,8 @@ static int setup(void **state) {
 static int teardown(void **state) {
     (void)state;
     char p[512];
-    const char *names[] = {"a.shape", "b.shape", "short.shape"};
-    for (size_t i = 0; i < 3; i++) {
+    const char *names[] = {"a.shape", "b.shape", "short.shape", "c.shape"};
+    for (size_t i = 0; i < 4; i++) {
         snprintf(p, sizeof p, "%s/%s", tmpdir, names[i]);
         unlink(p);
     }
@@ -133,6 +138,44 @@ static void test_roundtrip(void **state) {
     czk_shape_free(s);
 }
 
+/* How the parallel reader splits a file: {threads, piece bytes, rows per range, density words
+ * per range}. The first is czk_shape_read's own (one thread for so small a file). */
+static const czk_shape_read_opts READS[] = {
+    {0, 0, 0, 0}, {1, 0, 0, 0}, {2, 1000, 16, 1}, {3, 4096, 7, 2}, {7, 333, 1, 1}, {16, 64, 50, 3},
+};
+#define NREADS (sizeof READS / sizeof READS[0])
+
+static void write_file(const char *p, const uint8_t *buf, size_t len) {
+    int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, buf, len), (ssize_t)len);
+    assert_int_equal(close(fd), 0);
+}
+
+/* The bytes through a file and each way of reading it: the status and message of the serial
+ * decode (msg, which names "shape"), with the path in its place. */
+static void expect_file(const uint8_t *buf, size_t len, czk_status code, const char *msg) {
+    char p[512], want[1024];
+    snprintf(p, sizeof p, "%s/c.shape", tmpdir);
+    write_file(p, buf, len);
+    assert_true(!strncmp(msg, "shape", 5));
+    snprintf(want, sizeof want, "%s%s", p, msg + 5);
+    for (size_t i = 0; i < NREADS; i++) {
+        czk_shape *s = (czk_shape *)1;
+        czk_err err;
+        czk_err_clear(&err);
+        czk_status st = czk_shape_read_ex(&s, p, &READS[i], &err);
+        if (st != code || strcmp(err.msg, want))
+            fail_msg("length %zu, read %zu (%u threads, pieces %zu, rows %llu, words %llu): got %s "
+                     "\"%s\", expected %s \"%s\"",
+                     len, i, READS[i].threads, READS[i].piece_bytes,
+                     (unsigned long long)READS[i].scan_rows,
+                     (unsigned long long)READS[i].scan_words, czk_status_name(st), err.msg,
+                     czk_status_name(code), want);
+        assert_null(s);
+    }
+}
+
 static void expect(const uint8_t *buf, size_t len, czk_status code, const char *needle) {
     czk_shape *s = (czk_shape *)1;
     czk_err err;
@@ -142,6 +185,64 @@ static void expect(const uint8_t *buf, size_t len, czk_status code, const char *
         fail_msg("length %zu: got %s \"%s\", expected %s \"...%s...\"", len, czk_status_name(st),
                  err.msg, czk_status_name(code), needle);
     assert_null(s);
+    expect_file(buf, len, code, err.msg);
+}
+
+/* Every array of two shapes, naming the first that differs. */
+static void assert_same_shape(const czk_shape *x, const czk_shape *y, const char *what) {
+    if (x->num_inputs != y->num_inputs || x->num_aux != y->num_aux ||
+        x->num_constraints != y->num_constraints || x->num_coeffs != y->num_coeffs)
+        fail_msg("%s: counts differ", what);
+    if (memcmp(x->coeffs, y->coeffs, x->num_coeffs * sizeof(czk_fr)))
+        fail_msg("%s: coefficient table differs", what);
+    for (int m = 0; m < 3; m++) {
+        const czk_csr *a = &x->m[m], *b = &y->m[m];
+        if (a->nnz != b->nnz) fail_msg("%s: matrix %d nnz differs", what, m);
+        if (memcmp(a->row_ptr, b->row_ptr, (x->num_constraints + 1) * 8))
+            fail_msg("%s: matrix %d row_ptr differs", what, m);
+        if (memcmp(a->col, b->col, a->nnz * 4)) fail_msg("%s: matrix %d col differs", what, m);
+        if (memcmp(a->coeff, b->coeff, a->nnz * 4))
+            fail_msg("%s: matrix %d coeff differs", what, m);
+    }
+    const czk_bitmap *bx[3] = {&x->a_aux, &x->b_input, &x->b_aux};
+    const czk_bitmap *by[3] = {&y->a_aux, &y->b_input, &y->b_aux};
+    for (int i = 0; i < 3; i++)
+        if (bx[i]->len != by[i]->len || bx[i]->popcount != by[i]->popcount ||
+            memcmp(bx[i]->words, by[i]->words, (bx[i]->len + 63) / 64 * 8))
+            fail_msg("%s: density %d differs", what, i);
+}
+
+/* A larger shape written, then read back each way: the same arrays as written, and as the
+ * serial decode of the same bytes. */
+static void test_parallel_read(void **state) {
+    (void)state;
+    czk_shape *s = make_shape(11, 3000);
+    char p[512];
+    snprintf(p, sizeof p, "%s/a.shape", tmpdir);
+    czk_err err;
+    czk_assert_ok(czk_shape_write(s, p, &err), &err);
+    size_t len;
+    uint8_t *bytes = slurp(p, &len);
+    czk_shape *serial;
+    czk_assert_ok(czk_shape_decode(&serial, bytes, len, &err), &err);
+    assert_same_shape(s, serial, "serial decode");
+    assert_true(s->num_constraints > 1000 && len > 64 * 1024);
+    for (size_t i = 0; i < NREADS; i++) {
+        czk_shape *t = NULL;
+        czk_assert_ok(czk_shape_read_ex(&t, p, &READS[i], &err), &err);
+        char what[64];
+        snprintf(what, sizeof what, "read %zu (%u threads)", i, READS[i].threads);
+        assert_same_shape(s, t, what);
+        assert_same_shape(serial, t, what);
+        czk_shape_free(t);
+    }
+    czk_shape *t = NULL;
+    czk_assert_ok(czk_shape_read(&t, p, &err), &err);
+    assert_same_shape(s, t, "czk_shape_read");
+    czk_shape_free(t);
+    czk_shape_free(serial);
+    free(bytes);
+    czk_shape_free(s);
 }
 
 static void test_truncated(void **state) {
@@ -171,6 +272,9 @@ static void test_truncated(void **state) {
     assert_int_equal(czk_shape_read(&t, p, &err), CZK_ERR_TRUNCATED);
     assert_non_null(strstr(err.msg, p));
     assert_null(t);
+    czk_err derr;
+    assert_int_equal(czk_shape_decode(&t, buf, len - 3, &derr), CZK_ERR_TRUNCATED);
+    expect_file(buf, len - 3, CZK_ERR_TRUNCATED, derr.msg);
     /* and a trailing byte is refused too */
     uint8_t *longer = malloc(len + 1);
     memcpy(longer, buf, len);
@@ -308,6 +412,46 @@ static void e_no_final(uint8_t *b, const czk_shape *s, const size_t *off) {
     put64(b + 24, 0); /* num_constraints below num_inputs */
 }
 
+/* Two faults in different row ranges, pieces and matrices: the one a serial read meets first
+ * is the one reported, however the work is split. */
+static void e_two_cols(uint8_t *b, const czk_shape *s, const size_t *off) {
+    put32(b + off[2] + 4 * (s->m[0].nnz - 2), 0xfffffff0u); /* A, near its end */
+    put32(b + off[5] + 4 * (s->m[1].nnz / 2), 0xffffffffu); /* B, in the middle */
+}
+static void e_two_orders(uint8_t *b, const czk_shape *s, const size_t *off) {
+    e_two_cols(b, s, off);
+    e_col_order(b, s, off); /* A, its first row of two terms */
+}
+static void e_late_density(uint8_t *b, const czk_shape *s, const size_t *off) {
+    b[off[11] - 8] ^= 0x01; /* a_aux: bit 0 of its last word, a variable */
+    e_popcount(b, s, off);
+}
+
+static void test_first_fault(void **state) {
+    (void)state;
+    czk_shape *s = make_shape(12, 600);
+    uint8_t *buf;
+    size_t len;
+    czk_err err;
+    czk_assert_ok(czk_shape_encode(s, &buf, &len, &err), &err);
+    size_t off[NREG + 1];
+    layout(s, off);
+    char want[128];
+    snprintf(want, sizeof want, "A.col[%llu] = 4294967280 is out of range",
+             (unsigned long long)s->m[0].nnz - 2);
+    expect_edit(s, buf, len, e_two_cols, want);
+    expect_edit(s, buf, len, e_two_orders, "A.col is not strictly increasing in row");
+    uint64_t last_word = (s->num_aux + 63) / 64 - 1;
+    snprintf(want, sizeof want, "a_aux density bit %llu is", (unsigned long long)last_word * 64);
+    expect_edit(s, buf, len, e_late_density, want);
+    /* two flipped bytes, in A.coeff and in C.col: the earlier region is named */
+    buf[off[3] + 5] ^= 0x40;
+    buf[off[8] + 9] ^= 0x40;
+    expect(buf, len, CZK_ERR_FORMAT, "checksum mismatch in A.coeff");
+    free(buf);
+    czk_shape_free(s);
+}
+
 static void test_inconsistent(void **state) {
     (void)state;
     czk_shape *s = make_shape(8, 300);
@@ -341,10 +485,9 @@ static void test_inconsistent(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_roundtrip),
-        cmocka_unit_test(test_truncated),
-        cmocka_unit_test(test_corrupted),
-        cmocka_unit_test(test_inconsistent),
+        cmocka_unit_test(test_roundtrip),     cmocka_unit_test(test_truncated),
+        cmocka_unit_test(test_corrupted),     cmocka_unit_test(test_inconsistent),
+        cmocka_unit_test(test_parallel_read), cmocka_unit_test(test_first_fault),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
