@@ -283,8 +283,9 @@ CZK_NODISCARD czk_status czk_params_decode_vectors(const czk_params *params, czk
  * Returns: CZK_OK if the point decodes with czk_params_decode_vectors'
  *   checks, else its status and message ("params: section b_g2, point 3:
  *   G2 point: coordinate bytes 48..95 are not below the field modulus
- *   p"); CZK_ERR_INVALID_ARG for params that are not encoded, a vector not
- *   held or an index out of range.
+ *   p"); after a failed czk_params_decode_vectors (the vectors partly
+ *   decoded) that failure, for any point; CZK_ERR_INVALID_ARG for params
+ *   that are not encoded, a vector not held or an index out of range.
  */
 CZK_NODISCARD czk_status czk_params_check_encoded_point(const czk_params *params, unsigned vector,
                                                         size_t index, czk_err *err) CZK_NONNULL(1);

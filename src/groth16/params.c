@@ -566,6 +566,14 @@ czk_status czk_params_check_encoded_point(const czk_params *params, unsigned vec
                         !params->encoded ? "the vectors are not encoded"
                         : !vec[k]        ? "the vector is not in host memory"
                                          : "beyond the section");
+    czk_params_lazy *lz = params->lazy;
+    if (lz) { /* after a failed decoding the vectors are partly decoded: its error stands */
+        pthread_mutex_lock(&lz->mu);
+        czk_status st = lz->st;
+        if (st && err) *err = lz->err;
+        pthread_mutex_unlock(&lz->mu);
+        if (st) return st;
+    }
     const czk_g16_group *g = k == 4 ? &czk_g16_g2 : &czk_g16_g1;
     czk_g2_affine tmp;
     czk_status st =
