@@ -561,8 +561,8 @@ czk_status czk_params_check_encoded_point(const czk_params *params, unsigned vec
         return czk_errf(err, CZK_ERR_INVALID_ARG, "params: vector 0x%x is not one CZK_SRS_* bit",
                         vector);
     if (!params->encoded || !vec[k] || index >= len[k])
-        return czk_errf(err, CZK_ERR_INVALID_ARG,
-                        "params: section %s, point %zu: %s", SEC_NAME[SEC_H + k], index,
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "params: section %s, point %zu: %s",
+                        SEC_NAME[SEC_H + k], index,
                         !params->encoded ? "the vectors are not encoded"
                         : !vec[k]        ? "the vector is not in host memory"
                                          : "beyond the section");
@@ -576,8 +576,8 @@ czk_status czk_params_check_encoded_point(const czk_params *params, unsigned vec
     }
     const czk_g16_group *g = k == 4 ? &czk_g16_g2 : &czk_g16_g1;
     czk_g2_affine tmp;
-    czk_status st =
-        decode_point(g, &tmp, (const uint8_t *)vec[k] + index * g->enc, SEC_H + k, index, false, err);
+    czk_status st = decode_point(g, &tmp, (const uint8_t *)vec[k] + index * g->enc, SEC_H + k,
+                                 index, false, err);
     if (st) czk_err_wrap(err, "params");
     return st;
 }
@@ -864,8 +864,9 @@ czk_status czk_params_read(czk_params **out, const char *path, const czk_params_
             }
         }
     }
-    if (!done && !st) st = read_usual(fd, &stt, path, pa, full, plain, kind, cand, stamps, dir, &o,
-                                      &pg, t0, &inf, err);
+    if (!done && !st)
+        st = read_usual(fd, &stt, path, pa, full, plain, kind, cand, stamps, dir, &o, &pg, t0, &inf,
+                        err);
     close(fd);
     if (st) {
         czk_params_free(pa);

@@ -492,8 +492,14 @@ czk_status czk_g16_read_segments(int fd, uint64_t size, const czk_g16_seg *seg, 
     if (at != size)
         return czk_errf(err, CZK_ERR_INTERNAL, "params: segments cover %llu of %llu bytes",
                         (unsigned long long)at, (unsigned long long)size);
-    seg_job j = {.fd = fd, .size = size, .npieces = npieces_of(size), .seg = seg, .nseg = nseg,
-                 .progress = progress, .ctx = ctx, .bad = UINT64_MAX};
+    seg_job j = {.fd = fd,
+                 .size = size,
+                 .npieces = npieces_of(size),
+                 .seg = seg,
+                 .nseg = nseg,
+                 .progress = progress,
+                 .ctx = ctx,
+                 .bad = UINT64_MAX};
     j.d = malloc((j.npieces ? j.npieces : 1) * 64);
     j.done = calloc(j.npieces ? j.npieces : 1, sizeof *j.done);
     if (!j.d || !j.done) {

@@ -29,9 +29,9 @@ typedef enum tk_defect {
     TK_NDEF
 } tk_defect;
 
-static const char *const TK_DEF_NAME[TK_NDEF] = {
-    "compression flag", "sign flag", "infinity",         "infinity with bytes",
-    "x >= p",           "y >= p",    "not on the curve", "(0, 2)"};
+static const char *const TK_DEF_NAME[TK_NDEF] = {"compression flag",    "sign flag", "infinity",
+                                                 "infinity with bytes", "x >= p",    "y >= p",
+                                                 "not on the curve",    "(0, 2)"};
 
 /* The status the reader gives for defect d. */
 static inline czk_status tk_defect_status(tk_defect d) {
@@ -44,14 +44,22 @@ static inline czk_status tk_defect_status(tk_defect d) {
 /* Words the reader's message holds for defect d in a point of enc bytes (96 or 192). */
 static inline const char *tk_defect_words(tk_defect d, size_t enc) {
     switch (d) {
-    case TK_DEF_COMPRESSED: return "compression flag set";
-    case TK_DEF_SIGN: return "sign flag set on an uncompressed";
-    case TK_DEF_INFINITY: return "point at infinity";
-    case TK_DEF_INFINITY_BYTES: return "infinity flag with non-zero coordinate bytes";
-    case TK_DEF_X_RANGE: return enc == 96 ? "coordinate bytes 0..47" : "coordinate bytes 48..95";
-    case TK_DEF_Y_RANGE: return enc == 96 ? "coordinate bytes 48..95" : "coordinate bytes 96..143";
-    case TK_DEF_OFF_CURVE: return "not on the curve";
-    default: return "not in the prime-order subgroup";
+    case TK_DEF_COMPRESSED:
+        return "compression flag set";
+    case TK_DEF_SIGN:
+        return "sign flag set on an uncompressed";
+    case TK_DEF_INFINITY:
+        return "point at infinity";
+    case TK_DEF_INFINITY_BYTES:
+        return "infinity flag with non-zero coordinate bytes";
+    case TK_DEF_X_RANGE:
+        return enc == 96 ? "coordinate bytes 0..47" : "coordinate bytes 48..95";
+    case TK_DEF_Y_RANGE:
+        return enc == 96 ? "coordinate bytes 48..95" : "coordinate bytes 96..143";
+    case TK_DEF_OFF_CURVE:
+        return "not on the curve";
+    default:
+        return "not in the prime-order subgroup";
     }
 }
 
@@ -65,16 +73,28 @@ static inline void tk_plant(uint8_t *pt, size_t enc, tk_defect d) {
     uint8_t p[48];
     czk_test_hex(p, 48, TK_P_HEX);
     switch (d) {
-    case TK_DEF_COMPRESSED: pt[0] |= 0x80; break;
-    case TK_DEF_SIGN: pt[0] |= 0x20; break;
+    case TK_DEF_COMPRESSED:
+        pt[0] |= 0x80;
+        break;
+    case TK_DEF_SIGN:
+        pt[0] |= 0x20;
+        break;
     case TK_DEF_INFINITY:
         memset(pt, 0, enc);
         pt[0] = 0x40;
         break;
-    case TK_DEF_INFINITY_BYTES: pt[0] |= 0x40; break;
-    case TK_DEF_X_RANGE: memcpy(pt + (enc == 96 ? 0 : 48), p, 48); break;
-    case TK_DEF_Y_RANGE: memcpy(pt + (enc == 96 ? 48 : 96), p, 48); break;
-    case TK_DEF_OFF_CURVE: pt[enc - 1] ^= 1; break;
+    case TK_DEF_INFINITY_BYTES:
+        pt[0] |= 0x40;
+        break;
+    case TK_DEF_X_RANGE:
+        memcpy(pt + (enc == 96 ? 0 : 48), p, 48);
+        break;
+    case TK_DEF_Y_RANGE:
+        memcpy(pt + (enc == 96 ? 48 : 96), p, 48);
+        break;
+    case TK_DEF_OFF_CURVE:
+        pt[enc - 1] ^= 1;
+        break;
     default:
         memset(pt, 0, enc);
         pt[enc - 1] = 2;

@@ -966,9 +966,8 @@ static void test_encoded_read(void **state) {
                   &err);
     assert_true(stamped);
     for (int serial = 0; serial < 2; serial++) {
-        czk_params_read_opts o = {.flags = CZK_PARAMS_ENCODED,
-                                  .stamp_dir = f->stamps,
-                                  .pool = serial ? NULL : f->pool};
+        czk_params_read_opts o = {
+            .flags = CZK_PARAMS_ENCODED, .stamp_dir = f->stamps, .pool = serial ? NULL : f->pool};
         czk_params_read_info info, ui;
         czk_params *p, *u;
         czk_assert_ok(czk_params_read(&p, path, &o, &info, &err), &err);
@@ -1050,10 +1049,12 @@ static void test_encoded_big(void **state) {
     const uint64_t ends[7] = {864, off[0], off[1], off[2], off[3], off[4], size};
     size_t at = 0;
     for (int sec = 0; sec < 7; sec++) {
-        while (at < r->n && !(r->c[at].done == ends[sec] && !strcmp(r->c[at].stage, READ_STAGE[sec])))
+        while (at < r->n &&
+               !(r->c[at].done == ends[sec] && !strcmp(r->c[at].stage, READ_STAGE[sec])))
             at++;
-        if (at == r->n) fail_msg("no report of the end of section %s (%llu)", READ_STAGE[sec],
-                                 (unsigned long long)ends[sec]);
+        if (at == r->n)
+            fail_msg("no report of the end of section %s (%llu)", READ_STAGE[sec],
+                     (unsigned long long)ends[sec]);
     }
     for (size_t i = 0; i < r->n; i++) { /* each report names the section its offset lies in */
         int sec = 0;
