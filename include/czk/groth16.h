@@ -136,7 +136,8 @@ typedef struct czk_vk {
  * and the vectors' contents change only inside czk_params_decode_vectors,
  * so read `encoded` where the vectors themselves may be read. Parameters
  * made otherwise (czk_setup, by hand) leave both zero. A shallow copy of
- * the struct must not outlive it nor be freed.
+ * the struct shares `lazy` but not `encoded`: decode before copying, and
+ * never free a copy.
  */
 typedef struct czk_params_lazy czk_params_lazy;
 typedef struct czk_params {
