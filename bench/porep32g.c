@@ -307,17 +307,19 @@ int main(int argc, char **argv) {
     double t_read = 0;
     t = now();
     if (params_path) {
-        czk_params_read_opts o = {.pool = pool};
+        czk_params_read_opts o = {.flags = czk_cuda_params_device_decode() ? CZK_PARAMS_ENCODED : 0,
+                                  .pool = pool};
         czk_params_read_info info;
         if (czk_params_read(&params, params_path, &o, &info, &err)) die("--params", &err);
         t_read = now() - t;
         printf("keys %s read in %.1f s (%.1f GiB, %s; read %.1f s, digest wait %.1f s, "
-               "subgroup %.1f s)\n",
+               "subgroup %.1f s%s)\n",
                params_path, t_read, gib(info.bytes),
                info.trust == CZK_TRUST_STAMP   ? "stamp"
                : info.trust == CZK_TRUST_KNOWN ? "known digest"
                                                : "checked",
-               info.seconds_read, info.seconds_hash, info.seconds_subgroup);
+               info.seconds_read, info.seconds_hash, info.seconds_subgroup,
+               params->encoded ? "; encoded, decoded at load" : "");
     } else {
         params = random_params(shape);
         printf("random keys made on the device in %.1f s (the proof cannot verify)\n", now() - t);

@@ -58,7 +58,7 @@ build() {
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCZK_CUDA=ON -DCZK_CUDA_ARCHS=90-real \
     -DCMAKE_CUDA_COMPILER="$NVCC" -DCZK_DEPS_DIR="$DEPS" -DCZK_RPC=OFF -DCZK_HTTP=OFF "${EXTRA[@]}" >/dev/null &&
     cmake --build "$BUILD" -j "$(nproc)" --target test_cuda_host test_cuda_gpu \
-      test_cuda_prove test_cuda_engine test_cuda_porep test_cuda_setup bench_gpu bench_setup \
+      test_cuda_prove test_cuda_engine test_cuda_porep test_cuda_setup test_cuda_decode bench_gpu bench_setup \
       bench_porep32g bench_witness czk
 }
 tests() { ctest --test-dir "$BUILD" --output-on-failure -R '^cuda\.'; }

@@ -227,6 +227,20 @@ CZK_NODISCARD czk_status czk_cuda_spmv(czk_cuda_ctx *ctx, const czk_cuda_shape *
  * Parameters that were never loaded are streamed from pageable host memory
  * on every call. unload() frees the device copies and unpins.
  *
+ * Encoded parameters (params->encoded, CZK_PARAMS_ENCODED in
+ * include/czk/groth16.h): when they fit as above, load() uploads the
+ * encoded bytes as they are and decodes them on the device in place
+ * (czk_cuda_decode_points: flags, range and on-curve checks, Montgomery
+ * form; ~0.1 s for a 32GiB PoRep key instead of ~30 s on 16 host
+ * threads); the host vectors stay encoded and are reported droppable as
+ * usual. A refused point fails load() with the reader's status and
+ * message naming section and index (the one point re-decoded on the host,
+ * czk_params_check_encoded_point), with nothing left resident and the
+ * host vectors untouched. When they do not fit (pinned, streamed), or with
+ * CZK_PARAMS_DEVICE_DECODE=0 in the environment, load() first decodes the
+ * host vectors in place on `pool` (czk_params_decode_vectors), as does a
+ * call that streams parameters never loaded.
+ *
  * Args: device           CUDA device index (0 .. czk_cuda_device_count()−1);
  *       pool             threads for the host SpMV fallback; must outlive
  *                        the backend (NULL: the calling thread);
@@ -242,6 +256,44 @@ CZK_NODISCARD czk_status czk_cuda_spmv(czk_cuda_ctx *ctx, const czk_cuda_shape *
  */
 CZK_NODISCARD czk_status czk_backend_cuda(czk_backend *out, int device, czk_pool *pool,
                                           uint64_t vram_budget_bytes, czk_err *err) CZK_NONNULL(1);
+
+/*
+ * Whether parameters should be read encoded for the GPU (callers set
+ * CZK_PARAMS_ENCODED when this is true: the engine's PoRep kind, czk
+ * prove, bench_porep32g): this build has the CUDA backend, a device
+ * exists, and the environment does not say CZK_PARAMS_DEVICE_DECODE=0
+ * (or "off", "no", "false"), the switch back to host decoding. A caller
+ * that then proves on the CPU after all loses nothing but time: the CPU
+ * backend decodes the vectors on first use.
+ */
+bool czk_cuda_params_device_decode(void);
+
+/*
+ * Decodes n parameter points of group 1 (G1) or 2 (G2) in device memory
+ * in place, from their uncompressed zcash encodings (96 / 192 bytes, as in
+ * a .params file) to czk_g1_affine / czk_g2_affine (Montgomery form),
+ * refusing what the host reader refuses (any flag bit, a coordinate not
+ * below p, a point off the curve, G1 (0, ±2); src/cuda/decode.cu).
+ * points: device memory, 16-byte aligned (czk_cuda_alloc's are).
+ * Out: *bad = UINT64_MAX if every point decoded, else the lowest index
+ *   refused (the buffer's contents are then unspecified).
+ * Returns CZK_OK (also when a point is refused), CZK_ERR_INVALID_ARG (a
+ * group other than 1 or 2, misaligned points, n >= 2^38), CZK_ERR_NOMEM,
+ * CZK_ERR_DEVICE.
+ */
+CZK_NODISCARD czk_status czk_cuda_decode_points(czk_cuda_ctx *ctx, void *points, size_t n,
+                                                unsigned group, uint64_t *bad, czk_err *err);
+
+/*
+ * The per-point code of czk_cuda_decode_points run on the host over n
+ * encodings (host memory), each compared with the host reader
+ * (czk_g1/g2_decode_trusted, infinity refused): the same verdict and, for
+ * accepted points, the same affine bytes. Needs no GPU. Returns CZK_OK,
+ * CZK_ERR_INTERNAL naming the first point that differs,
+ * CZK_ERR_INVALID_ARG; CZK_ERR_UNSUPPORTED in a build without CUDA.
+ */
+CZK_NODISCARD czk_status czk_cuda_decode_host_check(unsigned group, const uint8_t *enc, size_t n,
+                                                    czk_err *err);
 
 /* Where a loaded parameter set lives (for tests and status). */
 typedef struct czk_cuda_residency {

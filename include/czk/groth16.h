@@ -67,6 +67,37 @@
  *
  * Files are read with read(2) into anonymous, page-aligned memory (not
  * mmap), so that the vectors can later be pinned for the GPU.
+ *
+ * Encoded vectors (CZK_PARAMS_ENCODED). Decoding is what a trusted read
+ * spends its time on (~0.84 µs per G1 point per thread for the range and
+ * on-curve checks and the conversion to Montgomery form: ~30 s for 47 GB
+ * on 16 threads). With the flag, a read of a file whose trust needs no
+ * decoding — a format-2 stamp that matches its path, size, mtime, device,
+ * inode and the tree digest of the bytes read now — leaves the five large
+ * vectors as they are in the file: h, l, a, b_g1 and b_g2 receive the
+ * uncompressed zcash encodings of their points (96 bytes per G1 point, 192
+ * per G2 point: the sizes of czk_g1_affine and czk_g2_affine) in the same
+ * page-aligned arrays, and params->encoded is true. The file's pieces are
+ * then read in parallel on the pool (pread(2) straight into the arrays;
+ * each 64 MiB piece hashed for the tree digest by the thread that read
+ * it), at the rate of the page cache or the disk and of the hashing (a
+ * few GB/s per thread). vk and ic are always decoded and checked in full.
+ * Without such a stamp (a first read, a format-1 stamp, a file trusted by
+ * its published digest, CZK_PARAMS_FULL_CHECK, CZK_PARAMS_NO_STAMP), or
+ * when the stamp's digest differs from the bytes read, the vectors are
+ * decoded and checked as without the flag (then encoded is false): callers
+ * handle both. czk_params_decode (memory) ignores the flag.
+ *
+ * Encoded vectors are decoded on first use, so no consumer sees encoded
+ * bytes by accident: everything that reads host points (the CPU backend,
+ * the CUDA backend when it streams or pins the vectors,
+ * czk_prove_finalize with deferred sums, czk_params_write) first calls
+ * czk_params_decode_vectors, which decodes them in place once, with the
+ * reader's checks and messages (the decoding's time and errors move from
+ * the read to that first use). A backend that decodes on the device
+ * (include/czk/cuda.h, czk_cuda_params_device_decode) uploads the
+ * encoded bytes as they are instead. czk_params_check_lengths and
+ * czk_params_check_shape read only lengths and work on either form.
  */
 #ifndef CZK_GROTH16_H
 #define CZK_GROTH16_H
@@ -97,12 +128,25 @@ typedef struct czk_vk {
  * Proving parameters: the vk and the five query vectors. The vectors are
  * page-aligned (4096 B) allocations owned by the struct; czk_params_free()
  * releases them.
+ *
+ * encoded: the five vectors hold their points' file encodings, not
+ * decoded points (CZK_PARAMS_ENCODED, "Encoded vectors" above); `lazy` is
+ * the reader's state for decoding them (a lock, the first decoding
+ * error), NULL otherwise. Both are set only by czk_params_read; encoded
+ * and the vectors' contents change only inside czk_params_decode_vectors,
+ * so read `encoded` where the vectors themselves may be read. Parameters
+ * made otherwise (czk_setup, by hand) leave both zero. A shallow copy of
+ * the struct shares `lazy` but not `encoded`: decode before copying, and
+ * never free a copy.
  */
+typedef struct czk_params_lazy czk_params_lazy;
 typedef struct czk_params {
     czk_vk vk;
     czk_g1_affine *h, *l, *a, *b_g1;
     czk_g2_affine *b_g2;
     uint32_t h_len, l_len, a_len, b_g1_len, b_g2_len;
+    bool encoded;
+    czk_params_lazy *lazy;
 } czk_params;
 
 /* A proof: A ∈ G1, B ∈ G2, C ∈ G1, affine. */
@@ -129,6 +173,7 @@ uint64_t czk_params_encoded_size(const czk_params *params);
 /* Read flags. */
 #define CZK_PARAMS_FULL_CHECK 1u /* subgroup-check everything; ignore stamps and known digests */
 #define CZK_PARAMS_NO_STAMP 2u   /* neither use nor write stamps */
+#define CZK_PARAMS_ENCODED 4u    /* leave the five vectors encoded when a stamp trusts the file */
 
 /* How a file's subgroup membership was established. */
 typedef enum czk_params_trust {
@@ -145,7 +190,10 @@ typedef enum czk_params_trust {
  *   - The reading pass (stage "vk", "ic", "h", "l", "a", "b_g1", "b_g2": the
  *     section being read and checked) reports done_bytes = the bytes read
  *     and decoded so far (range and on-curve checks; with
- *     CZK_PARAMS_FULL_CHECK also the subgroup check).
+ *     CZK_PARAMS_FULL_CHECK also the subgroup check). An encoded read
+ *     (CZK_PARAMS_ENCODED) reads pieces in parallel: as the part of the
+ *     file read without a gap grows, it reports every section end it
+ *     passes and then its end, with the stage of the section it lies in.
  *   - When the subgroup check runs as a pass of its own after the digest
  *     (neither a known digest nor a stamp; "Reading validates every point"
  *     above), that pass reports stages "subgroup h", "subgroup l",
@@ -181,7 +229,8 @@ typedef struct czk_params_read_info {
     const char *known;       /* for CZK_TRUST_KNOWN, the published file's name, else NULL */
     bool stamp_written;      /* a new stamp was recorded */
     uint64_t bytes;          /* file size */
-    double seconds_read;     /* reading + range/on-curve decoding (wall) */
+    double seconds_read;     /* reading + range/on-curve decoding (wall); encoded: reading and
+                                the tree digest of the parallel read */
     double seconds_hash;     /* digest wall time beyond the read (waiting for the hashers) */
     double seconds_subgroup; /* the subgroup pass (0 when skipped) */
 } czk_params_read_info;
@@ -207,6 +256,42 @@ CZK_NODISCARD czk_status czk_params_decode(czk_params **out, const uint8_t *buf,
                                            czk_params_read_info *info, czk_err *err) CZK_NONNULL(1);
 
 /*
+ * Decodes encoded vectors (params->encoded) in place on the host, once:
+ * every point of h, l, a, b_g1 and b_g2 still held (a vector freed by its
+ * owner, NULL, is skipped) is range- and on-curve-checked and converted
+ * to blst's affine form, on the pool, with the reader's statuses and
+ * messages (CZK_ERR_EC_FLAGS, _FP_RANGE, _NOT_ON_CURVE, _NOT_IN_GROUP for
+ * blst's (0, ±2), _INFINITY; "params: section l, point 17: G1 point: not
+ * on the curve", the lowest failing index of the first failing section).
+ * No subgroup check: encoded params come only from a stamp-trusted file.
+ * Parameters that are not encoded return CZK_OK at once. Safe to call
+ * from several threads at once (one decodes, the others wait for it);
+ * params is const because only the representation changes, as for a
+ * lazily filled cache: consumers holding const params call it.
+ * Returns: CZK_OK (params->encoded is then false), or the first defect's
+ *   status; a failure is final: the vectors stay partly decoded, encoded
+ *   stays true and every later call returns the same error (free the
+ *   parameters).
+ */
+CZK_NODISCARD czk_status czk_params_decode_vectors(const czk_params *params, czk_pool *pool,
+                                                   czk_err *err) CZK_NONNULL(1);
+
+/*
+ * The reader's verdict on one point of an encoded vector, for a backend
+ * that decodes on the device and must name a defect as the host does:
+ * `vector` is one CZK_SRS_* bit (h, l, a, b_g1, b_g2), index < its length.
+ * Reads the host bytes only (params must be encoded and the vector held).
+ * Returns: CZK_OK if the point decodes with czk_params_decode_vectors'
+ *   checks, else its status and message ("params: section b_g2, point 3:
+ *   G2 point: coordinate bytes 48..95 are not below the field modulus
+ *   p"); after a failed czk_params_decode_vectors (the vectors partly
+ *   decoded) that failure, for any point; CZK_ERR_INVALID_ARG for params
+ *   that are not encoded, a vector not held or an index out of range.
+ */
+CZK_NODISCARD czk_status czk_params_check_encoded_point(const czk_params *params, unsigned vector,
+                                                        size_t index, czk_err *err) CZK_NONNULL(1);
+
+/*
  * Reads a .vk file (or the vk and ic at the start of a buffer that must end
  * there). Every point is checked in full. Errors as above (section vk or ic).
  * On success *out owns out->ic (czk_vk_free); on failure *out is zeroed.
@@ -219,6 +304,7 @@ CZK_NODISCARD czk_status czk_vk_decode(czk_vk *out, const uint8_t *buf, size_t l
  * Writes a .vk / .params file byte for byte as bellperson does. The file is
  * written under a temporary name in the same directory and renamed into
  * place. Points must not be infinity (CZK_ERR_INVALID_ARG names the first).
+ * Encoded params are decoded first (czk_params_decode_vectors).
  * czk_vk_encode writes czk_vk_encoded_size(vk->ic_len) bytes to out.
  */
 CZK_NODISCARD czk_status czk_vk_write(const czk_vk *vk, const char *path, czk_err *err)

@@ -331,7 +331,10 @@ int czk_cmd_prove(int argc, char **argv) {
     czk_cli_progress prog;
     czk_cli_progress_init(&prog, CMD);
     czk_params_read_opts ro = {
-        .pool = pool, .progress = czk_cli_progress_fn, .progress_ctx = &prog};
+        .flags = use_cuda && czk_cuda_params_device_decode() ? CZK_PARAMS_ENCODED : 0,
+        .pool = pool,
+        .progress = czk_cli_progress_fn,
+        .progress_ctx = &prog};
     czk_params_read_info ri;
     t0 = czk_cli_now();
     st = czk_params_read(&params, ppath, &ro, &ri, &err);
@@ -341,8 +344,9 @@ int czk_cmd_prove(int argc, char **argv) {
         czk_cli_fail(CMD, "%s", err.msg);
         goto out;
     }
-    printf("keys: %s (%s)\n      %.2f GB read in %.2f s; subgroup membership: %s\n", ppath,
-           kind_name, (double)ri.bytes / 1e9, t_params, trust_name(ri.trust));
+    printf("keys: %s (%s)\n      %.2f GB read in %.2f s; subgroup membership: %s%s\n", ppath,
+           kind_name, (double)ri.bytes / 1e9, t_params, trust_name(ri.trust),
+           params->encoded ? "; encoded (decoded on the GPU)" : "");
     if (!(pvk = malloc(sizeof *pvk)) || czk_pvk_prepare(pvk, &params->vk, &err)) {
         if (!pvk) czk_errf(&err, CZK_ERR_NOMEM, "out of memory");
         free(pvk);

@@ -9,7 +9,10 @@
  * coefficients, aux for l, inputs ‖ A-dense aux for a, B-dense inputs ‖
  * B-dense aux for b_g1 and b_g2 (bellperson prover/native.rs).
  *
- * Residency and streaming are described in include/czk/cuda.h. All device
+ * Residency and streaming are described in include/czk/cuda.h; encoded
+ * parameters (CZK_PARAMS_ENCODED) are uploaded as read and decoded on the
+ * device vector by vector (decode.cu), else decoded on the host before
+ * they are pinned or streamed. All device
  * work of one backend runs under its mutex (one context, one stream); the
  * engine's device lock, where given, is taken outside it.
  *
@@ -467,16 +470,23 @@ czk_status circuit(cuda_be *be, const czk_params *p, const czk_shape *s, const c
                    czk_err *err) {
     pthread_mutex_lock(&be->mu);
     resident *r = find(be, p);
-    bool dev_spmv = r && r->dshape && r->shape == s;
+    bool dev_spmv = r && r->dshape && r->shape == s, on_dev = r && r->params_on_dev;
     pthread_mutex_unlock(&be->mu);
     czk_fr *abc = NULL;
     czk_status st = CZK_OK;
+    /* parameters streamed from host memory: encoded ones are decoded first (once) */
+    if (!on_dev && (st = czk_params_decode_vectors(p, be->pool, err)))
+        return czk_err_wrap(err, "cuda prove");
     if (!dev_spmv && (st = host_abc(be, s, w, &abc, t, err))) return st;
     czk_device_lock_acquire(lock);
     pthread_mutex_lock(&be->mu);
     r = find(be, p);
     if (!abc && !(r && r->dshape && r->shape == s))
         st = czk_errf(err, CZK_ERR_INTERNAL, "prove: the shape left the device during the call");
+    else if (!(r && r->params_on_dev) && p->encoded)
+        st = czk_errf(err, CZK_ERR_INTERNAL,
+                      "prove: the parameters left the device during the call, and their host "
+                      "vectors are encoded");
     else
         st = one_circuit(be, r, p, s, w, abc, out, t, err);
     pthread_mutex_unlock(&be->mu);
@@ -506,13 +516,34 @@ czk_status be_device(void *self, const czk_params *p, const czk_shape *s, const 
     return circuit((cuda_be *)self, p, s, w, lock, out, t, err);
 }
 
-czk_status upload_params(cuda_be *be, resident *r, const czk_shape *s, czk_err *err) {
+/*
+ * Decodes the encoded vector k just uploaded (load() of encoded params): a refused point is named
+ * by the host reader's verdict on it (the host bytes are still the file's), so the message is
+ * the reader's; a device that refuses what the host accepts is a fault of ours.
+ */
+czk_status decode_on_device(cuda_be *be, resident *r, int k, czk_err *err) {
+    uint64_t bad = UINT64_MAX;
+    czk_status st =
+        czk_cuda_decode_points(be->ctx, r->dev[k], r->host.n[k], k == V_B2 ? 2 : 1, &bad, err);
+    if (st) return czk_err_wrap(err, "load: decoding params %s on the device", VEC_NAME[k]);
+    if (bad == UINT64_MAX) return CZK_OK;
+    st = czk_params_check_encoded_point(r->params, VEC_BIT[k], (size_t)bad, err);
+    if (st) return czk_err_wrap(err, "load");
+    return czk_errf(err, CZK_ERR_INTERNAL,
+                    "load: the device refused params section %s, point %llu, which the host "
+                    "decoder accepts",
+                    VEC_NAME[k], (unsigned long long)bad);
+}
+
+/* The five vectors (decoded on the device after the upload when `encoded`) and the index lists. */
+czk_status upload_params(cuda_be *be, resident *r, const czk_shape *s, bool encoded, czk_err *err) {
     czk_status st;
     for (int k = 0; k < NVEC; k++) {
         size_t bytes = (size_t)r->host.n[k] * vec_elem(k);
         if ((st = czk_cuda_alloc(be->ctx, &r->dev[k], bytes, err)) ||
             (bytes && (st = upload_fast(be->ctx, r->dev[k], r->host.p[k], bytes, err))))
             return czk_err_wrap(err, "load: params %s (%zu bytes)", VEC_NAME[k], bytes);
+        if (encoded && (st = decode_on_device(be, r, k, err))) return st;
     }
     size_t nv = (size_t)s->num_inputs + s->num_aux;
     uint32_t *h = (uint32_t *)malloc((nv + 1) * 4);
@@ -555,6 +586,9 @@ czk_status be_load(void *self, const czk_params *p, const czk_shape *s, unsigned
         if (!v.p[k] && v.n[k])
             st = czk_errf(err, CZK_ERR_INVALID_ARG, "load: params %s is not in host memory",
                           VEC_NAME[k]);
+    /* encoded vectors: decoded on the device after the upload, unless switched off */
+    if (!st && p->encoded && !czk_cuda_params_device_decode())
+        st = czk_params_decode_vectors(p, be->pool, err);
     r = st ? NULL : (resident *)calloc(1, sizeof *r);
     if (!st && !r) st = czk_errf(err, CZK_ERR_NOMEM, "load: host memory");
     if (st) {
@@ -574,7 +608,7 @@ czk_status be_load(void *self, const czk_params *p, const czk_shape *s, unsigned
     auto fits = [&](uint64_t x) { return x <= left && x + work <= (uint64_t)dfree; };
     if (fits(pbytes)) {
         czk_err e2;
-        st = upload_params(be, r, s, &e2);
+        st = upload_params(be, r, s, p->encoded, &e2);
         if (!st) {
             r->device_bytes = pbytes;
             if (fits(pbytes + sbytes)) {
@@ -592,7 +626,8 @@ czk_status be_load(void *self, const czk_params *p, const czk_shape *s, unsigned
             czk_cuda_free(be->ctx, r->b_idx);
             r->a_idx = r->b_idx = NULL;
             r->params_on_dev = false;
-            if (st != CZK_ERR_NOMEM) { /* a device fault or a shape that does not fit: give up */
+            if (st != CZK_ERR_NOMEM) { /* a device fault, a bad point, a shape that does not
+                                          fit: give up */
                 if (err) *err = e2;
                 free(r);
                 pthread_mutex_unlock(&be->mu);
@@ -602,6 +637,12 @@ czk_status be_load(void *self, const czk_params *p, const czk_shape *s, unsigned
         }
     }
     if (!r->params_on_dev) {
+        /* pinned and streamed: the device part reads host points */
+        if ((st = czk_params_decode_vectors(p, be->pool, err))) {
+            free(r);
+            pthread_mutex_unlock(&be->mu);
+            return st;
+        }
         for (int k = 0; k < NVEC && !st; k++) {
             size_t bytes = (size_t)v.n[k] * vec_elem(k);
             if (!bytes) continue;

@@ -31,6 +31,7 @@
  */
 #include "engine/internal.h"
 
+#include "czk/cuda.h"
 #include "czk/porep_c1.h"
 #include "czk/porep_circuit.h"
 #include "czk/porep_graph.h"
@@ -160,7 +161,9 @@ static czk_status porep_load(void *ctx, const char *id, const char *dir, czk_poo
     char path[CZK_ENGINE_PATH_MAX + 300];
     czk_status st = czk_porep_find_key(path, sizeof path, NULL, dir, s, ".params", err);
     if (st) return st;
-    czk_params_read_opts o = {0, NULL, pool, progress, progress_ctx};
+    /* encoded vectors where the GPU decodes them (a CPU engine decodes them on first use) */
+    czk_params_read_opts o = {czk_cuda_params_device_decode() ? CZK_PARAMS_ENCODED : 0, NULL, pool,
+                              progress, progress_ctx};
     if ((st = czk_params_read(params, path, &o, NULL, err))) return st;
     if ((st = czk_porep_shape_load(shape, NULL, s, true, err))) {
         czk_params_free(*params);

@@ -87,6 +87,30 @@ czk_status czk_g16_reader_finish(czk_g16_reader *r, bool complete, uint8_t tree[
                                  uint8_t plain[64], czk_err *err);
 
 /*
+ * A raw read of a whole file on the pool, for encoded vectors
+ * (CZK_PARAMS_ENCODED). The segments tile [0, size) in file order; a
+ * segment receives its bytes at dst by pread(2), or, with `have`, already
+ * holds them there (read before; only hashed). The file is cut into
+ * CZK_TREE_PIECE_BYTES pieces that the pool's threads claim in order;
+ * each thread preads its piece in 1 MiB steps and hashes every step while
+ * it is in its cache, so tree receives the tree digest of the bytes read.
+ * progress (may be NULL) is called on the calling thread, between its
+ * pieces, with the length of the longest prefix of the file read so far
+ * (increasing). Errors: CZK_ERR_IO (the read), CZK_ERR_TRUNCATED (the file
+ * ended before `size`: it changed), CZK_ERR_NOMEM; for several, the one of
+ * the lowest piece.
+ */
+typedef struct czk_g16_seg {
+    uint64_t off, len;
+    uint8_t *dst;
+    bool have;
+} czk_g16_seg;
+typedef void (*czk_g16_seg_progress_fn)(void *ctx, uint64_t done);
+czk_status czk_g16_read_segments(int fd, uint64_t size, const czk_g16_seg *seg, size_t nseg,
+                                 czk_pool *pool, czk_g16_seg_progress_fn progress, void *ctx,
+                                 uint8_t tree[64], czk_err *err);
+
+/*
  * Writer of a file of exactly `total` bytes at path (through a temporary
  * file next to it, renamed on close). czk_g16_writer_reserve gives the
  * space for the next bytes at *p: *rest bytes (>= 1) are left in the current

@@ -19,6 +19,19 @@
  * subgroup check runs inline instead. A defect found by a parallel pass is
  * reported for the lowest index in the section, so errors do not depend on
  * thread timing.
+ *
+ * Encoded reads (CZK_PARAMS_ENCODED, a format-2 stamp for the file) skip
+ * the decoding: the layout comes from the vk, ic and the five length
+ * prefixes (pread), the vectors' bytes go raw into their arrays on the
+ * pool (pieces.c, czk_g16_read_segments), and the stamp's tree digest is
+ * compared once every byte is read. Expected on the H200 host (16 threads,
+ * 47 GB in the page cache): pread ~5 GB/s and BLAKE2b ~0.9 GB/s per
+ * thread give ~10 GB/s, ~5 s, instead of ~30 s of decoding. Whatever
+ * would make the usual read fail (a bad vk point, length prefix or size)
+ * sends the read down the usual path, which names it. The vectors are
+ * then decoded in place on first use (czk_params_decode_vectors: the same
+ * per-point code, decoding aside and overwriting the encoding, as
+ * encodings and affine points have the same size), or on the GPU.
  */
 #define _GNU_SOURCE /* mkostemp */
 #include "groth16/internal.h"
@@ -92,8 +105,19 @@ void czk_vk_free(czk_vk *vk) {
     memset(vk, 0, sizeof *vk);
 }
 
+/* The decoding state of encoded params (czk_params.lazy). */
+struct czk_params_lazy {
+    pthread_mutex_t mu;
+    czk_status st; /* the first decoding failure: final */
+    czk_err err;
+};
+
 void czk_params_free(czk_params *p) {
     if (!p) return;
+    if (p->lazy) {
+        pthread_mutex_destroy(&p->lazy->mu);
+        free(p->lazy);
+    }
     czk_vk_free(&p->vk);
     czk_g16_free(p->h);
     czk_g16_free(p->l);
@@ -229,11 +253,27 @@ typedef struct dec_job {
     size_t base;
     bool subgroup;   /* decode with the subgroup check */
     bool check_only; /* no decoding: subgroup-check dst[base ..] */
+    bool in_place;   /* in and dst are the same memory (encoded vectors) */
     int sec;
     atomic_size_t bad; /* lowest failing index in the section so far */
     pthread_mutex_t mu;
     czk_err e;
 } dec_job;
+
+/*
+ * One point of a section: the decoding checks (with the subgroup check if asked), infinity
+ * refused, the message naming the section and the index.
+ */
+static czk_status decode_point(const czk_g16_group *g, void *out, const uint8_t *in, int sec,
+                               size_t idx, bool subgroup, czk_err *err) {
+    czk_status st =
+        subgroup ? g->decode(out, in, g->enc, err) : g->decode_trusted(out, in, g->enc, err);
+    if (st == CZK_OK && g->is_inf(out))
+        st = czk_errf(err, CZK_ERR_EC_INFINITY,
+                      "%s point at infinity (parameters never hold infinity)", g->name);
+    if (st) czk_err_wrap(err, "section %s, point %zu", SEC_NAME[sec], idx);
+    return st;
+}
 
 static void dec_fail(dec_job *j, size_t idx, const czk_err *e) {
     pthread_mutex_lock(&j->mu);
@@ -263,13 +303,15 @@ static void dec_fn(void *arg, size_t b, size_t e, unsigned worker) {
             continue;
         }
         const uint8_t *in = j->in + i * g->enc;
-        czk_status st =
-            j->subgroup ? g->decode(out, in, g->enc, &pe) : g->decode_trusted(out, in, g->enc, &pe);
-        if (st == CZK_OK && g->is_inf(out))
-            st = czk_errf(&pe, CZK_ERR_EC_INFINITY,
-                          "%s point at infinity (parameters never hold infinity)", g->name);
+        czk_status st;
+        if (j->in_place) { /* enc == aff: decode aside, then overwrite the encoding */
+            czk_g2_affine tmp;
+            st = decode_point(g, &tmp, in, j->sec, idx, false, &pe);
+            if (!st) memcpy(out, &tmp, g->aff);
+        } else {
+            st = decode_point(g, out, in, j->sec, idx, j->subgroup, &pe);
+        }
         if (st) {
-            czk_err_wrap(&pe, "section %s, point %zu", SEC_NAME[j->sec], idx);
             dec_fail(j, idx, &pe);
             return;
         }
@@ -397,6 +439,26 @@ static czk_status check_end(const src *s, int last, czk_err *err) {
                     (unsigned long long)src_left(s), SEC_NAME[last], (unsigned long long)s->off);
 }
 
+/* A vector's length prefix n against the relations every generator keeps (l and b_g1 read). */
+static czk_status check_prefix(int sec, uint32_t n, uint64_t ic, uint32_t l_len, uint32_t b_g1_len,
+                               czk_err *err) {
+    uint64_t vars = ic + l_len;
+    if (sec == SEC_H && (((uint64_t)n + 1) & n) != 0)
+        return czk_errf(err, CZK_ERR_FORMAT,
+                        "section h: length prefix %u is not 2^k - 1 (the domain size less one)", n);
+    if (sec == SEC_A && (n < ic || n > vars))
+        return czk_errf(err, CZK_ERR_FORMAT,
+                        "section a: length prefix %u is outside [ic, ic + l] = [%llu, %llu]", n,
+                        (unsigned long long)ic, (unsigned long long)vars);
+    if (sec == SEC_B_G1 && n > vars)
+        return czk_errf(err, CZK_ERR_FORMAT, "section b_g1: length prefix %u exceeds ic + l = %llu",
+                        n, (unsigned long long)vars);
+    if (sec == SEC_B_G2 && n != b_g1_len)
+        return czk_errf(err, CZK_ERR_FORMAT,
+                        "section b_g2: length prefix %u differs from b_g1's %u", n, b_g1_len);
+    return CZK_OK;
+}
+
 /*
  * The five vectors after the vk. Length prefixes are checked against the
  * relations every generator keeps before the points are read.
@@ -413,23 +475,7 @@ static czk_status parse_vectors(src *s, czk_params *pa, bool subgroup, czk_pool 
         uint32_t n = 0;
         czk_status st = read_count(s, sec, &n, err);
         if (st) return st;
-        uint64_t vars = ic + pa->l_len;
-        if (sec == SEC_H && (((uint64_t)n + 1) & n) != 0)
-            return czk_errf(err, CZK_ERR_FORMAT,
-                            "section h: length prefix %u is not 2^k - 1 (the domain size less one)",
-                            n);
-        if (sec == SEC_A && (n < ic || n > vars))
-            return czk_errf(err, CZK_ERR_FORMAT,
-                            "section a: length prefix %u is outside [ic, ic + l] = [%llu, %llu]", n,
-                            (unsigned long long)ic, (unsigned long long)vars);
-        if (sec == SEC_B_G1 && n > vars)
-            return czk_errf(err, CZK_ERR_FORMAT,
-                            "section b_g1: length prefix %u exceeds ic + l = %llu", n,
-                            (unsigned long long)vars);
-        if (sec == SEC_B_G2 && n != pa->b_g1_len)
-            return czk_errf(err, CZK_ERR_FORMAT,
-                            "section b_g2: length prefix %u differs from b_g1's %u", n,
-                            pa->b_g1_len);
+        if ((st = check_prefix(sec, n, ic, pa->l_len, pa->b_g1_len, err))) return st;
         if ((st = check_fits(s, sec, n, g->enc, err))) return st;
         if ((st = read_points(s, sec, g, n, subgroup, pool, vec[k], err))) return st;
         *len[k] = n;
@@ -452,6 +498,209 @@ static czk_status subgroup_vectors(const czk_params *pa, czk_pool *pool, prog *p
         at += (uint64_t)len[k] * g->enc;
     }
     return CZK_OK;
+}
+
+/* ---- encoded vectors (CZK_PARAMS_ENCODED) ---- */
+
+/* Decodes the encoded vectors still held in place (range and on-curve checks, no subgroup). */
+static czk_status decode_in_place(const czk_params *pa, czk_pool *pool, czk_err *err) {
+    void *vec[5] = {pa->h, pa->l, pa->a, pa->b_g1, pa->b_g2};
+    uint32_t len[5] = {pa->h_len, pa->l_len, pa->a_len, pa->b_g1_len, pa->b_g2_len};
+    for (int k = 0; k < 5; k++) {
+        if (!vec[k] || !len[k]) continue;
+        const czk_g16_group *g = k == 4 ? &czk_g16_g2 : &czk_g16_g1;
+        dec_job j = {.g = g, .in = vec[k], .dst = vec[k], .in_place = true, .sec = SEC_H + k};
+        czk_status st = run_job(&j, len[k], pool, err);
+        if (st) return st;
+    }
+    return CZK_OK;
+}
+
+/*
+ * One decoder at a time under the params' lock; others wait and then find the vectors decoded
+ * (or the first failure). The pool must not be one whose loop the caller runs inside while
+ * another thread may hold the lock (its czk_pool_for would wait for that loop).
+ */
+czk_status czk_params_decode_vectors(const czk_params *params, czk_pool *pool, czk_err *err) {
+    czk_params_lazy *lz = params->lazy;
+    if (!lz) {
+        if (!params->encoded) return CZK_OK;
+        return czk_errf(err, CZK_ERR_INVALID_ARG,
+                        "params: encoded vectors without the reader's decoding state");
+    }
+    /* the vectors and `encoded` are the struct's representation, changed only here, under mu */
+    czk_params *pa = (czk_params *)params;
+    pthread_mutex_lock(&lz->mu);
+    czk_status st = lz->st;
+    if (!st && pa->encoded) {
+        czk_err e;
+        st = decode_in_place(pa, pool, &e);
+        if (st) {
+            czk_err_wrap(&e, "params");
+            lz->st = st;
+            lz->err = e;
+        } else {
+            pa->encoded = false;
+        }
+    }
+    if (st && err) *err = lz->err;
+    pthread_mutex_unlock(&lz->mu);
+    return st;
+}
+
+czk_status czk_params_check_encoded_point(const czk_params *params, unsigned vector, size_t index,
+                                          czk_err *err) {
+    static const unsigned BIT[5] = {CZK_SRS_H, CZK_SRS_L, CZK_SRS_A, CZK_SRS_B_G1, CZK_SRS_B_G2};
+    const void *vec[5] = {params->h, params->l, params->a, params->b_g1, params->b_g2};
+    uint32_t len[5] = {params->h_len, params->l_len, params->a_len, params->b_g1_len,
+                       params->b_g2_len};
+    int k = 0;
+    while (k < 5 && BIT[k] != vector)
+        k++;
+    if (k == 5)
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "params: vector 0x%x is not one CZK_SRS_* bit",
+                        vector);
+    if (!params->encoded || !vec[k] || index >= len[k])
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "params: section %s, point %zu: %s",
+                        SEC_NAME[SEC_H + k], index,
+                        !params->encoded ? "the vectors are not encoded"
+                        : !vec[k]        ? "the vector is not in host memory"
+                                         : "beyond the section");
+    czk_params_lazy *lz = params->lazy;
+    if (lz) { /* after a failed decoding the vectors are partly decoded: its error stands */
+        pthread_mutex_lock(&lz->mu);
+        czk_status st = lz->st;
+        if (st && err) *err = lz->err;
+        pthread_mutex_unlock(&lz->mu);
+        if (st) return st;
+    }
+    const czk_g16_group *g = k == 4 ? &czk_g16_g2 : &czk_g16_g1;
+    czk_g2_affine tmp;
+    czk_status st = decode_point(g, &tmp, (const uint8_t *)vec[k] + index * g->enc, SEC_H + k,
+                                 index, false, err);
+    if (st) czk_err_wrap(err, "params");
+    return st;
+}
+
+/* Progress of an encoded read: the section ends passed, then the prefix's end (czk_g16_seg). */
+typedef struct enc_prog {
+    prog *pg;
+    uint64_t end[NSEC]; /* where each section ends (the next one's length prefix) */
+    int next;           /* the first section whose end was not reported */
+} enc_prog;
+
+static void enc_progress(void *ctx, uint64_t done) {
+    enc_prog *e = ctx;
+    for (; e->next < NSEC && e->end[e->next] <= done; e->next++)
+        prog_report(e->pg, SEC_NAME[e->next], e->end[e->next], true);
+    if (e->next < NSEC && done > e->pg->last) prog_report(e->pg, SEC_NAME[e->next], done, false);
+}
+
+static czk_status pread_at(int fd, uint8_t *dst, size_t n, uint64_t off, czk_err *err) {
+    size_t got = 0;
+    while (got < n) {
+        ssize_t k = pread(fd, dst + got, n - got, (off_t)(off + got));
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0)
+            return czk_errf(err, k ? CZK_ERR_IO : CZK_ERR_TRUNCATED, "read at byte %llu: %s",
+                            (unsigned long long)(off + got), k ? strerror(errno) : "end of file");
+        got += (size_t)k;
+    }
+    return CZK_OK;
+}
+
+/*
+ * The encoded read (czk_params_read with CZK_PARAMS_ENCODED and a format-2 stamp): the vk and
+ * ic (decoded and checked in full) and the five length prefixes by pread, then the vectors'
+ * bytes raw into their arrays in parallel (czk_g16_read_segments), tree = the tree digest.
+ * *layout_ok false (and CZK_OK, pa untouched): the layout is not a valid file's (a defect in
+ * vk or ic, a bad or truncated length prefix, bytes after the end); the caller then reads the
+ * file the usual way, which names the defect. Errors are the read's own (I/O, memory).
+ */
+static czk_status read_encoded(int fd, uint64_t size, czk_params *pa, prog *pg, czk_pool *pool,
+                               uint8_t tree[64], bool *layout_ok, czk_err *err) {
+    *layout_ok = false;
+    const uint64_t fixed = CZK_VK_FIXED_BYTES + 4;
+    uint8_t *hdr = NULL, pre[5][4] = {{0}};
+    czk_status st = CZK_OK;
+    if (size < fixed) return CZK_OK;
+    if (!(hdr = malloc(fixed))) return czk_errf(err, CZK_ERR_NOMEM, "params: out of memory");
+    if ((st = pread_at(fd, hdr, fixed, 0, err))) goto out;
+    uint64_t n_ic = (uint64_t)hdr[864] << 24 | (uint64_t)hdr[865] << 16 | hdr[866] << 8 | hdr[867];
+    uint64_t hdr_len = fixed + n_ic * CZK_G1_UNCOMPRESSED + 4; /* through h's length prefix */
+    if (hdr_len > size) goto out;
+    uint8_t *nh = realloc(hdr, hdr_len);
+    if (!nh) {
+        st = czk_errf(err, CZK_ERR_NOMEM, "params: out of memory");
+        goto out;
+    }
+    hdr = nh;
+    if ((st = pread_at(fd, hdr + fixed, hdr_len - fixed, fixed, err))) goto out;
+    czk_vk vk;
+    czk_err ve;
+    src hs = {.mem = hdr, .fd = -1, .size = hdr_len - 4};
+    if (parse_vk(&hs, &vk, pool, &ve)) { /* named by the usual read */
+        czk_vk_free(&vk);
+        goto out;
+    }
+    /* the sections: where each length prefix and its points lie */
+    uint32_t n[5] = {0};
+    uint64_t at = hdr_len - 4, pts[5] = {0};
+    enc_prog ep = {.pg = pg, .end = {CZK_VK_FIXED_BYTES, at}};
+    for (int k = 0; k < 5; k++) {
+        int sec = SEC_H + k;
+        size_t enc = sec == SEC_B_G2 ? CZK_G2_UNCOMPRESSED : CZK_G1_UNCOMPRESSED;
+        if (at + 4 > size) break;
+        if (k == 0)
+            memcpy(pre[0], hdr + at, 4);
+        else if ((st = pread_at(fd, pre[k], 4, at, err)))
+            break;
+        n[k] = (uint32_t)pre[k][0] << 24 | (uint32_t)pre[k][1] << 16 | (uint32_t)pre[k][2] << 8 |
+               pre[k][3];
+        if (check_prefix(sec, n[k], n_ic, k > 1 ? n[1] : 0, k > 3 ? n[3] : 0, &ve) ||
+            (uint64_t)n[k] * enc > size - at - 4)
+            break;
+        pts[k] = at + 4;
+        at = pts[k] + (uint64_t)n[k] * enc;
+        ep.end[sec] = at;
+        if (k == 4) *layout_ok = at == size;
+    }
+    if (st || !*layout_ok) {
+        *layout_ok = false;
+        czk_vk_free(&vk);
+        goto out;
+    }
+    /* the arrays, and the segments of the file in order */
+    void **vec[5] = {(void **)&pa->h, (void **)&pa->l, (void **)&pa->a, (void **)&pa->b_g1,
+                     (void **)&pa->b_g2};
+    czk_g16_seg seg[10];
+    size_t ns = 0;
+    seg[ns++] = (czk_g16_seg){0, hdr_len, hdr, true};
+    for (int k = 0; k < 5 && !st; k++) {
+        size_t enc = k == 4 ? CZK_G2_UNCOMPRESSED : CZK_G1_UNCOMPRESSED;
+        uint64_t bytes = (uint64_t)n[k] * enc;
+        if (!(*vec[k] = czk_g16_alloc((size_t)bytes)))
+            st = czk_errf(err, CZK_ERR_NOMEM, "section %s: cannot allocate %u points (%llu bytes)",
+                          SEC_NAME[SEC_H + k], n[k], (unsigned long long)bytes);
+        if (k) seg[ns++] = (czk_g16_seg){pts[k] - 4, 4, pre[k], true};
+        seg[ns++] = (czk_g16_seg){pts[k], bytes, *vec[k], false};
+    }
+    enc_progress(&ep, hdr_len - 4); /* vk and ic: decoded */
+    if (!st) st = czk_g16_read_segments(fd, size, seg, ns, pool, enc_progress, &ep, tree, err);
+    if (st) {
+        for (int k = 0; k < 5; k++) {
+            czk_g16_free(*vec[k]);
+            *vec[k] = NULL;
+        }
+        czk_vk_free(&vk);
+        goto out;
+    }
+    enc_progress(&ep, size); /* the rest of the section ends, the last at size */
+    pa->vk = vk;
+    pa->h_len = n[0], pa->l_len = n[1], pa->a_len = n[2], pa->b_g1_len = n[3], pa->b_g2_len = n[4];
+out:
+    free(hdr);
+    return st;
 }
 
 static void fill_digest(czk_params_read_info *info, const uint8_t d[64]) {
@@ -516,9 +765,51 @@ static czk_status open_input(const char *path, int *fd, struct stat *stt, czk_er
 }
 
 /*
- * Trust, in this order: a published digest (only where the plain digest was
- * computed), a stamp whose digest matches, else the subgroup pass; every
- * outcome but a matching format-2 stamp records one (groth16.h, "Digests").
+ * The usual read: one sequential pass through the piece reader, decoding as it goes. Trust, in
+ * this order: a published digest (only where the plain digest was computed), a stamp whose
+ * digest matches, else the subgroup pass; every outcome but a matching format-2 stamp records
+ * one (groth16.h, "Digests").
+ */
+static czk_status read_usual(int fd, const struct stat *stt, const char *path, czk_params *pa,
+                             bool full, bool plain, czk_g16_stamp_kind kind, const uint8_t cand[64],
+                             bool stamps, const char *dir, const czk_params_read_opts *o, prog *pg,
+                             double t0, czk_params_read_info *inf, czk_err *err) {
+    czk_g16_reader *rd = NULL;
+    czk_status st = czk_g16_reader_open(&rd, fd, (uint64_t)stt->st_size, plain, err);
+    if (st) return st;
+    src s = {.pg = pg, .fd = fd, .rd = rd, .size = (uint64_t)stt->st_size};
+    st = parse_vk(&s, &pa->vk, o->pool, err);
+    if (!st) st = parse_vectors(&s, pa, full, o->pool, err);
+    double t1 = czk_g16_now();
+    inf->seconds_read = t1 - t0;
+    uint8_t plain_d[64];
+    czk_status fst = czk_g16_reader_finish(rd, st == CZK_OK, inf->tree, plain_d, st ? NULL : err);
+    if (!st) st = fst;
+    inf->seconds_hash = czk_g16_now() - t1;
+    if (st) return st;
+    if (plain) fill_digest(inf, plain_d);
+    inf->bytes = s.size;
+    inf->known = full || !plain ? NULL : czk_params_known_digest(inf->digest);
+    bool match = (kind == CZK_G16_STAMP_TREE && memcmp(cand, inf->tree, 64) == 0) ||
+                 (kind == CZK_G16_STAMP_PLAIN && memcmp(cand, plain_d, 64) == 0);
+    if (inf->known) {
+        inf->trust = CZK_TRUST_KNOWN;
+    } else if (match) {
+        inf->trust = CZK_TRUST_STAMP;
+    } else if (!full) {
+        double t2 = czk_g16_now();
+        st = subgroup_vectors(pa, o->pool, pg, err);
+        inf->seconds_subgroup = czk_g16_now() - t2;
+    }
+    /* a format-2 stamp for next time (a format-1 one is upgraded) */
+    if (!st && stamps && !(match && kind == CZK_G16_STAMP_TREE))
+        inf->stamp_written = czk_g16_stamp_write(dir, path, stt, inf->tree);
+    return st;
+}
+
+/*
+ * CZK_PARAMS_ENCODED with a format-2 stamp: read_encoded; else, or when the layout needs the
+ * usual read's diagnosis, read_usual.
  */
 czk_status czk_params_read(czk_params **out, const char *path, const czk_params_read_opts *opts,
                            czk_params_read_info *info, czk_err *err) {
@@ -540,47 +831,43 @@ czk_status czk_params_read(czk_params **out, const char *path, const czk_params_
         !full && stamps ? czk_g16_stamp_lookup(dir, path, &stt, cand) : CZK_G16_STAMP_NONE;
     bool plain = kind != CZK_G16_STAMP_TREE;
     czk_params *pa = calloc(1, sizeof *pa);
-    czk_g16_reader *rd = NULL;
     if (!pa) {
         close(fd);
         return czk_errf(err, CZK_ERR_NOMEM, "params %s: out of memory", path);
     }
-    if ((st = czk_g16_reader_open(&rd, fd, (uint64_t)stt.st_size, plain, err))) {
-        close(fd);
-        free(pa);
-        return czk_err_wrap(err, "params %s", path);
-    }
     prog pg;
     prog_init(&pg, &o, (uint64_t)stt.st_size);
-    src s = {.pg = &pg, .fd = fd, .rd = rd, .size = (uint64_t)stt.st_size};
-    st = parse_vk(&s, &pa->vk, o.pool, err);
-    if (!st) st = parse_vectors(&s, pa, full, o.pool, err);
-    double t1 = czk_g16_now();
-    inf.seconds_read = t1 - t0;
-    uint8_t plain_d[64];
-    czk_status fst = czk_g16_reader_finish(rd, st == CZK_OK, inf.tree, plain_d, st ? NULL : err);
-    if (!st) st = fst;
-    close(fd);
-    inf.seconds_hash = czk_g16_now() - t1;
-    if (!st) {
-        if (plain) fill_digest(&inf, plain_d);
-        inf.bytes = s.size;
-        inf.known = full || !plain ? NULL : czk_params_known_digest(inf.digest);
-        bool match = (kind == CZK_G16_STAMP_TREE && memcmp(cand, inf.tree, 64) == 0) ||
-                     (kind == CZK_G16_STAMP_PLAIN && memcmp(cand, plain_d, 64) == 0);
-        if (inf.known) {
-            inf.trust = CZK_TRUST_KNOWN;
-        } else if (match) {
-            inf.trust = CZK_TRUST_STAMP;
-        } else if (!full) {
-            double t2 = czk_g16_now();
-            st = subgroup_vectors(pa, o.pool, &pg, err);
-            inf.seconds_subgroup = czk_g16_now() - t2;
+    bool done = false; /* read the encoded way */
+    if ((o.flags & CZK_PARAMS_ENCODED) && kind == CZK_G16_STAMP_TREE) {
+        /* raw bytes, no decoding; the stamp's tree digest decides after the read */
+        st = read_encoded(fd, (uint64_t)stt.st_size, pa, &pg, o.pool, inf.tree, &done, err);
+        if (!st && done) {
+            inf.seconds_read = czk_g16_now() - t0;
+            inf.bytes = (uint64_t)stt.st_size;
+            if (!memcmp(cand, inf.tree, 64)) {
+                inf.trust = CZK_TRUST_STAMP;
+                if (!(pa->lazy = calloc(1, sizeof *pa->lazy)))
+                    st = czk_errf(err, CZK_ERR_NOMEM, "out of memory");
+                else
+                    pthread_mutex_init(&pa->lazy->mu, NULL);
+                pa->encoded = true;
+            } else {
+                /* other bytes than the stamp's: decoded and checked as on a first read */
+                double t2 = czk_g16_now();
+                st = decode_in_place(pa, o.pool, err);
+                inf.seconds_read += czk_g16_now() - t2;
+                t2 = czk_g16_now();
+                if (!st) st = subgroup_vectors(pa, o.pool, &pg, err);
+                inf.seconds_subgroup = czk_g16_now() - t2;
+                if (!st && stamps)
+                    inf.stamp_written = czk_g16_stamp_write(dir, path, &stt, inf.tree);
+            }
         }
-        /* a format-2 stamp for next time (a format-1 one is upgraded) */
-        if (!st && stamps && !(match && kind == CZK_G16_STAMP_TREE))
-            inf.stamp_written = czk_g16_stamp_write(dir, path, &stt, inf.tree);
     }
+    if (!done && !st)
+        st = read_usual(fd, &stt, path, pa, full, plain, kind, cand, stamps, dir, &o, &pg, t0, &inf,
+                        err);
+    close(fd);
     if (st) {
         czk_params_free(pa);
         return czk_err_wrap(err, "params %s", path);
@@ -793,6 +1080,7 @@ czk_status czk_g16_write_points(czk_g16_writer *w, const czk_g16_group *g, const
 static czk_status params_write(const czk_params *pa, const char *path, czk_pool *pool,
                                uint8_t tree[64], czk_err *err) {
     czk_status st = vk_check_finite(&pa->vk, err);
+    if (!st) st = czk_params_decode_vectors(pa, pool, err); /* encoded: decoded first */
     if (st) return czk_err_wrap(err, "params %s", path);
     czk_g16_writer *w;
     if ((st = czk_g16_writer_open(&w, path, czk_params_encoded_size(pa), NULL, NULL, NULL, err)))

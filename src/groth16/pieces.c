@@ -19,6 +19,12 @@
  * buffer when the range straddles two pieces. A buffer is reused once the
  * caller has moved past it and every hasher is done with it.
  *
+ * Parallel raw read (encoded vectors, czk_g16_read_segments): no ring and
+ * no loader; the pool's threads claim whole pieces in file order and
+ * pread(2) each one, in 1 MiB steps hashed while in the cache, straight
+ * into its final place (the parameter arrays), so that reading and hashing
+ * scale with the threads and no byte is copied twice.
+ *
  * Writer: the caller asks for space (the rest of the current piece plus a
  * little slack, so that a point may run over the piece's end), fills it and
  * commits what it wrote; a full piece (its overflow copied into the next
@@ -33,6 +39,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -372,6 +379,149 @@ czk_status czk_g16_reader_finish(czk_g16_reader *r, bool complete, uint8_t tree[
         rd_stop_join(r);
     }
     rd_free(r);
+    return st;
+}
+
+/* ---- the parallel raw read (encoded vectors) ---- */
+
+#define SEG_STEP ((size_t)1 << 20) /* bytes per pread, hashed while still in the cache */
+
+typedef struct seg_job {
+    int fd;
+    uint64_t size, npieces;
+    const czk_g16_seg *seg;
+    size_t nseg;
+    uint8_t (*d)[64];
+    atomic_uchar *done; /* per piece: read and hashed */
+    atomic_uint_fast64_t next;
+    atomic_bool stop;
+    czk_g16_seg_progress_fn progress;
+    void *ctx;
+    uint64_t prefix; /* pieces done without a gap, as the calling thread last saw them */
+    pthread_mutex_t mu;
+    uint64_t bad; /* lowest failing piece */
+    czk_status st;
+    czk_err e;
+} seg_job;
+
+static czk_status seg_pread(int fd, uint8_t *dst, size_t n, uint64_t off, uint64_t size,
+                            czk_err *err) {
+    size_t got = 0;
+    while (got < n) {
+        ssize_t k = pread(fd, dst + got, n - got, (off_t)(off + got));
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0)
+            return czk_errf(err, CZK_ERR_IO, "read at byte %llu: %s",
+                            (unsigned long long)(off + got), strerror(errno));
+        if (k == 0)
+            return czk_errf(err, CZK_ERR_TRUNCATED,
+                            "the file ends at byte %llu, before its size when opened (%llu): it "
+                            "changed while being read",
+                            (unsigned long long)(off + got), (unsigned long long)size);
+        got += (size_t)k;
+    }
+    return CZK_OK;
+}
+
+/* Reads and hashes piece k. */
+static czk_status seg_piece(seg_job *j, uint64_t k, czk_err *err) {
+    uint64_t lo = k * PIECE, hi = lo + piece_len(j->size, k);
+    blake2b_state st;
+    blake2b_init(&st, 64);
+    for (size_t i = 0; i < j->nseg; i++) {
+        const czk_g16_seg *g = &j->seg[i];
+        uint64_t a = g->off > lo ? g->off : lo, b = g->off + g->len < hi ? g->off + g->len : hi;
+        for (uint64_t at = a; at < b; at += SEG_STEP) {
+            size_t n = (size_t)(b - at < SEG_STEP ? b - at : SEG_STEP);
+            uint8_t *p = g->dst + (at - g->off);
+            if (!g->have) {
+                czk_status rs = seg_pread(j->fd, p, n, at, j->size, err);
+                if (rs) return rs;
+            }
+            blake2b_update(&st, p, n);
+        }
+    }
+    blake2b_final(&st, j->d[k], 64);
+    return CZK_OK;
+}
+
+/* One runner per thread: claims pieces in order until none are left (dynamic balance). */
+static void seg_fn(void *arg, size_t b, size_t e, unsigned worker) {
+    (void)b, (void)e;
+    seg_job *j = arg;
+    for (;;) {
+        if (atomic_load_explicit(&j->stop, memory_order_relaxed)) return;
+        uint64_t k = atomic_fetch_add(&j->next, 1);
+        if (k >= j->npieces) return;
+        czk_err pe;
+        czk_status st = seg_piece(j, k, &pe);
+        if (st) {
+            pthread_mutex_lock(&j->mu);
+            if (k < j->bad) {
+                j->bad = k;
+                j->st = st;
+                j->e = pe;
+            }
+            pthread_mutex_unlock(&j->mu);
+            atomic_store(&j->stop, true);
+            return;
+        }
+        atomic_store_explicit(&j->done[k], 1, memory_order_release);
+        if (worker == 0 && j->progress) { /* worker 0 is the calling thread (pool.h) */
+            uint64_t p0 = j->prefix;
+            while (j->prefix < j->npieces &&
+                   atomic_load_explicit(&j->done[j->prefix], memory_order_acquire))
+                j->prefix++;
+            if (j->prefix > p0) {
+                uint64_t bytes = j->prefix * PIECE;
+                j->progress(j->ctx, bytes < j->size ? bytes : j->size);
+            }
+        }
+    }
+}
+
+czk_status czk_g16_read_segments(int fd, uint64_t size, const czk_g16_seg *seg, size_t nseg,
+                                 czk_pool *pool, czk_g16_seg_progress_fn progress, void *ctx,
+                                 uint8_t tree[64], czk_err *err) {
+    uint64_t at = 0;
+    for (size_t i = 0; i < nseg; i++) {
+        if (seg[i].off != at || (seg[i].len && !seg[i].dst))
+            return czk_errf(err, CZK_ERR_INTERNAL, "params: segment %zu does not follow on", i);
+        at += seg[i].len;
+    }
+    if (at != size)
+        return czk_errf(err, CZK_ERR_INTERNAL, "params: segments cover %llu of %llu bytes",
+                        (unsigned long long)at, (unsigned long long)size);
+    seg_job j = {.fd = fd,
+                 .size = size,
+                 .npieces = npieces_of(size),
+                 .seg = seg,
+                 .nseg = nseg,
+                 .progress = progress,
+                 .ctx = ctx,
+                 .bad = UINT64_MAX};
+    j.d = malloc((j.npieces ? j.npieces : 1) * 64);
+    j.done = calloc(j.npieces ? j.npieces : 1, sizeof *j.done);
+    if (!j.d || !j.done) {
+        free(j.d);
+        free(j.done);
+        return czk_errf(err, CZK_ERR_NOMEM, "params: %llu piece digests",
+                        (unsigned long long)j.npieces);
+    }
+    atomic_init(&j.next, 0);
+    atomic_init(&j.stop, false);
+    pthread_mutex_init(&j.mu, NULL);
+    unsigned runners = czk_pool_threads(pool);
+    czk_pool_for(pool, runners, 1, seg_fn, &j);
+    pthread_mutex_destroy(&j.mu);
+    czk_status st = j.st;
+    if (st) {
+        if (err) *err = j.e;
+    } else {
+        tree_final(tree, (const uint8_t(*)[64])j.d, j.npieces);
+    }
+    free(j.d);
+    free(j.done);
     return st;
 }
 

@@ -75,8 +75,11 @@ static czk_status cpu_one(cpu_backend *be, const czk_params *p, const czk_shape 
     unsigned lg = czk_domain_log(n);
     size_t N = (size_t)1 << lg;
     czk_fr *a = abc, *b = abc + N, *c = abc + 2 * N;
+    /* encoded vectors (CZK_PARAMS_ENCODED) are decoded on first use */
+    czk_status st = czk_params_decode_vectors(p, pool, err);
+    if (st) return st;
     double t0 = czk_g16_now();
-    czk_status st = czk_shape_eval(s, w, a, b, c, pool, err);
+    st = czk_shape_eval(s, w, a, b, c, pool, err);
     if (st) return czk_err_wrap(err, "prove: SpMV");
     for (size_t i = n; i < N; i++)
         a[i] = b[i] = c[i] = czk_fr_zero;
@@ -378,6 +381,7 @@ czk_status czk_prove_finalize(const czk_params *params, const czk_shape *shape,
         return czk_errf(err, CZK_ERR_INVALID_ARG, "prove: unknown deferred sums 0x%x", deferred);
     if (deferred & CZK_SUM_B2) {
         if ((st = check_witness(shape, w, 0, err))) return st;
+        if ((st = czk_params_decode_vectors(params, pool, err))) return st; /* encoded: decode */
         size_t nv = (size_t)shape->num_inputs + shape->num_aux;
         czk_fr *sc = malloc((nv ? nv : 1) * sizeof *sc);
         if (!sc) return czk_errf(err, CZK_ERR_NOMEM, "prove: no memory for %zu scalars", nv);

@@ -9,6 +9,19 @@
 int czk_cuda_device_count(void) {
     return 0;
 }
+bool czk_cuda_params_device_decode(void) {
+    return false;
+}
+czk_status czk_cuda_decode_points(czk_cuda_ctx *ctx, void *points, size_t n, unsigned group,
+                                  uint64_t *bad, czk_err *err) {
+    (void)ctx, (void)points, (void)n, (void)group;
+    *bad = UINT64_MAX;
+    return NO_CUDA("decode_points");
+}
+czk_status czk_cuda_decode_host_check(unsigned group, const uint8_t *enc, size_t n, czk_err *err) {
+    (void)group, (void)enc, (void)n;
+    return NO_CUDA("decode_host_check");
+}
 bool czk_cuda_built(void) {
     return false;
 }

@@ -1,9 +1,15 @@
 /* CZK_TEST_LABELS: unit */
 /*
  * .params / .vk files: bellperson's byte layout, every defect refused with
- * its own status naming section and index, stamps, digests.
+ * its own status naming section and index, stamps, digests; encoded reads
+ * (CZK_PARAMS_ENCODED): the vectors equal the file's bytes, decode to the
+ * usual read's points, fall back where no stamp trusts the file, name
+ * every planted defect, and are decoded by every consumer of host points.
  */
+#include "encoded.h"
 #include "testkeys.h"
+
+#include <pthread.h>
 
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -925,6 +931,410 @@ static void test_progress_pieces(void **state) {
     czk_params_free(pa);
 }
 
+/* ---- encoded reads (CZK_PARAMS_ENCODED) ---- */
+
+/* The five vectors of p hold exactly the file's encodings b of the points (sections at off[k]). */
+static void assert_vectors_are_file(const czk_params *p, const uint8_t *b, const uint64_t off[5]) {
+    const void *v[5] = {p->h, p->l, p->a, p->b_g1, p->b_g2};
+    uint32_t n[5] = {p->h_len, p->l_len, p->a_len, p->b_g1_len, p->b_g2_len};
+    for (int k = 0; k < 5; k++) {
+        assert_int_equal(be32(b + off[k]), n[k]);
+        assert_memory_equal(v[k], b + off[k] + 4, (size_t)n[k] * (k == 4 ? 192 : 96));
+    }
+}
+
+static const uint64_t TEST_OFF[5] = {OFF_H, OFF_L, OFF_A, OFF_B1, OFF_B2};
+
+static czk_status read_enc(fixture *f, const char *path, czk_params **p, czk_params_read_info *info,
+                           czk_err *err) {
+    czk_params_read_opts o = {.flags = CZK_PARAMS_ENCODED, .stamp_dir = f->stamps, .pool = f->pool};
+    return czk_params_read(p, path, &o, info, err);
+}
+
+/*
+ * A stamped file read encoded: trusted by the stamp, the vectors are the file's bytes (the
+ * offsets computed by hand), vk and ic decoded; czk_params_decode_vectors gives the points of
+ * the usual read, byte for byte, and is a no-op afterwards. Without a pool too.
+ */
+static void test_encoded_read(void **state) {
+    fixture *f = *state;
+    char path[400];
+    snprintf(path, sizeof path, "%s/stamped.params", f->dir);
+    czk_err err;
+    bool stamped = false;
+    czk_assert_ok(czk_params_write_stamped(f->params, path, f->stamps, &stamped, f->pool, &err),
+                  &err);
+    assert_true(stamped);
+    for (int serial = 0; serial < 2; serial++) {
+        czk_params_read_opts o = {
+            .flags = CZK_PARAMS_ENCODED, .stamp_dir = f->stamps, .pool = serial ? NULL : f->pool};
+        czk_params_read_info info, ui;
+        czk_params *p, *u;
+        czk_assert_ok(czk_params_read(&p, path, &o, &info, &err), &err);
+        assert_int_equal(info.trust, CZK_TRUST_STAMP);
+        assert_false(info.stamp_written);
+        assert_int_equal(info.bytes, FILE_BYTES);
+        assert_true(p->encoded);
+        assert_non_null(p->lazy);
+        assert_vectors_are_file(p, f->bytes, TEST_OFF);
+        assert_memory_equal(&p->vk, &f->params->vk, offsetof(czk_vk, ic));
+        assert_int_equal(p->vk.ic_len, IC);
+        assert_memory_equal(p->vk.ic, f->params->vk.ic, IC * sizeof(czk_g1_affine));
+        /* lengths only: they hold for either form */
+        czk_assert_ok(czk_params_check_lengths(p, IC, H, L, A, B, &err), &err);
+        /* the usual read of the same file: the same tree digest */
+        o.flags = 0;
+        czk_assert_ok(czk_params_read(&u, path, &o, &ui, &err), &err);
+        assert_int_equal(ui.trust, CZK_TRUST_STAMP);
+        assert_false(u->encoded);
+        assert_memory_equal(info.tree, ui.tree, 64);
+        czk_assert_ok(czk_params_decode_vectors(p, o.pool, &err), &err);
+        assert_false(p->encoded);
+        assert_params_equal(p, u);
+        assert_params_equal(p, f->params);
+        czk_assert_ok(czk_params_decode_vectors(p, o.pool, &err), &err); /* nothing left to do */
+        assert_params_equal(p, u);
+        czk_assert_ok(czk_params_decode_vectors(u, o.pool, &err), &err); /* never encoded */
+        assert_int_equal(czk_params_check_encoded_point(p, CZK_SRS_H, 0, &err),
+                         CZK_ERR_INVALID_ARG);
+        czk_params_free(p);
+        czk_params_free(u);
+    }
+}
+
+/*
+ * Two pieces (the parallel read's pieces, a vector across the piece boundary): the vectors are
+ * the file's bytes, the tree digest Python's, the progress reports pass every section end, and
+ * the decoded points equal the parameters written.
+ */
+static void test_encoded_big(void **state) {
+    fixture *f = *state;
+    czk_params *pa = big_params();
+    char path[400], plain[129], tree[129], hx[129];
+    snprintf(path, sizeof path, "%s/big.params", f->dir);
+    czk_err err;
+    bool stamped = false;
+    czk_assert_ok(czk_params_write_stamped(pa, path, f->stamps, &stamped, f->pool, &err), &err);
+    assert_true(stamped);
+    uint64_t size = czk_params_encoded_size(pa);
+    assert_true(size > CZK_TREE_PIECE_BYTES && size < 2 * CZK_TREE_PIECE_BYTES);
+    py_digests(path, (size_t)size, plain, tree);
+    size_t len;
+    uint8_t *b = tk_read_file(path, &len);
+    assert_int_equal(len, size);
+    /* offsets by hand: vk, ic (2 points), then h, l, a, b_g1, b_g2 */
+    uint64_t off[5];
+    off[0] = 864 + 4 + 2 * 96;
+    off[1] = off[0] + 4 + (uint64_t)pa->h_len * 96;
+    off[2] = off[1] + 4 + (uint64_t)pa->l_len * 96;
+    off[3] = off[2] + 4 + (uint64_t)pa->a_len * 96;
+    off[4] = off[3] + 4 + (uint64_t)pa->b_g1_len * 96;
+    assert_int_equal(off[4] + 4 + (uint64_t)pa->b_g2_len * 192, size);
+    assert_true(off[1] < CZK_TREE_PIECE_BYTES && off[2] > CZK_TREE_PIECE_BYTES); /* l straddles */
+    prog_rec *r = calloc(1, sizeof *r);
+    czk_params_read_opts o = {.flags = CZK_PARAMS_ENCODED,
+                              .stamp_dir = f->stamps,
+                              .pool = f->pool,
+                              .progress = prog_record,
+                              .progress_ctx = r};
+    czk_params_read_info info;
+    czk_params *p;
+    czk_assert_ok(czk_params_read(&p, path, &o, &info, &err), &err);
+    assert_int_equal(info.trust, CZK_TRUST_STAMP);
+    assert_true(p->encoded);
+    czk_g16_hex(hx, info.tree, 64);
+    assert_string_equal(hx, tree);
+    assert_vectors_are_file(p, b, off);
+    check_calls(r, size);
+    const uint64_t ends[7] = {864, off[0], off[1], off[2], off[3], off[4], size};
+    size_t at = 0;
+    for (int sec = 0; sec < 7; sec++) {
+        while (at < r->n &&
+               !(r->c[at].done == ends[sec] && !strcmp(r->c[at].stage, READ_STAGE[sec])))
+            at++;
+        if (at == r->n)
+            fail_msg("no report of the end of section %s (%llu)", READ_STAGE[sec],
+                     (unsigned long long)ends[sec]);
+    }
+    for (size_t i = 0; i < r->n; i++) { /* each report names the section its offset lies in */
+        int sec = 0;
+        while (sec < 6 && r->c[i].done > ends[sec])
+            sec++;
+        assert_string_equal(r->c[i].stage, READ_STAGE[sec]);
+    }
+    czk_assert_ok(czk_params_decode_vectors(p, f->pool, &err), &err);
+    assert_params_equal(p, pa);
+    czk_params_free(p);
+    free(r);
+    free(b);
+    czk_params_free(pa);
+}
+
+static void set_mtime_of(const char *path, long sec) {
+    struct timeval tv[2] = {{sec, 0}, {sec, 0}};
+    assert_int_equal(utimes(path, tv), 0);
+}
+
+/*
+ * Where no stamp trusts the bytes the read decodes as without the flag: a first read (checked,
+ * stamped; the second read is encoded), FULL_CHECK, NO_STAMP; other bytes under the stamp's
+ * size, mtime and inode (decoded and checked, a point outside the subgroup found); a layout
+ * defect under a matching stamp (the usual read names it).
+ */
+static void test_encoded_fallback(void **state) {
+    fixture *f = *state;
+    czk_params_read_info info;
+    czk_params *p;
+    czk_err err;
+    set_mtime_of(f->path, 1600000000);
+    czk_assert_ok(read_enc(f, f->path, &p, &info, &err), &err);
+    assert_int_equal(info.trust, CZK_TRUST_CHECKED);
+    assert_true(info.stamp_written);
+    assert_false(p->encoded);
+    assert_null(p->lazy);
+    assert_params_equal(p, f->params);
+    czk_params_free(p);
+    czk_assert_ok(read_enc(f, f->path, &p, &info, &err), &err);
+    assert_int_equal(info.trust, CZK_TRUST_STAMP);
+    assert_true(p->encoded);
+    czk_params_free(p);
+    czk_params_read_opts o = {.flags = CZK_PARAMS_ENCODED | CZK_PARAMS_FULL_CHECK,
+                              .stamp_dir = f->stamps,
+                              .pool = f->pool};
+    czk_assert_ok(czk_params_read(&p, f->path, &o, &info, &err), &err);
+    assert_false(p->encoded);
+    assert_params_equal(p, f->params);
+    czk_params_free(p);
+    o.flags = CZK_PARAMS_ENCODED | CZK_PARAMS_NO_STAMP;
+    czk_assert_ok(czk_params_read(&p, f->path, &o, &info, &err), &err);
+    assert_false(p->encoded);
+    czk_params_free(p);
+    /* l's points 0 and 1 swapped: valid, same size, mtime and inode, another digest */
+    uint8_t *b = malloc(f->len), g1[96];
+    memcpy(b, f->bytes, f->len);
+    memcpy(b + OFF_L + 4, f->bytes + OFF_L + 4 + 96, 96);
+    memcpy(b + OFF_L + 4 + 96, f->bytes + OFF_L + 4, 96);
+    tk_write_file(f->path, b, f->len);
+    set_mtime_of(f->path, 1600000000);
+    czk_assert_ok(read_enc(f, f->path, &p, &info, &err), &err);
+    assert_int_equal(info.trust, CZK_TRUST_CHECKED);
+    assert_true(info.stamp_written);
+    assert_true(info.seconds_subgroup > 0);
+    assert_false(p->encoded);
+    assert_memory_equal(&p->l[0], &f->params->l[1], sizeof p->l[0]);
+    assert_memory_equal(&p->l[1], &f->params->l[0], sizeof p->l[0]);
+    assert_memory_equal(p->h, f->params->h, H * sizeof *p->h);
+    czk_params_free(p);
+    /* a point outside the subgroup under the old stamp: found although a stamp exists */
+    g1_outside(g1);
+    memcpy(b + OFF_A + 4 + 2 * 96, g1, 96);
+    tk_write_file(f->path, b, f->len);
+    set_mtime_of(f->path, 1600000000);
+    assert_int_equal(read_enc(f, f->path, &p, &info, &err), CZK_ERR_EC_NOT_IN_GROUP);
+    assert_non_null(strstr(err.msg, "section a, point 2"));
+    assert_null(p);
+    /* a truncated file stamped as it is: the usual read names the defect */
+    char path[400];
+    snprintf(path, sizeof path, "%s/short.params", f->dir);
+    tk_write_file(path, f->bytes, f->len - 100);
+    uint8_t tree[64];
+    czk_assert_ok(czk_tree_digest(tree, f->bytes, f->len - 100, NULL, &err), &err);
+    assert_true(czk_g16_stamp_file(path, f->stamps, tree));
+    assert_int_equal(read_enc(f, path, &p, &info, &err), CZK_ERR_TRUNCATED);
+    assert_non_null(strstr(err.msg, "section b_g2"));
+    /* and bytes after the end */
+    uint8_t *longer = calloc(1, f->len + 3);
+    memcpy(longer, f->bytes, f->len);
+    tk_write_file(path, longer, f->len + 3);
+    czk_assert_ok(czk_tree_digest(tree, longer, f->len + 3, NULL, &err), &err);
+    assert_true(czk_g16_stamp_file(path, f->stamps, tree));
+    assert_int_equal(read_enc(f, path, &p, &info, &err), CZK_ERR_FORMAT);
+    assert_non_null(strstr(err.msg, "3 bytes after section b_g2"));
+    free(longer);
+    free(b);
+}
+
+/* Writes bytes b to path and a stamp for them, as if an earlier check had passed them. */
+static void write_stamped_bytes(fixture *f, const char *path, const uint8_t *b, size_t len) {
+    tk_write_file(path, b, len);
+    uint8_t tree[64];
+    czk_err err;
+    czk_assert_ok(czk_tree_digest(tree, b, len, NULL, &err), &err);
+    assert_true(czk_g16_stamp_file(path, f->stamps, tree));
+}
+
+/*
+ * Every defect class planted at a known index of a G1 section (l, point 3; h, point 6) and of
+ * b_g2 (point 1), in a file a stamp trusts: the encoded read succeeds (nothing is decoded),
+ * czk_params_decode_vectors and czk_params_check_encoded_point name the section, the index and
+ * the defect with the reader's status, the failure is final, and consumers give the same error.
+ */
+static void test_encoded_defects(void **state) {
+    fixture *f = *state;
+    static const struct {
+        uint64_t off;
+        unsigned bit;
+        size_t enc, index;
+        const char *sec;
+    } where[] = {{OFF_L, CZK_SRS_L, 96, 3, "section l, point 3"},
+                 {OFF_H, CZK_SRS_H, 96, 6, "section h, point 6"},
+                 {OFF_B2, CZK_SRS_B_G2, 192, 1, "section b_g2, point 1"}};
+    char path[400];
+    snprintf(path, sizeof path, "%s/bad.params", f->dir);
+    uint8_t *b = malloc(f->len);
+    czk_err err;
+    for (size_t w = 0; w < sizeof where / sizeof where[0]; w++)
+        for (int d = 0; d < TK_NDEF; d++) {
+            if (!tk_defect_applies((tk_defect)d, where[w].enc)) continue;
+            memcpy(b, f->bytes, f->len);
+            tk_plant(b + where[w].off + 4 + where[w].index * where[w].enc, where[w].enc,
+                     (tk_defect)d);
+            write_stamped_bytes(f, path, b, f->len);
+            czk_params *p;
+            czk_params_read_info info;
+            czk_assert_ok(read_enc(f, path, &p, &info, &err), &err);
+            assert_true(p->encoded);
+            czk_status want = tk_defect_status((tk_defect)d);
+            const char *words = tk_defect_words((tk_defect)d, where[w].enc);
+            /* the points next to it are good */
+            czk_assert_ok(czk_params_check_encoded_point(p, where[w].bit, where[w].index - 1, &err),
+                          &err);
+            for (int call = 0; call < 3; call++) {
+                czk_status st = call == 0 ? czk_params_check_encoded_point(p, where[w].bit,
+                                                                           where[w].index, &err)
+                                          : czk_params_decode_vectors(p, f->pool, &err);
+                if (st != want || !strstr(err.msg, where[w].sec) || !strstr(err.msg, words))
+                    fail_msg("%s at %s (call %d): want %s naming \"%s\" and \"%s\", got %s: %s",
+                             TK_DEF_NAME[d], where[w].sec, call, czk_status_name(want),
+                             where[w].sec, words, czk_status_name(st), err.msg);
+            }
+            assert_true(p->encoded); /* final: still encoded, the same error again */
+            /* ... also for a point that is good in the file: the vectors are partly decoded */
+            assert_int_equal(
+                czk_params_check_encoded_point(p, where[w].bit, where[w].index - 1, &err), want);
+            assert_non_null(strstr(err.msg, where[w].sec));
+            /* a consumer of host points: the same error */
+            char out[400];
+            snprintf(out, sizeof out, "%s/rewritten.params", f->dir);
+            assert_int_equal(czk_params_write(p, out, f->pool, &err), want);
+            assert_non_null(strstr(err.msg, where[w].sec));
+            czk_params_free(p);
+        }
+    free(b);
+}
+
+/* czk_params_decode_vectors from several threads at once. */
+typedef struct dec_thread {
+    const czk_params *p;
+    czk_pool *pool;
+    czk_status st;
+} dec_thread;
+
+static void *dec_thread_fn(void *arg) {
+    dec_thread *t = arg;
+    czk_err err;
+    t->st = czk_params_decode_vectors(t->p, t->pool, &err);
+    return NULL;
+}
+
+/*
+ * Consumers of host points decode encoded params on first use: czk_prove on the CPU backend (the
+ * proof equals the one from the parameters made by czk_setup, fixed r and s), czk_prove_finalize
+ * with the G2 sum deferred, czk_params_write (the same bytes as the file), and several threads
+ * at once.
+ */
+static void test_encoded_consumers(void **state) {
+    fixture *f = *state;
+    tk_circuit c = {.structure_seed = 5, .value_seed = 6, .ni = 4, .nbits = 20, .nmul = 60};
+    czk_shape *shape = tk_record(&c);
+    czk_rng rng;
+    czk_rng_seed(&rng, 31);
+    czk_toxic tox;
+    czk_err err;
+    czk_assert_ok(czk_toxic_random(&tox, &rng, &err), &err);
+    czk_params *ref;
+    czk_assert_ok(czk_setup(&ref, shape, &tox, f->pool, &err), &err);
+    char path[400], path2[400];
+    snprintf(path, sizeof path, "%s/circuit.params", f->dir);
+    snprintf(path2, sizeof path2, "%s/circuit2.params", f->dir);
+    bool stamped = false;
+    czk_assert_ok(czk_params_write_stamped(ref, path, f->stamps, &stamped, f->pool, &err), &err);
+    assert_true(stamped);
+    czk_witness w;
+    tk_witness(&c, &w);
+    czk_fr r, sv;
+    czk_assert_ok(czk_fr_random(&r, &rng, &err), &err);
+    czk_assert_ok(czk_fr_random(&sv, &rng, &err), &err);
+    czk_backend cpu;
+    czk_assert_ok(czk_backend_cpu(&cpu, f->pool, &err), &err);
+    czk_proof want, got;
+    czk_assert_ok(czk_prove(&cpu, ref, shape, &w, 1, &r, &sv, &want, NULL, &err), &err);
+    uint8_t wb[CZK_PROOF_BYTES], gb[CZK_PROOF_BYTES];
+    czk_proof_encode(wb, &want);
+
+    czk_params *p;
+    czk_params_read_info info;
+    czk_assert_ok(read_enc(f, path, &p, &info, &err), &err);
+    assert_true(p->encoded);
+    czk_assert_ok(czk_params_check_shape(p, shape, &err), &err);
+    czk_assert_ok(czk_prove(&cpu, p, shape, &w, 1, &r, &sv, &got, NULL, &err), &err);
+    assert_false(p->encoded);
+    czk_proof_encode(gb, &got);
+    assert_memory_equal(gb, wb, CZK_PROOF_BYTES);
+    czk_params_free(p);
+
+    /* the split path: the device part on decoded params, the deferred G2 sum on encoded ones */
+    czk_msm_sums sums;
+    unsigned deferred = 0;
+    czk_assert_ok(czk_prove_device(&cpu, ref, shape, &w, NULL, &sums, &deferred, NULL, &err), &err);
+    assert_int_equal(deferred, CZK_SUM_B2);
+    czk_assert_ok(read_enc(f, path, &p, &info, &err), &err);
+    assert_true(p->encoded);
+    czk_assert_ok(
+        czk_prove_finalize(p, shape, &w, &sums, deferred, &r, &sv, &got, f->pool, NULL, &err),
+        &err);
+    assert_false(p->encoded);
+    czk_proof_encode(gb, &got);
+    assert_memory_equal(gb, wb, CZK_PROOF_BYTES);
+    czk_params_free(p);
+
+    /* written again: the file's bytes */
+    czk_assert_ok(read_enc(f, path, &p, &info, &err), &err);
+    assert_true(p->encoded);
+    czk_assert_ok(czk_params_write(p, path2, f->pool, &err), &err);
+    assert_false(p->encoded);
+    size_t n1, n2;
+    uint8_t *b1 = tk_read_file(path, &n1), *b2 = tk_read_file(path2, &n2);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(b1, b2, n1);
+    free(b1);
+    free(b2);
+    czk_params_free(p);
+
+    /* four threads at once: one decodes, the others wait; all see the points */
+    czk_assert_ok(read_enc(f, path, &p, &info, &err), &err);
+    assert_true(p->encoded);
+    pthread_t th[4];
+    dec_thread dt[4];
+    for (int k = 0; k < 4; k++) {
+        dt[k] = (dec_thread){p, k % 2 ? f->pool : NULL, CZK_ERR_INTERNAL};
+        assert_int_equal(pthread_create(&th[k], NULL, dec_thread_fn, &dt[k]), 0);
+    }
+    for (int k = 0; k < 4; k++) {
+        pthread_join(th[k], NULL);
+        assert_int_equal(dt[k].st, CZK_OK);
+    }
+    assert_false(p->encoded);
+    assert_params_equal(p, ref);
+    czk_params_free(p);
+
+    czk_backend_release(&cpu);
+    czk_witness_free(&w);
+    czk_params_free(ref);
+    czk_shape_free(shape);
+    tk_circuit_free(&c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_layout_and_roundtrip, setup, teardown),
@@ -943,6 +1353,11 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_io_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_progress, setup, teardown),
         cmocka_unit_test_setup_teardown(test_progress_pieces, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_encoded_read, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_encoded_big, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_encoded_fallback, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_encoded_defects, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_encoded_consumers, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
