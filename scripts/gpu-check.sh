@@ -104,7 +104,7 @@ bench() {
 #   prove32g  `czk prove` of one sparse C1, `czk verify` (exit 0), a tampered proof (exit 1)
 #   part32g   bench_porep32g: the partition's phases, median of 3, with the real keys (verified)
 #   bench32g  `czk bench --in-process` on the 32GiB C1s (CZK_GPU_BENCH32G_COUNT proofs, default
-#             6, 2 in flight, 1 warm-up; CZK_GPU_BENCH32G_TOML: extra config lines), timeline
+#             6, CZK_GPU_BENCH32G_J in flight, default 3, 1 warm-up; CZK_GPU_BENCH32G_TOML: extra config lines), timeline
 #             picture; then `--sweep $CZK_GPU_SWEEP32G` when that is set
 # Figures go to OUTDIR/gpu-32g.json and gpu-porep32g.json, merged into gpu-latest.json.
 W32=${CZK_GPU_WORK:-$BUILD/w32g}
@@ -203,7 +203,7 @@ bench32g() {
   printf '[gpus]\nbackend = "cuda"\n[srs]\nparam_cache = "%s"\n%s\n' "$W32/keys" \
     "${CZK_GPU_BENCH32G_TOML:-}" >"$W32/c32.toml"
   cat "$W32/c32.toml"
-  "$BUILD/czk" bench --in-process --config "$W32/c32.toml" -c "${CZK_GPU_BENCH32G_COUNT:-6}" -j 2 \
+  "$BUILD/czk" bench --in-process --config "$W32/c32.toml" -c "${CZK_GPU_BENCH32G_COUNT:-6}" -j "${CZK_GPU_BENCH32G_J:-3}" \
     --c1 "$W32"/c1-1.json "$W32"/c1-2.json "$W32"/c1-3.json --warmup 1 --no-progress \
     --svg "$OUTDIR/gpu-bench32g.svg" | tee "$OUTDIR/bench32g.log"
   local rc=${PIPESTATUS[0]} v
@@ -234,8 +234,8 @@ want bench && { step "benchmark" bench || status=1; }
 want engine && { step "engine: czk bench, 2KiB, cuda" engine || status=1; }
 want keys32g && { step "32GiB: keys (czk setup, GPU)" keys32g || status=1; }
 want prove32g && { step "32GiB: czk prove + verify" prove32g || status=1; }
-want part32g && { step "32GiB: partition phases" part32g || status=1; }
 want bench32g && { step "32GiB: czk bench" bench32g || status=1; }
+want part32g && { step "32GiB: partition phases" part32g || status=1; }
 
 echo
 [ -f "$OUTDIR/gpu-engine.log" ] && want engine && grep -E '^  (s/proof|gpu busy|gpu/partition|synthesis/partition|idle gaps) ' "$OUTDIR/gpu-engine.log" | head -5
