@@ -60,11 +60,11 @@
 #define CZK_CUDA_MUL_FR MUL_EO
 #endif
 /*
- * Fp squaring: SQR_EO, the form inlined or called like the multiplication
- * (sqr_call where MUL is a called form). Expected (IMAD count, the limit of
- * these kernels: 2.67e10 mul/s × 588 IMAD ≈ 60 per SM clock of the 64 the
- * H200 issues): 456 IMAD against mul_eo's 588, a squaring ≈ 1.29× the
- * multiplication rate; madd-2008-s (8 mul + 2 sqr) ≈ 4.5 % fewer IMAD.
+ * Fp squaring: SQR_EO, inlined or called like the multiplication (sqr_call
+ * where MUL is a called form). Expected from multiply-add counts (the limit
+ * here: 2.67e10 mul/s × 588 mad ≈ 60 per SM clock at 1.98 GHz, of sm_90's 64
+ * IMAD): sqr_eo 456 mad (PTX) against mul_eo's 588, so a squaring ≈ 1.29×
+ * the multiplication rate; madd-2008-s (8 mul + 2 sqr) ≈ 4.5 % fewer.
  * Fr: SQR_MUL (its modulus is above sqr_eo's bound).
  */
 #ifndef CZK_CUDA_SQR_FP
@@ -536,13 +536,13 @@ template <class P> struct mont {
      * 2·a_j + a_{j−1}/2^31 mod W above; 2a < W^N, so there is no limb N.
      * Row i starts at limb i: products with j even go into E (lo at limb j),
      * odd into O, as in eo_round. On entry (i > 0) the arrays hold the
-     * previous round's T/W (O[k] at limb k, E[k] at limb k−1, E[0] = 0);
-     * they are used in place with E and O's roles swapped by the caller, and
-     * the layout of eo_round's reduction step is reached without moving a
-     * value: E stays (it is the old O), O[k] takes the old O[k+2] (limb k+1)
-     * and its top two limbs start at 0. The old O[1] (limb 0) is added to
-     * E[0]; that addition opens the odd reduction chain, whose first madc
-     * takes its carry at limb 1. q reads the sum without the carry chain.
+     * previous round's T/W with the roles swapped by the caller (E[k] at
+     * limb k, O[k] at limb k−1, O[0] = 0). eo_round's layout (O[k] at limb
+     * k+1) is reached without arithmetic: O moves down two places (register
+     * renaming in unrolled code) and its top two limbs start at 0; its old
+     * O[1], at limb 0, is added to E[0] by the first instruction of the odd
+     * reduction chain, whose first madc takes that carry at limb 1 (the
+     * product row adds nothing at limb 0). q reads the plain sum.
      * Bounds (a < 2m, m < W^N/8): the rows up to i sum to l² + 2·l·h·W^(i+1)
      * for a = l + h·W^(i+1), l < W^(i+1), so T·W < (2a + m)·W < W^(N+1)
      * before each division and no chain carries out of the top limb of O;
@@ -684,8 +684,10 @@ template <class P> struct mont {
     }
     /* P::SQR: SQR_EO inline, or called where P::MUL is a called form; SQR_MUL is x·x. */
     CZK_HD static mont sqr_inline(const mont &a) {
-        if constexpr (P::SQR == SQR_EO) return sqr_eo(a);
-        else return mul_inline(a, a);
+        if constexpr (P::SQR == SQR_EO)
+            return sqr_eo(a);
+        else
+            return mul_inline(a, a);
     }
     CZK_HD_NOINLINE static mont sqr_call(mont a) {
         return sqr_inline(a);
@@ -728,7 +730,7 @@ template <class P> struct mont {
 using fp = mont<fp_params>;
 using fr = mont<fr_params>;
 
-/* The same fields with other multiplication and squaring forms (kernel variants, microbenchmarks). */
+/* The same fields with other multiplication and squaring forms (variants, microbenchmarks). */
 template <class P, int K, int S = P::SQR> struct with_mul : P {
     static constexpr int MUL = K;
     static constexpr int SQR = S;

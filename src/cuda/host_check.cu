@@ -133,19 +133,34 @@ fp sqr_input(rng64 &r, unsigned k, bool *reduced) {
         p.v[i] = fp_params::m(i);
     *reduced = true;
     switch (k) {
-    case 0: break;
-    case 1: x.v[0] = 1; break;
-    case 2: x = fp::one(); break;
-    case 3: x = fp::modulus_r2(); break;
-    case 4: x = p, x.v[0] -= 1; break;
-    case 5: x = p, x.v[0] -= 2; break;
-    case 6: x = p, x.v[1] -= 1; break; /* the low limb of p is not 0: no borrow */
+    case 0:
+        break;
+    case 1:
+        x.v[0] = 1;
+        break;
+    case 2:
+        x = fp::one();
+        break;
+    case 3:
+        x = fp::modulus_r2();
+        break;
+    case 4:
+        x = p, x.v[0] -= 1;
+        break;
+    case 5:
+        x = p, x.v[0] -= 2;
+        break;
+    case 6: /* p − 2^32 */
+        x = p, x.v[1] -= 1;
+        break;
     case 7:
         for (int i = 0; i < 11; i++)
             x.v[i] = 0xffffffffu;
         x.v[11] = p.v[11] - 1;
         break;
-    case 8: x.v[0] = 0xffffffffu; break;
+    case 8:
+        x.v[0] = 0xffffffffu;
+        break;
     case 9:
         for (int i = 0; i < 6; i++)
             x.v[i] = 0xffffffffu;
@@ -160,16 +175,24 @@ fp sqr_input(rng64 &r, unsigned k, bool *reduced) {
         x.v[11] = 0x1fffffffu; /* 2^381 − 1 > p */
         *reduced = false;
         break;
-    case 12: x = p, *reduced = false; break;
-    case 13: x = p, x.v[0] += 1, *reduced = false; break;
-    case 14: x = fp::add_nr(p, p), x.v[0] -= 1, *reduced = false; break;
+    case 12:
+        x = p, *reduced = false;
+        break;
+    case 13:
+        x = p, x.v[0] += 1, *reduced = false;
+        break;
+    case 14:
+        x = fp::add_nr(p, p), x.v[0] -= 1, *reduced = false;
+        break;
     case 15:
         x = p;
         for (int i = 0; i < 11; i++)
             x.v[i] = 0xffffffffu;
         *reduced = false;
         break;
-    case 16: x = fp::add_nr(p, fp::one()), *reduced = false; break;
+    case 16:
+        x = fp::add_nr(p, fp::one()), *reduced = false;
+        break;
     case 17:
         for (int i = 0; i < 12; i++)
             x.v[i] = 0xaaaaaaaau;
@@ -298,8 +321,8 @@ czk_status check_fp2(rng64 &r, unsigned rounds, czk_err *err) {
 }
 
 /* Fp2 over both Fp squaring forms against blst (the Fp2 inverse squares in Fp). */
-template <class F2> czk_status check_fp2_form(rng64 &r, unsigned rounds, const char *name,
-                                              czk_err *err) {
+template <class F2>
+czk_status check_fp2_form(rng64 &r, unsigned rounds, const char *name, czk_err *err) {
     for (unsigned it = 0; it < rounds; it++) {
         fp2 a0 = {random_elem<fp>(r), random_elem<fp>(r)};
         if (it == 0) a0 = {fp::zero() - fp::one(), fp::zero() - fp::one()};
@@ -308,9 +331,11 @@ template <class F2> czk_status check_fp2_form(rng64 &r, unsigned rounds, const c
         blst_fp2 A, E;
         to_blst(&A, a);
         blst_fp2_sqr(&E, &A);
-        if (!same(E, a.sqr())) return czk_errf(err, CZK_ERR_INTERNAL, "fp2 (%s) sqr round %u", name, it);
+        if (!same(E, a.sqr()))
+            return czk_errf(err, CZK_ERR_INTERNAL, "fp2 (%s) sqr round %u", name, it);
         blst_fp2_mul(&E, &A, &A);
-        if (!same(E, a * a)) return czk_errf(err, CZK_ERR_INTERNAL, "fp2 (%s) mul(a, a) round %u", name, it);
+        if (!same(E, a * a))
+            return czk_errf(err, CZK_ERR_INTERNAL, "fp2 (%s) mul(a, a) round %u", name, it);
         if (it < 8) {
             blst_fp2_inverse(&E, &A);
             if (!same(E, a.inv()))
@@ -516,10 +541,11 @@ czk_status check_curve_forms(rng64 &r, unsigned rounds, const char *name, czk_er
         to.add(ao);
         G::dbl(&e, &ref);
         if (!same(an, ao) || !same(dn, d_o) || !same(tn, to))
-            return czk_errf(err, CZK_ERR_INTERNAL,
-                            "%s xyzz with sqr_eo and with squaring by mul differ (round %u: sum %d, "
-                            "dbl_affine %d, add-double %d)",
-                            name, it, !same(an, ao), !same(dn, d_o), !same(tn, to));
+            return czk_errf(
+                err, CZK_ERR_INTERNAL,
+                "%s xyzz with sqr_eo and with squaring by mul differ (round %u: sum %d, "
+                "dbl_affine %d, add-double %d)",
+                name, it, !same(an, ao), !same(dn, d_o), !same(tn, to));
         A ea, ee;
         G::to_aff(&ea, &ref);
         G::to_aff(&ee, &e);

@@ -78,9 +78,9 @@ template <int K> using fr_k = mont<with_mul<fr_params, K>>;
 using namespace czkg;
 
 extern "C" const char *const czk_cuda_rate_names[CZK_CUDA_NRATES] = {
-    "fp_mul_wide",  "fp_mul_chain",    "fp_mul_eo",  "fp_mul_call", "fp_mul_eo_call",
-    "fr_mul_wide",  "fr_mul_eo",       "fp_sqr_eo",  "fp_sqr_mul",  "g1_madd_call",
-    "g1_madd_eo_call", "g1_madd_eo", "g1_madd_sqr_mul"};
+    "fp_mul_wide",     "fp_mul_chain", "fp_mul_eo",      "fp_mul_call", "fp_mul_eo_call",
+    "fr_mul_wide",     "fr_mul_eo",    "fp_sqr_eo",      "fp_sqr_mul",  "g1_madd_call",
+    "g1_madd_eo_call", "g1_madd_eo",   "g1_madd_sqr_mul"};
 /* Rows before FIRST_MADD count field operations (CHAINS per thread and iteration). */
 constexpr int FIRST_MADD = 9;
 
