@@ -428,9 +428,9 @@ int main(int argc, char **argv) {
     if (czk_cuda_rates(ctx, rates, &err) != CZK_OK) die("rates", &err);
     for (int i = 0; i < CZK_CUDA_NRATES; i++)
         printf("rate %-16s %.3g/s\n", czk_cuda_rate_names[i], rates[i]);
-    printf("rate fp_sqr_eo / fp_mul_eo %.3f, g1_madd_eo / g1_madd_sqr_mul %.3f\n",
+    printf("rate fp_sqr_eo / fp_mul_eo %.3f, g1_madd_eo_sqr / g1_madd_eo %.3f\n",
            rate_of(rates, "fp_sqr_eo") / rate_of(rates, "fp_mul_eo"),
-           rate_of(rates, "g1_madd_eo") / rate_of(rates, "g1_madd_sqr_mul"));
+           rate_of(rates, "g1_madd_eo_sqr") / rate_of(rates, "g1_madd_eo"));
 
     double g1_ms[28] = {0}, g2_ms[28] = {0}, ntt_ms[29] = {0}, h_ms = 0;
     double g1_wit[28] = {0}, g2_wit[28] = {0}, spmv_ms = 0, spmv_gbps = 0, up[4] = {0};

@@ -60,15 +60,21 @@
 #define CZK_CUDA_MUL_FR MUL_EO
 #endif
 /*
- * Fp squaring: SQR_EO, inlined or called like the multiplication (sqr_call
- * where MUL is a called form). Expected from multiply-add counts (the limit
- * here: 2.67e10 mul/s × 588 mad ≈ 60 per SM clock at 1.98 GHz, of sm_90's 64
- * IMAD): sqr_eo 456 mad (PTX) against mul_eo's 588, so a squaring ≈ 1.29×
- * the multiplication rate; madd-2008-s (8 mul + 2 sqr) ≈ 4.5 % fewer.
+ * Fp squaring of fp (the called form: everything but the MSM accumulation
+ * and batch addition, whose variants pick their own forms, msm.cuh): SQR_MUL,
+ * the squaring by mul_call. SQR_EO there (sqr_call) raised the registers of
+ * kernels that call xyzz::add (ptxas -v, sm_90: msm_running_sum<g1> 128 →
+ * 152, msm_bucket_sum<g1> 128 → 144: half the blocks per SM at 256 threads)
+ * for ≈ 1/14 of their products; sqr_eo inlined into the called point
+ * formulas kept 128 but tripled xyzz::dbl's code.
+ * Expected of SQR_EO from multiply-add counts (the limit here: 2.67e10
+ * mul/s × 588 mad ≈ 60 per SM clock at 1.98 GHz, of sm_90's 64 IMAD):
+ * sqr_eo 456 mad (PTX) against mul_eo's 588, a squaring ≈ 1.29× the
+ * multiplication rate; madd-2008-s (8 mul + 2 sqr) ≈ 4.5 % fewer.
  * Fr: SQR_MUL (its modulus is above sqr_eo's bound).
  */
 #ifndef CZK_CUDA_SQR_FP
-#define CZK_CUDA_SQR_FP SQR_EO
+#define CZK_CUDA_SQR_FP SQR_MUL
 #endif
 
 namespace czkg {

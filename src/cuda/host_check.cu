@@ -111,6 +111,7 @@ template <class F> const char *hex(const F &x, char *buf) {
 
 using fp_sqr_eo = mont<with_mul<fp_params, MUL_EO, SQR_EO>>;
 using fp_sqr_mul = mont<with_mul<fp_params, MUL_EO, SQR_MUL>>;
+using fp_sqr_eo_call = mont<with_mul<fp_params, MUL_EO_CALL, SQR_EO>>;
 
 /*
  * Squaring inputs: k < SQR_SPECIAL are edge values (0, 1, R mod p, R² mod p,
@@ -244,14 +245,16 @@ czk_status check_fp_sqr(rng64 &r, unsigned rounds, czk_err *err) {
         fp e = from_blst<blst_fp, fp>(E);
         const fp_sqr_eo ae = bitcast<fp_sqr_eo>(a);
         const fp_sqr_mul am = bitcast<fp_sqr_mul>(a);
+        const fp_sqr_eo_call ac = bitcast<fp_sqr_eo_call>(a);
         struct {
             const char *name;
             fp got;
         } forms[] = {
             {"sqr_eo", fp::sqr_eo(a)},
-            {"sqr_call", fp::sqr_call(a)},
-            {"sqr (SQR_EO)", bitcast<fp>(ae.sqr())},
-            {"sqr (SQR_MUL)", bitcast<fp>(am.sqr())},
+            {"sqr (MUL_EO, SQR_EO)", bitcast<fp>(ae.sqr())},
+            {"sqr (MUL_EO_CALL, SQR_EO: sqr_call)", bitcast<fp>(ac.sqr())},
+            {"sqr (MUL_EO, SQR_MUL)", bitcast<fp>(am.sqr())},
+            {"sqr (fp)", a.sqr()},
             {"mul_eo(a, a)", fp::mul_eo(a, a)},
         };
         for (const auto &f : forms)

@@ -455,7 +455,9 @@ void launch_acc(unsigned blocks64, cudaStream_t s, const typename G::A *bases, c
  * sqr_eo (called) with cp.async. Expected for 0 against 1: madd-2008-s's two
  * squarings at 456 instead of 588 IMAD (field.cuh) make an addition ≈ 4.5 %
  * fewer IMAD, so accumulation ≈ 805 → ≈ 770 ms and MSM 2^27 ≈ 886 → ≈ 850 ms,
- * if the kernel stays IMAD-bound and does not spill.
+ * if the kernel stays IMAD-bound and does not spill. The batch addition
+ * (msm_sum_list) takes variant 0's forms; the other kernels (bucket and
+ * running sums, msm_ones) use fp's, which squares by multiplication.
  * G2: the Fp2 squaring (c0 + c1)(c0 − c1), 2·c0·c1 holds no Fp squaring, so S
  * changes no G2 accumulation code; 1 is 0 again (the same kernel: a repeat
  * of the default), 2 cp.async, 3 register prefetch.

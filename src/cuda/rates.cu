@@ -5,9 +5,9 @@
  * (field.cuh). The squaring rows run the same chains as the multiplication
  * rows with x = x² in place of x = x·y: fp_sqr_eo is sqr_eo, fp_sqr_mul the
  * squaring by mul_eo (the same code as fp_mul_eo; the pair reads without
- * another row's noise). The madd rows use each form's default squaring
- * (SQR_EO) except g1_madd_sqr_mul (MUL_EO inline, squares by mul_eo: the
- * accumulation kernel before sqr_eo).
+ * another row's noise). The madd rows square by multiplication except
+ * g1_madd_eo_sqr (MUL_EO and sqr_eo inline: MSM accumulation variant 0;
+ * g1_madd_eo is variant 1, the kernel before sqr_eo).
  */
 #include "cuda/internal.h"
 #include "ctx.cuh"
@@ -68,7 +68,7 @@ __global__ void __launch_bounds__(256) madd_rate(const affine<F> *pts, xyzz<F> *
     st_vec(out + t, acc);
 }
 
-template <int K, int S = SQR_EO> using fp_k = mont<with_mul<fp_params, K, S>>;
+template <int K, int S = SQR_MUL> using fp_k = mont<with_mul<fp_params, K, S>>;
 template <int K> using fr_k = mont<with_mul<fr_params, K>>;
 
 } // namespace
@@ -78,9 +78,9 @@ template <int K> using fr_k = mont<with_mul<fr_params, K>>;
 using namespace czkg;
 
 extern "C" const char *const czk_cuda_rate_names[CZK_CUDA_NRATES] = {
-    "fp_mul_wide",     "fp_mul_chain", "fp_mul_eo",      "fp_mul_call", "fp_mul_eo_call",
-    "fr_mul_wide",     "fr_mul_eo",    "fp_sqr_eo",      "fp_sqr_mul",  "g1_madd_call",
-    "g1_madd_eo_call", "g1_madd_eo",   "g1_madd_sqr_mul"};
+    "fp_mul_wide",     "fp_mul_chain", "fp_mul_eo",     "fp_mul_call", "fp_mul_eo_call",
+    "fr_mul_wide",     "fr_mul_eo",    "fp_sqr_eo",     "fp_sqr_mul",  "g1_madd_call",
+    "g1_madd_eo_call", "g1_madd_eo",   "g1_madd_eo_sqr"};
 /* Rows before FIRST_MADD count field operations (CHAINS per thread and iteration). */
 constexpr int FIRST_MADD = 9;
 
@@ -156,7 +156,7 @@ extern "C" czk_status czk_cuda_rates(czk_cuda_ctx *ctx, double rates[CZK_CUDA_NR
                 launch_madd<fp_k<MUL_EO>>(blocks, threads, s, pts.p, out.p);
                 break;
             case 12:
-                launch_madd<fp_k<MUL_EO, SQR_MUL>>(blocks, threads, s, pts.p, out.p);
+                launch_madd<fp_k<MUL_EO, SQR_EO>>(blocks, threads, s, pts.p, out.p);
                 break;
             }
             CZK_LAUNCH("rates: kernel %d", k);
