@@ -13,8 +13,10 @@
  * sizes and print a per-phase profile of the largest MSMs, on stderr),
  * --no-porep2k (skip the 2KiB proof),
  * --variants (also time each MSM accumulation variant, czk_cuda_set_msm_acc
- * 0..2, and target chunk lengths 64 and 128 (CZK_CUDA_MSM_CHUNK; defaults
- * G1 128, G2 64), at the largest sizes),
+ * 0..CZK_CUDA_MSM_ACC_VARIANTS − 1 (msm.cuh acc_variants; G1: 0 sqr_eo, 1
+ * squaring by multiplication, the kernel before sqr_eo, 2 sqr_eo with cp.async,
+ * 3 called forms with cp.async), and target chunk lengths 64 and 128
+ * (CZK_CUDA_MSM_CHUNK; defaults G1 128, G2 64), at the largest sizes),
  * --ntt-variants (also time NTT and H at the largest NTT size under each
  * setting of CZK_CUDA_NTT_TWIST (direct, split) and CZK_CUDA_H_ORDER (paired,
  * natural), each in a fresh context; a table on stdout).
@@ -366,6 +368,13 @@ static double bench_porep2k(void) {
     return t[2];
 }
 
+/* The rate named `name` (czk_cuda_rate_names), 0 if there is none. */
+static double rate_of(const double *rates, const char *name) {
+    for (int i = 0; i < CZK_CUDA_NRATES; i++)
+        if (!strcmp(czk_cuda_rate_names[i], name)) return rates[i];
+    return 0;
+}
+
 int main(int argc, char **argv) {
     const char *json = NULL, *commit = "unknown";
     unsigned max_g1 = 27, max_g2 = 25, max_ntt = 27;
@@ -419,6 +428,9 @@ int main(int argc, char **argv) {
     if (czk_cuda_rates(ctx, rates, &err) != CZK_OK) die("rates", &err);
     for (int i = 0; i < CZK_CUDA_NRATES; i++)
         printf("rate %-16s %.3g/s\n", czk_cuda_rate_names[i], rates[i]);
+    printf("rate fp_sqr_eo / fp_mul_eo %.3f, g1_madd_eo_sqr / g1_madd_eo %.3f\n",
+           rate_of(rates, "fp_sqr_eo") / rate_of(rates, "fp_mul_eo"),
+           rate_of(rates, "g1_madd_eo_sqr") / rate_of(rates, "g1_madd_eo"));
 
     double g1_ms[28] = {0}, g2_ms[28] = {0}, ntt_ms[29] = {0}, h_ms = 0;
     double g1_wit[28] = {0}, g2_wit[28] = {0}, spmv_ms = 0, spmv_gbps = 0, up[4] = {0};
@@ -499,7 +511,7 @@ int main(int argc, char **argv) {
         }
         if (variants) {
             a.n = n;
-            for (int v = 0; v < 3; v++) {
+            for (int v = 0; v < CZK_CUDA_MSM_ACC_VARIANTS; v++) {
                 czk_cuda_set_msm_acc(ctx, v);
                 printf("variant msm %s 2^%u acc=%d: %.2f ms\n", g ? "g2" : "g1", maxk, v,
                        time_op(run_msm, &a, 1));

@@ -21,6 +21,13 @@
  *               mont_t structure); every product half is one mad/madc.
  *   MUL_CALL    MUL_WIDE as a called (not inlined) function.
  *   MUL_EO_CALL MUL_EO as a called function.
+ * Squaring has its own forms (a parameter struct's SQR picks the one sqr() uses):
+ *   SQR_MUL     a·a by the multiplication above.
+ *   SQR_EO      sqr_eo: CIOS rounds in the even/odd structure whose product
+ *               row i holds only a_i·a_i and 2·a_i·a_j for j > i, so the
+ *               products are N(N+1)/2 instead of N² (78 against 144 for Fp);
+ *               the reduction rows are those of mul_eo. Needs m < 2^(32N−3)
+ *               (Fp, not Fr).
  * Outputs are fully reduced (< m). Every function is __host__ __device__: on
  * the host the PTX carry chains run on an emulated carry flag, so the same
  * code is checked against blst on machines without a GPU (tests/cuda/host.c).
@@ -52,10 +59,28 @@
 #ifndef CZK_CUDA_MUL_FR
 #define CZK_CUDA_MUL_FR MUL_EO
 #endif
+/*
+ * Fp squaring of fp (the called form: everything but the MSM accumulation
+ * and batch addition, whose variants pick their own forms, msm.cuh): SQR_MUL,
+ * the squaring by mul_call. SQR_EO there (sqr_call) raised the registers of
+ * kernels that call xyzz::add (ptxas -v, sm_90: msm_running_sum<g1> 128 →
+ * 152, msm_bucket_sum<g1> 128 → 144: half the blocks per SM at 256 threads)
+ * for ≈ 1/14 of their products; sqr_eo inlined into the called point
+ * formulas kept 128 but tripled xyzz::dbl's code.
+ * Expected of SQR_EO from multiply-add counts (the limit here: 2.67e10
+ * mul/s × 588 mad ≈ 60 per SM clock at 1.98 GHz, of sm_90's 64 IMAD):
+ * sqr_eo 456 mad (PTX) against mul_eo's 588, a squaring ≈ 1.29× the
+ * multiplication rate; madd-2008-s (8 mul + 2 sqr) ≈ 4.5 % fewer.
+ * Fr: SQR_MUL (its modulus is above sqr_eo's bound).
+ */
+#ifndef CZK_CUDA_SQR_FP
+#define CZK_CUDA_SQR_FP SQR_MUL
+#endif
 
 namespace czkg {
 
 enum { MUL_WIDE = 0, MUL_CHAIN = 1, MUL_EO = 2, MUL_CALL = 3, MUL_EO_CALL = 4 };
+enum { SQR_MUL = 0, SQR_EO = 1 };
 
 /*
  * One PTX carry flag. On the device each method is one instruction that reads
@@ -151,6 +176,7 @@ struct carry_chain {
 struct fp_params {
     static constexpr int N = 12;
     static constexpr int MUL = CZK_CUDA_MUL_FP;
+    static constexpr int SQR = CZK_CUDA_SQR_FP;
     static constexpr uint32_t M0 = 0xfffcfffdu;
     CZK_HD static constexpr uint32_t m(int i) {
         constexpr uint32_t v[12] = {0xffffaaab, 0xb9feffff, 0xb153ffff, 0x1eabfffe,
@@ -178,6 +204,7 @@ struct fp_params {
 struct fr_params {
     static constexpr int N = 8;
     static constexpr int MUL = CZK_CUDA_MUL_FR;
+    static constexpr int SQR = SQR_MUL;
     static constexpr uint32_t M0 = 0xffffffffu;
     CZK_HD static constexpr uint32_t m(int i) {
         constexpr uint32_t v[8] = {0x00000001, 0xffffffff, 0xfffe5bfe, 0x53bda402,
@@ -507,6 +534,137 @@ template <class P> struct mont {
         return r;
     }
 
+    /*
+     * Round i of sqr_eo: CIOS round i with the product row a_i·D_i, where
+     * D_i = Σ_{j>=i} D_i[j]·W^j is a_i·W^i + 2·Σ_{j>i} a_j·W^j (the
+     * products below the diagonal are counted twice above it: Σ_i a_i·D_i·W^i
+     * = a²). D_i[i] = a_i, D_i[i+1] = a_{i+1}·2 mod W, and D_i[j] = d[j] =
+     * 2·a_j + a_{j−1}/2^31 mod W above; 2a < W^N, so there is no limb N.
+     * Row i starts at limb i: products with j even go into E (lo at limb j),
+     * odd into O, as in eo_round. On entry (i > 0) the arrays hold the
+     * previous round's T/W with the roles swapped by the caller (E[k] at
+     * limb k, O[k] at limb k−1, O[0] = 0). eo_round's layout (O[k] at limb
+     * k+1) is reached without arithmetic: O moves down two places (register
+     * renaming in unrolled code) and its top two limbs start at 0; its old
+     * O[1], at limb 0, is added to E[0] by the first instruction of the odd
+     * reduction chain, whose first madc takes that carry at limb 1 (the
+     * product row adds nothing at limb 0). q reads the plain sum.
+     * Bounds (a < 2m, m < W^N/8): the rows up to i sum to l² + 2·l·h·W^(i+1)
+     * for a = l + h·W^(i+1), l < W^(i+1), so T·W < (2a + m)·W < W^(N+1)
+     * before each division and no chain carries out of the top limb of O;
+     * the result is < a²/W^N + m < 1.5m.
+     */
+    CZK_HD static void sqr_round(uint32_t E[N], uint32_t O[N], const mont &a, const uint32_t d[N],
+                                 int i) {
+        uint32_t o1 = 0;
+        if (i > 0) {
+            o1 = O[1];
+#pragma unroll
+            for (int k = 0; k < N - 2; k++)
+                O[k] = O[k + 2];
+            O[N - 2] = 0;
+            O[N - 1] = 0;
+        }
+        const uint32_t ai = a.v[i];
+        /* even j >= i: E[j], E[j+1]; the carry out of limb N−1 goes to O[N−1] (limb N) */
+        uint32_t ce = 0;
+        if (i == 0) {
+#pragma unroll
+            for (int j = 0; j < N; j += 2) {
+                uint32_t dj = j == 0 ? ai : d[j];
+                E[j] = ai * dj;
+                E[j + 1] = (uint32_t)(((uint64_t)ai * dj) >> 32);
+            }
+        } else if (i < N - 1) {
+            carry_chain k;
+            const int j0 = i + (i & 1);
+#pragma unroll
+            for (int j = 0; j < N; j += 2) {
+                if (j < j0) continue;
+                uint32_t dj = j == i ? ai : (j == i + 1 ? a.v[j] << 1 : d[j]);
+                E[j] = j == j0 ? k.mad_lo_cc(ai, dj, E[j]) : k.madc_lo_cc(ai, dj, E[j]);
+                E[j + 1] = k.madc_hi_cc(ai, dj, E[j + 1]);
+            }
+            ce = k.addc(0, 0);
+        }
+        /* odd j >= i: O[j−1], O[j] (limbs j, j+1); O[N−1] is 0 here, it takes ce */
+        if (i == 0) {
+#pragma unroll
+            for (int j = 1; j < N; j += 2) {
+                uint32_t dj = j == 1 ? a.v[1] << 1 : d[j];
+                O[j - 1] = ai * dj;
+                O[j] = (uint32_t)(((uint64_t)ai * dj) >> 32);
+            }
+        } else {
+            carry_chain k;
+            const int j0 = i + 1 - (i & 1);
+#pragma unroll
+            for (int j = 1; j < N; j += 2) {
+                if (j < j0) continue;
+                uint32_t dj = j == i ? ai : (j == i + 1 ? a.v[j] << 1 : d[j]);
+                O[j - 1] = j == j0 ? k.mad_lo_cc(ai, dj, O[j - 1]) : k.madc_lo_cc(ai, dj, O[j - 1]);
+                O[j] = j == N - 1 ? k.madc_hi(ai, dj, ce) : k.madc_hi_cc(ai, dj, O[j]);
+            }
+        }
+        /* reduction: eo_round's, the odd chain opened by the merge of limb 0 */
+        const uint32_t q = (E[0] + o1) * P::M0;
+        carry_chain k3;
+        if (i > 0) {
+            E[0] = k3.add_cc(E[0], o1);
+            O[0] = k3.madc_lo_cc(q, P::m(1), O[0]);
+        } else {
+            O[0] = k3.mad_lo_cc(q, P::m(1), O[0]);
+        }
+        O[1] = k3.madc_hi_cc(q, P::m(1), O[1]);
+#pragma unroll
+        for (int j = 2; j < N - 2; j += 2) {
+            O[j] = k3.madc_lo_cc(q, P::m(j + 1), O[j]);
+            O[j + 1] = k3.madc_hi_cc(q, P::m(j + 1), O[j + 1]);
+        }
+        O[N - 2] = k3.madc_lo_cc(q, P::m(N - 1), O[N - 2]);
+        O[N - 1] = k3.madc_hi(q, P::m(N - 1), O[N - 1]);
+        carry_chain k4;
+        E[0] = k4.mad_lo_cc(q, P::m(0), E[0]); /* becomes 0 */
+        E[1] = k4.madc_hi_cc(q, P::m(0), E[1]);
+#pragma unroll
+        for (int j = 2; j < N; j += 2) {
+            E[j] = k4.madc_lo_cc(q, P::m(j), E[j]);
+            E[j + 1] = k4.madc_hi_cc(q, P::m(j), E[j + 1]);
+        }
+        O[N - 1] = k4.addc(O[N - 1], 0);
+    }
+
+    /*
+     * a² by CIOS rounds of sqr_round (the even/odd structure of mul_eo): 78
+     * product and 144 reduction multiply-adds for Fp (mul_eo: 144 + 144).
+     * Inputs below 2m like mul_eo's (add_nr).
+     */
+    CZK_HD static mont sqr_eo(const mont &a) {
+        static_assert(N % 2 == 0, "even limb count");
+        static_assert(P::m(N - 1) < (1u << 29), "sqr_eo needs m < 2^(32N-3)");
+        uint32_t d[N]; /* 2a mod W^N by limbs, d[j] for j >= 2 */
+        d[0] = d[1] = 0;
+#pragma unroll
+        for (int j = 2; j < N; j++)
+            d[j] = (a.v[j] << 1) | (a.v[j - 1] >> 31);
+        uint32_t x[N] = {0}, y[N] = {0}; /* round 0 writes all (the host compiler cannot tell) */
+#pragma unroll
+        for (int i = 0; i < N; i += 2) {
+            sqr_round(x, y, a, d, i);
+            sqr_round(y, x, a, d, i + 1);
+        }
+        /* as in mul_eo: T = Σ x[k]·W^k + Σ y[k]·W^(k−1), y[0] = 0 */
+        mont r;
+        carry_chain k;
+        r.v[0] = k.add_cc(x[0], y[1]);
+#pragma unroll
+        for (int j = 1; j < N - 1; j++)
+            r.v[j] = k.addc_cc(x[j], y[j + 1]);
+        r.v[N - 1] = k.addc(x[N - 1], 0);
+        reduce_once(r.v);
+        return r;
+    }
+
     /* The inline form of P::MUL (what a called form runs inside). */
     CZK_HD static mont mul_inline(const mont &a, const mont &b) {
         if (P::MUL == MUL_CHAIN) return mul_chain(a, b);
@@ -530,8 +688,23 @@ template <class P> struct mont {
     CZK_HD mont &operator-=(const mont &b) {
         return *this = *this - b;
     }
+    /* P::SQR: SQR_EO inline, or called where P::MUL is a called form; SQR_MUL is x·x. */
+    CZK_HD static mont sqr_inline(const mont &a) {
+        if constexpr (P::SQR == SQR_EO)
+            return sqr_eo(a);
+        else
+            return mul_inline(a, a);
+    }
+    CZK_HD_NOINLINE static mont sqr_call(mont a) {
+        return sqr_inline(a);
+    }
     CZK_HD mont sqr() const {
-        return *this * *this;
+        if constexpr (P::SQR == SQR_EO) {
+            if (P::MUL == MUL_CALL || P::MUL == MUL_EO_CALL) return sqr_call(*this);
+            return sqr_eo(*this);
+        } else {
+            return *this * *this;
+        }
     }
 
     /* Montgomery form from the canonical integer, and back. */
@@ -563,8 +736,11 @@ template <class P> struct mont {
 using fp = mont<fp_params>;
 using fr = mont<fr_params>;
 
-/* The same fields with another multiplication form (microbenchmarks). */
-template <class P, int K> struct with_mul : P { static constexpr int MUL = K; };
+/* The same fields with other multiplication and squaring forms (variants, microbenchmarks). */
+template <class P, int K, int S = P::SQR> struct with_mul : P {
+    static constexpr int MUL = K;
+    static constexpr int SQR = S;
+};
 
 /* Fp2 = Fp[u]/(u² + 1) over the Fp type B, blst_fp2 layout (c0, c1). */
 template <class B> struct fp2_t {

@@ -1,14 +1,15 @@
 /*
  * The device arithmetic (field.cuh, curve.cuh) run on the host against blst.
  * Every template is __host__ __device__ and the PTX carry chains have a host
- * emulation, so this checks the formulas, the limb layout and both Montgomery
- * multiplications without a GPU (tests/cuda/host.c runs it in CI). The GPU
- * tests then check that the device build computes the same.
+ * emulation, so this checks the formulas, the limb layout, every Montgomery
+ * multiplication and squaring form without a GPU (tests/cuda/host.c runs it
+ * in CI). The GPU tests then check that the device build computes the same.
  */
 #include "cuda/internal.h"
 #include "curve.cuh"
 
 #include <blst.h>
+#include <stdio.h>
 #include <string.h>
 
 using namespace czkg;
@@ -57,6 +58,12 @@ template <class A, class B> B from_blst(const A &src) {
     memcpy(&b, &src, sizeof b);
     return b;
 }
+template <class B, class A> B bitcast(const A &src) {
+    static_assert(sizeof(A) == sizeof(B), "layout");
+    B b;
+    memcpy(&b, &src, sizeof b);
+    return b;
+}
 template <class A, class B> bool same(const A &a, const B &b) {
     static_assert(sizeof(A) == sizeof(B), "layout");
     return memcmp(&a, &b, sizeof a) == 0;
@@ -90,6 +97,172 @@ czk_status check_fp(rng64 &r, unsigned rounds, czk_err *err) {
         }
         blst_fp_cneg(&E, &A, true);
         if (!same(E, a.neg())) return czk_errf(err, CZK_ERR_INTERNAL, "fp neg round %u", it);
+    }
+    return CZK_OK;
+}
+
+/* Hex of a field element, most significant limb first (messages). */
+template <class F> const char *hex(const F &x, char *buf) {
+    char *p = buf;
+    for (int i = F::N - 1; i >= 0; i--)
+        p += snprintf(p, 9, "%08x", x.v[i]);
+    return buf;
+}
+
+using fp_sqr_eo = mont<with_mul<fp_params, MUL_EO, SQR_EO>>;
+using fp_sqr_mul = mont<with_mul<fp_params, MUL_EO, SQR_MUL>>;
+using fp_sqr_eo_call = mont<with_mul<fp_params, MUL_EO_CALL, SQR_EO>>;
+
+/*
+ * Squaring inputs: k < SQR_SPECIAL are edge values (0, 1, R mod p, R² mod p,
+ * p − 1, p − 2, p − 2^32, all-ones limbs below p's top limb, 2^(32k) − 1,
+ * 2^381 − 1 and values in [p, 2p), which sqr_eo accepts like mul_eo: p, p + 1,
+ * 2p − 1 and p + all-ones low limbs); others random below 2p. *reduced: the
+ * input is below p.
+ */
+constexpr unsigned SQR_SPECIAL = 20;
+bool below(const fp &x, const fp &p) {
+    carry_chain k;
+    (void)k.sub_cc(x.v[0], p.v[0]);
+    for (int i = 1; i < 12; i++)
+        (void)k.subc_cc(x.v[i], p.v[i]);
+    return k.subc(0, 0) != 0;
+}
+fp sqr_input(rng64 &r, unsigned k, bool *reduced) {
+    fp x = fp::zero(), p;
+    for (int i = 0; i < 12; i++)
+        p.v[i] = fp_params::m(i);
+    *reduced = true;
+    switch (k) {
+    case 0:
+        break;
+    case 1:
+        x.v[0] = 1;
+        break;
+    case 2:
+        x = fp::one();
+        break;
+    case 3:
+        x = fp::modulus_r2();
+        break;
+    case 4:
+        x = p, x.v[0] -= 1;
+        break;
+    case 5:
+        x = p, x.v[0] -= 2;
+        break;
+    case 6: /* p − 2^32 */
+        x = p, x.v[1] -= 1;
+        break;
+    case 7:
+        for (int i = 0; i < 11; i++)
+            x.v[i] = 0xffffffffu;
+        x.v[11] = p.v[11] - 1;
+        break;
+    case 8:
+        x.v[0] = 0xffffffffu;
+        break;
+    case 9:
+        for (int i = 0; i < 6; i++)
+            x.v[i] = 0xffffffffu;
+        break;
+    case 10:
+        for (int i = 0; i < 11; i++)
+            x.v[i] = 0xffffffffu;
+        break;
+    case 11:
+        for (int i = 0; i < 11; i++)
+            x.v[i] = 0xffffffffu;
+        x.v[11] = 0x1fffffffu; /* 2^381 − 1 > p */
+        *reduced = false;
+        break;
+    case 12:
+        x = p, *reduced = false;
+        break;
+    case 13:
+        x = p, x.v[0] += 1, *reduced = false;
+        break;
+    case 14:
+        x = fp::add_nr(p, p), x.v[0] -= 1, *reduced = false;
+        break;
+    case 15:
+        x = p;
+        for (int i = 0; i < 11; i++)
+            x.v[i] = 0xffffffffu;
+        *reduced = false;
+        break;
+    case 16:
+        x = fp::add_nr(p, fp::one()), *reduced = false;
+        break;
+    case 17:
+        for (int i = 0; i < 12; i++)
+            x.v[i] = 0xaaaaaaaau;
+        x.v[11] = 0x0aaaaaaau;
+        break;
+    case 18:
+        for (int i = 0; i < 12; i++)
+            x.v[i] = (i & 1) ? 0xffffffffu : 0;
+        x.v[11] = 0;
+        break;
+    case 19:
+        for (int i = 0; i < 12; i++)
+            x.v[i] = (i & 1) ? 0 : 0xffffffffu;
+        break;
+    default:
+        for (int i = 0; i < 12; i++)
+            x.v[i] = (uint32_t)r.next();
+        x.v[11] %= fp::add_nr(p, p).v[11]; /* below 2p's top limb: below 2p */
+        *reduced = below(x, p);
+        break;
+    }
+    return x;
+}
+
+/*
+ * Squaring forms against blst_fp_sqr (of the input reduced mod p) and
+ * against mul_eo(a, a), on the edge values and random inputs below 2p.
+ */
+czk_status check_fp_sqr(rng64 &r, unsigned rounds, czk_err *err) {
+    fp p;
+    for (int i = 0; i < 12; i++)
+        p.v[i] = fp_params::m(i);
+    for (unsigned it = 0; it < rounds + SQR_SPECIAL; it++) {
+        bool reduced;
+        fp a = sqr_input(r, it, &reduced);
+        if (reduced != below(a, p))
+            return czk_errf(err, CZK_ERR_INTERNAL, "fp sqr: input %u is %s p, not as listed", it,
+                            reduced ? "not below" : "below");
+        fp a_red = a;
+        if (!reduced) {
+            carry_chain k; /* a − p without the add-back: a >= p */
+            a_red.v[0] = k.sub_cc(a.v[0], p.v[0]);
+            for (int i = 1; i < 12; i++)
+                a_red.v[i] = k.subc_cc(a.v[i], p.v[i]);
+        }
+        blst_fp A, E;
+        to_blst(&A, a_red);
+        blst_fp_sqr(&E, &A);
+        fp e = from_blst<blst_fp, fp>(E);
+        const fp_sqr_eo ae = bitcast<fp_sqr_eo>(a);
+        const fp_sqr_mul am = bitcast<fp_sqr_mul>(a);
+        const fp_sqr_eo_call ac = bitcast<fp_sqr_eo_call>(a);
+        struct {
+            const char *name;
+            fp got;
+        } forms[] = {
+            {"sqr_eo", fp::sqr_eo(a)},
+            {"sqr (MUL_EO, SQR_EO)", bitcast<fp>(ae.sqr())},
+            {"sqr (MUL_EO_CALL, SQR_EO: sqr_call)", bitcast<fp>(ac.sqr())},
+            {"sqr (MUL_EO, SQR_MUL)", bitcast<fp>(am.sqr())},
+            {"sqr (fp)", a.sqr()},
+            {"mul_eo(a, a)", fp::mul_eo(a, a)},
+        };
+        for (const auto &f : forms)
+            if (!(f.got == e)) {
+                char h1[100], h2[100], h3[100];
+                return czk_errf(err, CZK_ERR_INTERNAL, "fp %s of %s (round %u): %s, expected %s",
+                                f.name, hex(a, h1), it, hex(f.got, h2), hex(e, h3));
+            }
     }
     return CZK_OK;
 }
@@ -150,9 +323,35 @@ czk_status check_fp2(rng64 &r, unsigned rounds, czk_err *err) {
     return CZK_OK;
 }
 
+/* Fp2 over both Fp squaring forms against blst (the Fp2 inverse squares in Fp). */
+template <class F2>
+czk_status check_fp2_form(rng64 &r, unsigned rounds, const char *name, czk_err *err) {
+    for (unsigned it = 0; it < rounds; it++) {
+        fp2 a0 = {random_elem<fp>(r), random_elem<fp>(r)};
+        if (it == 0) a0 = {fp::zero() - fp::one(), fp::zero() - fp::one()};
+        if (it == 1) a0 = {fp::one(), fp::zero()};
+        const F2 a = bitcast<F2>(a0);
+        blst_fp2 A, E;
+        to_blst(&A, a);
+        blst_fp2_sqr(&E, &A);
+        if (!same(E, a.sqr()))
+            return czk_errf(err, CZK_ERR_INTERNAL, "fp2 (%s) sqr round %u", name, it);
+        blst_fp2_mul(&E, &A, &A);
+        if (!same(E, a * a))
+            return czk_errf(err, CZK_ERR_INTERNAL, "fp2 (%s) mul(a, a) round %u", name, it);
+        if (it < 8) {
+            blst_fp2_inverse(&E, &A);
+            if (!same(E, a.inv()))
+                return czk_errf(err, CZK_ERR_INTERNAL, "fp2 (%s) inv round %u", name, it);
+        }
+    }
+    return CZK_OK;
+}
+
 /* Per-group glue to blst, so that the check below is written once. */
 struct g1_ops {
     using F = fp;
+    template <class B> using field = B;
     using P = blst_p1;
     using A = blst_p1_affine;
     static void mult(P *o, const P *p, const uint8_t *k) {
@@ -176,6 +375,7 @@ struct g1_ops {
 };
 struct g2_ops {
     using F = fp2;
+    template <class B> using field = fp2_t<B>;
     using P = blst_p2;
     using A = blst_p2_affine;
     static void mult(P *o, const P *p, const uint8_t *k) {
@@ -291,16 +491,95 @@ czk_status check_curve(rng64 &r, unsigned rounds, const char *name, czk_err *err
     return CZK_OK;
 }
 
+/*
+ * The xyzz formulas over the field with sqr_eo (the MSM accumulation's
+ * default) and with squarings by multiplication (the previous kernel):
+ * chains of mixed additions (with a point added to itself: dbl_affine),
+ * full additions and doublings give the same coordinates in both, and the
+ * same affine point as blst.
+ */
+template <class G>
+czk_status check_curve_forms(rng64 &r, unsigned rounds, const char *name, czk_err *err) {
+    using Fn = typename G::template field<fp_sqr_eo>;
+    using Fo = typename G::template field<fp_sqr_mul>;
+    using Xn = xyzz<Fn>;
+    using Xo = xyzz<Fo>;
+    typedef typename G::P P;
+    typedef typename G::A A;
+    constexpr int PTS = 6;
+    for (unsigned it = 0; it < rounds; it++) {
+        P pts[PTS], e;
+        A aff[PTS];
+        for (int j = 0; j < PTS; j++) {
+            uint8_t k[32];
+            for (int i = 0; i < 32; i++)
+                k[i] = (uint8_t)r.next();
+            k[31] &= 0x3f;
+            G::mult(&pts[j], G::gen(), k);
+            G::to_aff(&aff[j], &pts[j]);
+        }
+        /* acc = p0 + p1 + p1 + p2 + ... (madd, madd of an equal point: dbl_affine) */
+        Xn an = Xn::from_affine(bitcast<affine<Fn>>(aff[0]));
+        Xo ao = Xo::from_affine(bitcast<affine<Fo>>(aff[0]));
+        P ref = pts[0];
+        for (int j = 1; j < PTS; j++) {
+            an.add_affine(bitcast<affine<Fn>>(aff[j]));
+            ao.add_affine(bitcast<affine<Fo>>(aff[j]));
+            G::add(&ref, &ref, &pts[j]);
+        }
+        Xn dn = Xn::from_affine(bitcast<affine<Fn>>(aff[1]));
+        Xo d_o = Xo::from_affine(bitcast<affine<Fo>>(aff[1]));
+        dn.add_affine(bitcast<affine<Fn>>(aff[1])); /* 2·p1 by dbl_affine */
+        d_o.add_affine(bitcast<affine<Fo>>(aff[1]));
+        an.add(dn); /* full addition */
+        ao.add(d_o);
+        G::dbl(&e, &pts[1]);
+        G::add(&ref, &ref, &e);
+        an = an.dbl(); /* doubling of a projective point */
+        ao = ao.dbl();
+        G::dbl(&ref, &ref);
+        Xn tn = an;
+        tn.add(an); /* full addition of equal points: dbl */
+        Xo to = ao;
+        to.add(ao);
+        G::dbl(&e, &ref);
+        if (!same(an, ao) || !same(dn, d_o) || !same(tn, to))
+            return czk_errf(
+                err, CZK_ERR_INTERNAL,
+                "%s xyzz with sqr_eo and with squaring by mul differ (round %u: sum %d, "
+                "dbl_affine %d, add-double %d)",
+                name, it, !same(an, ao), !same(dn, d_o), !same(tn, to));
+        A ea, ee;
+        G::to_aff(&ea, &ref);
+        G::to_aff(&ee, &e);
+        affine<Fn> sn = an.to_affine(), un = tn.to_affine();
+        affine<Fo> so = ao.to_affine(), uo = to.to_affine();
+        if (!same(ea, sn) || !same(ea, so) || !same(ee, un) || !same(ee, uo))
+            return czk_errf(err, CZK_ERR_INTERNAL,
+                            "%s xyzz forms against blst differ (round %u: sum with sqr_eo %d, "
+                            "with squaring by mul %d; doubled sum with sqr_eo %d, by mul %d)",
+                            name, it, !same(ea, sn), !same(ea, so), !same(ee, un), !same(ee, uo));
+    }
+    return CZK_OK;
+}
+
 } // namespace
 
 extern "C" czk_status czk_cuda_host_check(uint64_t seed, unsigned rounds, czk_err *err) {
     rng64 r{seed};
     czk_status st;
     if ((st = check_fp(r, rounds, err)) != CZK_OK) return st;
+    if ((st = check_fp_sqr(r, rounds, err)) != CZK_OK) return st;
     if ((st = check_fr(r, rounds, err)) != CZK_OK) return st;
     if ((st = check_fp2(r, rounds, err)) != CZK_OK) return st;
+    if ((st = check_fp2_form<fp2_t<fp_sqr_eo>>(r, rounds / 4 + 2, "sqr_eo", err)) != CZK_OK)
+        return st;
+    if ((st = check_fp2_form<fp2_t<fp_sqr_mul>>(r, rounds / 4 + 2, "sqr by mul", err)) != CZK_OK)
+        return st;
     unsigned crounds = rounds / 64 + 1;
     if ((st = check_curve<g1_ops>(r, crounds, "g1", err)) != CZK_OK) return st;
     if ((st = check_curve<g2_ops>(r, crounds, "g2", err)) != CZK_OK) return st;
+    if ((st = check_curve_forms<g1_ops>(r, crounds, "g1", err)) != CZK_OK) return st;
+    if ((st = check_curve_forms<g2_ops>(r, crounds, "g2", err)) != CZK_OK) return st;
     return CZK_OK;
 }

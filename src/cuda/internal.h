@@ -24,13 +24,13 @@ CZK_NODISCARD czk_status czk_cuda_host_check(uint64_t seed, unsigned rounds, czk
 
 /*
  * Throughput microbenchmarks on the context's device (for bench/gpu.c):
- * multiplications/s of Fp and Fr in each form of field.cuh, and G1
- * xyzz += affine additions/s with three of them (czk_cuda_rate_names lists
- * the entries). Each kernel fills the GPU with independent dependency chains;
- * timed with CUDA events.
+ * multiplications/s of Fp and Fr in each form of field.cuh, Fp squarings/s
+ * (sqr_eo and by multiplication), and G1 xyzz += affine additions/s with
+ * four forms (czk_cuda_rate_names lists the entries). Each kernel fills the
+ * GPU with independent dependency chains; timed with CUDA events.
  */
 typedef struct czk_cuda_ctx czk_cuda_ctx;
-#define CZK_CUDA_NRATES 10
+#define CZK_CUDA_NRATES 13
 extern const char *const czk_cuda_rate_names[CZK_CUDA_NRATES];
 CZK_NODISCARD czk_status czk_cuda_rates(czk_cuda_ctx *ctx, double rates[CZK_CUDA_NRATES],
                                         czk_err *err);
@@ -42,7 +42,9 @@ CZK_NODISCARD czk_status czk_cuda_rates(czk_cuda_ctx *ctx, double rates[CZK_CUDA
  */
 CZK_NODISCARD czk_status czk_cuda_set_msm_c(czk_cuda_ctx *ctx, int c, czk_err *err);
 void czk_cuda_set_profile(czk_cuda_ctx *ctx, int on);
-/* MSM accumulation kernel variant 0..2 (launch bounds; see msm.cuh). */
+/* MSM accumulation kernel variant 0..CZK_CUDA_MSM_ACC_VARIANTS − 1 (forms, launch bounds,
+ * prefetch; msm.cuh acc_variants); others select 0. */
+#define CZK_CUDA_MSM_ACC_VARIANTS 4
 void czk_cuda_set_msm_acc(czk_cuda_ctx *ctx, int variant);
 
 /*

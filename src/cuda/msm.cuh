@@ -428,26 +428,40 @@ __global__ void msm_to_jacobian(const typename G::X *in, uint32_t n, typename G:
     if (i < n) out[i] = in[i].to_jacobian();
 }
 
-/* G's field with multiplication form K (same layout as G::F). */
-template <class G, int K> struct field_k;
-template <int K> struct field_k<g1, K> { using F = mont<with_mul<fp_params, K>>; };
-template <int K> struct field_k<g2, K> { using F = fp2_t<mont<with_mul<fp_params, K>>>; };
+/* G's field with multiplication form K and Fp squaring form S (same layout as G::F). */
+template <class G, int K, int S> struct field_k;
+template <int K, int S> struct field_k<g1, K, S> { using F = mont<with_mul<fp_params, K, S>>; };
+template <int K, int S> struct field_k<g2, K, S> {
+    using F = fp2_t<mont<with_mul<fp_params, K, S>>>;
+};
 
-/* One accumulation variant: multiplication form, block size, minimum blocks per SM, prefetch. */
-template <class G, int K, int T, int M, int PF>
+/* One accumulation variant: forms, block size, minimum blocks per SM, prefetch. */
+template <class G, int K, int S, int T, int M, int PF>
 void launch_acc(unsigned blocks64, cudaStream_t s, const typename G::A *bases, const uint32_t *sk,
                 const uint32_t *sidx, const uint2 *desc, const uint32_t *total,
                 typename G::X *partial) {
-    using F = typename field_k<G, K>::F;
+    using F = typename field_k<G, K, S>::F;
     static_assert(sizeof(F) == sizeof(typename G::F), "layout");
     msm_accumulate<F, T, M, PF><<<(blocks64 * 64 + T - 1) / T, T, 0, s>>>(
         (const affine<F> *)bases, sk, sidx, desc, total, (xyzz<F> *)partial);
 }
 
 /*
- * Accumulation variants (ctx->msm_acc, CZK_CUDA_MSM_ACC 0..2; entry 0 is the
- * default): multiplication form K, block size T, minimum blocks per SM M,
- * prefetch PF. H200 2026-11-29, 2^27 G1 / 2^25 G2, equal chunks
+ * Accumulation variants (ctx->msm_acc, CZK_CUDA_MSM_ACC 0..3; entry 0 is the
+ * default): multiplication form K, Fp squaring form S, block size T, minimum
+ * blocks per SM M, prefetch PF.
+ * G1: 0 MUL_EO + sqr_eo, no prefetch; 1 the same squaring by mul_eo (the
+ * default before sqr_eo); 2 MUL_EO + sqr_eo with cp.async; 3 MUL_EO_CALL +
+ * sqr_eo (called) with cp.async. Expected for 0 against 1: madd-2008-s's two
+ * squarings at 456 instead of 588 IMAD (field.cuh) make an addition ≈ 4.5 %
+ * fewer IMAD, so accumulation ≈ 805 → ≈ 770 ms and MSM 2^27 ≈ 886 → ≈ 850 ms,
+ * if the kernel stays IMAD-bound and does not spill. The batch addition
+ * (msm_sum_list) takes variant 0's forms; the other kernels (bucket and
+ * running sums, msm_ones) use fp's, which squares by multiplication.
+ * G2: the Fp2 squaring (c0 + c1)(c0 − c1), 2·c0·c1 holds no Fp squaring, so S
+ * changes no G2 accumulation code; 1 is 0 again (the same kernel: a repeat
+ * of the default), 2 cp.async, 3 register prefetch.
+ * H200 2026-11-29, 2^27 G1 / 2^25 G2, equal chunks, before sqr_eo
  * (bench/GPU.md run 3; a repeated default differed by < 0.1 ms): G1 with
  * MUL_EO inline 885.7 ms without prefetch, 895.7 with cp.async, 907.7 with
  * MUL_EO_CALL (with the older wide form, inline code had been the slower one:
@@ -458,22 +472,25 @@ void launch_acc(unsigned blocks64, cudaStream_t s, const typename G::A *bases, c
  */
 template <class G> struct acc_variants;
 template <> struct acc_variants<g1> {
-    static constexpr int K[3] = {MUL_EO, MUL_EO, MUL_EO_CALL};
-    static constexpr int T[3] = {384, 384, 384}, M[3] = {1, 1, 1}, PF[3] = {0, 2, 2};
+    static constexpr int K[4] = {MUL_EO, MUL_EO, MUL_EO, MUL_EO_CALL};
+    static constexpr int S[4] = {SQR_EO, SQR_MUL, SQR_EO, SQR_EO};
+    static constexpr int T[4] = {384, 384, 384, 384}, M[4] = {1, 1, 1, 1}, PF[4] = {0, 0, 2, 2};
 };
 template <> struct acc_variants<g2> {
-    static constexpr int K[3] = {MUL_EO, MUL_EO, MUL_EO};
-    static constexpr int T[3] = {128, 128, 128}, M[3] = {1, 1, 1}, PF[3] = {0, 2, 1};
+    static constexpr int K[4] = {MUL_EO, MUL_EO, MUL_EO, MUL_EO};
+    static constexpr int S[4] = {SQR_EO, SQR_EO, SQR_EO, SQR_EO};
+    static constexpr int T[4] = {128, 128, 128, 128}, M[4] = {1, 1, 1, 1}, PF[4] = {0, 0, 2, 1};
 };
-constexpr int ACC_VARIANTS = 3;
+constexpr int ACC_VARIANTS = 4;
+static_assert(ACC_VARIANTS == CZK_CUDA_MSM_ACC_VARIANTS, "internal.h names the count");
 
 template <class G, int V>
 void launch_acc_v(unsigned blocks64, cudaStream_t s, const typename G::A *bases, const uint32_t *sk,
                   const uint32_t *sidx, const uint2 *desc, const uint32_t *total,
                   typename G::X *partial) {
     using W = acc_variants<G>;
-    launch_acc<G, W::K[V], W::T[V], W::M[V], W::PF[V]>(blocks64, s, bases, sk, sidx, desc, total,
-                                                       partial);
+    launch_acc<G, W::K[V], W::S[V], W::T[V], W::M[V], W::PF[V]>(blocks64, s, bases, sk, sidx, desc,
+                                                                total, partial);
 }
 
 template <class G>
@@ -485,15 +502,17 @@ void launch_accumulate(int v, unsigned blocks64, cudaStream_t s, const typename 
         return launch_acc_v<G, 1>(blocks64, s, bases, sk, sidx, desc, total, partial);
     case 2:
         return launch_acc_v<G, 2>(blocks64, s, bases, sk, sidx, desc, total, partial);
+    case 3:
+        return launch_acc_v<G, 3>(blocks64, s, bases, sk, sidx, desc, total, partial);
     default:
         return launch_acc_v<G, 0>(blocks64, s, bases, sk, sidx, desc, total, partial);
     }
 }
 
-/* The batch addition's configuration: accumulation variant 0's multiplication form and block. */
+/* The batch addition's configuration: accumulation variant 0's forms and block. */
 template <class G> struct sum_cfg {
     using W = acc_variants<G>;
-    using F = typename field_k<G, W::K[0]>::F;
+    using F = typename field_k<G, W::K[0], W::S[0]>::F;
     static constexpr int T = W::T[0], M = W::M[0];
 };
 

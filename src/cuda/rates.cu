@@ -1,7 +1,13 @@
 /*
- * Throughput microbenchmarks: field multiplications (Montgomery forms of
- * field.cuh) and G1 mixed additions (three of them), each thread
- * running independent dependency chains. For choosing the forms (field.cuh).
+ * Throughput microbenchmarks: field multiplications and Fp squarings
+ * (Montgomery forms of field.cuh) and G1 mixed additions (four forms), each
+ * thread running independent dependency chains. For choosing the forms
+ * (field.cuh). The squaring rows run the same chains as the multiplication
+ * rows with x = x² in place of x = x·y: fp_sqr_eo is sqr_eo, fp_sqr_mul the
+ * squaring by mul_eo (the same code as fp_mul_eo; the pair reads without
+ * another row's noise). The madd rows square by multiplication except
+ * g1_madd_eo_sqr (MUL_EO and sqr_eo inline: MSM accumulation variant 0;
+ * g1_madd_eo is variant 1, the kernel before sqr_eo).
  */
 #include "cuda/internal.h"
 #include "ctx.cuh"
@@ -33,6 +39,25 @@ template <class F> __global__ void __launch_bounds__(256) mul_rate(F *io) {
     io[t] = s;
 }
 
+template <class F> __global__ void __launch_bounds__(256) sqr_rate(F *io) {
+    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    F x[CHAINS];
+#pragma unroll
+    for (int c = 0; c < CHAINS; c++)
+        x[c] = io[t + c];
+#pragma unroll 1
+    for (int i = 0; i < ITERS; i++) {
+#pragma unroll
+        for (int c = 0; c < CHAINS; c++)
+            x[c] = x[c].sqr();
+    }
+    F s = x[0];
+#pragma unroll
+    for (int c = 1; c < CHAINS; c++)
+        s = s + x[c];
+    io[t] = s;
+}
+
 template <class F>
 __global__ void __launch_bounds__(256) madd_rate(const affine<F> *pts, xyzz<F> *out) {
     uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
@@ -43,7 +68,7 @@ __global__ void __launch_bounds__(256) madd_rate(const affine<F> *pts, xyzz<F> *
     st_vec(out + t, acc);
 }
 
-template <int K> using fp_k = mont<with_mul<fp_params, K>>;
+template <int K, int S = SQR_MUL> using fp_k = mont<with_mul<fp_params, K, S>>;
 template <int K> using fr_k = mont<with_mul<fr_params, K>>;
 
 } // namespace
@@ -53,12 +78,18 @@ template <int K> using fr_k = mont<with_mul<fr_params, K>>;
 using namespace czkg;
 
 extern "C" const char *const czk_cuda_rate_names[CZK_CUDA_NRATES] = {
-    "fp_mul_wide", "fp_mul_chain", "fp_mul_eo",    "fp_mul_call",     "fp_mul_eo_call",
-    "fr_mul_wide", "fr_mul_eo",    "g1_madd_call", "g1_madd_eo_call", "g1_madd_eo"};
+    "fp_mul_wide",     "fp_mul_chain", "fp_mul_eo",     "fp_mul_call", "fp_mul_eo_call",
+    "fr_mul_wide",     "fr_mul_eo",    "fp_sqr_eo",     "fp_sqr_mul",  "g1_madd_call",
+    "g1_madd_eo_call", "g1_madd_eo",   "g1_madd_eo_sqr"};
+/* Rows before FIRST_MADD count field operations (CHAINS per thread and iteration). */
+constexpr int FIRST_MADD = 9;
 
 namespace {
 template <class F> void launch_mul(unsigned blocks, unsigned threads, cudaStream_t s, void *p) {
     mul_rate<F><<<blocks, threads, 0, s>>>((F *)p);
+}
+template <class F> void launch_sqr(unsigned blocks, unsigned threads, cudaStream_t s, void *p) {
+    sqr_rate<F><<<blocks, threads, 0, s>>>((F *)p);
 }
 template <class F>
 void launch_madd(unsigned blocks, unsigned threads, cudaStream_t s, const void *pts, void *out) {
@@ -110,13 +141,22 @@ extern "C" czk_status czk_cuda_rates(czk_cuda_ctx *ctx, double rates[CZK_CUDA_NR
                 launch_mul<fr_k<MUL_EO>>(blocks, threads, s, bfr.p);
                 break;
             case 7:
-                launch_madd<fp_k<MUL_CALL>>(blocks, threads, s, pts.p, out.p);
+                launch_sqr<fp_k<MUL_EO, SQR_EO>>(blocks, threads, s, bfp.p);
                 break;
             case 8:
-                launch_madd<fp_k<MUL_EO_CALL>>(blocks, threads, s, pts.p, out.p);
+                launch_sqr<fp_k<MUL_EO, SQR_MUL>>(blocks, threads, s, bfp.p);
                 break;
             case 9:
+                launch_madd<fp_k<MUL_CALL>>(blocks, threads, s, pts.p, out.p);
+                break;
+            case 10:
+                launch_madd<fp_k<MUL_EO_CALL>>(blocks, threads, s, pts.p, out.p);
+                break;
+            case 11:
                 launch_madd<fp_k<MUL_EO>>(blocks, threads, s, pts.p, out.p);
+                break;
+            case 12:
+                launch_madd<fp_k<MUL_EO, SQR_EO>>(blocks, threads, s, pts.p, out.p);
                 break;
             }
             CZK_LAUNCH("rates: kernel %d", k);
@@ -125,7 +165,7 @@ extern "C" czk_status czk_cuda_rates(czk_cuda_ctx *ctx, double rates[CZK_CUDA_NR
         }
         float ms = 0;
         CZK_CU(cudaEventElapsedTime(&ms, ctx->ev_start, ctx->ev_stop), "rates: elapsed");
-        double ops = (double)total * ITERS * (k < 7 ? CHAINS : 1); /* 0..6: multiplications */
+        double ops = (double)total * ITERS * (k < FIRST_MADD ? CHAINS : 1);
         rates[k] = ops / (ms * 1e-3);
     }
     return CZK_OK;

@@ -1,9 +1,13 @@
 /* CZK_TEST_LABELS: unit */
 /*
- * The device arithmetic of src/cuda (Fp, Fr, Fp2 Montgomery arithmetic in both
- * multiplication forms, G1/G2 xyzz formulas with their special cases) run on
- * the host and compared with blst. Needs no GPU, so CI checks the formulas of
- * every CUDA build; tests/cuda/gpu.c checks the device build of the same code.
+ * The device arithmetic of src/cuda (Fp, Fr, Fp2 Montgomery arithmetic in every
+ * multiplication and squaring form, G1/G2 xyzz formulas with their special
+ * cases) run on the host and compared with blst: the Fp squarings (sqr_eo and
+ * by multiplication) against blst_fp_sqr on edge values (0, 1, R, R², p − 1,
+ * p − 2, all-ones limbs, inputs in [p, 2p)) and random inputs, Fp2 over both
+ * squaring forms, and xyzz sums/doublings over both forms equal to each other
+ * and to blst (src/cuda/host_check.cu). Needs no GPU, so CI checks the formulas
+ * of every CUDA build; tests/cuda/gpu.c checks the device build of the same code.
  */
 #include "support.h"
 
