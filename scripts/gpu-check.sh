@@ -176,6 +176,9 @@ prove32g() {
   grep -v '^\s[A-Z]' "$OUTDIR/prove32g.log"
   grep -E 'Maximum resident|Elapsed' "$OUTDIR/prove32g.log"
   jset porep32g_prove_s $((SECONDS - t0))
+  local ready
+  ready=$(sed -n 's/^ready in \([0-9.]*\) s.*/\1/p' "$OUTDIR/prove32g.log" | head -1)
+  [ -n "$ready" ] && jset porep32g_ready_s "$ready"
   "$BUILD/czk" verify --c1 "$W32/c1-1.json" --proof "$W32/p1.bin" --param-cache "$W32/keys" \
     --miner-id 1000 --sector-num 1 || { echo "prove32g: czk verify refused the proof"; return 1; }
   cp "$W32/p1.bin" "$W32/p1-bad.bin"
