@@ -29,7 +29,7 @@
  * The prove layer (porep_prove.h) does the same steps in one call for
  * `czk prove`; the engine takes them apart to run them in its stages.
  */
-#include "engine/internal.h"
+#include "czk/kinds.h"
 
 #include "czk/cuda.h"
 #include "czk/porep_c1.h"
@@ -191,7 +191,8 @@ czk_status czk_kind_porep(czk_proof_kind *out, czk_err *err) {
     memset(out, 0, sizeof *out);
     out->id = CZK_KIND_POREP_C2;
     out->name = "porep-c2";
-    out->default_priority = czk_kind_default_priority(out->id);
+    out->metric_label = "porep_c2";
+    out->default_priority = CZK_PRIORITY_NORMAL;
     out->parse = porep_parse;
     out->synthesize = porep_synthesize;
     out->public_inputs = porep_inputs;
@@ -200,4 +201,10 @@ czk_status czk_kind_porep(czk_proof_kind *out, czk_err *err) {
     out->owns_circuit = porep_owns;
     out->job_free = porep_job_free;
     return CZK_OK;
+}
+
+czk_status czk_kinds_register_porep(czk_engine *e, czk_err *err) {
+    czk_proof_kind k;
+    czk_status st = czk_kind_porep(&k, err);
+    return st ? st : czk_engine_register_kind(e, &k, err);
 }
