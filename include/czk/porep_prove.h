@@ -108,14 +108,9 @@ CZK_NODISCARD czk_status czk_porep_chain_inputs(czk_fr *out, const czk_c1 *c1,
                                                 const czk_porep_graph *graph, unsigned k,
                                                 czk_err *err) CZK_NONNULL(1, 2, 3);
 
-/* ---- keys and shapes on disk ---- */
+/* ---- keys and shapes on disk: PoRep's file names over keys.h (circuit-neutral) ---- */
 
-/*
- * The parameter cache directory: $FIL_PROOFS_PARAMETER_CACHE if set and
- * non-empty, else /var/tmp/filecoin-proof-parameters (filecoin-proofs
- * parameter_cache.rs). Writes at most cap bytes with the NUL.
- * Returns: CZK_OK; CZK_ERR_INVALID_ARG if it does not fit.
- */
+/* czk_param_cache_dir (keys.h), under its PoRep name. */
 CZK_NODISCARD czk_status czk_porep_param_cache_dir(char *out, size_t cap, czk_err *err)
     CZK_NONNULL(1);
 
@@ -138,8 +133,8 @@ typedef enum czk_porep_key_kind {
 } czk_porep_key_kind;
 
 /*
- * Finds the key file of a shape in `dir`: Filecoin's v28 name + ext if that
- * file exists, else the test-key name + ext.
+ * Finds the key file of a shape in `dir` (czk_key_find): Filecoin's v28 name
+ * + ext if that file exists, else the test-key name + ext.
  * Out: path  dir/name (at most cap bytes with the NUL); kind (may be NULL).
  * Returns: CZK_OK; CZK_ERR_IO naming both file names when neither exists;
  *   CZK_ERR_INVALID_ARG if a path does not fit.
@@ -149,9 +144,10 @@ CZK_NODISCARD czk_status czk_porep_find_key(char *path, size_t cap, czk_porep_ke
                                             const char *ext, czk_err *err) CZK_NONNULL(1, 4, 5, 6);
 
 /*
- * The R1CS of one partition of `shape`: read from the shape cache
- * ($CZK_CACHE_DIR/shapes/porep-v28-<size>.shape; CZK_CACHE_DIR defaults to
- * ~/.cache/czk), or recorded (czk_porep_record) and written there. A cache
+ * The R1CS of one partition of `shape` through the shape cache
+ * (czk_shape_cache_load): $CZK_CACHE_DIR/shapes/porep-v28-<size>.shape
+ * (CZK_CACHE_DIR defaults to ~/.cache/czk), or recorded (czk_porep_record)
+ * and written there. A cache
  * file that does not load, or has another input count, is recorded again
  * and replaced; a cache that cannot be written is not an error.
  * Args: use_cache  false: record, neither read nor write the cache.

@@ -26,6 +26,7 @@
 #include "czk/porep_prove.h"
 
 #include "czk/cuda.h"
+#include "czk/keys.h"
 #include "czk/porep_precheck.h"
 #include "groth16/internal.h"
 #include "porep/c1_internal.h"
@@ -183,12 +184,7 @@ czk_status czk_porep_chain_inputs(czk_fr *out, const czk_c1 *c1, const uint8_t r
 /* ---- keys and shapes ---- */
 
 czk_status czk_porep_param_cache_dir(char *out, size_t cap, czk_err *err) {
-    const char *env = getenv("FIL_PROOFS_PARAMETER_CACHE");
-    const char *dir = env && *env ? env : "/var/tmp/filecoin-proof-parameters";
-    int n = snprintf(out, cap, "%s", dir);
-    if (n < 0 || (size_t)n >= cap)
-        return czk_errf(err, CZK_ERR_INVALID_ARG, "parameter cache directory too long: %s", dir);
-    return CZK_OK;
+    return czk_param_cache_dir(out, cap, err);
 }
 
 czk_status czk_porep_test_key_name(char *out, size_t cap, const czk_porep_shape *shape,
@@ -203,83 +199,34 @@ czk_status czk_porep_test_key_name(char *out, size_t cap, const czk_porep_shape 
 
 czk_status czk_porep_find_key(char *path, size_t cap, czk_porep_key_kind *kind, const char *dir,
                               const czk_porep_shape *shape, const char *ext, czk_err *err) {
-    char names[2][256];
-    czk_status st = czk_porep_param_file_name(names[0], sizeof names[0], shape, ext, err);
-    if (!st) st = czk_porep_test_key_name(names[1], sizeof names[1], shape, ext, err);
+    char names[2][256], what[48];
+    czk_status st = czk_porep_param_file_name(names[0], sizeof names[0], shape, "", err);
+    if (!st) st = czk_porep_test_key_name(names[1], sizeof names[1], shape, "", err);
     if (st) return st;
-    for (int i = 0; i < 2; i++) {
-        int n = snprintf(path, cap, "%s/%s", dir, names[i]);
-        if (n < 0 || (size_t)n >= cap)
-            return czk_errf(err, CZK_ERR_INVALID_ARG, "key path too long: %s/%s", dir, names[i]);
-        struct stat sb;
-        if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
-            if (kind) *kind = i ? CZK_POREP_KEY_TEST : CZK_POREP_KEY_FILECOIN;
-            return CZK_OK;
-        }
-    }
-    return czk_errf(err, CZK_ERR_IO, "no %s key for %s sectors in %s (looked for %s and %s)", ext,
-                    shape->name, dir, names[0], names[1]);
+    snprintf(what, sizeof what, "%s sectors", shape->name);
+    czk_key_kind k;
+    st = czk_key_find(path, cap, &k, dir, names[0], names[1], ext, what, err);
+    if (!st && kind) *kind = k == CZK_KEY_TEST ? CZK_POREP_KEY_TEST : CZK_POREP_KEY_FILECOIN;
+    return st;
 }
 
-/* mkdir -p; false on failure. */
-static bool make_dirs(const char *path) {
-    char buf[PATH_MAX];
-    size_t n = strlen(path);
-    if (n == 0 || n >= sizeof buf) return false;
-    memcpy(buf, path, n + 1);
-    for (size_t i = 1; i <= n; i++)
-        if (buf[i] == '/' || buf[i] == 0) {
-            char c = buf[i];
-            buf[i] = 0;
-            if (mkdir(buf, 0755) && errno != EEXIST) return false;
-            buf[i] = c;
-        }
-    return true;
-}
-
-/* $CZK_CACHE_DIR/shapes or ~/.cache/czk/shapes; false if neither is known. */
-static bool shape_dir(char *out, size_t cap) {
-    const char *base = getenv("CZK_CACHE_DIR");
-    int n;
-    if (base && *base) {
-        n = snprintf(out, cap, "%s/shapes", base);
-    } else {
-        const char *home = getenv("HOME");
-        if (!home || !*home) return false;
-        n = snprintf(out, cap, "%s/.cache/czk/shapes", home);
-    }
-    return n > 0 && (size_t)n < cap;
+static czk_status record_shape(void *ctx, czk_shape **out, czk_err *err) {
+    const czk_porep_shape *s = ctx;
+    czk_porep_config cfg;
+    czk_porep_config_for_shape(&cfg, s);
+    czk_status st = czk_porep_record(out, &cfg, NULL, err);
+    if (st) czk_err_wrap(err, "recording the %s partition circuit", s->name);
+    return st;
 }
 
 czk_status czk_porep_shape_load(czk_shape **out, bool *recorded, const czk_porep_shape *s,
                                 bool use_cache, czk_err *err) {
-    *out = NULL;
-    if (recorded) *recorded = false;
-    char dir[PATH_MAX], path[PATH_MAX + 64];
-    bool cached = use_cache && shape_dir(dir, sizeof dir);
     czk_porep_config cfg;
     czk_porep_config_for_shape(&cfg, s);
-    if (cached) {
-        snprintf(path, sizeof path, "%s/porep-v28-%s.shape", dir, s->name);
-        czk_err e;
-        if (czk_shape_read(out, path, &e) == CZK_OK) {
-            if ((*out)->num_inputs == czk_porep_num_inputs(&cfg)) return CZK_OK;
-            czk_shape_free(*out);
-            *out = NULL;
-        }
-    }
-    czk_status st = czk_porep_record(out, &cfg, NULL, err);
-    if (st) {
-        czk_err_wrap(err, "recording the %s partition circuit", s->name);
-        return st;
-    }
-    if (recorded) *recorded = true;
-    if (cached && make_dirs(dir)) {
-        czk_err e;
-        if (czk_shape_write(*out, path, &e)) { /* a cache that cannot be written is no error */
-        }
-    }
-    return CZK_OK;
+    char name[64];
+    snprintf(name, sizeof name, "porep-v28-%s", s->name);
+    return czk_shape_cache_load(out, recorded, name, czk_porep_num_inputs(&cfg), use_cache,
+                                record_shape, (void *)s, err);
 }
 
 /* ---- C2 ---- */
