@@ -35,9 +35,9 @@ extern "C" {
  * refused at submit. One partition per C1 partition; circuit ids
  * porep-2k, porep-8m, porep-512m, porep-32g, porep-64g; keys: the v28
  * .params file of the shape in param_cache, or czk's test keys of the
- * shape there (czk_key_find); the shape from the shape cache
- * (czk_porep_shape_load). Public inputs for the final verification are the
- * chain's (czk_porep_job_inputs).
+ * shape there (czk_porep_find_key over czk_key_find); the shape from the
+ * shape cache (czk_porep_shape_load). Public inputs for the final
+ * verification are the chain's (czk_porep_job_inputs).
  * Out: *out, a descriptor with no ctx.
  * Returns: CZK_OK.
  */
