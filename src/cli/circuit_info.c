@@ -1,6 +1,7 @@
 /*
- * `czk circuit-info --sector-size SIZE [--registered-proof ID] [--no-cache]`:
- * the R1CS of one PoRep partition of a sector size, as `key: value` lines:
+ * `czk circuit-info [--kind porep|window-post|winning-post] --sector-size SIZE
+ * [--registered-proof ID] [--no-cache]`: the R1CS of one partition of a
+ * proof kind and sector size, as `key: value` lines:
  * counts, non-zeros, densities, the evaluation domain and the lengths of the
  * five vectors of the Groth16 .params file (spec/porep-circuit.md §1 "Size
  * formulas", §5).
@@ -10,11 +11,17 @@
  * $CZK_CACHE_DIR/shapes/porep-v28-<size>.shape (CZK_CACHE_DIR defaults to
  * ~/.cache/czk; czk_porep_shape_load); later runs read it back. A cache file
  * that does not load is recorded again and replaced.
+ *
+ * WindowPoSt and WinningPoSt (FallbackPoSt) partitions are counted, not
+ * recorded whole: their sectors repeat one sub-circuit, so czk_post_count
+ * records one and two sectors and extrapolates (milliseconds, a few MiB,
+ * even for the 125 M constraints of a 32GiB WindowPoSt partition).
  */
 #include "cli/cli.h"
 #include "czk/porep_circuit.h"
 #include "czk/porep_prove.h"
 #include "czk/porep_shapes.h"
+#include "czk/post.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -28,18 +35,27 @@
 #define CMD "circuit-info"
 
 static void usage(FILE *f) {
-    fprintf(f, "usage: czk circuit-info --sector-size SIZE [--registered-proof ID] [--no-cache]\n"
-               "prints the R1CS of one PoRep (StackedDRG v28) partition as key: value lines:\n"
+    fprintf(f, "usage: czk circuit-info [--kind KIND] --sector-size SIZE [--registered-proof ID]\n"
+               "                        [--no-cache]\n"
+               "prints the R1CS of one partition as key: value lines:\n"
                "  constraints, inputs, aux, nnz_a, nnz_b, nnz_c, a_aux_density,\n"
                "  b_input_density, b_aux_density, domain, and the .params vector lengths\n"
                "  params_h (domain - 1), params_l (aux), params_a (inputs + a_aux),\n"
                "  params_b_g1 and params_b_g2 (b_input + b_aux).\n"
+               "  (PoSt kinds also: sectors_per_partition, challenges_per_sector and\n"
+               "  synthesized_constraints, upstream's count without the one constraint\n"
+               "  per input that the prover adds)\n"
+               "  --kind KIND             porep (StackedDRG v28, the default), window-post or\n"
+               "                          winning-post (FallbackPoSt)\n"
                "  --sector-size SIZE      bytes (2048, 34359738368) or 2KiB, 8MiB, 512MiB,\n"
                "                          32GiB, 64GiB\n"
-               "  --registered-proof ID   RegisteredSealProof id 0..19; alone it picks the\n"
-               "                          sector size, with --sector-size both must agree\n"
+               "  --registered-proof ID   RegisteredSealProof id 0..19 (porep) or\n"
+               "                          RegisteredPoStProof id 0..4 (winning-post), 5..14\n"
+               "                          (window-post); alone it picks the sector size, with\n"
+               "                          --sector-size both must agree\n"
                "  --no-cache              record the shape, neither reading nor writing the\n"
-               "                          cache ($CZK_CACHE_DIR/shapes, default ~/.cache/czk)\n"
+               "                          cache ($CZK_CACHE_DIR/shapes, default ~/.cache/czk;\n"
+               "                          PoSt kinds use no cache)\n"
                "exit status: 0 printed, 1 no such sector size or proof id, 2 usage or other "
                "error\n");
 }
@@ -57,17 +73,91 @@ static int get_shape(const czk_porep_shape *s, bool use_cache, czk_shape **out) 
     return CZK_EXIT_OK;
 }
 
+/* The PoSt kinds: counted (czk_post_count), printed in the PoRep lines' order. */
+static int post_info(czk_post_kind kind, const char *kind_arg, const char *size_arg,
+                     const char *proof_arg) {
+    const czk_post_shape *shape = NULL;
+    if (size_arg) {
+        uint64_t bytes = czk_cli_parse_size(size_arg);
+        if (!bytes) return czk_cli_fail(CMD, "--sector-size takes a size, not '%s'", size_arg);
+        shape = czk_post_shape_for_size(bytes);
+        if (!shape) {
+            czk_cli_fail(CMD,
+                         "no PoSt sector size of %llu bytes (2KiB, 8MiB, 512MiB, 32GiB, 64GiB)",
+                         (unsigned long long)bytes);
+            return CZK_EXIT_NO;
+        }
+    }
+    czk_err err;
+    czk_post_proof proof;
+    if (proof_arg) {
+        char *end = NULL;
+        errno = 0;
+        unsigned long long id = strtoull(proof_arg, &end, 10);
+        if (!*proof_arg || *end || errno || proof_arg[0] == '-')
+            return czk_cli_fail(CMD, "--registered-proof takes a number, not '%s'", proof_arg);
+        if (czk_post_proof_lookup(id, &proof, &err)) {
+            czk_cli_fail(CMD, "%s", err.msg);
+            return CZK_EXIT_NO;
+        }
+        if (proof.kind != kind) {
+            czk_cli_fail(CMD, "registered PoSt proof %llu is a %s proof, not %s", id,
+                         proof.kind == CZK_POST_WINNING ? "winning-post" : "window-post", kind_arg);
+            return CZK_EXIT_NO;
+        }
+        if (shape && proof.shape != shape) {
+            czk_cli_fail(CMD, "registered PoSt proof %llu is for %s sectors, not %s", id,
+                         proof.shape->name, shape->name);
+            return CZK_EXIT_NO;
+        }
+        shape = proof.shape;
+    }
+    czk_post_config cfg;
+    czk_post_config_for(&cfg, kind, shape);
+    czk_post_counts c;
+    if (czk_post_count(&c, &cfg, &err)) return czk_cli_fail(CMD, "%s", err.msg);
+    uint64_t domain = 1;
+    while (domain < c.constraints)
+        domain <<= 1;
+    printf("kind: %s\n", kind_arg);
+    printf("sector_size: %llu\n", (unsigned long long)shape->sector_size);
+    if (proof_arg) printf("registered_proof: %llu\n", (unsigned long long)proof.id);
+    printf("sectors_per_partition: %u\n", cfg.sectors);
+    printf("challenges_per_sector: %u\n", cfg.challenges);
+    printf("constraints: %llu\n", (unsigned long long)c.constraints);
+    printf("synthesized_constraints: %llu\n", (unsigned long long)c.synthesized_constraints);
+    printf("inputs: %llu\n", (unsigned long long)c.inputs);
+    printf("aux: %llu\n", (unsigned long long)c.aux);
+    printf("nnz_a: %llu\n", (unsigned long long)c.nnz[0]);
+    printf("nnz_b: %llu\n", (unsigned long long)c.nnz[1]);
+    printf("nnz_c: %llu\n", (unsigned long long)c.nnz[2]);
+    printf("a_aux_density: %llu\n", (unsigned long long)c.a_aux);
+    printf("b_input_density: %llu\n", (unsigned long long)c.b_input);
+    printf("b_aux_density: %llu\n", (unsigned long long)c.b_aux);
+    printf("domain: %llu\n", (unsigned long long)domain);
+    printf("params_h: %llu\n", (unsigned long long)(domain - 1));
+    printf("params_l: %llu\n", (unsigned long long)c.aux);
+    printf("params_a: %llu\n", (unsigned long long)(c.inputs + c.a_aux));
+    printf("params_b_g1: %llu\n", (unsigned long long)(c.b_input + c.b_aux));
+    printf("params_b_g2: %llu\n", (unsigned long long)(c.b_input + c.b_aux));
+    if (fflush(stdout) || ferror(stdout)) return czk_cli_fail(CMD, "writing the output failed");
+    return CZK_EXIT_OK;
+}
+
 int czk_cmd_circuit_info(int argc, char **argv) {
     if (czk_cli_wants_help(argc, argv)) {
         usage(stdout);
         return CZK_EXIT_OK;
     }
-    const char *size_arg = NULL, *proof_arg = NULL;
+    const char *size_arg = NULL, *proof_arg = NULL, *kind_arg = NULL;
     bool use_cache = true;
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(argv[i], "--sector-size") && v) {
             size_arg = v;
+            i++;
+        } else if (!strcmp(argv[i], "--kind") && v) {
+            kind_arg = v;
             i++;
         } else if (!strcmp(argv[i], "--registered-proof") && v) {
             proof_arg = v;
@@ -82,6 +172,17 @@ int czk_cmd_circuit_info(int argc, char **argv) {
     if (!size_arg && !proof_arg) {
         usage(stderr);
         return CZK_EXIT_ERROR;
+    }
+    if (kind_arg && strcmp(kind_arg, "porep")) {
+        czk_post_kind kind;
+        if (!strcmp(kind_arg, "window-post"))
+            kind = CZK_POST_WINDOW;
+        else if (!strcmp(kind_arg, "winning-post"))
+            kind = CZK_POST_WINNING;
+        else
+            return czk_cli_fail(CMD, "--kind takes porep, window-post or winning-post, not '%s'",
+                                kind_arg);
+        return post_info(kind, kind_arg, size_arg, proof_arg);
     }
     const czk_porep_shape *shape = NULL;
     if (size_arg) {
