@@ -337,6 +337,59 @@ CZK_NODISCARD czk_status czk_post_vanilla_parse(czk_post_vanilla **out, const ui
     CZK_NONNULL(1, 4);
 void czk_post_vanilla_free(czk_post_vanilla *v);
 
+/* ---- from vanilla proofs: witness and pre-check ---- */
+
+/*
+ * The leaves a vanilla proof must open, in its proof order. WindowPoSt:
+ * proof n opens czk_post_leaf_challenge(randomness, sector_id,
+ * czk_post_challenge_index(api, sector_index, v->challenges, n)), with
+ * sector_index = k · sectors_per_partition + (the sector's place in the
+ * partition). WinningPoSt (66 one-challenge circuit sectors from one
+ * sector): proof j opens challenge index czk_post_challenge_index(api, j,
+ * 1, 0), i.e. j; sector_index is unused.
+ * Out: out[v->challenges].
+ */
+void czk_post_vanilla_leaves(uint64_t *out, const czk_post_vanilla *v, czk_post_kind kind,
+                             czk_post_api api, uint64_t sector_index, uint64_t nodes,
+                             const uint8_t randomness[32]) CZK_NONNULL(1, 2, 7);
+
+/*
+ * The vanilla pre-check of one partition, before any GPU work
+ * (FallbackPoSt::verify's checks): for each sector, Poseidon-2(comm_c,
+ * comm_r_last) = comm_r; for each of its inclusion proofs, the root equals
+ * comm_r_last, the path from the leaf hashes to comm_r_last, and the leaf
+ * index the path encodes is the challenged leaf (czk_post_vanilla_leaves).
+ * In:  v, n        the partition's vanilla proofs (WindowPoSt: 1..sectors
+ *                  of them, as Curio sends them; WinningPoSt: exactly one,
+ *                  with cfg->sectors proofs), parsed against cfg's tree;
+ *      k           the partition index (WindowPoSt challenge indices).
+ * Out: bad         (may be NULL) the index in v of the first bad sector;
+ *                  untouched on success.
+ * Returns: CZK_OK; CZK_ERR_VERIFY "PoSt vanilla proof of sector <id> (<i>
+ *   of <n> in the partition) does not verify: challenge <j>: ..." naming
+ *   what fails, so that the sector can be declared faulty; CZK_ERR_FR_RANGE
+ *   (randomness); CZK_ERR_MISMATCH (proof counts that do not fit cfg);
+ *   CZK_ERR_INVALID_ARG.
+ */
+CZK_NODISCARD czk_status czk_post_precheck(const czk_post_vanilla *const *v, size_t n,
+                                           const czk_post_config *cfg, czk_post_kind kind,
+                                           czk_post_api api, const uint8_t randomness[32],
+                                           uint64_t k, size_t *bad, czk_err *err)
+    CZK_NONNULL(1, 3, 6);
+
+/*
+ * Fills the witness of a partition from its vanilla proofs, as upstream's
+ * prove_with_vanilla builds the circuit (partition index 0 into the
+ * sectors given). WindowPoSt: sector i from v[i], the last one repeated up
+ * to cfg->sectors; WinningPoSt: circuit sector j from v[0]'s proof j, all
+ * with v[0]'s commitments. The vanilla proofs may be freed afterwards.
+ * Returns: CZK_OK; CZK_ERR_MISMATCH (counts or tree that do not fit w's
+ *   configuration); CZK_ERR_INVALID_ARG.
+ */
+CZK_NODISCARD czk_status czk_post_witness_fill(czk_post_witness *w,
+                                               const czk_post_vanilla *const *v, size_t n,
+                                               czk_post_kind kind, czk_err *err) CZK_NONNULL(1, 2);
+
 #ifdef __cplusplus
 }
 #endif

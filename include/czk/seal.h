@@ -31,6 +31,7 @@
 #include "czk/pool.h"
 #include "czk/porep_c1.h"
 #include "czk/porep_graph.h"
+#include "czk/post.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -161,6 +162,27 @@ typedef struct czk_seal_result {
 CZK_NODISCARD czk_status czk_seal_generate(czk_c1 **out, czk_seal_result *result,
                                            const czk_seal_request *req, czk_pool *pool,
                                            czk_err *err) CZK_NONNULL(1, 3);
+
+/*
+ * The PoSt vanilla proof of a sealed test sector: seals it as
+ * czk_seal_generate does (full mode), then writes its bincode
+ * FallbackPoStSectorProof (post.h, spec post-snap.md §3) as
+ * generate_fallback_sector_challenges and the vanilla prover would:
+ * sector_id = req->sector_num, comm_r, one SectorProof whose inclusion
+ * proofs open the challenged TreeR leaves, then comm_c and comm_r_last.
+ * WindowPoSt: 10 proofs, proof n opening the leaf of challenge index
+ * czk_post_challenge_index(api, sector_index, 10, n); WinningPoSt: 66,
+ * proof j opening challenge index j (sector_index unused).
+ * Out: *out, *len  the blob (free()); result (may be NULL) the commitments.
+ * Returns: CZK_OK; CZK_ERR_FR_RANGE (randomness not a canonical Fr);
+ *   CZK_ERR_UNSUPPORTED (sparse sectors, not written yet; full mode too
+ *   large); czk_seal_generate's other errors.
+ */
+CZK_NODISCARD czk_status czk_seal_post_vanilla(uint8_t **out, size_t *len, czk_seal_result *result,
+                                               const czk_seal_request *req, czk_post_kind kind,
+                                               czk_post_api api, const uint8_t randomness[32],
+                                               uint64_t sector_index, czk_pool *pool, czk_err *err)
+    CZK_NONNULL(1, 2, 4, 7);
 
 #ifdef __cplusplus
 }

@@ -423,35 +423,50 @@ static czk_status vanilla_proof(const sector *s, uint64_t c, czk_vanilla_proof *
 
 /* ---- entry point ---- */
 
+/* Seals the sector of req into s: graph, data, labels, TreeD/TreeC/TreeR, comm_r. */
+static czk_status seal_sector(sector *s, const czk_seal_request *req, czk_pool *pool,
+                              czk_err *err) {
+    memset(s, 0, sizeof *s);
+    czk_status st = czk_porep_proof_lookup(req->registered_proof, &s->proof, err);
+    if (st != CZK_OK) return st;
+    const czk_porep_shape *sh = s->proof.shape;
+    s->nodes = sh->nodes;
+    s->layers = sh->layers;
+    if (req->data_kind == CZK_SEAL_DATA_BYTES && req->data_len > s->nodes / 4 * 127)
+        return czk_errf(err, CZK_ERR_INVALID_ARG,
+                        "data: %zu bytes, a %s sector holds at most %llu unpadded bytes",
+                        req->data_len, sh->name, (unsigned long long)(s->nodes / 4 * 127));
+    if (req->data_kind == CZK_SEAL_DATA_BYTES && req->data_len && !req->data)
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "data: NULL with %zu bytes", req->data_len);
+    stage(req, "graph");
+    st = czk_porep_graph_create(&s->g, s->nodes, s->proof.porep_id, s->proof.api, pool, err);
+    if (st == CZK_OK)
+        st = req->sparse ? seal_sparse(s, req, pool, err) : seal_full(s, req, pool, err);
+    if (st == CZK_OK) {
+        seal_tree_root(&s->tc, s->comm_c);
+        seal_tree_root(&s->tr, s->comm_r_last);
+        czk_fr in[2], h;
+        czk_fr_from_bytes_reduce(&in[0], s->comm_c);
+        czk_fr_from_bytes_reduce(&in[1], s->comm_r_last);
+        st = czk_poseidon_hash(&h, in, 2, err);
+        if (st == CZK_OK) czk_fr_to_bytes(s->comm_r, &h);
+    }
+    return st;
+}
+
+static void copy_result(czk_seal_result *result, const sector *s) {
+    memcpy(result->comm_d, s->comm_d, 32);
+    memcpy(result->comm_r, s->comm_r, 32);
+    memcpy(result->comm_c, s->comm_c, 32);
+    memcpy(result->comm_r_last, s->comm_r_last, 32);
+    memcpy(result->replica_id, s->replica_id, 32);
+}
+
 czk_status czk_seal_generate(czk_c1 **out, czk_seal_result *result, const czk_seal_request *req,
                              czk_pool *pool, czk_err *err) {
     *out = NULL;
     sector s;
-    memset(&s, 0, sizeof s);
-    czk_status st = czk_porep_proof_lookup(req->registered_proof, &s.proof, err);
-    if (st != CZK_OK) return st;
-    const czk_porep_shape *sh = s.proof.shape;
-    s.nodes = sh->nodes;
-    s.layers = sh->layers;
-    if (req->data_kind == CZK_SEAL_DATA_BYTES && req->data_len > s.nodes / 4 * 127)
-        return czk_errf(err, CZK_ERR_INVALID_ARG,
-                        "data: %zu bytes, a %s sector holds at most %llu unpadded bytes",
-                        req->data_len, sh->name, (unsigned long long)(s.nodes / 4 * 127));
-    if (req->data_kind == CZK_SEAL_DATA_BYTES && req->data_len && !req->data)
-        return czk_errf(err, CZK_ERR_INVALID_ARG, "data: NULL with %zu bytes", req->data_len);
-    stage(req, "graph");
-    st = czk_porep_graph_create(&s.g, s.nodes, s.proof.porep_id, s.proof.api, pool, err);
-    if (st == CZK_OK)
-        st = req->sparse ? seal_sparse(&s, req, pool, err) : seal_full(&s, req, pool, err);
-    if (st == CZK_OK) {
-        seal_tree_root(&s.tc, s.comm_c);
-        seal_tree_root(&s.tr, s.comm_r_last);
-        czk_fr in[2], h;
-        czk_fr_from_bytes_reduce(&in[0], s.comm_c);
-        czk_fr_from_bytes_reduce(&in[1], s.comm_r_last);
-        st = czk_poseidon_hash(&h, in, 2, err);
-        if (st == CZK_OK) czk_fr_to_bytes(s.comm_r, &h);
-    }
+    czk_status st = seal_sector(&s, req, pool, err);
     if (st == CZK_OK && !s.challenges) {
         stage(req, "challenges");
         st = all_challenges(&s, err, req->seed);
@@ -471,16 +486,135 @@ czk_status czk_seal_generate(czk_c1 **out, czk_seal_result *result, const czk_se
         memcpy(c1->replica_id.b, s.replica_id, 32);
         memcpy(c1->seed.b, req->seed, 32);
         memcpy(c1->ticket.b, req->ticket, 32);
-        if (result) {
-            memcpy(result->comm_d, s.comm_d, 32);
-            memcpy(result->comm_r, s.comm_r, 32);
-            memcpy(result->comm_c, s.comm_c, 32);
-            memcpy(result->comm_r_last, s.comm_r_last, 32);
-            memcpy(result->replica_id, s.replica_id, 32);
-        }
+        if (result) copy_result(result, &s);
         *out = c1;
     } else {
         czk_c1_free(c1);
+    }
+    sector_free(&s);
+    return st;
+}
+
+/* ---- PoSt vanilla proofs of a sealed sector ---- */
+
+typedef struct blob {
+    uint8_t *p;
+    size_t n, cap;
+    bool nomem;
+} blob;
+
+static void put(blob *b, const void *x, size_t n) {
+    if (b->nomem) return;
+    if (b->n + n > b->cap) {
+        size_t cap = (b->n + n) * 2 + 256;
+        uint8_t *q = realloc(b->p, cap);
+        if (!q) {
+            b->nomem = true;
+            return;
+        }
+        b->p = q;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, x, n);
+    b->n += n;
+}
+
+static void put_u64(blob *b, uint64_t v) {
+    uint8_t x[8];
+    for (int i = 0; i < 8; i++)
+        x[i] = (uint8_t)(v >> (8 * i));
+    put(b, x, 8);
+}
+
+static void put_u32(blob *b, uint32_t v) {
+    uint8_t x[4];
+    for (int i = 0; i < 4; i++)
+        x[i] = (uint8_t)(v >> (8 * i));
+    put(b, x, 4);
+}
+
+/* The InclusionPath of levels [from, from + n) of the path of `leaf`. */
+static void put_path(blob *b, const seal_tree *t, uint64_t leaf, unsigned from, unsigned n) {
+    uint64_t i = leaf;
+    for (unsigned l = 0; l < from; l++)
+        i /= t->arity[l];
+    put_u64(b, n);
+    for (unsigned l = from; l < from + n; l++) {
+        unsigned a = t->arity[l];
+        uint64_t group = i / a;
+        unsigned pos = (unsigned)(i % a);
+        put_u64(b, a - 1);
+        for (unsigned k = 0; k < a; k++)
+            if (k != pos) {
+                uint8_t node[32];
+                seal_tree_node(t, l, group * a + k, node);
+                put(b, node, 32);
+            }
+        put_u64(b, pos);
+        i = group;
+    }
+}
+
+/* A MerkleProof (Single / Sub / Top, as the tree is split) of TreeR leaf `leaf`. */
+static void put_merkle(blob *b, const seal_tree *t, uint64_t leaf) {
+    uint8_t root[32], value[32];
+    seal_tree_root(t, root);
+    seal_tree_node(t, 0, leaf, value);
+    put_u32(b, (uint32_t)t->kind);
+    if (t->kind == CZK_MERKLE_SINGLE) {
+        put(b, root, 32);
+        put(b, value, 32);
+        put_path(b, t, leaf, 0, t->parts[0]);
+        return;
+    }
+    put_path(b, t, leaf, 0, t->parts[0]);
+    put_path(b, t, leaf, t->parts[0], 1);
+    if (t->kind == CZK_MERKLE_TOP) put_path(b, t, leaf, t->parts[0] + 1, 1);
+    put(b, root, 32);
+    put(b, value, 32);
+}
+
+czk_status czk_seal_post_vanilla(uint8_t **out, size_t *len, czk_seal_result *result,
+                                 const czk_seal_request *req, czk_post_kind kind, czk_post_api api,
+                                 const uint8_t randomness[32], uint64_t sector_index,
+                                 czk_pool *pool, czk_err *err) {
+    *out = NULL;
+    *len = 0;
+    if (req->sparse)
+        return czk_errf(err, CZK_ERR_UNSUPPORTED,
+                        "PoSt vanilla proofs of sparse sectors are not written yet");
+    if (kind != CZK_POST_WINNING && kind != CZK_POST_WINDOW)
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "PoSt vanilla proof: unknown kind %d", (int)kind);
+    czk_status st = czk_post_randomness_check(randomness, err);
+    if (st) return st;
+    sector s;
+    st = seal_sector(&s, req, pool, err);
+    blob b = {0};
+    if (st == CZK_OK) {
+        stage(req, "post");
+        unsigned n =
+            kind == CZK_POST_WINNING ? CZK_POST_WINNING_CHALLENGES : CZK_POST_WINDOW_CHALLENGES;
+        put_u64(&b, req->sector_num);
+        put(&b, s.comm_r, 32);
+        put_u64(&b, 1); /* one SectorProof */
+        put_u64(&b, n);
+        for (unsigned j = 0; j < n; j++) {
+            uint64_t idx = kind == CZK_POST_WINNING
+                               ? czk_post_challenge_index(api, j, 1, 0)
+                               : czk_post_challenge_index(api, sector_index, n, j);
+            put_merkle(&b, &s.tr,
+                       czk_post_leaf_challenge(randomness, req->sector_num, idx, s.nodes));
+        }
+        put(&b, s.comm_c, 32);
+        put(&b, s.comm_r_last, 32);
+        if (b.nomem) st = czk_errf(err, CZK_ERR_NOMEM, "PoSt vanilla proof");
+    }
+    if (st == CZK_OK) {
+        *out = b.p;
+        *len = b.n;
+        if (result) copy_result(result, &s);
+    } else {
+        free(b.p);
     }
     sector_free(&s);
     return st;
