@@ -164,19 +164,23 @@ CZK_NODISCARD czk_status czk_seal_generate(czk_c1 **out, czk_seal_result *result
                                            czk_err *err) CZK_NONNULL(1, 3);
 
 /*
- * The PoSt vanilla proof of a sealed test sector: seals it as
- * czk_seal_generate does (full mode), then writes its bincode
- * FallbackPoStSectorProof (post.h, spec post-snap.md §3) as
- * generate_fallback_sector_challenges and the vanilla prover would:
- * sector_id = req->sector_num, comm_r, one SectorProof whose inclusion
- * proofs open the challenged TreeR leaves, then comm_c and comm_r_last.
- * WindowPoSt: 10 proofs, proof n opening the leaf of challenge index
- * czk_post_challenge_index(api, sector_index, 10, n); WinningPoSt: 66,
- * proof j opening challenge index j (sector_index unused).
+ * The PoSt vanilla proof of a test sector: sealed as czk_seal_generate
+ * seals it (full mode), or, with req->sparse, a sparse PoSt sector of any
+ * size (seconds for 64GiB): TreeR a sparse tree over the challenged leaves
+ * with pseudo-random replica values (PoSt challenges depend on the sector
+ * number and randomness only), comm_c pseudo-random, comm_r = Poseidon-2(
+ * comm_c, comm_r_last); for benchmarks: it has no data and no PoRep C1, and
+ * result's comm_d and replica_id are zero. Then writes its bincode
+ * FallbackPoStSectorProof (post.h, spec post-snap.md §3) as the vanilla
+ * prover would: sector_id = req->sector_num, comm_r, one SectorProof whose
+ * inclusion proofs open the challenged TreeR leaves, then comm_c and
+ * comm_r_last. WindowPoSt: 10 proofs, proof n opening the leaf of challenge
+ * index czk_post_challenge_index(api, sector_index, 10, n); WinningPoSt:
+ * 66, proof j opening challenge index j (sector_index unused).
  * Out: *out, *len  the blob (free()); result (may be NULL) the commitments.
  * Returns: CZK_OK; CZK_ERR_FR_RANGE (randomness not a canonical Fr);
- *   CZK_ERR_UNSUPPORTED (sparse sectors, not written yet; full mode too
- *   large); czk_seal_generate's other errors.
+ *   CZK_ERR_UNSUPPORTED (full mode too large, an unknown proof id);
+ *   czk_seal_generate's other errors.
  */
 CZK_NODISCARD czk_status czk_seal_post_vanilla(uint8_t **out, size_t *len, czk_seal_result *result,
                                                const czk_seal_request *req, czk_post_kind kind,

@@ -34,7 +34,7 @@
 #define SPARSE_BLOCK 1024u /* nodes in the repeated data block of a sparse sector */
 #define RANDOM_CHUNK (127u * 4096u)
 
-enum { TAG_TREE_C = 1, TAG_TREE_R = 2, TAG_LABEL = 3 };
+enum { TAG_TREE_C = 1, TAG_TREE_R = 2, TAG_LABEL = 3, TAG_POST_LEAF = 4, TAG_POST_COMM_C = 5 };
 
 typedef struct sector {
     czk_porep_proof proof;
@@ -574,37 +574,83 @@ static void put_merkle(blob *b, const seal_tree *t, uint64_t leaf) {
     put(b, value, 32);
 }
 
+/*
+ * A sparse PoSt sector: PoSt challenges depend on the sector number and the
+ * randomness only, so TreeR is a sparse tree over the challenged leaves
+ * (pseudo-random replica values), comm_c a pseudo-random value and comm_r
+ * = Poseidon-2(comm_c, comm_r_last). For benchmarks: such a sector has no
+ * PoRep C1 and no data.
+ */
+static czk_status post_sparse(sector *s, const czk_seal_request *req, const uint64_t *leaves,
+                              unsigned n, czk_pool *pool, czk_err *err) {
+    memset(s, 0, sizeof *s);
+    czk_status st = czk_porep_proof_lookup(req->registered_proof, &s->proof, err);
+    if (st) return st;
+    s->nodes = s->proof.shape->nodes;
+    uint8_t km[20 + 24];
+    memcpy(km, "czk-seal-post-sparse", 20);
+    for (int i = 0; i < 8; i++) {
+        km[20 + i] = (uint8_t)(req->miner_id >> (8 * i));
+        km[28 + i] = (uint8_t)(req->sector_num >> (8 * i));
+        km[36 + i] = (uint8_t)(req->random_seed >> (8 * i));
+    }
+    czk_sha256_digest(s->key, km, sizeof km);
+    s->uniq = malloc(sizeof(uint64_t) * n);
+    uint8_t *vals = malloc(32u * n);
+    if (!s->uniq || !vals) {
+        free(vals);
+        return czk_errf(err, CZK_ERR_NOMEM, "sparse PoSt leaves");
+    }
+    memcpy(s->uniq, leaves, sizeof(uint64_t) * n);
+    size_t nu = sort_unique(s->uniq, n);
+    for (size_t i = 0; i < nu; i++)
+        seal_fill(vals + 32 * i, s->key, TAG_POST_LEAF, s->uniq[i], 0);
+    stage(req, "tree_r");
+    seal_tree_init_rc(&s->tr, s->proof.shape);
+    st = seal_tree_build_sparse(&s->tr, s->uniq, vals, nu, s->key, TAG_TREE_R, pool, err);
+    free(vals);
+    if (st) return st;
+    seal_fill(s->comm_c, s->key, TAG_POST_COMM_C, 0, 0);
+    seal_tree_root(&s->tr, s->comm_r_last);
+    czk_fr in[2], h;
+    czk_fr_from_bytes_reduce(&in[0], s->comm_c);
+    czk_fr_from_bytes_reduce(&in[1], s->comm_r_last);
+    if ((st = czk_poseidon_hash(&h, in, 2, err))) return st;
+    czk_fr_to_bytes(s->comm_r, &h);
+    return CZK_OK;
+}
+
 czk_status czk_seal_post_vanilla(uint8_t **out, size_t *len, czk_seal_result *result,
                                  const czk_seal_request *req, czk_post_kind kind, czk_post_api api,
                                  const uint8_t randomness[32], uint64_t sector_index,
                                  czk_pool *pool, czk_err *err) {
     *out = NULL;
     *len = 0;
-    if (req->sparse)
-        return czk_errf(err, CZK_ERR_UNSUPPORTED,
-                        "PoSt vanilla proofs of sparse sectors are not written yet");
     if (kind != CZK_POST_WINNING && kind != CZK_POST_WINDOW)
         return czk_errf(err, CZK_ERR_INVALID_ARG, "PoSt vanilla proof: unknown kind %d", (int)kind);
     czk_status st = czk_post_randomness_check(randomness, err);
     if (st) return st;
+    czk_porep_proof proof;
+    if ((st = czk_porep_proof_lookup(req->registered_proof, &proof, err))) return st;
+    unsigned n =
+        kind == CZK_POST_WINNING ? CZK_POST_WINNING_CHALLENGES : CZK_POST_WINDOW_CHALLENGES;
+    uint64_t leaves[CZK_POST_WINNING_CHALLENGES];
+    for (unsigned j = 0; j < n; j++) {
+        uint64_t idx = kind == CZK_POST_WINNING ? czk_post_challenge_index(api, j, 1, 0)
+                                                : czk_post_challenge_index(api, sector_index, n, j);
+        leaves[j] = czk_post_leaf_challenge(randomness, req->sector_num, idx, proof.shape->nodes);
+    }
     sector s;
-    st = seal_sector(&s, req, pool, err);
+    st = req->sparse ? post_sparse(&s, req, leaves, n, pool, err) : seal_sector(&s, req, pool, err);
     blob b = {0};
     if (st == CZK_OK) {
         stage(req, "post");
-        unsigned n =
-            kind == CZK_POST_WINNING ? CZK_POST_WINNING_CHALLENGES : CZK_POST_WINDOW_CHALLENGES;
         put_u64(&b, req->sector_num);
         put(&b, s.comm_r, 32);
         put_u64(&b, 1); /* one SectorProof */
         put_u64(&b, n);
-        for (unsigned j = 0; j < n; j++) {
-            uint64_t idx = kind == CZK_POST_WINNING
-                               ? czk_post_challenge_index(api, j, 1, 0)
-                               : czk_post_challenge_index(api, sector_index, n, j);
-            put_merkle(&b, &s.tr,
-                       czk_post_leaf_challenge(randomness, req->sector_num, idx, s.nodes));
-        }
+        for (unsigned j = 0; j < n; j++)
+            put_merkle(&b, &s.tr, leaves[j]);
         put(&b, s.comm_c, 32);
         put(&b, s.comm_r_last, 32);
         if (b.nomem) st = czk_errf(err, CZK_ERR_NOMEM, "PoSt vanilla proof");

@@ -16,7 +16,8 @@
  * and the circuit itself: in CHECK mode its inputs (comm_r, then the packed
  * path bits of each TreeR path) must equal czk_post_public_inputs, and
  * every constraint (gadget Poseidon) must hold over the sealed tree.
- * Tampered proofs are refused by the pre-check naming the sector.
+ * Tampered proofs are refused by the pre-check naming the sector. Sparse
+ * 32GiB/64GiB PoSt sectors against the sizes of spec §3.
  */
 #include "support.h"
 
@@ -304,12 +305,77 @@ static void test_tampered(void **state) {
     unseal(&b);
 }
 
+/* Sparse 32GiB and 64GiB PoSt sectors: sizes of spec §3 (32GiB Window sector 24,960 B, as
+ * Curio's testgolden post.vproof; WinningPoSt 164,064 B), the pre-check, and the circuit of
+ * one sector (WindowPoSt, k = 0) and the whole 32GiB WinningPoSt in CHECK mode, inputs against
+ * czk_post_public_inputs. */
+static void sparse_case(uint64_t seal_id, uint64_t size, czk_post_kind kind, size_t want_len) {
+    czk_seal_request r;
+    memset(&r, 0, sizeof r);
+    r.registered_proof = seal_id;
+    r.miner_id = 1000;
+    r.sector_num = 21;
+    r.sparse = true;
+    r.random_seed = 5;
+    uint8_t *blob = NULL;
+    size_t len = 0;
+    czk_err err;
+    czk_seal_result res;
+    czk_assert_ok(
+        czk_seal_post_vanilla(&blob, &len, &res, &r, kind, CZK_POST_API_1_0, rnd, 0, pool, &err),
+        &err);
+    assert_int_equal(len, want_len);
+    czk_post_config cfg;
+    czk_post_config_for(&cfg, kind, czk_post_shape_for_size(size));
+    if (kind == CZK_POST_WINDOW) cfg.sectors = 1; /* one sector's circuit */
+    czk_por_tree t;
+    czk_assert_ok(czk_post_config_check(&cfg, &t, &err), &err);
+    czk_post_vanilla *v = NULL;
+    czk_assert_ok(
+        czk_post_vanilla_parse(&v, blob, len, &t, kind == CZK_POST_WINDOW ? 10 : 66, &err), &err);
+    assert_memory_equal(v->comm_r, res.comm_r, 32);
+    const czk_post_vanilla *one[1] = {v};
+    czk_assert_ok(czk_post_precheck(one, 1, &cfg, kind, CZK_POST_API_1_0, rnd, 0, NULL, &err),
+                  &err);
+    czk_post_witness *w = NULL;
+    czk_assert_ok(czk_post_witness_alloc(&w, &cfg, &err), &err);
+    czk_assert_ok(czk_post_witness_fill(w, one, 1, kind, &err), &err);
+    czk_cs *cs = czk_cs_create(CZK_CS_CHECK, NULL, &err);
+    czk_post_circuit c = {&cfg, w};
+    czk_assert_ok(czk_cs_run(cs, czk_post_circuit_fn, &c, &err), &err);
+    czk_witness wit;
+    czk_assert_ok(czk_cs_take_witness(cs, &wit, &err), &err);
+    czk_cs_free(cs);
+    czk_post_pub_sector pub[CZK_POST_WINNING_CHALLENGES];
+    pub[0].sector_id = 21;
+    memcpy(pub[0].comm_r, v->comm_r, 32);
+    if (kind == CZK_POST_WINNING) czk_post_winning_sectors(pub, &pub[0]);
+    size_t ni = czk_post_num_inputs(&cfg) - 1;
+    czk_fr in[2 * CZK_POST_WINNING_CHALLENGES];
+    czk_assert_ok(czk_post_public_inputs(in, &cfg, CZK_POST_API_1_0, rnd, pub,
+                                         kind == CZK_POST_WINNING ? 66 : 1, 0, &err),
+                  &err);
+    assert_int_equal(wit.num_inputs, ni + 1);
+    for (size_t i = 0; i < ni; i++)
+        assert_true(czk_fr_eq(&wit.inputs[1 + i], &in[i]));
+    czk_witness_free(&wit);
+    czk_post_witness_free(w);
+    czk_post_vanilla_free(v);
+    free(blob);
+}
+
+static void test_sparse_big(void **state) {
+    (void)state;
+    sparse_case(8, 32ull << 30, CZK_POST_WINDOW, 24960);
+    sparse_case(9, 64ull << 30, CZK_POST_WINDOW, 25520);
+    sparse_case(8, 32ull << 30, CZK_POST_WINNING, 164064);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_window_v1),
-        cmocka_unit_test(test_window_v1_2),
-        cmocka_unit_test(test_winning),
-        cmocka_unit_test(test_tampered),
+        cmocka_unit_test(test_window_v1),  cmocka_unit_test(test_window_v1_2),
+        cmocka_unit_test(test_winning),    cmocka_unit_test(test_tampered),
+        cmocka_unit_test(test_sparse_big),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
