@@ -235,32 +235,33 @@ daemon32g() {
   [ -s "$W32/keys/$KEY32.params" ] || { echo "daemon32g: no keys (run keys32g)"; return 1; }
   local rczk=${CZK_GPU_RPC_CZK:-$PWD/deps/rpc/czk} sock=$W32/czk.sock pid rc=0 t0
   [ -x "$rczk" ] || { echo "daemon32g: no gRPC-enabled czk at $rczk"; return 1; }
-  [ -d "$(dirname "$rczk")/lib" ] && export LD_LIBRARY_PATH=$(dirname "$rczk")/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  local rlib=$(dirname "$rczk")/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  rz() { LD_LIBRARY_PATH=$rlib "$rczk" "$@"; } # its libraries for it alone
   printf '[daemon]\nlisten = "unix://%s"\n[gpus]\nbackend = "cuda"\n[srs]\nparam_cache = "%s"\n%s\n' \
     "$sock" "$W32/keys" "${CZK_GPU_BENCH32G_TOML:-}" >"$W32/d32.toml"
   cat "$W32/d32.toml"
   rm -f "$sock"
   t0=$SECONDS
-  "$rczk" daemon --config "$W32/d32.toml" >"$OUTDIR/daemon32g.log" 2>&1 &
+  LD_LIBRARY_PATH=$rlib "$rczk" daemon --config "$W32/d32.toml" >"$OUTDIR/daemon32g.log" 2>&1 &
   pid=$!
-  until "$rczk" client --addr "unix://$sock" status >/dev/null 2>&1; do # gRPC up
+  until rz client --addr "unix://$sock" status >/dev/null 2>&1; do # gRPC up
     kill -0 $pid 2>/dev/null || { echo "daemon32g: the daemon exited"; tail -20 "$OUTDIR/daemon32g.log"; return 1; }
     [ $((SECONDS - t0)) -lt 60 ] || { echo "daemon32g: no answer after 60 s"; kill $pid; return 1; }
     sleep 1
   done
   # PreloadSRS answers once the 47 GB file is read and resident (the time to ready through gRPC)
-  "$rczk" client --addr "unix://$sock" preload porep-32g || { echo "daemon32g: preload failed"; kill $pid; return 1; }
+  rz client --addr "unix://$sock" preload porep-32g || { echo "daemon32g: preload failed"; kill $pid; return 1; }
   echo "daemon32g: ready after $((SECONDS - t0)) s"
-  "$rczk" client --addr "unix://$sock" status | head -40
+  rz client --addr "unix://$sock" status | head -40
   t0=$SECONDS
-  "$rczk" client --addr "unix://$sock" prove "$W32/c1-2.json" --sector-num 1 --miner-id 1000 \
+  rz client --addr "unix://$sock" prove "$W32/c1-2.json" --sector-num 1 --miner-id 1000 \
     --request-id d32-1 --out "$W32/pd.bin" || rc=$?
   echo "daemon32g: client prove exit $rc after $((SECONDS - t0)) s"
   [ $rc -eq 0 ] && { "$BUILD/czk" verify --c1 "$W32/c1-2.json" --proof "$W32/pd.bin" --param-cache "$W32/keys" \
     --miner-id 1000 --sector-num 1 || rc=$?; }
-  [ $rc -eq 0 ] && { "$rczk" bench --addr "unix://$sock" -c "${CZK_GPU_DAEMON32G_COUNT:-4}" -j 2 \
+  [ $rc -eq 0 ] && { rz bench --addr "unix://$sock" -c "${CZK_GPU_DAEMON32G_COUNT:-4}" -j 2 \
     --c1 "$W32"/c1-1.json "$W32"/c1-2.json "$W32"/c1-3.json --sector-num 1 --miner-id 1000 --no-progress || rc=$?; }
-  "$rczk" client --addr "unix://$sock" metrics | grep -E '^cuzk_(proofs|jobs|partitions)' | head -20 || true
+  rz client --addr "unix://$sock" metrics | grep -E '^cuzk_(proofs|jobs|partitions)' | head -20 || true
   kill -TERM $pid
   wait $pid || true
   grep -E 'ERROR|WARN|error' "$OUTDIR/daemon32g.log" | head -20 || true
