@@ -233,7 +233,8 @@ bench32g() {
 daemon32g() {
   prep32g
   [ -s "$W32/keys/$KEY32.params" ] || { echo "daemon32g: no keys (run keys32g)"; return 1; }
-  local rczk=${CZK_GPU_RPC_CZK:-$PWD/deps/rpc/czk} sock=$W32/czk.sock pid rc=0 t0
+  local rczk=${CZK_GPU_RPC_CZK:-$PWD/deps/rpc/czk} sock pid rc=0 t0
+  sock=$(cd "$W32" && pwd)/czk.sock # absolute: unix:///path
   [ -x "$rczk" ] || { echo "daemon32g: no gRPC-enabled czk at $rczk"; return 1; }
   local rlib=$(dirname "$rczk")/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   rz() { LD_LIBRARY_PATH=$rlib "$rczk" "$@"; } # its libraries for it alone
