@@ -107,10 +107,19 @@ bench() {
 #             6, CZK_GPU_BENCH32G_J in flight, default 3, 1 warm-up; CZK_GPU_BENCH32G_TOML: extra config lines), timeline
 #             picture; then `--sweep $CZK_GPU_SWEEP32G` when that is set
 # Figures go to OUTDIR/gpu-32g.json and gpu-porep32g.json, merged into gpu-latest.json.
-W32=${CZK_GPU_WORK:-$BUILD/w32g}
+# CZK_GPU_SECTOR=64GiB runs the same steps on 64GiB (keys 47.6 GB, tree 8-8-2, registered
+# proof 9; work folder $BUILD/w64g): a fresh machine's 64 GiB of disk holds one size at a time.
+SECTOR=${CZK_GPU_SECTOR:-32GiB}
+case $SECTOR in
+  32GiB) RP32=8 TREE32=8-8-0 ;;
+  64GiB) RP32=9 TREE32=8-8-2 ;;
+  *) echo "CZK_GPU_SECTOR: 32GiB or 64GiB, not '$SECTOR'"; exit 2 ;;
+esac
+SFX32=${SECTOR%iB}
+W32=${CZK_GPU_WORK:-$BUILD/w${SFX32,,}}
 T32=0101010101010101010101010101010101010101010101010101010101010101
 S32=0202020202020202020202020202020202020202020202020202020202020202
-KEY32=czk-test-v28-stacked-proof-of-replication-8-8-0-32GiB
+KEY32=czk-test-v28-stacked-proof-of-replication-$TREE32-$SECTOR
 timev() { # /usr/bin/time -v where the machine has it
   if [ -x /usr/bin/time ]; then /usr/bin/time -v "$@"; else "$@"; fi
 }
@@ -147,7 +156,7 @@ prep32g() {
   local r
   for r in 1 2 3; do
     [ -s "$W32/c1-$r.json" ] ||
-      "$BUILD/czk" gen-vanilla --sparse --sector-size 32GiB --registered-proof 8 --miner-id 1000 \
+      "$BUILD/czk" gen-vanilla --sparse --sector-size $SECTOR --registered-proof $RP32 --miner-id 1000 \
         --sector-num 1 --ticket $T32 --seed $S32 --random $r --out "$W32/c1-$r.json" >/dev/null
   done
 }
@@ -159,7 +168,7 @@ keys32g() {
     return 0
   fi
   local t0=$SECONDS
-  timev "$BUILD/czk" setup --sector-size 32GiB --backend cuda --seed 1 \
+  timev "$BUILD/czk" setup --sector-size $SECTOR --backend cuda --seed 1 \
     --out-dir "$W32/keys" >"$OUTDIR/keys32g.log" 2>&1 || { tail -30 "$OUTDIR/keys32g.log"; return 1; }
   grep -v '^\s' "$OUTDIR/keys32g.log"
   grep -E 'Maximum resident|Elapsed' "$OUTDIR/keys32g.log"
