@@ -10,6 +10,7 @@
  * row's TIMELINE lines to PREFIX-pw<pw>-gw<gw>.log (for `czk timeline`).
  */
 #include "czk/engine.h"
+#include "czk/kinds.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,7 +58,7 @@ int main(int argc, char **argv) {
             o.log = quiet;
             czk_engine *e;
             czk_err err;
-            if (czk_engine_create(&e, &o, &err)) {
+            if (czk_engine_create(&e, &o, &err) || czk_kinds_register_test(e, &err)) {
                 fprintf(stderr, "engine: %s\n", err.msg);
                 return 1;
             }

@@ -15,6 +15,7 @@
  */
 #define _GNU_SOURCE
 #include "czk/engine.h"
+#include "czk/kinds.h"
 #include "czk/rpc.h"
 #include "util/proc.h"
 
@@ -59,6 +60,7 @@ static void serve(const char *addr, const char *dir) {
     czk_engine *e;
     czk_err err;
     if (czk_engine_create(&e, &o, &err)) die("engine", &err);
+    if (czk_kinds_register_test(e, &err)) die("kinds", &err);
     czk_rpc_server_opts so;
     czk_rpc_server_opts_default(&so);
     so.listen[0] = addr;

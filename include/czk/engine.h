@@ -4,9 +4,11 @@
  * wire semantics, §3 configuration, §4 architecture, §8 what cuzk left
  * unfinished; DESIGN.md "The path of one proof").
  *
- * A job is one proof request. Its proof kind (a plug-in, czk_proof_kind)
- * parses the payload and says how many partitions it has and which circuit
- * (SRS + R1CS shape, by circuit id) proves them. Every partition then travels
+ * A job is one proof request. Its proof kind (a plug-in, czk_proof_kind,
+ * registered by whoever creates the engine: the engine serves those and no
+ * other, and knows nothing of any circuit) parses the payload and says how
+ * many partitions it has and which circuit (SRS + R1CS shape, by circuit
+ * id) proves them. Every partition then travels
  * alone through the pipeline, each stage a pool of threads fed by a queue:
  *
  *   submit -> synthesis queue (priority, then submit order, then partition)
@@ -39,8 +41,9 @@
  * freed.
  *
  * Priorities: CRITICAL > HIGH > NORMAL > LOW, then submit order. A request
- * with CZK_PRIORITY_UNSPECIFIED gets its kind's default (WinningPoSt
- * CRITICAL, WindowPoSt HIGH, PoRep and SnapDeals NORMAL; cuzk-engine.md §2).
+ * with CZK_PRIORITY_UNSPECIFIED gets its kind's default
+ * (czk_proof_kind.default_priority; cuzk-engine.md §2 gives WinningPoSt
+ * CRITICAL, WindowPoSt HIGH, PoRep and SnapDeals NORMAL).
  *
  * Request ids (cuzk's request_id / job_id): a request that names an id that
  * is queued or running gets that job back; one whose job has finished gets
@@ -90,17 +93,21 @@ typedef enum czk_priority {
     CZK_PRIORITY_CRITICAL = 4,
 } czk_priority;
 
-/* Proof kinds, numbered as cuzk.v1 ProofKind; CZK_KIND_TEST is czk's own. */
+/* Proof kind ids, numbered as cuzk.v1 ProofKind; CZK_KIND_TEST is czk's own. An id
+ * only names a kind: what a kind is called and whether it is served comes from the
+ * descriptor registered for it (czk_proof_kind, czk_engine_register_kind;
+ * include/czk/kinds.h has czk's kinds). */
 typedef enum czk_kind_id {
     CZK_KIND_UNSPECIFIED = 0,
-    CZK_KIND_POREP_C2 = 1,     /* "porep-c2" */
-    CZK_KIND_SNAP_UPDATE = 2,  /* "snap-update" (no built-in kind yet) */
-    CZK_KIND_WINDOW_POST = 3,  /* "window-post" (no built-in kind yet) */
-    CZK_KIND_WINNING_POST = 4, /* "winning-post" (no built-in kind yet) */
-    CZK_KIND_TEST = 100,       /* "test": a small multi-partition circuit (CI) */
+    CZK_KIND_POREP_C2 = 1,
+    CZK_KIND_SNAP_UPDATE = 2,
+    CZK_KIND_WINDOW_POST = 3,
+    CZK_KIND_WINNING_POST = 4,
+    CZK_KIND_TEST = 100,
 } czk_kind_id;
 
-#define CZK_KIND_MAX 128 /* kind ids are < this */
+#define CZK_KIND_MAX 128     /* kind ids are < this */
+#define CZK_KIND_NAME_MAX 32 /* a kind's name and metric label, NUL included */
 
 /* Job states. The terminal ones are numbered as cuzk.v1 AwaitProofResponse.Status. */
 typedef enum czk_job_state {
@@ -113,15 +120,10 @@ typedef enum czk_job_state {
     CZK_JOB_RUNNING = 11, /* some partition started */
 } czk_job_state;
 
-/* "porep-c2", "snap-update", "window-post", "winning-post", "test"; "unspecified"
- * for others. And the state and priority names ("COMPLETED", "HIGH", ...). */
-const char *czk_kind_name(czk_kind_id kind);
+/* The state and priority names ("COMPLETED", "HIGH", ...). A kind's name is its
+ * descriptor's (czk_proof_kind.name; czk_engine_status_kind_name). */
 const char *czk_job_state_name(czk_job_state state);
 const char *czk_priority_name(czk_priority p);
-
-/* The default priority of a kind (cuzk-engine.md §2): WinningPoSt CRITICAL,
- * WindowPoSt HIGH, every other kind NORMAL. */
-czk_priority czk_kind_default_priority(czk_kind_id kind);
 
 /* ---- configuration (cuzk.toml; cuzk-engine.md §3; czk.example.toml lists every key) ---- */
 
@@ -332,15 +334,28 @@ typedef struct czk_kind_job_info {
 } czk_kind_job_info;
 
 /*
- * A proof kind: a struct of function pointers and its context. The engine
- * calls them from its worker threads; every one must be safe to call on
- * several threads at once (for different jobs, or different partitions of
- * one job).
+ * A proof kind's descriptor: what the kind is called, its default priority
+ * and its callbacks, with their context. It is the one place that says what
+ * a kind is: the engine, its status and metrics, and the server take the
+ * name, the label and whether a kind exists from the registered
+ * descriptors (czk_engine_register_kind, czk_engine_kind_served). The
+ * engine calls the callbacks from its worker threads; every one must be
+ * safe to call on several threads at once (for different jobs, or
+ * different partitions of one job).
+ *
+ *   id                the cuzk.v1 ProofKind number (1 .. CZK_KIND_MAX − 1).
+ *   name              "porep-c2", "test", ...: GetStatus's proof_kind, the
+ *                     timeline, messages (< CZK_KIND_NAME_MAX bytes).
+ *   metric_label      the Prometheus proof_kind label ("porep_c2"; cuzk's
+ *                     spelling for its kinds; < CZK_KIND_NAME_MAX bytes).
+ *   default_priority  for requests with CZK_PRIORITY_UNSPECIFIED
+ *                     (UNSPECIFIED here = NORMAL).
  *
  *   parse(ctx, req, &job, info, err)
  *       Validates the request (its payload and fields) and builds the job's
- *       private state. Runs on the submitting thread. A failure makes the
- *       job FAILED with this error (it does not fail the submit).
+ *       private state: everything later stages need, resolved once here.
+ *       Runs on the submitting thread. A failure refuses the request:
+ *       czk_engine_submit returns this status and message.
  *   synthesize(ctx, job, k, shape, cancel, pool, out, err)
  *       The witness of partition k (< num_partitions) of the circuit whose
  *       recorded shape is `shape`, written into the engine's buffers: out
@@ -381,6 +396,7 @@ typedef struct czk_kind_job_info {
 typedef struct czk_proof_kind {
     czk_kind_id id;
     const char *name;
+    const char *metric_label;
     czk_priority default_priority;
     void *ctx;
     czk_status (*parse)(void *ctx, const czk_proof_request *req, void **job,
@@ -402,38 +418,6 @@ typedef struct czk_proof_kind {
     void (*destroy)(void *ctx);
 } czk_proof_kind;
 
-/*
- * The test kind (CZK_KIND_TEST, default priority NORMAL): a chain of
- * squarings, x_{i+1} = x_i^2 + x_i + c_i, with 2^log_constraints constraints
- * per partition (6 <= log <= 20), start and end of each partition's chain
- * public. Its payload is text, "key=value" pairs separated by spaces:
- *   seed=<u64>        the chains' starting values derive from it (required)
- *   partitions=<n>    1..64 (default 4)
- *   log=<k>           log2 constraints (default 10); the circuit id is
- *                     "test-<log>" (its SRS: <param_cache>/czk-test-<log>.params
- *                     when that file exists, else czk_setup from a fixed seed)
- *   fail=<k>          partition k's synthesis fails with CZK_ERR_FORMAT ("bad input")
- *   corrupt=<k>       partition k's claimed end value is wrong: the proof is made but
- *                     does not verify (the job fails with CZK_ERR_VERIFY)
- *   synth_ms=<n>      each partition's synthesis also sleeps n ms, polling cancel
- * Unknown keys and malformed values fail parse (CZK_ERR_FORMAT).
- */
-CZK_NODISCARD czk_status czk_kind_test(czk_proof_kind *out, czk_err *err) CZK_NONNULL(1);
-
-/*
- * PoRep C2 (CZK_KIND_POREP_C2, default NORMAL): cuzk's JSON envelope
- * {"SectorNum", "Phase1Out" (base64 C1 JSON), "SectorSize"} in
- * vanilla_proof, miner_id for prover_id; one partition per C1 partition;
- * circuit ids porep-2k, porep-8m, porep-512m, porep-32g, porep-64g; the
- * v28 .params file of the shape in param_cache (or czk's test keys of the
- * shape there: czk_porep_find_key), the shape from the shape cache
- * (czk_porep_shape_load). The vanilla proofs are pre-checked at submit
- * (czk_c1_precheck, replica_id included when miner_id is set), so a bad C1
- * fails its job at once; public inputs for the final verification are the
- * chain's (czk_porep_chain_inputs).
- */
-CZK_NODISCARD czk_status czk_kind_porep(czk_proof_kind *out, czk_err *err) CZK_NONNULL(1);
-
 /* ---- the engine ---- */
 
 /*
@@ -454,16 +438,17 @@ typedef struct czk_engine_opts {
     void *event_ctx;
     void (*log)(void *ctx, const char *level, const char *line); /* NULL: stderr */
     void *log_ctx;
-    bool no_builtin_kinds; /* do not register the test and PoRep kinds */
 } czk_engine_opts;
 
 /* Fills opts with czk_engine_config_default and no hooks. */
 void czk_engine_opts_default(czk_engine_opts *opts) CZK_NONNULL(1);
 
 /*
- * Starts an engine: the budget, pools, workers, backends and the SRS
- * preloads of srs.preload (in the background: work is accepted at once and
- * waits for its keys).
+ * Starts an engine: the budget, pools, workers and backends. It serves no
+ * proof kind until kinds are registered (czk_engine_register_kind; the
+ * composition roots do it, e.g. czk_kinds_register_porep). The circuits of
+ * srs.preload are loaded as the kind that owns each is registered (in the
+ * background: work is accepted at once and waits for its keys).
  * Returns: CZK_OK and *out; CZK_ERR_INVALID_ARG (a configuration value the
  *   engine cannot run with, named); a backend factory's failure; CZK_ERR_NOMEM;
  *   CZK_ERR_IO (the timeline file cannot be opened).
@@ -481,19 +466,45 @@ void czk_engine_shutdown(czk_engine *e, bool drain);
 void czk_engine_destroy(czk_engine *e);
 
 /*
- * Adds a proof kind (copied). A kind with the id of a registered one
- * replaces it for later submits (CZK_ERR_INVALID_ARG while jobs of it run).
+ * Registers a proof kind: the engine serves it from now on. The descriptor
+ * is copied (its strings and ctx must outlive the engine; ctx goes to
+ * kind->destroy when the engine is destroyed or the kind replaced). A kind
+ * with the id of a registered one replaces it for later submits. The
+ * circuits of srs.preload that the kind owns start loading in the
+ * background.
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG (id UNSPECIFIED or >= CZK_KIND_MAX, a
+ *   name or metric label missing or too long, a required callback missing:
+ *   parse, synthesize, public_inputs, load_circuit; jobs of the kind it
+ *   replaces still running; more than 16 kinds).
  */
 CZK_NODISCARD czk_status czk_engine_register_kind(czk_engine *e, const czk_proof_kind *kind,
                                                   czk_err *err) CZK_NONNULL(1, 2);
 
 /*
- * Submits a request. job_id receives the job's id (the request id when one
- * was given). queue_position (may be NULL): jobs ahead of it.
- * Returns: CZK_OK (also for a payload its kind refuses: the job is FAILED and
- *   await says why); CZK_ERR_INVALID_ARG (unknown or unspecified kind, bad
- *   priority, request id too long); CZK_ERR_MISMATCH (the request id names a
- *   job of a different request); CZK_ERR_CANCELLED (shutting down).
+ * Whether the engine serves proof kind `kind`.
+ * Out: name (may be NULL): the kind's name (CZK_KIND_NAME_MAX bytes) when served.
+ * Returns: CZK_OK (served); CZK_ERR_INVALID_ARG (CZK_KIND_UNSPECIFIED);
+ *   CZK_ERR_UNSUPPORTED "proof kind <id> is not implemented in this engine
+ *   (it serves <name> (<id>), ...)" for an id no registered kind has.
+ */
+CZK_NODISCARD czk_status czk_engine_kind_served(czk_engine *e, czk_kind_id kind,
+                                                char name[CZK_KIND_NAME_MAX], czk_err *err)
+    CZK_NONNULL(1);
+
+/*
+ * Submits a request. The kind parses it here (intake, on this thread).
+ * job_id receives the job's id (the request id when one was given; "" when
+ * the request is refused). queue_position (may be NULL): jobs ahead of it.
+ * Returns: CZK_OK (the job is queued, running or finished);
+ *   the kind's status for a payload it refuses at intake, err "job <id>:
+ *   payload refused by kind <name>: <the kind's message>" (e.g.
+ *   CZK_ERR_FORMAT, CZK_ERR_VERIFY, CZK_ERR_MISMATCH from a PoRep
+ *   pre-check): no job is kept (it counts as failed), unless a concurrent
+ *   submit of the same request id is awaiting it, which then gets it FAILED;
+ *   CZK_ERR_INVALID_ARG (unspecified kind, bad priority, request id too
+ *   long); CZK_ERR_UNSUPPORTED (no kind of that id is registered:
+ *   czk_engine_kind_served's message); CZK_ERR_MISMATCH (the request id
+ *   names a job of a different request); CZK_ERR_CANCELLED (shutting down).
  */
 CZK_NODISCARD czk_status czk_engine_submit(czk_engine *e, const czk_proof_request *req,
                                            char job_id[CZK_JOB_ID_MAX], uint32_t *queue_position,
@@ -662,6 +673,8 @@ double czk_duration_bucket_le(size_t i);
 /* Counters of one registered kind, since start. */
 typedef struct czk_engine_kind_counters {
     czk_kind_id kind;
+    char name[CZK_KIND_NAME_MAX];         /* its descriptor's name ("porep-c2") */
+    char metric_label[CZK_KIND_NAME_MAX]; /* and metric label ("porep_c2") */
     uint64_t completed, failed, cancelled;
     /* submit-to-completion time of completed proofs: bucket i counts those with
      * le(i-1) < t <= le(i); bucket CZK_DURATION_BUCKETS those above the last bound
@@ -717,6 +730,13 @@ CZK_NODISCARD czk_status czk_engine_status_get(czk_engine *e, czk_engine_status 
     CZK_NONNULL(1, 2);
 void czk_engine_status_free(czk_engine_status *s);
 
+/* The name and the metric label of a kind of the snapshot (its s->kinds entry: every
+ * kind id in a snapshot is a registered kind's); "unspecified" for another id. */
+const char *czk_engine_status_kind_name(const czk_engine_status *s, czk_kind_id kind)
+    CZK_NONNULL(1);
+const char *czk_engine_status_kind_label(const czk_engine_status *s, czk_kind_id kind)
+    CZK_NONNULL(1);
+
 /*
  * Prometheus text exposition format 0.0.4 (every family with # HELP and
  * # TYPE, its samples together). cuzk's names and meaning (cuzk-engine.md
@@ -724,9 +744,12 @@ void czk_engine_status_free(czk_engine_status *s);
  *   cuzk_proofs_completed_total, cuzk_proofs_failed_total (counters),
  *   cuzk_uptime_seconds, cuzk_queue_depth (jobs queued + running),
  *   cuzk_proofs_completed{proof_kind}, cuzk_proofs_failed{proof_kind}
- *   (porep_c2, snap_update, window_post, winning_post; czk adds test),
+ *   (always cuzk's four labels porep_c2, snap_update, window_post,
+ *   winning_post, 0 where no registered kind has the label, then the
+ *   metric label of every other registered kind, e.g. test),
  *   cuzk_proof_duration_seconds_{count,sum} (a summary of the last 1000),
  *   cuzk_running_jobs, cuzk_gpu_workers.
+ * proof_kind is the kind's descriptor's metric_label.
  * czk's own (czk_*): czk_proofs_total{proof_kind,status=completed|failed|
  * cancelled}, czk_proof_duration_seconds histogram{proof_kind} (since start,
  * buckets czk_duration_bucket_le), czk_queue_partitions{proof_kind,stage}

@@ -75,6 +75,11 @@ typedef struct czk_porep_config {
 void czk_porep_config_for_shape(czk_porep_config *out, const czk_porep_shape *shape)
     CZK_NONNULL(1, 2);
 
+/* The configuration of one partition of a registered proof: its shape's, with the
+ * proof's challenges per partition (interactive or non-interactive). */
+void czk_porep_config_for_proof(czk_porep_config *out, const czk_porep_proof *proof)
+    CZK_NONNULL(1, 2);
+
 /*
  * Checks a configuration and derives its trees: TreeD (SHA-256, binary,
  * log2(nodes) levels) and TreeC/TreeR (Poseidon, the configured arities).

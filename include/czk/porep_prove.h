@@ -97,8 +97,10 @@ CZK_NODISCARD czk_status czk_porep_chain_replica_id(uint8_t out[32], const czk_c
  * and miner are known, else the C1's own (then the verifier trusts it).
  * comm_d, comm_r and seed are the C1's. Nothing is read from the vanilla
  * proofs.
+ * The one derivation of PoRep public inputs: czk_c1_public_inputs and
+ * czk_porep_job_inputs are this function.
  * In:  graph  the sector's graph (czk_c1_graph), or NULL to build it here.
- * Out: out    3 + 18 · challenges per partition values.
+ * Out: out    czk_c1_num_public_inputs(c1) values (czk_porep_num_inputs − 1).
  * Returns: CZK_OK; CZK_ERR_FORMAT (unknown registered proof);
  *   CZK_ERR_INVALID_ARG (k ≥ partitions); CZK_ERR_FR_RANGE; CZK_ERR_MISMATCH
  *   (graph of another size); CZK_ERR_NOMEM.
@@ -108,14 +110,64 @@ CZK_NODISCARD czk_status czk_porep_chain_inputs(czk_fr *out, const czk_c1 *c1,
                                                 const czk_porep_graph *graph, unsigned k,
                                                 czk_err *err) CZK_NONNULL(1, 2, 3);
 
-/* ---- keys and shapes on disk ---- */
+/* ---- one request, resolved once ---- */
 
 /*
- * The parameter cache directory: $FIL_PROOFS_PARAMETER_CACHE if set and
- * non-empty, else /var/tmp/filecoin-proof-parameters (filecoin-proofs
- * parameter_cache.rs). Writes at most cap bytes with the NUL.
- * Returns: CZK_OK; CZK_ERR_INVALID_ARG if it does not fit.
+ * A PoRep request resolved once at intake, for every later stage (the
+ * engine's PoRep kind; czk_porep_job_open): the C1, the registered proof's
+ * entry, one partition's circuit configuration, the sector's parent graph
+ * and the replica_id the public inputs use. Partition k's witness and
+ * public inputs are then made without looking anything up again or
+ * checking the whole C1 again. Read-only after open: any number of threads
+ * may use one job at once.
  */
+typedef struct czk_porep_job {
+    czk_c1 *c1;              /* owned: checked against its shape, pre-checked */
+    czk_porep_proof proof;   /* its registered proof */
+    czk_porep_config config; /* one partition's circuit (czk_porep_config_for_proof) */
+    czk_porep_graph *graph;  /* owned */
+    uint8_t replica_id[32];  /* the chain's (sector and miner given) or the C1's */
+    uint32_t num_inputs;     /* public inputs per partition, ONE excluded */
+} czk_porep_job;
+
+/* What czk_porep_job_open checks beyond the C1's shape. */
+typedef struct czk_porep_job_opts {
+    bool have_ids;       /* sector_num and miner_id are known: replica_id is recomputed from
+                            them (and the pre-check compares it with the C1's) */
+    uint64_t sector_num; /* the sector number */
+    uint64_t miner_id;   /* the miner actor id N of f0N */
+    bool precheck;       /* run czk_c1_precheck (on pool) */
+} czk_porep_job_opts;
+
+/*
+ * Resolves a C1 into a job: looks its registered proof up, checks the C1
+ * against the proof's shape once (czk_c1_check_shape's checks), builds the
+ * graph (on pool, NULL = this thread), pre-checks the vanilla proofs
+ * (opts->precheck), and sets replica_id.
+ * In:  c1  a parsed or built C1; the job takes it (freed by
+ *          czk_porep_job_free, or here on failure).
+ * Out: *out (NULL on failure).
+ * Returns: CZK_OK; CZK_ERR_FORMAT (unknown registered proof, a shape
+ *   mismatch naming the JSON path); czk_c1_precheck's errors; the graph's.
+ */
+CZK_NODISCARD czk_status czk_porep_job_open(czk_porep_job **out, czk_c1 *c1,
+                                            const czk_porep_job_opts *opts, czk_pool *pool,
+                                            czk_err *err) CZK_NONNULL(1, 2, 3);
+void czk_porep_job_free(czk_porep_job *job);
+
+/* Partition k's witness, as czk_porep_witness_from_c1 makes it, with only partition k's
+ * paths checked against the circuit. Returns: as czk_porep_witness_from_c1. */
+CZK_NODISCARD czk_status czk_porep_job_witness(czk_porep_witness **out, const czk_porep_job *job,
+                                               unsigned k, czk_err *err) CZK_NONNULL(1, 2);
+
+/* Partition k's public inputs (job->num_inputs values): czk_porep_chain_inputs with the
+ * job's replica_id and graph. Returns: as czk_porep_chain_inputs. */
+CZK_NODISCARD czk_status czk_porep_job_inputs(czk_fr *out, const czk_porep_job *job, unsigned k,
+                                              czk_err *err) CZK_NONNULL(1, 2);
+
+/* ---- keys and shapes on disk: PoRep's file names over keys.h (circuit-neutral) ---- */
+
+/* czk_param_cache_dir (keys.h), under its PoRep name. */
 CZK_NODISCARD czk_status czk_porep_param_cache_dir(char *out, size_t cap, czk_err *err)
     CZK_NONNULL(1);
 
@@ -138,8 +190,8 @@ typedef enum czk_porep_key_kind {
 } czk_porep_key_kind;
 
 /*
- * Finds the key file of a shape in `dir`: Filecoin's v28 name + ext if that
- * file exists, else the test-key name + ext.
+ * Finds the key file of a shape in `dir` (czk_key_find): Filecoin's v28 name
+ * + ext if that file exists, else the test-key name + ext.
  * Out: path  dir/name (at most cap bytes with the NUL); kind (may be NULL).
  * Returns: CZK_OK; CZK_ERR_IO naming both file names when neither exists;
  *   CZK_ERR_INVALID_ARG if a path does not fit.
@@ -149,9 +201,10 @@ CZK_NODISCARD czk_status czk_porep_find_key(char *path, size_t cap, czk_porep_ke
                                             const char *ext, czk_err *err) CZK_NONNULL(1, 4, 5, 6);
 
 /*
- * The R1CS of one partition of `shape`: read from the shape cache
- * ($CZK_CACHE_DIR/shapes/porep-v28-<size>.shape; CZK_CACHE_DIR defaults to
- * ~/.cache/czk), or recorded (czk_porep_record) and written there. A cache
+ * The R1CS of one partition of `shape` through the shape cache
+ * (czk_shape_cache_load): $CZK_CACHE_DIR/shapes/porep-v28-<size>.shape
+ * (CZK_CACHE_DIR defaults to ~/.cache/czk), or recorded (czk_porep_record)
+ * and written there. A cache
  * file that does not load, or has another input count, is recorded again
  * and replaced; a cache that cannot be written is not an error.
  * Args: use_cache  false: record, neither read nor write the cache.
@@ -203,13 +256,13 @@ CZK_NODISCARD czk_status czk_porep_c2_load(const czk_backend *backend, czk_param
 
 /* Wall seconds of a C2 by phase, summed over partitions. */
 typedef struct czk_porep_c2_timings {
-    double inputs;       /* graph and public inputs */
-    czk_prove_timings p; /* witness (on the witness thread: overlapped with the device part
-                            when pipelined), upload, SpMV, NTT, each MSM, assembly, total */
-    double verify;       /* the pairing check of every proof */
-    double witness_wait; /* the device loop waiting for a witness (the witness time not hidden
-                            behind device work) */
-    unsigned witness_buffers;        /* buffers allocated */
+    double inputs;            /* graph and public inputs */
+    czk_prove_timings p;      /* witness (on the witness thread: overlapped with the device part
+                                 when pipelined), upload, SpMV, NTT, each MSM, assembly, total */
+    double verify;            /* the pairing check of every proof */
+    double witness_wait;      /* the device loop waiting for a witness (the witness time not hidden
+                                 behind device work) */
+    unsigned witness_buffers; /* buffers allocated */
     unsigned witness_buffers_pinned; /* of them, from the backend's host_alloc */
 } czk_porep_c2_timings;
 

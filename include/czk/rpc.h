@@ -26,15 +26,18 @@
  * Request errors: PROOF_KIND_UNSPECIFIED or an unknown kind, a Prove without
  * `submit`, a malformed message, a PoRep envelope that does not parse or whose
  * SectorSize differs from sector_size, a vanilla proof the kind refuses at
- * submit: INVALID_ARGUMENT with the reason; SnapDeals and PoSt kinds:
- * UNIMPLEMENTED ("... not implemented in czk yet"); a request id naming a job
+ * submit: INVALID_ARGUMENT with the reason (czk_engine_submit's message);
+ * a cuzk.v1 ProofKind the engine does not serve (czk_engine_kind_served;
+ * today SnapDeals and PoSt): UNIMPLEMENTED ("proof kind N is not
+ * implemented in this engine (it serves ...)"); a request id naming a job
  * of a different request: ALREADY_EXISTS; shutting down: UNAVAILABLE.
  *
  * Payloads (§2): PoRep vanilla_proof = cuzk's envelope JSON {"SectorNum",
  * "Phase1Out" (std base64 of the C1 JSON), "SectorSize"} (`czk client prove`
  * wraps a raw C1 JSON in one). Result = the partitions' 192-byte proofs concatenated in
  * partition order. czk's test kind (ProofKind 100, not in the proto enum)
- * is served too: its payload is the text of czk_kind_test.
+ * is served where the engine has it registered (`czk daemon` does): its
+ * payload is the text of czk_kind_test (include/czk/kinds.h).
  *
  * Threads: every function may be called from any thread; one client may be
  * shared by threads (each call has its own completion queue).

@@ -3,6 +3,7 @@
  * runner, and config assignments through the engine's TOML parser.
  */
 #include "czk/bench.h"
+#include "czk/kinds.h"
 #include "util/proc.h"
 
 #include <math.h>
@@ -175,7 +176,11 @@ czk_status czk_bench_inprocess(czk_bench_runner *out, const czk_engine_config *c
     o.log = inproc_log;
     o.log_ctx = p;
     czk_status st = czk_engine_create(&p->e, &o, err);
+    /* the kinds this runner proves: one line each */
+    if (!st && (st = czk_kinds_register_porep(p->e, err)) == CZK_OK)
+        st = czk_kinds_register_test(p->e, err);
     if (st) {
+        czk_engine_destroy(p->e);
         czk_tl_free(&p->tl);
         pthread_mutex_destroy(&p->mu);
         free(p);

@@ -15,6 +15,7 @@
 
 #include "czk/engine.h"
 #include "czk/httpstatus.h"
+#include "czk/kinds.h"
 #ifdef CZK_HAVE_RPC
 #include "czk/rpc.h"
 #endif
@@ -183,6 +184,11 @@ int czk_cmd_daemon(int argc, char **argv) {
     if (czk_engine_create(&e, &eo, &err)) /* most of its messages begin with "engine: " */
         return czk_cli_fail(CMD, "%s%s", strncmp(err.msg, "engine: ", 8) ? "engine: " : "",
                             err.msg);
+    /* the kinds this daemon serves: one line each */
+    if (czk_kinds_register_porep(e, &err) || czk_kinds_register_test(e, &err)) {
+        czk_engine_destroy(e);
+        return czk_cli_fail(CMD, "engine: %s", err.msg);
+    }
     sc.engine = e;
     czk_rpc_server *srv = NULL;
     if (czk_rpc_server_start(&srv, e, &so, &err)) {

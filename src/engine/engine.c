@@ -6,10 +6,16 @@
  * used id is refused), then records the job, and only then lets the kind
  * parse the payload, outside the engine mutex: a 50 MB C1 takes a few
  * hundred milliseconds to parse and must not stall the pipeline. A payload
- * the kind refuses fails its own job, not the submit, as in cuzk (the
- * caller learns why from await). A parsed job gets a reference on its
+ * the kind refuses is refused by the submit itself, with the kind's status
+ * and message (cuzk failed the job and left the caller to learn why from
+ * await); the job is dropped. A parsed job gets a reference on its
  * circuit's SRS entry (which starts loading if needed) and one synthesis
  * item per partition.
+ *
+ * Kinds: the engine serves the descriptors registered with it
+ * (czk_engine_register_kind) and knows no kind, circuit or payload format
+ * of its own; names, metric labels and default priorities are the
+ * descriptors'.
  *
  * Results: a finished job keeps its proof until an await hands it out (all
  * awaiters blocked at that moment receive it) or until
@@ -33,23 +39,6 @@
 #include <time.h>
 
 /* ---- names ---- */
-
-const char *czk_kind_name(czk_kind_id kind) {
-    switch (kind) {
-    case CZK_KIND_POREP_C2:
-        return "porep-c2";
-    case CZK_KIND_SNAP_UPDATE:
-        return "snap-update";
-    case CZK_KIND_WINDOW_POST:
-        return "window-post";
-    case CZK_KIND_WINNING_POST:
-        return "winning-post";
-    case CZK_KIND_TEST:
-        return "test";
-    default:
-        return "unspecified";
-    }
-}
 
 const char *czk_job_state_name(czk_job_state s) {
     switch (s) {
@@ -83,12 +72,6 @@ const char *czk_priority_name(czk_priority p) {
     default:
         return "UNSPECIFIED";
     }
-}
-
-czk_priority czk_kind_default_priority(czk_kind_id kind) {
-    return kind == CZK_KIND_WINNING_POST  ? CZK_PRIORITY_CRITICAL
-           : kind == CZK_KIND_WINDOW_POST ? CZK_PRIORITY_HIGH
-                                          : CZK_PRIORITY_NORMAL;
 }
 
 static bool terminal(czk_job_state s) {
@@ -135,6 +118,21 @@ static int kind_index(czk_engine *e, czk_kind_id id) {
     for (int i = 0; i < e->num_kinds; i++)
         if (e->kinds[i].id == id) return i;
     return -1;
+}
+
+/* CZK_ERR_UNSUPPORTED naming the kinds served (mu held). */
+static czk_status not_served(czk_engine *e, czk_kind_id id, czk_err *err) {
+    char list[384];
+    size_t n = 0;
+    list[0] = 0;
+    for (int i = 0; i < e->num_kinds && n < sizeof list; i++) {
+        int w = snprintf(list + n, sizeof list - n, "%s%s (%d)", i ? ", " : "", e->kinds[i].name,
+                         (int)e->kinds[i].id);
+        if (w > 0) n += (size_t)w;
+    }
+    return czk_errf(err, CZK_ERR_UNSUPPORTED,
+                    "proof kind %d is not implemented in this engine (it serves %s)", (int)id,
+                    e->num_kinds ? list : "no kind");
 }
 
 static void request_digest(uint8_t out[32], const czk_proof_request *r) {
@@ -192,9 +190,10 @@ czk_status czk_engine_submit(czk_engine *e, const czk_proof_request *req,
     pthread_mutex_lock(&e->mu);
     int ki = kind_index(e, req->kind);
     if (ki < 0) {
+        czk_status st = not_served(e, req->kind, err);
         pthread_mutex_unlock(&e->mu);
-        return czk_errf(err, CZK_ERR_INVALID_ARG, "submit: no proof kind %d (%s) in this engine",
-                        (int)req->kind, czk_kind_name(req->kind));
+        czk_err_wrap(err, "submit");
+        return st;
     }
     if (rid) {
         czk_job *old = find_job(e, rid);
@@ -203,8 +202,7 @@ czk_status czk_engine_submit(czk_engine *e, const czk_proof_request *req,
             if (memcmp(old->digest, digest, 32))
                 st = czk_errf(err, CZK_ERR_MISMATCH,
                               "submit: request id %s is job of another request (%s, %s)", rid,
-                              czk_kind_name(czk_engine_kind(e, old->kind)->id),
-                              czk_job_state_name(old->state));
+                              czk_engine_kind(e, old->kind)->name, czk_job_state_name(old->state));
             else
                 snprintf(job_id, CZK_JOB_ID_MAX, "%s", old->id);
             if (!st && queue_pos) *queue_pos = queue_position(e, old);
@@ -232,7 +230,7 @@ czk_status czk_engine_submit(czk_engine *e, const czk_proof_request *req,
     j->kind = ki;
     j->prio = req->priority            ? req->priority
               : kind->default_priority ? kind->default_priority
-                                       : czk_kind_default_priority(kind->id);
+                                       : CZK_PRIORITY_NORMAL;
     memcpy(j->digest, digest, 32);
     j->state = CZK_JOB_QUEUED;
     j->seq = ++e->next_seq;
@@ -244,7 +242,7 @@ czk_status czk_engine_submit(czk_engine *e, const czk_proof_request *req,
     *tail = j;
     snprintf(job_id, CZK_JOB_ID_MAX, "%s", j->id);
     czk_timeline_emit(e, CZK_EV_JOB_SUBMIT, j->id, -1, -1, "kind=%s priority=%s bytes=%zu",
-                      czk_kind_name(kind->id), czk_priority_name(j->prio),
+                      kind->name, czk_priority_name(j->prio),
                       req->vanilla_proof ? req->vanilla_proof_len : 0);
     pthread_mutex_unlock(&e->mu);
 
@@ -266,9 +264,22 @@ czk_status czk_engine_submit(czk_engine *e, const czk_proof_request *req,
     j->kjob = kjob;
     j->proofs = proofs;
     j->inflight--;
+    czk_status st = CZK_OK;
     if (pst) {
-        czk_job_fail(e, j, pst, "job %s: payload refused by kind %s: %s", j->id, kind->name,
-                     perr.msg);
+        /* refused at intake: the caller learns why here; the job is dropped unless a
+         * concurrent submit of the same request id awaits it */
+        czk_err rerr;
+        st = czk_errf(&rerr, pst, "job %s: payload refused by kind %s: %s", j->id, kind->name,
+                      perr.msg);
+        if (err) *err = rerr;
+        czk_job_fail(e, j, pst, "%s", rerr.msg);
+        czk_job_release(e, j); /* cancelled while parsing: already finished */
+        if (!j->waiters) {
+            j->fetched = true;
+            job_remove(e, j);
+            j = NULL;
+        }
+        job_id[0] = 0;
     } else if (terminal(j->state)) {
         czk_job_release(e, j); /* cancelled while parsing */
     } else {
@@ -299,9 +310,9 @@ czk_status czk_engine_submit(czk_engine *e, const czk_proof_request *req,
             pthread_cond_broadcast(&e->synth_cv);
         }
     }
-    if (queue_pos) *queue_pos = queue_position(e, j);
+    if (queue_pos) *queue_pos = j ? queue_position(e, j) : 0;
     pthread_mutex_unlock(&e->mu);
-    return CZK_OK;
+    return st;
 }
 
 static void fill_result(czk_engine *e, const czk_job *j, czk_job_result *out) {
@@ -479,12 +490,20 @@ static void *house_main(void *arg) {
 
 /* ---- kinds ---- */
 
+static bool name_ok(const char *s) {
+    return s && *s && strlen(s) < CZK_KIND_NAME_MAX;
+}
+
 czk_status czk_engine_register_kind(czk_engine *e, const czk_proof_kind *kind, czk_err *err) {
     if (!kind->parse || !kind->synthesize || !kind->public_inputs || !kind->load_circuit ||
-        !kind->name || (unsigned)kind->id >= CZK_KIND_MAX || kind->id == CZK_KIND_UNSPECIFIED)
+        !name_ok(kind->name) || !name_ok(kind->metric_label) ||
+        (unsigned)kind->id >= CZK_KIND_MAX || kind->id == CZK_KIND_UNSPECIFIED ||
+        (unsigned)kind->default_priority > CZK_PRIORITY_CRITICAL)
         return czk_errf(err, CZK_ERR_INVALID_ARG,
-                        "register kind: id, name, parse, synthesize, public_inputs and "
-                        "load_circuit are required");
+                        "register kind %d: an id 1..%d, a name and a metric label (< %d bytes), "
+                        "a priority, parse, synthesize, public_inputs and load_circuit are "
+                        "required",
+                        (int)kind->id, CZK_KIND_MAX - 1, CZK_KIND_NAME_MAX);
     pthread_mutex_lock(&e->mu);
     int i = kind_index(e, kind->id);
     czk_status st = CZK_OK;
@@ -504,6 +523,26 @@ czk_status czk_engine_register_kind(czk_engine *e, const czk_proof_kind *kind, c
     } else {
         e->kinds[e->num_kinds++] = *kind;
     }
+    pthread_mutex_unlock(&e->mu);
+    /* srs.preload: the circuits this kind owns start loading now */
+    for (unsigned p = 0; !st && kind->owns_circuit && p < e->cfg.num_preload; p++) {
+        if (!kind->owns_circuit(kind->ctx, e->cfg.preload[p])) continue;
+        czk_err perr;
+        if (czk_engine_preload(e, e->cfg.preload[p], false, NULL, NULL, &perr))
+            czk_engine_log(e, 1, "engine: srs.preload %s: %s", e->cfg.preload[p], perr.msg);
+    }
+    return st;
+}
+
+czk_status czk_engine_kind_served(czk_engine *e, czk_kind_id kind, char name[CZK_KIND_NAME_MAX],
+                                  czk_err *err) {
+    if (name) name[0] = 0;
+    if (kind == CZK_KIND_UNSPECIFIED)
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "proof kind unspecified");
+    pthread_mutex_lock(&e->mu);
+    int i = kind_index(e, kind);
+    czk_status st = i < 0 ? not_served(e, kind, err) : CZK_OK;
+    if (!st && name) snprintf(name, CZK_KIND_NAME_MAX, "%s", e->kinds[i].name);
     pthread_mutex_unlock(&e->mu);
     return st;
 }
@@ -625,11 +664,6 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_opts *opts, czk_
          !(e->gpu_pool = czk_pool_create(c->gpu_threads, err))))
         st = err && err->code ? err->code : CZK_ERR_NOMEM;
     if (!st) st = make_devices(e, err);
-    if (!st && !opts->no_builtin_kinds) {
-        czk_proof_kind k;
-        if (!(st = czk_kind_test(&k, err))) e->kinds[e->num_kinds++] = k;
-        if (!st && !(st = czk_kind_porep(&k, err))) e->kinds[e->num_kinds++] = k;
-    }
     if (st) {
         czk_engine_destroy(e);
         return st;
@@ -684,11 +718,7 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_opts *opts, czk_
         czk_engine_destroy(e);
         return czk_errf(err, CZK_ERR_NOMEM, "engine: cannot start threads");
     }
-    for (unsigned i = 0; i < c->num_preload; i++) {
-        czk_err perr;
-        if (czk_engine_preload(e, c->preload[i], false, NULL, NULL, &perr))
-            czk_engine_log(e, 1, "engine: srs.preload %s: %s", c->preload[i], perr.msg);
-    }
+    /* srs.preload starts as the kinds that own the circuits are registered */
     *out = e;
     return CZK_OK;
 }

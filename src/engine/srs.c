@@ -535,9 +535,11 @@ void *czk_srs_loader_main(void *arg) {
 czk_status czk_engine_preload(czk_engine *e, const char *circuit_id, bool wait,
                               bool *already_loaded, uint64_t *load_ms, czk_err *err) {
     int kind = -1;
+    pthread_mutex_lock(&e->mu);
     for (int i = 0; i < e->num_kinds && kind < 0; i++)
         if (e->kinds[i].owns_circuit && e->kinds[i].owns_circuit(e->kinds[i].ctx, circuit_id))
             kind = i;
+    pthread_mutex_unlock(&e->mu);
     if (kind < 0 || strlen(circuit_id) >= CZK_CIRCUIT_ID_MAX)
         return czk_errf(err, CZK_ERR_INVALID_ARG, "preload: unknown circuit id '%s'", circuit_id);
     czk_status st = CZK_OK;

@@ -246,6 +246,8 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out, czk_err
         czk_engine_kind_counters *c = &s->kinds[s->num_kinds++];
         int id = (int)e->kinds[k].id;
         c->kind = e->kinds[k].id;
+        snprintf(c->name, sizeof c->name, "%s", e->kinds[k].name);
+        snprintf(c->metric_label, sizeof c->metric_label, "%s", e->kinds[k].metric_label);
         c->completed = e->c_completed[id];
         c->failed = e->c_failed[id];
         c->cancelled = e->c_cancelled_kind[id];
@@ -364,21 +366,27 @@ static void sb_printf(sbuf *b, const char *fmt, ...) {
     }
 }
 
-static const char *metric_kind(czk_kind_id k) {
-    switch (k) {
-    case CZK_KIND_POREP_C2:
-        return "porep_c2";
-    case CZK_KIND_SNAP_UPDATE:
-        return "snap_update";
-    case CZK_KIND_WINDOW_POST:
-        return "window_post";
-    case CZK_KIND_WINNING_POST:
-        return "winning_post";
-    case CZK_KIND_TEST:
-        return "test";
-    default:
-        return "unspecified";
-    }
+static const czk_engine_kind_counters *counters_of(const czk_engine_status *s, czk_kind_id k) {
+    for (size_t i = 0; i < s->num_kinds; i++)
+        if (s->kinds[i].kind == k) return &s->kinds[i];
+    return NULL;
+}
+
+const char *czk_engine_status_kind_name(const czk_engine_status *s, czk_kind_id kind) {
+    const czk_engine_kind_counters *c = counters_of(s, kind);
+    return c ? c->name : "unspecified";
+}
+
+const char *czk_engine_status_kind_label(const czk_engine_status *s, czk_kind_id kind) {
+    const czk_engine_kind_counters *c = counters_of(s, kind);
+    return c ? c->metric_label : "unspecified";
+}
+
+static const czk_engine_kind_counters *counters_by_label(const czk_engine_status *s,
+                                                         const char *label) {
+    for (size_t i = 0; i < s->num_kinds; i++)
+        if (!strcmp(s->kinds[i].metric_label, label)) return &s->kinds[i];
+    return NULL;
 }
 
 /* A label value, escaped as the exposition format wants (\\, \", \n). */
@@ -411,15 +419,31 @@ static void sb_double(sbuf *b, double v) {
         sb_printf(b, "%.17g", v);
 }
 
-static const czk_kind_id CUZK_KINDS[] = {CZK_KIND_POREP_C2, CZK_KIND_SNAP_UPDATE,
-                                         CZK_KIND_WINDOW_POST, CZK_KIND_WINNING_POST,
-                                         CZK_KIND_TEST};
-#define NUM_CUZK_KINDS (sizeof CUZK_KINDS / sizeof CUZK_KINDS[0])
+/* The proof_kind labels cuzk's dashboards expect in cuzk_proofs_{completed,failed}
+ * (cuzk-engine.md §2): a series each, served or not. */
+static const char *const CUZK_LABELS[] = {"porep_c2", "snap_update", "window_post", "winning_post"};
+#define NUM_CUZK_LABELS (sizeof CUZK_LABELS / sizeof CUZK_LABELS[0])
 
-static const czk_engine_kind_counters *counters_of(const czk_engine_status *s, czk_kind_id k) {
-    for (size_t i = 0; i < s->num_kinds; i++)
-        if (s->kinds[i].kind == k) return &s->kinds[i];
-    return NULL;
+static bool cuzk_label(const char *label) {
+    for (size_t i = 0; i < NUM_CUZK_LABELS; i++)
+        if (!strcmp(CUZK_LABELS[i], label)) return true;
+    return false;
+}
+
+/* One cuzk per-kind family: cuzk's four labels, then the other registered kinds'. */
+static void cuzk_family(sbuf *b, const czk_engine_status *s, const char *name, bool failed) {
+    for (size_t i = 0; i < NUM_CUZK_LABELS; i++) {
+        const czk_engine_kind_counters *c = counters_by_label(s, CUZK_LABELS[i]);
+        sb_printf(b, "%s{proof_kind=\"%s\"} %llu\n", name, CUZK_LABELS[i],
+                  (unsigned long long)(c ? failed ? c->failed : c->completed : 0));
+    }
+    for (size_t i = 0; i < s->num_kinds; i++) {
+        const czk_engine_kind_counters *c = &s->kinds[i];
+        if (cuzk_label(c->metric_label)) continue;
+        sb_printf(b, "%s{proof_kind=\"", name);
+        sb_label(b, c->metric_label);
+        sb_printf(b, "\"} %llu\n", (unsigned long long)(failed ? c->failed : c->completed));
+    }
 }
 
 czk_status czk_engine_metrics_format(const czk_engine_status *s, char **out, czk_err *err) {
@@ -436,17 +460,9 @@ czk_status czk_engine_metrics_format(const czk_engine_status *s, char **out, czk
     family(&b, "cuzk_queue_depth", "gauge", "Jobs queued or running.");
     sample_u(&b, "cuzk_queue_depth", (uint64_t)s->jobs_queued + s->jobs_running);
     family(&b, "cuzk_proofs_completed", "counter", "Proofs completed since start, per kind.");
-    for (size_t i = 0; i < NUM_CUZK_KINDS; i++) {
-        const czk_engine_kind_counters *c = counters_of(s, CUZK_KINDS[i]);
-        sb_printf(&b, "cuzk_proofs_completed{proof_kind=\"%s\"} %llu\n", metric_kind(CUZK_KINDS[i]),
-                  (unsigned long long)(c ? c->completed : 0));
-    }
+    cuzk_family(&b, s, "cuzk_proofs_completed", false);
     family(&b, "cuzk_proofs_failed", "counter", "Proofs failed since start, per kind.");
-    for (size_t i = 0; i < NUM_CUZK_KINDS; i++) {
-        const czk_engine_kind_counters *c = counters_of(s, CUZK_KINDS[i]);
-        sb_printf(&b, "cuzk_proofs_failed{proof_kind=\"%s\"} %llu\n", metric_kind(CUZK_KINDS[i]),
-                  (unsigned long long)(c ? c->failed : 0));
-    }
+    cuzk_family(&b, s, "cuzk_proofs_failed", true);
     family(&b, "cuzk_proof_duration_seconds", "summary",
            "Submit-to-completion time of the last (up to) 1000 completed proofs.");
     sb_printf(&b, "cuzk_proof_duration_seconds_sum ");
@@ -462,7 +478,7 @@ czk_status czk_engine_metrics_format(const czk_engine_status *s, char **out, czk
     family(&b, "czk_proofs_total", "counter", "Proofs finished since start, per kind and outcome.");
     for (size_t i = 0; i < s->num_kinds; i++) {
         const czk_engine_kind_counters *c = &s->kinds[i];
-        const char *k = metric_kind(c->kind);
+        const char *k = c->metric_label;
         sb_printf(&b,
                   "czk_proofs_total{proof_kind=\"%s\",status=\"completed\"} %llu\n"
                   "czk_proofs_total{proof_kind=\"%s\",status=\"failed\"} %llu\n"
@@ -474,7 +490,7 @@ czk_status czk_engine_metrics_format(const czk_engine_status *s, char **out, czk
            "Submit-to-completion time of completed proofs since start, per kind.");
     for (size_t i = 0; i < s->num_kinds; i++) {
         const czk_engine_kind_counters *c = &s->kinds[i];
-        const char *k = metric_kind(c->kind);
+        const char *k = c->metric_label;
         uint64_t cum = 0;
         for (size_t j = 0; j <= CZK_DURATION_BUCKETS; j++) {
             cum += c->duration_buckets[j];
@@ -491,7 +507,7 @@ czk_status czk_engine_metrics_format(const czk_engine_status *s, char **out, czk
            "Partitions in flight per kind and stage (dispatched ones included).");
     for (size_t i = 0; i < s->num_queues; i++) {
         const czk_engine_queue_status *q = &s->queues[i];
-        const char *k = metric_kind(q->kind);
+        const char *k = czk_engine_status_kind_label(s, q->kind);
         const uint32_t v[6] = {q->pending,   q->synthesizing,   q->gpu_queue,
                                q->on_device, q->finalize_queue, q->finalizing};
         static const char *const st[6] = {"synth_queue", "synthesis",      "gpu_queue",
@@ -506,7 +522,8 @@ czk_status czk_engine_metrics_format(const czk_engine_status *s, char **out, czk
         sb_printf(&b,
                   "czk_queue_jobs{proof_kind=\"%s\",state=\"queued\"} %u\n"
                   "czk_queue_jobs{proof_kind=\"%s\",state=\"running\"} %u\n",
-                  metric_kind(q->kind), q->jobs_queued, metric_kind(q->kind), q->jobs_running);
+                  czk_engine_status_kind_label(s, q->kind), q->jobs_queued,
+                  czk_engine_status_kind_label(s, q->kind), q->jobs_running);
     }
     family(&b, "czk_partitions", "gauge", "Partitions in each pipeline stage (all kinds).");
     sb_printf(&b,

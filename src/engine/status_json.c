@@ -106,7 +106,7 @@ static void gen_status(jg *j, const czk_engine_status *s, size_t timeline_lines)
     for (size_t i = 0; i < s->num_queues; i++) {
         const czk_engine_queue_status *q = &s->queues[i];
         open_map(j);
-        k_str(j, "proof_kind", czk_kind_name(q->kind));
+        k_str(j, "proof_kind", czk_engine_status_kind_name(s, q->kind));
         k_u64(j, "pending", q->pending);
         k_u64(j, "in_progress", q->in_progress);
         k_u64(j, "synthesizing", q->synthesizing);
@@ -125,7 +125,7 @@ static void gen_status(jg *j, const czk_engine_status *s, size_t timeline_lines)
         const czk_engine_partition_status *p = &s->partitions[i];
         open_map(j);
         k_str(j, "job_id", p->job_id);
-        k_str(j, "proof_kind", czk_kind_name(p->kind));
+        k_str(j, "proof_kind", czk_engine_status_kind_name(s, p->kind));
         k_u64(j, "partition", p->partition);
         k_u64(j, "partitions", p->partitions);
         k_str(j, "stage", czk_partition_stage_name(p->stage));
@@ -176,7 +176,8 @@ static void gen_status(jg *j, const czk_engine_status *s, size_t timeline_lines)
         else
             j_ok(j, yajl_gen_null(j->g));
         k_str(j, "current_job_id", d->current_job_id);
-        k_str(j, "current_proof_kind", d->current_job_id[0] ? czk_kind_name(d->current_kind) : "");
+        k_str(j, "current_proof_kind",
+              d->current_job_id[0] ? czk_engine_status_kind_name(s, d->current_kind) : "");
         k_u64(j, "partitions_proved", d->partitions_proved);
         k_u64(j, "busy_ms", d->busy_ms);
         double r = s->uptime_ms ? (double)d->busy_ms / (double)s->uptime_ms : 0.0;
@@ -235,7 +236,7 @@ static void gen_status(jg *j, const czk_engine_status *s, size_t timeline_lines)
     for (size_t i = 0; i < s->num_kinds; i++) {
         const czk_engine_kind_counters *c = &s->kinds[i];
         open_map(j);
-        k_str(j, "proof_kind", czk_kind_name(c->kind));
+        k_str(j, "proof_kind", c->name);
         k_u64(j, "completed", c->completed);
         k_u64(j, "failed", c->failed);
         k_u64(j, "cancelled", c->cancelled);

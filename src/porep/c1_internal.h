@@ -6,6 +6,7 @@
 #define CZK_POREP_C1_INTERNAL_H
 
 #include "czk/porep_c1.h"
+#include "czk/porep_precheck.h"
 #include "czk/porep_shapes.h"
 
 /* The five VanillaSealProof variant keys, in czk_porep_shapes[] order. */
@@ -40,6 +41,13 @@ void czk_c1_level_path(char *out, size_t cap, const char *prefix, const czk_merk
  * Returns: CZK_OK or CZK_ERR_FORMAT with the JSON path of the first mismatch.
  */
 czk_status czk_c1_check_shape(const czk_c1 *c1, int variant, czk_err *err);
+
+/*
+ * czk_c1_precheck of a C1 already checked against its shape
+ * (czk_c1_check_shape), whose registered proof is `proof`.
+ */
+czk_status czk_c1_precheck_resolved(const czk_c1 *c1, const czk_porep_proof *proof,
+                                    const czk_precheck_opts *opts, czk_pool *pool, czk_err *err);
 
 /*
  * The root that p's path gives for p's leaf: per level, the node inserted

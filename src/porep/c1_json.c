@@ -24,10 +24,14 @@
  *   - the shape (partitions, challenges, path kinds, levels, arities, rows,
  *     37 labeling parents) must be the registered proof's (c1.c).
  * Fields may come in any order. Errors name the JSON path of the value.
+ *
+ * The schema is this file's; the stream (yajl fed in chunks, syntax errors
+ * with byte offsets), strict integers, keys and the streaming base64 of the
+ * envelope are the reusable ones of util/json.h.
  */
 #include "porep/c1_internal.h"
+#include "util/json.h"
 
-#include <openssl/evp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -524,37 +528,34 @@ static int on_map_key(void *ctx, const unsigned char *key, size_t len) {
     parser *p = ctx;
     if (p->st) return 0;
     frame *f = &p->stk[p->top];
-    char k[64];
-    size_t kl = len < sizeof k - 1 ? len : sizeof k - 1;
-    memcpy(k, key, kl);
-    k[kl] = 0;
-    const char *ell = len > kl ? "..." : "";
+    char k[68];
+    czk_json_key_text(k, key, len);
     if (f->type == F_VP) {
         if (f->seen) return FAIL_TOP(p, "more than one variant");
         for (int i = 0; i < CZK_POREP_SHAPE_COUNT; i++)
-            if (len == strlen(VARIANT_KEY_NAME[i]) && !memcmp(key, VARIANT_KEY_NAME[i], len)) {
+            if (czk_json_key_is(key, len, VARIANT_KEY_NAME[i])) {
                 p->variant = i;
                 f->seen = 1;
                 f->key = 0;
                 return 1;
             }
-        return FAIL_TOP(p, "unknown variant \"%s%s\"", k, ell);
+        return FAIL_TOP(p, "unknown variant \"%s\"", k);
     }
     if (f->type == F_MDATA) {
         if (f->seen) return FAIL_TOP(p, "more than one of Single, Sub, Top");
         for (int i = 0; i < 3; i++)
-            if (len == strlen(KIND_NAMES[i]) && !memcmp(key, KIND_NAMES[i], len)) {
+            if (czk_json_key_is(key, len, KIND_NAMES[i])) {
                 p->kind = (czk_merkle_kind)i;
                 ((czk_merkle_proof *)f->dst)->kind = (czk_merkle_kind)i;
                 f->seen = 1;
                 f->key = 0;
                 return 1;
             }
-        return FAIL_TOP(p, "unknown proof kind \"%s%s\" (Single, Sub or Top)", k, ell);
+        return FAIL_TOP(p, "unknown proof kind \"%s\" (Single, Sub or Top)", k);
     }
     const ftable *t = &TABLES[f->type];
     for (unsigned i = 0; i < t->n; i++) {
-        if (len == strlen(t->f[i].name) && !memcmp(key, t->f[i].name, len)) {
+        if (czk_json_key_is(key, len, t->f[i].name)) {
             if (f->type == F_MBODY && !(MBODY_MASK[p->kind] >> i & 1))
                 return FAIL_TOP(p, "field \"%s\" in a %s proof", k, KIND_NAMES[p->kind]);
             if (f->seen >> i & 1) return FAIL_TOP(p, "duplicate field \"%s\"", k);
@@ -563,7 +564,7 @@ static int on_map_key(void *ctx, const unsigned char *key, size_t len) {
             return 1;
         }
     }
-    return FAIL_TOP(p, "unknown field \"%s%s\"", k, ell);
+    return FAIL_TOP(p, "unknown field \"%s\"", k);
 }
 
 /* Copies scratch domains into the arena. */
@@ -687,19 +688,6 @@ static int on_end(void *ctx) {
 
 /* ---- scalars ---- */
 
-static bool parse_u64(const char *s, size_t n, uint64_t *out) {
-    if (n == 0 || n > 20 || (n > 1 && s[0] == '0')) return false;
-    uint64_t v = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned d = (unsigned)(s[i] - '0');
-        if (d > 9) return false;
-        if (v > (UINT64_MAX - d) / 10) return false;
-        v = v * 10 + d;
-    }
-    *out = v;
-    return true;
-}
-
 static int on_number(void *ctx, const char *s, size_t n) {
     parser *p = ctx;
     if (p->st) return 0;
@@ -711,7 +699,7 @@ static int on_number(void *ctx, const char *s, size_t n) {
             v = (unsigned)(s[0] - '0');
         } else {
             uint64_t u;
-            if (!parse_u64(s, n, &u) || u > 255)
+            if (!czk_json_u64(s, n, &u) || u > 255)
                 return FAIL_SLOT(p, "expected an integer 0..255, found %.*s",
                                  (int)(n > 40 ? 40 : n), s);
             v = (unsigned)u;
@@ -724,7 +712,7 @@ static int on_number(void *ctx, const char *s, size_t n) {
     xkind x = expect(p, &child);
     if (x != X_U32 && x != X_U64) return type_error(p, x, "a number");
     uint64_t u;
-    if (!parse_u64(s, n, &u) || (x == X_U32 && u > UINT32_MAX))
+    if (!czk_json_u64(s, n, &u) || (x == X_U32 && u > UINT32_MAX))
         return FAIL_SLOT(p, "expected %s, found %.*s", X_DESC[x], (int)(n > 40 ? 40 : n), s);
     switch (f->type) { /* f != NULL: the document's slot is an object */
     case F_PELEM:
@@ -830,15 +818,18 @@ static void parser_free(parser *p) {
 }
 
 /*
- * A yajl handle and its parser, fed in chunks: the whole C1 text at once, or
+ * A JSON stream and its parser, fed in chunks: the whole C1 text at once, or
  * the envelope's Phase1Out decoded piece by piece.
  */
 typedef struct stream {
     parser p;
-    yajl_handle h;
-    size_t fed; /* bytes fed before the current chunk */
-    const char *what;
+    czk_json_stream js;
 } stream;
+
+static void parser_path(void *ctx, char *out, size_t cap) {
+    parser *p = ctx;
+    path_of(p, p->top, false, out, cap);
+}
 
 static czk_status stream_init(stream *s, bool envelope, czk_err *err) {
     memset(s, 0, sizeof *s);
@@ -847,66 +838,30 @@ static czk_status stream_init(stream *s, bool envelope, czk_err *err) {
     s->p.registered = -1;
     s->p.variant = -1;
     s->p.envelope = envelope;
-    s->what = envelope ? "envelope" : "C1 JSON";
     if (!envelope && !(s->p.c1 = czk_c1_create(0, 0, 0, err)))
         return err ? err->code : CZK_ERR_NOMEM;
-    s->h = yajl_alloc(&CALLBACKS, NULL, &s->p);
-    /* Every string is compared with an ASCII table (keys, proof names) or
-     * decoded as base64, which refuses anything else: yajl's UTF-8 pass
-     * over the 67 MB Phase1Out string would be redundant. */
-    if (s->h) yajl_config(s->h, yajl_dont_validate_strings, 1);
-    if (!s->h) {
+    czk_status st = czk_json_stream_init(
+        &s->js, &CALLBACKS, &s->p, envelope ? "envelope" : "C1 JSON", &s->p.st, parser_path, err);
+    if (st) {
         czk_c1_free(s->p.c1);
         s->p.c1 = NULL;
-        return czk_errf(err, CZK_ERR_NOMEM, "%s: out of memory", s->what);
     }
-    return CZK_OK;
+    return st;
 }
 
 static void stream_free(stream *s) {
-    if (s->h) yajl_free(s->h);
+    czk_json_stream_free(&s->js);
     czk_c1_free(s->p.c1);
     czk_c1_free(s->p.env_c1);
     parser_free(&s->p);
 }
 
-/* Turns a yajl status into the parser's status, naming the byte and the path. */
-static czk_status stream_status(stream *s, yajl_status ys, const uint8_t *chunk, size_t len,
-                                bool at_end) {
-    parser *p = &s->p;
-    if (ys == yajl_status_error && !p->st) {
-        /* at the end, yajl has parsed a space of its own: the error is at the end */
-        size_t at = s->fed + (at_end ? 0 : yajl_get_bytes_consumed(s->h));
-        unsigned char *m = yajl_get_error(s->h, 0, chunk, len);
-        char path[400], msg[200];
-        path_of(p, p->top, false, path, sizeof path);
-        snprintf(msg, sizeof msg, "%s", m ? (const char *)m : "parse error");
-        size_t ml = strlen(msg);
-        while (ml && (msg[ml - 1] == '\n' || msg[ml - 1] == ' '))
-            msg[--ml] = 0;
-        p->st = czk_errf(p->err, CZK_ERR_FORMAT, "%s: invalid JSON at byte %zu (in %s): %s",
-                         s->what, at, path, msg);
-        if (m) yajl_free_error(s->h, m);
-    } else if (ys != yajl_status_ok && !p->st) {
-        p->st = czk_errf(p->err, CZK_ERR_INTERNAL, "%s: parse cancelled", s->what);
-    }
-    return p->st;
-}
-
 static czk_status stream_feed(stream *s, const uint8_t *buf, size_t len) {
-    if (s->p.st) return s->p.st;
-    yajl_status ys = yajl_parse(s->h, buf, len);
-    czk_status st = stream_status(s, ys, buf, len, false);
-    s->fed += len;
-    return st;
+    return czk_json_stream_feed(&s->js, buf, len);
 }
 
 static czk_status stream_finish(stream *s) {
-    if (s->p.st) return s->p.st;
-    czk_status st = stream_status(s, yajl_complete_parse(s->h), NULL, 0, true);
-    if (!st && !s->p.done)
-        st = s->p.st = czk_errf(s->p.err, CZK_ERR_FORMAT, "%s: the JSON text ends early", s->what);
-    return st;
+    return czk_json_stream_finish(&s->js, s->p.done);
 }
 
 /* After a complete C1 document: assembles the czk_c1 and checks it. */
@@ -951,53 +906,38 @@ czk_status czk_c1_parse(czk_c1 **out, const uint8_t *json, size_t len, czk_err *
     return st;
 }
 
+static czk_status feed_sink(void *ctx, const uint8_t *buf, size_t len) {
+    return stream_feed(ctx, buf, len);
+}
+
 /*
  * Phase1Out: standard base64 (RFC 4648 §4, padded), decoded 48 KiB at a time
- * with OpenSSL's EVP_DecodeBlock and fed to a C1 parser as it goes, so the
- * decoded C1 text is never held whole.
+ * (czk_json_b64_decode) and fed to a C1 parser as it goes, so the decoded C1
+ * text is never held whole.
  */
 static int decode_phase1out(parser *p, const unsigned char *s, size_t n) {
-    if (n % 4 != 0) return FAIL_SLOT(p, "base64 length %zu is not a multiple of 4", n);
-    size_t pad = 0;
-    while (pad < 2 && pad < n && s[n - 1 - pad] == '=')
-        pad++;
-    /* EVP_DecodeBlock skips white space around its input and reads '=' as
-     * zero bits anywhere; standard base64 allows neither. */
-    const void *eq = n > pad ? memchr(s, '=', n - pad) : NULL;
-    if (eq)
-        return FAIL_SLOT(p, "'=' inside the base64 text (byte %zu)",
-                         (size_t)((const unsigned char *)eq - s));
-    enum { CHUNK = 65536 }; /* base64 characters per piece, a multiple of 4 */
     stream *in = malloc(sizeof *in);
-    uint8_t *buf = malloc(CHUNK / 4 * 3);
-    czk_status st = in && buf ? stream_init(in, false, p->err)
-                              : czk_errf(p->err, CZK_ERR_NOMEM, "Phase1Out: out of memory");
-    for (size_t off = 0; !st && off < n; off += CHUNK) {
-        size_t m = n - off < CHUNK ? n - off : CHUNK;
-        const unsigned char *c = s + off;
-        if (c[0] <= ' ' || c[m - 1] <= ' ') {
-            size_t at = off + (c[0] <= ' ' ? 0 : m - 1);
-            free(buf);
-            if (in) stream_free(in);
-            free(in);
-            return FAIL_SLOT(p, "not standard base64 (byte %zu is white space)", at);
+    czk_status st = in ? stream_init(in, false, p->err)
+                       : czk_errf(p->err, CZK_ERR_NOMEM, "Phase1Out: out of memory");
+    if (st) {
+        free(in);
+        p->st = st;
+        return 0;
+    }
+    char why[200];
+    st = czk_json_b64_decode(s, n, feed_sink, in, why, sizeof why);
+    if (why[0]) { /* the base64 text itself */
+        stream_free(in);
+        free(in);
+        if (st == CZK_ERR_NOMEM) {
+            p->st = czk_errf(p->err, st, "Phase1Out: %s", why);
+            return 0;
         }
-        int got = EVP_DecodeBlock(buf, c, (int)m);
-        if (got != (int)(m / 4 * 3)) {
-            free(buf);
-            stream_free(in);
-            free(in);
-            return FAIL_SLOT(p,
-                             "not standard base64 (a character outside A-Z a-z 0-9 + / in "
-                             "bytes %zu..%zu)",
-                             off, off + m - 1);
-        }
-        st = stream_feed(in, buf, (size_t)got - (off + m == n ? pad : 0));
+        return FAIL_SLOT(p, "%s", why);
     }
     if (!st) st = stream_finish(in);
     if (!st) st = c1_finish(in, &p->env_c1);
-    free(buf);
-    if (in) stream_free(in);
+    stream_free(in);
     free(in);
     if (st) {
         czk_err_wrap(p->err, "envelope Phase1Out");

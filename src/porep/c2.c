@@ -26,6 +26,7 @@
 #include "czk/porep_prove.h"
 
 #include "czk/cuda.h"
+#include "czk/keys.h"
 #include "czk/porep_precheck.h"
 #include "groth16/internal.h"
 #include "porep/c1_internal.h"
@@ -72,23 +73,29 @@ static void set_path(czk_porep_path *out, const czk_merkle_proof *p) {
     out->siblings = (uint8_t *)p->siblings;
 }
 
-czk_status czk_porep_witness_from_c1(czk_porep_witness **out, const czk_c1 *c1, unsigned k,
-                                     czk_err *err) {
-    *out = NULL;
-    czk_porep_proof pr;
-    if (czk_porep_proof_lookup(c1->registered_proof, &pr, NULL) != CZK_OK)
+/* The registered proof of a C1 (CZK_ERR_FORMAT if unknown). */
+static czk_status resolve(const czk_c1 *c1, czk_porep_proof *pr, czk_err *err) {
+    if (czk_porep_proof_lookup(c1->registered_proof, pr, NULL) != CZK_OK)
         return czk_errf(err, CZK_ERR_FORMAT, "registered_proof: unknown id %u",
                         c1->registered_proof);
-    czk_status st = czk_c1_check_shape(c1, -1, err);
-    if (st) return st;
+    return CZK_OK;
+}
+
+/* Partition k's witness of a C1 already checked against its shape, whose proof is pr. */
+static czk_status witness_of(czk_porep_witness **out, const czk_porep_proof *pr, const czk_c1 *c1,
+                             unsigned k, czk_err *err) {
+    *out = NULL;
     if (k >= c1->num_partitions)
         return czk_errf(err, CZK_ERR_INVALID_ARG, "witness: partition %u of %u", k,
                         c1->num_partitions);
     czk_porep_config cfg;
-    czk_porep_config_for_shape(&cfg, pr.shape);
-    cfg.challenges = c1->challenges_per_partition;
+    czk_porep_config_for_proof(&cfg, pr);
     czk_por_tree td, trc;
-    if ((st = czk_porep_config_check(&cfg, &td, &trc, err))) return st;
+    czk_status st = czk_porep_config_check(&cfg, &td, &trc, err);
+    if (st) return st;
+    if (c1->challenges_per_partition != cfg.challenges)
+        return czk_errf(err, CZK_ERR_FORMAT, "witness: %u challenges per partition, the circuit %u",
+                        c1->challenges_per_partition, cfg.challenges);
 
     const czk_vanilla_proof *v = &c1->proofs[(size_t)k * c1->challenges_per_partition];
     for (unsigned i = 0; i < cfg.challenges; i++) {
@@ -141,36 +148,41 @@ czk_status czk_porep_witness_from_c1(czk_porep_witness **out, const czk_c1 *c1, 
     return CZK_OK;
 }
 
+czk_status czk_porep_witness_from_c1(czk_porep_witness **out, const czk_c1 *c1, unsigned k,
+                                     czk_err *err) {
+    *out = NULL;
+    czk_porep_proof pr;
+    czk_status st = resolve(c1, &pr, err);
+    if (!st) st = czk_c1_check_shape(c1, -1, err);
+    return st ? st : witness_of(out, &pr, c1, k, err);
+}
+
 /* ---- public inputs ---- */
 
 czk_status czk_porep_chain_replica_id(uint8_t out[32], const czk_c1 *c1, uint64_t sector_num,
                                       uint64_t miner_id, czk_err *err) {
     czk_porep_proof pr;
-    if (czk_porep_proof_lookup(c1->registered_proof, &pr, NULL) != CZK_OK)
-        return czk_errf(err, CZK_ERR_FORMAT, "registered_proof: unknown id %u",
-                        c1->registered_proof);
+    czk_status st = resolve(c1, &pr, err);
+    if (st) return st;
     uint8_t prover_id[32];
     czk_porep_prover_id(prover_id, miner_id);
     czk_porep_replica_id(out, prover_id, sector_num, c1->ticket.b, c1->comm_d.b, pr.porep_id);
     return CZK_OK;
 }
 
-czk_status czk_porep_chain_inputs(czk_fr *out, const czk_c1 *c1, const uint8_t replica_id[32],
-                                  const czk_porep_graph *graph, unsigned k, czk_err *err) {
-    czk_porep_proof pr;
-    if (czk_porep_proof_lookup(c1->registered_proof, &pr, NULL) != CZK_OK)
-        return czk_errf(err, CZK_ERR_FORMAT, "registered_proof: unknown id %u",
-                        c1->registered_proof);
-    if (k >= pr.partitions)
+/* The public inputs of partition k (the one derivation: every entry point comes here). */
+static czk_status inputs_of(czk_fr *out, const czk_porep_proof *pr, const czk_c1 *c1,
+                            const uint8_t replica_id[32], const czk_porep_graph *graph, unsigned k,
+                            czk_err *err) {
+    if (k >= pr->partitions)
         return czk_errf(err, CZK_ERR_INVALID_ARG, "public inputs: partition %u of %u", k,
-                        pr.partitions);
+                        pr->partitions);
     czk_porep_config cfg;
-    czk_porep_config_for_shape(&cfg, pr.shape);
-    cfg.challenges = pr.challenges_per_partition;
+    czk_porep_config_for_proof(&cfg, pr);
     uint64_t *ch = malloc((cfg.challenges + 1) * sizeof *ch);
     if (!ch) return czk_errf(err, CZK_ERR_NOMEM, "public inputs: out of memory");
     czk_porep_graph *own = NULL;
-    czk_status st = czk_porep_challenges(ch, &pr, replica_id, c1->seed.b, c1->comm_r.b, k, err);
+    czk_status st = czk_porep_challenges(ch, pr, replica_id, c1->seed.b, c1->comm_r.b, k, err);
     if (!st && !graph && !(st = czk_c1_graph(&own, c1, NULL, err))) graph = own;
     if (!st)
         st = czk_porep_public_inputs_graph(out, &cfg, graph, replica_id, c1->comm_d.b, c1->comm_r.b,
@@ -180,15 +192,74 @@ czk_status czk_porep_chain_inputs(czk_fr *out, const czk_c1 *c1, const uint8_t r
     return st;
 }
 
+czk_status czk_porep_chain_inputs(czk_fr *out, const czk_c1 *c1, const uint8_t replica_id[32],
+                                  const czk_porep_graph *graph, unsigned k, czk_err *err) {
+    czk_porep_proof pr;
+    czk_status st = resolve(c1, &pr, err);
+    return st ? st : inputs_of(out, &pr, c1, replica_id, graph, k, err);
+}
+
+/* ---- one request, resolved once ---- */
+
+void czk_porep_job_free(czk_porep_job *j) {
+    if (!j) return;
+    czk_c1_free(j->c1);
+    czk_porep_graph_destroy(j->graph);
+    free(j);
+}
+
+czk_status czk_porep_job_open(czk_porep_job **out, czk_c1 *c1, const czk_porep_job_opts *opts,
+                              czk_pool *pool, czk_err *err) {
+    *out = NULL;
+    czk_porep_job *j = calloc(1, sizeof *j);
+    if (!j) {
+        czk_c1_free(c1);
+        return czk_errf(err, CZK_ERR_NOMEM, "porep job: out of memory");
+    }
+    j->c1 = c1;
+    czk_status st = resolve(c1, &j->proof, err);
+    if (!st) st = czk_c1_check_shape(c1, -1, err);
+    if (!st)
+        st = czk_porep_graph_create(&j->graph, j->proof.shape->nodes, j->proof.porep_id,
+                                    j->proof.api, pool, err);
+    if (!st && opts->precheck) {
+        czk_precheck_opts o = {opts->have_ids, opts->sector_num, opts->miner_id, j->graph};
+        if ((st = czk_c1_precheck_resolved(c1, &j->proof, &o, pool, err)))
+            czk_err_wrap(err, "pre-check");
+    }
+    if (!st) {
+        czk_porep_config_for_proof(&j->config, &j->proof);
+        j->num_inputs = czk_porep_num_inputs(&j->config) - 1;
+        if (opts->have_ids) {
+            uint8_t prover_id[32];
+            czk_porep_prover_id(prover_id, opts->miner_id);
+            czk_porep_replica_id(j->replica_id, prover_id, opts->sector_num, c1->ticket.b,
+                                 c1->comm_d.b, j->proof.porep_id);
+        } else {
+            memcpy(j->replica_id, c1->replica_id.b, 32);
+        }
+    }
+    if (st) {
+        czk_porep_job_free(j);
+        return st;
+    }
+    *out = j;
+    return CZK_OK;
+}
+
+czk_status czk_porep_job_witness(czk_porep_witness **out, const czk_porep_job *j, unsigned k,
+                                 czk_err *err) {
+    return witness_of(out, &j->proof, j->c1, k, err);
+}
+
+czk_status czk_porep_job_inputs(czk_fr *out, const czk_porep_job *j, unsigned k, czk_err *err) {
+    return inputs_of(out, &j->proof, j->c1, j->replica_id, j->graph, k, err);
+}
+
 /* ---- keys and shapes ---- */
 
 czk_status czk_porep_param_cache_dir(char *out, size_t cap, czk_err *err) {
-    const char *env = getenv("FIL_PROOFS_PARAMETER_CACHE");
-    const char *dir = env && *env ? env : "/var/tmp/filecoin-proof-parameters";
-    int n = snprintf(out, cap, "%s", dir);
-    if (n < 0 || (size_t)n >= cap)
-        return czk_errf(err, CZK_ERR_INVALID_ARG, "parameter cache directory too long: %s", dir);
-    return CZK_OK;
+    return czk_param_cache_dir(out, cap, err);
 }
 
 czk_status czk_porep_test_key_name(char *out, size_t cap, const czk_porep_shape *shape,
@@ -203,83 +274,34 @@ czk_status czk_porep_test_key_name(char *out, size_t cap, const czk_porep_shape 
 
 czk_status czk_porep_find_key(char *path, size_t cap, czk_porep_key_kind *kind, const char *dir,
                               const czk_porep_shape *shape, const char *ext, czk_err *err) {
-    char names[2][256];
-    czk_status st = czk_porep_param_file_name(names[0], sizeof names[0], shape, ext, err);
-    if (!st) st = czk_porep_test_key_name(names[1], sizeof names[1], shape, ext, err);
+    char names[2][256], what[48];
+    czk_status st = czk_porep_param_file_name(names[0], sizeof names[0], shape, "", err);
+    if (!st) st = czk_porep_test_key_name(names[1], sizeof names[1], shape, "", err);
     if (st) return st;
-    for (int i = 0; i < 2; i++) {
-        int n = snprintf(path, cap, "%s/%s", dir, names[i]);
-        if (n < 0 || (size_t)n >= cap)
-            return czk_errf(err, CZK_ERR_INVALID_ARG, "key path too long: %s/%s", dir, names[i]);
-        struct stat sb;
-        if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
-            if (kind) *kind = i ? CZK_POREP_KEY_TEST : CZK_POREP_KEY_FILECOIN;
-            return CZK_OK;
-        }
-    }
-    return czk_errf(err, CZK_ERR_IO, "no %s key for %s sectors in %s (looked for %s and %s)", ext,
-                    shape->name, dir, names[0], names[1]);
+    snprintf(what, sizeof what, "%s sectors", shape->name);
+    czk_key_kind k;
+    st = czk_key_find(path, cap, &k, dir, names[0], names[1], ext, what, err);
+    if (!st && kind) *kind = k == CZK_KEY_TEST ? CZK_POREP_KEY_TEST : CZK_POREP_KEY_FILECOIN;
+    return st;
 }
 
-/* mkdir -p; false on failure. */
-static bool make_dirs(const char *path) {
-    char buf[PATH_MAX];
-    size_t n = strlen(path);
-    if (n == 0 || n >= sizeof buf) return false;
-    memcpy(buf, path, n + 1);
-    for (size_t i = 1; i <= n; i++)
-        if (buf[i] == '/' || buf[i] == 0) {
-            char c = buf[i];
-            buf[i] = 0;
-            if (mkdir(buf, 0755) && errno != EEXIST) return false;
-            buf[i] = c;
-        }
-    return true;
-}
-
-/* $CZK_CACHE_DIR/shapes or ~/.cache/czk/shapes; false if neither is known. */
-static bool shape_dir(char *out, size_t cap) {
-    const char *base = getenv("CZK_CACHE_DIR");
-    int n;
-    if (base && *base) {
-        n = snprintf(out, cap, "%s/shapes", base);
-    } else {
-        const char *home = getenv("HOME");
-        if (!home || !*home) return false;
-        n = snprintf(out, cap, "%s/.cache/czk/shapes", home);
-    }
-    return n > 0 && (size_t)n < cap;
+static czk_status record_shape(void *ctx, czk_shape **out, czk_err *err) {
+    const czk_porep_shape *s = ctx;
+    czk_porep_config cfg;
+    czk_porep_config_for_shape(&cfg, s);
+    czk_status st = czk_porep_record(out, &cfg, NULL, err);
+    if (st) czk_err_wrap(err, "recording the %s partition circuit", s->name);
+    return st;
 }
 
 czk_status czk_porep_shape_load(czk_shape **out, bool *recorded, const czk_porep_shape *s,
                                 bool use_cache, czk_err *err) {
-    *out = NULL;
-    if (recorded) *recorded = false;
-    char dir[PATH_MAX], path[PATH_MAX + 64];
-    bool cached = use_cache && shape_dir(dir, sizeof dir);
     czk_porep_config cfg;
     czk_porep_config_for_shape(&cfg, s);
-    if (cached) {
-        snprintf(path, sizeof path, "%s/porep-v28-%s.shape", dir, s->name);
-        czk_err e;
-        if (czk_shape_read(out, path, &e) == CZK_OK) {
-            if ((*out)->num_inputs == czk_porep_num_inputs(&cfg)) return CZK_OK;
-            czk_shape_free(*out);
-            *out = NULL;
-        }
-    }
-    czk_status st = czk_porep_record(out, &cfg, NULL, err);
-    if (st) {
-        czk_err_wrap(err, "recording the %s partition circuit", s->name);
-        return st;
-    }
-    if (recorded) *recorded = true;
-    if (cached && make_dirs(dir)) {
-        czk_err e;
-        if (czk_shape_write(*out, path, &e)) { /* a cache that cannot be written is no error */
-        }
-    }
-    return CZK_OK;
+    char name[64];
+    snprintf(name, sizeof name, "porep-v28-%s", s->name);
+    return czk_shape_cache_load(out, recorded, name, czk_porep_num_inputs(&cfg), use_cache,
+                                record_shape, (void *)s, err);
 }
 
 /* ---- C2 ---- */
@@ -376,6 +398,7 @@ typedef struct c2_pipe {
     bool stop;         /* the device loop gave up: the witness thread ends */
     atomic_int cancel; /* stops a synthesis in progress at the same time */
     const czk_c1 *c1;
+    const czk_porep_proof *proof; /* c1's, resolved once (its shape checked once) */
     const czk_shape *shape;
     const czk_backend *be;
 } c2_pipe;
@@ -406,7 +429,7 @@ static void *witness_main(void *arg) {
         if (sl->block)
             w = (czk_witness){sl->block, (czk_fr *)sl->block + p->shape->num_inputs,
                               p->shape->num_inputs, p->shape->num_aux};
-        if (!st) st = czk_porep_witness_from_c1(&pw, p->c1, k, &sl->err);
+        if (!st) st = witness_of(&pw, p->proof, p->c1, k, &sl->err);
         if (!st) st = czk_porep_witness_generate_into(&w, &pw->config, pw, &p->cancel, &sl->err);
         czk_porep_witness_free(pw);
         pthread_mutex_lock(&p->mu);
@@ -452,7 +475,13 @@ czk_status czk_porep_c2_prove_ex(uint8_t *out, const czk_c1 *c1, const uint8_t r
     memset(&tl, 0, sizeof tl);
     czk_porep_c2_timings *t = timings ? timings : &tl;
     double t_call = now();
-    uint32_t ninputs = czk_c1_num_public_inputs(c1);
+    czk_porep_proof pr;
+    czk_status st = resolve(c1, &pr, err);
+    if (!st) st = czk_c1_check_shape(c1, -1, err);
+    if (st) return st;
+    czk_porep_config cfg;
+    czk_porep_config_for_proof(&cfg, &pr);
+    uint32_t ninputs = czk_porep_num_inputs(&cfg) - 1;
     if (pvk->ic_len != ninputs + 1)
         return czk_errf(err, CZK_ERR_MISMATCH, "prove: the vk has %u inputs, the C1's circuit %u",
                         pvk->ic_len, ninputs + 1);
@@ -460,10 +489,10 @@ czk_status czk_porep_c2_prove_ex(uint8_t *out, const czk_c1 *c1, const uint8_t r
     if (nbuf > 8)
         return czk_errf(err, CZK_ERR_INVALID_ARG, "prove: %u witness buffers (at most 8)", nbuf);
     if (nbuf > c1->num_partitions) nbuf = c1->num_partitions ? c1->num_partitions : 1;
-    czk_status st = czk_params_check_shape(params, shape, err);
+    st = czk_params_check_shape(params, shape, err);
     if (st) return st;
     czk_fr *inputs = malloc((size_t)ninputs * sizeof *inputs);
-    c2_pipe p = {.n = nbuf, .c1 = c1, .shape = shape, .be = backend};
+    c2_pipe p = {.n = nbuf, .c1 = c1, .proof = &pr, .shape = shape, .be = backend};
     p.slot = calloc(nbuf, sizeof *p.slot);
     if (!inputs || !p.slot) {
         free(inputs);
@@ -520,7 +549,7 @@ czk_status czk_porep_c2_prove_ex(uint8_t *out, const czk_c1 *c1, const uint8_t r
         pthread_cond_broadcast(&p.cv);
         pthread_mutex_unlock(&p.mu);
         t0 = now();
-        st = czk_porep_chain_inputs(inputs, c1, replica_id, graph, k, err);
+        st = inputs_of(inputs, &pr, c1, replica_id, graph, k, err);
         t->inputs += now() - t0;
         if (st) {
             czk_err_wrap(err, "partition %u", k);
@@ -573,28 +602,28 @@ czk_status czk_porep_c2_verify(const czk_c1 *c1, const uint8_t replica_id[32],
                                czk_err *err) {
     if (bad_partition) *bad_partition = UINT32_MAX;
     czk_porep_proof pr;
-    if (czk_porep_proof_lookup(c1->registered_proof, &pr, NULL) != CZK_OK)
-        return czk_errf(err, CZK_ERR_FORMAT, "registered_proof: unknown id %u",
-                        c1->registered_proof);
+    czk_status st = resolve(c1, &pr, err);
+    if (st) return st;
     if (len != (size_t)pr.partitions * CZK_PROOF_BYTES)
         return czk_errf(
             err, CZK_ERR_MISMATCH, "verify: %zu proof bytes, %s has %u partitions of %u bytes", len,
             czk_registered_proof_name(c1->registered_proof), pr.partitions, CZK_PROOF_BYTES);
-    uint32_t ninputs = 3 + 18 * pr.challenges_per_partition;
+    czk_porep_config cfg;
+    czk_porep_config_for_proof(&cfg, &pr);
+    uint32_t ninputs = czk_porep_num_inputs(&cfg) - 1;
     if (pvk->ic_len != ninputs + 1)
         return czk_errf(err, CZK_ERR_MISMATCH, "verify: the vk has %u inputs, the C1's circuit %u",
                         pvk->ic_len, ninputs + 1);
     czk_fr *inputs = malloc((size_t)ninputs * sizeof *inputs);
     if (!inputs) return czk_errf(err, CZK_ERR_NOMEM, "verify: out of memory");
     czk_porep_graph *own = NULL;
-    czk_status st = CZK_OK;
     if (!graph && !(st = czk_c1_graph(&own, c1, NULL, err))) graph = own;
     for (uint32_t k = 0; k < pr.partitions && !st; k++) {
         czk_proof proof;
         bool bad = true;
         st = czk_proof_decode(&proof, proofs + (size_t)k * CZK_PROOF_BYTES, err);
         if (!st) {
-            bad = (st = czk_porep_chain_inputs(inputs, c1, replica_id, graph, k, err)) == CZK_OK;
+            bad = (st = inputs_of(inputs, &pr, c1, replica_id, graph, k, err)) == CZK_OK;
             if (!st) st = czk_verify(pvk, &proof, inputs, ninputs, err);
         }
         if (st) {

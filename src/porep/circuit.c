@@ -35,6 +35,11 @@ void czk_porep_config_for_shape(czk_porep_config *out, const czk_porep_shape *sh
     out->top_arity = shape->tree_top_arity;
 }
 
+void czk_porep_config_for_proof(czk_porep_config *out, const czk_porep_proof *proof) {
+    czk_porep_config_for_shape(out, proof->shape);
+    out->challenges = proof->challenges_per_partition;
+}
+
 czk_status czk_porep_config_check(const czk_porep_config *cfg, czk_por_tree *tree_d,
                                   czk_por_tree *tree_rc, czk_err *err) {
     if (cfg->nodes < 2 || (cfg->nodes & (cfg->nodes - 1)))

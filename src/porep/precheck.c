@@ -16,6 +16,7 @@
 #include "czk/porep_precheck.h"
 
 #include "czk/porep_circuit.h"
+#include "czk/porep_prove.h"
 #include "czk/poseidon.h"
 #include "porep/c1_internal.h"
 #include "porep/hash.h"
@@ -275,6 +276,13 @@ czk_status czk_c1_precheck(const czk_c1 *c1, const czk_precheck_opts *opts, czk_
     if (st) return st;
     czk_porep_proof pr;
     if ((st = czk_porep_proof_lookup(c1->registered_proof, &pr, err))) return st;
+    return czk_c1_precheck_resolved(c1, &pr, opts, pool, err);
+}
+
+czk_status czk_c1_precheck_resolved(const czk_c1 *c1, const czk_porep_proof *proof,
+                                    const czk_precheck_opts *opts, czk_pool *pool, czk_err *err) {
+    czk_status st = CZK_OK;
+    const czk_porep_proof pr = *proof;
     if (!czk_domain_is_canonical(&c1->replica_id) || !czk_domain_is_canonical(&c1->comm_d) ||
         !czk_domain_is_canonical(&c1->comm_r))
         return czk_errf(err, CZK_ERR_FORMAT, "replica_id, comm_d or comm_r is not below r");
@@ -342,35 +350,11 @@ uint32_t czk_c1_num_public_inputs(const czk_c1 *c1) {
     czk_porep_proof pr;
     if (czk_porep_proof_lookup(c1->registered_proof, &pr, NULL) != CZK_OK) return 0;
     czk_porep_config cfg;
-    czk_porep_config_for_shape(&cfg, pr.shape);
+    czk_porep_config_for_proof(&cfg, &pr);
     return czk_porep_num_inputs(&cfg) - 1;
 }
 
 czk_status czk_c1_public_inputs(czk_fr *out, const czk_c1 *c1, const czk_porep_graph *graph,
                                 unsigned k, czk_err *err) {
-    czk_porep_proof pr;
-    if (czk_porep_proof_lookup(c1->registered_proof, &pr, NULL) != CZK_OK)
-        return czk_errf(err, CZK_ERR_FORMAT, "registered_proof: unknown id %u",
-                        c1->registered_proof);
-    if (k >= pr.partitions)
-        return czk_errf(err, CZK_ERR_INVALID_ARG, "public inputs: partition %u of %u", k,
-                        pr.partitions);
-    czk_porep_config cfg;
-    czk_porep_config_for_shape(&cfg, pr.shape);
-    uint64_t ch[64];
-    if (cfg.challenges > 64 || cfg.challenges != pr.challenges_per_partition)
-        return czk_errf(err, CZK_ERR_INTERNAL, "public inputs: %u challenges per partition",
-                        cfg.challenges);
-    czk_status st =
-        czk_porep_challenges(ch, &pr, c1->replica_id.b, c1->seed.b, c1->comm_r.b, k, err);
-    if (st) return st;
-    czk_porep_graph *own = NULL;
-    if (!graph) {
-        if ((st = czk_c1_graph(&own, c1, NULL, err))) return st;
-        graph = own;
-    }
-    st = czk_porep_public_inputs_graph(out, &cfg, graph, c1->replica_id.b, c1->comm_d.b,
-                                       c1->comm_r.b, ch, err);
-    czk_porep_graph_destroy(own);
-    return st;
+    return czk_porep_chain_inputs(out, c1, c1->replica_id.b, graph, k, err);
 }

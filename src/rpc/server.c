@@ -287,28 +287,25 @@ static bool take32(uint8_t out[32], ProtobufCBinaryData b) {
 }
 
 /*
- * Submits r. On success job_id is set and the job is live or finished;
- * a payload its kind refuses at intake is answered INVALID_ARGUMENT here
- * (and its failed job dropped).
+ * Submits r. On success job_id is set and the job is live or finished. The
+ * engine says which kinds it serves (UNIMPLEMENTED for a cuzk.v1 ProofKind
+ * it does not serve, INVALID_ARGUMENT for a number that is neither) and
+ * refuses a payload its kind refuses at intake (INVALID_ARGUMENT, or the
+ * code of the kind's status).
  */
 static grpc_status_code submit(czk_rpc_server *s, const Cuzk__V1__SubmitProofRequest *r,
                                char job_id[CZK_JOB_ID_MAX], uint32_t *queue_pos, answer *a) {
     int kind = (int)r->proof_kind;
-    switch (kind) {
-    case CZK_KIND_UNSPECIFIED:
+    if (kind == CZK_KIND_UNSPECIFIED)
         return fail(a, GRPC_STATUS_INVALID_ARGUMENT, "proof_kind is PROOF_KIND_UNSPECIFIED");
-    case CZK_KIND_SNAP_UPDATE:
-    case CZK_KIND_WINDOW_POST:
-    case CZK_KIND_WINNING_POST:
-        return fail(a, GRPC_STATUS_UNIMPLEMENTED,
-                    "proof kind %s (%d) is not implemented in czk yet (PoRep C2 is)",
-                    czk_kind_name((czk_kind_id)kind), kind);
-    case CZK_KIND_POREP_C2:
-    case CZK_KIND_TEST:
-        break;
-    default:
+    czk_err kerr;
+    czk_status kst = kind < 0 || kind >= CZK_KIND_MAX
+                         ? CZK_ERR_UNSUPPORTED
+                         : czk_engine_kind_served(s->engine, (czk_kind_id)kind, NULL, &kerr);
+    if (kst == CZK_ERR_UNSUPPORTED &&
+        !protobuf_c_enum_descriptor_get_value(&cuzk__v1__proof_kind__descriptor, kind))
         return fail(a, GRPC_STATUS_INVALID_ARGUMENT, "unknown proof_kind %d", kind);
-    }
+    if (kst) return fail(a, code_for(kst), "%s", kerr.msg);
     if ((unsigned)r->priority > CZK_PRIORITY_CRITICAL)
         return fail(a, GRPC_STATUS_INVALID_ARGUMENT, "unknown priority %d", (int)r->priority);
     czk_proof_request req;
@@ -353,22 +350,14 @@ static grpc_status_code submit(czk_rpc_server *s, const Cuzk__V1__SubmitProofReq
     czk_status st = czk_engine_submit(s->engine, &req, job_id, queue_pos, &err);
     free(vp);
     free(vl);
-    if (st == CZK_ERR_MISMATCH) return fail(a, GRPC_STATUS_ALREADY_EXISTS, "%s", err.msg);
-    if (st) return fail(a, code_for(st), "%s", err.msg);
-    /* The kind parses at submit: a job FAILED with no partitions was refused at intake. */
+    if (!st) return GRPC_STATUS_OK;
+    /* MISMATCH: the request id names a job of another request (that job is there), or
+     * the kind found the payload inconsistent at intake (no job is kept) */
     czk_job_info info;
-    if (czk_engine_job_info(s->engine, job_id, &info, NULL) == CZK_OK &&
-        info.state == CZK_JOB_FAILED && info.partitions == 0) {
-        czk_job_result res;
-        ignore(czk_engine_await(s->engine, job_id, 0, &res, NULL)); /* hands it out: pruned */
-        grpc_status_code code = code_for(res.error_code);
-        if (code == GRPC_STATUS_OK) code = GRPC_STATUS_INVALID_ARGUMENT;
-        fail(a, code, "%s", res.error);
-        czk_job_result_free(&res);
-        job_id[0] = 0;
-        return a->code;
-    }
-    return GRPC_STATUS_OK;
+    if (st == CZK_ERR_MISMATCH && req.request_id && *req.request_id &&
+        czk_engine_job_info(s->engine, req.request_id, &info, NULL) == CZK_OK)
+        return fail(a, GRPC_STATUS_ALREADY_EXISTS, "%s", err.msg);
+    return fail(a, code_for(st), "%s", err.msg);
 }
 
 /* An engine result as an AwaitProofResponse (proof bytes borrowed from res). */
@@ -624,7 +613,7 @@ static grpc_status_code h_status(srv_call *c, grpc_slice in, answer *a, keep *k)
         g->vram_free_bytes = d->vram_free_bytes;
         g->current_job_id = (char *)d->current_job_id;
         g->current_proof_kind =
-            (char *)(d->current_job_id[0] ? czk_kind_name(d->current_kind) : "");
+            (char *)(d->current_job_id[0] ? czk_engine_status_kind_name(e, d->current_kind) : "");
         k->gpu_ptrs[i] = g;
     }
     p->n_gpus = e->num_devices;
@@ -644,7 +633,7 @@ static grpc_status_code h_status(srv_call *c, grpc_slice in, answer *a, keep *k)
     for (size_t i = 0; i < e->num_queues; i++) {
         Cuzk__V1__QueueStatus *q = &k->queues[i];
         cuzk__v1__queue_status__init(q);
-        q->proof_kind = (char *)czk_kind_name(e->queues[i].kind);
+        q->proof_kind = (char *)czk_engine_status_kind_name(e, e->queues[i].kind);
         q->pending = e->queues[i].pending;
         q->in_progress = e->queues[i].in_progress;
         k->queue_ptrs[i] = q;

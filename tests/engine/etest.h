@@ -12,6 +12,7 @@
 #include "support.h"
 
 #include "czk/engine.h"
+#include "czk/kinds.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -176,10 +177,20 @@ static inline void et_opts(czk_engine_opts *o, ev_log *log, unsigned gpu_ms) {
     o->log = quiet_log;
 }
 
-static inline czk_engine *et_start(const czk_engine_opts *o) {
+/* An engine serving no kind yet (a test registers its own). */
+static inline czk_engine *et_start_bare(const czk_engine_opts *o) {
     czk_engine *e;
     czk_err err;
     czk_assert_ok(czk_engine_create(&e, o, &err), &err);
+    return e;
+}
+
+/* An engine serving czk's kinds: the test kind and PoRep C2 (the tests' composition root). */
+static inline czk_engine *et_start(const czk_engine_opts *o) {
+    czk_engine *e = et_start_bare(o);
+    czk_err err;
+    czk_assert_ok(czk_kinds_register_test(e, &err), &err);
+    czk_assert_ok(czk_kinds_register_porep(e, &err), &err);
     return e;
 }
 

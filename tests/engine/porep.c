@@ -6,17 +6,23 @@
  * partition, circuit porep-2k, default priority NORMAL); without the v28
  * parameter file in param_cache the job fails naming the file; a bad
  * envelope, a vanilla proof changed by one bit, the wrong miner id or
- * sector size fail their own job with the status that names the defect.
+ * sector size are refused by the submit with the status that names the
+ * defect (no job is kept; each counts as failed).
  * Proving a whole 2KiB partition needs its Groth16 keys (minutes to make on
  * two cores): engine.porep_slow does that.
  */
 #include "porep_intake.h"
 
-static czk_job_result submit_await(czk_engine *e, const czk_proof_request *r) {
+/* A request refused at intake: the submit returns the kind's status and message, no job. */
+static czk_err submit_refused(czk_engine *e, const czk_proof_request *r, czk_status want) {
     char id[CZK_JOB_ID_MAX];
     czk_err err;
-    czk_assert_ok(czk_engine_submit(e, r, id, NULL, &err), &err);
-    return et_await(e, id);
+    czk_err_clear(&err);
+    assert_int_equal(czk_engine_submit(e, r, id, NULL, &err), want);
+    assert_int_equal(err.code, want);
+    assert_string_equal(id, "");
+    assert_non_null(strstr(err.msg, "payload refused by kind porep-c2"));
+    return err;
 }
 
 static void test_intake(void **state) {
@@ -49,41 +55,26 @@ static void test_intake(void **state) {
     czk_job_result_free(&res);
     /* the wrong miner: replica_id does not match */
     r.miner_id = 1001;
-    res = submit_await(e, &r);
-    assert_int_equal(res.state, CZK_JOB_FAILED);
-    assert_int_equal(res.error_code, CZK_ERR_MISMATCH);
-    assert_non_null(strstr(res.error, "replica_id"));
-    czk_job_result_free(&res);
+    czk_err rerr = submit_refused(e, &r, CZK_ERR_MISMATCH);
+    assert_non_null(strstr(rerr.msg, "replica_id"));
     /* the request's sector size differs from the C1's */
     r.miner_id = 1000;
     r.sector_size = 8u << 20;
-    res = submit_await(e, &r);
-    assert_int_equal(res.state, CZK_JOB_FAILED);
-    assert_int_equal(res.error_code, CZK_ERR_FORMAT);
-    assert_non_null(strstr(res.error, "sector size"));
-    czk_job_result_free(&res);
+    rerr = submit_refused(e, &r, CZK_ERR_FORMAT);
+    assert_non_null(strstr(rerr.msg, "sector size"));
     /* one bit of one sibling changed: the pre-check names it */
     c1->proofs[1].comm_d_proof.siblings[0].b[0] ^= 1;
     size_t len2;
     char *env2 = pi_envelope(c1, &len2);
     pi_request(&r, env2, len2);
-    res = submit_await(e, &r);
-    assert_int_equal(res.state, CZK_JOB_FAILED);
-    assert_int_equal(res.error_code, CZK_ERR_VERIFY);
-    assert_non_null(strstr(res.error, "partition 0, challenge 1"));
-    assert_non_null(strstr(res.error, "comm_d"));
-    czk_job_result_free(&res);
+    rerr = submit_refused(e, &r, CZK_ERR_VERIFY);
+    assert_non_null(strstr(rerr.msg, "partition 0, challenge 1"));
+    assert_non_null(strstr(rerr.msg, "comm_d"));
     /* not an envelope */
     pi_request(&r, "{\"SectorNum\":7}", 15);
-    res = submit_await(e, &r);
-    assert_int_equal(res.state, CZK_JOB_FAILED);
-    assert_int_equal(res.error_code, CZK_ERR_FORMAT);
-    czk_job_result_free(&res);
+    submit_refused(e, &r, CZK_ERR_FORMAT);
     pi_request(&r, "", 0);
-    res = submit_await(e, &r);
-    assert_int_equal(res.state, CZK_JOB_FAILED);
-    assert_int_equal(res.error_code, CZK_ERR_FORMAT);
-    czk_job_result_free(&res);
+    submit_refused(e, &r, CZK_ERR_FORMAT);
     czk_engine_status *s = et_wait_idle(e);
     assert_int_equal(s->proofs_failed, 6);
     assert_int_equal(s->budget_used, 0);

@@ -18,7 +18,10 @@
  * when that file exists (the SRS cache's file path), else made by
  * czk_setup from a fixed toxic seed (cheap at these sizes).
  */
-#include "engine/internal.h"
+#include "czk/kinds.h"
+
+#include "czk/groth16.h"
+#include "czk/r1cs.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -283,7 +286,8 @@ czk_status czk_kind_test(czk_proof_kind *out, czk_err *err) {
     memset(out, 0, sizeof *out);
     out->id = CZK_KIND_TEST;
     out->name = "test";
-    out->default_priority = czk_kind_default_priority(out->id);
+    out->metric_label = "test";
+    out->default_priority = CZK_PRIORITY_NORMAL;
     out->parse = test_parse;
     out->synthesize = test_synthesize;
     out->public_inputs = test_inputs;
@@ -292,4 +296,10 @@ czk_status czk_kind_test(czk_proof_kind *out, czk_err *err) {
     out->owns_circuit = test_owns;
     out->job_free = test_job_free;
     return CZK_OK;
+}
+
+czk_status czk_kinds_register_test(czk_engine *e, czk_err *err) {
+    czk_proof_kind k;
+    czk_status st = czk_kind_test(&k, err);
+    return st ? st : czk_engine_register_kind(e, &k, err);
 }

@@ -4,22 +4,25 @@
  * Intake (parse, on the submitting thread): cuzk's envelope
  * {"SectorNum", "Phase1Out": base64 of the C1 JSON, "SectorSize"} is decoded
  * and the C1 parsed in one streaming pass (czk_c1_parse_envelope), then the
- * vanilla proofs are pre-checked (czk_c1_precheck: every path, label and
- * encoding, and replica_id against the sector number and miner id when the
- * request carries a miner id), so that a bad C1 fails at once with the
- * partition, challenge and field named, instead of as an unsatisfied
- * circuit minutes later. Every sector size is accepted (cuzk took 32GiB
- * only); the circuit id names the shape: porep-2k, porep-8m, porep-512m,
- * porep-32g, porep-64g. Non-interactive PoRep uses the same circuit with
- * more partitions.
+ * request is resolved once into the job's context (czk_porep_job_open: the
+ * registered proof's entry, the circuit configuration, the graph,
+ * replica_id, and the C1 checked against its shape and pre-checked: every
+ * path, label and encoding, and replica_id against the sector number and
+ * miner id when the request carries a miner id), so that a bad C1 is
+ * refused at submit with the partition, challenge and field named, instead
+ * of failing as an unsatisfied circuit minutes later. Every sector size is
+ * accepted (cuzk took 32GiB only); the circuit id names the shape:
+ * porep-2k, porep-8m, porep-512m, porep-32g, porep-64g. Non-interactive
+ * PoRep uses the same circuit with more partitions.
  *
- * Synthesis of partition k points the circuit's witness at the parsed C1
- * (czk_porep_witness_from_c1: nothing is copied) and runs the StackedDRG
- * circuit in WITNESS mode with the job's cancel flag, into the engine's
- * reused witness buffer (czk_porep_witness_generate_into). The public inputs for
- * verification are derived as the chain derives them
- * (czk_porep_chain_inputs, with replica_id recomputed from the miner and
- * sector when the request has a miner id), never read from the proofs.
+ * Synthesis of partition k points the circuit's witness at the job's C1
+ * (czk_porep_job_witness: nothing is copied, nothing looked up again) and
+ * runs the StackedDRG circuit in WITNESS mode with the job's cancel flag,
+ * into the engine's reused witness buffer (czk_porep_witness_generate_into).
+ * The public inputs for verification are derived as the chain derives them
+ * (czk_porep_job_inputs, with the job's replica_id: recomputed from the
+ * miner and sector when the request has a miner id), never read from the
+ * proofs.
  *
  * Keys: the v28 .params file of the shape in param_cache, or czk's test keys
  * of the shape there (czk_porep_find_key; the published files are
@@ -29,7 +32,7 @@
  * The prove layer (porep_prove.h) does the same steps in one call for
  * `czk prove`; the engine takes them apart to run them in its stages.
  */
-#include "engine/internal.h"
+#include "czk/kinds.h"
 
 #include "czk/cuda.h"
 #include "czk/porep_c1.h"
@@ -66,20 +69,9 @@ static const char *id_for_shape(const czk_porep_shape *s) {
     return NULL;
 }
 
-typedef struct porep_job {
-    czk_c1 *c1;
-    czk_porep_graph *graph;
-    czk_porep_config cfg;
-    uint8_t replica_id[32]; /* for the public inputs */
-} porep_job;
-
 static void porep_job_free(void *ctx, void *job) {
     (void)ctx;
-    porep_job *j = job;
-    if (!j) return;
-    czk_c1_free(j->c1);
-    czk_porep_graph_destroy(j->graph);
-    free(j);
+    czk_porep_job_free(job);
 }
 
 static czk_status porep_parse(void *ctx, const czk_proof_request *req, void **job,
@@ -87,42 +79,35 @@ static czk_status porep_parse(void *ctx, const czk_proof_request *req, void **jo
     (void)ctx;
     if (!req->vanilla_proof || !req->vanilla_proof_len)
         return czk_errf(err, CZK_ERR_FORMAT, "porep-c2: vanilla_proof (the C1 envelope) is empty");
-    porep_job *j = calloc(1, sizeof *j);
-    if (!j) return czk_errf(err, CZK_ERR_NOMEM, "porep-c2: out of memory");
+    czk_c1 *c1 = NULL;
     uint64_t sector_num = 0, sector_size = 0;
-    czk_status st = czk_c1_parse_envelope(&j->c1, &sector_num, &sector_size, req->vanilla_proof,
+    czk_status st = czk_c1_parse_envelope(&c1, &sector_num, &sector_size, req->vanilla_proof,
                                           req->vanilla_proof_len, err);
-    czk_porep_proof proof;
-    if (!st) st = czk_porep_proof_lookup(j->c1->registered_proof, &proof, err);
-    if (!st && req->sector_size && req->sector_size != proof.shape->sector_size)
-        st = czk_errf(err, CZK_ERR_FORMAT,
-                      "porep-c2: the request says sector size %llu, the C1 is %s (%llu)",
-                      (unsigned long long)req->sector_size, proof.shape->name,
-                      (unsigned long long)proof.shape->sector_size);
-    const char *cid = st ? NULL : id_for_shape(proof.shape);
-    if (!st && !cid)
+    if (st) return st;
+    /* the envelope's SectorSize is the C1's (czk_c1_parse_envelope checks it) */
+    const czk_porep_shape *es = czk_porep_shape_for_size(sector_size);
+    if (req->sector_size && req->sector_size != sector_size) {
+        czk_c1_free(c1);
+        return czk_errf(err, CZK_ERR_FORMAT,
+                        "porep-c2: the request says sector size %llu, the C1 is %s (%llu)",
+                        (unsigned long long)req->sector_size, es ? es->name : "?",
+                        (unsigned long long)sector_size);
+    }
+    /* the request resolved once: registered proof, shape check, graph, pre-check, replica_id */
+    czk_porep_job *j = NULL;
+    czk_porep_job_opts o = {req->miner_id != 0, sector_num, req->miner_id, true};
+    if ((st = czk_porep_job_open(&j, c1, &o, NULL, err))) return czk_err_wrap(err, "porep-c2");
+    const czk_porep_shape *shape = j->proof.shape;
+    const char *cid = id_for_shape(shape);
+    if (!cid)
         st = czk_errf(err, CZK_ERR_UNSUPPORTED, "porep-c2: no circuit id for sector size %s",
-                      proof.shape->name);
-    if (!st) st = czk_c1_graph(&j->graph, j->c1, NULL, err);
-    if (!st) {
-        czk_precheck_opts o = {req->miner_id != 0, sector_num, req->miner_id, j->graph};
-        if ((st = czk_c1_precheck(j->c1, &o, NULL, err))) czk_err_wrap(err, "porep-c2 pre-check");
-    }
+                      shape->name);
     if (st) {
-        porep_job_free(NULL, j);
+        czk_porep_job_free(j);
         return st;
     }
-    if (req->miner_id)
-        st = czk_porep_chain_replica_id(j->replica_id, j->c1, sector_num, req->miner_id, err);
-    else
-        memcpy(j->replica_id, j->c1->replica_id.b, 32);
-    if (st) {
-        porep_job_free(NULL, j);
-        return st;
-    }
-    czk_porep_config_for_shape(&j->cfg, proof.shape);
     info->num_partitions = j->c1->num_partitions;
-    info->num_public_inputs = czk_c1_num_public_inputs(j->c1);
+    info->num_public_inputs = j->num_inputs;
     snprintf(info->circuit_id, sizeof info->circuit_id, "%s", cid);
     *job = j;
     return CZK_OK;
@@ -134,18 +119,17 @@ static czk_status porep_synthesize(void *ctx, void *job, uint32_t k, const czk_s
     (void)ctx;
     (void)shape;
     (void)pool;
-    porep_job *j = job;
+    const czk_porep_job *j = job;
     czk_porep_witness *w = NULL;
-    czk_status st = czk_porep_witness_from_c1(&w, j->c1, k, err);
-    if (!st) st = czk_porep_witness_generate_into(out, &j->cfg, w, cancel, err);
+    czk_status st = czk_porep_job_witness(&w, j, k, err);
+    if (!st) st = czk_porep_witness_generate_into(out, &w->config, w, cancel, err);
     czk_porep_witness_free(w);
     return st;
 }
 
 static czk_status porep_inputs(void *ctx, void *job, uint32_t k, czk_fr *out, czk_err *err) {
     (void)ctx;
-    porep_job *j = job;
-    return czk_porep_chain_inputs(out, j->c1, j->replica_id, j->graph, k, err);
+    return czk_porep_job_inputs(out, job, k, err);
 }
 
 static czk_status porep_load(void *ctx, const char *id, const char *dir, czk_pool *pool,
@@ -191,7 +175,8 @@ czk_status czk_kind_porep(czk_proof_kind *out, czk_err *err) {
     memset(out, 0, sizeof *out);
     out->id = CZK_KIND_POREP_C2;
     out->name = "porep-c2";
-    out->default_priority = czk_kind_default_priority(out->id);
+    out->metric_label = "porep_c2";
+    out->default_priority = CZK_PRIORITY_NORMAL;
     out->parse = porep_parse;
     out->synthesize = porep_synthesize;
     out->public_inputs = porep_inputs;
@@ -200,4 +185,10 @@ czk_status czk_kind_porep(czk_proof_kind *out, czk_err *err) {
     out->owns_circuit = porep_owns;
     out->job_free = porep_job_free;
     return CZK_OK;
+}
+
+czk_status czk_kinds_register_porep(czk_engine *e, czk_err *err) {
+    czk_proof_kind k;
+    czk_status st = czk_kind_porep(&k, err);
+    return st ? st : czk_engine_register_kind(e, &k, err);
 }

@@ -1,0 +1,87 @@
+/*
+ * czk — where keys and recorded shapes live on disk, for every proof kind.
+ *
+ *   parameter cache  the directory of the Groth16 parameter files
+ *                    ($FIL_PROOFS_PARAMETER_CACHE, filecoin-proofs'
+ *                    parameter_cache.rs default otherwise);
+ *   key lookup       a circuit's key file by its Filecoin (ceremony) name
+ *                    first, then by the name czk's test keys of that circuit
+ *                    carry (made by `czk setup`; no Filecoin file has it);
+ *   czk's cache      $CZK_CACHE_DIR, default ~/.cache/czk: shapes/ (the
+ *                    shape cache below), stamps/ (params digests, groth16.h);
+ *   shape cache      a circuit's recorded R1CS (czk_shape_write format) as
+ *                    <cache>/shapes/<name>.shape, recorded once and read
+ *                    back by later runs.
+ * A kind names its circuits' files (PoRep: porep_prove.h); nothing here
+ * knows a circuit.
+ */
+#ifndef CZK_KEYS_H
+#define CZK_KEYS_H
+
+#include "czk/common.h"
+#include "czk/r1cs.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * The parameter cache directory: $FIL_PROOFS_PARAMETER_CACHE if set and
+ * non-empty, else /var/tmp/filecoin-proof-parameters (filecoin-proofs
+ * parameter_cache.rs). Writes at most cap bytes with the NUL.
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG if it does not fit.
+ */
+CZK_NODISCARD czk_status czk_param_cache_dir(char *out, size_t cap, czk_err *err) CZK_NONNULL(1);
+
+/*
+ * czk's cache directory for `sub` ("shapes", "stamps"): $CZK_CACHE_DIR/sub
+ * if CZK_CACHE_DIR is set and non-empty, else $HOME/.cache/czk/sub.
+ * Returns: true and out (at most cap bytes with the NUL); false if neither
+ *   variable is set or the path does not fit.
+ */
+bool czk_cache_dir(char *out, size_t cap, const char *sub) CZK_NONNULL(1, 3);
+
+/* Which name a key file was found under (czk_key_find). */
+typedef enum czk_key_kind {
+    CZK_KEY_FILECOIN = 0, /* the Filecoin ceremony file name */
+    CZK_KEY_TEST = 1,     /* czk's test-key name */
+} czk_key_kind;
+
+/*
+ * Finds a circuit's key file in `dir`: dir/<filecoin_name><ext> if that is a
+ * regular file, else dir/<test_name><ext>.
+ * In:  filecoin_name, test_name  the circuit's two file names, without ext;
+ *      ext   ".params", ".vk", ...; what  the circuit, for the message
+ *      ("2KiB sectors").
+ * Out: path  (at most cap bytes with the NUL); kind (may be NULL).
+ * Returns: CZK_OK; CZK_ERR_IO "no <ext> key for <what> in <dir> (looked for
+ *   <name1> and <name2>)" when neither exists; CZK_ERR_INVALID_ARG if a
+ *   path does not fit.
+ */
+CZK_NODISCARD czk_status czk_key_find(char *path, size_t cap, czk_key_kind *kind, const char *dir,
+                                      const char *filecoin_name, const char *test_name,
+                                      const char *ext, const char *what, czk_err *err)
+    CZK_NONNULL(1, 4, 5, 6, 7, 8);
+
+/* Records a circuit's shape (the shape cache's fallback). */
+typedef czk_status (*czk_shape_record_fn)(void *ctx, czk_shape **out, czk_err *err);
+
+/*
+ * A circuit's recorded R1CS through the shape cache: read from
+ * czk_cache_dir("shapes")/<name>.shape when that file loads and has
+ * num_inputs inputs; else recorded by `record` and written there (the
+ * directory made as needed; a cache that cannot be written is not an
+ * error).
+ * Args: use_cache  false: record only, neither read nor write the cache.
+ * Out: *out (czk_shape_free); *recorded (may be NULL): true if recorded now.
+ * Returns: CZK_OK; record's errors.
+ */
+CZK_NODISCARD czk_status czk_shape_cache_load(czk_shape **out, bool *recorded, const char *name,
+                                              uint32_t num_inputs, bool use_cache,
+                                              czk_shape_record_fn record, void *record_ctx,
+                                              czk_err *err) CZK_NONNULL(1, 3, 6);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
