@@ -192,7 +192,8 @@ static void print_replica_ids(const reqs *q) {
     for (size_t i = 0; i < q->n_in; i++)
         trusted += !q->in[i].ids;
     if (trusted < q->n_in)
-        printf("replica_id: recomputed and checked for miner f0%llu:", (unsigned long long)q->o->miner_id);
+        printf("replica_id: recomputed and checked for miner f0%llu:",
+               (unsigned long long)q->o->miner_id);
     for (size_t i = 0; trusted < q->n_in && i < q->n_in; i++)
         if (q->in[i].ids)
             printf(" %s (sector %llu)", q->in[i].path, (unsigned long long)q->in[i].sector_num);

@@ -99,7 +99,8 @@ int czk_cli_c1_load(czk_cli_c1 *out, const czk_cli_c1_args *a, int refused, bool
     out->have_sector = a->have_sector;
     if (out->envelope) {
         if (a->have_sector && a->sector != env_sector) {
-            fprintf(stderr, "czk %s: %s: %sthe envelope's SectorNum %llu is not --sector-num %llu\n",
+            fprintf(stderr,
+                    "czk %s: %s: %sthe envelope's SectorNum %llu is not --sector-num %llu\n",
                     a->cmd, a->c1_path, refused == CZK_EXIT_NO ? "refused: " : "",
                     (unsigned long long)env_sector, (unsigned long long)a->sector);
             czk_cli_c1_free(out);
@@ -143,8 +144,8 @@ void czk_cli_c1_ids_text(char *out, size_t cap, const czk_cli_c1_args *a, uint64
     }
 }
 
-czk_status czk_cli_c1_key(char *path, size_t cap, const char **kind_name,
-                          const czk_cli_c1_args *a, const czk_porep_shape *shape, czk_err *err) {
+czk_status czk_cli_c1_key(char *path, size_t cap, const char **kind_name, const czk_cli_c1_args *a,
+                          const czk_porep_shape *shape, czk_err *err) {
     bool vk = !strcmp(a->key_ext, ".vk");
     if (a->key_path) {
         int n = snprintf(path, cap, "%s", a->key_path);
@@ -165,9 +166,9 @@ czk_status czk_cli_c1_key(char *path, size_t cap, const char **kind_name,
     czk_porep_key_kind kind;
     if ((st = czk_porep_find_key(path, cap, &kind, dir, shape, a->key_ext, err))) return st;
     bool fil = kind == CZK_POREP_KEY_FILECOIN;
-    *kind_name = vk ? (fil ? "Filecoin v28 verifying key" : "czk TEST verifying key")
-                    : (fil ? "Filecoin v28 parameters"
-                           : "czk TEST keys (valid only with their own .vk)");
+    *kind_name =
+        vk ? (fil ? "Filecoin v28 verifying key" : "czk TEST verifying key")
+           : (fil ? "Filecoin v28 parameters" : "czk TEST keys (valid only with their own .vk)");
     return CZK_OK;
 }
 

@@ -86,8 +86,9 @@ enum {
     {"c1", required_argument, NULL, CZK_CLI_O_C1}, {key, required_argument, NULL, CZK_CLI_O_KEY},  \
         {"param-cache", required_argument, NULL, CZK_CLI_O_CACHE},                                 \
         {"sector-num", required_argument, NULL, CZK_CLI_O_SECTOR},                                 \
-        {"miner-id", required_argument, NULL, CZK_CLI_O_MINER},                                    \
-        {"prover-id", required_argument, NULL, CZK_CLI_O_PROVER}
+        {"miner-id", required_argument, NULL, CZK_CLI_O_MINER}, {                                  \
+        "prover-id", required_argument, NULL, CZK_CLI_O_PROVER                                     \
+    }
 
 typedef struct czk_cli_c1_args {
     const char *cmd, *key_opt, *key_ext; /* "prove", "params", ".params" */
@@ -108,8 +109,8 @@ int czk_cli_c1_args_check(const czk_cli_c1_args *a) CZK_NONNULL(1);
 /* A C1 as loaded by czk_cli_c1_load. */
 typedef struct czk_cli_c1 {
     czk_c1 *c1;
-    bool envelope;         /* the file was cuzk's envelope */
-    uint64_t sector;       /* --sector-num, or the envelope's SectorNum */
+    bool envelope;   /* the file was cuzk's envelope */
+    uint64_t sector; /* --sector-num, or the envelope's SectorNum */
     bool have_sector;
     czk_porep_proof proof; /* its registered proof */
     uint8_t *bytes;        /* the file as read (keep_bytes), else NULL */

@@ -111,7 +111,8 @@ static int out_open(out_file *o, const char *path) {
     if (snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof o->tmp)
         return czk_cli_fail(CMD, "--out path too long");
     if (!(o->f = fopen(o->tmp, "wbx")))
-        return czk_cli_fail(CMD, "--out %s: cannot create a file there (%s: %s); nothing was proved",
+        return czk_cli_fail(CMD,
+                            "--out %s: cannot create a file there (%s: %s); nothing was proved",
                             path, o->tmp, strerror(errno));
     return CZK_EXIT_OK;
 }
@@ -453,10 +454,12 @@ static void engine_config(czk_engine_config *c, bool use_cuda, uint64_t device, 
     if (a->cache_dir) snprintf(c->param_cache, sizeof c->param_cache, "%s", a->cache_dir);
 }
 
-/* "porep-c2 pre-check: partition 0, ..." -> "partition 0, ..." (the line says pre-check). */
+/* "job czk-prove: payload refused by kind porep-c2: porep-c2 pre-check: partition 0, ..."
+ * -> "partition 0, ..." (the line already says it was refused at pre-check). */
 static const char *intake_reason(const char *msg) {
     static const char P[] = "porep-c2 pre-check: ";
-    return strncmp(msg, P, sizeof P - 1) ? msg : msg + sizeof P - 1;
+    const char *p = strstr(msg, P);
+    return p ? p + sizeof P - 1 : msg;
 }
 
 int czk_cmd_prove(int argc, char **argv) {
@@ -586,8 +589,7 @@ int czk_cmd_prove(int argc, char **argv) {
     if (ids && !req_miner) {
         uint8_t prover[32], rid[32];
         czk_cli_c1_prover_id(prover, &a);
-        czk_porep_replica_id(rid, prover, in.sector, c1->ticket.b, c1->comm_d.b,
-                             in.proof.porep_id);
+        czk_porep_replica_id(rid, prover, in.sector, c1->ticket.b, c1->comm_d.b, in.proof.porep_id);
         if (memcmp(rid, c1->replica_id.b, 32)) {
             fprintf(stderr,
                     "czk %s: %s: refused at pre-check: replica_id: the C1's is not that of %s\n",
@@ -732,8 +734,8 @@ int czk_cmd_prove(int argc, char **argv) {
         goto out;
     }
     if (res.state != CZK_JOB_COMPLETED) {
-        czk_cli_fail(CMD, "%s", res.state == CZK_JOB_FAILED ? res.error
-                                                            : czk_job_state_name(res.state));
+        czk_cli_fail(CMD, "%s",
+                     res.state == CZK_JOB_FAILED ? res.error : czk_job_state_name(res.state));
         goto out;
     }
     size_t nbytes = (size_t)c1->num_partitions * CZK_PROOF_BYTES;

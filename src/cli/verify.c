@@ -145,7 +145,8 @@ int czk_cmd_verify(int argc, char **argv) {
         size_t m = 0;
         if (!have_rp) m += (size_t)snprintf(missing + m, sizeof missing - m, " --registered-proof");
         for (int i = 0; i < 4; i++)
-            if (!have_hex[i]) m += (size_t)snprintf(missing + m, sizeof missing - m, " --%s", HEX_OPT[i]);
+            if (!have_hex[i])
+                m += (size_t)snprintf(missing + m, sizeof missing - m, " --%s", HEX_OPT[i]);
         if (!a.have_sector) m += (size_t)snprintf(missing + m, sizeof missing - m, " --sector-num");
         if (!a.have_miner && !a.have_prover)
             snprintf(missing + m, sizeof missing - m, " --miner-id (or --prover-id)");

@@ -550,7 +550,7 @@ void *czk_fin_main(void *arg) {
         e->n_fin--;
         uint64_t ms = czk_engine_ms(e) - t0;
         const czk_prove_timings *tm = &it->tm;
-#define US(x) (unsigned long long)((x) * 1e6 + 0.5)
+#define US(x) (unsigned long long)((x)*1e6 + 0.5)
         czk_timeline_emit(e, CZK_EV_FINALIZE_END, j->id, (int)it->k, wa->index,
                           "finalize_ms=%llu upload_us=%llu spmv_us=%llu ntt_us=%llu msm_h_us=%llu "
                           "msm_l_us=%llu msm_a_us=%llu msm_b1_us=%llu msm_b2_us=%llu "
