@@ -307,7 +307,10 @@ typedef enum czk_event_type {
     CZK_EV_GPU_START,      /* the device lock is taken */
     CZK_EV_GPU_END,        /* the device lock is released: gpu_ms=<n> */
     CZK_EV_FINALIZE_START, /* on finalizer w */
-    CZK_EV_FINALIZE_END,   /* finalize_ms=<n> */
+    CZK_EV_FINALIZE_END,   /* finalize_ms=<n>, then the partition's phases in µs
+                              (czk_prove_timings of its device part and finalization):
+                              upload_us spmv_us ntt_us msm_h_us msm_l_us msm_a_us
+                              msm_b1_us msm_b2_us assemble_us */
     CZK_EV_JOB_DONE,       /* job-level: status=<COMPLETED|FAILED|CANCELLED> total_ms=<n> */
     CZK_EV_COUNT
 } czk_event_type;

@@ -2,8 +2,11 @@
  * czk — PoRep C2: from a parsed C1 to verified partition proofs, and the
  * verification of such proofs as the chain does it.
  *
- * The pieces, in the order `czk prove` uses them (spec/porep-circuit.md §2,
- * §3, §5, §6; filecoin-proofs seal_commit_phase2, StackedCompound):
+ * The pieces, in the order a C2 uses them (spec/porep-circuit.md §2, §3,
+ * §5, §6; filecoin-proofs seal_commit_phase2, StackedCompound). The
+ * engine's PoRep kind runs them as its stages for `czk prove`, `czk daemon`
+ * and `czk bench`; czk_porep_c2_prove runs the same ones in one call
+ * (library use, bench/porep.c):
  *
  *   keys      the v28 parameter file of a shape is looked up in the
  *             parameter cache by Filecoin's name first

@@ -66,6 +66,91 @@ int czk_cli_getopt_fail(const char *cmd, const char *usage, int ch, char **argv,
 /* Lower-case hex of n bytes (2n + 1 chars with the NUL). */
 void czk_cli_hex(char *out, const uint8_t *b, size_t n);
 
+/* 32 bytes from 64 hex digits (an optional 0x first); false if s is not that. */
+bool czk_cli_parse_hex32(const char *s, uint8_t out[32]);
+
+/* ---- c1_args.c: the option group of `czk prove` and `czk verify` ---- */
+
+/* getopt_long values of the group; CZK_CLI_C1_LONGOPTS(key) puts its entries in a table:
+ * --c1 FILE, --<key> FILE ("params" or "vk"), --param-cache DIR, --sector-num N,
+ * --miner-id N, --prover-id HEX. */
+enum {
+    CZK_CLI_O_C1 = 0x1000,
+    CZK_CLI_O_KEY,
+    CZK_CLI_O_CACHE,
+    CZK_CLI_O_SECTOR,
+    CZK_CLI_O_MINER,
+    CZK_CLI_O_PROVER,
+};
+#define CZK_CLI_C1_LONGOPTS(key)                                                                   \
+    {"c1", required_argument, NULL, CZK_CLI_O_C1}, {key, required_argument, NULL, CZK_CLI_O_KEY},  \
+        {"param-cache", required_argument, NULL, CZK_CLI_O_CACHE},                                 \
+        {"sector-num", required_argument, NULL, CZK_CLI_O_SECTOR},                                 \
+        {"miner-id", required_argument, NULL, CZK_CLI_O_MINER}, {                                  \
+        "prover-id", required_argument, NULL, CZK_CLI_O_PROVER                                     \
+    }
+
+typedef struct czk_cli_c1_args {
+    const char *cmd, *key_opt, *key_ext; /* "prove", "params", ".params" */
+    const char *c1_path, *key_path, *cache_dir;
+    uint64_t sector, miner;
+    uint8_t prover_id[32];
+    bool have_sector, have_miner, have_prover;
+} czk_cli_c1_args;
+
+void czk_cli_c1_args_init(czk_cli_c1_args *a, const char *cmd, const char *key_opt,
+                          const char *key_ext) CZK_NONNULL(1, 2, 3, 4);
+/* One getopt_long result: false if ch is not the group's; else true with *rc 0 (taken) or
+ * the exit status after the error was printed ("--sector-num takes a number, not 'x'"). */
+bool czk_cli_c1_opt(czk_cli_c1_args *a, int ch, const char *v, int *rc) CZK_NONNULL(1, 4);
+/* After the options: --<key> and --param-cache, --prover-id and --miner-id exclude each other. */
+int czk_cli_c1_args_check(const czk_cli_c1_args *a) CZK_NONNULL(1);
+
+/* A C1 as loaded by czk_cli_c1_load. */
+typedef struct czk_cli_c1 {
+    czk_c1 *c1;
+    bool envelope;   /* the file was cuzk's envelope */
+    uint64_t sector; /* --sector-num, or the envelope's SectorNum */
+    bool have_sector;
+    czk_porep_proof proof; /* its registered proof */
+    uint8_t *bytes;        /* the file as read (keep_bytes), else NULL */
+    size_t len;
+    double parse_s;
+} czk_cli_c1;
+
+/*
+ * Reads and parses a->c1_path (raw C1 or envelope; an envelope's SectorNum
+ * must equal --sector-num when both are given) and looks up its registered
+ * proof. A C1 that does not parse or disagrees is printed as
+ * "czk <cmd>: FILE: [refused: ]<reason>" and returns `refused` (prove 1,
+ * verify 2); other errors CZK_EXIT_ERROR. Free with czk_cli_c1_free.
+ */
+int czk_cli_c1_load(czk_cli_c1 *out, const czk_cli_c1_args *a, int refused, bool keep_bytes)
+    CZK_NONNULL(1, 2);
+void czk_cli_c1_free(czk_cli_c1 *c) CZK_NONNULL(1);
+/* True when replica_id can be recomputed: the sector number and a miner or prover id. */
+bool czk_cli_c1_ids(const czk_cli_c1_args *a, const czk_cli_c1 *c) CZK_NONNULL(1, 2);
+/* --prover-id, or the prover id of miner f0<--miner-id>. */
+void czk_cli_c1_prover_id(uint8_t out[32], const czk_cli_c1_args *a) CZK_NONNULL(1, 2);
+/* "miner f01000, sector 1" or "prover id <hex>, sector 1". */
+void czk_cli_c1_ids_text(char *out, size_t cap, const czk_cli_c1_args *a, uint64_t sector)
+    CZK_NONNULL(1, 3);
+/*
+ * The key file (a->key_ext) for shape: --<key> as given, else in --param-cache
+ * (default: czk_porep_param_cache_dir) by Filecoin's v28 name, then czk's
+ * test-key name (czk_porep_find_key). *kind_name says which ("czk TEST keys
+ * (...)", "Filecoin v28 verifying key", "given with --vk"...).
+ * Returns: CZK_OK; CZK_ERR_IO naming both names looked for; CZK_ERR_INVALID_ARG.
+ */
+CZK_NODISCARD czk_status czk_cli_c1_key(char *path, size_t cap, const char **kind_name,
+                                        const czk_cli_c1_args *a, const czk_porep_shape *shape,
+                                        czk_err *err) CZK_NONNULL(1, 3, 4, 5);
+/* cuzk's envelope {"SectorNum","Phase1Out": base64 of the raw C1 JSON,"SectorSize"}
+ * (*out malloc'ed, not NUL-terminated). CZK_EXIT_OK, or the error printed and
+ * CZK_EXIT_ERROR. */
+int czk_cli_envelope(const char *cmd, char **out, size_t *out_len, const uint8_t *c1_json,
+                     size_t len, uint64_t sector_num, uint64_t sector_size);
+
 /*
  * Progress of a parameter read on stderr (a czk_params_progress_fn, ctx a
  * czk_cli_progress set up by czk_cli_progress_init). On a terminal one line

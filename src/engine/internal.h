@@ -135,6 +135,7 @@ typedef struct czk_item {
     czk_msm_sums sums;
     unsigned deferred;
     uint64_t gpu_ms;
+    czk_prove_timings tm; /* its device part and finalization (FINALIZE_END's *_us fields) */
     struct czk_item *next;
 } czk_item;
 
