@@ -11,6 +11,12 @@
 #include "czk/common.h"
 #include "czk/ff.h"
 
+/*
+ * The exit status of a test program all of whose cases were skipped
+ * (skip.c); ctest's SKIP_RETURN_CODE (cmake/tests.cmake) shows it as Skipped.
+ */
+#define CZK_TEST_EXIT_SKIPPED 77
+
 /* Parses a hex string into bytes; fails the test on bad input. */
 void czk_test_hex(uint8_t *out, size_t len, const char *hex);
 /* Fr from a big-endian hex integer (< r). */
