@@ -235,7 +235,7 @@ int czk_cmd_prove(int argc, char **argv) {
     czk_porep_graph *graph = NULL;
     czk_backend be = {0};
 
-    if ((rc = czk_cli_read_file(CMD, c1_path, &buf, &len))) return rc;
+    if ((rc = czk_cli_read_c1(CMD, c1_path, &buf, &len))) return rc;
     rc = CZK_EXIT_ERROR;
     t0 = czk_cli_now();
     bool env = false;

@@ -114,7 +114,7 @@ int czk_cmd_verify(int argc, char **argv) {
     czk_pvk *pvk = NULL;
     double t_start = czk_cli_now();
 
-    if ((rc = czk_cli_read_file(CMD, c1_path, &buf, &len))) return rc;
+    if ((rc = czk_cli_read_c1(CMD, c1_path, &buf, &len))) return rc;
     rc = CZK_EXIT_ERROR;
     bool env = false;
     uint64_t env_sector = 0;

@@ -5,6 +5,14 @@
  *     `czk verify` printed on stdout ("vk: …") comes before the error it
  *     then printed on stderr (a vk with 3 inputs where a 2KiB partition has
  *     40): stdout is line-buffered in every command, not block-buffered;
+ *   - the C1 size cap: /dev/zero as --c1 (prove, verify, check-c1) is
+ *     refused within seconds naming the default cap of 1 GiB and
+ *     CZK_C1_MAX_SIZE; with CZK_C1_MAX_SIZE=1MiB also for verify and
+ *     check-c1; a regular file one byte over a cap is refused by its size
+ *     ("N bytes, over the C1 size cap of N-1 bytes"), the 2KiB C1 under a cap
+ *     of its own size is read (and then refused for its replica_id, as
+ *     without the variable); a value below 4096 bytes or not a size is
+ *     refused naming the variable.
  */
 #include "support.h"
 
@@ -15,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static char dir[256];
@@ -37,6 +46,14 @@ static int run(const char *env, const char *args, char *out, size_t cap) {
     int st = pclose(p);
     assert_true(WIFEXITED(st));
     return WEXITSTATUS(st);
+}
+
+static void expect(const char *env, const char *args, int code, const char *substr) {
+    static char out[1 << 16];
+    int rc = run(env, args, out, sizeof out);
+    if (rc != code || !strstr(out, substr))
+        fail_msg("%s czk %s: expected exit %d with \"%s\", got %d:\n%s", env ? env : "", args,
+                 code, substr, rc, out);
 }
 
 static void write_c1(const char *name, char *path, size_t cap) {
@@ -101,9 +118,57 @@ static void test_stdout_before_stderr(void **state) {
     free(text);
 }
 
+static void test_c1_size_cap(void **state) {
+    (void)state;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    expect(NULL, "prove --c1 /dev/zero --out x.bin", 2,
+           "czk prove: /dev/zero: more than the C1 size cap of 1 GiB; CZK_C1_MAX_SIZE raises it");
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    if (s > 20) fail_msg("/dev/zero took %.1f s to refuse", s);
+    expect("CZK_C1_MAX_SIZE=1MiB", "verify --c1 /dev/zero --proof x.bin", 2,
+           "czk verify: /dev/zero: more than the C1 size cap of 1 MiB; CZK_C1_MAX_SIZE raises it");
+    expect("CZK_C1_MAX_SIZE=1MiB", "check-c1 /dev/zero", 2,
+           "czk check-c1: /dev/zero: more than the C1 size cap of 1 MiB");
+
+    char c1[512], big[512], args[2048];
+    write_c1("c1.json", c1, sizeof c1);
+    size_t n;
+    uint8_t *b = tk_read_file(c1, &n);
+    assert_true(n > 4096);
+    free(b);
+    char env[64];
+    /* the file itself is under a cap of its size: read, then refused for its replica_id */
+    snprintf(env, sizeof env, "CZK_C1_MAX_SIZE=%zu", n);
+    snprintf(args, sizeof args, "check-c1 %s --miner-id 1000 --sector-num 43", c1);
+    expect(env, args, 1, "refused: replica_id");
+    /* one byte over a cap: refused by its size, before a read */
+    snprintf(env, sizeof env, "CZK_C1_MAX_SIZE=%zu", n - 1);
+    char want[700];
+    snprintf(want, sizeof want, "czk check-c1: %s: %zu bytes, over the C1 size cap of %zu bytes; "
+                                "CZK_C1_MAX_SIZE raises it", c1, n, n - 1);
+    snprintf(args, sizeof args, "check-c1 %s", c1);
+    expect(env, args, 2, want);
+    /* over a cap in MiB, as client prove reads it */
+    path_of(big, sizeof big, "big.json");
+    uint8_t *zeros = calloc(1, (1 << 20) + 1);
+    assert_non_null(zeros);
+    tk_write_file(big, zeros, (1 << 20) + 1);
+    free(zeros);
+    snprintf(args, sizeof args, "check-c1 %s", big);
+    snprintf(want, sizeof want, "%s: 1048577 bytes, over the C1 size cap of 1 MiB", big);
+    expect("CZK_C1_MAX_SIZE=1MiB", args, 2, want);
+
+    expect("CZK_C1_MAX_SIZE=12", "check-c1 x.json", 2,
+           "czk env: CZK_C1_MAX_SIZE=12: expected a size of at least 4096 bytes");
+    expect("CZK_C1_MAX_SIZE=lots", "check-c1 x.json", 2, "CZK_C1_MAX_SIZE=lots: expected a size");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stdout_before_stderr),
+        cmocka_unit_test(test_c1_size_cap),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
