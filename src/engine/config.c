@@ -8,7 +8,8 @@
  * defaults on a bad size or duration; czk refuses). Unknown keys only warn,
  * so that a cuzk.toml with keys czk does not know still starts the daemon.
  * Sizes and durations take cuzk's forms ("5GiB", "626 MiB", "50GB", "20MB",
- * plain bytes; "5m", "300s", plain seconds), as strings or plain integers.
+ * plain bytes; "5m", "300s", plain seconds), as strings or plain integers;
+ * a bare number of bytes below 1 MiB is refused as a unit left out.
  * pipeline.max_parallel_synthesis, the key cuzk used for the number of
  * partitions synthesized at once, is read as an alias of
  * synthesis.partition_workers with a warning; when both are present the
@@ -235,6 +236,35 @@ static czk_status range_err(walk_ctx *w, const char *k, const czk_tv *v, const c
                     what);
 }
 
+/*
+ * A size written as a bare number is bytes; one below BARE_SIZE_MIN (1 MiB) is refused, since it
+ * is most likely a unit left out (`memory.total_budget = 12` meant "12 GiB"): no proof fits in
+ * it. With a unit ("12 MB") any size is taken as written; 0 keeps its meaning.
+ */
+#define BARE_SIZE_MIN (1ull << 20)
+
+static bool is_bare_number(const char *s) {
+    while (isspace((unsigned char)*s))
+        s++;
+    if (!isdigit((unsigned char)*s)) return false;
+    while (isdigit((unsigned char)*s))
+        s++;
+    while (isspace((unsigned char)*s))
+        s++;
+    return !*s;
+}
+
+static czk_status bare_size_err(walk_ctx *w, const char *k, const czk_tv *v, uint64_t bytes,
+                                czk_err *err) {
+    char what[200];
+    snprintf(what, sizeof what,
+             "%llu is taken as bytes, below the 1 MiB a bare number may give; write the unit "
+             "(\"%llu GiB\", \"%llu MiB\", \"%llu GB\" or \"%llu MB\")",
+             (unsigned long long)bytes, (unsigned long long)bytes, (unsigned long long)bytes,
+             (unsigned long long)bytes, (unsigned long long)bytes);
+    return range_err(w, k, v, what, err);
+}
+
 static czk_status on_value(void *ctx, const char *k, const czk_tv *v, czk_err *err) {
     walk_ctx *w = ctx;
     char *base = (char *)w->cfg;
@@ -324,6 +354,11 @@ static czk_status on_value(void *ctx, const char *k, const czk_tv *v, czk_err *e
         if (v->type == CZK_TV_INT) {
             if (v->i < 0) return range_err(w, k, v, "negative", err);
             u = (uint64_t)v->i;
+            if (u && u < BARE_SIZE_MIN) return bare_size_err(w, k, v, u, err);
+        } else if (v->type == CZK_TV_STRING && is_bare_number(v->s)) {
+            if (czk_parse_size(v->s, &u, &verr)) return range_err(w, k, v, verr.msg, err);
+            if (u && u < BARE_SIZE_MIN) return bare_size_err(w, k, v, u, err);
+            if (kd->type == K_BUDGET && u == 0) return range_err(w, k, v, "zero (use \"auto\")", err);
         } else if (v->type == CZK_TV_STRING) {
             if (kd->type == K_BUDGET && !strcmp(v->s, "auto")) {
                 u = 0;

@@ -139,6 +139,15 @@ static void test_values(void **state) {
     assert_int_equal(c.total_budget, 0);
     czk_assert_ok(parse(&c, "[gpus]\nvram_budget = \"auto\"\n", &w, &err), &err);
     assert_int_equal(c.vram_budget, 0);
+    /* a bare number of bytes from 1 MiB on, and any size with its unit, are taken as written */
+    czk_assert_ok(parse(&c, "[memory]\nsafety_margin = 1048576\n", &w, &err), &err);
+    assert_int_equal(c.safety_margin, 1048576);
+    czk_assert_ok(parse(&c, "[memory]\ntotal_budget = \"2097152\"\n", &w, &err), &err);
+    assert_int_equal(c.total_budget, 2097152);
+    czk_assert_ok(parse(&c, "[memory]\ntotal_budget = \"12 MB\"\n", &w, &err), &err);
+    assert_int_equal(c.total_budget, 12000000);
+    czk_assert_ok(parse(&c, "[memory]\nsafety_margin = 0\n", &w, &err), &err);
+    assert_int_equal(c.safety_margin, 0);
     /* the GPU queue: bounded by default ("auto": the engine makes it 2 per GPU worker), 0 = no
      * limit */
     czk_engine_config_default(&c);
@@ -218,6 +227,17 @@ static void test_errors(void **state) {
          "t.toml:3:17: memory.safety_margin: expected a size (string or integer), got boolean"},
         {"[memory]\ntotal_budget = \"lots\"\n", "t.toml:2:16: memory.total_budget: 'lots' is not"},
         {"[gpus]\nvram_budget = \"0\"\n", "t.toml:2:15: gpus.vram_budget: zero (use \"auto\")"},
+        /* a bare number of bytes below 1 MiB: a unit left out (issue 20 item 12) */
+        {"[memory]\ntotal_budget = 12\n",
+         "t.toml:2:16: memory.total_budget: 12 is taken as bytes, below the 1 MiB a bare number "
+         "may give; write the unit (\"12 GiB\", \"12 MiB\", \"12 GB\" or \"12 MB\")"},
+        {"[memory]\ntotal_budget = \"12\"\n",
+         "t.toml:2:16: memory.total_budget: 12 is taken as bytes, below the 1 MiB"},
+        {"[gpus]\nvram_budget = 80\n", "t.toml:2:15: gpus.vram_budget: 80 is taken as bytes"},
+        {"[memory]\nsafety_margin = 1048575\n",
+         "t.toml:2:17: memory.safety_margin: 1048575 is taken as bytes"},
+        {"[daemon]\nmax_message_size = \" 256 \"\n",
+         "t.toml:2:20: daemon.max_message_size: 256 is taken as bytes"},
         {"[memory]\neviction_min_idle = \"5h\"\n",
          "t.toml:2:21: memory.eviction_min_idle: '5h' is not a duration"},
         {"[gpus]\ndevices = [0, \"1\"]\n",
