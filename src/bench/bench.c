@@ -4,6 +4,7 @@
  */
 #include "czk/bench.h"
 #include "util/proc.h"
+#include "util/time.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -16,12 +17,6 @@ void czk_bench_runner_destroy(czk_bench_runner *r) {
     if (r->ops && r->ops->destroy) r->ops->destroy(r->self);
     r->ops = NULL;
     r->self = NULL;
-}
-
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 /* ---- the in-process runner ---- */
@@ -228,9 +223,9 @@ static void *client_main(void *arg) {
         req.request_id = id;
         czk_job_result jr;
         memset(&jr, 0, sizeof jr);
-        double a = now_s() - R->t0;
+        double a = czk_now() - R->t0;
         if (!st) st = R->r->ops->prove(R->r->self, &req, &jr, &err);
-        double b = now_s() - R->t0;
+        double b = czk_now() - R->t0;
         row->index = i;
         snprintf(row->job_id, sizeof row->job_id, "%s", jr.job_id[0] ? jr.job_id : id);
         row->start_s = a;
@@ -279,7 +274,7 @@ czk_status czk_bench_run(czk_bench_runner *r, const czk_bench_plan *plan, czk_be
     run R = {.r = r, .plan = plan, .res = res};
     pthread_mutex_init(&R.mu, NULL);
     if (r->ops->begin) r->ops->begin(r->self);
-    R.t0 = now_s();
+    R.t0 = czk_now();
     unsigned started = 0;
     for (; started < j; started++)
         if (pthread_create(&th[started], NULL, client_main, &R)) break;

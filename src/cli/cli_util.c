@@ -5,6 +5,7 @@
  */
 #include "cli/cli.h"
 #include "util/proc.h"
+#include "util/time.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -17,9 +18,7 @@
 #include <unistd.h>
 
 double czk_cli_now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+    return czk_now();
 }
 
 uint64_t czk_cli_peak_rss(void) {
@@ -65,8 +64,9 @@ int czk_cli_env_init(void) {
     if (v && *v) {
         uint64_t b = czk_cli_parse_size(v);
         if (b < 4096)
-            return czk_cli_fail("env", "CZK_C1_MAX_SIZE=%s: expected a size of at least 4096 "
-                                       "bytes (\"1073741824\", \"1GiB\", \"512MiB\")",
+            return czk_cli_fail("env",
+                                "CZK_C1_MAX_SIZE=%s: expected a size of at least 4096 "
+                                "bytes (\"1073741824\", \"1GiB\", \"512MiB\")",
                                 v);
         g_env.c1_max = b;
     }

@@ -30,6 +30,7 @@
 #include "groth16/internal.h"
 #include "porep/c1_internal.h"
 #include "util/hostmem.h"
+#include "util/time.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -43,9 +44,7 @@
 #include <unistd.h>
 
 static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+    return czk_now();
 }
 
 /* ---- witness ---- */

@@ -9,6 +9,7 @@
  */
 #include "support.h"
 
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,18 +20,10 @@ static char cache[256];
 
 /* Runs the CLI with CZK_CACHE_DIR=cache; returns the exit status, output in out. */
 static int cli(const char *args, char *out, size_t cap) {
-    const char *bin = getenv("CZK_TEST_CLI");
-    if (!bin) fail_msg("CZK_TEST_CLI is not set (run through ctest)");
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "CZK_CACHE_DIR='%s' '%s' circuit-info %s 2>/dev/null", cache, bin,
-             args);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t n = fread(out, 1, cap - 1, p);
-    out[n] = 0;
-    int st = pclose(p);
-    assert_true(WIFEXITED(st));
-    return WEXITSTATUS(st);
+    char env[600], a[1024];
+    snprintf(env, sizeof env, "CZK_CACHE_DIR='%s'", cache);
+    snprintf(a, sizeof a, "circuit-info %s", args);
+    return czk_test_cli(env, a, "2>/dev/null", out, cap);
 }
 
 static unsigned long long value(const char *out, const char *key) {
@@ -125,15 +118,14 @@ static void test_exit_codes(void **state) {
 
 static int setup(void **state) {
     (void)state;
-    snprintf(cache, sizeof cache, "/tmp/czk-circuit-info-XXXXXX");
-    return mkdtemp(cache) ? 0 : -1;
+    czk_test_tmpdir(cache, sizeof cache, "circuit-info");
+    return 0;
 }
 
 static int teardown(void **state) {
     (void)state;
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", cache);
-    return system(cmd) == 0 ? 0 : -1;
+    czk_test_rm_rf(cache);
+    return 0;
 }
 
 int main(void) {

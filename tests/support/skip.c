@@ -39,8 +39,8 @@ int __wrap__cmocka_run_group_tests(const char *group_name, const struct CMUnitTe
                                    const size_t num_tests, CMFixtureFunction group_setup,
                                    CMFixtureFunction group_teardown) {
     size_t before = g_skipped;
-    int rc = __real__cmocka_run_group_tests(group_name, tests, num_tests, group_setup,
-                                            group_teardown);
+    int rc =
+        __real__cmocka_run_group_tests(group_name, tests, num_tests, group_setup, group_teardown);
     size_t skipped = g_skipped - before;
     if (rc == 0 && num_tests > 0 && skipped == num_tests) {
         fprintf(stderr, "%s: all %zu cases skipped: exit %d (ctest: Skipped)\n", group_name,

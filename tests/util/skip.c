@@ -50,8 +50,7 @@ static int run_mode(const char *mode) {
     if (!strcmp(mode, "some-skipped")) return cmocka_run_group_tests(some_skipped, NULL, NULL);
     if (!strcmp(mode, "fail-skip")) return cmocka_run_group_tests(fail_skip, NULL, NULL);
     if (!strcmp(mode, "all-fail")) return cmocka_run_group_tests(all_fail, NULL, NULL);
-    if (!strcmp(mode, "setup-fails"))
-        return cmocka_run_group_tests(all_skipped, setup_fails, NULL);
+    if (!strcmp(mode, "setup-fails")) return cmocka_run_group_tests(all_skipped, setup_fails, NULL);
     fprintf(stderr, "util.skip: unknown mode %s\n", mode);
     return 100;
 }
