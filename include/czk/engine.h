@@ -141,6 +141,10 @@ typedef struct czk_engine_config {
                                    (257 MiB; Curio sends up to 256 MiB) */
     /* [srs] */
     char param_cache[CZK_ENGINE_PATH_MAX]; /* srs.param_cache: .params/.vk directory */
+    char shape_cache[CZK_ENGINE_PATH_MAX]; /* srs.shape_cache: directory of the recorded
+                                              circuit shapes; "" (default) = $CZK_CACHE_DIR/shapes,
+                                              else ~/.cache/czk/shapes, resolved once when the
+                                              engine is created (czk_engine_config_finish) */
     char preload[CZK_ENGINE_MAX_PRELOAD][CZK_CIRCUIT_ID_MAX]; /* srs.preload: circuit ids */
     unsigned num_preload;
     /* [memory] */
@@ -427,12 +431,14 @@ CZK_NODISCARD czk_status czk_kind_test(czk_proof_kind *out, czk_err *err) CZK_NO
  * circuit ids porep-2k, porep-8m, porep-512m, porep-32g, porep-64g; the
  * v28 .params file of the shape in param_cache (or czk's test keys of the
  * shape there: czk_porep_find_key), the shape from the shape cache
- * (czk_porep_shape_load). The vanilla proofs are pre-checked at submit
+ * shape_cache (czk_porep_shape_load_in; NULL or "": recorded for each load,
+ * no cache). The vanilla proofs are pre-checked at submit
  * (czk_c1_precheck, replica_id included when miner_id is set), so a bad C1
  * fails its job at once; public inputs for the final verification are the
  * chain's (czk_porep_chain_inputs).
  */
-CZK_NODISCARD czk_status czk_kind_porep(czk_proof_kind *out, czk_err *err) CZK_NONNULL(1);
+CZK_NODISCARD czk_status czk_kind_porep(czk_proof_kind *out, const char *shape_cache, czk_err *err)
+    CZK_NONNULL(1);
 
 /* ---- the engine ---- */
 
@@ -583,8 +589,8 @@ typedef struct czk_engine_srs_status {
     uint32_t witness_buffers, witness_buffers_idle; /* its pool of witness buffers */
     uint32_t witness_buffers_pinned;                /* of them, the backend's host_alloc */
     uint64_t witness_buffer_bytes;                  /* bytes of one */
-    uint32_t ref_count;       /* jobs holding it */
-    uint64_t idle_ms;         /* since the last job released it (0 while held) */
+    uint32_t ref_count;                             /* jobs holding it */
+    uint64_t idle_ms; /* since the last job released it (0 while held) */
     /* While its parameter file is read (COLD, loading): the stage of the last
      * progress report ("h", ..., "subgroup b_g2": czk_params_progress_fn) and
      * the percentage of the file that pass has done (0..100); then, while its

@@ -161,6 +161,17 @@ CZK_NODISCARD czk_status czk_porep_find_key(char *path, size_t cap, czk_porep_ke
 CZK_NODISCARD czk_status czk_porep_shape_load(czk_shape **out, bool *recorded,
                                               const czk_porep_shape *shape, bool use_cache,
                                               czk_err *err) CZK_NONNULL(1, 3);
+/*
+ * czk_porep_shape_load with the shape cache directory given (the engine's
+ * srs.shape_cache) instead of $CZK_CACHE_DIR/shapes.
+ * Args: cache_dir  the directory of porep-v28-<size>.shape (made if missing);
+ *                  NULL or "": record, neither read nor write a cache.
+ * Out, Returns: as czk_porep_shape_load.
+ */
+CZK_NODISCARD czk_status czk_porep_shape_load_in(czk_shape **out, bool *recorded,
+                                                 const czk_porep_shape *shape,
+                                                 const char *cache_dir, czk_err *err)
+    CZK_NONNULL(1, 3);
 
 /* ---- C2 ---- */
 
@@ -203,13 +214,13 @@ CZK_NODISCARD czk_status czk_porep_c2_load(const czk_backend *backend, czk_param
 
 /* Wall seconds of a C2 by phase, summed over partitions. */
 typedef struct czk_porep_c2_timings {
-    double inputs;       /* graph and public inputs */
-    czk_prove_timings p; /* witness (on the witness thread: overlapped with the device part
-                            when pipelined), upload, SpMV, NTT, each MSM, assembly, total */
-    double verify;       /* the pairing check of every proof */
-    double witness_wait; /* the device loop waiting for a witness (the witness time not hidden
-                            behind device work) */
-    unsigned witness_buffers;        /* buffers allocated */
+    double inputs;            /* graph and public inputs */
+    czk_prove_timings p;      /* witness (on the witness thread: overlapped with the device part
+                                 when pipelined), upload, SpMV, NTT, each MSM, assembly, total */
+    double verify;            /* the pairing check of every proof */
+    double witness_wait;      /* the device loop waiting for a witness (the witness time not hidden
+                                 behind device work) */
+    unsigned witness_buffers; /* buffers allocated */
     unsigned witness_buffers_pinned; /* of them, from the backend's host_alloc */
 } czk_porep_c2_timings;
 

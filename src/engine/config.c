@@ -17,6 +17,7 @@
  */
 #include "engine/internal.h"
 #include "engine/toml_shim.h"
+#include "util/cache.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -65,6 +66,8 @@ void czk_engine_config_default(czk_engine_config *c) {
  * more 4.2 GB witness buffers (page-locked with a CUDA backend).
  */
 void czk_engine_config_finish(czk_engine_config *c) {
+    if (!c->shape_cache[0] && !czk_cache_dir(c->shape_cache, sizeof c->shape_cache, "shapes"))
+        c->shape_cache[0] = 0; /* neither CZK_CACHE_DIR nor HOME: no shape cache */
     if (!c->partition_workers) {
         unsigned n = czk_cpu_count() / 2;
         c->partition_workers = n < 2 ? 2 : n > 18 ? 18 : n;
@@ -170,6 +173,7 @@ static const key KEYS[] = {
     {"daemon.shutdown_grace", K_DUR, F(shutdown_grace_ms), 0, NULL},
     {"daemon.max_message_size", K_SIZE, F(max_message_bytes), 0, NULL},
     {"srs.param_cache", K_STR, S(param_cache), NULL},
+    {"srs.shape_cache", K_STR, S(shape_cache), NULL},
     {"srs.preload", K_PRELOAD, 0, 0, NULL},
     {"memory.total_budget", K_BUDGET, F(total_budget), 0, NULL},
     {"memory.safety_margin", K_SIZE, F(safety_margin), 0, NULL},
@@ -358,7 +362,8 @@ static czk_status on_value(void *ctx, const char *k, const czk_tv *v, czk_err *e
         } else if (v->type == CZK_TV_STRING && is_bare_number(v->s)) {
             if (czk_parse_size(v->s, &u, &verr)) return range_err(w, k, v, verr.msg, err);
             if (u && u < BARE_SIZE_MIN) return bare_size_err(w, k, v, u, err);
-            if (kd->type == K_BUDGET && u == 0) return range_err(w, k, v, "zero (use \"auto\")", err);
+            if (kd->type == K_BUDGET && u == 0)
+                return range_err(w, k, v, "zero (use \"auto\")", err);
         } else if (v->type == CZK_TV_STRING) {
             if (kd->type == K_BUDGET && !strcmp(v->s, "auto")) {
                 u = 0;

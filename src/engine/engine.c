@@ -628,7 +628,7 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_opts *opts, czk_
     if (!st && !opts->no_builtin_kinds) {
         czk_proof_kind k;
         if (!(st = czk_kind_test(&k, err))) e->kinds[e->num_kinds++] = k;
-        if (!st && !(st = czk_kind_porep(&k, err))) e->kinds[e->num_kinds++] = k;
+        if (!st && !(st = czk_kind_porep(&k, c->shape_cache, err))) e->kinds[e->num_kinds++] = k;
     }
     if (st) {
         czk_engine_destroy(e);

@@ -28,6 +28,7 @@
  */
 #define _GNU_SOURCE /* mkostemp */
 #include "groth16/internal.h"
+#include "util/cache.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -38,16 +39,8 @@
 #include <unistd.h>
 
 bool czk_g16_stamp_dir(char *out, size_t cap, const char *stamp_dir) {
-    int n;
-    const char *env;
-    if (stamp_dir)
-        n = snprintf(out, cap, "%s", stamp_dir);
-    else if ((env = getenv("CZK_CACHE_DIR")) && *env)
-        n = snprintf(out, cap, "%s/stamps", env);
-    else if ((env = getenv("HOME")) && *env)
-        n = snprintf(out, cap, "%s/.cache/czk/stamps", env);
-    else
-        return false;
+    if (!stamp_dir) return czk_cache_dir(out, cap, "stamps");
+    int n = snprintf(out, cap, "%s", stamp_dir);
     return n > 0 && (size_t)n < cap;
 }
 

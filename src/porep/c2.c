@@ -31,6 +31,7 @@
 #include "porep/c1_internal.h"
 #include "util/hostmem.h"
 #include "util/time.h"
+#include "util/cache.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -236,26 +237,20 @@ static bool make_dirs(const char *path) {
     return true;
 }
 
-/* $CZK_CACHE_DIR/shapes or ~/.cache/czk/shapes; false if neither is known. */
-static bool shape_dir(char *out, size_t cap) {
-    const char *base = getenv("CZK_CACHE_DIR");
-    int n;
-    if (base && *base) {
-        n = snprintf(out, cap, "%s/shapes", base);
-    } else {
-        const char *home = getenv("HOME");
-        if (!home || !*home) return false;
-        n = snprintf(out, cap, "%s/.cache/czk/shapes", home);
-    }
-    return n > 0 && (size_t)n < cap;
-}
-
 czk_status czk_porep_shape_load(czk_shape **out, bool *recorded, const czk_porep_shape *s,
                                 bool use_cache, czk_err *err) {
+    char dir[PATH_MAX];
+    bool cached = use_cache && czk_cache_dir(dir, sizeof dir, "shapes");
+    return czk_porep_shape_load_in(out, recorded, s, cached ? dir : NULL, err);
+}
+
+czk_status czk_porep_shape_load_in(czk_shape **out, bool *recorded, const czk_porep_shape *s,
+                                   const char *cache_dir, czk_err *err) {
     *out = NULL;
     if (recorded) *recorded = false;
     char dir[PATH_MAX], path[PATH_MAX + 64];
-    bool cached = use_cache && shape_dir(dir, sizeof dir);
+    bool cached = cache_dir && *cache_dir && strlen(cache_dir) < sizeof dir;
+    if (cached) snprintf(dir, sizeof dir, "%s", cache_dir);
     czk_porep_config cfg;
     czk_porep_config_for_shape(&cfg, s);
     if (cached) {

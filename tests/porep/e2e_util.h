@@ -22,16 +22,12 @@
 #include <unistd.h>
 
 #include "czk/porep_c1.h"
+#include "util/cache.h"
 
-/* $CZK_CACHE_DIR/test-keys, else $HOME/.cache/czk/test-keys, else /tmp/czk-test-keys. */
+/* $CZK_CACHE_DIR/test-keys, else $HOME/.cache/czk/test-keys (czk_cache_dir), else
+ * /tmp/czk-test-keys. */
 static inline void e2e_keys_dir(char *out, size_t cap) {
-    const char *c = getenv("CZK_CACHE_DIR"), *h = getenv("HOME");
-    if (c && *c)
-        snprintf(out, cap, "%s/test-keys", c);
-    else if (h && *h)
-        snprintf(out, cap, "%s/.cache/czk/test-keys", h);
-    else
-        snprintf(out, cap, "/tmp/czk-test-keys");
+    if (!czk_cache_dir(out, cap, "test-keys")) snprintf(out, cap, "/tmp/czk-test-keys");
 }
 
 /*

@@ -26,6 +26,7 @@
 #include "czk/porep_shapes.h"
 #include "czk/seal.h"
 #include "sector.h"
+#include "util/cache.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -73,11 +74,7 @@ static inline czk_status czk_p2k_make(czk_p2k *f, czk_pool *pool, czk_err *err) 
     czk_status st = czk_porep_shape_load(&f->shape, NULL, ps, true, err);
     if (st) return czk_err_wrap(err, "2KiB fixture: shape");
     char dir[900], path[1000];
-    const char *c = getenv("CZK_CACHE_DIR"), *h = getenv("HOME");
-    if (c && *c)
-        snprintf(dir, sizeof dir, "%s/gpu-test", c);
-    else
-        snprintf(dir, sizeof dir, "%s/.cache/czk/gpu-test", h && *h ? h : "/tmp");
+    if (!czk_cache_dir(dir, sizeof dir, "gpu-test")) snprintf(dir, sizeof dir, "/tmp/czk-gpu-test");
     snprintf(path, sizeof path, "%s/porep-v28-2KiB-seed1.params", dir);
     czk_params_read_opts ro = {.pool = pool};
     if (access(path, R_OK) == 0 && !czk_params_read(&f->params, path, &ro, NULL, err) &&
