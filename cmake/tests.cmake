@@ -3,7 +3,8 @@
 #   /* CZK_TEST_LABELS: unit */        (unit | e2e | slow, several allowed)
 # Optional lines: "CZK_TEST_TIMEOUT: <s>", "CZK_TEST_FIXTURES_SETUP: <name>",
 # "CZK_TEST_FIXTURES_REQUIRED: <name>". Tests labelled slow are registered only
-# with -DCZK_SLOW_TESTS=ON.
+# with -DCZK_SLOW_TESTS=ON. A program all of whose cases were skipped exits 77, which
+# ctest reports as Skipped (SKIP_RETURN_CODE; tests/support/skip.c).
 option(CZK_TESTS "build the cmocka tests (needs cmocka)" ON)
 if(NOT CZK_TESTS)
   return()
@@ -21,6 +22,9 @@ set_target_properties(czk_test_support PROPERTIES LINKER_LANGUAGE C)
 target_include_directories(czk_test_support PUBLIC ${PROJECT_SOURCE_DIR}/tests/support ${CMOCKA_INCLUDE_DIR}
                            PRIVATE ${PROJECT_SOURCE_DIR}/src)
 target_link_libraries(czk_test_support PUBLIC libczk ${CMOCKA_LIBRARY})
+# A program whose every case called skip() exits CZK_TEST_EXIT_SKIPPED (77) and ctest shows it
+# as Skipped, not Passed (tests/support/skip.c wraps cmocka's _skip and _cmocka_run_group_tests).
+target_link_options(czk_test_support INTERFACE -Wl,--wrap=_skip -Wl,--wrap=_cmocka_run_group_tests)
 foreach(src ${CZK_TEST_SOURCES})
   get_filename_component(group ${src} NAME_WE)
   get_filename_component(dir ${src} DIRECTORY)
@@ -47,7 +51,7 @@ foreach(src ${CZK_TEST_SOURCES})
     target_link_libraries(${target} PRIVATE czk_rpc)
   endif()
   add_test(NAME ${layer}.${group} COMMAND ${target})
-  set_tests_properties(${layer}.${group} PROPERTIES LABELS "${labels}"
+  set_tests_properties(${layer}.${group} PROPERTIES LABELS "${labels}" SKIP_RETURN_CODE 77
                        ENVIRONMENT "CZK_TEST_CLI=$<TARGET_FILE:czk>;CZK_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
   file(STRINGS ${src} t_line REGEX "CZK_TEST_TIMEOUT:" LIMIT_COUNT 1)
   if(t_line)

@@ -143,6 +143,10 @@ typedef struct czk_engine_config {
                                    (257 MiB; Curio sends up to 256 MiB) */
     /* [srs] */
     char param_cache[CZK_ENGINE_PATH_MAX]; /* srs.param_cache: .params/.vk directory */
+    char shape_cache[CZK_ENGINE_PATH_MAX]; /* srs.shape_cache: directory of the recorded
+                                              circuit shapes; "" (default) = $CZK_CACHE_DIR/shapes,
+                                              else ~/.cache/czk/shapes, resolved once when the
+                                              engine is created (czk_engine_config_finish) */
     char preload[CZK_ENGINE_MAX_PRELOAD][CZK_CIRCUIT_ID_MAX]; /* srs.preload: circuit ids */
     unsigned num_preload;
     /* [memory] */
@@ -468,6 +472,9 @@ void czk_engine_shutdown(czk_engine *e, bool drain);
 /* Shuts down (no drain), joins the threads and frees everything. NULL is fine. */
 void czk_engine_destroy(czk_engine *e);
 
+/* The engine's configuration, as resolved at creation (read-only, lives as long as e). */
+const czk_engine_config *czk_engine_get_config(const czk_engine *e) CZK_NONNULL(1);
+
 /*
  * Registers a proof kind: the engine serves it from now on. The descriptor
  * is copied (its strings and ctx must outlive the engine; ctx goes to
@@ -597,8 +604,8 @@ typedef struct czk_engine_srs_status {
     uint32_t witness_buffers, witness_buffers_idle; /* its pool of witness buffers */
     uint32_t witness_buffers_pinned;                /* of them, the backend's host_alloc */
     uint64_t witness_buffer_bytes;                  /* bytes of one */
-    uint32_t ref_count;       /* jobs holding it */
-    uint64_t idle_ms;         /* since the last job released it (0 while held) */
+    uint32_t ref_count;                             /* jobs holding it */
+    uint64_t idle_ms; /* since the last job released it (0 while held) */
     /* While its parameter file is read (COLD, loading): the stage of the last
      * progress report ("h", ..., "subgroup b_g2": czk_params_progress_fn) and
      * the percentage of the file that pass has done (0..100); then, while its

@@ -217,6 +217,17 @@ CZK_NODISCARD czk_status czk_porep_find_key(char *path, size_t cap, czk_porep_ke
 CZK_NODISCARD czk_status czk_porep_shape_load(czk_shape **out, bool *recorded,
                                               const czk_porep_shape *shape, bool use_cache,
                                               czk_err *err) CZK_NONNULL(1, 3);
+/*
+ * czk_porep_shape_load with the shape cache directory given (the engine's
+ * srs.shape_cache) instead of $CZK_CACHE_DIR/shapes.
+ * Args: cache_dir  the directory of porep-v28-<size>.shape (made if missing);
+ *                  NULL or "": record, neither read nor write a cache.
+ * Out, Returns: as czk_porep_shape_load.
+ */
+CZK_NODISCARD czk_status czk_porep_shape_load_in(czk_shape **out, bool *recorded,
+                                                 const czk_porep_shape *shape,
+                                                 const char *cache_dir, czk_err *err)
+    CZK_NONNULL(1, 3);
 
 /* ---- C2 ---- */
 

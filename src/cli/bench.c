@@ -129,7 +129,7 @@ static int load_inputs(reqs *q) {
         in->path = o->c1[k];
         uint8_t *buf;
         size_t len;
-        if (czk_cli_read_file("bench", in->path, &buf, &len)) return CZK_EXIT_ERROR;
+        if (czk_cli_read_c1("bench", in->path, &buf, &len)) return CZK_EXIT_ERROR;
         czk_c1 *c1 = NULL;
         bool env = false;
         uint64_t sn = o->sector_num;

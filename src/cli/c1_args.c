@@ -76,7 +76,7 @@ int czk_cli_c1_load(czk_cli_c1 *out, const czk_cli_c1_args *a, int refused, bool
     memset(out, 0, sizeof *out);
     uint8_t *buf = NULL;
     size_t len = 0;
-    int rc = czk_cli_read_file(a->cmd, a->c1_path, &buf, &len);
+    int rc = czk_cli_read_c1(a->cmd, a->c1_path, &buf, &len);
     if (rc) return rc;
     czk_err err;
     uint64_t env_sector = 0;

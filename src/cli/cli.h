@@ -50,6 +50,29 @@ uint64_t czk_cli_parse_size(const char *s);
 /* Reads a whole file into *out (malloc'ed). CZK_EXIT_OK, or prints the
  * error as `czk <cmd>: ...` and returns CZK_EXIT_ERROR. */
 int czk_cli_read_file(const char *cmd, const char *path, uint8_t **out, size_t *len);
+/*
+ * The default cap on a C1 file's size, 1 GiB. The largest C1 is a 64GiB
+ * NI-PoRep one: 126 partitions of 18 challenges (spec/post-snap.md §1)
+ * where a 64GiB interactive C1 has 10; a 10-partition 64GiB C1 is ≈ 38 MB
+ * of JSON (tests/porep/c1_large.c; every Domain an array of 32 integers),
+ * so the NI one is ≈ 480 MB, ≈ 640 MB as base64 in cuzk's envelope: the cap
+ * is 2.2× and 1.6× those, and below every .params file (the smallest, 2KiB,
+ * is 1,114,707,768 bytes), which is refused by its size before any read.
+ */
+#define CZK_CLI_C1_MAX_DEFAULT (1ull << 30)
+/* Settings a command takes from the environment, read once (czk_cli_env_init). */
+typedef struct czk_cli_env {
+    uint64_t c1_max; /* CZK_C1_MAX_SIZE: the C1 size cap in bytes ("2GiB" too) */
+} czk_cli_env;
+/* Reads the environment's settings; main calls it once. CZK_EXIT_OK, or prints
+ * the error (naming the variable) and returns CZK_EXIT_ERROR. */
+int czk_cli_env_init(void);
+const czk_cli_env *czk_cli_env_get(void);
+/* czk_cli_read_file for a C1: refused, with a message naming the cap and
+ * CZK_C1_MAX_SIZE, once it is larger than czk_cli_env_get()->c1_max (a regular
+ * file by its size, before reading; a pipe or device once it has given
+ * that many bytes). */
+int czk_cli_read_c1(const char *cmd, const char *path, uint8_t **out, size_t *len);
 /* Parses a raw C1 JSON, or cuzk's envelope (told apart by the first key;
  * then *envelope is set and *sector_num is its SectorNum). */
 CZK_NODISCARD czk_status czk_cli_parse_c1(czk_c1 **out, bool *envelope, uint64_t *sector_num,

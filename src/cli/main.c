@@ -53,6 +53,10 @@ static void usage(FILE *f) {
 }
 
 int main(int argc, char **argv) {
+    /* stdout line-buffered even into a file or a pipe, as stderr is unbuffered: a log that
+     * holds both shows every line in the order it was printed */
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (czk_cli_env_init()) return CZK_EXIT_ERROR;
     if (argc < 2) {
         usage(stderr);
         return CZK_EXIT_ERROR;

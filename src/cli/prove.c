@@ -406,7 +406,7 @@ static void kind_destroy(void *ctx) {
  * loader replaced by kind_load above.
  */
 static czk_status register_kinds(czk_engine *e, prove_run *r, czk_err *err) {
-    czk_status st = czk_kind_porep(&r->base, err);
+    czk_status st = czk_kind_porep(&r->base, NULL, err); /* kind_load reads the shape */
     if (st) return st;
     czk_proof_kind k = r->base;
     k.ctx = r;
@@ -454,10 +454,10 @@ static void engine_config(czk_engine_config *c, bool use_cuda, uint64_t device, 
     if (a->cache_dir) snprintf(c->param_cache, sizeof c->param_cache, "%s", a->cache_dir);
 }
 
-/* "job czk-prove: payload refused by kind porep-c2: porep-c2 pre-check: partition 0, ..."
+/* "job czk-prove: payload refused by kind porep-c2: porep-c2: pre-check: partition 0, ..."
  * -> "partition 0, ..." (the line already says it was refused at pre-check). */
 static const char *intake_reason(const char *msg) {
-    static const char P[] = "porep-c2 pre-check: ";
+    static const char P[] = "pre-check: ";
     const char *p = strstr(msg, P);
     return p ? p + sizeof P - 1 : msg;
 }
@@ -640,7 +640,14 @@ int czk_cmd_prove(int argc, char **argv) {
     char job[CZK_JOB_ID_MAX];
     double t0 = czk_cli_now();
     if ((st = czk_engine_submit(e, &req, job, NULL, &err))) {
-        czk_cli_fail(CMD, "%s", err.msg);
+        /* the kind refused the C1 at intake (pre-check): exit 1, as a refused proof */
+        if (st == CZK_ERR_FORMAT || st == CZK_ERR_VERIFY || st == CZK_ERR_MISMATCH) {
+            fprintf(stderr, "czk %s: %s: refused at pre-check: %s\n", CMD, a.c1_path,
+                    intake_reason(err.msg));
+            rc = CZK_EXIT_NO;
+        } else {
+            czk_cli_fail(CMD, "%s", err.msg);
+        }
         goto out;
     }
     double t_intake = czk_cli_now() - t0;

@@ -8,7 +8,8 @@
  * defaults on a bad size or duration; czk refuses). Unknown keys only warn,
  * so that a cuzk.toml with keys czk does not know still starts the daemon.
  * Sizes and durations take cuzk's forms ("5GiB", "626 MiB", "50GB", "20MB",
- * plain bytes; "5m", "300s", plain seconds), as strings or plain integers.
+ * plain bytes; "5m", "300s", plain seconds), as strings or plain integers;
+ * a bare number of bytes below 1 MiB is refused as a unit left out.
  * pipeline.max_parallel_synthesis, the key cuzk used for the number of
  * partitions synthesized at once, is read as an alias of
  * synthesis.partition_workers with a warning; when both are present the
@@ -16,6 +17,7 @@
  */
 #include "engine/internal.h"
 #include "engine/toml_shim.h"
+#include "util/cache.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -64,6 +66,8 @@ void czk_engine_config_default(czk_engine_config *c) {
  * more 4.2 GB witness buffers (page-locked with a CUDA backend).
  */
 void czk_engine_config_finish(czk_engine_config *c) {
+    if (!c->shape_cache[0] && !czk_cache_dir(c->shape_cache, sizeof c->shape_cache, "shapes"))
+        c->shape_cache[0] = 0; /* neither CZK_CACHE_DIR nor HOME: no shape cache */
     if (!c->partition_workers) {
         unsigned n = czk_cpu_count() / 2;
         c->partition_workers = n < 2 ? 2 : n > 18 ? 18 : n;
@@ -169,6 +173,7 @@ static const key KEYS[] = {
     {"daemon.shutdown_grace", K_DUR, F(shutdown_grace_ms), 0, NULL},
     {"daemon.max_message_size", K_SIZE, F(max_message_bytes), 0, NULL},
     {"srs.param_cache", K_STR, S(param_cache), NULL},
+    {"srs.shape_cache", K_STR, S(shape_cache), NULL},
     {"srs.preload", K_PRELOAD, 0, 0, NULL},
     {"memory.total_budget", K_BUDGET, F(total_budget), 0, NULL},
     {"memory.safety_margin", K_SIZE, F(safety_margin), 0, NULL},
@@ -233,6 +238,35 @@ static czk_status range_err(walk_ctx *w, const char *k, const czk_tv *v, const c
                             czk_err *err) {
     return czk_errf(err, CZK_ERR_INVALID_ARG, "%s:%u:%u: %s: %s", w->source, v->line, v->col, k,
                     what);
+}
+
+/*
+ * A size written as a bare number is bytes; one below BARE_SIZE_MIN (1 MiB) is refused, since it
+ * is most likely a unit left out (`memory.total_budget = 12` meant "12 GiB"): no proof fits in
+ * it. With a unit ("12 MB") any size is taken as written; 0 keeps its meaning.
+ */
+#define BARE_SIZE_MIN (1ull << 20)
+
+static bool is_bare_number(const char *s) {
+    while (isspace((unsigned char)*s))
+        s++;
+    if (!isdigit((unsigned char)*s)) return false;
+    while (isdigit((unsigned char)*s))
+        s++;
+    while (isspace((unsigned char)*s))
+        s++;
+    return !*s;
+}
+
+static czk_status bare_size_err(walk_ctx *w, const char *k, const czk_tv *v, uint64_t bytes,
+                                czk_err *err) {
+    char what[200];
+    snprintf(what, sizeof what,
+             "%llu is taken as bytes, below the 1 MiB a bare number may give; write the unit "
+             "(\"%llu GiB\", \"%llu MiB\", \"%llu GB\" or \"%llu MB\")",
+             (unsigned long long)bytes, (unsigned long long)bytes, (unsigned long long)bytes,
+             (unsigned long long)bytes, (unsigned long long)bytes);
+    return range_err(w, k, v, what, err);
 }
 
 static czk_status on_value(void *ctx, const char *k, const czk_tv *v, czk_err *err) {
@@ -324,6 +358,12 @@ static czk_status on_value(void *ctx, const char *k, const czk_tv *v, czk_err *e
         if (v->type == CZK_TV_INT) {
             if (v->i < 0) return range_err(w, k, v, "negative", err);
             u = (uint64_t)v->i;
+            if (u && u < BARE_SIZE_MIN) return bare_size_err(w, k, v, u, err);
+        } else if (v->type == CZK_TV_STRING && is_bare_number(v->s)) {
+            if (czk_parse_size(v->s, &u, &verr)) return range_err(w, k, v, verr.msg, err);
+            if (u && u < BARE_SIZE_MIN) return bare_size_err(w, k, v, u, err);
+            if (kd->type == K_BUDGET && u == 0)
+                return range_err(w, k, v, "zero (use \"auto\")", err);
         } else if (v->type == CZK_TV_STRING) {
             if (kd->type == K_BUDGET && !strcmp(v->s, "auto")) {
                 u = 0;

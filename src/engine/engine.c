@@ -494,6 +494,10 @@ static bool name_ok(const char *s) {
     return s && *s && strlen(s) < CZK_KIND_NAME_MAX;
 }
 
+const czk_engine_config *czk_engine_get_config(const czk_engine *e) {
+    return &e->cfg;
+}
+
 czk_status czk_engine_register_kind(czk_engine *e, const czk_proof_kind *kind, czk_err *err) {
     if (!kind->parse || !kind->synthesize || !kind->public_inputs || !kind->load_circuit ||
         !name_ok(kind->name) || !name_ok(kind->metric_label) ||

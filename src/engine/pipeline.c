@@ -51,6 +51,7 @@
  * returns the item's working memory to the budget.
  */
 #include "engine/internal.h"
+#include "util/time.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,15 +82,6 @@ static void q_remove(czk_item **q, czk_item *it) {
             it->next = NULL;
             return;
         }
-}
-
-static void timed_wait(pthread_cond_t *cv, pthread_mutex_t *mu, unsigned ms) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_nsec += (long)(ms % 1000) * 1000000L;
-    ts.tv_sec += ms / 1000 + ts.tv_nsec / 1000000000L;
-    ts.tv_nsec %= 1000000000L;
-    pthread_cond_timedwait(cv, mu, &ts);
 }
 
 /* ---- jobs ---- */
@@ -291,7 +283,7 @@ void *czk_synth_main(void *arg) {
     while (!e->stopping) {
         czk_item *it = admit(e);
         if (!it) {
-            timed_wait(&e->synth_cv, &e->mu, 250);
+            czk_timed_wait(&e->synth_cv, &e->mu, 250);
             continue;
         }
         wa->item = it;

@@ -49,6 +49,7 @@
 #include "groth16/internal.h"
 
 #include "czk/cuda.h"
+#include "util/time.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -294,15 +295,6 @@ static void fail_waiting_jobs(czk_engine *e, srs_entry *s) {
                          "job %s: SRS %s: %s", j->id, s->id, s->load_err.msg);
 }
 
-static void timed_wait(pthread_cond_t *cv, pthread_mutex_t *mu, unsigned ms) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_nsec += (long)(ms % 1000) * 1000000L;
-    ts.tv_sec += ms / 1000 + ts.tv_nsec / 1000000000L;
-    ts.tv_nsec %= 1000000000L;
-    pthread_cond_timedwait(cv, mu, &ts);
-}
-
 /*
  * Progress of a parameter read (czk_params_progress_fn), on the loader
  * thread without mu: the entry shows the last report; a log line comes when
@@ -381,7 +373,7 @@ static void load_one(czk_engine *e, srs_entry *s) {
             return;
         }
         s->waiting_budget = true;
-        timed_wait(&e->srs_cv, &e->mu, 100);
+        czk_timed_wait(&e->srs_cv, &e->mu, 100);
     }
     s->waiting_budget = false;
     if (e->stopping) return;

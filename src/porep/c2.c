@@ -31,6 +31,8 @@
 #include "groth16/internal.h"
 #include "porep/c1_internal.h"
 #include "util/hostmem.h"
+#include "util/time.h"
+#include "util/cache.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -44,9 +46,7 @@
 #include <unistd.h>
 
 static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+    return czk_now();
 }
 
 /* ---- witness ---- */
@@ -296,11 +296,18 @@ static czk_status record_shape(void *ctx, czk_shape **out, czk_err *err) {
 
 czk_status czk_porep_shape_load(czk_shape **out, bool *recorded, const czk_porep_shape *s,
                                 bool use_cache, czk_err *err) {
+    char dir[PATH_MAX];
+    bool cached = use_cache && czk_cache_dir(dir, sizeof dir, "shapes");
+    return czk_porep_shape_load_in(out, recorded, s, cached ? dir : NULL, err);
+}
+
+czk_status czk_porep_shape_load_in(czk_shape **out, bool *recorded, const czk_porep_shape *s,
+                                   const char *cache_dir, czk_err *err) {
     czk_porep_config cfg;
     czk_porep_config_for_shape(&cfg, s);
     char name[64];
     snprintf(name, sizeof name, "porep-v28-%s", s->name);
-    return czk_shape_cache_load(out, recorded, name, czk_porep_num_inputs(&cfg), use_cache,
+    return czk_shape_cache_load(out, recorded, name, czk_porep_num_inputs(&cfg), cache_dir,
                                 record_shape, (void *)s, err);
 }
 

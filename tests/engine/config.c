@@ -7,10 +7,14 @@
  * unknown and deprecated keys (warned with their line), type errors and
  * syntax errors naming line and column, and czk.example.toml, which lists
  * every key with its default: loading it gives exactly the defaults.
+ * srs.shape_cache is resolved once, when the engine is made
+ * (czk_engine_config_finish): a value set stays; "" becomes
+ * $CZK_CACHE_DIR/shapes, else $HOME/.cache/czk/shapes, else stays "".
  */
 #include "support.h"
 
 #include "czk/engine.h"
+#include "engine/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +93,7 @@ static void test_values(void **state) {
                        "listen = \"0.0.0.0:9820\"\n"
                        "[srs]\n"
                        "param_cache = \"/var/tmp/params\"\n"
+                       "shape_cache = \"/var/tmp/shapes\"\n"
                        "preload = [\"porep-32g\", \"porep-2k\"]\n"
                        "[memory]\n"
                        "total_budget = \"256GiB\"\n"
@@ -117,6 +122,7 @@ static void test_values(void **state) {
     assert_int_equal(w.n, 0);
     assert_string_equal(c.listen, "0.0.0.0:9820");
     assert_string_equal(c.param_cache, "/var/tmp/params");
+    assert_string_equal(c.shape_cache, "/var/tmp/shapes");
     assert_int_equal(c.num_preload, 2);
     assert_string_equal(c.preload[1], "porep-2k");
     assert_int_equal(c.total_budget, 256ull << 30);
@@ -139,6 +145,15 @@ static void test_values(void **state) {
     assert_int_equal(c.total_budget, 0);
     czk_assert_ok(parse(&c, "[gpus]\nvram_budget = \"auto\"\n", &w, &err), &err);
     assert_int_equal(c.vram_budget, 0);
+    /* a bare number of bytes from 1 MiB on, and any size with its unit, are taken as written */
+    czk_assert_ok(parse(&c, "[memory]\nsafety_margin = 1048576\n", &w, &err), &err);
+    assert_int_equal(c.safety_margin, 1048576);
+    czk_assert_ok(parse(&c, "[memory]\ntotal_budget = \"2097152\"\n", &w, &err), &err);
+    assert_int_equal(c.total_budget, 2097152);
+    czk_assert_ok(parse(&c, "[memory]\ntotal_budget = \"12 MB\"\n", &w, &err), &err);
+    assert_int_equal(c.total_budget, 12000000);
+    czk_assert_ok(parse(&c, "[memory]\nsafety_margin = 0\n", &w, &err), &err);
+    assert_int_equal(c.safety_margin, 0);
     /* the GPU queue: bounded by default ("auto": the engine makes it 2 per GPU worker), 0 = no
      * limit */
     czk_engine_config_default(&c);
@@ -218,6 +233,17 @@ static void test_errors(void **state) {
          "t.toml:3:17: memory.safety_margin: expected a size (string or integer), got boolean"},
         {"[memory]\ntotal_budget = \"lots\"\n", "t.toml:2:16: memory.total_budget: 'lots' is not"},
         {"[gpus]\nvram_budget = \"0\"\n", "t.toml:2:15: gpus.vram_budget: zero (use \"auto\")"},
+        /* a bare number of bytes below 1 MiB: a unit left out (issue 20 item 12) */
+        {"[memory]\ntotal_budget = 12\n",
+         "t.toml:2:16: memory.total_budget: 12 is taken as bytes, below the 1 MiB a bare number "
+         "may give; write the unit (\"12 GiB\", \"12 MiB\", \"12 GB\" or \"12 MB\")"},
+        {"[memory]\ntotal_budget = \"12\"\n",
+         "t.toml:2:16: memory.total_budget: 12 is taken as bytes, below the 1 MiB"},
+        {"[gpus]\nvram_budget = 80\n", "t.toml:2:15: gpus.vram_budget: 80 is taken as bytes"},
+        {"[memory]\nsafety_margin = 1048575\n",
+         "t.toml:2:17: memory.safety_margin: 1048575 is taken as bytes"},
+        {"[daemon]\nmax_message_size = \" 256 \"\n",
+         "t.toml:2:20: daemon.max_message_size: 256 is taken as bytes"},
         {"[memory]\neviction_min_idle = \"5h\"\n",
          "t.toml:2:21: memory.eviction_min_idle: '5h' is not a duration"},
         {"[gpus]\ndevices = [0, \"1\"]\n",
@@ -249,6 +275,45 @@ static void test_errors(void **state) {
                      CZK_ERR_IO);
 }
 
+static void test_shape_cache_resolved_once(void **state) {
+    (void)state;
+    char *keep_cache = getenv("CZK_CACHE_DIR") ? strdup(getenv("CZK_CACHE_DIR")) : NULL;
+    char *keep_home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+    czk_engine_config c;
+    czk_engine_config_default(&c);
+    assert_string_equal(c.shape_cache, "");
+    setenv("CZK_CACHE_DIR", "/srv/czk-cache", 1);
+    setenv("HOME", "/home/prover", 1);
+    czk_engine_config_finish(&c);
+    assert_string_equal(c.shape_cache, "/srv/czk-cache/shapes");
+    setenv("CZK_CACHE_DIR", "/elsewhere", 1); /* read once: a later change is not seen */
+    czk_engine_config_finish(&c);
+    assert_string_equal(c.shape_cache, "/srv/czk-cache/shapes");
+    czk_engine_config_default(&c);
+    unsetenv("CZK_CACHE_DIR");
+    czk_engine_config_finish(&c);
+    assert_string_equal(c.shape_cache, "/home/prover/.cache/czk/shapes");
+    czk_engine_config_default(&c);
+    unsetenv("HOME");
+    czk_engine_config_finish(&c);
+    assert_string_equal(c.shape_cache, "");
+    czk_engine_config_default(&c);
+    snprintf(c.shape_cache, sizeof c.shape_cache, "/data/shapes");
+    setenv("CZK_CACHE_DIR", "/srv/czk-cache", 1);
+    czk_engine_config_finish(&c);
+    assert_string_equal(c.shape_cache, "/data/shapes");
+    if (keep_cache)
+        setenv("CZK_CACHE_DIR", keep_cache, 1);
+    else
+        unsetenv("CZK_CACHE_DIR");
+    if (keep_home)
+        setenv("HOME", keep_home, 1);
+    else
+        unsetenv("HOME");
+    free(keep_cache);
+    free(keep_home);
+}
+
 static void test_example_file(void **state) {
     (void)state;
     const char *src = getenv("CZK_SOURCE_DIR");
@@ -274,7 +339,7 @@ static void test_example_file(void **state) {
     while (fgets(line, sizeof line, f))
         if (line[0] >= 'a' && line[0] <= 'z' && strstr(line, " = ")) keys++;
     fclose(f);
-    assert_int_equal(keys, 32); /* the 35 keys of the table in src/engine/config.c, less the two
+    assert_int_equal(keys, 33); /* the 36 keys of the table in src/engine/config.c, less the two
                                    deprecated ones (named in a comment) and the alias */
 }
 
@@ -284,6 +349,7 @@ int main(void) {
         cmocka_unit_test(test_values),
         cmocka_unit_test(test_alias_and_warnings),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_shape_cache_resolved_once),
         cmocka_unit_test(test_example_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,7 +16,7 @@ static czk_params *g_keys; /* test-8, written to g_dir */
 
 static int group_setup(void **state) {
     (void)state;
-    et_tmpdir(g_dir, sizeof g_dir);
+    czk_test_tmpdir(g_dir, sizeof g_dir, "engine");
     g_keys = et_make_keys(g_dir, 8, 99);
     return 0;
 }
@@ -24,7 +24,7 @@ static int group_setup(void **state) {
 static int group_teardown(void **state) {
     (void)state;
     czk_params_free(g_keys);
-    et_rm_rf(g_dir);
+    czk_test_rm_rf(g_dir);
     return 0;
 }
 
