@@ -20,7 +20,8 @@
 # engine step runs `czk bench` on 2KiB PoRep with gpus.backend = "cuda" and
 # writes gpu-engine.log and gpu-engine.svg into OUTDIR; the 32GiB steps
 # keys32g, prove32g, part32g, bench32g are described above their functions),
-# CZK_GPU_ENGINE_COUNT (proofs of its main run, default 32).
+# CZK_GPU_ENGINE_COUNT (proofs of its main run, default 32), CZK_GPU_TESTS_OLD=0 (skip the
+# second cuda.gpu run with the old NTT paths).
 # On a machine without the project's packages (no network), unpack them under
 # deps/sysroot: for f in libcmocka0 libcmocka-dev libb2-1 libb2-dev libyajl2
 # libyajl-dev; apt-get download, dpkg -x into deps/sysroot; copy
@@ -287,15 +288,15 @@ status=0
 step "build (sm_90)" build || exit 1
 if want tests; then
   step "tests (cuda.*)" tests || status=1
-  step "tests (cuda.gpu, old NTT)" tests_old || status=1
+  [ "${CZK_GPU_TESTS_OLD:-1}" = 0 ] || step "tests (cuda.gpu, old NTT)" tests_old || status=1
 fi
 want bench && { step "benchmark" bench || status=1; }
 want engine && { step "engine: czk bench, 2KiB, cuda" engine || status=1; }
-want keys32g && { step "32GiB: keys (czk setup, GPU)" keys32g || status=1; }
-want prove32g && { step "32GiB: czk prove + verify" prove32g || status=1; }
-want bench32g && { step "32GiB: czk bench" bench32g || status=1; }
-want daemon32g && { step "32GiB: daemon over gRPC" daemon32g || status=1; }
-want part32g && { step "32GiB: partition phases" part32g || status=1; }
+want keys32g && { step "$SECTOR: keys (czk setup, GPU)" keys32g || status=1; }
+want prove32g && { step "$SECTOR: czk prove + verify" prove32g || status=1; }
+want bench32g && { step "$SECTOR: czk bench" bench32g || status=1; }
+want daemon32g && { step "$SECTOR: daemon over gRPC" daemon32g || status=1; }
+want part32g && { step "$SECTOR: partition phases" part32g || status=1; }
 
 echo
 [ -f "$OUTDIR/gpu-engine.log" ] && want engine && grep -E '^  (s/proof|gpu busy|gpu/partition|synthesis/partition|idle gaps) ' "$OUTDIR/gpu-engine.log" | head -5
