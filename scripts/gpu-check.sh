@@ -53,6 +53,7 @@ step() { # name, command...
   echo "== $name"
   "$@" || rc=$?
   STEPS+=("$(printf '%-28s %6ds  %s' "$name" $((SECONDS - t0)) "$([ $rc -eq 0 ] && echo ok || echo "FAILED ($rc)")")")
+  printf '%s\n' "${STEPS[-1]}" >>"$OUTDIR/steps.txt" # kept if a later step is cut off
   return $rc
 }
 build() {
@@ -62,7 +63,7 @@ build() {
       test_cuda_prove test_cuda_engine test_cuda_porep test_cuda_setup test_cuda_decode bench_gpu bench_setup \
       bench_porep32g bench_witness czk
 }
-tests() { ctest --test-dir "$BUILD" --output-on-failure -R '^cuda\.'; }
+tests() { ctest --test-dir "$BUILD" --output-on-failure -R '^cuda\.' | tee "$OUTDIR/tests.log"; return "${PIPESTATUS[0]}"; }
 # The NTT/H tests again with the old NTT paths (src/cuda/ntt.cu: split twist, H in natural order).
 tests_old() {
   CZK_CUDA_NTT_TWIST=split CZK_CUDA_H_ORDER=natural CZK_TEST_NTT_ONLY=1 \
