@@ -339,7 +339,7 @@ static double bench_porep2k(void) {
     qsort(t, 5, sizeof *t, cmp_double);
     /* the same with the five MSMs one after another (for comparison; not recorded) */
     double ts[3];
-    setenv("CZK_CUDA_SERIAL_MSM", "1", 1);
+    if (czk_backend_cuda_set_serial_msm(&be, true, &err)) die("serial MSMs", &err);
     for (int i = 0; i < 3; i++) {
         czk_proof p;
         double a = (1e3 * czk_now());
@@ -348,7 +348,7 @@ static double bench_porep2k(void) {
         czk_proof_encode(bytes, &p);
         ts[i] = (1e3 * czk_now()) - a;
     }
-    unsetenv("CZK_CUDA_SERIAL_MSM");
+    if (czk_backend_cuda_set_serial_msm(&be, false, &err)) die("concurrent MSMs", &err);
     qsort(ts, 3, sizeof *ts, cmp_double);
     printf("porep2k with serial MSMs: %.2f ms (median of 3)\n", ts[1]);
     printf("porep2k phases (mean of 5, ms): upload %.2f, spmv %.2f, ntt/H %.2f, msm h %.2f, l "
@@ -510,14 +510,14 @@ int main(int argc, char **argv) {
                 fflush(stdout);
             }
             czk_cuda_set_msm_acc(ctx, 0);
-            static const char *chunks[] = {"64", "128"};
+            static const uint32_t chunks[] = {64, 128};
             for (int q = 0; q < 2; q++) {
-                setenv("CZK_CUDA_MSM_CHUNK", chunks[q], 1);
-                printf("variant msm %s 2^%u chunk=%s: %.2f ms\n", g ? "g2" : "g1", maxk, chunks[q],
+                czk_cuda_set_msm_chunk(ctx, chunks[q]);
+                printf("variant msm %s 2^%u chunk=%u: %.2f ms\n", g ? "g2" : "g1", maxk, chunks[q],
                        time_op(run_msm, &a, 1));
                 fflush(stdout);
             }
-            unsetenv("CZK_CUDA_MSM_CHUNK");
+            czk_cuda_set_msm_chunk(ctx, 0);
         }
         if (sweep) {
             a.n = n;

@@ -16,7 +16,7 @@
  * cannot verify but the work is the same), load() (keys and shape made
  * resident), then one warm-up and --reps timed proofs (default 3) with the
  * five MSMs concurrent (the default) and --reps with them one after another
- * (CZK_CUDA_SERIAL_MSM), each phase the median. With --params every proof
+ * (czk_backend_cuda_set_serial_msm), each phase the median. With --params every proof
  * is pairing-checked against public inputs derived as the chain does
  * (czk_porep_chain_inputs).
  *
@@ -359,7 +359,8 @@ int main(int argc, char **argv) {
     printf("\n%-6s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "run", "wall", "upload", "spmv", "H",
            "msm_h", "msm_l", "msm_a", "msm_b1", "msm_b2", "verify");
     for (int pass = 0; pass < 2; pass++) {
-        if (pass == 1) setenv("CZK_CUDA_SERIAL_MSM", "1", 1);
+        if (pass == 1 && czk_backend_cuda_set_serial_msm(&be, true, &err))
+            die("serial MSMs", &err);
         for (int i = -(pass == 0); i < reps; i++) { /* i = -1: warm-up */
             czk_prove_timings tm;
             memset(&tm, 0, sizeof tm);
@@ -386,7 +387,6 @@ int main(int argc, char **argv) {
             if (i >= 0) record(pass ? &ser : &conc, &tm, wall);
         }
     }
-    unsetenv("CZK_CUDA_SERIAL_MSM");
     finish(&conc);
     finish(&ser);
 

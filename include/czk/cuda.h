@@ -317,6 +317,18 @@ CZK_NODISCARD czk_status czk_backend_cuda_residency(const czk_backend *b, const 
 CZK_NODISCARD czk_status czk_backend_cuda_set_stream_chunk(const czk_backend *b, size_t points,
                                                            czk_err *err) CZK_NONNULL(1);
 
+/*
+ * Whether the five MSMs of a circuit run one after another (serial true) or
+ * at once on their own streams where memory allows (false, the default).
+ * The initial value is read once, when the backend is made, from
+ * CZK_CUDA_SERIAL_MSM (set: serial); this call changes it for the calls that
+ * follow (tests and benchmarks comparing the two).
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG for another kind of backend;
+ *   CZK_ERR_UNSUPPORTED without CUDA.
+ */
+CZK_NODISCARD czk_status czk_backend_cuda_set_serial_msm(const czk_backend *b, bool serial,
+                                                         czk_err *err) CZK_NONNULL(1);
+
 /* ---- Groth16 setup on the GPU (src/cuda/setup.cu) ---- */
 
 /*

@@ -130,6 +130,11 @@ czk_status czk_backend_cuda_residency(const czk_backend *b, const czk_params *pa
     memset(out, 0, sizeof *out);
     return NO_CUDA("backend_cuda_residency");
 }
+czk_status czk_backend_cuda_set_serial_msm(const czk_backend *b, bool serial, czk_err *err) {
+    (void)b, (void)serial;
+    return NO_CUDA("backend_cuda_set_serial_msm");
+}
+
 czk_status czk_backend_cuda_set_stream_chunk(const czk_backend *b, size_t points, czk_err *err) {
     (void)b, (void)points;
     return NO_CUDA("backend_cuda_set_stream_chunk");
