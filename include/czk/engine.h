@@ -120,8 +120,11 @@ typedef enum czk_job_state {
     CZK_JOB_RUNNING = 11, /* some partition started */
 } czk_job_state;
 
-/* The state and priority names ("COMPLETED", "HIGH", ...). A kind's name is its
- * descriptor's (czk_proof_kind.name; czk_engine_status_kind_name). */
+/*
+ * The state and priority names ("COMPLETED", "HIGH", ...): static strings;
+ * "UNKNOWN" / "UNSPECIFIED" for a value of no other name. A kind's name is
+ * its descriptor's (czk_proof_kind.name; czk_engine_status_kind_name).
+ */
 const char *czk_job_state_name(czk_job_state state);
 const char *czk_priority_name(czk_priority p);
 
@@ -201,7 +204,7 @@ typedef struct czk_engine_config {
 /* pipeline.max_gpu_queue_depth = "auto": 2 waiting partitions per GPU worker. */
 #define CZK_GPU_QUEUE_AUTO UINT32_MAX
 
-/* Fills cfg with the defaults listed above. */
+/* Fills cfg with the defaults listed above (src/engine/config.c). Never fails. */
 void czk_engine_config_default(czk_engine_config *cfg) CZK_NONNULL(1);
 
 /* Receives one warning line (unknown key, deprecated or alias key). */
@@ -228,13 +231,25 @@ CZK_NODISCARD czk_status czk_engine_config_parse(czk_engine_config *cfg, const c
                                                  czk_config_warn_fn warn, void *warn_ctx,
                                                  czk_err *err) CZK_NONNULL(1);
 
-/* The same from a file (CZK_ERR_IO if it cannot be read). */
+/*
+ * czk_engine_config_parse of a file's contents; path is the messages' source.
+ * Returns: CZK_OK; CZK_ERR_IO "config P: ..." (open or read error);
+ *   CZK_ERR_NOMEM "config P: too large or out of memory" (also for a file of
+ *   128 MiB or more); czk_engine_config_parse's errors.
+ */
 CZK_NODISCARD czk_status czk_engine_config_load(czk_engine_config *cfg, const char *path,
                                                 czk_config_warn_fn warn, void *warn_ctx,
                                                 czk_err *err) CZK_NONNULL(1, 2);
 
-/* cuzk's size ("5GiB", "626 MiB", "50GB", "20MB", "1048576") and duration
- * ("5m", "300s", "60") syntax. CZK_ERR_INVALID_ARG for anything else. */
+/*
+ * cuzk's size ("5GiB", "626 MiB", "50GB", "20MB", "1048576": bytes) and
+ * duration ("5m", "300s", "60": seconds) syntax (cuzk's parse_size,
+ * parse_duration); units are case-sensitive, trailing blanks ignored.
+ * Out: *bytes, *ms  the value; untouched on failure.
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG "'S' is not a size (...)" / "... is
+ *   not a duration (...)" for anything else, a value that overflows 64 bits
+ *   included.
+ */
 CZK_NODISCARD czk_status czk_parse_size(const char *s, uint64_t *bytes, czk_err *err)
     CZK_NONNULL(1, 2);
 CZK_NODISCARD czk_status czk_parse_duration_ms(const char *s, uint64_t *ms, czk_err *err)
@@ -280,6 +295,7 @@ typedef struct czk_job_result {
     uint64_t total_ms;       /* submit to completion */
 } czk_job_result;
 
+/* Frees r->proof and clears proof and proof_len; the struct is the caller's. NULL is fine. */
 void czk_job_result_free(czk_job_result *r);
 
 /* A job's progress (czk_engine_job_info). */
@@ -319,7 +335,7 @@ typedef enum czk_event_type {
     CZK_EV_COUNT
 } czk_event_type;
 
-/* "SYNTH_START", ... */
+/* "SYNTH_START", ...: static; "UNKNOWN" for a value >= CZK_EV_COUNT. */
 const char *czk_event_name(czk_event_type t);
 
 typedef struct czk_engine_event {
@@ -447,7 +463,7 @@ typedef struct czk_engine_opts {
     void *log_ctx;
 } czk_engine_opts;
 
-/* Fills opts with czk_engine_config_default and no hooks. */
+/* Fills opts with czk_engine_config_default and no hooks (all else zero). */
 void czk_engine_opts_default(czk_engine_opts *opts) CZK_NONNULL(1);
 
 /*
@@ -456,7 +472,10 @@ void czk_engine_opts_default(czk_engine_opts *opts) CZK_NONNULL(1);
  * composition roots do it, e.g. czk_kinds_register_porep). The circuits of
  * srs.preload are loaded as the kind that owns each is registered (in the
  * background: work is accepted at once and waits for its keys).
- * Returns: CZK_OK and *out; CZK_ERR_INVALID_ARG (a configuration value the
+ * In:  opts  copied (the configuration too); its hooks' contexts must
+ *            outlive the engine.
+ * Out: *out  the engine (czk_engine_destroy); NULL on failure.
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG (a configuration value the
  *   engine cannot run with, named); a backend factory's failure; CZK_ERR_NOMEM;
  *   CZK_ERR_IO (the timeline file cannot be opened).
  */
@@ -464,15 +483,19 @@ CZK_NODISCARD czk_status czk_engine_create(czk_engine **out, const czk_engine_op
                                            czk_err *err) CZK_NONNULL(1, 2);
 
 /*
- * Stops accepting work. drain: wait until every job has finished; else
- * cancel every job. Waiters are woken. Idempotent.
+ * Stops accepting work (later submits: CZK_ERR_CANCELLED). drain: wait
+ * until every job has finished; else cancel every job. Waiters are woken.
+ * Idempotent; never fails.
  */
 void czk_engine_shutdown(czk_engine *e, bool drain);
 
 /* Shuts down (no drain), joins the threads and frees everything. NULL is fine. */
 void czk_engine_destroy(czk_engine *e);
 
-/* The engine's configuration, as resolved at creation (read-only, lives as long as e). */
+/*
+ * The engine's configuration, as resolved at creation (read-only, owned by
+ * e and valid as long as it). Never fails.
+ */
 const czk_engine_config *czk_engine_get_config(const czk_engine *e) CZK_NONNULL(1);
 
 /*
@@ -543,7 +566,12 @@ CZK_NODISCARD czk_status czk_engine_await(czk_engine *e, const char *job_id, int
 CZK_NODISCARD czk_status czk_engine_cancel(czk_engine *e, const char *job_id, bool *was_running,
                                            czk_err *err) CZK_NONNULL(1, 2);
 
-/* A job's progress. CZK_ERR_INVALID_ARG (out->state UNKNOWN) for an unknown job. */
+/*
+ * A job's progress.
+ * Out: *out  filled (zeroed first, out->job_id = job_id).
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG "job info: no job J" (out->state
+ *   UNKNOWN) for an unknown or pruned job.
+ */
 CZK_NODISCARD czk_status czk_engine_job_info(czk_engine *e, const char *job_id, czk_job_info *out,
                                              czk_err *err) CZK_NONNULL(1, 2, 3);
 
@@ -576,7 +604,7 @@ typedef enum czk_srs_tier {
     CZK_SRS_COLD = 2, /* on disk: loading, or named by srs.preload and not loaded */
 } czk_srs_tier;
 
-/* "HOT", "WARM", "COLD". */
+/* "HOT", "WARM", "COLD": static; "UNKNOWN" for another value. */
 const char *czk_srs_tier_name(czk_srs_tier t);
 
 typedef struct czk_engine_device_status {
@@ -638,7 +666,10 @@ typedef enum czk_partition_stage {
     CZK_STAGE_COUNT
 } czk_partition_stage;
 
-/* "synth_queue", "synthesis", "gpu_queue", "device", "finalize_queue", "finalize", "assembly". */
+/*
+ * "synth_queue", "synthesis", "gpu_queue", "device", "finalize_queue",
+ * "finalize", "assembly": static; "unknown" for another value.
+ */
 const char *czk_partition_stage_name(czk_partition_stage s);
 
 /* One partition in flight. */
@@ -660,7 +691,7 @@ typedef enum czk_worker_role {
     CZK_WORKER_FINALIZE = 2,
 } czk_worker_role;
 
-/* "synthesis", "gpu", "finalize". */
+/* "synthesis", "gpu", "finalize": static; "unknown" for another value. */
 const char *czk_worker_role_name(czk_worker_role r);
 
 typedef struct czk_engine_worker_status {
@@ -676,8 +707,11 @@ typedef struct czk_engine_worker_status {
 /* Number of finite buckets of the proof duration histogram. */
 #define CZK_DURATION_BUCKETS 18
 
-/* The upper bound (seconds, inclusive) of finite bucket i < CZK_DURATION_BUCKETS:
- * 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 45, 60, 90, 120, 180, 300, 600, 1800, 3600. */
+/*
+ * The upper bound (seconds, inclusive) of finite bucket i < CZK_DURATION_BUCKETS:
+ * 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 45, 60, 90, 120, 180, 300, 600, 1800, 3600;
+ * INFINITY for i >= CZK_DURATION_BUCKETS (the +Inf bucket).
+ */
 double czk_duration_bucket_le(size_t i);
 
 /* Counters of one registered kind, since start. */
@@ -734,14 +768,22 @@ typedef struct czk_engine_status {
     size_t num_timeline;
 } czk_engine_status;
 
-/* A snapshot (consistent at one instant, except device memory, which is asked of
- * the backends after it). Free with czk_engine_status_free. */
+/*
+ * A snapshot (consistent at one instant, except device memory, which is asked of
+ * the backends after it). src/engine/status.c.
+ * Out: *out  the snapshot (czk_engine_status_free); NULL on failure.
+ * Returns: CZK_OK; CZK_ERR_NOMEM "status: out of memory".
+ */
 CZK_NODISCARD czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out, czk_err *err)
     CZK_NONNULL(1, 2);
+/* Frees a snapshot, its arrays and timeline lines. NULL is fine. */
 void czk_engine_status_free(czk_engine_status *s);
 
-/* The name and the metric label of a kind of the snapshot (its s->kinds entry: every
- * kind id in a snapshot is a registered kind's); "unspecified" for another id. */
+/*
+ * The name and the metric label of a kind of the snapshot (its s->kinds entry: every
+ * kind id in a snapshot is a registered kind's); "unspecified" for another id.
+ * Owned by s (or static).
+ */
 const char *czk_engine_status_kind_name(const czk_engine_status *s, czk_kind_id kind)
     CZK_NONNULL(1);
 const char *czk_engine_status_kind_label(const czk_engine_status *s, czk_kind_id kind)
@@ -775,12 +817,17 @@ const char *czk_engine_status_kind_label(const czk_engine_status *s, czk_kind_id
  * czk_workers{role}, czk_workers_busy{role}, czk_verify_failures_total,
  * czk_partitions_synthesized_total, czk_partitions_proved_total,
  * czk_results_pruned_total, czk_results_stored.
- * Label values are escaped (\\, \", \n). *out malloc'ed, NUL-terminated.
+ * Label values are escaped (\\, \", \n).
+ * Out: *out  the text, malloc'ed, NUL-terminated (free()); NULL on failure.
+ * Returns: CZK_OK; CZK_ERR_NOMEM (the snapshot or the text).
  */
 CZK_NODISCARD czk_status czk_engine_metrics(czk_engine *e, char **out, czk_err *err)
     CZK_NONNULL(1, 2);
 
-/* The same text from a snapshot. */
+/*
+ * The same text from a snapshot (s is not changed).
+ * Out, Returns: as czk_engine_metrics.
+ */
 CZK_NODISCARD czk_status czk_engine_metrics_format(const czk_engine_status *s, char **out,
                                                    czk_err *err) CZK_NONNULL(1, 2);
 
@@ -789,7 +836,11 @@ CZK_NODISCARD czk_status czk_engine_metrics_format(const czk_engine_status *s, c
  * `GET /status`, daemon.status_listen): uptime_ms, memory{...}, pipeline{...},
  * queues[], partitions[], workers[], gpus[], srs[], jobs{...}, counters{...,
  * by_kind[]}, timeline[] (the last timeline_lines lines). Unknown device
- * memory is null. *out malloc'ed, NUL-terminated; *len its length.
+ * memory is null.
+ * Out: *out  malloc'ed, NUL-terminated (free()); *len its length; NULL and 0
+ *            on failure.
+ * Returns: CZK_OK; CZK_ERR_NOMEM; CZK_ERR_INTERNAL "status json: the
+ *   generator refused a value" (yajl refused a string or number).
  */
 CZK_NODISCARD czk_status czk_engine_status_json(const czk_engine_status *s, size_t timeline_lines,
                                                 char **out, size_t *len, czk_err *err)

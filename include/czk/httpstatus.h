@@ -26,7 +26,7 @@ extern "C" {
 
 typedef struct czk_httpstatus czk_httpstatus;
 
-/* Whether this build has the endpoint (cmake -DCZK_HTTP=ON, the default). */
+/* Whether this build has the endpoint (cmake -DCZK_HTTP=ON, the default). Never fails. */
 bool czk_httpstatus_available(void);
 
 /*
@@ -34,15 +34,16 @@ bool czk_httpstatus_available(void);
  * bracketed IPv6 address ("[::1]:9821") or a host name that resolves
  * (the first address it resolves to); port 0 picks a free port
  * (czk_httpstatus_port tells which). The engine must outlive the endpoint.
- * Returns: CZK_OK and *out; CZK_ERR_INVALID_ARG (addr not "host:port", port
- *   not 0..65535, host does not resolve); CZK_ERR_IO (the address cannot be
- *   bound, e.g. in use); CZK_ERR_UNSUPPORTED (built without CZK_HTTP);
- *   CZK_ERR_NOMEM.
+ * Out: *out  the endpoint (czk_httpstatus_stop).
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG "status_listen \"ADDR\": ..." (addr
+ *   not "host:port", port not 0..65535, too long, host does not resolve);
+ *   CZK_ERR_IO (socket, bind, e.g. in use, or libmicrohttpd did not start);
+ *   CZK_ERR_UNSUPPORTED (built without CZK_HTTP); CZK_ERR_NOMEM.
  */
 CZK_NODISCARD czk_status czk_httpstatus_start(czk_engine *e, const char *addr, czk_httpstatus **out,
                                               czk_err *err) CZK_NONNULL(1, 2, 3);
 
-/* The port it listens on. */
+/* The port it listens on (the one picked for port 0); 0 in a build without CZK_HTTP. */
 uint16_t czk_httpstatus_port(const czk_httpstatus *h) CZK_NONNULL(1);
 
 /* Stops serving (waits for requests being answered) and frees. NULL is fine. */
