@@ -164,6 +164,20 @@ void czk_vk_free(czk_vk *vk);
 /* Frees the parameters and everything they own (NULL is fine). */
 void czk_params_free(czk_params *params);
 
+/*
+ * Frees the host vectors of params named by mask (CZK_SRS_H, CZK_SRS_L,
+ * CZK_SRS_A, CZK_SRS_B_G1, CZK_SRS_B_G2; other bits are ignored) and sets
+ * them to NULL, once a backend's device copy has taken their place
+ * (host_droppable of czk_backend_ops.load). vk and vk.ic always stay.
+ * Returns: the CZK_SRS_* bits of the vectors it freed (those of mask that
+ *          were held).
+ * In/Out:  params:      the parameters (lengths stay as they were).
+ * Out:     freed_bytes: NULL, or the bytes of the freed vectors added to it.
+ * Source:  czk's own (the SRS cache of src/engine/srs.c, czk_porep_c2_load).
+ */
+unsigned czk_params_drop_host(czk_params *params, unsigned mask, uint64_t *freed_bytes)
+    CZK_NONNULL(1);
+
 /* Encoded sizes in bytes of a vk / params file with these lengths. */
 uint64_t czk_vk_encoded_size(uint32_t ic_len);
 uint64_t czk_params_encoded_size(const czk_params *params);

@@ -46,7 +46,6 @@
  * on the device), so an entry in use is never evicted under it.
  */
 #include "engine/internal.h"
-#include "groth16/internal.h"
 
 #include "czk/cuda.h"
 #include "util/time.h"
@@ -428,11 +427,7 @@ static void load_one(czk_engine *e, srs_entry *s) {
         }
         if (all && device_bytes) {
             /* every device holds them: free the host vectors the device part no longer reads */
-            if (droppable & CZK_SRS_H) czk_g16_free(params->h), params->h = NULL;
-            if (droppable & CZK_SRS_L) czk_g16_free(params->l), params->l = NULL;
-            if (droppable & CZK_SRS_A) czk_g16_free(params->a), params->a = NULL;
-            if (droppable & CZK_SRS_B_G1) czk_g16_free(params->b_g1), params->b_g1 = NULL;
-            if (droppable & CZK_SRS_B_G2) czk_g16_free(params->b_g2), params->b_g2 = NULL;
+            czk_params_drop_host(params, droppable, NULL);
             bool shape_everywhere = true;
             for (int d = 0; d < e->num_devices && shape_everywhere; d++) {
                 czk_cuda_residency r;

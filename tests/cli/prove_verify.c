@@ -45,14 +45,14 @@ static void hex(char *out, const uint8_t *b) {
 
 static int group_setup(void **state) {
     (void)state;
-    e2e_tmpdir(g.dir, sizeof g.dir);
+    czk_test_tmpdir(g.dir, sizeof g.dir, "cli-pv");
     e2e_keys_dir(g.keys, sizeof g.keys);
     return 0;
 }
 
 static int group_teardown(void **state) {
     (void)state;
-    e2e_rm_rf(g.dir);
+    czk_test_rm_rf(g.dir);
     return 0;
 }
 
@@ -142,7 +142,7 @@ static void test_prove(void **state) {
     char path[800];
     snprintf(path, sizeof path, "%s/proof.bin", g.dir);
     size_t n = 0;
-    free(e2e_slurp(path, &n));
+    free(czk_test_slurp(path, &n));
     assert_int_equal(n, 192);
     g.proved = true;
 }

@@ -14,6 +14,7 @@
 #include "support.h"
 
 #include "czk/engine.h"
+#include "czk/kinds.h"
 #include "czk/porep_prove.h"
 #include "czk/porep_shapes.h"
 
