@@ -23,7 +23,7 @@
  * destroy it. Bad arguments give CZK_ERR_INVALID_ARG. Nothing aborts.
  *
  * Algorithms: spec/gpu-prover.md §3 (sppark's structure) with the changes
- * listed in src/cuda/msm.cu and src/cuda/ntt.cu.
+ * listed in src/cuda/msm.cuh (MSM, G1 and G2) and src/cuda/ntt.cu.
  */
 #ifndef CZK_CUDA_H
 #define CZK_CUDA_H
