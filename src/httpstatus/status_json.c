@@ -255,7 +255,7 @@ static void gen_status(jg *j, const czk_engine_status *s, size_t timeline_lines)
 }
 
 czk_status czk_status_page_json(const czk_engine_status *s, size_t timeline_lines, char **out,
-                                  size_t *len, czk_err *err) {
+                                size_t *len, czk_err *err) {
     *out = NULL;
     *len = 0;
     jg j = {yajl_gen_alloc(NULL), false};
