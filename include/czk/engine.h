@@ -130,17 +130,9 @@ const char *czk_priority_name(czk_priority p);
 #define CZK_ENGINE_MAX_DEVICES 64
 #define CZK_ENGINE_MAX_PRELOAD 16
 
+/* The engine's tables of the file; [daemon] is the server's (czk_daemon_config,
+ * include/czk/httpstatus.h), read in the same pass through czk_config_parse. */
 typedef struct czk_engine_config {
-    /* [daemon] */
-    char listen[256];        /* daemon.listen: gRPC address ("unix:///run/curio/cuzk.sock") */
-    char status_listen[256]; /* daemon.status_listen: HTTP GET /status address ("" = off) */
-    /* [daemon], czk's own keys (czk daemon) */
-    bool shutdown_drain;        /* daemon.shutdown_drain: on SIGINT/SIGTERM let proofs in
-                                   flight finish (true, as cuzk) or cancel them (false) */
-    uint64_t shutdown_grace_ms; /* daemon.shutdown_grace: longest drain; then what is left
-                                   is cancelled (0 = no limit) */
-    uint64_t max_message_bytes; /* daemon.max_message_size: gRPC receive/send limit
-                                   (257 MiB; Curio sends up to 256 MiB) */
     /* [srs] */
     char param_cache[CZK_ENGINE_PATH_MAX]; /* srs.param_cache: .params/.vk directory */
     char shape_cache[CZK_ENGINE_PATH_MAX]; /* srs.shape_cache: directory of the recorded
@@ -232,6 +224,50 @@ CZK_NODISCARD czk_status czk_engine_config_parse(czk_engine_config *cfg, const c
 CZK_NODISCARD czk_status czk_engine_config_load(czk_engine_config *cfg, const char *path,
                                                 czk_config_warn_fn warn, void *warn_ctx,
                                                 czk_err *err) CZK_NONNULL(1, 2);
+
+/*
+ * Tables of the same file that another layer owns (the server's [daemon],
+ * czk_daemon_config_table in include/czk/httpstatus.h): the engine reads
+ * their keys with the same syntax and errors as its own and knows nothing
+ * of what they mean.
+ */
+typedef enum czk_config_type {
+    CZK_CONFIG_STRING,   /* a string into char[cap] */
+    CZK_CONFIG_BOOL,     /* bool */
+    CZK_CONFIG_SIZE,     /* uint64_t bytes: a size, as the engine's sizes */
+    CZK_CONFIG_DURATION, /* uint64_t ms: a duration, as the engine's durations */
+} czk_config_type;
+
+typedef struct czk_config_key {
+    const char *name; /* the dotted key, "daemon.listen" */
+    czk_config_type type;
+    size_t offset; /* of the field in the table's struct */
+    size_t cap;    /* CZK_CONFIG_STRING: bytes of the char array */
+} czk_config_key;
+
+typedef struct czk_config_table {
+    const char *name; /* the TOML table, "daemon" */
+    const czk_config_key *keys;
+    size_t num_keys;
+    void *base; /* the struct the offsets are into */
+} czk_config_table;
+
+/*
+ * czk_engine_config_parse / _load that also read the keys of tables[0 ..
+ * num_tables − 1] into their structs (a key of such a table that none of
+ * its keys names: "unknown key", a warning, as for the engine's own).
+ * Returns: as czk_engine_config_parse; CZK_ERR_INVALID_ARG names the key.
+ * In:  tables: NULL when num_tables is 0; names distinct from the engine's
+ *      tables (srs, memory, gpus, scheduler, synthesis, pipeline, logging).
+ */
+CZK_NODISCARD czk_status czk_config_parse(czk_engine_config *cfg, const czk_config_table *tables,
+                                          size_t num_tables, const char *text, size_t len,
+                                          const char *source, czk_config_warn_fn warn,
+                                          void *warn_ctx, czk_err *err) CZK_NONNULL(1);
+CZK_NODISCARD czk_status czk_config_load(czk_engine_config *cfg, const czk_config_table *tables,
+                                         size_t num_tables, const char *path,
+                                         czk_config_warn_fn warn, void *warn_ctx, czk_err *err)
+    CZK_NONNULL(1, 4);
 
 /* cuzk's size ("5GiB", "626 MiB", "50GB", "20MB", "1048576") and duration
  * ("5m", "300s", "60") syntax. CZK_ERR_INVALID_ARG for anything else. */

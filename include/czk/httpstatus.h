@@ -52,6 +52,31 @@ uint16_t czk_httpstatus_port(const czk_httpstatus *h) CZK_NONNULL(1);
 /* Stops serving (waits for requests being answered) and frees. NULL is fine. */
 void czk_httpstatus_stop(czk_httpstatus *h);
 
+/* ---- the server's table of the file, [daemon] (src/httpstatus/daemon_config.c) ---- */
+
+typedef struct czk_daemon_config {
+    char listen[256];        /* daemon.listen: gRPC address(es), comma-separated
+                                ("unix:///run/curio/cuzk.sock") */
+    char status_listen[256]; /* daemon.status_listen: HTTP GET /status address ("" = off) */
+    /* czk's own keys (czk daemon) */
+    bool shutdown_drain;        /* daemon.shutdown_drain: on SIGINT/SIGTERM let proofs in
+                                   flight finish (true, as cuzk) or cancel them (false) */
+    uint64_t shutdown_grace_ms; /* daemon.shutdown_grace: longest drain; then what is left
+                                   is cancelled (0 = no limit) */
+    uint64_t max_message_bytes; /* daemon.max_message_size: gRPC receive/send limit
+                                   (257 MiB; Curio sends up to 256 MiB) */
+} czk_daemon_config;
+
+/* Fills c with the defaults listed above. */
+void czk_daemon_config_default(czk_daemon_config *c) CZK_NONNULL(1);
+
+/*
+ * The [daemon] table for czk_config_parse / czk_config_load
+ * (include/czk/engine.h), reading into c.
+ * Returns: the table description; it points at c, which must outlive it.
+ */
+czk_config_table czk_daemon_config_table(czk_daemon_config *c) CZK_NONNULL(1);
+
 /* ---- renderings of the engine status snapshot (src/httpstatus/metrics.c, status_json.c) ---- */
 
 /*
