@@ -473,9 +473,12 @@ typedef czk_status (*czk_backend_factory)(void *ctx, int device, czk_pool *pool,
 
 typedef struct czk_engine_opts {
     czk_engine_config config;         /* copied */
-    czk_backend_factory make_backend; /* NULL: gpus.backend decides ("auto": CUDA devices
-                                         where present, else the CPU pseudo-device) */
+    czk_backend_factory make_backend; /* NULL: gpus.backend decides ("auto": the devices of
+                                         gpu where present, else the CPU pseudo-device) */
     void *backend_ctx;
+    const czk_backend_provider *gpu; /* the device backend gpus.backend may name, given by the
+                                        composition root (&czk_cuda_provider, czk/cuda.h);
+                                        NULL: none (the CPU pseudo-device only) */
     void (*on_event)(void *ctx, const czk_engine_event *ev); /* may be NULL; called on the
                                            engine's threads, must not call the engine */
     void *event_ctx;

@@ -725,6 +725,29 @@ CZK_NODISCARD czk_status czk_backend_cpu(czk_backend *out, czk_pool *pool, czk_e
 void czk_backend_release(czk_backend *b);
 
 /*
+ * A kind of device backend as a composition root hands it to the engine
+ * (czk_engine_opts.gpu; the CUDA backend's is czk_cuda_provider in
+ * include/czk/cuda.h): the engine makes and asks devices only through it.
+ *   name, label      the gpus.backend value that asks for it ("cuda") and its
+ *                    name in messages ("CUDA").
+ *   built()          whether this build has the backend (false: stand-ins).
+ *   device_count()   devices present (0 without a GPU or its driver).
+ *   make(...)        the backend of device ordinal `device` (czk_backend_release);
+ *                    vram_budget_bytes as gpus.vram_budget (0: the device's).
+ *   shape_resident(b, params)  whether b holds the CSR arrays of the shape
+ *                    loaded with params on its device (so the host copy may go).
+ */
+typedef struct czk_backend_provider {
+    const char *name;
+    const char *label;
+    bool (*built)(void);
+    int (*device_count)(void);
+    czk_status (*make)(czk_backend *out, int device, czk_pool *pool, uint64_t vram_budget_bytes,
+                       czk_err *err);
+    bool (*shape_resident)(const czk_backend *b, const czk_params *params);
+} czk_backend_provider;
+
+/*
  * Proves count circuits of one shape from their witnesses with the
  * backend, then randomizes each (bellperson prover/native.rs):
  *   A = α₁ + a + r·δ₁

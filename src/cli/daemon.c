@@ -13,6 +13,7 @@
  */
 #include "cli/cli.h"
 
+#include "czk/cuda.h"
 #include "czk/engine.h"
 #include "czk/httpstatus.h"
 #include "czk/kinds.h"
@@ -136,6 +137,7 @@ int czk_cmd_daemon(int argc, char **argv) {
 
     czk_engine_opts eo;
     czk_engine_opts_default(&eo);
+    eo.gpu = &czk_cuda_provider; /* BACKEND REGISTRATION (composition root): gpus.backend */
     czk_err err;
     czk_err_clear(&err);
     if (!config && access("/data/zk/cuzk.toml", R_OK) == 0) config = "/data/zk/cuzk.toml";

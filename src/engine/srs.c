@@ -28,7 +28,7 @@
  * allows"). Otherwise the host copy stays, in anonymous page-aligned memory
  * advised for huge pages, ready to be pinned by a CUDA backend. Likewise the
  * shape: where every device runs the SpMV from its own copy of the matrices
- * (czk_backend_cuda_residency: shape_resident), the host CSR arrays (8.3 GiB
+ * (the device backend's shape_resident, czk_engine_opts.gpu), the host CSR arrays (8.3 GiB
  * at 32GiB) are freed. What stays on the host is what host code still reads:
  * the counts and the density bitmaps (the CUDA backend's find() and index
  * lists, the CPU's G2 MSM in finalization), the coefficient table, the vk
@@ -47,7 +47,6 @@
  */
 #include "engine/internal.h"
 
-#include "czk/cuda.h"
 #include "util/time.h"
 
 #include <stdio.h>
@@ -429,13 +428,10 @@ static void load_one(czk_engine *e, srs_entry *s) {
             /* every device holds them: free the host vectors the device part no longer reads */
             czk_params_drop_host(params, droppable, NULL);
             bool shape_everywhere = true;
-            for (int d = 0; d < e->num_devices && shape_everywhere; d++) {
-                czk_cuda_residency r;
-                czk_err rerr;
-                shape_everywhere =
-                    !czk_backend_cuda_residency(&e->devices[d].backend, params, &r, &rerr) &&
-                    r.shape_resident;
-            }
+            const czk_backend_provider *g = e->opts.gpu;
+            for (int d = 0; d < e->num_devices && shape_everywhere; d++)
+                shape_everywhere = g && g->shape_resident &&
+                                   g->shape_resident(&e->devices[d].backend, params);
             if (shape_everywhere) shape_dropped = drop_shape_matrices(shape);
         }
     }
