@@ -31,7 +31,6 @@
 #include "engine/internal.h"
 #include "util/digest.h"
 
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -604,9 +603,9 @@ static czk_status make_devices(czk_engine *e, czk_err *err) {
         e->num_devices = i + 1;
         czk_status st = e->opts.make_backend ? e->opts.make_backend(e->opts.backend_ctx, d->ordinal,
                                                                     e->gpu_pool, &d->backend, err)
-                        : use_gpu ? g->make(&d->backend, d->ordinal, e->gpu_pool,
-                                            e->cfg.vram_budget, err)
-                                  : czk_backend_cpu(&d->backend, e->gpu_pool, err);
+                        : use_gpu
+                            ? g->make(&d->backend, d->ordinal, e->gpu_pool, e->cfg.vram_budget, err)
+                            : czk_backend_cpu(&d->backend, e->gpu_pool, err);
         if (st) return czk_err_wrap(err, "engine: backend of device %d", d->ordinal);
         snprintf(d->name, sizeof d->name, "%s", d->backend.ops->name);
         d->workers = c->gpu_workers_per_device;

@@ -430,8 +430,8 @@ static void load_one(czk_engine *e, srs_entry *s) {
             bool shape_everywhere = true;
             const czk_backend_provider *g = e->opts.gpu;
             for (int d = 0; d < e->num_devices && shape_everywhere; d++)
-                shape_everywhere = g && g->shape_resident &&
-                                   g->shape_resident(&e->devices[d].backend, params);
+                shape_everywhere =
+                    g && g->shape_resident && g->shape_resident(&e->devices[d].backend, params);
             if (shape_everywhere) shape_dropped = drop_shape_matrices(shape);
         }
     }
