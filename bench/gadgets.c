@@ -11,6 +11,7 @@
  *   bench_gadgets [reps]
  */
 #include "czk/gadgets.h"
+#include "czk/porep_circuit.h" /* czk_create_label */
 #include "util/time.h"
 
 #include <malloc.h>

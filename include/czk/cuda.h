@@ -317,6 +317,14 @@ CZK_NODISCARD czk_status czk_backend_cuda(czk_backend *out, int device, czk_pool
                                           uint64_t vram_budget_bytes, czk_err *err) CZK_NONNULL(1);
 
 /*
+ * The CUDA backend as a czk_backend_provider (src/cuda/provider.c): name
+ * "cuda", built czk_cuda_built, device_count czk_cuda_device_count, make
+ * czk_backend_cuda, shape_resident from czk_backend_cuda_residency. The
+ * composition roots hand it to the engine (czk_engine_opts.gpu).
+ */
+extern const czk_backend_provider czk_cuda_provider;
+
+/*
  * Whether parameters should be read encoded for the GPU (callers set
  * CZK_PARAMS_ENCODED when this is true: the engine's PoRep kind, czk
  * prove, bench_porep32g): this build has the CUDA backend, a device

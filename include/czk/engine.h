@@ -133,17 +133,9 @@ const char *czk_priority_name(czk_priority p);
 #define CZK_ENGINE_MAX_DEVICES 64
 #define CZK_ENGINE_MAX_PRELOAD 16
 
+/* The engine's tables of the file; [daemon] is the server's (czk_daemon_config,
+ * include/czk/httpstatus.h), read in the same pass through czk_config_parse. */
 typedef struct czk_engine_config {
-    /* [daemon] */
-    char listen[256];        /* daemon.listen: gRPC address ("unix:///run/curio/cuzk.sock") */
-    char status_listen[256]; /* daemon.status_listen: HTTP GET /status address ("" = off) */
-    /* [daemon], czk's own keys (czk daemon) */
-    bool shutdown_drain;        /* daemon.shutdown_drain: on SIGINT/SIGTERM let proofs in
-                                   flight finish (true, as cuzk) or cancel them (false) */
-    uint64_t shutdown_grace_ms; /* daemon.shutdown_grace: longest drain; then what is left
-                                   is cancelled (0 = no limit) */
-    uint64_t max_message_bytes; /* daemon.max_message_size: gRPC receive/send limit
-                                   (257 MiB; Curio sends up to 256 MiB) */
     /* [srs] */
     char param_cache[CZK_ENGINE_PATH_MAX]; /* srs.param_cache: .params/.vk directory */
     char shape_cache[CZK_ENGINE_PATH_MAX]; /* srs.shape_cache: directory of the recorded
@@ -240,6 +232,50 @@ CZK_NODISCARD czk_status czk_engine_config_parse(czk_engine_config *cfg, const c
 CZK_NODISCARD czk_status czk_engine_config_load(czk_engine_config *cfg, const char *path,
                                                 czk_config_warn_fn warn, void *warn_ctx,
                                                 czk_err *err) CZK_NONNULL(1, 2);
+
+/*
+ * Tables of the same file that another layer owns (the server's [daemon],
+ * czk_daemon_config_table in include/czk/httpstatus.h): the engine reads
+ * their keys with the same syntax and errors as its own and knows nothing
+ * of what they mean.
+ */
+typedef enum czk_config_type {
+    CZK_CONFIG_STRING,   /* a string into char[cap] */
+    CZK_CONFIG_BOOL,     /* bool */
+    CZK_CONFIG_SIZE,     /* uint64_t bytes: a size, as the engine's sizes */
+    CZK_CONFIG_DURATION, /* uint64_t ms: a duration, as the engine's durations */
+} czk_config_type;
+
+typedef struct czk_config_key {
+    const char *name; /* the dotted key, "daemon.listen" */
+    czk_config_type type;
+    size_t offset; /* of the field in the table's struct */
+    size_t cap;    /* CZK_CONFIG_STRING: bytes of the char array */
+} czk_config_key;
+
+typedef struct czk_config_table {
+    const char *name; /* the TOML table, "daemon" */
+    const czk_config_key *keys;
+    size_t num_keys;
+    void *base; /* the struct the offsets are into */
+} czk_config_table;
+
+/*
+ * czk_engine_config_parse / _load that also read the keys of tables[0 ..
+ * num_tables − 1] into their structs (a key of such a table that none of
+ * its keys names: "unknown key", a warning, as for the engine's own).
+ * Returns: as czk_engine_config_parse; CZK_ERR_INVALID_ARG names the key.
+ * In:  tables: NULL when num_tables is 0; names distinct from the engine's
+ *      tables (srs, memory, gpus, scheduler, synthesis, pipeline, logging).
+ */
+CZK_NODISCARD czk_status czk_config_parse(czk_engine_config *cfg, const czk_config_table *tables,
+                                          size_t num_tables, const char *text, size_t len,
+                                          const char *source, czk_config_warn_fn warn,
+                                          void *warn_ctx, czk_err *err) CZK_NONNULL(1);
+CZK_NODISCARD czk_status czk_config_load(czk_engine_config *cfg, const czk_config_table *tables,
+                                         size_t num_tables, const char *path,
+                                         czk_config_warn_fn warn, void *warn_ctx, czk_err *err)
+    CZK_NONNULL(1, 4);
 
 /*
  * cuzk's size ("5GiB", "626 MiB", "50GB", "20MB", "1048576": bytes) and
@@ -453,9 +489,12 @@ typedef czk_status (*czk_backend_factory)(void *ctx, int device, czk_pool *pool,
 
 typedef struct czk_engine_opts {
     czk_engine_config config;         /* copied */
-    czk_backend_factory make_backend; /* NULL: gpus.backend decides ("auto": CUDA devices
-                                         where present, else the CPU pseudo-device) */
+    czk_backend_factory make_backend; /* NULL: gpus.backend decides ("auto": the devices of
+                                         gpu where present, else the CPU pseudo-device) */
     void *backend_ctx;
+    const czk_backend_provider *gpu; /* the device backend gpus.backend may name, given by the
+                                        composition root (&czk_cuda_provider, czk/cuda.h);
+                                        NULL: none (the CPU pseudo-device only) */
     void (*on_event)(void *ctx, const czk_engine_event *ev); /* may be NULL; called on the
                                            engine's threads, must not call the engine */
     void *event_ctx;
@@ -788,63 +827,6 @@ const char *czk_engine_status_kind_name(const czk_engine_status *s, czk_kind_id 
     CZK_NONNULL(1);
 const char *czk_engine_status_kind_label(const czk_engine_status *s, czk_kind_id kind)
     CZK_NONNULL(1);
-
-/*
- * Prometheus text exposition format 0.0.4 (every family with # HELP and
- * # TYPE, its samples together). cuzk's names and meaning (cuzk-engine.md
- * §2) so existing dashboards keep working:
- *   cuzk_proofs_completed_total, cuzk_proofs_failed_total (counters),
- *   cuzk_uptime_seconds, cuzk_queue_depth (jobs queued + running),
- *   cuzk_proofs_completed{proof_kind}, cuzk_proofs_failed{proof_kind}
- *   (always cuzk's four labels porep_c2, snap_update, window_post,
- *   winning_post, 0 where no registered kind has the label, then the
- *   metric label of every other registered kind, e.g. test),
- *   cuzk_proof_duration_seconds_{count,sum} (a summary of the last 1000),
- *   cuzk_running_jobs, cuzk_gpu_workers.
- * proof_kind is the kind's descriptor's metric_label.
- * czk's own (czk_*): czk_proofs_total{proof_kind,status=completed|failed|
- * cancelled}, czk_proof_duration_seconds histogram{proof_kind} (since start,
- * buckets czk_duration_bucket_le), czk_queue_partitions{proof_kind,stage}
- * and czk_queue_jobs{proof_kind,state}, czk_partitions{stage},
- * czk_gpu_busy_ratio{device} (device lock held / uptime),
- * czk_gpu_busy_seconds_total{device}, czk_gpu_workers_busy{device},
- * czk_gpu_vram_bytes{device,kind=total|free} (where reported),
- * czk_gpu_partitions_proved_total{device},
- * czk_memory_budget_bytes{part=total|used|srs|shapes|working|witness_buffers},
- * czk_memory_budget_info{source} (where the total came from),
- * czk_process_resident_bytes, czk_memory_total_bytes,
- * czk_srs_bytes{circuit_id,tier,part=host|device|shape}, czk_srs_refs{circuit_id},
- * czk_workers{role}, czk_workers_busy{role}, czk_verify_failures_total,
- * czk_partitions_synthesized_total, czk_partitions_proved_total,
- * czk_results_pruned_total, czk_results_stored.
- * Label values are escaped (\\, \", \n).
- * Out: *out  the text, malloc'ed, NUL-terminated (free()); NULL on failure.
- * Returns: CZK_OK; CZK_ERR_NOMEM (the snapshot or the text).
- */
-CZK_NODISCARD czk_status czk_engine_metrics(czk_engine *e, char **out, czk_err *err)
-    CZK_NONNULL(1, 2);
-
-/*
- * The same text from a snapshot (s is not changed).
- * Out, Returns: as czk_engine_metrics.
- */
-CZK_NODISCARD czk_status czk_engine_metrics_format(const czk_engine_status *s, char **out,
-                                                   czk_err *err) CZK_NONNULL(1, 2);
-
-/*
- * The snapshot as one JSON object (yajl's generator; the layout of
- * `GET /status`, daemon.status_listen): uptime_ms, memory{...}, pipeline{...},
- * queues[], partitions[], workers[], gpus[], srs[], jobs{...}, counters{...,
- * by_kind[]}, timeline[] (the last timeline_lines lines). Unknown device
- * memory is null.
- * Out: *out  malloc'ed, NUL-terminated (free()); *len its length; NULL and 0
- *            on failure.
- * Returns: CZK_OK; CZK_ERR_NOMEM; CZK_ERR_INTERNAL "status json: the
- *   generator refused a value" (yajl refused a string or number).
- */
-CZK_NODISCARD czk_status czk_engine_status_json(const czk_engine_status *s, size_t timeline_lines,
-                                                char **out, size_t *len, czk_err *err)
-    CZK_NONNULL(1, 3, 4);
 
 #ifdef __cplusplus
 }

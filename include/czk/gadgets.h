@@ -409,29 +409,16 @@ CZK_NODISCARD czk_status czk_sha256_hash_leaf_bits(czk_cs *cs, const czk_bool *l
 CZK_NODISCARD czk_status czk_sha256_hash_multi_leaf(czk_cs *cs, const czk_num *leaves, size_t n,
                                                     czk_num *out) CZK_NONNULL(1, 2, 4);
 
-/* The PoRep label's total parents (6 DRG + 8 expander, expanded to 37). */
-#define CZK_LABEL_PARENTS 37u
-
 /*
- * storage-proofs-porep create_label_circuit (spec §3.2 step 6, §4.6): the
- * message replica_id (padded with Constant(false) to 256 bits) ‖
- * layer.into_bits_be() ‖ node bits, most significant first ‖ Constant(false)
- * to 512 bits ‖ each parent (padded with Constant(false) to 256 bits), 9,984
- * bits in all; SHA-256 over it (20 blocks); the digest bit-reversed per byte,
- * the first 254 bits packed (pack_bits): the label.
- * In:  replica_id[id_bits], 32 ≤ id_bits ≤ 256;
- *      layer: a UInt32 (constant in PoRep);
- *      node_le[64]: the node as UInt64 bits, least significant first;
- *      parents[37]: each parent_bits ≤ 256 bits (in PoRep:
- *      reverse_bit_numbering(to_bits_le(row)), 256 bits).
- * Out: out: the label.
- * Returns: the cs's status; CZK_ERR_INVALID_ARG for bad lengths.
+ * Sha256Function::hash_circuit (filecoin-hashers sha256.rs), the end every
+ * SHA-256 composition of Filecoin shares: czk_sha256 of msg[nbits], the
+ * digest's bits reversed within each byte, the first 254 packed into one aux
+ * (pack_bits). Used by the TreeD node hashes above and the PoRep label
+ * (czk_create_label, include/czk/porep_circuit.h).
+ * Returns: the cs's status.
  */
-CZK_NODISCARD czk_status czk_create_label(czk_cs *cs, const czk_bool *replica_id, size_t id_bits,
-                                          const czk_u32 *layer, const czk_bool node_le[64],
-                                          const czk_bool *const parents[CZK_LABEL_PARENTS],
-                                          size_t parent_bits, czk_num *out)
-    CZK_NONNULL(1, 2, 4, 5, 6, 8);
+CZK_NODISCARD czk_status czk_sha256_hash_circuit(czk_cs *cs, const czk_bool *msg, size_t nbits,
+                                                 czk_num *out) CZK_NONNULL(1, 4);
 
 #ifdef __cplusplus
 }

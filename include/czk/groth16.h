@@ -165,6 +165,20 @@ void czk_vk_free(czk_vk *vk);
 void czk_params_free(czk_params *params);
 
 /*
+ * Frees the host vectors of params named by mask (CZK_SRS_H, CZK_SRS_L,
+ * CZK_SRS_A, CZK_SRS_B_G1, CZK_SRS_B_G2; other bits are ignored) and sets
+ * them to NULL, once a backend's device copy has taken their place
+ * (host_droppable of czk_backend_ops.load). vk and vk.ic always stay.
+ * Returns: the CZK_SRS_* bits of the vectors it freed (those of mask that
+ *          were held).
+ * In/Out:  params:      the parameters (lengths stay as they were).
+ * Out:     freed_bytes: NULL, or the bytes of the freed vectors added to it.
+ * Source:  czk's own (the SRS cache of src/engine/srs.c, czk_porep_c2_load).
+ */
+unsigned czk_params_drop_host(czk_params *params, unsigned mask, uint64_t *freed_bytes)
+    CZK_NONNULL(1);
+
+/*
  * Encoded sizes in bytes of a vk / params file with these lengths:
  * CZK_VK_FIXED_BYTES + 4 + 96·ic_len for the vk, then five u32 lengths and
  * 96 bytes per G1 point of h, l, a, b_g1 and 192 per G2 point of b_g2.
@@ -747,6 +761,29 @@ CZK_NODISCARD czk_status czk_backend_cpu(czk_backend *out, czk_pool *pool, czk_e
 
 /* Releases a backend (calls ops->destroy) and clears it; NULL or NULL ops is fine. */
 void czk_backend_release(czk_backend *b);
+
+/*
+ * A kind of device backend as a composition root hands it to the engine
+ * (czk_engine_opts.gpu; the CUDA backend's is czk_cuda_provider in
+ * include/czk/cuda.h): the engine makes and asks devices only through it.
+ *   name, label      the gpus.backend value that asks for it ("cuda") and its
+ *                    name in messages ("CUDA").
+ *   built()          whether this build has the backend (false: stand-ins).
+ *   device_count()   devices present (0 without a GPU or its driver).
+ *   make(...)        the backend of device ordinal `device` (czk_backend_release);
+ *                    vram_budget_bytes as gpus.vram_budget (0: the device's).
+ *   shape_resident(b, params)  whether b holds the CSR arrays of the shape
+ *                    loaded with params on its device (so the host copy may go).
+ */
+typedef struct czk_backend_provider {
+    const char *name;
+    const char *label;
+    bool (*built)(void);
+    int (*device_count)(void);
+    czk_status (*make)(czk_backend *out, int device, czk_pool *pool, uint64_t vram_budget_bytes,
+                       czk_err *err);
+    bool (*shape_resident)(const czk_backend *b, const czk_params *params);
+} czk_backend_provider;
 
 /*
  * Proves count circuits of one shape from their witnesses with the

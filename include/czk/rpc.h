@@ -19,7 +19,7 @@
  *   CancelProof  cancels (*real); was_running = it had not finished; unknown
  *                job: NOT_FOUND.
  *   GetStatus    answers at once, also while keys load.
- *   GetMetrics   Prometheus text (czk_engine_metrics).
+ *   GetMetrics   Prometheus text (czk_metrics_text, include/czk/httpstatus.h).
  *   PreloadSRS   loads and waits; unknown circuit: INVALID_ARGUMENT (*cuzk:
  *                INTERNAL); a load failure: INTERNAL.
  *   EvictSRS     drops a circuit's SRS (*real); in use: FAILED_PRECONDITION.

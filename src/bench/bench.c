@@ -3,6 +3,7 @@
  * runner, and config assignments through the engine's TOML parser.
  */
 #include "czk/bench.h"
+#include "czk/cuda.h" /* czk_cuda_provider */
 #include "czk/kinds.h"
 #include "util/proc.h"
 #include "util/time.h"
@@ -174,6 +175,7 @@ czk_status czk_bench_inprocess(czk_bench_runner *out, const czk_engine_config *c
     czk_engine_opts o;
     czk_engine_opts_default(&o);
     o.config = *cfg;
+    o.gpu = &czk_cuda_provider; /* the device backend gpus.backend may name */
     o.on_event = inproc_event;
     o.event_ctx = p;
     o.log = inproc_log;

@@ -6,6 +6,7 @@
  */
 #include "cli/cli.h"
 #include "czk/bench.h"
+#include "czk/httpstatus.h" /* czk_daemon_config: [daemon] of --config */
 #include "czk/porep_shapes.h"
 
 #include <getopt.h>
@@ -735,7 +736,10 @@ int czk_cmd_bench(int argc, char **argv) {
     czk_engine_config cfg;
     czk_engine_config_default(&cfg);
     czk_err err;
-    if (o.config && czk_engine_config_load(&cfg, o.config, warn_line, NULL, &err))
+    czk_daemon_config daemon; /* [daemon] of a shared cuzk.toml: read, not used in process */
+    czk_daemon_config_default(&daemon);
+    czk_config_table daemon_table = czk_daemon_config_table(&daemon);
+    if (o.config && czk_config_load(&cfg, &daemon_table, 1, o.config, warn_line, NULL, &err))
         return czk_cli_fail("bench", "--config %s: %s", o.config, err.msg);
     for (size_t i = 0; i < o.n_sets; i++)
         if (czk_bench_config_set(&cfg, o.sets[i], warn_line, NULL, &err))

@@ -34,7 +34,6 @@ int czk_cmd_bench(int argc, char **argv);  /* bench.c; --addr needs CZK_RPC */
 
 /* Prints "czk <cmd>: <message>" to stderr; returns CZK_EXIT_ERROR. */
 int czk_cli_fail(const char *cmd, const char *fmt, ...) CZK_PRINTF(2, 3);
-/* Exit status for a czk_status: OK -> 0, input refused -> 1... callers choose. */
 /* True if argv holds -h or --help. */
 int czk_cli_wants_help(int argc, char **argv);
 

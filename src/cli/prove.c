@@ -614,6 +614,7 @@ int czk_cmd_prove(int argc, char **argv) {
     czk_engine_opts eo;
     czk_engine_opts_default(&eo);
     engine_config(&eo.config, use_cuda, device, threads, witnesses, c1->num_partitions, &a);
+    eo.gpu = &czk_cuda_provider; /* BACKEND REGISTRATION (composition root): --backend cuda */
     eo.on_event = on_event;
     eo.event_ctx = &r;
     eo.log = on_log;

@@ -19,7 +19,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 
-/* ---- the memory budget (budget.c) ---- */
+/* ---- the memory budget (kept by srs.c; pipeline.c and wpool.c draw on it) ---- */
 
 typedef struct czk_budget {
     uint64_t total;

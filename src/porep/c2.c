@@ -28,7 +28,6 @@
 #include "czk/cuda.h"
 #include "czk/keys.h"
 #include "czk/porep_precheck.h"
-#include "groth16/internal.h"
 #include "porep/c1_internal.h"
 #include "util/hostmem.h"
 #include "util/time.h"
@@ -339,24 +338,7 @@ czk_status czk_porep_c2_load(const czk_backend *be, czk_params *params, czk_shap
     in->loaded = true;
     in->device_bytes = dev;
     /* the host vectors the device part no longer reads (vk and ic always stay) */
-    struct {
-        unsigned bit;
-        void **p;
-        uint64_t bytes;
-    } v[] = {
-        {CZK_SRS_H, (void **)&params->h, (uint64_t)params->h_len * sizeof(czk_g1_affine)},
-        {CZK_SRS_L, (void **)&params->l, (uint64_t)params->l_len * sizeof(czk_g1_affine)},
-        {CZK_SRS_A, (void **)&params->a, (uint64_t)params->a_len * sizeof(czk_g1_affine)},
-        {CZK_SRS_B_G1, (void **)&params->b_g1, (uint64_t)params->b_g1_len * sizeof(czk_g1_affine)},
-        {CZK_SRS_B_G2, (void **)&params->b_g2, (uint64_t)params->b_g2_len * sizeof(czk_g2_affine)},
-    };
-    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
-        if ((drop & v[i].bit) && *v[i].p) {
-            czk_g16_free(*v[i].p); /* czk_params_free frees NULL vectors as nothing */
-            *v[i].p = NULL;
-            in->dropped |= v[i].bit;
-            in->freed_bytes += v[i].bytes;
-        }
+    in->dropped |= czk_params_drop_host(params, drop, &in->freed_bytes);
     /* the CSR arrays, where the SpMV runs from the device's own copy */
     czk_cuda_residency res;
     czk_err rerr;

@@ -18,6 +18,7 @@
  * it is dropped once submitted. See rpc.h for the wire semantics.
  */
 #define _GNU_SOURCE
+#include "czk/httpstatus.h" /* czk_metrics_text: GetMetrics */
 #include "rpc/internal.h"
 #include "util/time.h"
 
@@ -649,7 +650,7 @@ static grpc_status_code h_metrics(srv_call *c, grpc_slice in, answer *a, keep *k
     protobuf_c_message_free_unpacked(&r->base, NULL);
     czk_err err;
     czk_err_clear(&err);
-    czk_status st = czk_engine_metrics(c->srv->engine, &k->metrics_text, &err);
+    czk_status st = czk_metrics_text(c->srv->engine, &k->metrics_text, &err);
     if (st) return fail(a, code_for(st), "%s", err.msg);
     cuzk__v1__get_metrics_response__init(&k->metrics);
     k->metrics.prometheus_text = k->metrics_text;

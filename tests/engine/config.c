@@ -14,6 +14,7 @@
 #include "support.h"
 
 #include "czk/engine.h"
+#include "czk/httpstatus.h" /* [daemon]: the server's table */
 #include "engine/internal.h"
 
 #include <stdio.h>
@@ -31,10 +32,16 @@ static void on_warn(void *ctx, const char *msg) {
     w->n++;
 }
 
+/* [daemon] of the last parse: the server's table (src/httpstatus/daemon_config.c), read in the
+ * same pass as the engine's (czk_config_parse), as czk daemon reads the file. */
+static czk_daemon_config g_daemon;
+
 static czk_status parse(czk_engine_config *c, const char *text, warns *w, czk_err *err) {
     czk_engine_config_default(c);
+    czk_daemon_config_default(&g_daemon);
+    czk_config_table t = czk_daemon_config_table(&g_daemon);
     memset(w, 0, sizeof *w);
-    return czk_engine_config_parse(c, text, strlen(text), "t.toml", on_warn, w, err);
+    return czk_config_parse(c, &t, 1, text, strlen(text), "t.toml", on_warn, w, err);
 }
 
 static void test_sizes(void **state) {
@@ -120,7 +127,28 @@ static void test_values(void **state) {
     czk_err err;
     czk_assert_ok(parse(&c, text, &w, &err), &err);
     assert_int_equal(w.n, 0);
-    assert_string_equal(c.listen, "0.0.0.0:9820");
+    assert_string_equal(g_daemon.listen, "0.0.0.0:9820");
+    assert_string_equal(g_daemon.status_listen, ""); /* not set: the default */
+    assert_true(g_daemon.shutdown_drain);
+    /* the rest of [daemon], each type of a foreign table's key */
+    czk_assert_ok(parse(&c,
+                        "[daemon]\nstatus_listen = \"127.0.0.1:9821\"\nshutdown_drain = false\n"
+                        "shutdown_grace = \"2m\"\nmax_message_size = \"64 MiB\"\n",
+                        &w, &err),
+                  &err);
+    assert_int_equal(w.n, 0);
+    assert_string_equal(g_daemon.status_listen, "127.0.0.1:9821");
+    assert_false(g_daemon.shutdown_drain);
+    assert_int_equal(g_daemon.shutdown_grace_ms, 120000);
+    assert_int_equal(g_daemon.max_message_bytes, 64ull << 20);
+    /* the engine alone knows no [daemon]: an unknown table, nothing read */
+    czk_engine_config_default(&c);
+    memset(&w, 0, sizeof w);
+    const char *d = "[daemon]\nlisten = \"0.0.0.0:9820\"\n";
+    czk_assert_ok(czk_engine_config_parse(&c, d, strlen(d), "t.toml", on_warn, &w, &err), &err);
+    assert_int_equal(w.n, 1);
+    assert_non_null(strstr(w.msg[0], "t.toml:1:2: unknown table [daemon]"));
+    czk_assert_ok(parse(&c, text, &w, &err), &err); /* the engine's keys, checked below */
     assert_string_equal(c.param_cache, "/var/tmp/params");
     assert_string_equal(c.shape_cache, "/var/tmp/shapes");
     assert_int_equal(c.num_preload, 2);
@@ -213,6 +241,10 @@ static void test_alias_and_warnings(void **state) {
     assert_non_null(strstr(w.msg[dep], "t.toml:2:"));
     assert_non_null(strstr(w.msg[unk], "t.toml:3:"));
     assert_non_null(strstr(w.msg[tab], "t.toml:6:"));
+    /* an unknown key of a foreign table: warned as the engine's own */
+    czk_assert_ok(parse(&c, "[daemon]\nlisen = \"x\"\n", &w, &err), &err);
+    assert_int_equal(w.n, 1);
+    assert_non_null(strstr(w.msg[0], "t.toml:2:1: unknown key daemon.lisen"));
     /* a key outside any table */
     czk_assert_ok(parse(&c, "bogus = true\n", &w, &err), &err);
     assert_int_equal(w.n, 1);
@@ -244,6 +276,11 @@ static void test_errors(void **state) {
          "t.toml:2:17: memory.safety_margin: 1048575 is taken as bytes"},
         {"[daemon]\nmax_message_size = \" 256 \"\n",
          "t.toml:2:20: daemon.max_message_size: 256 is taken as bytes"},
+        {"[daemon]\nshutdown_drain = 1\n",
+         "t.toml:2:18: daemon.shutdown_drain: expected a boolean, got integer"},
+        {"[daemon]\nshutdown_grace = \"5h\"\n",
+         "t.toml:2:18: daemon.shutdown_grace: '5h' is not a duration"},
+        {"[daemon]\nlisten = 9820\n", "t.toml:2:10: daemon.listen: expected a string, got integer"},
         {"[memory]\neviction_min_idle = \"5h\"\n",
          "t.toml:2:21: memory.eviction_min_idle: '5h' is not a duration"},
         {"[gpus]\ndevices = [0, \"1\"]\n",
@@ -326,11 +363,16 @@ static void test_example_file(void **state) {
     warns w;
     memset(&w, 0, sizeof w);
     czk_err err;
-    czk_assert_ok(czk_engine_config_load(&c, path, on_warn, &w, &err), &err);
+    czk_daemon_config dc, dd;
+    czk_daemon_config_default(&dc);
+    czk_daemon_config_default(&dd);
+    czk_config_table t = czk_daemon_config_table(&dc);
+    czk_assert_ok(czk_config_load(&c, &t, 1, path, on_warn, &w, &err), &err);
     for (int i = 0; i < w.n && i < 16; i++)
         fprintf(stderr, "warning: %s\n", w.msg[i]);
     assert_int_equal(w.n, 0);
     assert_memory_equal(&c, &d, sizeof c);
+    assert_memory_equal(&dc, &dd, sizeof dc);
     /* and every key is in it: the file sets each one; change them all and compare */
     FILE *f = fopen(path, "r");
     assert_non_null(f);
@@ -339,7 +381,8 @@ static void test_example_file(void **state) {
     while (fgets(line, sizeof line, f))
         if (line[0] >= 'a' && line[0] <= 'z' && strstr(line, " = ")) keys++;
     fclose(f);
-    assert_int_equal(keys, 33); /* the 36 keys of the table in src/engine/config.c, less the two
+    assert_int_equal(keys, 33); /* the 31 keys of the table in src/engine/config.c and the 5 of
+                                   [daemon] (src/httpstatus/daemon_config.c), less the two
                                    deprecated ones (named in a comment) and the alias */
 }
 

@@ -11,6 +11,7 @@
 
 #include "support.h"
 
+#include "czk/cuda.h" /* czk_cuda_provider */
 #include "czk/engine.h"
 #include "czk/kinds.h"
 
@@ -167,6 +168,7 @@ static inline void et_opts(czk_engine_opts *o, ev_log *log, unsigned gpu_ms) {
     snprintf(c->param_cache, sizeof c->param_cache, "/nonexistent-czk-test");
     o->make_backend = slow_factory;
     o->backend_ctx = (void *)(uintptr_t)gpu_ms;
+    o->gpu = &czk_cuda_provider; /* for tests that clear make_backend (tests/cuda/engine.c) */
     if (log) {
         pthread_mutex_init(&log->mu, NULL);
         log->v = NULL;

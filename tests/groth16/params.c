@@ -186,6 +186,37 @@ static void test_layout_and_roundtrip(void **state) {
     czk_params_free(p);
 }
 
+/* czk_params_drop_host frees just the vectors of the mask that are held, counts their bytes
+ * from the lengths, and leaves the rest (and the vk) as read. */
+static void test_drop_host(void **state) {
+    fixture *f = *state;
+    czk_err err;
+    czk_params *p;
+    czk_params_read_opts o = {.flags = CZK_PARAMS_NO_STAMP, .pool = f->pool};
+    czk_assert_ok(czk_params_read(&p, f->path, &o, NULL, &err), &err);
+    const czk_params *w = f->params;
+    uint64_t freed = 7;
+    assert_int_equal(czk_params_drop_host(p, CZK_SRS_H | CZK_SRS_B_G2 | 0x100u, &freed),
+                     CZK_SRS_H | CZK_SRS_B_G2);
+    assert_int_equal(freed, 7 + (uint64_t)w->h_len * sizeof(czk_g1_affine) +
+                                (uint64_t)w->b_g2_len * sizeof(czk_g2_affine));
+    assert_null(p->h);
+    assert_null(p->b_g2);
+    assert_int_equal(p->h_len, w->h_len); /* lengths stay */
+    assert_memory_equal(p->l, w->l, w->l_len * sizeof(czk_g1_affine));
+    assert_memory_equal(p->a, w->a, w->a_len * sizeof(czk_g1_affine));
+    assert_memory_equal(p->b_g1, w->b_g1, w->b_g1_len * sizeof(czk_g1_affine));
+    assert_memory_equal(p->vk.ic, w->vk.ic, IC * sizeof(czk_g1_affine));
+    /* dropped already: nothing freed, nothing counted */
+    assert_int_equal(czk_params_drop_host(p, CZK_SRS_H, &freed), 0);
+    assert_int_equal(czk_params_drop_host(p, ~0u, NULL), CZK_SRS_L | CZK_SRS_A | CZK_SRS_B_G1);
+    assert_null(p->l);
+    assert_null(p->a);
+    assert_null(p->b_g1);
+    assert_non_null(p->vk.ic);
+    czk_params_free(p);
+}
+
 static void test_truncated(void **state) {
     fixture *f = *state;
     char what[64];
@@ -1338,6 +1369,7 @@ static void test_encoded_consumers(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_layout_and_roundtrip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_drop_host, setup, teardown),
         cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
         cmocka_unit_test_setup_teardown(test_flipped_byte, setup, teardown),
         cmocka_unit_test_setup_teardown(test_infinity, setup, teardown),

@@ -1,9 +1,12 @@
-/* Stand-ins for the CUDA backend's entry points in a build without CUDA. */
+/*
+ * Stand-ins for the CUDA backend's entry points (include/czk/cuda.h) in a
+ * build without CUDA: cmake/cuda.cmake builds the layer czk_cuda from this
+ * file alone when nvcc is absent or CZK_CUDA=OFF.
+ */
 #include "czk/cuda.h"
 
 #include <string.h>
 
-#ifndef CZK_HAVE_CUDA
 #define NO_CUDA(what) czk_errf(err, CZK_ERR_UNSUPPORTED, "%s: this build has no CUDA backend", what)
 
 int czk_cuda_device_count(void) {
@@ -167,4 +170,3 @@ czk_status czk_setup_backend_cuda(czk_setup_backend *out, int device, czk_err *e
     out->self = NULL;
     return NO_CUDA("setup_backend_cuda");
 }
-#endif
