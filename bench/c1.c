@@ -23,6 +23,7 @@
 #include "czk/porep_c1.h"
 #include "czk/porep_precheck.h"
 #include "czk/porep_shapes.h"
+#include "util/time.h"
 
 #include <openssl/evp.h>
 #include <stdio.h>
@@ -31,12 +32,6 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 static double cpu_ms(void) {
     struct rusage ru;
@@ -75,12 +70,12 @@ static int gen(const char *path, uint32_t id, int table) {
     char *json;
     size_t len;
     czk_err err;
-    double t0 = now_ms(), c0 = cpu_ms();
+    double t0 = (1e3 * czk_now()), c0 = cpu_ms();
     if (czk_c1_to_json(c1, &json, &len, &err)) {
         fprintf(stderr, "bench_c1: %s\n", err.msg);
         return 2;
     }
-    double t1 = now_ms(), c1t = cpu_ms();
+    double t1 = (1e3 * czk_now()), c1t = cpu_ms();
     if (table)
         printf("| czk_c1_to_json | %s | %.1f | %.1f | %.1f | - | - |\n",
                czk_registered_proof_name(id), len / 1048576.0, t1 - t0, c1t - c0);
@@ -129,10 +124,10 @@ static int parse(const char *path, int runs) {
     for (int r = 0; r < runs; r++) {
         czk_c1 *c1;
         uint64_t sn, ss;
-        double t0 = now_ms(), c0 = cpu_ms();
+        double t0 = (1e3 * czk_now()), c0 = cpu_ms();
         czk_status st = env ? czk_c1_parse_envelope(&c1, &sn, &ss, buf, (size_t)size, &err)
                             : czk_c1_parse(&c1, buf, (size_t)size, &err);
-        double t1 = now_ms(), c1t = cpu_ms();
+        double t1 = (1e3 * czk_now()), c1t = cpu_ms();
         if (st) {
             fprintf(stderr, "bench_c1: %s\n", err.msg);
             return 2;
@@ -174,12 +169,12 @@ static int precheck_rows(int runs) {
                 .have_ids = true, .sector_num = 1, .miner_id = 1000, .graph = s.graph};
             double best = 1e300, best_cpu = 0;
             for (int r = 0; r <= runs; r++) { /* run 0 warms up (Poseidon constants) */
-                double t0 = now_ms(), c0 = cpu_ms();
+                double t0 = (1e3 * czk_now()), c0 = cpu_ms();
                 if (czk_c1_precheck(c1, &o, pool, &err)) {
                     fprintf(stderr, "bench_c1: %s\n", err.msg);
                     return 2;
                 }
-                double t1 = now_ms(), c1t = cpu_ms();
+                double t1 = (1e3 * czk_now()), c1t = cpu_ms();
                 if (r && t1 - t0 < best) {
                     best = t1 - t0;
                     best_cpu = c1t - c0;

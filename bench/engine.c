@@ -11,17 +11,12 @@
  */
 #include "czk/engine.h"
 #include "czk/kinds.h"
+#include "util/time.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static void quiet(void *ctx, const char *level, const char *line) {
     (void)ctx;
@@ -53,8 +48,8 @@ int main(int argc, char **argv) {
             o.config.threads = 1;
             const char *tl = getenv("CZK_BENCH_TIMELINE"); /* one file per row */
             if (tl)
-                snprintf(o.config.timeline_file, sizeof o.config.timeline_file,
-                         "%s-pw%u-gw%u.log", tl, pw, gw);
+                snprintf(o.config.timeline_file, sizeof o.config.timeline_file, "%s-pw%u-gw%u.log",
+                         tl, pw, gw);
             o.log = quiet;
             czk_engine *e;
             czk_err err;
@@ -69,7 +64,7 @@ int main(int argc, char **argv) {
                 return 1;
             }
             char ids[64][CZK_JOB_ID_MAX];
-            double t0 = now();
+            double t0 = czk_now();
             for (unsigned j = 0; j < jobs; j++) {
                 char p[128];
                 snprintf(p, sizeof p, "seed=%u partitions=%u log=%u", 100 + j, parts, lg);
@@ -95,7 +90,7 @@ int main(int argc, char **argv) {
                 dev += (double)res.gpu_compute_ms;
                 czk_job_result_free(&res);
             }
-            double wall = now() - t0;
+            double wall = czk_now() - t0;
             czk_engine_status *s;
             if (czk_engine_status_get(e, &s, &err)) return 1;
             uint64_t busy = s->devices[0].busy_ms;

@@ -6,11 +6,13 @@
  * AllocatedNums) in each mode. Prints one table row per (circuit, mode):
  * constraints and aux of the circuit, the best time of `reps` runs, time per
  * SHA-256 block, and constraints (or aux, in WITNESS mode) per second.
- * Times are process CPU time (see now()).
+ * Times are process CPU time (see czk_cpu_now()).
  *
  *   bench_gadgets [reps]
  */
 #include "czk/gadgets.h"
+#include "czk/porep_circuit.h" /* czk_create_label */
+#include "util/time.h"
 
 #include <malloc.h>
 #include <stdio.h>
@@ -22,12 +24,6 @@
 /* Process CPU time: the runs are single-threaded, and on a shared machine
  * wall time also counts the waits for a core. Page faults of the growing
  * assignment are included (kernel time). */
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 typedef struct bench_ctx {
     int kind;          /* 0: chained compressions; 1: label; 2: TreeD node */
     unsigned blocks;   /* kind 0: compressions */
@@ -103,9 +99,9 @@ static int bench(const char *name, bench_ctx *c, unsigned blocks, czk_cs_mode mo
             fprintf(stderr, "czk_cs_create: %s\n", err.msg);
             return 1;
         }
-        double t0 = now();
+        double t0 = czk_cpu_now();
         czk_status st = czk_cs_run(cs, circuit, c, &err);
-        double t = now() - t0;
+        double t = czk_cpu_now() - t0;
         if (st != CZK_OK) {
             fprintf(stderr, "%s %s: %s\n", name, mode_name[mode], err.msg);
             czk_cs_free(cs);

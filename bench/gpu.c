@@ -38,16 +38,17 @@
  *     a 32GiB partition scaled from them.
  *
  * porep2k_gpu_ms: the GPU backend's prove call for one 2KiB PoRep partition
- * (src/cuda/porep2k_fixture.h: cached shape and TEST keys, a C1, the
+ * (tests/support/porep2k_fixture.h: cached shape and TEST keys, a C1, the
  * witness of partition 0), from the witness in host memory to the 192 proof
  * bytes (czk_prove + czk_proof_encode), keys and shape resident (ops->load
  * first), r and s given; one warm-up, then the median of 5, wall clock.
  */
 #include "czk/cuda.h"
 #include "cuda/internal.h"
-#include "cuda/porep2k_fixture.h"
+#include "porep2k_fixture.h"
 #include "czk/pool.h"
 #include "czk/r1cs.h"
+#include "util/time.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,12 +119,6 @@ static void *dalloc(size_t bytes) {
     void *p;
     if (czk_cuda_alloc(ctx, &p, bytes, &err) != CZK_OK) die("alloc", &err);
     return p;
-}
-
-static double wall_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return 1e3 * (double)t.tv_sec + 1e-6 * (double)t.tv_nsec;
 }
 
 /* ---- SpMV on a synthetic uneven shape ---- */
@@ -211,7 +206,7 @@ static czk_status run_spmv(void *p, czk_err *err) {
 static double bench_spmv(unsigned log_rows, double *gbps) {
     uint64_t rows = (1ull << log_rows) - 1000; /* not a power of two: zero padding too */
     uint32_t nv = (uint32_t)rows;
-    double t0 = wall_ms();
+    double t0 = (1e3 * czk_now());
     czk_shape *s = bench_shape(rows, nv);
     if (!s) {
         fprintf(stderr, "bench_gpu: spmv shape: out of host memory\n");
@@ -221,12 +216,12 @@ static double bench_spmv(unsigned log_rows, double *gbps) {
     printf("spmv shape: %llu rows, nnz A/B/C %llu / %llu / %llu (made in %.1f s)\n",
            (unsigned long long)rows, (unsigned long long)s->m[0].nnz,
            (unsigned long long)s->m[1].nnz, (unsigned long long)s->m[2].nnz,
-           (wall_ms() - t0) / 1e3);
+           ((1e3 * czk_now()) - t0) / 1e3);
     czk_err err;
     struct spmv_arg a;
-    t0 = wall_ms();
+    t0 = (1e3 * czk_now());
     if (czk_cuda_shape_upload(ctx, &a.ds, s, &err) != CZK_OK) die("shape upload", &err);
-    double up_ms = wall_ms() - t0;
+    double up_ms = (1e3 * czk_now()) - t0;
     uint64_t host_bytes = 3 * (rows + 1) * 8 + 8 * nnz;
     printf("spmv shape upload (staged, u64 -> u32 row pointers): %.1f ms, %.2f GB/s of host "
            "bytes\n",
@@ -257,11 +252,11 @@ static double upload_rate(void *dst, const void *src, size_t bytes, bool fast) {
     czk_err err;
     double t[3];
     for (int i = -1; i < 3; i++) {
-        double a = wall_ms();
+        double a = (1e3 * czk_now());
         czk_status st = fast ? czk_cuda_upload_fast(ctx, dst, src, bytes, &err)
                              : czk_cuda_upload(ctx, dst, src, bytes, &err);
         if (st != CZK_OK) die("upload", &err);
-        if (i >= 0) t[i] = wall_ms() - a;
+        if (i >= 0) t[i] = (1e3 * czk_now()) - a;
     }
     qsort(t, 3, sizeof *t, cmp_double);
     return bytes / t[1] / 1e6;
@@ -308,21 +303,21 @@ static double bench_porep2k(void) {
     czk_pool *pool = czk_pool_create(czk_cpu_count(), &err);
     if (!pool) die("pool", &err);
     czk_p2k fx;
-    double t0 = wall_ms();
+    double t0 = (1e3 * czk_now());
     if (czk_p2k_make(&fx, pool, &err)) die("2KiB fixture", &err);
     printf("porep2k fixture (shape, keys %s, C1, witness): %.1f s\n",
-           fx.keys_made ? "made" : "cached", (wall_ms() - t0) / 1e3);
+           fx.keys_made ? "made" : "cached", ((1e3 * czk_now()) - t0) / 1e3);
     czk_backend be;
     if (czk_backend_cuda(&be, 0, pool, 0, &err)) die("backend", &err);
     unsigned drop;
     uint64_t dev;
-    t0 = wall_ms();
+    t0 = (1e3 * czk_now());
     if (be.ops->load(be.self, fx.params, fx.shape, &drop, &dev, &err)) die("load", &err);
     czk_cuda_residency res;
     if (czk_backend_cuda_residency(&be, fx.params, &res, &err)) die("residency", &err);
-    printf("porep2k load: %.0f ms, %llu device bytes, params %s, shape %s\n", wall_ms() - t0,
-           (unsigned long long)dev, res.params_resident ? "resident" : "streamed",
-           res.shape_resident ? "resident" : "host");
+    printf("porep2k load: %.0f ms, %llu device bytes, params %s, shape %s\n",
+           (1e3 * czk_now()) - t0, (unsigned long long)dev,
+           res.params_resident ? "resident" : "streamed", res.shape_resident ? "resident" : "host");
     czk_fr r, s;
     czk_fr_from_u64(&r, 12345);
     czk_fr_from_u64(&s, 67890);
@@ -332,11 +327,11 @@ static double bench_porep2k(void) {
     for (int i = -1; i < 5; i++) {
         czk_proof p;
         if (i == 0) memset(&pt, 0, sizeof pt);
-        double a = wall_ms();
+        double a = (1e3 * czk_now());
         if (czk_prove(&be, fx.params, fx.shape, &fx.w, 1, &r, &s, &p, &pt, &err))
             die("porep2k prove", &err);
         czk_proof_encode(bytes, &p);
-        if (i >= 0) t[i] = wall_ms() - a;
+        if (i >= 0) t[i] = (1e3 * czk_now()) - a;
         if (i < 0) {
             if (czk_verify(fx.pvk, &p, fx.inputs, fx.num_inputs, &err)) die("porep2k verify", &err);
         }
@@ -344,16 +339,16 @@ static double bench_porep2k(void) {
     qsort(t, 5, sizeof *t, cmp_double);
     /* the same with the five MSMs one after another (for comparison; not recorded) */
     double ts[3];
-    setenv("CZK_CUDA_SERIAL_MSM", "1", 1);
+    if (czk_backend_cuda_set_serial_msm(&be, true, &err)) die("serial MSMs", &err);
     for (int i = 0; i < 3; i++) {
         czk_proof p;
-        double a = wall_ms();
+        double a = (1e3 * czk_now());
         if (czk_prove(&be, fx.params, fx.shape, &fx.w, 1, &r, &s, &p, NULL, &err))
             die("porep2k prove (serial MSMs)", &err);
         czk_proof_encode(bytes, &p);
-        ts[i] = wall_ms() - a;
+        ts[i] = (1e3 * czk_now()) - a;
     }
-    unsetenv("CZK_CUDA_SERIAL_MSM");
+    if (czk_backend_cuda_set_serial_msm(&be, false, &err)) die("concurrent MSMs", &err);
     qsort(ts, 3, sizeof *ts, cmp_double);
     printf("porep2k with serial MSMs: %.2f ms (median of 3)\n", ts[1]);
     printf("porep2k phases (mean of 5, ms): upload %.2f, spmv %.2f, ntt/H %.2f, msm h %.2f, l "
@@ -493,14 +488,11 @@ int main(int argc, char **argv) {
         unsigned maxk = g ? max_g2 : max_g1;
         size_t n = (size_t)1 << maxk, psz = g ? sizeof(czk_g2_affine) : sizeof(czk_g1_affine);
         struct msm_arg a = {dalloc(n * psz), dalloc(n * sizeof(czk_fr)), 0, g == 1};
-        struct timespec t0, t1;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
+        double t0 = czk_now();
         czk_status st = g ? czk_cuda_g2_random_bases(ctx, a.bases, n, 11, &err)
                           : czk_cuda_g1_random_bases(ctx, a.bases, n, 11, &err);
         if (st != CZK_OK) die("bases", &err);
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        printf("generated 2^%u %s bases in %.2f s\n", maxk, g ? "G2" : "G1",
-               (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+        printf("generated 2^%u %s bases in %.2f s\n", maxk, g ? "G2" : "G1", czk_now() - t0);
         if (czk_cuda_fr_random(ctx, a.scalars, n, 12, &err) != CZK_OK) die("random", &err);
         for (unsigned k = 20; k <= maxk; k++) {
             a.n = (size_t)1 << k;
@@ -518,14 +510,14 @@ int main(int argc, char **argv) {
                 fflush(stdout);
             }
             czk_cuda_set_msm_acc(ctx, 0);
-            static const char *chunks[] = {"64", "128"};
+            static const uint32_t chunks[] = {64, 128};
             for (int q = 0; q < 2; q++) {
-                setenv("CZK_CUDA_MSM_CHUNK", chunks[q], 1);
-                printf("variant msm %s 2^%u chunk=%s: %.2f ms\n", g ? "g2" : "g1", maxk, chunks[q],
+                czk_cuda_set_msm_chunk(ctx, chunks[q]);
+                printf("variant msm %s 2^%u chunk=%u: %.2f ms\n", g ? "g2" : "g1", maxk, chunks[q],
                        time_op(run_msm, &a, 1));
                 fflush(stdout);
             }
-            unsetenv("CZK_CUDA_MSM_CHUNK");
+            czk_cuda_set_msm_chunk(ctx, 0);
         }
         if (sweep) {
             a.n = n;

@@ -14,6 +14,7 @@
  * larger size) are bench/setup.c's.
  */
 #include "czk/groth16.h"
+#include "util/time.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,12 +81,6 @@ static czk_status bench_fn(czk_cs *cs, void *ctx) {
     return CZK_OK;
 }
 
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 #define CHECK(call)                                                                                \
     do {                                                                                           \
         czk_status st_ = (call);                                                                   \
@@ -119,38 +114,38 @@ int main(int argc, char **argv) {
     snprintf(stamps, sizeof stamps, "%s/stamps", dir);
 
     bench_circuit c = {.synth = ((uint64_t)1 << lg) - 2}; /* + 2 inputs = 2^lg */
-    double t0 = now();
+    double t0 = czk_now();
     czk_cs *cs = czk_cs_create(CZK_CS_RECORD, NULL, &err);
     if (!cs) return 2;
     CHECK(czk_cs_run(cs, bench_fn, &c, &err));
     czk_shape *shape;
     CHECK(czk_cs_take_shape(cs, &shape, &err));
     czk_cs_free(cs);
-    double t_record = now() - t0;
+    double t_record = czk_now() - t0;
 
     czk_rng rng;
     czk_rng_seed(&rng, 1);
     czk_toxic toxic;
     CHECK(czk_toxic_random(&toxic, &rng, &err));
-    t0 = now();
+    t0 = czk_now();
     czk_params *params;
     CHECK(czk_setup(&params, shape, &toxic, pool, &err));
-    double t_setup = now() - t0;
-    t0 = now();
+    double t_setup = czk_now() - t0;
+    t0 = czk_now();
     CHECK(czk_params_write(params, path, pool, &err));
-    double t_write = now() - t0;
+    double t_write = czk_now() - t0;
     uint64_t bytes = czk_params_encoded_size(params);
     czk_params_free(params);
 
     czk_params_read_opts o = {.stamp_dir = stamps, .pool = pool};
     czk_params_read_info i1, i2;
-    t0 = now();
+    t0 = czk_now();
     CHECK(czk_params_read(&params, path, &o, &i1, &err));
-    double t_read1 = now() - t0;
+    double t_read1 = czk_now() - t0;
     czk_params_free(params);
-    t0 = now();
+    t0 = czk_now();
     CHECK(czk_params_read(&params, path, &o, &i2, &err));
-    double t_read2 = now() - t0;
+    double t_read2 = czk_now() - t0;
 
     czk_backend be;
     CHECK(czk_backend_cpu(&be, pool, &err));
@@ -163,9 +158,9 @@ int main(int argc, char **argv) {
     CHECK(czk_pvk_prepare(pvk, &params->vk, &err));
     czk_fr x;
     czk_fr_from_u64(&x, 0x1234567);
-    t0 = now();
+    t0 = czk_now();
     CHECK(czk_verify(pvk, &proof, &x, 1, &err));
-    double t_verify = now() - t0;
+    double t_verify = czk_now() - t0;
 
     static const char *trust[] = {"full check", "stamp", "known digest"};
     printf("Groth16 CPU, n = 2^%u constraints (%u inputs, %u aux; A-dense %u, B-dense %u), %u "

@@ -20,20 +20,12 @@
  */
 #include "czk/msm.h"
 #include "czk/pool.h"
+#include "util/time.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double clock_s(clockid_t id) {
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-static double now(void) {
-    return clock_s(CLOCK_MONOTONIC);
-}
 
 static void die(const char *what, const czk_err *err) {
     fprintf(stderr, "bench_msm: %s: %s\n", what, err ? err->msg : "out of memory");
@@ -71,16 +63,16 @@ typedef czk_status (*msm_fn)(void *out, const void *bases, const czk_fr *s, size
 #define MIN_S 0.5
 static double time_msm(msm_fn fn, void *out, const void *bases, const czk_fr *s, size_t n,
                        czk_pool *pool, double *cpu) {
-    double best = 1e30, start = now();
+    double best = 1e30, start = czk_now();
     *cpu = 1e30;
     do {
         czk_err err;
-        double c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID), t0 = now();
+        double c0 = czk_cpu_now(), t0 = czk_now();
         if (fn(out, bases, s, n, pool, &err)) die("msm", &err);
-        double t = now() - t0, c = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+        double t = czk_now() - t0, c = czk_cpu_now() - c0;
         if (t < best) best = t;
         if (c < *cpu) *cpu = c;
-    } while (now() - start < MIN_S);
+    } while (czk_now() - start < MIN_S);
     return best;
 }
 

@@ -28,7 +28,9 @@
 #include "czk/porep_precheck.h"
 #include "czk/porep_prove.h"
 #include "czk/seal.h"
+#include "sector.h"
 #include "util/proc.h"
+#include "util/time.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,19 +39,9 @@
 #include <time.h>
 #include <unistd.h>
 
-static double wall(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+static double peak_mib(void) {
+    return (double)czk_proc_status_bytes(0, "VmHWM") / (1 << 20);
 }
-
-static double cpu(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static double peak_mib(void) { return (double)czk_proc_status_bytes(0, "VmHWM") / (1 << 20); }
 
 static void die(const char *what, const czk_err *err) {
     fprintf(stderr, "bench_porep: %s: %s\n", what, err->msg);
@@ -99,22 +91,24 @@ static void do_setup(void *arg) {
     if (!pool) die("pool", &err);
     czk_shape *shape = NULL;
     bool recorded;
-    double w = wall(), c = cpu();
+    double w = czk_now(), c = czk_cpu_now();
     if (czk_porep_shape_load(&shape, &recorded, ps, true, &err)) die("shape", &err);
-    row(recorded ? "shape (recorded)" : "shape (from the shape cache)", wall() - w, cpu() - c);
+    row(recorded ? "shape (recorded)" : "shape (from the shape cache)", czk_now() - w,
+        czk_cpu_now() - c);
     czk_rng rng;
     czk_rng_seed(&rng, 1);
     czk_toxic toxic;
     czk_params *params = NULL;
     if (czk_toxic_random(&toxic, &rng, &err)) die("toxic", &err);
-    w = wall(), c = cpu();
+    w = czk_now(), c = czk_cpu_now();
     if (czk_setup(&params, shape, &toxic, pool, &err)) die("setup", &err);
-    row("setup: czk_setup (10.2 M G1 + 0.69 M G2 fixed-base products)", wall() - w, cpu() - c);
+    row("setup: czk_setup (10.2 M G1 + 0.69 M G2 fixed-base products)", czk_now() - w,
+        czk_cpu_now() - c);
     bool stamped = false;
-    w = wall(), c = cpu();
+    w = czk_now(), c = czk_cpu_now();
     if (czk_params_write_stamped(params, x->params, NULL, &stamped, pool, &err)) die("write", &err);
     row(stamped ? "setup: write .params (1.11 GB) + stamp" : "setup: write .params (NOT stamped)",
-        wall() - w, cpu() - c);
+        czk_now() - w, czk_cpu_now() - c);
     printf("| setup: peak RSS | %.0f MiB | |\n", peak_mib());
     czk_params_free(params);
     czk_shape_free(shape);
@@ -130,7 +124,7 @@ static void do_read(void *arg) {
     for (int i = 0; i < (x->full ? 1 : 2); i++) {
         czk_params *p = NULL;
         czk_params_read_info ri;
-        double w = wall(), c = cpu();
+        double w = czk_now(), c = czk_cpu_now();
         if (czk_params_read(&p, x->params, &ro, &ri, &err)) die("read", &err);
         char name[160];
         snprintf(name, sizeof name, "read .params, %s (%s)",
@@ -140,25 +134,17 @@ static void do_read(void *arg) {
                  ri.trust == CZK_TRUST_STAMP   ? "stamp: no subgroup pass"
                  : ri.trust == CZK_TRUST_KNOWN ? "known digest: no subgroup pass"
                                                : "every point subgroup-checked");
-        row(name, wall() - w, cpu() - c);
+        row(name, czk_now() - w, czk_cpu_now() - c);
         czk_params_free(p);
     }
     czk_pool_destroy(pool);
 }
 
 static czk_c1 *gen(uint64_t proof, bool sparse, czk_pool *pool) {
-    czk_seal_request req = {0};
-    req.registered_proof = proof;
-    req.miner_id = 1000;
-    req.sector_num = 1;
-    memset(req.ticket, 1, 32);
-    memset(req.seed, 1, 32);
-    req.data_kind = CZK_SEAL_DATA_RANDOM;
-    req.random_seed = 1;
-    req.sparse = sparse;
+    czk_test_sector ts = {.registered_proof = proof, .sparse = sparse};
     czk_c1 *c1 = NULL;
     czk_err err;
-    if (czk_seal_generate(&c1, NULL, &req, pool, &err)) die("gen", &err);
+    if (czk_test_seal(&c1, &ts, pool, &err)) die("gen", &err);
     return c1;
 }
 
@@ -168,35 +154,35 @@ static void do_prove(void *arg) {
     czk_pool *pool = czk_pool_create(x->threads, &err);
     if (!pool) die("pool", &err);
     const czk_porep_shape *ps = czk_porep_shape_for_size(2048);
-    double w = wall(), c = cpu();
+    double w = czk_now(), c = czk_cpu_now();
     czk_params *params = NULL;
     czk_params_read_opts ro = {.pool = pool};
     if (czk_params_read(&params, x->params, &ro, NULL, &err)) die("read", &err);
-    row("read .params (stamped)", wall() - w, cpu() - c);
+    row("read .params (stamped)", czk_now() - w, czk_cpu_now() - c);
     czk_shape *shape = NULL;
-    w = wall(), c = cpu();
+    w = czk_now(), c = czk_cpu_now();
     if (czk_porep_shape_load(&shape, NULL, ps, true, &err)) die("shape", &err);
-    row("shape (from the shape cache)", wall() - w, cpu() - c);
+    row("shape (from the shape cache)", czk_now() - w, czk_cpu_now() - c);
     czk_pvk *pvk = malloc(sizeof *pvk);
     if (!pvk || czk_pvk_prepare(pvk, &params->vk, &err)) die("pvk", &err);
-    w = wall(), c = cpu();
+    w = czk_now(), c = czk_cpu_now();
     czk_c1 *c1 = gen(5, false, pool);
-    row("C1 (czk_seal_generate, 2KiB)", wall() - w, cpu() - c);
+    row("C1 (czk_seal_generate, 2KiB)", czk_now() - w, czk_cpu_now() - c);
     czk_porep_graph *g = NULL;
     if (czk_c1_graph(&g, c1, pool, &err)) die("graph", &err);
     czk_precheck_opts po = {.have_ids = true, .sector_num = 1, .miner_id = 1000, .graph = g};
-    w = wall(), c = cpu();
+    w = czk_now(), c = czk_cpu_now();
     if (czk_c1_precheck(c1, &po, pool, &err)) die("precheck", &err);
-    row("pre-check (with replica_id)", wall() - w, cpu() - c);
+    row("pre-check (with replica_id)", czk_now() - w, czk_cpu_now() - c);
     czk_backend be;
     if (czk_backend_cpu(&be, pool, &err)) die("backend", &err);
     uint8_t proof[CZK_PROOF_BYTES];
     czk_porep_c2_timings t;
     memset(&t, 0, sizeof t);
-    w = wall(), c = cpu();
+    w = czk_now(), c = czk_cpu_now();
     if (czk_porep_c2_prove(proof, c1, c1->replica_id.b, g, params, pvk, shape, &be, pool, &t, &err))
         die("prove", &err);
-    double pw = wall() - w, pc = cpu() - c;
+    double pw = czk_now() - w, pc = czk_cpu_now() - c;
     row("prove: witness", t.p.witness, -1);
     row("prove: SpMV (a, b, c)", t.p.spmv, -1);
     row("prove: NTT (H, 2^22)", t.p.ntt, -1);
@@ -208,10 +194,10 @@ static void do_prove(void *arg) {
     row("prove: assemble (r, s)", t.p.assemble, -1);
     row("prove: verify before writing", t.verify, -1);
     row("prove: total (czk_porep_c2_prove)", pw, pc);
-    w = wall(), c = cpu();
+    w = czk_now(), c = czk_cpu_now();
     if (czk_porep_c2_verify(c1, c1->replica_id.b, g, pvk, proof, sizeof proof, NULL, &err))
         die("verify", &err);
-    row("verify (czk_porep_c2_verify)", wall() - w, cpu() - c);
+    row("verify (czk_porep_c2_verify)", czk_now() - w, czk_cpu_now() - c);
     printf("| prove: peak RSS (params, shape, witness, prover) | %.0f MiB | |\n", peak_mib());
     czk_backend_release(&be);
     czk_porep_graph_destroy(g);
@@ -228,18 +214,18 @@ static void do_witness32(void *arg) {
     czk_err err;
     czk_pool *pool = czk_pool_create(x->threads, &err);
     if (!pool) die("pool", &err);
-    double w = wall(), c = cpu();
+    double w = czk_now(), c = czk_cpu_now();
     czk_c1 *c1 = gen(8, true, pool);
-    row("sparse 32GiB C1 (czk_seal_generate)", wall() - w, cpu() - c);
+    row("sparse 32GiB C1 (czk_seal_generate)", czk_now() - w, czk_cpu_now() - c);
     printf("| after the C1: peak RSS | %.0f MiB | |\n", peak_mib());
     czk_porep_witness *pw = NULL;
-    w = wall(), c = cpu();
+    w = czk_now(), c = czk_cpu_now();
     if (czk_porep_witness_from_c1(&pw, c1, 0, &err)) die("witness_from_c1", &err);
-    row("czk_porep_witness_from_c1 (partition 0)", wall() - w, cpu() - c);
+    row("czk_porep_witness_from_c1 (partition 0)", czk_now() - w, czk_cpu_now() - c);
     czk_witness wit;
-    w = wall(), c = cpu();
+    w = czk_now(), c = czk_cpu_now();
     if (czk_porep_witness_generate(&wit, &pw->config, pw, NULL, &err)) die("witness", &err);
-    row("WITNESS mode, one whole 32GiB partition", wall() - w, cpu() - c);
+    row("WITNESS mode, one whole 32GiB partition", czk_now() - w, czk_cpu_now() - c);
     printf("| witness: %u inputs, %u aux (%.2f GiB of Fr) | | |\n", wit.num_inputs, wit.num_aux,
            (double)wit.num_aux * 32 / (1u << 30));
     printf("| peak RSS (C1 + witness) | %.0f MiB | |\n", peak_mib());

@@ -16,7 +16,7 @@
  * cannot verify but the work is the same), load() (keys and shape made
  * resident), then one warm-up and --reps timed proofs (default 3) with the
  * five MSMs concurrent (the default) and --reps with them one after another
- * (CZK_CUDA_SERIAL_MSM), each phase the median. With --params every proof
+ * (czk_backend_cuda_set_serial_msm), each phase the median. With --params every proof
  * is pairing-checked against public inputs derived as the chain does
  * (czk_porep_chain_inputs).
  *
@@ -43,7 +43,9 @@
 #include "czk/porep_shapes.h"
 #include "czk/r1cs.h"
 #include "czk/seal.h"
+#include "sector.h"
 #include "util/proc.h"
+#include "util/time.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -52,12 +54,6 @@
 #include <time.h>
 
 #ifdef CZK_HAVE_CUDA
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static void die(const char *what, const czk_err *err) {
     fprintf(stderr, "bench_porep32g: %s: %s\n", what, err ? err->msg : "failed");
@@ -235,16 +231,16 @@ int main(int argc, char **argv) {
     czk_err err;
     czk_pool *pool = czk_pool_create(threads, &err);
     if (!pool) die("pool", &err);
-    double T0 = now(), t;
+    double T0 = czk_now(), t;
     printf("bench_porep32g: %s partition, %u threads, commit %s\n", ps->name,
            czk_pool_threads(pool), commit);
 
     /* shape */
     czk_shape *shape;
     bool recorded = false;
-    t = now();
+    t = czk_now();
     if (czk_porep_shape_load(&shape, &recorded, ps, true, &err)) die("shape", &err);
-    double t_shape = now() - t;
+    double t_shape = czk_now() - t;
     printf("shape %s in %.1f s: %llu constraints, %u inputs, %u aux, a_aux %llu, b_aux %llu, "
            "nnz %llu/%llu/%llu, %.2f GiB\n",
            recorded ? "recorded" : "read", t_shape, (unsigned long long)shape->num_constraints,
@@ -256,7 +252,7 @@ int main(int argc, char **argv) {
 
     /* C1 */
     czk_c1 *c1 = NULL;
-    t = now();
+    t = czk_now();
     if (c1_path) {
         FILE *f = fopen(c1_path, "rb");
         if (!f) die("open --c1", NULL);
@@ -269,33 +265,26 @@ int main(int argc, char **argv) {
         if (czk_c1_parse(&c1, buf, (size_t)len, &err)) die("parse --c1", &err);
         free(buf);
     } else {
-        czk_seal_request req = {0};
-        req.registered_proof = 0;
+        czk_test_sector ts = {.sector_num = 7, .seed = 2, .sparse = true};
         for (uint64_t id = 0; id < 20; id++) { /* the V1_1 interactive proof of the size */
             czk_porep_proof pr;
             if (!czk_porep_proof_lookup(id, &pr, NULL) && pr.shape == ps &&
                 pr.api == CZK_POREP_API_1_1 && pr.kind == CZK_POREP_INTERACTIVE)
-                req.registered_proof = id;
+                ts.registered_proof = id;
         }
-        req.miner_id = 1000;
-        req.sector_num = 7;
-        memset(req.ticket, 1, 32);
-        memset(req.seed, 2, 32);
-        req.data_kind = CZK_SEAL_DATA_RANDOM;
-        req.random_seed = 1;
-        req.sparse = true;
-        if (czk_seal_generate(&c1, NULL, &req, pool, &err)) die("sparse C1", &err);
+        if (!ts.registered_proof) die("no V1_1 interactive proof of the size", NULL);
+        if (czk_test_seal(&c1, &ts, pool, &err)) die("sparse C1", &err);
     }
-    printf("C1 (%s) in %.1f s: %u partitions\n", c1_path ? c1_path : "sparse, made here", now() - t,
-           c1->num_partitions);
+    printf("C1 (%s) in %.1f s: %u partitions\n", c1_path ? c1_path : "sparse, made here",
+           czk_now() - t, c1->num_partitions);
 
     /* witness of partition 0 */
     czk_porep_witness *pw;
     czk_witness w;
     if (czk_porep_witness_from_c1(&pw, c1, 0, &err)) die("witness_from_c1", &err);
-    t = now();
+    t = czk_now();
     if (czk_porep_witness_generate(&w, &pw->config, pw, NULL, &err)) die("witness", &err);
-    double t_witness = now() - t;
+    double t_witness = czk_now() - t;
     printf("witness of partition 0 (one thread) in %.2f s\n", t_witness);
     scalar_mix("aux", &w, NULL);
     scalar_mix("A-dense", &w, &shape->a_aux);
@@ -305,13 +294,13 @@ int main(int argc, char **argv) {
     /* keys */
     czk_params *params = NULL;
     double t_read = 0;
-    t = now();
+    t = czk_now();
     if (params_path) {
         czk_params_read_opts o = {.flags = czk_cuda_params_device_decode() ? CZK_PARAMS_ENCODED : 0,
                                   .pool = pool};
         czk_params_read_info info;
         if (czk_params_read(&params, params_path, &o, &info, &err)) die("--params", &err);
-        t_read = now() - t;
+        t_read = czk_now() - t;
         printf("keys %s read in %.1f s (%.1f GiB, %s; read %.1f s, digest wait %.1f s, "
                "subgroup %.1f s%s)\n",
                params_path, t_read, gib(info.bytes),
@@ -322,7 +311,8 @@ int main(int argc, char **argv) {
                params->encoded ? "; encoded, decoded at load" : "");
     } else {
         params = random_params(shape);
-        printf("random keys made on the device in %.1f s (the proof cannot verify)\n", now() - t);
+        printf("random keys made on the device in %.1f s (the proof cannot verify)\n",
+               czk_now() - t);
     }
     if (czk_params_check_shape(params, shape, &err)) die("keys against the shape", &err);
     fflush(stdout);
@@ -335,10 +325,10 @@ int main(int argc, char **argv) {
         inputs = calloc(ninputs + 1, sizeof *inputs);
         if (!pvk || !inputs) die("host memory", NULL);
         if (czk_pvk_prepare(pvk, &params->vk, &err)) die("vk", &err);
-        t = now();
+        t = czk_now();
         if (czk_porep_chain_inputs(inputs, c1, c1->replica_id.b, NULL, 0, &err))
             die("public inputs", &err);
-        printf("public inputs of partition 0 in %.1f s\n", now() - t);
+        printf("public inputs of partition 0 in %.1f s\n", czk_now() - t);
     }
 
     /* backend, load */
@@ -346,9 +336,9 @@ int main(int argc, char **argv) {
     if (czk_backend_cuda(&be, 0, pool, 0, &err)) die("cuda backend", &err);
     unsigned drop = 0;
     uint64_t dev = 0;
-    t = now();
+    t = czk_now();
     if (be.ops->load && be.ops->load(be.self, params, shape, &drop, &dev, &err)) die("load", &err);
-    double t_load = now() - t;
+    double t_load = czk_now() - t;
     czk_cuda_residency res;
     if (czk_backend_cuda_residency(&be, params, &res, &err)) die("residency", &err);
     uint64_t vram_total = 0, vram_free = 0;
@@ -369,20 +359,21 @@ int main(int argc, char **argv) {
     printf("\n%-6s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "run", "wall", "upload", "spmv", "H",
            "msm_h", "msm_l", "msm_a", "msm_b1", "msm_b2", "verify");
     for (int pass = 0; pass < 2; pass++) {
-        if (pass == 1) setenv("CZK_CUDA_SERIAL_MSM", "1", 1);
+        if (pass == 1 && czk_backend_cuda_set_serial_msm(&be, true, &err))
+            die("serial MSMs", &err);
         for (int i = -(pass == 0); i < reps; i++) { /* i = -1: warm-up */
             czk_prove_timings tm;
             memset(&tm, 0, sizeof tm);
             czk_proof proof;
-            double w0 = now();
+            double w0 = czk_now();
             if (czk_prove(&be, params, shape, &w, 1, NULL, NULL, &proof, &tm, &err))
                 die("prove", &err);
-            double wall = now() - w0, tv = 0;
+            double wall = czk_now() - w0, tv = 0;
             const char *ok = "-";
             if (pvk) {
-                double v0 = now();
+                double v0 = czk_now();
                 czk_status st = czk_verify(pvk, &proof, inputs, ninputs, &err);
-                tv = now() - v0;
+                tv = czk_now() - v0;
                 if (st) die("the partition proof does not verify", &err);
                 verified++;
                 ok = "ok";
@@ -396,7 +387,6 @@ int main(int argc, char **argv) {
             if (i >= 0) record(pass ? &ser : &conc, &tm, wall);
         }
     }
-    unsetenv("CZK_CUDA_SERIAL_MSM");
     finish(&conc);
     finish(&ser);
 
@@ -409,7 +399,7 @@ int main(int argc, char **argv) {
     printf("| %-20s | %10.3f | %10s |\n", "MSM L+A+B1+B2", witness_msm, "");
     printf("proofs pairing-checked: %d%s\n", verified, pvk ? "" : " (random keys)");
     printf("peak RSS %.1f GiB, whole run %.1f s\n", gib(czk_proc_status_bytes(0, "VmHWM")),
-           now() - T0);
+           czk_now() - T0);
     if (json) {
         FILE *f = fopen(json, "w");
         if (!f) die("--json", NULL);

@@ -14,6 +14,7 @@
  *   bench_porep_circuit [reps] [whole]
  */
 #include "czk/porep_circuit.h"
+#include "util/time.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,12 +22,6 @@
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <time.h>
-
-static double clock_s(clockid_t id) {
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void row(const char *name, const char *mode, uint64_t n, uint32_t aux, double cpu,
                 double wall, double rate, const char *unit) {
@@ -46,12 +41,12 @@ static int bench(const char *name, const czk_porep_config *cfg, int reps) {
     uint32_t aux = 0;
     for (int r = 0; r < reps; r++) {
         czk_shape *sh = NULL;
-        double c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID), w0 = clock_s(CLOCK_MONOTONIC);
+        double c0 = czk_cpu_now(), w0 = czk_now();
         if (czk_porep_record(&sh, cfg, NULL, &err)) {
             fprintf(stderr, "record %s: %s\n", name, err.msg);
             return 1;
         }
-        double c1 = clock_s(CLOCK_PROCESS_CPUTIME_ID), w1 = clock_s(CLOCK_MONOTONIC);
+        double c1 = czk_cpu_now(), w1 = czk_now();
         if (c1 - c0 < best_cpu) best_cpu = c1 - c0;
         if (w1 - w0 < best_wall) best_wall = w1 - w0;
         n = sh->num_constraints;
@@ -62,12 +57,12 @@ static int bench(const char *name, const czk_porep_config *cfg, int reps) {
     best_cpu = best_wall = 1e30;
     for (int r = 0; r < reps; r++) {
         czk_witness w;
-        double c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID), w0 = clock_s(CLOCK_MONOTONIC);
+        double c0 = czk_cpu_now(), w0 = czk_now();
         if (czk_porep_witness_generate(&w, cfg, NULL, NULL, &err)) {
             fprintf(stderr, "witness %s: %s\n", name, err.msg);
             return 1;
         }
-        double c1 = clock_s(CLOCK_PROCESS_CPUTIME_ID), w1 = clock_s(CLOCK_MONOTONIC);
+        double c1 = czk_cpu_now(), w1 = czk_now();
         if (c1 - c0 < best_cpu) best_cpu = c1 - c0;
         if (w1 - w0 < best_wall) best_wall = w1 - w0;
         aux = w.num_aux;

@@ -20,6 +20,7 @@
  */
 #include "czk/r1cs.h"
 #include "r1cs/r1cs_internal.h"
+#include "util/time.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,19 +33,6 @@
 typedef struct bench_ctx {
     uint64_t target; /* constraints */
 } bench_ctx;
-
-static double clock_s(clockid_t id) {
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-static double now(void) {
-    return clock_s(CLOCK_MONOTONIC);
-}
-/* CPU time of the whole process (all threads), for runs on a shared machine. */
-static double cpu_now(void) {
-    return clock_s(CLOCK_PROCESS_CPUTIME_ID);
-}
 
 typedef struct timing {
     double wall, cpu;
@@ -154,9 +142,9 @@ static timing run(czk_cs_mode mode, bench_ctx *c, int reps, czk_shape **shape, c
             fprintf(stderr, "%s\n", err.msg);
             exit(1);
         }
-        double t0 = now(), c0 = cpu_now();
+        double t0 = czk_now(), c0 = czk_cpu_now();
         czk_status st = czk_cs_run(cs, circuit, c, &err);
-        double t = now() - t0, ct = cpu_now() - c0;
+        double t = czk_now() - t0, ct = czk_cpu_now() - c0;
         if (st) {
             fprintf(stderr, "run: %s\n", err.msg);
             exit(1);
@@ -212,13 +200,13 @@ static int bench_read(const char *list, int nfiles, char **files) {
             timing best = {1e30, 1e30};
             for (int rep = 0; rep < 3; rep++) {
                 czk_shape *s;
-                double t0 = now(), c0 = cpu_now();
+                double t0 = czk_now(), c0 = czk_cpu_now();
                 czk_shape_read_opts o = {th[i], 0, 0, 0};
                 if (czk_shape_read_ex(&s, files[f], &o, &err)) {
                     fprintf(stderr, "%s\n", err.msg);
                     return 1;
                 }
-                double t = now() - t0, ct = cpu_now() - c0;
+                double t = czk_now() - t0, ct = czk_cpu_now() - c0;
                 if (!czk_shape_equal(s, ref)) {
                     fprintf(stderr, "%s: %u threads read another shape than 1 thread\n", files[f],
                             th[i]);
@@ -281,14 +269,14 @@ int main(int argc, char **argv) {
     if (!abc) return 1;
     timing t_spmv1 = {1e30, 1e30}, t_spmvn = {1e30, 1e30};
     for (int i = 0; i < 3; i++) {
-        double t0 = now(), c0 = cpu_now();
+        double t0 = czk_now(), c0 = czk_cpu_now();
         if (czk_shape_eval(s, &w, abc, abc + n, abc + 2 * n, NULL, &err)) return 1;
-        double t = now() - t0, ct = cpu_now() - c0;
+        double t = czk_now() - t0, ct = czk_cpu_now() - c0;
         if (t < t_spmv1.wall) t_spmv1.wall = t;
         if (ct < t_spmv1.cpu) t_spmv1.cpu = ct;
-        t0 = now(), c0 = cpu_now();
+        t0 = czk_now(), c0 = czk_cpu_now();
         if (czk_shape_eval(s, &w, abc, abc + n, abc + 2 * n, pool, &err)) return 1;
-        t = now() - t0, ct = cpu_now() - c0;
+        t = czk_now() - t0, ct = czk_cpu_now() - c0;
         if (t < t_spmvn.wall) t_spmvn.wall = t;
         if (ct < t_spmvn.cpu) t_spmvn.cpu = ct;
     }
@@ -307,19 +295,19 @@ int main(int argc, char **argv) {
     char path[4096];
     snprintf(path, sizeof path, "%s/bench_r1cs_%d.shape", dir, (int)getpid());
     timing t_write, t_read;
-    double t0 = now(), c0 = cpu_now();
+    double t0 = czk_now(), c0 = czk_cpu_now();
     if (czk_shape_write(s, path, &err)) {
         fprintf(stderr, "%s\n", err.msg);
         return 1;
     }
-    t_write = (timing){now() - t0, cpu_now() - c0};
+    t_write = (timing){czk_now() - t0, czk_cpu_now() - c0};
     czk_shape *s3;
-    t0 = now(), c0 = cpu_now();
+    t0 = czk_now(), c0 = czk_cpu_now();
     if (czk_shape_read(&s3, path, &err)) {
         fprintf(stderr, "%s\n", err.msg);
         return 1;
     }
-    t_read = (timing){now() - t0, cpu_now() - c0};
+    t_read = (timing){czk_now() - t0, czk_cpu_now() - c0};
     FILE *f = fopen(path, "rb");
     fseek(f, 0, SEEK_END);
     long fsize = ftell(f);

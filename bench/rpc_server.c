@@ -18,6 +18,7 @@
 #include "czk/kinds.h"
 #include "czk/rpc.h"
 #include "util/proc.h"
+#include "util/time.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -28,13 +29,9 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+static uint64_t proc_kb(pid_t pid, const char *key) {
+    return czk_proc_status_bytes(pid, key) / 1024;
 }
-
-static uint64_t proc_kb(pid_t pid, const char *key) { return czk_proc_status_bytes(pid, key) / 1024; }
 
 static void die(const char *what, const czk_err *err) {
     fprintf(stderr, "bench_rpc_server: %s: %s\n", what, err ? err->msg : "");
@@ -139,12 +136,12 @@ int main(int argc, char **argv) {
         int per = 2000 / threads;
         pthread_t th[8];
         st_arg a = {c, per};
-        double t0 = now();
+        double t0 = czk_now();
         for (int i = 0; i < threads; i++)
             pthread_create(&th[i], NULL, status_loop, &a);
         for (int i = 0; i < threads; i++)
             pthread_join(th[i], NULL);
-        double dt = now() - t0;
+        double dt = czk_now() - t0;
         printf("| GetStatus x%d | %d | %.3f | %.0f | | |\n", threads, per * threads, dt,
                per * threads / dt);
     }
@@ -156,7 +153,7 @@ int main(int argc, char **argv) {
         if (czk_rpc_prove(c, &r, 60000, &res, NULL, &err)) die("Prove", &err); /* keys load */
         czk_job_result_free(&res);
         int n = 50;
-        double t0 = now();
+        double t0 = czk_now();
         for (int i = 0; i < n; i++) {
             char p[64];
             snprintf(p, sizeof p, "seed=%d partitions=1 log=6", i + 2);
@@ -165,7 +162,7 @@ int main(int argc, char **argv) {
                 die("Prove", &err);
             czk_job_result_free(&res);
         }
-        double dt = now() - t0;
+        double dt = czk_now() - t0;
         printf("| Prove test-6 x1 | %d | %.3f | %.1f | | |\n", n, dt, n / dt);
     }
     stop(pid, c);
@@ -193,15 +190,15 @@ int main(int argc, char **argv) {
         r.vanilla_proofs = vp;
         r.vanilla_proofs_len = vl;
         r.num_vanilla_proofs = 1;
-        double t0 = now();
+        double t0 = czk_now();
         char id[CZK_JOB_ID_MAX];
         if (czk_rpc_submit(c, &r, id, NULL, 120000, NULL, &err)) die("SubmitProof", &err);
-        double t1 = now();
+        double t1 = czk_now();
         if (czk_rpc_await(c, id, 0, 120000, &res, NULL, &err) || res.state != CZK_JOB_COMPLETED)
             die("AwaitProof", &err);
         czk_job_result_free(&res);
         uint64_t hwm = proc_kb(pid, "VmHWM");
-        printf("| Submit+Await %zu MB | 1 | %.3f | | %.1f | %.2f |\n", mb, now() - t0,
+        printf("| Submit+Await %zu MB | 1 | %.3f | | %.1f | %.2f |\n", mb, czk_now() - t0,
                (double)n / 1e6 / (t1 - t0), (double)(hwm - rss0) * 1024.0 / (double)n);
         stop(pid, c);
         free(big);

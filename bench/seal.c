@@ -12,6 +12,8 @@
  * <size>[_sparse].json (not timed), e.g. for `czk check-c1`.
  */
 #include "czk/seal.h"
+#include "sector.h"
+#include "util/time.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,20 +32,9 @@ typedef struct timing {
     double t_wall, t_cpu;
 } timing;
 
-static double wall_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-static double cpu_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void on_stage(void *arg, const char *stage) {
     timing *t = arg;
-    double w = wall_now(), c = cpu_now();
+    double w = czk_now(), c = czk_cpu_now();
     if (t->n > 0) {
         t->wall[t->n - 1] = w - t->t_wall;
         t->cpu[t->n - 1] = c - t->t_cpu;
@@ -71,18 +62,12 @@ static int run_spec(const char *spec, unsigned threads) {
     czk_pool *pool = czk_pool_create(threads, &err);
     if (!pool) return 2;
     timing t = {0};
-    czk_seal_request req = {0};
-    req.registered_proof = sh->proof_ids[1];
-    req.miner_id = 1000;
-    req.sector_num = 1;
-    memset(req.ticket, 1, 32);
-    memset(req.seed, 1, 32);
-    req.data_kind = CZK_SEAL_DATA_RANDOM;
-    req.random_seed = 1;
-    req.sparse = sparse;
+    czk_seal_request req;
+    czk_test_seal_request(
+        &req, &(czk_test_sector){.registered_proof = sh->proof_ids[1], .sparse = sparse});
     req.on_stage = on_stage;
     req.stage_arg = &t;
-    double w0 = wall_now(), c0 = cpu_now();
+    double w0 = czk_now(), c0 = czk_cpu_now();
     czk_c1 *c1 = NULL;
     czk_status st = czk_seal_generate(&c1, NULL, &req, pool, &err);
     char *json = NULL;
@@ -92,7 +77,7 @@ static int run_spec(const char *spec, unsigned threads) {
         st = czk_c1_to_json(c1, &json, &len, &err);
     }
     on_stage(&t, NULL);
-    double w = wall_now() - w0, c = cpu_now() - c0;
+    double w = czk_now() - w0, c = czk_cpu_now() - c0;
     const char *dir = getenv("BENCH_SEAL_OUT");
     if (st == CZK_OK && dir) {
         char path[512];

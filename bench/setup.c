@@ -24,6 +24,7 @@
 #include "czk/cuda.h"
 #include "czk/groth16.h"
 #include "czk/pool.h"
+#include "util/time.h"
 
 #include <blake2.h>
 #include <stdio.h>
@@ -35,12 +36,6 @@
 #define G1_32G 427253000.0 /* h + l + a + b_g1 of the 32GiB PoRep keys */
 #define G2_32G 33112282.0  /* b_g2 */
 #define BYTES_32G 47.37e9
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static void die(const char *what, const czk_err *err) {
     fprintf(stderr, "bench_setup: %s: %s\n", what, err->msg);
@@ -112,11 +107,11 @@ static void cpu_rows(czk_pool *pool) {
         if ((g == 1 ? be.ops->g1(be.self, (czk_g1_affine *)out, k, 64, &err)
                     : be.ops->g2(be.self, out, k, 64, &err)))
             die("fixed-base", &err);
-        double t0 = now();
+        double t0 = czk_now();
         if ((g == 1 ? be.ops->g1(be.self, (czk_g1_affine *)out, k, m, &err)
                     : be.ops->g2(be.self, out, k, m, &err)))
             die("fixed-base", &err);
-        double s = now() - t0, rate = (double)m / s;
+        double s = czk_now() - t0, rate = (double)m / s;
         printf("| fixed-base G%d on the CPU, %zu points, %u threads | %.3f s, %.0f points/s, %.0f "
                "per thread |\n",
                g, m, T, s, rate, rate / T);
@@ -132,13 +127,13 @@ static void digest_rows(czk_pool *pool) {
     if (!b) return;
     for (size_t i = 0; i < n; i++)
         b[i] = (uint8_t)(i * 2654435761u >> 13);
-    double t0 = now();
+    double t0 = czk_now();
     blake2b(d, b, NULL, 64, n, 0);
-    double s1 = now() - t0;
+    double s1 = czk_now() - t0;
     czk_err err;
-    t0 = now();
+    t0 = czk_now();
     if (czk_tree_digest(d, b, n, pool, &err)) die("tree digest", &err);
-    double s2 = now() - t0;
+    double s2 = czk_now() - t0;
     printf("| BLAKE2b-512, 1 GiB, 1 thread (plain digest) | %.2f GB/s; 44.1 GiB: %.0f s |\n",
            n / s1 / 1e9, BYTES_32G / (n / s1));
     printf("| tree digest, 1 GiB, %u threads | %.2f GB/s; 44.1 GiB: %.1f s |\n",
@@ -210,9 +205,9 @@ static void read_rows(czk_pool *pool, size_t mib, const char *dir) {
     uint64_t bytes = czk_params_encoded_size(p);
     czk_err err;
     bool stamped = false;
-    double t0 = now();
+    double t0 = czk_now();
     if (czk_params_write_stamped(p, path, stamps, &stamped, pool, &err)) die("write", &err);
-    double sw = now() - t0;
+    double sw = czk_now() - t0;
     printf("| write .params, %.2f GB, %u threads encoding (czk_params_write_stamped, fdatasync "
            "included) | %.2f s, %.2f GB/s |\n",
            bytes / 1e9, czk_pool_threads(pool), sw, bytes / sw / 1e9);
@@ -223,9 +218,9 @@ static void read_rows(czk_pool *pool, size_t mib, const char *dir) {
         if (!rp) die("pool", &err);
         czk_params_read_opts o = {.stamp_dir = stamps, .pool = rp};
         czk_params_read_info info;
-        t0 = now();
+        t0 = czk_now();
         if (czk_params_read(&p, path, &o, &info, &err)) die("read", &err);
-        double s = now() - t0, rate = bytes / s;
+        double s = czk_now() - t0, rate = bytes / s;
         if (pass == 0) rate1 = rate;
         unsigned th = czk_pool_threads(rp);
         printf("| read .params with its stamp, %u thread%s (trust: %s) | %.2f s, %.0f MB/s, %.0f "

@@ -26,20 +26,16 @@
 #include "czk/porep_circuit.h"
 #include "czk/porep_prove.h"
 #include "czk/seal.h"
+#include "sector.h"
 #include "util/hostmem.h"
 #include "util/proc.h"
+#include "util/time.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double wall(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static void die(const char *what, const czk_err *err) {
     fprintf(stderr, "bench_witness: %s: %s\n", what, err->msg);
@@ -70,7 +66,7 @@ static void *work(void *arg) {
         uint32_t k = (w->t + i * r->threads) % r->c1->num_partitions;
         czk_err err;
         czk_porep_witness *pw = NULL;
-        double t0 = wall();
+        double t0 = czk_now();
         if (czk_porep_witness_from_c1(&pw, r->c1, k, &err)) die("witness_from_c1", &err);
         if (r->reuse) {
             czk_witness b = {w->buf, w->buf + r->ni, r->ni, r->na};
@@ -82,7 +78,7 @@ static void *work(void *arg) {
                 die("witness_generate", &err);
             czk_witness_free(&x);
         }
-        w->secs += wall() - t0;
+        w->secs += czk_now() - t0;
         czk_porep_witness_free(pw);
     }
     return NULL;
@@ -92,7 +88,7 @@ static void one(run *r) {
     worker *ws = calloc(r->threads, sizeof *ws);
     if (!ws) exit(1);
     size_t bytes = ((size_t)r->ni + r->na) * sizeof(czk_fr);
-    double t_alloc = wall();
+    double t_alloc = czk_now();
     for (unsigned t = 0; t < r->threads; t++) {
         ws[t] = (worker){.r = r, .t = t};
         if (r->reuse && !(ws[t].buf = czk_hostmem_alloc(bytes))) {
@@ -100,18 +96,18 @@ static void one(run *r) {
             exit(1);
         }
     }
-    t_alloc = wall() - t_alloc;
+    t_alloc = czk_now() - t_alloc;
     pthread_barrier_init(&r->go, NULL, r->threads + 1);
     for (unsigned t = 0; t < r->threads; t++)
         if (pthread_create(&ws[t].th, NULL, work, &ws[t])) exit(1);
     pthread_barrier_wait(&r->go);
-    double t0 = wall();
+    double t0 = czk_now();
     double sum = 0;
     for (unsigned t = 0; t < r->threads; t++) {
         pthread_join(ws[t].th, NULL);
         sum += ws[t].secs;
     }
-    double w = wall() - t0;
+    double w = czk_now() - t0;
     pthread_barrier_destroy(&r->go);
     unsigned n = r->threads * r->per_thread;
     if (r->reuse)
@@ -144,7 +140,7 @@ int main(int argc, char **argv) {
     if (per < 1) per = 1;
     czk_err err;
     czk_c1 *c1 = NULL;
-    double t0 = wall();
+    double t0 = czk_now();
     if (argc > 4) {
         FILE *f = fopen(argv[4], "rb");
         if (!f) {
@@ -160,26 +156,21 @@ int main(int argc, char **argv) {
         if (czk_c1_parse(&c1, b, (size_t)len, &err)) die(argv[4], &err);
         free(b);
     } else {
-        czk_seal_request req = {0};
-        req.registered_proof = shape->proof_ids[1]; /* V1_1 */
-        req.miner_id = 1000;
-        req.sector_num = 1;
-        memset(req.ticket, 1, 32);
-        memset(req.seed, 2, 32);
-        req.data_kind = CZK_SEAL_DATA_RANDOM;
-        req.random_seed = 3;
-        req.sparse = true;
-        if (czk_seal_generate(&c1, NULL, &req, NULL, &err)) die("sparse C1", &err);
+        czk_test_sector ts = {.registered_proof = shape->proof_ids[1] /* V1_1 */,
+                              .seed = 2,
+                              .data_seed = 3,
+                              .sparse = true};
+        if (czk_test_seal(&c1, &ts, NULL, &err)) die("sparse C1", &err);
     }
-    double t_c1 = wall() - t0;
+    double t_c1 = czk_now() - t0;
     /* one witness untimed: the counts, and the C1 in memory */
     czk_porep_witness *pw = NULL;
     czk_witness x;
-    t0 = wall();
+    t0 = czk_now();
     if (czk_porep_witness_from_c1(&pw, c1, 0, &err) ||
         czk_porep_witness_generate(&x, &pw->config, pw, NULL, &err))
         die("first witness", &err);
-    double t_first = wall() - t0;
+    double t_first = czk_now() - t0;
     run r = {.c1 = c1, .per_thread = per, .ni = x.num_inputs, .na = x.num_aux};
     czk_witness_free(&x);
     czk_porep_witness_free(pw);

@@ -16,17 +16,22 @@ if(NOT CZK_CUDA STREQUAL "OFF")
   endif()
 endif()
 set(CZK_HAVE_CUDA ${CZK_HAVE_CUDA} CACHE INTERNAL "whether this build has the CUDA backend")
+# czk_cuda is the layer src/cuda either way: the kernels and the backend, or
+# without CUDA src/cuda/cuda_absent.c, whose entry points answer
+# CZK_ERR_UNSUPPORTED (czk_cuda_built() false), so that the layers above link
+# the same calls in both builds; and src/cuda/provider.c, the backend as the
+# composition roots hand it to the engine (czk_cuda_provider).
 if(CZK_HAVE_CUDA)
   file(GLOB CZK_CUDA_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/cuda/*.cu)
-  add_library(czk_cuda STATIC ${CZK_CUDA_SOURCES})
-  target_include_directories(czk_cuda PUBLIC ${PROJECT_SOURCE_DIR}/include PRIVATE ${PROJECT_SOURCE_DIR}/src)
-  # czk_cuda and libczk call each other (czk_errf, czk_fr_* here; the C ABI
-  # there): CMake repeats cyclic static libraries on the link line.
-  target_link_libraries(czk_cuda PRIVATE blst libczk)
+  czk_layer(cuda SOURCES ${CZK_CUDA_SOURCES} ${PROJECT_SOURCE_DIR}/src/cuda/provider.c
+            DEPS czk_groth16 czk_r1cs czk_ec czk_ff czk_util)
+  target_compile_definitions(czk_cuda PUBLIC CZK_HAVE_CUDA=1)
   set_target_properties(czk_cuda PROPERTIES CUDA_SEPARABLE_COMPILATION OFF
                         CUDA_RUNTIME_LIBRARY Static)
   target_compile_options(czk_cuda PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall -Xcompiler=-Wno-unknown-pragmas --expt-relaxed-constexpr>)
   message(STATUS "czk: CUDA backend on (${CZK_NVCC}, architectures ${CMAKE_CUDA_ARCHITECTURES})")
 else()
-  message(STATUS "czk: CUDA backend off")
+  czk_layer(cuda SOURCES ${PROJECT_SOURCE_DIR}/src/cuda/cuda_absent.c
+            ${PROJECT_SOURCE_DIR}/src/cuda/provider.c DEPS czk_util)
+  message(STATUS "czk: CUDA backend off (src/cuda/cuda_absent.c)")
 endif()

@@ -1,13 +1,15 @@
 # Fuzz targets (libFuzzer), built only with -DCZK_FUZZ=ON and clang:
 #   CC=clang CXX=clang++ cmake -S . -B build/fuzz -G Ninja -DCZK_FUZZ=ON -DCZK_CUDA=OFF \
 #     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCZK_SANITIZE=address,undefined
-# fuzz/<name>_fuzz.c becomes fuzz_<name>; libczk gets coverage instrumentation.
+# fuzz/<name>_fuzz.c becomes fuzz_<name>; every layer gets coverage instrumentation.
 # fuzz/run-shape-fuzz.sh does all of it and runs the shape decoder's target;
 # fuzz/run-c1-fuzz.sh the C1 intake's.
 if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
   message(FATAL_ERROR "CZK_FUZZ=ON needs clang (libFuzzer): configure with CC=clang")
 endif()
-target_compile_options(libczk PRIVATE -fsanitize=fuzzer-no-link)
+foreach(t ${CZK_LAYER_TARGETS} czk)
+  target_compile_options(${t} PRIVATE -fsanitize=fuzzer-no-link)
+endforeach()
 file(GLOB CZK_FUZZ_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/fuzz/*_fuzz.c)
 foreach(src ${CZK_FUZZ_SOURCES})
   get_filename_component(name ${src} NAME_WE)

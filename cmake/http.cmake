@@ -4,6 +4,6 @@
 option(CZK_HTTP "HTTP status endpoint (libmicrohttpd)" ON)
 if(CZK_HTTP)
   pkg_check_modules(MHD REQUIRED IMPORTED_TARGET libmicrohttpd)
-  target_link_libraries(libczk PUBLIC PkgConfig::MHD)
-  target_compile_definitions(libczk PUBLIC CZK_HAVE_HTTP=1)
+  target_link_libraries(czk_httpstatus PRIVATE PkgConfig::MHD)
+  target_compile_definitions(czk_httpstatus PRIVATE CZK_HAVE_HTTP=1)
 endif()

@@ -1,7 +1,7 @@
 # The gRPC service cuzk.v1.ProvingEngine (src/rpc/, include/czk/rpc.h):
 # protobuf-c code generated from proto/cuzk/v1/proving.proto at build time
 # (protoc-c), gRPC's core C API (pkg-config grpc) and libprotobuf-c.
-# Only with -DCZK_RPC=ON; the library czk_rpc links libczk.
+# Only with -DCZK_RPC=ON; the layer czk_rpc links the engine and czk_httpstatus.
 find_program(CZK_PROTOC_C protoc-c)
 if(NOT CZK_PROTOC_C)
   message(FATAL_ERROR "protoc-c not found: install protobuf-c-compiler, or configure with -DCZK_RPC=OFF")
@@ -29,9 +29,6 @@ add_library(czk_proto STATIC ${CZK_PROTO_C})
 target_include_directories(czk_proto PUBLIC ${CZK_PROTO_GEN})
 target_link_libraries(czk_proto PUBLIC PkgConfig::PROTOBUFC)
 
-file(GLOB CZK_RPC_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/rpc/*.c)
-add_library(czk_rpc STATIC ${CZK_RPC_SOURCES})
-target_include_directories(czk_rpc PUBLIC ${PROJECT_SOURCE_DIR}/include PRIVATE ${PROJECT_SOURCE_DIR}/src)
-target_compile_options(czk_rpc PRIVATE ${CZK_WARNINGS})
+czk_layer(rpc DEPS czk_engine czk_httpstatus czk_util)
 target_compile_definitions(czk_rpc PUBLIC CZK_HAVE_RPC=1)
-target_link_libraries(czk_rpc PUBLIC libczk czk_proto PkgConfig::GRPC Threads::Threads)
+target_link_libraries(czk_rpc PUBLIC czk_proto PkgConfig::GRPC Threads::Threads)

@@ -20,7 +20,8 @@
 # engine step runs `czk bench` on 2KiB PoRep with gpus.backend = "cuda" and
 # writes gpu-engine.log and gpu-engine.svg into OUTDIR; the 32GiB steps
 # keys32g, prove32g, part32g, bench32g are described above their functions),
-# CZK_GPU_ENGINE_COUNT (proofs of its main run, default 32).
+# CZK_GPU_ENGINE_COUNT (proofs of its main run, default 32), CZK_GPU_TESTS_OLD=0 (skip the
+# second cuda.gpu run with the old NTT paths).
 # On a machine without the project's packages (no network), unpack them under
 # deps/sysroot: for f in libcmocka0 libcmocka-dev libb2-1 libb2-dev libyajl2
 # libyajl-dev; apt-get download, dpkg -x into deps/sysroot; copy
@@ -52,6 +53,7 @@ step() { # name, command...
   echo "== $name"
   "$@" || rc=$?
   STEPS+=("$(printf '%-28s %6ds  %s' "$name" $((SECONDS - t0)) "$([ $rc -eq 0 ] && echo ok || echo "FAILED ($rc)")")")
+  printf '%s\n' "${STEPS[-1]}" >>"$OUTDIR/steps.txt" # kept if a later step is cut off
   return $rc
 }
 build() {
@@ -61,7 +63,7 @@ build() {
       test_cuda_prove test_cuda_engine test_cuda_porep test_cuda_setup test_cuda_decode bench_gpu bench_setup \
       bench_porep32g bench_witness czk
 }
-tests() { ctest --test-dir "$BUILD" --output-on-failure -R '^cuda\.'; }
+tests() { ctest --test-dir "$BUILD" --output-on-failure -R '^cuda\.' | tee "$OUTDIR/tests.log"; return "${PIPESTATUS[0]}"; }
 # The NTT/H tests again with the old NTT paths (src/cuda/ntt.cu: split twist, H in natural order).
 tests_old() {
   CZK_CUDA_NTT_TWIST=split CZK_CUDA_H_ORDER=natural CZK_TEST_NTT_ONLY=1 \
@@ -107,10 +109,19 @@ bench() {
 #             6, CZK_GPU_BENCH32G_J in flight, default 3, 1 warm-up; CZK_GPU_BENCH32G_TOML: extra config lines), timeline
 #             picture; then `--sweep $CZK_GPU_SWEEP32G` when that is set
 # Figures go to OUTDIR/gpu-32g.json and gpu-porep32g.json, merged into gpu-latest.json.
-W32=${CZK_GPU_WORK:-$BUILD/w32g}
+# CZK_GPU_SECTOR=64GiB runs the same steps on 64GiB (keys 47.6 GB, tree 8-8-2, registered
+# proof 9; work folder $BUILD/w64g): a fresh machine's 64 GiB of disk holds one size at a time.
+SECTOR=${CZK_GPU_SECTOR:-32GiB}
+case $SECTOR in
+  32GiB) RP32=8 TREE32=8-8-0 ;;
+  64GiB) RP32=9 TREE32=8-8-2 ;;
+  *) echo "CZK_GPU_SECTOR: 32GiB or 64GiB, not '$SECTOR'"; exit 2 ;;
+esac
+SFX32=${SECTOR%iB}
+W32=${CZK_GPU_WORK:-$BUILD/w${SFX32,,}}
 T32=0101010101010101010101010101010101010101010101010101010101010101
 S32=0202020202020202020202020202020202020202020202020202020202020202
-KEY32=czk-test-v28-stacked-proof-of-replication-8-8-0-32GiB
+KEY32=czk-test-v28-stacked-proof-of-replication-$TREE32-$SECTOR
 timev() { # /usr/bin/time -v where the machine has it
   if [ -x /usr/bin/time ]; then /usr/bin/time -v "$@"; else "$@"; fi
 }
@@ -147,7 +158,7 @@ prep32g() {
   local r
   for r in 1 2 3; do
     [ -s "$W32/c1-$r.json" ] ||
-      "$BUILD/czk" gen-vanilla --sparse --sector-size 32GiB --registered-proof 8 --miner-id 1000 \
+      "$BUILD/czk" gen-vanilla --sparse --sector-size $SECTOR --registered-proof $RP32 --miner-id 1000 \
         --sector-num 1 --ticket $T32 --seed $S32 --random $r --out "$W32/c1-$r.json" >/dev/null
   done
 }
@@ -159,7 +170,7 @@ keys32g() {
     return 0
   fi
   local t0=$SECONDS
-  timev "$BUILD/czk" setup --sector-size 32GiB --backend cuda --seed 1 \
+  timev "$BUILD/czk" setup --sector-size $SECTOR --backend cuda --seed 1 \
     --out-dir "$W32/keys" >"$OUTDIR/keys32g.log" 2>&1 || { tail -30 "$OUTDIR/keys32g.log"; return 1; }
   grep -v '^\s' "$OUTDIR/keys32g.log"
   grep -E 'Maximum resident|Elapsed' "$OUTDIR/keys32g.log"
@@ -224,6 +235,53 @@ bench32g() {
   return "$rc"
 }
 
+# daemon32g: `czk daemon` with the 32GiB TEST keys behind a unix socket, `czk client
+# prove` of one sparse C1 through gRPC (the proof checked with `czk verify`), then `czk bench
+# --addr` against the daemon (CZK_GPU_DAEMON32G_COUNT proofs, default 4, 2 in flight). The GPU
+# build has no gRPC (no grpc packages on the device machine), so this needs a czk built with
+# CZK_RPC=ON elsewhere: CZK_GPU_RPC_CZK (default deps/rpc/czk; its shared libraries in
+# deps/rpc/lib, added to the loader path).
+daemon32g() {
+  prep32g
+  [ -s "$W32/keys/$KEY32.params" ] || { echo "daemon32g: no keys (run keys32g)"; return 1; }
+  local rczk=${CZK_GPU_RPC_CZK:-$PWD/deps/rpc/czk} sock pid rc=0 t0
+  sock=$(cd "$W32" && pwd)/czk.sock # absolute: unix:///path
+  [ -x "$rczk" ] || { echo "daemon32g: no gRPC-enabled czk at $rczk"; return 1; }
+  local rlib=$(dirname "$rczk")/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  rz() { LD_LIBRARY_PATH=$rlib "$rczk" "$@"; } # its libraries for it alone
+  printf '[daemon]\nlisten = "unix://%s"\n[gpus]\nbackend = "cuda"\n[srs]\nparam_cache = "%s"\n%s\n' \
+    "$sock" "$W32/keys" "${CZK_GPU_BENCH32G_TOML:-}" >"$W32/d32.toml"
+  cat "$W32/d32.toml"
+  rm -f "$sock"
+  t0=$SECONDS
+  LD_LIBRARY_PATH=$rlib "$rczk" daemon --config "$W32/d32.toml" >"$OUTDIR/daemon32g.log" 2>&1 &
+  pid=$!
+  until rz client --addr "unix://$sock" status >/dev/null 2>&1; do # gRPC up
+    kill -0 $pid 2>/dev/null || { echo "daemon32g: the daemon exited"; tail -20 "$OUTDIR/daemon32g.log"; return 1; }
+    [ $((SECONDS - t0)) -lt 60 ] || { echo "daemon32g: no answer after 60 s"; kill $pid; return 1; }
+    sleep 1
+  done
+  # PreloadSRS answers once the 47 GB file is read and resident (the time to ready through gRPC)
+  rz client --addr "unix://$sock" preload porep-32g || { echo "daemon32g: preload failed"; kill $pid; return 1; }
+  echo "daemon32g: ready after $((SECONDS - t0)) s"
+  rz client --addr "unix://$sock" status | head -40
+  t0=$SECONDS
+  rz client --addr "unix://$sock" prove "$W32/c1-2.json" --sector-num 1 --miner-id 1000 \
+    --request-id d32-1 --out "$W32/pd.bin" || rc=$?
+  echo "daemon32g: client prove exit $rc after $((SECONDS - t0)) s"
+  [ $rc -eq 0 ] && { "$BUILD/czk" verify --c1 "$W32/c1-2.json" --proof "$W32/pd.bin" --param-cache "$W32/keys" \
+    --miner-id 1000 --sector-num 1 || rc=$?; }
+  [ $rc -eq 0 ] && { rz bench --addr "unix://$sock" -c "${CZK_GPU_DAEMON32G_COUNT:-4}" -j 2 \
+    --c1 "$W32"/c1-1.json "$W32"/c1-2.json "$W32"/c1-3.json --sector-num 1 --miner-id 1000 --no-progress || rc=$?; }
+  rz client --addr "unix://$sock" metrics | grep -E '^cuzk_(proofs|jobs|partitions)' | head -20 || true
+  kill -TERM $pid
+  wait $pid || true
+  grep -E 'ERROR|WARN|error' "$OUTDIR/daemon32g.log" | head -20 || true
+  tail -5 "$OUTDIR/daemon32g.log"
+  [ $rc -eq 0 ] && jset porep32g_daemon_proofs_verified 1
+  return $rc
+}
+
 # CZK_GPU_STEPS: which steps after the build (default "tests bench engine").
 STEPS_WANTED=" ${CZK_GPU_STEPS:-tests bench engine} "
 want() { [[ $STEPS_WANTED == *" $1 "* ]]; }
@@ -231,14 +289,15 @@ status=0
 step "build (sm_90)" build || exit 1
 if want tests; then
   step "tests (cuda.*)" tests || status=1
-  step "tests (cuda.gpu, old NTT)" tests_old || status=1
+  [ "${CZK_GPU_TESTS_OLD:-1}" = 0 ] || step "tests (cuda.gpu, old NTT)" tests_old || status=1
 fi
 want bench && { step "benchmark" bench || status=1; }
 want engine && { step "engine: czk bench, 2KiB, cuda" engine || status=1; }
-want keys32g && { step "32GiB: keys (czk setup, GPU)" keys32g || status=1; }
-want prove32g && { step "32GiB: czk prove + verify" prove32g || status=1; }
-want bench32g && { step "32GiB: czk bench" bench32g || status=1; }
-want part32g && { step "32GiB: partition phases" part32g || status=1; }
+want keys32g && { step "$SECTOR: keys (czk setup, GPU)" keys32g || status=1; }
+want prove32g && { step "$SECTOR: czk prove + verify" prove32g || status=1; }
+want bench32g && { step "$SECTOR: czk bench" bench32g || status=1; }
+want daemon32g && { step "$SECTOR: daemon over gRPC" daemon32g || status=1; }
+want part32g && { step "$SECTOR: partition phases" part32g || status=1; }
 
 echo
 [ -f "$OUTDIR/gpu-engine.log" ] && want engine && grep -E '^  (s/proof|gpu busy|gpu/partition|synthesis/partition|idle gaps) ' "$OUTDIR/gpu-engine.log" | head -5

@@ -69,7 +69,12 @@ void czk_bench_runner_destroy(czk_bench_runner *r);
  * only the last logging.timeline_keep) and, as the engine does, to
  * logging.timeline_file when set. Engine log lines of level warn and error
  * go to stderr (all levels when verbose). Peak RSS is this process's VmHWM.
- * Returns: as czk_engine_create.
+ * The runner registers the PoRep and test kinds (czk_kinds_register_porep,
+ * czk_kinds_register_test).
+ * Out: *out  the runner (czk_bench_runner_destroy); ops and self NULL on
+ *            failure.
+ * Returns: CZK_OK; as czk_engine_create; the kinds' registration errors;
+ *   CZK_ERR_NOMEM.
  */
 CZK_NODISCARD czk_status czk_bench_inprocess(czk_bench_runner *out, const czk_engine_config *cfg,
                                              bool verbose, czk_err *err) CZK_NONNULL(1, 2);
@@ -77,7 +82,9 @@ CZK_NODISCARD czk_status czk_bench_inprocess(czk_bench_runner *out, const czk_en
 /*
  * Loads a circuit's SRS and shape in the in-process runner before the run,
  * so that the first proofs do not pay for it (czk_engine_preload, waiting).
- * CZK_ERR_UNSUPPORTED for another runner.
+ * Out: load_ms (may be NULL) as czk_engine_preload's.
+ * Returns: CZK_OK; czk_engine_preload's errors; CZK_ERR_UNSUPPORTED "bench:
+ *   preload needs the in-process runner" for another runner.
  */
 CZK_NODISCARD czk_status czk_bench_inprocess_preload(czk_bench_runner *r, const char *circuit_id,
                                                      uint64_t *load_ms, czk_err *err)
@@ -126,16 +133,28 @@ typedef struct czk_bench_result {
 } czk_bench_result;
 
 /*
- * Runs plan on r. Returns CZK_OK when every request got a result (FAILED
- * jobs included: see result->failed); the first request or prove error
- * otherwise (the rows finished so far are still in result). Free result with
- * czk_bench_result_free.
+ * Runs plan on r: plan->concurrency client threads, each taking the next
+ * request number, until count proofs have a result (src/bench/bench.c).
+ * Out: *result  rows, totals, and the analysed timeline when the runner has
+ *               one (a timeline that cannot be read or analysed leaves
+ *               have_timeline false; it is not an error);
+ *               czk_bench_result_free, also after a failure.
+ * Returns: CZK_OK when every request got a result (FAILED jobs included:
+ *   see result->failed); CZK_ERR_INVALID_ARG (no runner or request source,
+ *   count or concurrency 0, id_prefix over 100 bytes); CZK_ERR_NOMEM;
+ *   CZK_ERR_INTERNAL (a client thread cannot start); else the first request
+ *   or prove error (the rows finished so far are still in result).
  */
 CZK_NODISCARD czk_status czk_bench_run(czk_bench_runner *r, const czk_bench_plan *plan,
                                        czk_bench_result *result, czk_err *err) CZK_NONNULL(1, 2, 3);
+/* Frees the rows and the timeline summary; NULL is fine. */
 void czk_bench_result_free(czk_bench_result *r);
 
-/* busy % and idle gaps of a result: from the timeline (false when there is none). */
+/*
+ * Busy % and idle gaps of a result, from the timeline.
+ * Returns: true and *busy_pct, *gap_total_ms; false when there is no
+ *   timeline or it saw no device work (outputs untouched).
+ */
 static inline bool czk_bench_busy(const czk_bench_result *r, double *busy_pct,
                                   uint64_t *gap_total_ms) {
     if (!r->have_timeline || !r->tl.num_devices) return false;

@@ -66,22 +66,31 @@ typedef struct czk_err {
 } czk_err;
 
 /*
- * Sets err (if non-NULL) to `code` and the formatted message; returns `code`,
- * so that `return czk_errf(err, CZK_ERR_IO, "open %s: %s", p, strerror(e));`
- * reads as one statement.
+ * Sets err (if non-NULL) to `code` and the printf-formatted message, cut to
+ * fit czk_err.msg (511 bytes and the NUL); a message already there is
+ * replaced. Defined in src/util/err.c.
+ * Returns: `code`, so that
+ *   `return czk_errf(err, CZK_ERR_IO, "open %s: %s", p, strerror(e));`
+ *   reads as one statement.
  */
 czk_status czk_errf(czk_err *err, czk_status code, const char *fmt, ...) CZK_PRINTF(3, 4);
 
 /*
- * Prefixes an existing message with context: "context: old message". Returns
- * err->code (CZK_OK stays CZK_OK and is left untouched).
+ * Prefixes an existing message with context: "context: old message"; the
+ * old message is cut where the whole does not fit czk_err.msg (if the
+ * context alone fills it, the old message is dropped).
+ * Returns: err->code; CZK_OK (message untouched) if err is NULL or its code
+ *   is CZK_OK.
  */
 czk_status czk_err_wrap(czk_err *err, const char *fmt, ...) CZK_PRINTF(2, 3);
 
-/* A static name for a status code, e.g. "CZK_ERR_EC_NOT_IN_GROUP". */
+/*
+ * A static name for a status code, e.g. "CZK_ERR_EC_NOT_IN_GROUP";
+ * "CZK_ERR_?" for a value that is no czk_status. Never NULL, never freed.
+ */
 const char *czk_status_name(czk_status code);
 
-/* Clears err to CZK_OK and an empty message. */
+/* Clears err to CZK_OK and an empty message; a NULL err is ignored. */
 void czk_err_clear(czk_err *err);
 
 #ifdef __cplusplus

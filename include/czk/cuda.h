@@ -23,7 +23,8 @@
  * destroy it. Bad arguments give CZK_ERR_INVALID_ARG. Nothing aborts.
  *
  * Algorithms: spec/gpu-prover.md §3 (sppark's structure) with the changes
- * listed in src/cuda/msm.cu and src/cuda/ntt.cu.
+ * listed in src/cuda/msm.cuh (the MSM body; msm.cu and msm_g2.cu instantiate
+ * it for G1 and G2) and src/cuda/ntt.cu.
  */
 #ifndef CZK_CUDA_H
 #define CZK_CUDA_H
@@ -40,9 +41,12 @@
 extern "C" {
 #endif
 
-/* Usable CUDA devices; 0 without CUDA support, driver or GPU (never fails). */
+/*
+ * Usable CUDA devices (cudaGetDeviceCount); 0 in a build without CUDA and
+ * on a machine without a driver or GPU. Never fails.
+ */
 int czk_cuda_device_count(void);
-/* Whether this build contains the CUDA backend. */
+/* Whether this build contains the CUDA backend (CZK_CUDA=ON). Never fails. */
 bool czk_cuda_built(void);
 
 typedef struct czk_cuda_ctx czk_cuda_ctx;
@@ -58,21 +62,42 @@ typedef struct czk_cuda_ctx czk_cuda_ctx;
  * CZK_CUDA_H_ORDER = paired (default: czk_cuda_h's inverse transforms leave
  * bit-reversed order and the forward ones take it, one bit reversal instead
  * of seven) or natural (the former path). See src/cuda/ntt.cu.
- * Returns CZK_OK and *out; CZK_ERR_INVALID_ARG for a bad device index or a
- * bad tunable value;
- * CZK_ERR_NOMEM / CZK_ERR_DEVICE.
+ * Args: device  0 .. czk_cuda_device_count()−1.
+ * Out:  *out    the context (czk_cuda_ctx_destroy); NULL on failure, when
+ *               whatever was made is freed again.
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG "ctx_create: device D of N" for a
+ *   bad device index, or naming a tunable with a bad value;
+ *   CZK_ERR_NOMEM (host or device memory); CZK_ERR_DEVICE (a CUDA call, named);
+ *   CZK_ERR_UNSUPPORTED in a build without CUDA.
  */
 CZK_NODISCARD czk_status czk_cuda_ctx_create(czk_cuda_ctx **out, int device, czk_err *err);
-/* Frees the context and its tables (not the caller's buffers). NULL is allowed. */
+/*
+ * Waits for the context's stream, then frees its stream, events, staging
+ * ring and tables, and trims the device's pool of freed temporaries (not
+ * the caller's buffers: czk_cuda_free them first). NULL is allowed.
+ */
 void czk_cuda_ctx_destroy(czk_cuda_ctx *ctx);
-/* "NVIDIA H200, 132 SMs, 139.8 GiB" style description of the context's device. */
+/*
+ * "NVIDIA H200, 132 SMs, 139.8 GiB, sm_90" style description of the
+ * context's device, owned by the context (valid until it is destroyed);
+ * "no CUDA" in a build without CUDA.
+ */
 const char *czk_cuda_ctx_describe(const czk_cuda_ctx *ctx);
 
 /*
- * Device memory. czk_cuda_alloc returns `bytes` of device memory in *dptr
- * (256-byte aligned); CZK_ERR_NOMEM when the device has too little free.
- * czk_cuda_free(NULL) does nothing. Upload/download copy between host and a
- * device buffer (host memory may be pageable).
+ * Device memory (cudaMalloc on the context's device).
+ * czk_cuda_alloc: Out: *dptr  `bytes` of device memory, 256-byte aligned
+ *   (bytes = 0 allocates 1 byte), freed with czk_cuda_free; NULL on failure.
+ *   When the first cudaMalloc finds too little free, the device's pool of
+ *   freed temporaries is trimmed and it is tried once more.
+ *   Returns: CZK_OK; CZK_ERR_NOMEM "alloc: N bytes: ..." when the device
+ *   still has too little free; CZK_ERR_DEVICE.
+ * czk_cuda_free: waits for the context's stream, then frees; NULL does
+ *   nothing; errors are dropped.
+ * czk_cuda_upload / czk_cuda_download: copy `bytes` from host to device /
+ *   device to host on the context's stream and wait for it (host memory may
+ *   be pageable). Returns: CZK_OK; CZK_ERR_DEVICE (a bad pointer or size
+ *   shows here, as a CUDA error).
  */
 CZK_NODISCARD czk_status czk_cuda_alloc(czk_cuda_ctx *ctx, void **dptr, size_t bytes, czk_err *err);
 void czk_cuda_free(czk_cuda_ctx *ctx, void *dptr);
@@ -86,7 +111,13 @@ CZK_NODISCARD czk_status czk_cuda_download(czk_cuda_ctx *ctx, void *dst_host,
  * out, with the semantics of czk_ntt (include/czk/ntt.h: bellperson's
  * EvaluationDomain fft / ifft / coset_fft / icoset_fft; ω from
  * czk_fr_root_of_unity(log_n), coset generator g = 7, inverse scaled by 1/N).
- * 1 <= log_n <= 28. Returns CZK_OK, CZK_ERR_INVALID_ARG, CZK_ERR_DEVICE.
+ * Algorithm: src/cuda/ntt.cu (radix-2 passes of up to 10 stages in shared
+ * memory, four-step twists between them).
+ * Args: log_n  1 <= log_n <= CZK_NTT_MAX_LOG (28).
+ * In/Out: data  2^log_n czk_fr of device memory (Montgomery form).
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG (log_n out of range, an unknown
+ *   kind); CZK_ERR_NOMEM (the twist tables, made on first use);
+ *   CZK_ERR_DEVICE. On failure data is unspecified.
  */
 CZK_NODISCARD czk_status czk_cuda_ntt(czk_cuda_ctx *ctx, czk_fr *data, unsigned log_n,
                                       czk_ntt_kind kind, czk_err *err);
@@ -96,9 +127,12 @@ CZK_NODISCARD czk_status czk_cuda_ntt(czk_cuda_ctx *ctx, czk_fr *data, unsigned 
  * (constraint evaluations, zero-padded to N), as bellperson's prover
  * computes it (spec/gpu-prover.md §1):
  *   a, b, c <- coset_fft(ifft(·));  a <- (a·b − c) / (g^N − 1);  a <- icoset_fft(a).
- * On return a[0 .. N) holds the coefficients of h (the prover uses the first
- * N − 1); b and c are clobbered. 1 <= log_n <= 28.
- * Returns CZK_OK, CZK_ERR_INVALID_ARG, CZK_ERR_DEVICE.
+ * Args: log_n    1 <= log_n <= CZK_NTT_MAX_LOG (28).
+ * In/Out: a, b, c  N czk_fr each, device memory (Montgomery form). On return
+ *   a[0 .. N) holds the coefficients of h (the prover uses the first N − 1);
+ *   b and c are clobbered.
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG (log_n out of range); CZK_ERR_NOMEM;
+ *   CZK_ERR_DEVICE. On failure a, b, c are unspecified.
  */
 CZK_NODISCARD czk_status czk_cuda_h(czk_cuda_ctx *ctx, czk_fr *a, czk_fr *b, czk_fr *c,
                                     unsigned log_n, czk_err *err);
@@ -115,9 +149,14 @@ CZK_NODISCARD czk_status czk_cuda_h(czk_cuda_ctx *ctx, czk_fr *a, czk_fr *b, czk
  * summed by batch addition. Temporary device memory: compacted, 4·n bytes
  * plus Pippenger's over the m others, dense, Pippenger's over n: about
  * k·(4·⌈255/c⌉ + 13) bytes for k points plus 2^c·(xyzz size) (≈ 10 GB for
- * G1 at k = 2^27). n = 0 gives infinity; n must be < 2^31. *out is Jacobian
- * (blst_p{1,2}).
- * Returns CZK_OK, CZK_ERR_INVALID_ARG, CZK_ERR_NOMEM, CZK_ERR_DEVICE.
+ * G1 at k = 2^27).
+ * In:  bases    n affine points, device memory (blst layout; all-zero =
+ *               infinity); scalars  n czk_fr, device memory, unchanged.
+ * Args: n       n < 2^31; n = 0 gives infinity.
+ * Out: *out     host memory, Jacobian (blst_p1 / blst_p2).
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG "msm_g1: n = ... is not below 2^31";
+ *   CZK_ERR_NOMEM (device temporaries); CZK_ERR_DEVICE; CZK_ERR_INTERNAL if
+ *   the compaction's counts do not add up (a bug).
  */
 CZK_NODISCARD czk_status czk_cuda_msm_g1(czk_cuda_ctx *ctx, czk_g1 *out, const czk_g1_affine *bases,
                                          const czk_fr *scalars, size_t n, czk_err *err);
@@ -132,7 +171,9 @@ CZK_NODISCARD czk_status czk_cuda_msm_g2(czk_cuda_ctx *ctx, czk_g2 *out, const c
  *     subgroup, P_i = (lo+1)·Q1 + (hi+1)·Q2 with i = hi·2^14 + lo and Q1, Q2
  *     random multiples of the generator (tables made on the host with blst,
  *     the sums and the batch conversion to affine on the device).
- * Returns CZK_OK, CZK_ERR_INVALID_ARG (n >= 2^31), CZK_ERR_NOMEM, CZK_ERR_DEVICE.
+ * Out: out  n elements / points of device memory (n = 0: nothing written).
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG (n >= 2^31); CZK_ERR_NOMEM (the host
+ *   tables of the bases, device temporaries); CZK_ERR_DEVICE.
  */
 CZK_NODISCARD czk_status czk_cuda_fr_random(czk_cuda_ctx *ctx, czk_fr *out, size_t n, uint64_t seed,
                                             czk_err *err);
@@ -146,6 +187,9 @@ CZK_NODISCARD czk_status czk_cuda_g2_random_bases(czk_cuda_ctx *ctx, czk_g2_affi
  * records the start event; czk_cuda_timer_stop records the stop event after
  * everything the host has issued (and, since calls are synchronous, after any
  * host-side final reduction), waits for it and returns the milliseconds between.
+ * Out: *ms  the elapsed milliseconds (cudaEventElapsedTime).
+ * Returns: CZK_OK; CZK_ERR_DEVICE; CZK_ERR_UNSUPPORTED in a build without
+ *   CUDA (*ms = 0).
  */
 CZK_NODISCARD czk_status czk_cuda_timer_start(czk_cuda_ctx *ctx, czk_err *err);
 CZK_NODISCARD czk_status czk_cuda_timer_stop(czk_cuda_ctx *ctx, double *ms, czk_err *err);
@@ -157,21 +201,32 @@ CZK_NODISCARD czk_status czk_cuda_timer_stop(czk_cuda_ctx *ctx, double *ms, czk_
  * pointers (as u32), columns and coefficient indices, the start row of each
  * 1024-item tile, and the coefficient table.
  *   czk_cuda_shape_device_bytes: device memory czk_cuda_shape_upload keeps
- *     (about 12·rows + 8·nnz bytes; the SpMV call itself takes 36 bytes per
- *     1024 items of temporaries).
+ *     (about 12·rows + 8·nnz bytes, each buffer rounded as allocated; the
+ *     SpMV call itself takes 36 bytes per 1024 items of temporaries); 0 in
+ *     a build without CUDA. Never fails.
  *   czk_cuda_shape_upload: copies the shape to the device through the
  *     context's page-locked staging ring (the u64 → u32 row-pointer
- *     conversion on the host side of it) and checks it there (the host shape
- *     may be freed afterwards). CZK_ERR_UNSUPPORTED for a matrix with 2^32 or
- *     more non-zeros or 2^31 or more constraints (such a shape is evaluated
- *     on the host); CZK_ERR_INVALID_ARG for a malformed shape (row pointers
- *     not from 0 to nnz and non-decreasing, a column beyond inputs + aux, a
- *     coefficient index beyond the table); CZK_ERR_NOMEM, CZK_ERR_DEVICE.
+ *     conversion on the host side of it) and checks it there.
+ *     In:  shape  a recorded shape, its matrices in host memory; not kept
+ *                 (it may be freed afterwards).
+ *     Out: *out   the resident shape (czk_cuda_shape_free with the same
+ *                 context); NULL on failure, nothing left on the device.
+ *     Returns: CZK_OK; CZK_ERR_UNSUPPORTED for a matrix with 2^32 − 1 or
+ *       more non-zeros, or whose arrays are absent, or 2^31 or more
+ *       constraints (such a shape is evaluated on the host);
+ *       CZK_ERR_INVALID_ARG "shape upload: malformed shape: ..." (row
+ *       pointers not from 0 to nnz and non-decreasing, a column beyond
+ *       inputs + aux, a coefficient index beyond the table); CZK_ERR_NOMEM;
+ *       CZK_ERR_DEVICE.
+ *   czk_cuda_shape_free: frees the device buffers; NULL does nothing.
  *   czk_cuda_spmv: a[k], b[k], c[k] = <A_k, z>, <B_k, z>, <C_k, z> for
  *     k < num_constraints and 0 for num_constraints <= k < n (the zero
- *     padding to the NTT domain), with z = (inputs ‖ aux) in device memory
- *     (Montgomery form) and a, b, c device buffers of n elements. The values
- *     are czk_shape_eval's. CZK_ERR_INVALID_ARG for n < num_constraints.
+ *     padding to the NTT domain). The values are czk_shape_eval's.
+ *     In:  z        inputs + aux czk_fr, device memory (inputs ‖ aux,
+ *                   Montgomery form).
+ *     Out: a, b, c  n czk_fr each, device memory.
+ *     Returns: CZK_OK; CZK_ERR_INVALID_ARG (a NULL argument,
+ *       n < num_constraints, n >= 2^31); CZK_ERR_NOMEM; CZK_ERR_DEVICE.
  */
 typedef struct czk_cuda_shape czk_cuda_shape;
 uint64_t czk_cuda_shape_device_bytes(const czk_shape *shape);
@@ -250,12 +305,24 @@ CZK_NODISCARD czk_status czk_cuda_spmv(czk_cuda_ctx *ctx, const czk_cuda_shape *
  *                        after the working reserve.
  * Calls may come from several threads: device work is serialized inside the
  * backend (and by the engine's device lock where one is given).
- * Returns: CZK_OK and *out (czk_backend_release); CZK_ERR_UNSUPPORTED in a
- *   build without CUDA, CZK_ERR_INVALID_ARG for a device index that does not
- *   exist (none on a machine without a GPU), CZK_ERR_NOMEM, CZK_ERR_DEVICE.
+ * Out: *out  the backend (czk_backend_release); ops and self NULL on failure.
+ *   If the four extra contexts cannot all be made the backend still works,
+ *   its MSMs one after another.
+ * Returns: CZK_OK; CZK_ERR_UNSUPPORTED in a build without CUDA;
+ *   CZK_ERR_INVALID_ARG "cuda backend: ctx_create: device D of N" for a
+ *   device index that does not exist (any index on a machine without a
+ *   GPU); CZK_ERR_NOMEM; CZK_ERR_DEVICE.
  */
 CZK_NODISCARD czk_status czk_backend_cuda(czk_backend *out, int device, czk_pool *pool,
                                           uint64_t vram_budget_bytes, czk_err *err) CZK_NONNULL(1);
+
+/*
+ * The CUDA backend as a czk_backend_provider (src/cuda/provider.c): name
+ * "cuda", built czk_cuda_built, device_count czk_cuda_device_count, make
+ * czk_backend_cuda, shape_resident from czk_backend_cuda_residency. The
+ * composition roots hand it to the engine (czk_engine_opts.gpu).
+ */
+extern const czk_backend_provider czk_cuda_provider;
 
 /*
  * Whether parameters should be read encoded for the GPU (callers set
@@ -264,7 +331,8 @@ CZK_NODISCARD czk_status czk_backend_cuda(czk_backend *out, int device, czk_pool
  * exists, and the environment does not say CZK_PARAMS_DEVICE_DECODE=0
  * (or "off", "no", "false"), the switch back to host decoding. A caller
  * that then proves on the CPU after all loses nothing but time: the CPU
- * backend decodes the vectors on first use.
+ * backend decodes the vectors on first use. Defined in src/cuda/decode.cu;
+ * false in a build without CUDA. Never fails.
  */
 bool czk_cuda_params_device_decode(void);
 
@@ -274,12 +342,15 @@ bool czk_cuda_params_device_decode(void);
  * a .params file) to czk_g1_affine / czk_g2_affine (Montgomery form),
  * refusing what the host reader refuses (any flag bit, a coordinate not
  * below p, a point off the curve, G1 (0, ±2); src/cuda/decode.cu).
- * points: device memory, 16-byte aligned (czk_cuda_alloc's are).
- * Out: *bad = UINT64_MAX if every point decoded, else the lowest index
- *   refused (the buffer's contents are then unspecified).
- * Returns CZK_OK (also when a point is refused), CZK_ERR_INVALID_ARG (a
- * group other than 1 or 2, misaligned points, n >= 2^38), CZK_ERR_NOMEM,
- * CZK_ERR_DEVICE.
+ * Args: group      1 or 2.
+ * In/Out: points  n encodings of 96 / 192 bytes, device memory, 16-byte
+ *                 aligned (czk_cuda_alloc's are); decoded in place.
+ * Out: *bad = UINT64_MAX if every point decoded (also for n = 0, and on
+ *   any error), else the lowest index refused (the buffer's contents are
+ *   then unspecified).
+ * Returns: CZK_OK (also when a point is refused); CZK_ERR_INVALID_ARG (a
+ *   group other than 1 or 2, misaligned points, n >= 2^38); CZK_ERR_NOMEM;
+ *   CZK_ERR_DEVICE; CZK_ERR_UNSUPPORTED in a build without CUDA.
  */
 CZK_NODISCARD czk_status czk_cuda_decode_points(czk_cuda_ctx *ctx, void *points, size_t n,
                                                 unsigned group, uint64_t *bad, czk_err *err);
@@ -288,9 +359,12 @@ CZK_NODISCARD czk_status czk_cuda_decode_points(czk_cuda_ctx *ctx, void *points,
  * The per-point code of czk_cuda_decode_points run on the host over n
  * encodings (host memory), each compared with the host reader
  * (czk_g1/g2_decode_trusted, infinity refused): the same verdict and, for
- * accepted points, the same affine bytes. Needs no GPU. Returns CZK_OK,
- * CZK_ERR_INTERNAL naming the first point that differs,
- * CZK_ERR_INVALID_ARG; CZK_ERR_UNSUPPORTED in a build without CUDA.
+ * accepted points, the same affine bytes. Needs no GPU.
+ * Args: group  1 or 2.
+ * In:   enc    n encodings of 96 (G1) / 192 (G2) bytes, host memory.
+ * Returns: CZK_OK; CZK_ERR_INTERNAL naming the first point where the two
+ *   differ (verdict or bytes); CZK_ERR_INVALID_ARG (group); CZK_ERR_UNSUPPORTED
+ *   in a build without CUDA.
  */
 CZK_NODISCARD czk_status czk_cuda_decode_host_check(unsigned group, const uint8_t *enc, size_t n,
                                                     czk_err *err);
@@ -304,7 +378,12 @@ typedef struct czk_cuda_residency {
     uint64_t device_bytes;
 } czk_cuda_residency;
 
-/* Fills *out for params on backend b (a CUDA backend). CZK_ERR_INVALID_ARG for another kind. */
+/*
+ * Where params live on backend b (a CUDA backend).
+ * Out: *out  all false / 0 if params were never loaded on b (or on error).
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG "residency: not a CUDA backend";
+ *   CZK_ERR_UNSUPPORTED in a build without CUDA.
+ */
 CZK_NODISCARD czk_status czk_backend_cuda_residency(const czk_backend *b, const czk_params *params,
                                                     czk_cuda_residency *out, czk_err *err)
     CZK_NONNULL(1, 2, 3);
@@ -312,10 +391,24 @@ CZK_NODISCARD czk_status czk_backend_cuda_residency(const czk_backend *b, const 
 /*
  * Streaming chunk (points per MSM piece) for parameters that are not
  * resident; 0 restores the default (2^22 G1 / 2^21 G2 points). For tests of
- * the streaming path. CZK_ERR_INVALID_ARG for another kind of backend.
+ * the streaming path; applies to the calls that follow.
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG for another kind of backend;
+ *   CZK_ERR_UNSUPPORTED in a build without CUDA.
  */
 CZK_NODISCARD czk_status czk_backend_cuda_set_stream_chunk(const czk_backend *b, size_t points,
                                                            czk_err *err) CZK_NONNULL(1);
+
+/*
+ * Whether the five MSMs of a circuit run one after another (serial true) or
+ * at once on their own streams where memory allows (false, the default).
+ * The initial value is read once, when the backend is made, from
+ * CZK_CUDA_SERIAL_MSM (set: serial); this call changes it for the calls that
+ * follow (tests and benchmarks comparing the two).
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG for another kind of backend;
+ *   CZK_ERR_UNSUPPORTED without CUDA.
+ */
+CZK_NODISCARD czk_status czk_backend_cuda_set_serial_msm(const czk_backend *b, bool serial,
+                                                         czk_err *err) CZK_NONNULL(1);
 
 /* ---- Groth16 setup on the GPU (src/cuda/setup.cu) ---- */
 
@@ -336,9 +429,15 @@ CZK_NODISCARD czk_status czk_backend_cuda_set_stream_chunk(const czk_backend *b,
  *                        czk_g1_serialize / czk_g2_serialize write it
  *                        (96 / 192 bytes).
  * A zero scalar gives infinity: the all-zero affine, or 0x40 then zeros.
- * n < 2^31; temporary device memory of up to 2^22·192 (G1) / 2^22·384 (G2)
- * bytes. Synchronous. Returns CZK_OK, CZK_ERR_INVALID_ARG, CZK_ERR_NOMEM,
- * CZK_ERR_DEVICE.
+ * Temporary device memory of up to 2^22·192 (G1) / 2^22·384 (G2) bytes.
+ * Synchronous.
+ * czk_cuda_fb_create: Out: *out (czk_cuda_fb_destroy, before the context);
+ *   NULL on failure. Returns: CZK_OK; CZK_ERR_NOMEM; CZK_ERR_DEVICE
+ *   ("fixed-base tables: ..."); CZK_ERR_UNSUPPORTED without CUDA.
+ * czk_cuda_fb_destroy: frees the device tables; NULL does nothing.
+ * czk_cuda_fb_g1 / _g2: Args: n < 2^31 (n = 0 writes nothing).
+ *   Returns: CZK_OK; CZK_ERR_INVALID_ARG (n, an unknown form);
+ *   CZK_ERR_NOMEM; CZK_ERR_DEVICE; CZK_ERR_UNSUPPORTED without CUDA.
  */
 typedef struct czk_cuda_fb czk_cuda_fb;
 typedef enum czk_cuda_fb_form { CZK_CUDA_FB_AFFINE = 0, CZK_CUDA_FB_ENCODED = 1 } czk_cuda_fb_form;
@@ -355,9 +454,10 @@ CZK_NODISCARD czk_status czk_cuda_fb_g2(czk_cuda_fb *fb, void *out, const czk_fr
  * digits, table sums, affine form, encoding; not the batch inversion) on
  * the host for k[0 .. n) (Montgomery form, host memory) and compares every
  * point with blst's k·G and its czk_g1_serialize / czk_g2_serialize bytes.
- * Needs no GPU. Returns CZK_OK, CZK_ERR_INTERNAL naming the first scalar
- * that differs, CZK_ERR_INVALID_ARG, CZK_ERR_NOMEM; CZK_ERR_UNSUPPORTED in
- * a build without CUDA.
+ * Needs no GPU.
+ * Returns: CZK_OK; CZK_ERR_INTERNAL naming the first scalar that differs;
+ *   CZK_ERR_INVALID_ARG (a group other than 1 or 2); CZK_ERR_NOMEM;
+ *   CZK_ERR_UNSUPPORTED in a build without CUDA.
  */
 CZK_NODISCARD czk_status czk_cuda_fb_host_check(unsigned group, const czk_fr *k, size_t n,
                                                 czk_err *err);
@@ -371,9 +471,11 @@ CZK_NODISCARD czk_status czk_cuda_fb_host_check(unsigned group, const czk_fr *k,
  * czk_cuda_ntt (2^log_n·32 bytes of device memory while it runs);
  * host_alloc is page-locked memory (cudaHostAlloc). The files it makes are
  * byte for byte the CPU backend's.
- * Returns CZK_OK; CZK_ERR_UNSUPPORTED in a build without CUDA;
- * CZK_ERR_INVALID_ARG for a device that does not exist; CZK_ERR_NOMEM,
- * CZK_ERR_DEVICE.
+ * Out: *out  the setup backend (czk_setup_backend_release); ops and self NULL on
+ *            failure.
+ * Returns: CZK_OK; CZK_ERR_UNSUPPORTED in a build without CUDA;
+ *   CZK_ERR_INVALID_ARG "setup backend: no CUDA device D (N here)";
+ *   CZK_ERR_NOMEM; CZK_ERR_DEVICE.
  */
 CZK_NODISCARD czk_status czk_setup_backend_cuda(czk_setup_backend *out, int device, czk_err *err)
     CZK_NONNULL(1);

@@ -45,16 +45,31 @@ typedef blst_p2_affine czk_g2_affine;
 #define CZK_G2_COMPRESSED 96
 #define CZK_G2_UNCOMPRESSED 192
 
-/* Encoders (affine input; the all-zero affine point is infinity). */
+/*
+ * Encoders, blst's (blst_p1_affine_compress, ..._serialize, p2 alike): the
+ * zcash form above, never failing.
+ * In:  p    an affine point; the all-zero affine point is infinity.
+ * Out: out  CZK_G1_COMPRESSED (48), CZK_G1_UNCOMPRESSED (96),
+ *           CZK_G2_COMPRESSED (96) or CZK_G2_UNCOMPRESSED (192) bytes.
+ */
 void czk_g1_compress(uint8_t out[48], const czk_g1_affine *p);
 void czk_g1_serialize(uint8_t out[96], const czk_g1_affine *p);
 void czk_g2_compress(uint8_t out[96], const czk_g2_affine *p);
 void czk_g2_serialize(uint8_t out[192], const czk_g2_affine *p);
 
 /*
- * Decoders: `len` selects compressed or uncompressed. On success *out holds
- * the point (infinity decodes to the all-zero affine point). On failure
- * *out is unspecified and the status is one of those listed above.
+ * Decoders (src/ec/encoding.c): flags, the infinity form and the Fp ranges
+ * are checked here, then blst decompresses (square root) or checks the curve
+ * equation, then the subgroup check (blst_p1/p2_affine_in_g1/g2).
+ * In:  in, len  the encoding; len selects compressed or uncompressed (G1 48
+ *               or 96 bytes, G2 96 or 192).
+ * Out: *out     the point; infinity decodes to the all-zero affine point.
+ *               Unspecified on failure.
+ * Returns: CZK_OK; the first failing check of the list above, its message
+ *   naming the group ("G1 point: ...") and, for CZK_ERR_EC_FP_RANGE, the
+ *   byte range. The *_trusted decoders skip the subgroup check, but blst
+ *   itself refuses a few points outside it (e.g. y = ±2 at x = 0) with
+ *   CZK_ERR_EC_NOT_IN_GROUP even there.
  */
 CZK_NODISCARD czk_status czk_g1_decode(czk_g1_affine *out, const uint8_t *in, size_t len, czk_err *err);
 CZK_NODISCARD czk_status czk_g2_decode(czk_g2_affine *out, const uint8_t *in, size_t len, czk_err *err);
@@ -67,7 +82,11 @@ CZK_NODISCARD czk_status czk_g2_decode_trusted(czk_g2_affine *out, const uint8_t
 static inline bool czk_g1_affine_is_inf(const czk_g1_affine *p) { return blst_p1_affine_is_inf(p); }
 static inline bool czk_g2_affine_is_inf(const czk_g2_affine *p) { return blst_p2_affine_is_inf(p); }
 
-/* Scalar multiplication by an Fr element (Montgomery form), Jacobian result. */
+/*
+ * Scalar multiplication out = [k]p by an Fr element (Montgomery form; its
+ * canonical value, 255 bits, blst_p1_mult / blst_p2_mult). Jacobian in and
+ * out; never fails.
+ */
 void czk_g1_mul(czk_g1 *out, const czk_g1 *p, const czk_fr *k);
 void czk_g2_mul(czk_g2 *out, const czk_g2 *p, const czk_fr *k);
 

@@ -120,8 +120,11 @@ typedef enum czk_job_state {
     CZK_JOB_RUNNING = 11, /* some partition started */
 } czk_job_state;
 
-/* The state and priority names ("COMPLETED", "HIGH", ...). A kind's name is its
- * descriptor's (czk_proof_kind.name; czk_engine_status_kind_name). */
+/*
+ * The state and priority names ("COMPLETED", "HIGH", ...): static strings;
+ * "UNKNOWN" / "UNSPECIFIED" for a value of no other name. A kind's name is
+ * its descriptor's (czk_proof_kind.name; czk_engine_status_kind_name).
+ */
 const char *czk_job_state_name(czk_job_state state);
 const char *czk_priority_name(czk_priority p);
 
@@ -130,19 +133,15 @@ const char *czk_priority_name(czk_priority p);
 #define CZK_ENGINE_MAX_DEVICES 64
 #define CZK_ENGINE_MAX_PRELOAD 16
 
+/* The engine's tables of the file; [daemon] is the server's (czk_daemon_config,
+ * include/czk/httpstatus.h), read in the same pass through czk_config_parse. */
 typedef struct czk_engine_config {
-    /* [daemon] */
-    char listen[256];        /* daemon.listen: gRPC address ("unix:///run/curio/cuzk.sock") */
-    char status_listen[256]; /* daemon.status_listen: HTTP GET /status address ("" = off) */
-    /* [daemon], czk's own keys (czk daemon) */
-    bool shutdown_drain;        /* daemon.shutdown_drain: on SIGINT/SIGTERM let proofs in
-                                   flight finish (true, as cuzk) or cancel them (false) */
-    uint64_t shutdown_grace_ms; /* daemon.shutdown_grace: longest drain; then what is left
-                                   is cancelled (0 = no limit) */
-    uint64_t max_message_bytes; /* daemon.max_message_size: gRPC receive/send limit
-                                   (257 MiB; Curio sends up to 256 MiB) */
     /* [srs] */
     char param_cache[CZK_ENGINE_PATH_MAX]; /* srs.param_cache: .params/.vk directory */
+    char shape_cache[CZK_ENGINE_PATH_MAX]; /* srs.shape_cache: directory of the recorded
+                                              circuit shapes; "" (default) = $CZK_CACHE_DIR/shapes,
+                                              else ~/.cache/czk/shapes, resolved once when the
+                                              engine is created (czk_engine_config_finish) */
     char preload[CZK_ENGINE_MAX_PRELOAD][CZK_CIRCUIT_ID_MAX]; /* srs.preload: circuit ids */
     unsigned num_preload;
     /* [memory] */
@@ -197,7 +196,7 @@ typedef struct czk_engine_config {
 /* pipeline.max_gpu_queue_depth = "auto": 2 waiting partitions per GPU worker. */
 #define CZK_GPU_QUEUE_AUTO UINT32_MAX
 
-/* Fills cfg with the defaults listed above. */
+/* Fills cfg with the defaults listed above (src/engine/config.c). Never fails. */
 void czk_engine_config_default(czk_engine_config *cfg) CZK_NONNULL(1);
 
 /* Receives one warning line (unknown key, deprecated or alias key). */
@@ -224,13 +223,69 @@ CZK_NODISCARD czk_status czk_engine_config_parse(czk_engine_config *cfg, const c
                                                  czk_config_warn_fn warn, void *warn_ctx,
                                                  czk_err *err) CZK_NONNULL(1);
 
-/* The same from a file (CZK_ERR_IO if it cannot be read). */
+/*
+ * czk_engine_config_parse of a file's contents; path is the messages' source.
+ * Returns: CZK_OK; CZK_ERR_IO "config P: ..." (open or read error);
+ *   CZK_ERR_NOMEM "config P: too large or out of memory" (also for a file of
+ *   128 MiB or more); czk_engine_config_parse's errors.
+ */
 CZK_NODISCARD czk_status czk_engine_config_load(czk_engine_config *cfg, const char *path,
                                                 czk_config_warn_fn warn, void *warn_ctx,
                                                 czk_err *err) CZK_NONNULL(1, 2);
 
-/* cuzk's size ("5GiB", "626 MiB", "50GB", "20MB", "1048576") and duration
- * ("5m", "300s", "60") syntax. CZK_ERR_INVALID_ARG for anything else. */
+/*
+ * Tables of the same file that another layer owns (the server's [daemon],
+ * czk_daemon_config_table in include/czk/httpstatus.h): the engine reads
+ * their keys with the same syntax and errors as its own and knows nothing
+ * of what they mean.
+ */
+typedef enum czk_config_type {
+    CZK_CONFIG_STRING,   /* a string into char[cap] */
+    CZK_CONFIG_BOOL,     /* bool */
+    CZK_CONFIG_SIZE,     /* uint64_t bytes: a size, as the engine's sizes */
+    CZK_CONFIG_DURATION, /* uint64_t ms: a duration, as the engine's durations */
+} czk_config_type;
+
+typedef struct czk_config_key {
+    const char *name; /* the dotted key, "daemon.listen" */
+    czk_config_type type;
+    size_t offset; /* of the field in the table's struct */
+    size_t cap;    /* CZK_CONFIG_STRING: bytes of the char array */
+} czk_config_key;
+
+typedef struct czk_config_table {
+    const char *name; /* the TOML table, "daemon" */
+    const czk_config_key *keys;
+    size_t num_keys;
+    void *base; /* the struct the offsets are into */
+} czk_config_table;
+
+/*
+ * czk_engine_config_parse / _load that also read the keys of tables[0 ..
+ * num_tables − 1] into their structs (a key of such a table that none of
+ * its keys names: "unknown key", a warning, as for the engine's own).
+ * Returns: as czk_engine_config_parse; CZK_ERR_INVALID_ARG names the key.
+ * In:  tables: NULL when num_tables is 0; names distinct from the engine's
+ *      tables (srs, memory, gpus, scheduler, synthesis, pipeline, logging).
+ */
+CZK_NODISCARD czk_status czk_config_parse(czk_engine_config *cfg, const czk_config_table *tables,
+                                          size_t num_tables, const char *text, size_t len,
+                                          const char *source, czk_config_warn_fn warn,
+                                          void *warn_ctx, czk_err *err) CZK_NONNULL(1);
+CZK_NODISCARD czk_status czk_config_load(czk_engine_config *cfg, const czk_config_table *tables,
+                                         size_t num_tables, const char *path,
+                                         czk_config_warn_fn warn, void *warn_ctx, czk_err *err)
+    CZK_NONNULL(1, 4);
+
+/*
+ * cuzk's size ("5GiB", "626 MiB", "50GB", "20MB", "1048576": bytes) and
+ * duration ("5m", "300s", "60": seconds) syntax (cuzk's parse_size,
+ * parse_duration); units are case-sensitive, trailing blanks ignored.
+ * Out: *bytes, *ms  the value; untouched on failure.
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG "'S' is not a size (...)" / "... is
+ *   not a duration (...)" for anything else, a value that overflows 64 bits
+ *   included.
+ */
 CZK_NODISCARD czk_status czk_parse_size(const char *s, uint64_t *bytes, czk_err *err)
     CZK_NONNULL(1, 2);
 CZK_NODISCARD czk_status czk_parse_duration_ms(const char *s, uint64_t *ms, czk_err *err)
@@ -276,6 +331,7 @@ typedef struct czk_job_result {
     uint64_t total_ms;       /* submit to completion */
 } czk_job_result;
 
+/* Frees r->proof and clears proof and proof_len; the struct is the caller's. NULL is fine. */
 void czk_job_result_free(czk_job_result *r);
 
 /* A job's progress (czk_engine_job_info). */
@@ -307,12 +363,15 @@ typedef enum czk_event_type {
     CZK_EV_GPU_START,      /* the device lock is taken */
     CZK_EV_GPU_END,        /* the device lock is released: gpu_ms=<n> */
     CZK_EV_FINALIZE_START, /* on finalizer w */
-    CZK_EV_FINALIZE_END,   /* finalize_ms=<n> */
+    CZK_EV_FINALIZE_END,   /* finalize_ms=<n>, then the partition's phases in µs
+                              (czk_prove_timings of its device part and finalization):
+                              upload_us spmv_us ntt_us msm_h_us msm_l_us msm_a_us
+                              msm_b1_us msm_b2_us assemble_us */
     CZK_EV_JOB_DONE,       /* job-level: status=<COMPLETED|FAILED|CANCELLED> total_ms=<n> */
     CZK_EV_COUNT
 } czk_event_type;
 
-/* "SYNTH_START", ... */
+/* "SYNTH_START", ...: static; "UNKNOWN" for a value >= CZK_EV_COUNT. */
 const char *czk_event_name(czk_event_type t);
 
 typedef struct czk_engine_event {
@@ -430,9 +489,12 @@ typedef czk_status (*czk_backend_factory)(void *ctx, int device, czk_pool *pool,
 
 typedef struct czk_engine_opts {
     czk_engine_config config;         /* copied */
-    czk_backend_factory make_backend; /* NULL: gpus.backend decides ("auto": CUDA devices
-                                         where present, else the CPU pseudo-device) */
+    czk_backend_factory make_backend; /* NULL: gpus.backend decides ("auto": the devices of
+                                         gpu where present, else the CPU pseudo-device) */
     void *backend_ctx;
+    const czk_backend_provider *gpu; /* the device backend gpus.backend may name, given by the
+                                        composition root (&czk_cuda_provider, czk/cuda.h);
+                                        NULL: none (the CPU pseudo-device only) */
     void (*on_event)(void *ctx, const czk_engine_event *ev); /* may be NULL; called on the
                                            engine's threads, must not call the engine */
     void *event_ctx;
@@ -440,7 +502,7 @@ typedef struct czk_engine_opts {
     void *log_ctx;
 } czk_engine_opts;
 
-/* Fills opts with czk_engine_config_default and no hooks. */
+/* Fills opts with czk_engine_config_default and no hooks (all else zero). */
 void czk_engine_opts_default(czk_engine_opts *opts) CZK_NONNULL(1);
 
 /*
@@ -449,7 +511,10 @@ void czk_engine_opts_default(czk_engine_opts *opts) CZK_NONNULL(1);
  * composition roots do it, e.g. czk_kinds_register_porep). The circuits of
  * srs.preload are loaded as the kind that owns each is registered (in the
  * background: work is accepted at once and waits for its keys).
- * Returns: CZK_OK and *out; CZK_ERR_INVALID_ARG (a configuration value the
+ * In:  opts  copied (the configuration too); its hooks' contexts must
+ *            outlive the engine.
+ * Out: *out  the engine (czk_engine_destroy); NULL on failure.
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG (a configuration value the
  *   engine cannot run with, named); a backend factory's failure; CZK_ERR_NOMEM;
  *   CZK_ERR_IO (the timeline file cannot be opened).
  */
@@ -457,13 +522,20 @@ CZK_NODISCARD czk_status czk_engine_create(czk_engine **out, const czk_engine_op
                                            czk_err *err) CZK_NONNULL(1, 2);
 
 /*
- * Stops accepting work. drain: wait until every job has finished; else
- * cancel every job. Waiters are woken. Idempotent.
+ * Stops accepting work (later submits: CZK_ERR_CANCELLED). drain: wait
+ * until every job has finished; else cancel every job. Waiters are woken.
+ * Idempotent; never fails.
  */
 void czk_engine_shutdown(czk_engine *e, bool drain);
 
 /* Shuts down (no drain), joins the threads and frees everything. NULL is fine. */
 void czk_engine_destroy(czk_engine *e);
+
+/*
+ * The engine's configuration, as resolved at creation (read-only, owned by
+ * e and valid as long as it). Never fails.
+ */
+const czk_engine_config *czk_engine_get_config(const czk_engine *e) CZK_NONNULL(1);
 
 /*
  * Registers a proof kind: the engine serves it from now on. The descriptor
@@ -533,7 +605,12 @@ CZK_NODISCARD czk_status czk_engine_await(czk_engine *e, const char *job_id, int
 CZK_NODISCARD czk_status czk_engine_cancel(czk_engine *e, const char *job_id, bool *was_running,
                                            czk_err *err) CZK_NONNULL(1, 2);
 
-/* A job's progress. CZK_ERR_INVALID_ARG (out->state UNKNOWN) for an unknown job. */
+/*
+ * A job's progress.
+ * Out: *out  filled (zeroed first, out->job_id = job_id).
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG "job info: no job J" (out->state
+ *   UNKNOWN) for an unknown or pruned job.
+ */
 CZK_NODISCARD czk_status czk_engine_job_info(czk_engine *e, const char *job_id, czk_job_info *out,
                                              czk_err *err) CZK_NONNULL(1, 2, 3);
 
@@ -566,7 +643,7 @@ typedef enum czk_srs_tier {
     CZK_SRS_COLD = 2, /* on disk: loading, or named by srs.preload and not loaded */
 } czk_srs_tier;
 
-/* "HOT", "WARM", "COLD". */
+/* "HOT", "WARM", "COLD": static; "UNKNOWN" for another value. */
 const char *czk_srs_tier_name(czk_srs_tier t);
 
 typedef struct czk_engine_device_status {
@@ -594,8 +671,8 @@ typedef struct czk_engine_srs_status {
     uint32_t witness_buffers, witness_buffers_idle; /* its pool of witness buffers */
     uint32_t witness_buffers_pinned;                /* of them, the backend's host_alloc */
     uint64_t witness_buffer_bytes;                  /* bytes of one */
-    uint32_t ref_count;       /* jobs holding it */
-    uint64_t idle_ms;         /* since the last job released it (0 while held) */
+    uint32_t ref_count;                             /* jobs holding it */
+    uint64_t idle_ms; /* since the last job released it (0 while held) */
     /* While its parameter file is read (COLD, loading): the stage of the last
      * progress report ("h", ..., "subgroup b_g2": czk_params_progress_fn) and
      * the percentage of the file that pass has done (0..100); then, while its
@@ -628,7 +705,10 @@ typedef enum czk_partition_stage {
     CZK_STAGE_COUNT
 } czk_partition_stage;
 
-/* "synth_queue", "synthesis", "gpu_queue", "device", "finalize_queue", "finalize", "assembly". */
+/*
+ * "synth_queue", "synthesis", "gpu_queue", "device", "finalize_queue",
+ * "finalize", "assembly": static; "unknown" for another value.
+ */
 const char *czk_partition_stage_name(czk_partition_stage s);
 
 /* One partition in flight. */
@@ -650,7 +730,7 @@ typedef enum czk_worker_role {
     CZK_WORKER_FINALIZE = 2,
 } czk_worker_role;
 
-/* "synthesis", "gpu", "finalize". */
+/* "synthesis", "gpu", "finalize": static; "unknown" for another value. */
 const char *czk_worker_role_name(czk_worker_role r);
 
 typedef struct czk_engine_worker_status {
@@ -666,8 +746,11 @@ typedef struct czk_engine_worker_status {
 /* Number of finite buckets of the proof duration histogram. */
 #define CZK_DURATION_BUCKETS 18
 
-/* The upper bound (seconds, inclusive) of finite bucket i < CZK_DURATION_BUCKETS:
- * 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 45, 60, 90, 120, 180, 300, 600, 1800, 3600. */
+/*
+ * The upper bound (seconds, inclusive) of finite bucket i < CZK_DURATION_BUCKETS:
+ * 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 45, 60, 90, 120, 180, 300, 600, 1800, 3600;
+ * INFINITY for i >= CZK_DURATION_BUCKETS (the +Inf bucket).
+ */
 double czk_duration_bucket_le(size_t i);
 
 /* Counters of one registered kind, since start. */
@@ -724,66 +807,26 @@ typedef struct czk_engine_status {
     size_t num_timeline;
 } czk_engine_status;
 
-/* A snapshot (consistent at one instant, except device memory, which is asked of
- * the backends after it). Free with czk_engine_status_free. */
+/*
+ * A snapshot (consistent at one instant, except device memory, which is asked of
+ * the backends after it). src/engine/status.c.
+ * Out: *out  the snapshot (czk_engine_status_free); NULL on failure.
+ * Returns: CZK_OK; CZK_ERR_NOMEM "status: out of memory".
+ */
 CZK_NODISCARD czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out, czk_err *err)
     CZK_NONNULL(1, 2);
+/* Frees a snapshot, its arrays and timeline lines. NULL is fine. */
 void czk_engine_status_free(czk_engine_status *s);
 
-/* The name and the metric label of a kind of the snapshot (its s->kinds entry: every
- * kind id in a snapshot is a registered kind's); "unspecified" for another id. */
+/*
+ * The name and the metric label of a kind of the snapshot (its s->kinds entry: every
+ * kind id in a snapshot is a registered kind's); "unspecified" for another id.
+ * Owned by s (or static).
+ */
 const char *czk_engine_status_kind_name(const czk_engine_status *s, czk_kind_id kind)
     CZK_NONNULL(1);
 const char *czk_engine_status_kind_label(const czk_engine_status *s, czk_kind_id kind)
     CZK_NONNULL(1);
-
-/*
- * Prometheus text exposition format 0.0.4 (every family with # HELP and
- * # TYPE, its samples together). cuzk's names and meaning (cuzk-engine.md
- * §2) so existing dashboards keep working:
- *   cuzk_proofs_completed_total, cuzk_proofs_failed_total (counters),
- *   cuzk_uptime_seconds, cuzk_queue_depth (jobs queued + running),
- *   cuzk_proofs_completed{proof_kind}, cuzk_proofs_failed{proof_kind}
- *   (always cuzk's four labels porep_c2, snap_update, window_post,
- *   winning_post, 0 where no registered kind has the label, then the
- *   metric label of every other registered kind, e.g. test),
- *   cuzk_proof_duration_seconds_{count,sum} (a summary of the last 1000),
- *   cuzk_running_jobs, cuzk_gpu_workers.
- * proof_kind is the kind's descriptor's metric_label.
- * czk's own (czk_*): czk_proofs_total{proof_kind,status=completed|failed|
- * cancelled}, czk_proof_duration_seconds histogram{proof_kind} (since start,
- * buckets czk_duration_bucket_le), czk_queue_partitions{proof_kind,stage}
- * and czk_queue_jobs{proof_kind,state}, czk_partitions{stage},
- * czk_gpu_busy_ratio{device} (device lock held / uptime),
- * czk_gpu_busy_seconds_total{device}, czk_gpu_workers_busy{device},
- * czk_gpu_vram_bytes{device,kind=total|free} (where reported),
- * czk_gpu_partitions_proved_total{device},
- * czk_memory_budget_bytes{part=total|used|srs|shapes|working|witness_buffers},
- * czk_memory_budget_info{source} (where the total came from),
- * czk_process_resident_bytes, czk_memory_total_bytes,
- * czk_srs_bytes{circuit_id,tier,part=host|device|shape}, czk_srs_refs{circuit_id},
- * czk_workers{role}, czk_workers_busy{role}, czk_verify_failures_total,
- * czk_partitions_synthesized_total, czk_partitions_proved_total,
- * czk_results_pruned_total, czk_results_stored.
- * Label values are escaped (\\, \", \n). *out malloc'ed, NUL-terminated.
- */
-CZK_NODISCARD czk_status czk_engine_metrics(czk_engine *e, char **out, czk_err *err)
-    CZK_NONNULL(1, 2);
-
-/* The same text from a snapshot. */
-CZK_NODISCARD czk_status czk_engine_metrics_format(const czk_engine_status *s, char **out,
-                                                   czk_err *err) CZK_NONNULL(1, 2);
-
-/*
- * The snapshot as one JSON object (yajl's generator; the layout of
- * `GET /status`, daemon.status_listen): uptime_ms, memory{...}, pipeline{...},
- * queues[], partitions[], workers[], gpus[], srs[], jobs{...}, counters{...,
- * by_kind[]}, timeline[] (the last timeline_lines lines). Unknown device
- * memory is null. *out malloc'ed, NUL-terminated; *len its length.
- */
-CZK_NODISCARD czk_status czk_engine_status_json(const czk_engine_status *s, size_t timeline_lines,
-                                                char **out, size_t *len, czk_err *err)
-    CZK_NONNULL(1, 3, 4);
 
 #ifdef __cplusplus
 }

@@ -81,6 +81,7 @@ typedef struct czk_bool {
     uint16_t reserved;
 } czk_bool;
 
+/* Boolean::constant(b). No allocation, no constraint. */
 static inline czk_bool czk_bool_constant(bool b) {
     czk_bool r = {0, CZK_BOOL_CONST, (uint8_t)b, 0};
     return r;
@@ -96,24 +97,30 @@ static inline czk_bool czk_bool_not(czk_bool a) {
     return a;
 }
 
+/* Whether a is a Constant (its value then exact in every mode). */
 static inline bool czk_bool_is_constant(czk_bool a) {
     return a.kind == CZK_BOOL_CONST;
 }
 
-/* lc += coeff·lc(b) (coeff NULL = 1). A no-op for Constant(false). */
+/*
+ * lc += coeff·lc(b) (coeff NULL = 1; Boolean::lc). A no-op for
+ * Constant(false). Failures (CZK_ERR_NOMEM) are sticky in cs.
+ */
 void czk_bool_lc(czk_cs *cs, czk_lc *lc, czk_bool b, const czk_fr *coeff) CZK_NONNULL(1, 2);
 
 /*
  * AllocatedBit::alloc: one aux with value (0/1), then (ONE − v)·v = 0.
- * Returns Is(v).
+ * Returns: Is(v) (Is(ONE) once the cs has failed: czk_cs_alloc).
  */
 czk_bool czk_bit_alloc(czk_cs *cs, bool value) CZK_NONNULL(1);
 
 /*
  * AllocatedBit::and / nor: a new aux c, then a·b = c, resp.
  * (ONE − a)·(ONE − b) = c. a and b must be Is (allocated, not negated), as in
- * storage-proofs insert_8; otherwise CZK_ERR_INVALID_ARG is recorded and
- * Constant(false) returned. Returns Is(c).
+ * storage-proofs insert_8.
+ * Returns: Is(c); Constant(false) with CZK_ERR_INVALID_ARG "AllocatedBit::and
+ *   (nor): operands must be allocated and not negated" recorded in cs
+ *   otherwise.
  */
 czk_bool czk_bit_and(czk_cs *cs, czk_bool a, czk_bool b) CZK_NONNULL(1);
 czk_bool czk_bit_nor(czk_cs *cs, czk_bool a, czk_bool b) CZK_NONNULL(1);
@@ -128,6 +135,7 @@ czk_bool czk_bit_nor(czk_cs *cs, czk_bool a, czk_bool b) CZK_NONNULL(1);
  *        and_not(is, not) (a·(ONE − b) = c); Not∧Not -> nor; Is∧Is -> and.
  *   or:  not(and(not a, not b)).
  * Each allocation is followed by its one constraint.
+ * Returns: the result Boolean (constant where folded); failures sticky in cs.
  */
 czk_bool czk_bool_xor(czk_cs *cs, czk_bool a, czk_bool b) CZK_NONNULL(1);
 czk_bool czk_bool_and(czk_cs *cs, czk_bool a, czk_bool b) CZK_NONNULL(1);
@@ -138,6 +146,7 @@ czk_bool czk_bool_or(czk_cs *cs, czk_bool a, czk_bool b) CZK_NONNULL(1);
  * with bellpepper's case analysis in its exact order (spec §4.1). General
  * case: ch allocates ch, then (lc b − lc c)·(lc a) = ch − lc c; maj allocates
  * maj, then bc = and(b, c), then (2·lc bc − lc b − lc c)·(lc a) = lc bc − maj.
+ * Returns: the result Boolean (constant where folded); failures sticky in cs.
  */
 czk_bool czk_bool_sha256_ch(czk_cs *cs, czk_bool a, czk_bool b, czk_bool c) CZK_NONNULL(1);
 czk_bool czk_bool_sha256_maj(czk_cs *cs, czk_bool a, czk_bool b, czk_bool c) CZK_NONNULL(1);
@@ -148,6 +157,7 @@ czk_bool czk_bool_sha256_maj(czk_cs *cs, czk_bool a, czk_bool b, czk_bool c) CZK
  * PoRep challenge (UInt64) is these 64 bits; its pack_into_input is
  * czk_pack_into_inputs(cs, bits, 64) (1 input, 1 constraint), its to_bits_be
  * the bits reversed. Out: out[n], each Is.
+ * n > 64: CZK_ERR_INVALID_ARG recorded in cs and out[n] all Constant(false).
  */
 void czk_bits_alloc_u64_le(czk_cs *cs, uint64_t value, unsigned n, czk_bool *out) CZK_NONNULL(1, 4);
 
@@ -171,14 +181,19 @@ typedef struct czk_u32 {
     uint32_t value;
 } czk_u32;
 
-/* UInt32::constant: 32 constant bits. */
+/*
+ * UInt32 construction and rewiring (bellpepper gadgets/uint32.rs). None
+ * fails except through the Boolean operations, whose failures are sticky
+ * in cs.
+ * czk_u32_constant: UInt32::constant, 32 constant bits.
+ */
 void czk_u32_constant(czk_u32 *out, uint32_t value) CZK_NONNULL(1);
 /* UInt32::alloc: 32 AllocatedBits, least significant first. */
 void czk_u32_alloc(czk_cs *cs, czk_u32 *out, uint32_t value) CZK_NONNULL(1, 2);
 /* UInt32::from_bits_be / into_bits_be: bits[0] is the most significant. */
 void czk_u32_from_bits_be(czk_u32 *out, const czk_bool bits[32]) CZK_NONNULL(1, 2);
 void czk_u32_to_bits_be(const czk_u32 *x, czk_bool bits[32]) CZK_NONNULL(1, 2);
-/* Rewiring only: rotate right; shift right filling with Constant(false). */
+/* Rewiring only: rotate right; shift right filling with Constant(false); by is taken mod 32. */
 void czk_u32_rotr(czk_u32 *out, const czk_u32 *x, unsigned by) CZK_NONNULL(1, 2);
 void czk_u32_shr(czk_u32 *out, const czk_u32 *x, unsigned by) CZK_NONNULL(1, 2);
 /* Bitwise Boolean::xor, sha256_ch, sha256_maj, bit 0 first. out may alias. */
@@ -206,7 +221,12 @@ typedef struct czk_multieq {
 #define CZK_MULTIEQ_INIT                                                                           \
     { CZK_LC_INIT, CZK_LC_INIT, CZK_LC_INIT, 0, 0 }
 
-/* num_bits in 1..253. The lcs are copied (scaled); the callers' stay theirs. */
+/*
+ * czk_multieq_enforce_equal: num_bits in 1..253 (else CZK_ERR_INVALID_ARG
+ * recorded in cs). The lcs are copied (scaled); the callers' stay theirs.
+ * czk_multieq_finish: after the last pair; m is empty and reusable
+ * afterwards. Failures (CZK_ERR_NOMEM) are sticky in cs.
+ */
 void czk_multieq_enforce_equal(czk_cs *cs, czk_multieq *m, unsigned num_bits, const czk_lc *lhs,
                                const czk_lc *rhs) CZK_NONNULL(1, 2, 4, 5);
 void czk_multieq_finish(czk_cs *cs, czk_multieq *m) CZK_NONNULL(1, 2);
@@ -219,6 +239,8 @@ void czk_multieq_finish(czk_cs *cs, czk_multieq *m) CZK_NONNULL(1, 2);
  * holding the bits of the full sum; then
  * czk_multieq_enforce_equal(k, Σ_ops Σ_i 2^i·lc(bit_i), Σ_i 2^i·r_i).
  * The first 32 bits are the result. out may alias an operand.
+ * n outside 2..10: CZK_ERR_INVALID_ARG "UInt32::addmany: N operands, must be
+ * 2..10" recorded in cs and out the constant 0.
  */
 void czk_u32_addmany(czk_cs *cs, czk_multieq *m, const czk_u32 *ops, unsigned n, czk_u32 *out)
     CZK_NONNULL(1, 2, 3, 5);
@@ -237,7 +259,7 @@ extern const uint32_t czk_sha256_iv[8];
  * one MultiEq over the whole compression, flushed after h7 (spec §4.5).
  * In WITNESS mode the words are processed 32 bits at a time.
  * In:  in[512], state[8] (e.g. the constant IV or a previous output).
- * Out: out[8] (may alias state).
+ * Out: out[8] (may alias state). Failures are sticky in cs.
  */
 void czk_sha256_compression(czk_cs *cs, const czk_bool in[512], const czk_u32 state[8],
                             czk_u32 out[8]) CZK_NONNULL(1, 2, 3, 4);
@@ -249,12 +271,16 @@ void czk_sha256_compression(czk_cs *cs, const czk_bool in[512], const czk_u32 st
  * In:  in[nbits], nbits a multiple of 8 (else CZK_ERR_INVALID_ARG).
  * Out: out[256]: the digest's bytes in order, each most significant bit
  *      first (UInt32::into_bits_be of H0..H7).
- * Returns: the cs's status.
+ * Returns: the cs's status (CZK_ERR_INVALID_ARG "sha256: N input bits, not a
+ *   whole number of bytes").
  */
 CZK_NODISCARD czk_status czk_sha256(czk_cs *cs, const czk_bool *in, size_t nbits, czk_bool out[256])
     CZK_NONNULL(1, 4);
 
-/* sha256_block_no_padding: one compression of in[512] from the constant IV. */
+/*
+ * sha256_block_no_padding: one compression of in[512] from the constant IV.
+ * Out: out[256] as czk_sha256's. Failures are sticky in cs.
+ */
 void czk_sha256_block_no_padding(czk_cs *cs, const czk_bool in[512], czk_bool out[256])
     CZK_NONNULL(1, 2, 3);
 
@@ -269,11 +295,15 @@ typedef struct czk_num {
     czk_fr value;
 } czk_num;
 
-/* AllocatedNum::alloc / alloc_input: one aux / input, no constraint. */
+/*
+ * AllocatedNum::alloc / alloc_input: one aux / input, no constraint.
+ * Returns: the num (value NULL = zero; czk_cs_alloc's CZK_VAR_ONE once the
+ *   cs has failed).
+ */
 czk_num czk_num_alloc(czk_cs *cs, const czk_fr *value) CZK_NONNULL(1);
 czk_num czk_num_alloc_input(czk_cs *cs, const czk_fr *value) CZK_NONNULL(1);
 
-/* AllocatedNum::inputize: a new input j, then j·ONE = x. Returns j. */
+/* AllocatedNum::inputize: a new input j, then j·ONE = x. Returns: j. */
 czk_var czk_num_inputize(czk_cs *cs, const czk_num *x) CZK_NONNULL(1, 2);
 
 /*
@@ -285,10 +315,13 @@ czk_var czk_num_inputize(czk_cs *cs, const czk_num *x) CZK_NONNULL(1, 2);
 CZK_NODISCARD czk_status czk_num_to_bits_le(czk_cs *cs, const czk_num *x,
                                             czk_bool out[CZK_FR_NUM_BITS]) CZK_NONNULL(1, 2, 3);
 
-/* storage-proofs constraint::equal: a·ONE = b. */
+/* storage-proofs constraint::equal: a·ONE = b. Failures are sticky in cs. */
 void czk_num_equal(czk_cs *cs, const czk_num *a, const czk_num *b) CZK_NONNULL(1, 2, 3);
 
-/* storage-proofs constraint::add (PoRep encode): alloc s = a + b, then (a + b)·ONE = s. */
+/*
+ * storage-proofs constraint::add (PoRep encode): alloc s = a + b, then
+ * (a + b)·ONE = s. Returns: s.
+ */
 czk_num czk_num_add(czk_cs *cs, const czk_num *a, const czk_num *b) CZK_NONNULL(1, 2, 3);
 
 /* ------------------------------------------------------------------------ */
@@ -298,26 +331,28 @@ czk_num czk_num_add(czk_cs *cs, const czk_num *a, const czk_num *b) CZK_NONNULL(
 
 /*
  * pack_bits: num = Σ_{i < min(n, 254)} 2^i·lc(bits_i); alloc r, then
- * num·ONE = r. Returns r.
+ * num·ONE = r. Returns: r.
  */
 czk_num czk_pack_bits(czk_cs *cs, const czk_bool *bits, size_t n) CZK_NONNULL(1);
 
 /*
  * pack_into_inputs: for each chunk of 254 bits (the last may be shorter), a
- * new input j, then num·ONE = j. Returns the number of inputs allocated.
+ * new input j, then num·ONE = j. Returns: the number of inputs allocated,
+ * ⌈n/254⌉.
  */
 size_t czk_pack_into_inputs(czk_cs *cs, const czk_bool *bits, size_t n) CZK_NONNULL(1);
 
 /*
  * The value of pack_bits / one pack_into_inputs chunk, natively:
- * Σ_{i < min(n, 254)} 2^i·bits_i.value.
+ * Σ_{i < min(n, 254)} 2^i·bits_i.value. Out: *out. Never fails.
  */
 void czk_pack_value(czk_fr *out, const czk_bool *bits, size_t n) CZK_NONNULL(1);
 
 /*
  * storage-proofs util::reverse_bit_numbering: pads with Constant(false) to a
  * multiple of 8, then reverses the bit order within each byte. No
- * constraint. Out: out[roundup(n, 8)] (must not alias in). Returns that length.
+ * constraint. Out: out[roundup(n, 8)] (must not alias in).
+ * Returns: that length.
  */
 size_t czk_reverse_bit_numbering(czk_bool *out, const czk_bool *in, size_t n) CZK_NONNULL(1);
 
@@ -325,7 +360,10 @@ size_t czk_reverse_bit_numbering(czk_bool *out, const czk_bool *in, size_t n) CZ
 /* Insertion (storage-proofs-core gadgets/insertion.rs; spec §4.7)           */
 /* ------------------------------------------------------------------------ */
 
-/* pick(cond, a, b) = a if cond else b: alloc c, then (b − a)·lc(cond) = b − c. */
+/*
+ * pick(cond, a, b) = a if cond else b: alloc c, then (b − a)·lc(cond) = b − c.
+ * Returns: c.
+ */
 czk_num czk_pick(czk_cs *cs, czk_bool cond, const czk_num *a, const czk_num *b)
     CZK_NONNULL(1, 3, 4);
 
@@ -371,29 +409,16 @@ CZK_NODISCARD czk_status czk_sha256_hash_leaf_bits(czk_cs *cs, const czk_bool *l
 CZK_NODISCARD czk_status czk_sha256_hash_multi_leaf(czk_cs *cs, const czk_num *leaves, size_t n,
                                                     czk_num *out) CZK_NONNULL(1, 2, 4);
 
-/* The PoRep label's total parents (6 DRG + 8 expander, expanded to 37). */
-#define CZK_LABEL_PARENTS 37u
-
 /*
- * storage-proofs-porep create_label_circuit (spec §3.2 step 6, §4.6): the
- * message replica_id (padded with Constant(false) to 256 bits) ‖
- * layer.into_bits_be() ‖ node bits, most significant first ‖ Constant(false)
- * to 512 bits ‖ each parent (padded with Constant(false) to 256 bits), 9,984
- * bits in all; SHA-256 over it (20 blocks); the digest bit-reversed per byte,
- * the first 254 bits packed (pack_bits): the label.
- * In:  replica_id[id_bits], 32 ≤ id_bits ≤ 256;
- *      layer: a UInt32 (constant in PoRep);
- *      node_le[64]: the node as UInt64 bits, least significant first;
- *      parents[37]: each parent_bits ≤ 256 bits (in PoRep:
- *      reverse_bit_numbering(to_bits_le(row)), 256 bits).
- * Out: out: the label.
- * Returns: the cs's status; CZK_ERR_INVALID_ARG for bad lengths.
+ * Sha256Function::hash_circuit (filecoin-hashers sha256.rs), the end every
+ * SHA-256 composition of Filecoin shares: czk_sha256 of msg[nbits], the
+ * digest's bits reversed within each byte, the first 254 packed into one aux
+ * (pack_bits). Used by the TreeD node hashes above and the PoRep label
+ * (czk_create_label, include/czk/porep_circuit.h).
+ * Returns: the cs's status.
  */
-CZK_NODISCARD czk_status czk_create_label(czk_cs *cs, const czk_bool *replica_id, size_t id_bits,
-                                          const czk_u32 *layer, const czk_bool node_le[64],
-                                          const czk_bool *const parents[CZK_LABEL_PARENTS],
-                                          size_t parent_bits, czk_num *out)
-    CZK_NONNULL(1, 2, 4, 5, 6, 8);
+CZK_NODISCARD czk_status czk_sha256_hash_circuit(czk_cs *cs, const czk_bool *msg, size_t nbits,
+                                                 czk_num *out) CZK_NONNULL(1, 4);
 
 #ifdef __cplusplus
 }

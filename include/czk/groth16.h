@@ -164,7 +164,26 @@ void czk_vk_free(czk_vk *vk);
 /* Frees the parameters and everything they own (NULL is fine). */
 void czk_params_free(czk_params *params);
 
-/* Encoded sizes in bytes of a vk / params file with these lengths. */
+/*
+ * Frees the host vectors of params named by mask (CZK_SRS_H, CZK_SRS_L,
+ * CZK_SRS_A, CZK_SRS_B_G1, CZK_SRS_B_G2; other bits are ignored) and sets
+ * them to NULL, once a backend's device copy has taken their place
+ * (host_droppable of czk_backend_ops.load). vk and vk.ic always stay.
+ * Returns: the CZK_SRS_* bits of the vectors it freed (those of mask that
+ *          were held).
+ * In/Out:  params:      the parameters (lengths stay as they were).
+ * Out:     freed_bytes: NULL, or the bytes of the freed vectors added to it.
+ * Source:  czk's own (the SRS cache of src/engine/srs.c, czk_porep_c2_load).
+ */
+unsigned czk_params_drop_host(czk_params *params, unsigned mask, uint64_t *freed_bytes)
+    CZK_NONNULL(1);
+
+/*
+ * Encoded sizes in bytes of a vk / params file with these lengths:
+ * CZK_VK_FIXED_BYTES + 4 + 96·ic_len for the vk, then five u32 lengths and
+ * 96 bytes per G1 point of h, l, a, b_g1 and 192 per G2 point of b_g2.
+ * Never fail.
+ */
 uint64_t czk_vk_encoded_size(uint32_t ic_len);
 uint64_t czk_params_encoded_size(const czk_params *params);
 
@@ -237,10 +256,12 @@ typedef struct czk_params_read_info {
 
 /*
  * Reads and validates a .params file (layout and checks above).
- * Returns: CZK_OK and *out (free with czk_params_free), or one of the
- *   statuses above with *out NULL. A failure to write a stamp is not an
- *   error (info->stamp_written stays false).
  * Args: opts may be NULL (defaults: stamps on, serial), info may be NULL.
+ * Out: *out  the parameters (czk_params_free); NULL on failure.
+ *      info  filled on success.
+ * Returns: CZK_OK; one of the statuses above, the message naming the
+ *   section and point index. A failure to write a stamp is not an
+ *   error (info->stamp_written stays false).
  */
 CZK_NODISCARD czk_status czk_params_read(czk_params **out, const char *path,
                                          const czk_params_read_opts *opts,
@@ -250,6 +271,8 @@ CZK_NODISCARD czk_status czk_params_read(czk_params **out, const char *path,
 /*
  * The same from memory (fuzzing, tests): no stamps; both digests are
  * computed; the known-digest rule applies unless CZK_PARAMS_FULL_CHECK.
+ * In: buf, len  a whole .params file, not kept.
+ * Out, Returns: as czk_params_read (no stamp errors).
  */
 CZK_NODISCARD czk_status czk_params_decode(czk_params **out, const uint8_t *buf, size_t len,
                                            const czk_params_read_opts *opts,
@@ -292,20 +315,30 @@ CZK_NODISCARD czk_status czk_params_check_encoded_point(const czk_params *params
                                                         size_t index, czk_err *err) CZK_NONNULL(1);
 
 /*
- * Reads a .vk file (or the vk and ic at the start of a buffer that must end
- * there). Every point is checked in full. Errors as above (section vk or ic).
- * On success *out owns out->ic (czk_vk_free); on failure *out is zeroed.
+ * Reads a .vk file (or, czk_vk_decode, the vk and ic of a buffer that must
+ * end there). Every point is checked in full (subgroup included).
+ * Out: *out  owns out->ic on success (czk_vk_free); zeroed on failure.
+ * Returns: CZK_OK; as czk_params_read for sections vk and ic (the message
+ *   prefixed "vk <path>: " / "vk: "): CZK_ERR_IO, CZK_ERR_TRUNCATED,
+ *   CZK_ERR_FORMAT (bytes after ic), the CZK_ERR_EC_* of a bad point,
+ *   CZK_ERR_NOMEM.
  */
 CZK_NODISCARD czk_status czk_vk_read(czk_vk *out, const char *path, czk_err *err) CZK_NONNULL(1, 2);
 CZK_NODISCARD czk_status czk_vk_decode(czk_vk *out, const uint8_t *buf, size_t len, czk_err *err)
     CZK_NONNULL(1);
 
 /*
- * Writes a .vk / .params file byte for byte as bellperson does. The file is
- * written under a temporary name in the same directory and renamed into
- * place. Points must not be infinity (CZK_ERR_INVALID_ARG names the first).
- * Encoded params are decoded first (czk_params_decode_vectors).
- * czk_vk_encode writes czk_vk_encoded_size(vk->ic_len) bytes to out.
+ * Writes a .vk / .params file byte for byte as bellperson does
+ * (VerifyingKey::write, Parameters::write). The file is written under a
+ * temporary name in the same directory and renamed into place. Encoded
+ * params are decoded first (czk_params_decode_vectors). pool: the encoding
+ * (NULL: this thread).
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG naming the first point at infinity
+ *   (none may be); CZK_ERR_IO (the temporary file, a write, the rename;
+ *   nothing is left under path); CZK_ERR_NOMEM; czk_params_decode_vectors'
+ *   errors.
+ * czk_vk_encode: Out: out  czk_vk_encoded_size(vk->ic_len) bytes; never
+ *   fails (infinity points are encoded as such).
  */
 CZK_NODISCARD czk_status czk_vk_write(const czk_vk *vk, const char *path, czk_err *err)
     CZK_NONNULL(1, 2);
@@ -368,14 +401,19 @@ CZK_NODISCARD czk_status czk_tree_digest(uint8_t out[64], const void *data, size
 
 /*
  * 192 bytes: A compressed (48) ‖ B compressed (96) ‖ C compressed (48),
- * as bellperson's Proof::write. The points must not be infinity.
+ * as bellperson's Proof::write. Never fails; the points should not be
+ * infinity (such an encoding is refused by czk_proof_decode).
  */
 void czk_proof_encode(uint8_t out[CZK_PROOF_BYTES], const czk_proof *proof) CZK_NONNULL(1, 2);
 
 /*
  * Decodes a 192-byte proof with every check (flags, range, on curve,
  * subgroup). Infinity is refused (CZK_ERR_EC_INFINITY), as bellperson's
- * Proof::read does. The message names the point (A, B or C).
+ * Proof::read does.
+ * Out: *out  the proof; unspecified on failure.
+ * Returns: CZK_OK; the first failing point's CZK_ERR_EC_* status (ec.h),
+ *   the message naming it and its bytes ("proof: B (bytes 48..143): ...");
+ *   CZK_ERR_EC_INFINITY for a point at infinity.
  */
 CZK_NODISCARD czk_status czk_proof_decode(czk_proof *out, const uint8_t in[CZK_PROOF_BYTES],
                                           czk_err *err) CZK_NONNULL(1, 2);
@@ -399,6 +437,7 @@ typedef struct czk_pvk {
 /* Returns CZK_OK, CZK_ERR_INVALID_ARG (a vk point at infinity, empty ic) or CZK_ERR_NOMEM. */
 CZK_NODISCARD czk_status czk_pvk_prepare(czk_pvk *out, const czk_vk *vk, czk_err *err)
     CZK_NONNULL(1, 2);
+/* Frees pvk->ic and clears ic and ic_len (the struct is the caller's). NULL is fine. */
 void czk_pvk_free(czk_pvk *pvk);
 
 /*
@@ -439,7 +478,11 @@ typedef struct czk_toxic {
     czk_fr alpha, beta, gamma, delta, tau;
 } czk_toxic;
 
-/* Draws non-zero α, β, γ, δ, τ from rng (NULL: getrandom). CZK_ERR_IO if that fails. */
+/*
+ * Draws non-zero α, β, γ, δ, τ from rng (NULL: getrandom), czk_fr_random
+ * each, redrawn while zero.
+ * Returns: CZK_OK; CZK_ERR_IO if getrandom fails (out partly written).
+ */
 CZK_NODISCARD czk_status czk_toxic_random(czk_toxic *out, czk_rng *rng, czk_err *err)
     CZK_NONNULL(1);
 
@@ -514,7 +557,8 @@ typedef struct czk_setup_backend {
  * The CPU setup backend: signed-window fixed-base tables of G1 and G2
  * (w = 13: 21 windows of 4,096 points; src/groth16/fixed_base.h) and
  * batched affine sums on the pool (which must outlive the backend).
- * Returns CZK_OK, CZK_ERR_NOMEM.
+ * Out: *out  the backend (czk_setup_backend_release).
+ * Returns: CZK_OK; CZK_ERR_NOMEM.
  */
 CZK_NODISCARD czk_status czk_setup_backend_cpu(czk_setup_backend *out, czk_pool *pool, czk_err *err)
     CZK_NONNULL(1);
@@ -588,13 +632,19 @@ CZK_NODISCARD czk_status czk_setup_write(const char *path, czk_vk *vk, bool *sta
                                          const czk_setup_opts *opts, czk_err *err)
     CZK_NONNULL(1, 4, 5, 6);
 
-/* The domain size exponent bellperson uses for n constraints: ⌈log2 n⌉ (0 for n <= 1). */
+/*
+ * The domain size exponent bellperson uses for n constraints: ⌈log2 n⌉ (0 for
+ * n <= 1; bellperson EvaluationDomain::from_coeffs). Never fails.
+ */
 unsigned czk_domain_log(uint64_t n);
 
 /*
  * Checks the parameter lengths against a shape (czk_params_check_lengths
  * with ic = #inputs, h = N−1, l = #aux, a = #inputs + popcount(a_aux),
- * b = popcount(b_input) + popcount(b_aux)). CZK_ERR_MISMATCH names the section.
+ * b = popcount(b_input) + popcount(b_aux)).
+ * Returns: CZK_OK; CZK_ERR_MISMATCH naming the section ("params: section h
+ *   holds N points, the circuit needs M"), or a shape above 2^32
+ *   constraints.
  */
 CZK_NODISCARD czk_status czk_params_check_shape(const czk_params *params, const czk_shape *shape,
                                                 czk_err *err) CZK_NONNULL(1, 2);
@@ -703,12 +753,37 @@ typedef struct czk_backend {
 /*
  * The CPU backend (bellperson's native prover): czk_shape_eval, czk_ntt and
  * the bit-aware czk_msm_g1/g2 on the pool. The pool must outlive the backend.
+ * Out: *out  the backend (czk_backend_release).
+ * Returns: CZK_OK; CZK_ERR_NOMEM.
  */
 CZK_NODISCARD czk_status czk_backend_cpu(czk_backend *out, czk_pool *pool, czk_err *err)
     CZK_NONNULL(1);
 
-/* Releases a backend (calls ops->destroy). */
+/* Releases a backend (calls ops->destroy) and clears it; NULL or NULL ops is fine. */
 void czk_backend_release(czk_backend *b);
+
+/*
+ * A kind of device backend as a composition root hands it to the engine
+ * (czk_engine_opts.gpu; the CUDA backend's is czk_cuda_provider in
+ * include/czk/cuda.h): the engine makes and asks devices only through it.
+ *   name, label      the gpus.backend value that asks for it ("cuda") and its
+ *                    name in messages ("CUDA").
+ *   built()          whether this build has the backend (false: stand-ins).
+ *   device_count()   devices present (0 without a GPU or its driver).
+ *   make(...)        the backend of device ordinal `device` (czk_backend_release);
+ *                    vram_budget_bytes as gpus.vram_budget (0: the device's).
+ *   shape_resident(b, params)  whether b holds the CSR arrays of the shape
+ *                    loaded with params on its device (so the host copy may go).
+ */
+typedef struct czk_backend_provider {
+    const char *name;
+    const char *label;
+    bool (*built)(void);
+    int (*device_count)(void);
+    czk_status (*make)(czk_backend *out, int device, czk_pool *pool, uint64_t vram_budget_bytes,
+                       czk_err *err);
+    bool (*shape_resident)(const czk_backend *b, const czk_params *params);
+} czk_backend_provider;
 
 /*
  * Proves count circuits of one shape from their witnesses with the
@@ -736,6 +811,9 @@ CZK_NODISCARD czk_status czk_prove(const czk_backend *backend, const czk_params 
  * parallel on `pool` (one circuit per task; NULL: one after another), timed
  * as `witness`, then czk_prove. The circuit must record `shape` (same
  * counts) and be safe to run on several threads at once with different ctx.
+ * The witnesses are freed before returning.
+ * Returns: CZK_OK; the first failing circuit's czk_cs_run status, prefixed
+ *   "prove: witness of circuit K: "; CZK_ERR_NOMEM; czk_prove's errors.
  */
 CZK_NODISCARD czk_status czk_prove_circuits(const czk_backend *backend, const czk_params *params,
                                             const czk_shape *shape, czk_circuit_fn circuit,
@@ -781,6 +859,10 @@ static inline void czk_device_lock_release(const czk_device_lock *l) {
  * deferred. The witness must have the shape's counts and inputs[0] = 1
  * (CZK_ERR_MISMATCH otherwise); params must fit the shape (checked once by
  * the caller, czk_params_check_shape).
+ * Out: *sums      the sums not deferred; *deferred  the CZK_SUM_* bits left
+ *                 to czk_prove_finalize (0 first).
+ * Returns: CZK_OK; CZK_ERR_MISMATCH (the witness); the backend's status.
+ * timings may be NULL.
  */
 CZK_NODISCARD czk_status czk_prove_device(const czk_backend *backend, const czk_params *params,
                                           const czk_shape *shape, const czk_witness *w,
@@ -794,6 +876,12 @@ CZK_NODISCARD czk_status czk_prove_device(const czk_backend *backend, const czk_
  * then randomizes and assembles as czk_prove does (czk_proof_assemble).
  * r, s NULL: fresh random values. The same r, s give the same proof as
  * czk_prove with any backend.
+ * In/Out: sums  the device part's; the deferred ones filled here.
+ * Out: *out     the proof.
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG (unknown deferred bits);
+ *   CZK_ERR_MISMATCH (the witness, or B-dense count against b_g2's
+ *   length); czk_params_decode_vectors' and czk_msm_g2's errors;
+ *   CZK_ERR_NOMEM; CZK_ERR_IO (getrandom). timings may be NULL.
  */
 CZK_NODISCARD czk_status czk_prove_finalize(const czk_params *params, const czk_shape *shape,
                                             const czk_witness *w, czk_msm_sums *sums,
@@ -802,7 +890,10 @@ CZK_NODISCARD czk_status czk_prove_finalize(const czk_params *params, const czk_
                                             czk_prove_timings *timings, czk_err *err)
     CZK_NONNULL(1, 2, 3, 4, 8);
 
-/* The randomization and assembly step alone (used by czk_prove; exposed for backends' tests). */
+/*
+ * The randomization and assembly step alone (czk_prove's formulas above, then
+ * affine; used by czk_prove; exposed for backends' tests). Never fails.
+ */
 void czk_proof_assemble(czk_proof *out, const czk_vk *vk, const czk_msm_sums *sums, const czk_fr *r,
                         const czk_fr *s) CZK_NONNULL(1, 2, 3, 4, 5);
 

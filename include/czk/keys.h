@@ -34,12 +34,14 @@ extern "C" {
 CZK_NODISCARD czk_status czk_param_cache_dir(char *out, size_t cap, czk_err *err) CZK_NONNULL(1);
 
 /*
- * czk's cache directory for `sub` ("shapes", "stamps"): $CZK_CACHE_DIR/sub
- * if CZK_CACHE_DIR is set and non-empty, else $HOME/.cache/czk/sub.
+ * czk's cache directory for `sub` ("shapes", "stamps", "test-keys"):
+ * $CZK_CACHE_DIR/sub if CZK_CACHE_DIR is set and non-empty, else
+ * $HOME/.cache/czk/sub; sub NULL: the directory itself. Defined in
+ * src/util/cache.c, the one place that reads CZK_CACHE_DIR.
  * Returns: true and out (at most cap bytes with the NUL); false if neither
  *   variable is set or the path does not fit.
  */
-bool czk_cache_dir(char *out, size_t cap, const char *sub) CZK_NONNULL(1, 3);
+bool czk_cache_dir(char *out, size_t cap, const char *sub) CZK_NONNULL(1);
 
 /* Which name a key file was found under (czk_key_find). */
 typedef enum czk_key_kind {
@@ -68,16 +70,17 @@ typedef czk_status (*czk_shape_record_fn)(void *ctx, czk_shape **out, czk_err *e
 
 /*
  * A circuit's recorded R1CS through the shape cache: read from
- * czk_cache_dir("shapes")/<name>.shape when that file loads and has
- * num_inputs inputs; else recorded by `record` and written there (the
- * directory made as needed; a cache that cannot be written is not an
- * error).
- * Args: use_cache  false: record only, neither read nor write the cache.
+ * <cache_dir>/<name>.shape when that file loads and has num_inputs inputs;
+ * else recorded by `record` and written there (the directory made as
+ * needed; a cache that cannot be written is not an error).
+ * Args: cache_dir  the shape cache (srs.shape_cache, or
+ *                  czk_cache_dir("shapes")); NULL or "": record only,
+ *                  neither read nor write a cache.
  * Out: *out (czk_shape_free); *recorded (may be NULL): true if recorded now.
  * Returns: CZK_OK; record's errors.
  */
 CZK_NODISCARD czk_status czk_shape_cache_load(czk_shape **out, bool *recorded, const char *name,
-                                              uint32_t num_inputs, bool use_cache,
+                                              uint32_t num_inputs, const char *cache_dir,
                                               czk_shape_record_fn record, void *record_ctx,
                                               czk_err *err) CZK_NONNULL(1, 3, 6);
 

@@ -36,12 +36,16 @@ extern "C" {
  * porep-2k, porep-8m, porep-512m, porep-32g, porep-64g; keys: the v28
  * .params file of the shape in param_cache, or czk's test keys of the
  * shape there (czk_porep_find_key over czk_key_find); the shape from the
- * shape cache (czk_porep_shape_load). Public inputs for the final
+ * shape cache (czk_porep_shape_load_in). Public inputs for the final
  * verification are the chain's (czk_porep_job_inputs).
- * Out: *out, a descriptor with no ctx.
- * Returns: CZK_OK.
+ * Args: shape_cache  directory of recorded shapes (srs.shape_cache); NULL
+ *                    or "": each load records the shape, no cache.
+ * Out: *out, a descriptor whose ctx is a copy of shape_cache (or NULL),
+ *   freed by its destroy.
+ * Returns: CZK_OK; CZK_ERR_NOMEM.
  */
-CZK_NODISCARD czk_status czk_kind_porep(czk_proof_kind *out, czk_err *err) CZK_NONNULL(1);
+CZK_NODISCARD czk_status czk_kind_porep(czk_proof_kind *out, const char *shape_cache,
+                                        czk_err *err) CZK_NONNULL(1);
 
 /*
  * The test kind (src/kinds/test.c): id CZK_KIND_TEST, name and metric label
@@ -66,7 +70,8 @@ CZK_NODISCARD czk_status czk_kind_test(czk_proof_kind *out, czk_err *err) CZK_NO
 
 /*
  * Registers the kind above with an engine (czk_engine_register_kind of its
- * descriptor): one line per kind in each composition root.
+ * descriptor): one line per kind in each composition root. PoRep takes
+ * its shape cache from the engine's configuration (srs.shape_cache).
  * Returns: CZK_OK; czk_engine_register_kind's errors.
  */
 CZK_NODISCARD czk_status czk_kinds_register_porep(czk_engine *e, czk_err *err) CZK_NONNULL(1);

@@ -25,18 +25,20 @@ extern "C" {
 #endif
 
 /*
+ * MSM out = Σ scalars[i]·bases[i] in G1 / G2; czk_msm_*_plain without the
+ * bit-aware front end.
+ * In:      bases    n affine points of the group (G1 / G2), infinity allowed;
+ *                   read only, never copied.
+ *          scalars  n Fr elements in Montgomery form (canonical, < r).
+ * Args:    n        number of terms; 0 gives infinity.
+ *          pool     threads to use (NULL: the calling thread only). The
+ *                   call may come from inside a task of the same pool (it
+ *                   then runs on that thread).
+ * Out:     out      Σ scalars[i]·bases[i], Jacobian.
  * Returns: CZK_OK; CZK_ERR_INVALID_ARG if out is NULL, or bases or scalars
  *          is NULL with n > 0; CZK_ERR_NOMEM (message names the size) if the
  *          scratch cannot be allocated. *out is infinity on any failure
  *          other than a NULL out.
- * Out:     out      Σ scalars[i]·bases[i], Jacobian.
- * In:      bases    n affine points of the group (G1 / G2), infinity allowed;
- *                   read only, never copied.
- *          scalars  n Fr elements in Montgomery form (canonical, < r).
- *          n        number of terms; 0 gives infinity.
- *          pool     threads to use (NULL: the calling thread only). The
- *                   call may come from inside a task of the same pool (it
- *                   then runs on that thread).
  * Memory:  one scratch allocation per call, freed before returning. Front
  *          end: 40 bytes per scalar that is neither 0 nor 1, 8 per scalar
  *          equal to 1, plus per thread the Pippenger buckets for one range

@@ -33,9 +33,14 @@ typedef enum czk_ntt_kind {
 #define CZK_NTT_MAX_LOG 28u
 
 /*
- * Transforms data[0 .. 2^log_n) in place.
- * Returns CZK_OK; CZK_ERR_INVALID_ARG if log_n is 0 or > 28 or kind unknown;
- * CZK_ERR_NOMEM if twiddle tables cannot be allocated.
+ * Transforms data[0 .. 2^log_n) in place (src/ff/ntt.c: one serial radix-2
+ * pass up to 2^10, above it the four-step split N = R·C over `pool`).
+ * Args: log_n  1 <= log_n <= CZK_NTT_MAX_LOG (28); kind  as above.
+ *       pool   threads (NULL: the calling thread).
+ * In/Out: data 2^log_n elements, Montgomery form.
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG (log_n 0 or > 28, an unknown kind,
+ *   data NULL); CZK_ERR_NOMEM (twiddle tables and per-thread scratch, the
+ *   message naming their size). data is untouched on failure.
  */
 CZK_NODISCARD czk_status czk_ntt(czk_fr *data, unsigned log_n, czk_ntt_kind kind, czk_pool *pool,
                                  czk_err *err);

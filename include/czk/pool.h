@@ -28,18 +28,31 @@ typedef void (*czk_pool_fn)(void *arg, size_t begin, size_t end, unsigned worker
 
 /*
  * Creates a pool that runs loops on `threads` threads in all (the calling
- * thread included, so threads - 1 workers are started); 0 means the number
- * of online CPUs. Returns NULL on failure (err says why).
+ * thread included, so threads - 1 workers are started). src/util/pool.c.
+ * Args: threads  0 means czk_cpu_count().
+ * Returns: the pool (czk_pool_destroy); NULL with err CZK_ERR_NOMEM "thread
+ *   pool..." when memory or a thread cannot be had (pthread_create's
+ *   reason in the message; the threads already started are joined).
  */
 czk_pool *czk_pool_create(unsigned threads, czk_err *err);
+/*
+ * Stops and joins the workers and frees the pool; no loop may be running on
+ * it. NULL is allowed.
+ */
 void czk_pool_destroy(czk_pool *pool);
 /* Threads a loop runs on (>= 1); 1 for a NULL pool. */
 unsigned czk_pool_threads(const czk_pool *pool);
 
-/* Runs fn over [0, n) in chunks of >= grain items (grain 0 = pick one). */
+/*
+ * Runs fn over [0, n) in chunks of >= grain items (grain 0 = pick one;
+ * about 4 chunks per thread) and returns when all are done. Serially on
+ * the calling thread (one call fn(arg, 0, n, 0)) for a NULL or one-thread
+ * pool, a call from inside a task of the same pool, or n <= grain; nothing
+ * for n = 0. Never fails: fn reports its own errors (through arg).
+ */
 void czk_pool_for(czk_pool *pool, size_t n, size_t grain, czk_pool_fn fn, void *arg);
 
-/* Online CPUs (sysconf), at least 1. */
+/* Online CPUs (sysconf(_SC_NPROCESSORS_ONLN)), at least 1. Never fails. */
 unsigned czk_cpu_count(void);
 
 #ifdef __cplusplus

@@ -36,6 +36,7 @@
 
 #include "czk/common.h"
 #include "czk/ff.h"
+#include "czk/gadgets.h"
 #include "czk/por.h"
 #include "czk/porep_graph.h"
 #include "czk/porep_shapes.h"
@@ -250,6 +251,30 @@ CZK_NODISCARD czk_status czk_porep_public_inputs_graph(
     czk_fr *out, const czk_porep_config *cfg, const czk_porep_graph *graph,
     const uint8_t replica_id[32], const uint8_t comm_d[32], const uint8_t comm_r[32],
     const uint64_t *challenges, czk_err *err) CZK_NONNULL(1, 2, 3, 4, 5, 6);
+
+/* The PoRep label's total parents (6 DRG + 8 expander, expanded to 37). */
+#define CZK_LABEL_PARENTS 37u
+
+/*
+ * storage-proofs-porep create_label_circuit (spec §3.2 step 6, §4.6): the
+ * message replica_id (padded with Constant(false) to 256 bits) ‖
+ * layer.into_bits_be() ‖ node bits, most significant first ‖ Constant(false)
+ * to 512 bits ‖ each parent (padded with Constant(false) to 256 bits), 9,984
+ * bits in all; SHA-256 over it (20 blocks); the digest bit-reversed per byte,
+ * the first 254 bits packed (pack_bits): the label.
+ * In:  replica_id[id_bits], 32 ≤ id_bits ≤ 256;
+ *      layer: a UInt32 (constant in PoRep);
+ *      node_le[64]: the node as UInt64 bits, least significant first;
+ *      parents[37]: each parent_bits ≤ 256 bits (in PoRep:
+ *      reverse_bit_numbering(to_bits_le(row)), 256 bits).
+ * Out: out: the label.
+ * Returns: the cs's status; CZK_ERR_INVALID_ARG for bad lengths.
+ */
+CZK_NODISCARD czk_status czk_create_label(czk_cs *cs, const czk_bool *replica_id, size_t id_bits,
+                                          const czk_u32 *layer, const czk_bool node_le[64],
+                                          const czk_bool *const parents[CZK_LABEL_PARENTS],
+                                          size_t parent_bits, czk_num *out)
+    CZK_NONNULL(1, 2, 4, 5, 6, 8);
 
 #ifdef __cplusplus
 }

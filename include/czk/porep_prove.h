@@ -2,8 +2,11 @@
  * czk — PoRep C2: from a parsed C1 to verified partition proofs, and the
  * verification of such proofs as the chain does it.
  *
- * The pieces, in the order `czk prove` uses them (spec/porep-circuit.md §2,
- * §3, §5, §6; filecoin-proofs seal_commit_phase2, StackedCompound):
+ * The pieces, in the order a C2 uses them (spec/porep-circuit.md §2, §3,
+ * §5, §6; filecoin-proofs seal_commit_phase2, StackedCompound). The
+ * engine's PoRep kind runs them as its stages for `czk prove`, `czk daemon`
+ * and `czk bench`; czk_porep_c2_prove runs the same ones in one call
+ * (library use, bench/porep.c):
  *
  *   keys      the v28 parameter file of a shape is looked up in the
  *             parameter cache by Filecoin's name first
@@ -214,6 +217,17 @@ CZK_NODISCARD czk_status czk_porep_find_key(char *path, size_t cap, czk_porep_ke
 CZK_NODISCARD czk_status czk_porep_shape_load(czk_shape **out, bool *recorded,
                                               const czk_porep_shape *shape, bool use_cache,
                                               czk_err *err) CZK_NONNULL(1, 3);
+/*
+ * czk_porep_shape_load with the shape cache directory given (the engine's
+ * srs.shape_cache) instead of $CZK_CACHE_DIR/shapes.
+ * Args: cache_dir  the directory of porep-v28-<size>.shape (made if missing);
+ *                  NULL or "": record, neither read nor write a cache.
+ * Out, Returns: as czk_porep_shape_load.
+ */
+CZK_NODISCARD czk_status czk_porep_shape_load_in(czk_shape **out, bool *recorded,
+                                                 const czk_porep_shape *shape,
+                                                 const char *cache_dir, czk_err *err)
+    CZK_NONNULL(1, 3);
 
 /* ---- C2 ---- */
 

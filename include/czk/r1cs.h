@@ -82,31 +82,62 @@ typedef struct czk_lc {
 void czk_lc_free(czk_lc *lc);
 /* Empties the lc, keeping its storage. */
 static inline void czk_lc_clear(czk_lc *lc) { lc->len = 0; }
-/* lc += coeff·v. OOM is recorded in cs (sticky). */
+/*
+ * Linear-combination building (src/r1cs/lc.c). The lc's storage grows as
+ * needed (doubling, from 8 terms). None returns a status: a failure is
+ * recorded in cs (sticky, czk_cs_status) and the lc is left as it was; once
+ * cs has failed, these do nothing. cs may be NULL (a failure then goes
+ * unreported and the term is not added).
+ * czk_lc_add: lc += coeff·v (coeff NULL = 1); terms of one variable are not
+ *   merged here (czk_lc_normalize, czk_cs_enforce do that).
+ * czk_lc_add_var / czk_lc_sub_var: lc += v, lc −= v.
+ * czk_lc_add_lc: dst += scale·src (scale NULL = 1); dst may be src.
+ * czk_lc_copy: dst = src (dst's old terms dropped; nothing if dst == src).
+ * Failures: CZK_ERR_NOMEM "out of memory growing the linear combination
+ *   (...)"; CZK_ERR_INVALID_ARG "linear combination has 2^32 - 1 terms".
+ */
 void czk_lc_add(czk_cs *cs, czk_lc *lc, czk_var v, const czk_fr *coeff);
-/* lc += v, lc -= v. */
 void czk_lc_add_var(czk_cs *cs, czk_lc *lc, czk_var v);
 void czk_lc_sub_var(czk_cs *cs, czk_lc *lc, czk_var v);
-/* dst += scale·src (scale NULL = 1). */
 void czk_lc_add_lc(czk_cs *cs, czk_lc *dst, const czk_lc *src, const czk_fr *scale);
-/* Copies src into dst (dst's old terms dropped). */
 void czk_lc_copy(czk_cs *cs, czk_lc *dst, const czk_lc *src);
-/* Sorts by variable (inputs before aux, each by index) and merges repeated
- * variables by adding coefficients; zero results are dropped. */
+/*
+ * Sorts by variable (inputs before aux, each by index) and merges repeated
+ * variables by adding coefficients; zero results are dropped (bellpepper-core
+ * lc.rs). In place, never fails, never allocates (insertion sort for nearly
+ * sorted lcs, qsort past a budget of moves).
+ */
 void czk_lc_normalize(czk_lc *lc);
 
-/* 2^k in Fr for k < 256 (Montgomery form; NULL for k >= 256), and −1. */
+/*
+ * 2^k in Fr for k < 256 (Montgomery form; a static table made once,
+ * thread-safe; NULL for k >= 256), and −1 (Montgomery form).
+ */
 const czk_fr *czk_fr_pow2(unsigned k);
 extern const czk_fr czk_fr_minus_one;
 
 /*
- * Creates a constraint system. Returns NULL on OOM (err says so).
- * `cancel` (may be NULL) is polled now and then; once it reads non-zero the cs
- * fails with CZK_ERR_CANCELLED.
+ * Creates a constraint system (src/r1cs/cs.c).
+ * Args: mode    CZK_CS_RECORD, CZK_CS_WITNESS or CZK_CS_CHECK.
+ *       cancel  may be NULL; else polled every 4096 allocations and
+ *               constraints, and at the start and end of czk_cs_run; once
+ *               it reads non-zero the cs fails with CZK_ERR_CANCELLED.
+ *               Must outlive the cs.
+ * Returns: the cs (czk_cs_free); NULL with err CZK_ERR_INVALID_ARG (an
+ *   unknown mode) or CZK_ERR_NOMEM.
  */
 czk_cs *czk_cs_create(czk_cs_mode mode, const atomic_int *cancel, czk_err *err);
+/*
+ * Frees the cs and what it still owns: not a shape or witness taken from it,
+ * nor the caller's witness buffers. NULL is allowed.
+ */
 void czk_cs_free(czk_cs *cs);
-/* Optional capacity hints (e.g. from a recorded shape) to avoid regrowth. */
+/*
+ * Optional capacity hints (e.g. from a recorded shape) to avoid regrowth:
+ * values for inputs and aux (not with caller's witness buffers), row
+ * pointers for constraints. An allocation failure fails the cs (sticky
+ * CZK_ERR_NOMEM); a cs that has failed is left alone.
+ */
 void czk_cs_reserve(czk_cs *cs, uint32_t inputs, uint32_t aux, uint32_t constraints);
 
 /*
@@ -130,28 +161,55 @@ CZK_NODISCARD czk_status czk_cs_set_witness_buffers(czk_cs *cs, czk_fr *inputs, 
                                                     czk_fr *aux, uint32_t aux_cap, czk_err *err)
     CZK_NONNULL(1);
 
+/* The mode the cs was created with. */
 czk_cs_mode czk_cs_get_mode(const czk_cs *cs);
 /* True in RECORD and CHECK: gadgets build linear combinations and enforce. */
 bool czk_cs_records(const czk_cs *cs);
 /* True in WITNESS and CHECK: values are stored. */
 bool czk_cs_has_values(const czk_cs *cs);
 
-/* New aux / input variable with the given value (ignored when !has_values;
- * NULL means zero). */
+/*
+ * A new aux / input variable, numbered in allocation order, with the given
+ * value (ignored when !has_values; NULL means zero).
+ * Returns: the variable; CZK_VAR_ONE when the cs has failed, or fails here
+ *   (sticky: CZK_ERR_NOMEM, CZK_ERR_CANCELLED, CZK_ERR_UNSUPPORTED past
+ *   2^31 − 1 variables of the kind). With caller's witness buffers that are
+ *   full the variable is still made and its value dropped (czk_cs_run then
+ *   fails, see czk_cs_set_witness_buffers).
+ */
 czk_var czk_cs_alloc(czk_cs *cs, const czk_fr *value);
 czk_var czk_cs_alloc_input(czk_cs *cs, const czk_fr *value);
 
-/* A·B = C. Copies and normalizes the three lcs (callers' lcs are unchanged;
- * NULL means an empty lc). A no-op in WITNESS mode. */
+/*
+ * Enforces A·B = C as constraint number czk_cs_num_constraints(): copies and
+ * normalizes the three lcs (callers' lcs are unchanged; NULL means an empty
+ * lc) and appends them as rows of A, B, C; in CHECK mode evaluates them and
+ * remembers the first unsatisfied constraint (not a failure). In WITNESS
+ * mode it only counts. Failures are sticky in cs: CZK_ERR_INVALID_ARG
+ * "constraint K (ns): A uses aux I, but only N are allocated";
+ * CZK_ERR_NOMEM; CZK_ERR_CANCELLED; CZK_ERR_UNSUPPORTED (more than 2^32 − 2
+ * distinct coefficients, or 2^64 − 1 constraints).
+ */
 void czk_cs_enforce(czk_cs *cs, const czk_lc *a, const czk_lc *b, const czk_lc *c);
 
-/* Namespaces: named scopes for error reports. Cheap unless mode is CHECK. */
+/*
+ * Namespaces: named scopes for error reports (bellpepper's namespace()).
+ * Only counted unless mode is CHECK; there the printf-formatted name is
+ * appended to the path ("a/b/c"). Pushes and pops must pair: a pop without
+ * a push fails the cs with CZK_ERR_INVALID_ARG, as does czk_cs_run with
+ * namespaces left open; CZK_ERR_NOMEM (CHECK mode) is sticky too.
+ */
 void czk_cs_push_ns(czk_cs *cs, const char *fmt, ...) CZK_PRINTF(2, 3);
 void czk_cs_pop_ns(czk_cs *cs);
 
-/* Records a failure (sticky; the first one wins) and returns code. */
+/*
+ * Records a failure with its printf-formatted message (sticky; the first
+ * one wins, later ones are dropped); czk_cs_run returns it. A NULL cs or
+ * code CZK_OK records nothing.
+ * Returns: code.
+ */
 czk_status czk_cs_fail(czk_cs *cs, czk_status code, const char *fmt, ...) CZK_PRINTF(3, 4);
-/* CZK_OK while nothing failed. */
+/* The sticky failure's code: CZK_OK while nothing failed. */
 czk_status czk_cs_status(const czk_cs *cs);
 
 /* Counters so far (ONE included in inputs; finalization included after run).
@@ -165,12 +223,20 @@ typedef czk_status (*czk_circuit_fn)(czk_cs *cs, void *ctx);
 
 /*
  * Allocates ONE, runs fn(cs, ctx), then appends the input_i · 0 = 0
- * constraints. Returns the first failure: the cs's sticky error, fn's own
- * non-OK return, or in CHECK mode CZK_ERR_UNSATISFIED naming the first
- * unsatisfied constraint by index and namespace path ("constraint 17
- * (sha256/block 0/ch 3) is not satisfied"; "top level" when no namespace was
- * open). After CZK_OK or CZK_ERR_UNSATISFIED the shape and witness can be
- * taken. A cs runs once (CZK_ERR_INVALID_ARG the second time).
+ * constraints and, in RECORD and CHECK, builds the densities (bellperson's
+ * prover and generator; spec porep-circuit.md §5).
+ * Returns: CZK_OK; else the first failure: the cs's sticky error with its
+ *   message (CZK_ERR_NOMEM, CZK_ERR_CANCELLED, CZK_ERR_INVALID_ARG for
+ *   variables added before the run, unpaired namespaces or witness buffers
+ *   too small, a gadget's czk_cs_fail); fn's own non-OK return when fn
+ *   recorded none, as "the circuit returned CZK_ERR_..." (fn's own message,
+ *   if it wrote one elsewhere, is not carried); or in CHECK mode
+ *   CZK_ERR_UNSATISFIED naming the first unsatisfied constraint by index and
+ *   namespace path ("constraint 17 (sha256/block 0/ch 3) is not satisfied";
+ *   "top level" when no namespace was open). After CZK_OK or
+ *   CZK_ERR_UNSATISFIED the shape and witness can be taken; after another
+ *   failure neither can. A cs runs once (CZK_ERR_INVALID_ARG "a constraint
+ *   system runs only once" the second time).
  */
 CZK_NODISCARD czk_status czk_cs_run(czk_cs *cs, czk_circuit_fn fn, void *ctx, czk_err *err);
 
@@ -231,43 +297,88 @@ typedef struct czk_witness {
     uint32_t num_inputs, num_aux;
 } czk_witness;
 
-/* After a RECORD or CHECK run: moves the shape out of the cs. */
+/*
+ * After a RECORD or CHECK run (CZK_OK or CZK_ERR_UNSATISFIED): moves the
+ * shape out of the cs, its arrays shrunk to size.
+ * Out: *out  the shape (czk_shape_free); NULL on failure.
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG (WITNESS mode, not run to completion,
+ *   already taken); CZK_ERR_NOMEM.
+ */
 CZK_NODISCARD czk_status czk_cs_take_shape(czk_cs *cs, czk_shape **out, czk_err *err);
-/* After a WITNESS or CHECK run: moves the assignment out of the cs (malloc'ed arrays,
- * czk_witness_free; or the caller's buffers given with czk_cs_set_witness_buffers). */
+/*
+ * After a WITNESS or CHECK run (CZK_OK or CZK_ERR_UNSATISFIED): moves the
+ * assignment out of the cs.
+ * Out: *out  malloc'ed arrays shrunk to size (czk_witness_free), or the
+ *            caller's buffers given with czk_cs_set_witness_buffers (still
+ *            the caller's); all zero on failure.
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG (RECORD mode, not run to completion,
+ *   already taken).
+ */
 CZK_NODISCARD czk_status czk_cs_take_witness(czk_cs *cs, czk_witness *out, czk_err *err);
 
+/* Frees a shape and its arrays. NULL is allowed. */
 void czk_shape_free(czk_shape *shape);
-/* Frees a witness's own (malloc'ed) arrays and clears it; not for one in caller buffers. */
+/*
+ * Frees a witness's own (malloc'ed) arrays and clears it; not for one in
+ * caller buffers. NULL is allowed.
+ */
 void czk_witness_free(czk_witness *w);
 
-/* Bytes the shape occupies in memory, and per non-zero. */
+/*
+ * Bytes the shape's arrays occupy in memory: the struct, row pointers,
+ * 8 bytes per non-zero (column and coefficient index), the coefficient
+ * table and the bitmaps.
+ */
 uint64_t czk_shape_bytes(const czk_shape *shape);
 
-/* True iff both shapes hold the same counts, matrices (same coefficient
- * values) and densities. */
+/*
+ * True iff both shapes hold the same counts, matrices (the same coefficient
+ * values, whichever table indices they have) and densities. Never fails.
+ */
 bool czk_shape_equal(const czk_shape *x, const czk_shape *y);
 
 /*
  * SpMV: a[k] = <A_k, z>, b[k] = <B_k, z>, c[k] = <C_k, z> for
- * k < num_constraints, with z = (inputs, aux). a, b, c hold num_constraints
- * elements each (any may be NULL to skip it). Multithreaded over rows.
+ * k < num_constraints, with z = (inputs, aux) (bellperson's
+ * eval_with_trackers on the recorded rows).
+ * In:  w        a witness with the shape's num_inputs and num_aux.
+ * Out: a, b, c  num_constraints elements each (any may be NULL to skip it).
+ * Args: pool    rows in chunks of 4096 on its threads; NULL: the calling
+ *               thread.
+ * Returns: CZK_OK; CZK_ERR_MISMATCH "witness has I inputs and A aux, the
+ *   shape ..." (nothing written).
  */
 CZK_NODISCARD czk_status czk_shape_eval(const czk_shape *shape, const czk_witness *w, czk_fr *a,
                                         czk_fr *b, czk_fr *c, czk_pool *pool, czk_err *err);
 
 /*
- * Writes / reads a shape file: magic "CZKSHAPE", format version, counts,
- * the matrices, coefficient table and densities, and a checksum over all of
- * it. A truncated, mismatched or corrupted file is refused with
- * CZK_ERR_TRUNCATED / CZK_ERR_FORMAT naming what is wrong. Writes go to a
- * temporary name, renamed into place. czk_shape_read reads, checksums and
- * checks on a pool of threads of its own (the online CPUs, at most 32; one
- * for a file under 32 MiB), with the result and errors of a serial read.
+ * Writes / reads a shape file (czk's own format, version 1, layout at the
+ * top of src/r1cs/shape_file.c): magic "CZKSHAPE", format version, counts,
+ * the matrices, coefficient table and densities, a checksum per region and
+ * one over the header. czk_shape_read reads, checksums and checks on a pool
+ * of threads of its own (the online CPUs, at most 32; one for a file under
+ * 32 MiB), with the result and errors of a serial read; it checks everything
+ * the prover relies on (coefficients non-zero and below r, row pointers,
+ * columns strictly increasing and in range, the finalization rows, the
+ * densities).
+ * czk_shape_write: writes "<path>.tmp", fsyncs it and renames it onto path.
+ *   Returns: CZK_OK; CZK_ERR_IO naming the step (open, write, fsync, close,
+ *   rename) and path; CZK_ERR_INVALID_ARG (counts that overflow the format);
+ *   CZK_ERR_NOMEM.
+ * czk_shape_read: Out: *out (czk_shape_free); NULL on failure.
+ *   Returns: CZK_OK; CZK_ERR_IO (open, stat, read, not a regular file);
+ *   CZK_ERR_TRUNCATED (shorter than the header or the counts say);
+ *   CZK_ERR_FORMAT naming what is wrong (bad magic, version, a checksum
+ *   mismatch with its region, a count, an index, trailing bytes);
+ *   CZK_ERR_NOMEM.
  */
 CZK_NODISCARD czk_status czk_shape_write(const czk_shape *shape, const char *path, czk_err *err);
 CZK_NODISCARD czk_status czk_shape_read(czk_shape **out, const char *path, czk_err *err);
-/* The same from / to memory (fuzzing, tests). */
+/*
+ * czk_shape_read from memory (fuzzing, tests): buf holds len bytes of a
+ * shape file, not kept. Out, Returns: as czk_shape_read (no CZK_ERR_IO;
+ *   CZK_ERR_INVALID_ARG for a NULL buf with len > 0).
+ */
 CZK_NODISCARD czk_status czk_shape_decode(czk_shape **out, const uint8_t *buf, size_t len,
                                           czk_err *err);
 

@@ -19,7 +19,7 @@
  *   CancelProof  cancels (*real); was_running = it had not finished; unknown
  *                job: NOT_FOUND.
  *   GetStatus    answers at once, also while keys load.
- *   GetMetrics   Prometheus text (czk_engine_metrics).
+ *   GetMetrics   Prometheus text (czk_metrics_text, include/czk/httpstatus.h).
  *   PreloadSRS   loads and waits; unknown circuit: INVALID_ARGUMENT (*cuzk:
  *                INTERNAL); a load failure: INTERNAL.
  *   EvictSRS     drops a circuit's SRS (*real); in use: FAILED_PRECONDITION.
@@ -79,6 +79,11 @@ typedef struct czk_rpc_server_opts {
     void *log_ctx;
 } czk_rpc_server_opts;
 
+/*
+ * Fills opts with the defaults: no address, socket_mode 0660,
+ * max_recv_bytes CZK_RPC_DEFAULT_MAX_RECV, max_calls 64,
+ * cancel_on_disconnect true, log NULL (stderr).
+ */
 void czk_rpc_server_opts_default(czk_rpc_server_opts *opts) CZK_NONNULL(1);
 
 /*
@@ -87,17 +92,25 @@ void czk_rpc_server_opts_default(czk_rpc_server_opts *opts) CZK_NONNULL(1);
  * Addresses are checked before gRPC sees them, so that the error says why:
  * a unix path's directory exists and the path fits sun_path (107 bytes); a
  * host:port has a port 0..65535 and a host that resolves.
- * Returns: CZK_OK and *out; CZK_ERR_INVALID_ARG (no address, a unix path too
- *   long, "bad address ..." for a port or host, an address gRPC refuses);
+ * In:  opts  copied; max_calls 0 is taken as 64.
+ * Out: *out  the server (czk_rpc_server_destroy); NULL on failure, when
+ *            nothing is left listening.
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG (no address or more than
+ *   CZK_RPC_MAX_LISTEN, an empty one, max_recv_bytes 0 or above 2^31 − 1,
+ *   a unix path too long, "bad address ..." for a port or host);
  *   CZK_ERR_IO ("address in use" for a live unix socket or a bound port,
- *   "directory D does not exist", a non-socket file at the path, bind or
- *   chmod of the socket failed); CZK_ERR_NOMEM.
+ *   "directory D does not exist", a non-socket file at the path, "cannot
+ *   listen on A" when gRPC refuses to bind it, chmod of the socket failed);
+ *   CZK_ERR_NOMEM (also a thread that cannot be started).
  */
 CZK_NODISCARD czk_status czk_rpc_server_start(czk_rpc_server **out, czk_engine *e,
                                               const czk_rpc_server_opts *opts, czk_err *err)
     CZK_NONNULL(1, 2, 3);
 
-/* The port gRPC bound for listen[i] (useful with "127.0.0.1:0"); 0 for unix:. */
+/*
+ * The port gRPC bound for listen[i] (useful with "127.0.0.1:0"); 0 for a
+ * unix: address and for i >= CZK_RPC_MAX_LISTEN.
+ */
 int czk_rpc_server_port(const czk_rpc_server *s, unsigned i) CZK_NONNULL(1);
 
 /*
@@ -109,10 +122,13 @@ int czk_rpc_server_port(const czk_rpc_server *s, unsigned i) CZK_NONNULL(1);
  */
 void czk_rpc_server_shutdown(czk_rpc_server *s, int64_t grace_ms);
 
-/* Shuts down (grace 0), joins the threads, removes unix socket files, frees. NULL is fine. */
+/*
+ * Shuts down (grace 0), joins the threads, removes unix socket files (each
+ * only while it is still the one created here), frees. NULL is fine.
+ */
 void czk_rpc_server_destroy(czk_rpc_server *s);
 
-/* Calls served since start (finished, any status). */
+/* Calls served since start (finished, any status). Never fails. */
 uint64_t czk_rpc_server_calls(const czk_rpc_server *s) CZK_NONNULL(1);
 
 /* ---- client ---- */
@@ -124,12 +140,18 @@ typedef struct czk_rpc_client czk_rpc_client;
  * wait for the server: the first call does (bounded by its deadline). After a
  * failed connect it tries again after 100 ms, backing off to at most 5 s
  * (gRPC's defaults: 1 s, up to 120 s); a call made meanwhile fails at once
- * with UNAVAILABLE.
- * max_msg_bytes: receive and send limit (0 = CZK_RPC_DEFAULT_MAX_RECV).
+ * with UNAVAILABLE. Initializes gRPC (grpc_init; czk_rpc_client_close
+ * shuts it down again).
+ * Args: addr           the target, copied.
+ *       max_msg_bytes  receive and send limit (0 = CZK_RPC_DEFAULT_MAX_RECV).
+ * Out:  *out           the client (czk_rpc_client_close); NULL on failure.
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG (an empty address, max_msg_bytes
+ *   above 2^31 − 1, an address gRPC makes no channel for); CZK_ERR_NOMEM.
  */
 CZK_NODISCARD czk_status czk_rpc_client_connect(czk_rpc_client **out, const char *addr,
                                                 size_t max_msg_bytes, czk_err *err)
     CZK_NONNULL(1, 2);
+/* Destroys the channel and frees the client; NULL is fine. */
 void czk_rpc_client_close(czk_rpc_client *c);
 
 /*
@@ -137,7 +159,8 @@ void czk_rpc_client_close(czk_rpc_client *c);
  * Calls fail at once (UNAVAILABLE) while a channel is between failed
  * connects, and gRPC core connects only while something waits on the
  * channel: use this before the first call to a daemon that may be starting.
- * Returns CZK_OK or CZK_ERR_TIMEOUT.
+ * Returns: CZK_OK; CZK_ERR_TIMEOUT "rpc client: A not reachable within T
+ *   ms" (also for a channel that was shut down).
  */
 CZK_NODISCARD czk_status czk_rpc_client_wait_ready(czk_rpc_client *c, int64_t timeout_ms,
                                                    czk_err *err) CZK_NONNULL(1);
@@ -145,16 +168,28 @@ CZK_NODISCARD czk_status czk_rpc_client_wait_ready(czk_rpc_client *c, int64_t ti
 /*
  * Every call below takes deadline_ms (< 0: none; else the call's gRPC deadline
  * from now) and maps a gRPC failure to a czk_status, with the server's message
- * in err ("<GRPC_CODE>: <message>"):
- *   INVALID_ARGUMENT -> CZK_ERR_INVALID_ARG   UNIMPLEMENTED -> CZK_ERR_UNSUPPORTED
- *   NOT_FOUND -> CZK_ERR_INVALID_ARG          ALREADY_EXISTS, FAILED_PRECONDITION ->
- * CZK_ERR_MISMATCH DEADLINE_EXCEEDED -> CZK_ERR_TIMEOUT      CANCELLED -> CZK_ERR_CANCELLED
- *   UNAVAILABLE -> CZK_ERR_IO                 RESOURCE_EXHAUSTED -> CZK_ERR_NOMEM
- *   others -> CZK_ERR_INTERNAL
- * grpc_code (may be NULL) receives the raw grpc_status_code (0 = OK).
+ * in err ("<Method>: <GRPC_CODE>: <message>"):
+ *   INVALID_ARGUMENT, NOT_FOUND           -> CZK_ERR_INVALID_ARG
+ *   UNIMPLEMENTED                         -> CZK_ERR_UNSUPPORTED
+ *   ALREADY_EXISTS, FAILED_PRECONDITION   -> CZK_ERR_MISMATCH
+ *   DEADLINE_EXCEEDED                     -> CZK_ERR_TIMEOUT
+ *   CANCELLED                             -> CZK_ERR_CANCELLED
+ *   UNAVAILABLE                           -> CZK_ERR_IO
+ *   RESOURCE_EXHAUSTED                    -> CZK_ERR_NOMEM
+ *   others                                -> CZK_ERR_INTERNAL
+ * An OK answer without a message, or one that does not unpack, is
+ * CZK_ERR_FORMAT; the client's own allocations CZK_ERR_NOMEM.
+ * grpc_code (may be NULL) receives the raw grpc_status_code (0 = OK;
+ * UNKNOWN (2) when the call could not be started).
  */
 
-/* SubmitProof. job_id receives the job's id; queue_position may be NULL. */
+/*
+ * SubmitProof.
+ * In:  req             the request (vanilla proofs sent as they are).
+ * Out: job_id          the job's id ("" on failure); queue_position (may be
+ *                      NULL) the jobs ahead of it.
+ * Returns: CZK_OK; the mapped failure (above).
+ */
 CZK_NODISCARD czk_status czk_rpc_submit(czk_rpc_client *c, const czk_proof_request *req,
                                         char job_id[CZK_JOB_ID_MAX], uint32_t *queue_position,
                                         int64_t deadline_ms, int *grpc_code, czk_err *err)
@@ -163,19 +198,31 @@ CZK_NODISCARD czk_status czk_rpc_submit(czk_rpc_client *c, const czk_proof_reque
 /*
  * AwaitProof (timeout_ms 0 = no limit). out is filled as by czk_engine_await
  * (state COMPLETED/FAILED/CANCELLED/TIMEOUT, proof bytes, timings); free it
- * with czk_job_result_free. Returns CZK_OK whenever the server answered OK
- * (check out->state), else the mapped failure.
+ * with czk_job_result_free (also after a failure: out is zeroed first).
+ * A FAILED job has out->error (the server's message) and error_code
+ * CZK_ERR_INTERNAL whatever the engine's code was: the wire carries only
+ * the message.
+ * Returns: CZK_OK whenever the server answered OK (check out->state), else
+ *   the mapped failure.
  */
 CZK_NODISCARD czk_status czk_rpc_await(czk_rpc_client *c, const char *job_id, uint64_t timeout_ms,
                                        int64_t deadline_ms, czk_job_result *out, int *grpc_code,
                                        czk_err *err) CZK_NONNULL(1, 2, 5);
 
-/* Prove: submit and wait in one call. out as czk_rpc_await. */
+/*
+ * Prove: submit and wait in one call (the job ends with the call's deadline,
+ * see Prove above). Out, Returns: as czk_rpc_await; CZK_ERR_FORMAT for an
+ * answer without a result.
+ */
 CZK_NODISCARD czk_status czk_rpc_prove(czk_rpc_client *c, const czk_proof_request *req,
                                        int64_t deadline_ms, czk_job_result *out, int *grpc_code,
                                        czk_err *err) CZK_NONNULL(1, 2, 4);
 
-/* CancelProof. was_running may be NULL. */
+/*
+ * CancelProof. Out: was_running (may be NULL): the job had not finished;
+ * false on failure. Returns: CZK_OK; the mapped failure (NOT_FOUND ->
+ * CZK_ERR_INVALID_ARG for an unknown job).
+ */
 CZK_NODISCARD czk_status czk_rpc_cancel(czk_rpc_client *c, const char *job_id, bool *was_running,
                                         int64_t deadline_ms, int *grpc_code, czk_err *err)
     CZK_NONNULL(1, 2);
@@ -214,17 +261,30 @@ typedef struct czk_rpc_status {
     uint64_t pinned_memory_bytes, pinned_memory_limit_bytes;
 } czk_rpc_status;
 
-/* GetStatus. Free *out with czk_rpc_status_free. */
+/*
+ * GetStatus. Out: *out (czk_rpc_status_free); NULL on failure.
+ * Returns: CZK_OK; the mapped failure.
+ */
 CZK_NODISCARD czk_status czk_rpc_get_status(czk_rpc_client *c, czk_rpc_status **out,
                                             int64_t deadline_ms, int *grpc_code, czk_err *err)
     CZK_NONNULL(1, 2);
+/* Frees a status and its arrays; NULL is fine. */
 void czk_rpc_status_free(czk_rpc_status *s);
 
-/* GetMetrics: *text malloc'ed, NUL-terminated. */
+/*
+ * GetMetrics. Out: *text  the Prometheus text, malloc'ed, NUL-terminated
+ * (free()); NULL on failure. Returns: CZK_OK; the mapped failure.
+ */
 CZK_NODISCARD czk_status czk_rpc_get_metrics(czk_rpc_client *c, char **text, int64_t deadline_ms,
                                              int *grpc_code, czk_err *err) CZK_NONNULL(1, 2);
 
-/* PreloadSRS / EvictSRS. Out pointers may be NULL. */
+/*
+ * PreloadSRS / EvictSRS of a circuit id (czk_engine's circuit names).
+ * Out: already_loaded, load_ms / was_loaded, freed_bytes: may be NULL; left
+ *   untouched on failure.
+ * Returns: CZK_OK; the mapped failure (an unknown circuit CZK_ERR_INVALID_ARG,
+ *   a load failure CZK_ERR_INTERNAL, an SRS in use CZK_ERR_MISMATCH).
+ */
 CZK_NODISCARD czk_status czk_rpc_preload(czk_rpc_client *c, const char *circuit_id,
                                          bool *already_loaded, uint64_t *load_ms,
                                          int64_t deadline_ms, int *grpc_code, czk_err *err)
@@ -235,16 +295,19 @@ CZK_NODISCARD czk_status czk_rpc_evict(czk_rpc_client *c, const char *circuit_id
 
 /*
  * One unary call with raw message bytes: method "/cuzk.v1.ProvingEngine/Prove"
- * etc. *resp (malloc'ed, may be NULL when empty) receives the answer's bytes
- * when the status is OK. For tests and tools that send what the typed calls
- * cannot (malformed messages).
+ * etc. For tests and tools that send what the typed calls cannot (malformed
+ * messages).
+ * In:  req, req_len     the message bytes, sent as they are.
+ * Out: *resp, resp_len  the answer's bytes when the status is OK (malloc'ed,
+ *                       free(); NULL when empty); NULL and 0 otherwise.
+ * Returns: CZK_OK; the mapped failure.
  */
 CZK_NODISCARD czk_status czk_rpc_call_raw(czk_rpc_client *c, const char *method, const uint8_t *req,
                                           size_t req_len, uint8_t **resp, size_t *resp_len,
                                           int64_t deadline_ms, int *grpc_code, czk_err *err)
     CZK_NONNULL(1, 2, 5, 6);
 
-/* "OK", "INVALID_ARGUMENT", ... for a grpc_status_code. */
+/* "OK", "INVALID_ARGUMENT", ... for a grpc_status_code; "UNKNOWN_CODE" outside 0..16. Static. */
 const char *czk_rpc_code_name(int grpc_code);
 
 #ifdef __cplusplus

@@ -52,23 +52,38 @@ typedef struct czk_tl {
     size_t lines; /* lines offered, TIMELINE or not */
 } czk_tl;
 
+/* Empties tl (all zero). czk_tl_free frees its events and empties it; NULL is fine. */
 void czk_tl_init(czk_tl *tl) CZK_NONNULL(1);
 void czk_tl_free(czk_tl *tl);
 
-/* Parses one line; false if it holds no well-formed TIMELINE record (the
- * record may follow other text on the line, as in a mixed stderr log). */
+/*
+ * Parses one line (src/bench/tl_analyze.c). The record may follow other
+ * text on the line, as in a mixed stderr log.
+ * Out: *out  the event (fields absent from the line as documented in
+ *            czk_tl_event; seq is the caller's); unspecified when false is
+ *            returned.
+ * Returns: true; false if the line holds no well-formed TIMELINE record.
+ */
 bool czk_tl_parse_line(const char *line, czk_tl_event *out) CZK_NONNULL(1, 2);
 
-/* Adds a line if it is a TIMELINE record (other lines are counted and
- * skipped). CZK_ERR_NOMEM only. */
+/*
+ * Adds a line if it is a TIMELINE record, with seq = its line number in tl
+ * (other lines are counted in tl->lines and skipped).
+ * Returns: CZK_OK; CZK_ERR_NOMEM "timeline: N events" (the event not added).
+ */
 CZK_NODISCARD czk_status czk_tl_add_line(czk_tl *tl, const char *line, czk_err *err)
     CZK_NONNULL(1, 2);
 
-/* Adds every TIMELINE line of a file (CZK_ERR_IO if it cannot be read). */
+/*
+ * Adds every TIMELINE line of a file, read in lines of at most 4095 bytes
+ * (a longer line is taken as several).
+ * Returns: CZK_OK; CZK_ERR_IO "timeline: cannot open P: ..." or a read
+ *   error; CZK_ERR_NOMEM (the lines before it stay added).
+ */
 CZK_NODISCARD czk_status czk_tl_read_file(czk_tl *tl, const char *path, czk_err *err)
     CZK_NONNULL(1, 2);
 
-/* Sorts by time, then line order. */
+/* Sorts by time, then line order (seq). Never fails. */
 void czk_tl_sort(czk_tl *tl) CZK_NONNULL(1);
 
 /* count, sum, min, max of a set of durations in ms */
@@ -105,9 +120,15 @@ typedef struct czk_tl_summary {
     uint64_t first_submit_ms, last_done_ms;
 } czk_tl_summary;
 
-/* Sorts tl and summarizes it. CZK_ERR_NOMEM only. Free with czk_tl_summary_free. */
+/*
+ * Sorts tl and summarizes it (the analysis described at the top).
+ * Out: *out  the summary (czk_tl_summary_free: its devices array); zeroed
+ *            first, freed again on failure.
+ * Returns: CZK_OK (also for an empty tl); CZK_ERR_NOMEM.
+ */
 CZK_NODISCARD czk_status czk_tl_analyze(czk_tl *tl, czk_tl_summary *out, czk_err *err)
     CZK_NONNULL(1, 2);
+/* Frees the summary's devices array and clears it; NULL is fine. */
 void czk_tl_summary_free(czk_tl_summary *s);
 
 /*
@@ -115,6 +136,7 @@ void czk_tl_summary_free(czk_tl_summary *s);
  * events, jobs, synthesis/partition, gpu/partition, finalize/partition, gpu
  * queue wait, one per device (busy %, idle gaps), wall and s/proof (first
  * JOB_SUBMIT to last JOB_DONE over completed jobs, cuzk-bench's definition).
+ * Write errors are not reported (check ferror(f)).
  */
 void czk_tl_summary_print(FILE *f, const czk_tl_summary *s) CZK_NONNULL(1, 2);
 
@@ -141,18 +163,28 @@ typedef struct czk_tl_svg_opts {
  * holding <rect class="lane-bg"> and its <rect class="bar" data-job data-partition>;
  * <rect class="gap" data-device data-ms>; <line class="tick" data-s> at each
  * axis tick; <rect class="swatch" data-job fill>.
- * CZK_ERR_INVALID_ARG if tl holds no events; CZK_ERR_IO if writing fails;
- * CZK_ERR_NOMEM.
+ * Args: opts  may be NULL (the defaults).
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG "timeline svg: no TIMELINE events"
+ *   if tl holds none; CZK_ERR_IO if writing fails (ferror(f)); CZK_ERR_NOMEM.
+ *   On failure part of the document may have been written.
  */
 CZK_NODISCARD czk_status czk_tl_svg(czk_tl *tl, FILE *f, const czk_tl_svg_opts *opts, czk_err *err)
     CZK_NONNULL(1, 2);
 
-/* The same into a file (written whole, then renamed into place). */
+/*
+ * czk_tl_svg into a file: written whole to "<path>.tmp", then renamed onto
+ * path (removed on failure).
+ * Returns: CZK_OK; czk_tl_svg's errors; CZK_ERR_IO naming the file (open,
+ *   close, rename).
+ */
 CZK_NODISCARD czk_status czk_tl_svg_file(czk_tl *tl, const char *path, const czk_tl_svg_opts *opts,
                                          czk_err *err) CZK_NONNULL(1, 2);
 
-/* The fill colour of the i-th job (0-based, order of first appearance), as
- * 0xRRGGBB: 12 distinct hues, then further hues by the golden angle. */
+/*
+ * The fill colour of the i-th job (0-based, order of first appearance), as
+ * 0xRRGGBB: 12 distinct hues, then further hues by the golden angle. Never
+ * fails.
+ */
 uint32_t czk_tl_job_colour(size_t i);
 
 #ifdef __cplusplus

@@ -3,11 +3,14 @@
  * runner, and config assignments through the engine's TOML parser.
  */
 #include "czk/bench.h"
+#include "czk/cuda.h" /* czk_cuda_provider */
 #include "czk/kinds.h"
 #include "util/proc.h"
+#include "util/time.h"
 
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -17,12 +20,6 @@ void czk_bench_runner_destroy(czk_bench_runner *r) {
     if (r->ops && r->ops->destroy) r->ops->destroy(r->self);
     r->ops = NULL;
     r->self = NULL;
-}
-
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 /* ---- the in-process runner ---- */
@@ -55,6 +52,13 @@ static czk_status inproc_prove(void *self, const czk_proof_request *req, czk_job
     char id[CZK_JOB_ID_MAX];
     memset(out, 0, sizeof *out);
     czk_status st = czk_engine_submit(p->e, req, id, NULL, err);
+    if (st == CZK_ERR_FORMAT || st == CZK_ERR_VERIFY || st == CZK_ERR_MISMATCH) {
+        /* the kind refused the payload at intake: a FAILED proof, not a runner error */
+        out->state = CZK_JOB_FAILED;
+        out->error_code = st;
+        snprintf(out->error, sizeof out->error, "%s", err ? err->msg : "refused at intake");
+        return CZK_OK;
+    }
     if (st) return st;
     st = czk_engine_await(p->e, id, -1, out, err);
     return st;
@@ -171,6 +175,7 @@ czk_status czk_bench_inprocess(czk_bench_runner *out, const czk_engine_config *c
     czk_engine_opts o;
     czk_engine_opts_default(&o);
     o.config = *cfg;
+    o.gpu = &czk_cuda_provider; /* the device backend gpus.backend may name */
     o.on_event = inproc_event;
     o.event_ctx = p;
     o.log = inproc_log;
@@ -233,9 +238,9 @@ static void *client_main(void *arg) {
         req.request_id = id;
         czk_job_result jr;
         memset(&jr, 0, sizeof jr);
-        double a = now_s() - R->t0;
+        double a = czk_now() - R->t0;
         if (!st) st = R->r->ops->prove(R->r->self, &req, &jr, &err);
-        double b = now_s() - R->t0;
+        double b = czk_now() - R->t0;
         row->index = i;
         snprintf(row->job_id, sizeof row->job_id, "%s", jr.job_id[0] ? jr.job_id : id);
         row->start_s = a;
@@ -284,7 +289,7 @@ czk_status czk_bench_run(czk_bench_runner *r, const czk_bench_plan *plan, czk_be
     run R = {.r = r, .plan = plan, .res = res};
     pthread_mutex_init(&R.mu, NULL);
     if (r->ops->begin) r->ops->begin(r->self);
-    R.t0 = now_s();
+    R.t0 = czk_now();
     unsigned started = 0;
     for (; started < j; started++)
         if (pthread_create(&th[started], NULL, client_main, &R)) break;

@@ -6,11 +6,11 @@
  */
 #include "cli/cli.h"
 #include "czk/bench.h"
+#include "czk/httpstatus.h" /* czk_daemon_config: [daemon] of --config */
 #include "czk/porep_shapes.h"
 
 #include <getopt.h>
 #include <math.h>
-#include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -31,8 +31,11 @@ static void usage(FILE *f) {
            "  -c, --count N         proofs to make (default 3)\n"
            "  -j, --concurrency N   proofs in flight (default 1)\n"
            "  --c1 FILE...          PoRep C1 JSON files or cuzk envelopes, used round-robin\n"
-           "  --miner-id N          prover id of the C1s (default 1000)\n"
-           "  --sector-num N        sector number of raw C1s (default 1)\n"
+           "  --miner-id N          miner id of the C1s: with the sector number, replica_id\n"
+           "                        is recomputed and checked at intake\n"
+           "  --sector-num N        sector number of raw C1s (an envelope carries its own);\n"
+           "                        without both ids the C1's replica_id is trusted and the\n"
+           "                        output says so (as czk prove)\n"
            "  --kind test           the engine's test circuit instead of PoRep\n"
            "  --test-payload TEXT   its payload without seed (default \"partitions=4 log=10\")\n"
            "  --sweep KEY=V1,V2...  in-process: one run per combination of values (several\n"
@@ -56,6 +59,7 @@ typedef struct input {
     char *env; /* the envelope sent */
     size_t env_len;
     uint64_t sector_num, sector_size, registered_proof;
+    bool ids; /* sector number and miner id known: the request carries the miner id */
     const char *circuit_id;
 } input;
 
@@ -64,6 +68,7 @@ typedef struct opts {
     bool in_process, preload, verbose;
     int progress; /* -1 auto */
     uint64_t count, concurrency, miner_id, sector_num, warmup;
+    bool have_miner, have_sector;
     const char *c1[MAX_INPUTS];
     size_t n_c1;
     const char *sets[MAX_SETS];
@@ -86,8 +91,8 @@ static czk_status make_request(void *ctx, size_t i, czk_proof_request *r, czk_er
     reqs *q = ctx;
     (void)err;
     memset(r, 0, sizeof *r);
-    r->miner_id = q->o->miner_id;
     if (q->test) {
+        r->miner_id = q->o->have_miner ? q->o->miner_id : 1000;
         r->kind = CZK_KIND_TEST;
         r->vanilla_proof = (const uint8_t *)q->test[i];
         r->vanilla_proof_len = strlen(q->test[i]);
@@ -95,6 +100,7 @@ static czk_status make_request(void *ctx, size_t i, czk_proof_request *r, czk_er
     }
     const input *in = &q->in[i % q->n_in];
     r->kind = CZK_KIND_POREP_C2;
+    r->miner_id = in->ids ? q->o->miner_id : 0; /* 0: the C1's replica_id is trusted */
     r->vanilla_proof = (const uint8_t *)in->env;
     r->vanilla_proof_len = in->env_len;
     r->sector_number = in->sector_num;
@@ -124,7 +130,7 @@ static int load_inputs(reqs *q) {
         in->path = o->c1[k];
         uint8_t *buf;
         size_t len;
-        if (czk_cli_read_file("bench", in->path, &buf, &len)) return CZK_EXIT_ERROR;
+        if (czk_cli_read_c1("bench", in->path, &buf, &len)) return CZK_EXIT_ERROR;
         czk_c1 *c1 = NULL;
         bool env = false;
         uint64_t sn = o->sector_num;
@@ -139,7 +145,9 @@ static int load_inputs(reqs *q) {
             free(buf);
             return czk_cli_fail("bench", "%s: %s", in->path, err.msg);
         }
-        in->sector_num = sn;
+        in->sector_num = env || o->have_sector ? sn : 0;
+        /* replica_id is recomputed and checked only with both ids, as czk prove does */
+        in->ids = (env || o->have_sector) && o->have_miner;
         in->sector_size = pp.shape->sector_size;
         in->registered_proof = c1->registered_proof;
         in->circuit_id = porep_circuit_id(in->sector_size);
@@ -149,20 +157,10 @@ static int load_inputs(reqs *q) {
             in->env_len = len;
             continue;
         }
-        /* cuzk's envelope around the raw C1 JSON (cuzk-engine.md §2) */
-        size_t cap = 4 * ((len + 2) / 3) + 128;
-        in->env = malloc(cap);
-        if (!in->env || len > (size_t)INT32_MAX) {
-            free(buf);
-            return czk_cli_fail("bench", "%s: out of memory", in->path);
-        }
-        int h =
-            snprintf(in->env, cap, "{\"SectorNum\":%llu,\"Phase1Out\":\"", (unsigned long long)sn);
-        int b = EVP_EncodeBlock((unsigned char *)in->env + h, buf, (int)len);
-        int t = snprintf(in->env + h + b, cap - (size_t)(h + b), "\",\"SectorSize\":%llu}",
-                         (unsigned long long)in->sector_size);
-        in->env_len = (size_t)(h + b + t);
+        int rc = czk_cli_envelope("bench", &in->env, &in->env_len, buf, len, in->sector_num,
+                                  in->sector_size);
         free(buf);
+        if (rc) return rc;
     }
     return CZK_EXIT_OK;
 }
@@ -187,6 +185,26 @@ static void reqs_free(reqs *q) {
     for (size_t i = 0; q->test && i < q->n_test; i++)
         free(q->test[i]);
     free(q->test);
+}
+
+/* Which inputs have their replica_id checked at intake, and which are trusted. */
+static void print_replica_ids(const reqs *q) {
+    size_t trusted = 0;
+    for (size_t i = 0; i < q->n_in; i++)
+        trusted += !q->in[i].ids;
+    if (trusted < q->n_in)
+        printf("replica_id: recomputed and checked for miner f0%llu:",
+               (unsigned long long)q->o->miner_id);
+    for (size_t i = 0; trusted < q->n_in && i < q->n_in; i++)
+        if (q->in[i].ids)
+            printf(" %s (sector %llu)", q->in[i].path, (unsigned long long)q->in[i].sector_num);
+    if (trusted < q->n_in) printf("\n");
+    if (!trusted) return;
+    printf("replica_id: the C1's own, NOT checked (needs --miner-id, and --sector-num for a raw "
+           "C1):");
+    for (size_t i = 0; i < q->n_in; i++)
+        if (!q->in[i].ids) printf(" %s", q->in[i].path);
+    printf("\n");
 }
 
 /* ---- progress ---- */
@@ -401,6 +419,7 @@ static int run_once(const opts *o, const czk_engine_config *cfg, reqs *q, const 
             for (size_t i = 0; i < q->n_in; i++)
                 printf(" %s (%s)", q->in[i].path, q->in[i].circuit_id ? q->in[i].circuit_id : "?");
             printf("\n");
+            print_replica_ids(q);
         }
     }
     if (rows)
@@ -592,8 +611,6 @@ int czk_cmd_bench(int argc, char **argv) {
     opts o = {0};
     o.count = 3;
     o.concurrency = 1;
-    o.miner_id = 1000;
-    o.sector_num = 1;
     o.preload = true;
     o.progress = -1;
     o.kind = "porep";
@@ -658,10 +675,12 @@ int czk_cmd_bench(int argc, char **argv) {
         case O_MINER:
             if (!czk_cli_parse_u64(a, &o.miner_id))
                 return czk_cli_fail("bench", "--miner-id: not a number: '%s'", a);
+            o.have_miner = true;
             break;
         case O_SECTOR:
             if (!czk_cli_parse_u64(a, &o.sector_num))
                 return czk_cli_fail("bench", "--sector-num: not a number: '%s'", a);
+            o.have_sector = true;
             break;
         case O_KIND:
             if (strcmp(a, "porep") && strcmp(a, "test"))
@@ -717,7 +736,10 @@ int czk_cmd_bench(int argc, char **argv) {
     czk_engine_config cfg;
     czk_engine_config_default(&cfg);
     czk_err err;
-    if (o.config && czk_engine_config_load(&cfg, o.config, warn_line, NULL, &err))
+    czk_daemon_config daemon; /* [daemon] of a shared cuzk.toml: read, not used in process */
+    czk_daemon_config_default(&daemon);
+    czk_config_table daemon_table = czk_daemon_config_table(&daemon);
+    if (o.config && czk_config_load(&cfg, &daemon_table, 1, o.config, warn_line, NULL, &err))
         return czk_cli_fail("bench", "--config %s: %s", o.config, err.msg);
     for (size_t i = 0; i < o.n_sets; i++)
         if (czk_bench_config_set(&cfg, o.sets[i], warn_line, NULL, &err))

@@ -84,7 +84,7 @@ int czk_cmd_check_c1(int argc, char **argv) {
 
     uint8_t *buf = NULL;
     size_t len = 0;
-    int rc = czk_cli_read_file("check-c1", file, &buf, &len);
+    int rc = czk_cli_read_c1("check-c1", file, &buf, &len);
     if (rc) return rc;
     czk_err err;
     czk_c1 *c1 = NULL;

@@ -34,7 +34,6 @@ int czk_cmd_bench(int argc, char **argv);  /* bench.c; --addr needs CZK_RPC */
 
 /* Prints "czk <cmd>: <message>" to stderr; returns CZK_EXIT_ERROR. */
 int czk_cli_fail(const char *cmd, const char *fmt, ...) CZK_PRINTF(2, 3);
-/* Exit status for a czk_status: OK -> 0, input refused -> 1... callers choose. */
 /* True if argv holds -h or --help. */
 int czk_cli_wants_help(int argc, char **argv);
 
@@ -50,6 +49,29 @@ uint64_t czk_cli_parse_size(const char *s);
 /* Reads a whole file into *out (malloc'ed). CZK_EXIT_OK, or prints the
  * error as `czk <cmd>: ...` and returns CZK_EXIT_ERROR. */
 int czk_cli_read_file(const char *cmd, const char *path, uint8_t **out, size_t *len);
+/*
+ * The default cap on a C1 file's size, 1 GiB. The largest C1 is a 64GiB
+ * NI-PoRep one: 126 partitions of 18 challenges (spec/post-snap.md §1)
+ * where a 64GiB interactive C1 has 10; a 10-partition 64GiB C1 is ≈ 38 MB
+ * of JSON (tests/porep/c1_large.c; every Domain an array of 32 integers),
+ * so the NI one is ≈ 480 MB, ≈ 640 MB as base64 in cuzk's envelope: the cap
+ * is 2.2× and 1.6× those, and below every .params file (the smallest, 2KiB,
+ * is 1,114,707,768 bytes), which is refused by its size before any read.
+ */
+#define CZK_CLI_C1_MAX_DEFAULT (1ull << 30)
+/* Settings a command takes from the environment, read once (czk_cli_env_init). */
+typedef struct czk_cli_env {
+    uint64_t c1_max; /* CZK_C1_MAX_SIZE: the C1 size cap in bytes ("2GiB" too) */
+} czk_cli_env;
+/* Reads the environment's settings; main calls it once. CZK_EXIT_OK, or prints
+ * the error (naming the variable) and returns CZK_EXIT_ERROR. */
+int czk_cli_env_init(void);
+const czk_cli_env *czk_cli_env_get(void);
+/* czk_cli_read_file for a C1: refused, with a message naming the cap and
+ * CZK_C1_MAX_SIZE, once it is larger than czk_cli_env_get()->c1_max (a regular
+ * file by its size, before reading; a pipe or device once it has given
+ * that many bytes). */
+int czk_cli_read_c1(const char *cmd, const char *path, uint8_t **out, size_t *len);
 /* Parses a raw C1 JSON, or cuzk's envelope (told apart by the first key;
  * then *envelope is set and *sector_num is its SectorNum). */
 CZK_NODISCARD czk_status czk_cli_parse_c1(czk_c1 **out, bool *envelope, uint64_t *sector_num,
@@ -65,6 +87,91 @@ int czk_cli_getopt_fail(const char *cmd, const char *usage, int ch, char **argv,
                         const struct option *longopts);
 /* Lower-case hex of n bytes (2n + 1 chars with the NUL). */
 void czk_cli_hex(char *out, const uint8_t *b, size_t n);
+
+/* 32 bytes from 64 hex digits (an optional 0x first); false if s is not that. */
+bool czk_cli_parse_hex32(const char *s, uint8_t out[32]);
+
+/* ---- c1_args.c: the option group of `czk prove` and `czk verify` ---- */
+
+/* getopt_long values of the group; CZK_CLI_C1_LONGOPTS(key) puts its entries in a table:
+ * --c1 FILE, --<key> FILE ("params" or "vk"), --param-cache DIR, --sector-num N,
+ * --miner-id N, --prover-id HEX. */
+enum {
+    CZK_CLI_O_C1 = 0x1000,
+    CZK_CLI_O_KEY,
+    CZK_CLI_O_CACHE,
+    CZK_CLI_O_SECTOR,
+    CZK_CLI_O_MINER,
+    CZK_CLI_O_PROVER,
+};
+#define CZK_CLI_C1_LONGOPTS(key)                                                                   \
+    {"c1", required_argument, NULL, CZK_CLI_O_C1}, {key, required_argument, NULL, CZK_CLI_O_KEY},  \
+        {"param-cache", required_argument, NULL, CZK_CLI_O_CACHE},                                 \
+        {"sector-num", required_argument, NULL, CZK_CLI_O_SECTOR},                                 \
+        {"miner-id", required_argument, NULL, CZK_CLI_O_MINER}, {                                  \
+        "prover-id", required_argument, NULL, CZK_CLI_O_PROVER                                     \
+    }
+
+typedef struct czk_cli_c1_args {
+    const char *cmd, *key_opt, *key_ext; /* "prove", "params", ".params" */
+    const char *c1_path, *key_path, *cache_dir;
+    uint64_t sector, miner;
+    uint8_t prover_id[32];
+    bool have_sector, have_miner, have_prover;
+} czk_cli_c1_args;
+
+void czk_cli_c1_args_init(czk_cli_c1_args *a, const char *cmd, const char *key_opt,
+                          const char *key_ext) CZK_NONNULL(1, 2, 3, 4);
+/* One getopt_long result: false if ch is not the group's; else true with *rc 0 (taken) or
+ * the exit status after the error was printed ("--sector-num takes a number, not 'x'"). */
+bool czk_cli_c1_opt(czk_cli_c1_args *a, int ch, const char *v, int *rc) CZK_NONNULL(1, 4);
+/* After the options: --<key> and --param-cache, --prover-id and --miner-id exclude each other. */
+int czk_cli_c1_args_check(const czk_cli_c1_args *a) CZK_NONNULL(1);
+
+/* A C1 as loaded by czk_cli_c1_load. */
+typedef struct czk_cli_c1 {
+    czk_c1 *c1;
+    bool envelope;   /* the file was cuzk's envelope */
+    uint64_t sector; /* --sector-num, or the envelope's SectorNum */
+    bool have_sector;
+    czk_porep_proof proof; /* its registered proof */
+    uint8_t *bytes;        /* the file as read (keep_bytes), else NULL */
+    size_t len;
+    double parse_s;
+} czk_cli_c1;
+
+/*
+ * Reads and parses a->c1_path (raw C1 or envelope; an envelope's SectorNum
+ * must equal --sector-num when both are given) and looks up its registered
+ * proof. A C1 that does not parse or disagrees is printed as
+ * "czk <cmd>: FILE: [refused: ]<reason>" and returns `refused` (prove 1,
+ * verify 2); other errors CZK_EXIT_ERROR. Free with czk_cli_c1_free.
+ */
+int czk_cli_c1_load(czk_cli_c1 *out, const czk_cli_c1_args *a, int refused, bool keep_bytes)
+    CZK_NONNULL(1, 2);
+void czk_cli_c1_free(czk_cli_c1 *c) CZK_NONNULL(1);
+/* True when replica_id can be recomputed: the sector number and a miner or prover id. */
+bool czk_cli_c1_ids(const czk_cli_c1_args *a, const czk_cli_c1 *c) CZK_NONNULL(1, 2);
+/* --prover-id, or the prover id of miner f0<--miner-id>. */
+void czk_cli_c1_prover_id(uint8_t out[32], const czk_cli_c1_args *a) CZK_NONNULL(1, 2);
+/* "miner f01000, sector 1" or "prover id <hex>, sector 1". */
+void czk_cli_c1_ids_text(char *out, size_t cap, const czk_cli_c1_args *a, uint64_t sector)
+    CZK_NONNULL(1, 3);
+/*
+ * The key file (a->key_ext) for shape: --<key> as given, else in --param-cache
+ * (default: czk_porep_param_cache_dir) by Filecoin's v28 name, then czk's
+ * test-key name (czk_porep_find_key). *kind_name says which ("czk TEST keys
+ * (...)", "Filecoin v28 verifying key", "given with --vk"...).
+ * Returns: CZK_OK; CZK_ERR_IO naming both names looked for; CZK_ERR_INVALID_ARG.
+ */
+CZK_NODISCARD czk_status czk_cli_c1_key(char *path, size_t cap, const char **kind_name,
+                                        const czk_cli_c1_args *a, const czk_porep_shape *shape,
+                                        czk_err *err) CZK_NONNULL(1, 3, 4, 5);
+/* cuzk's envelope {"SectorNum","Phase1Out": base64 of the raw C1 JSON,"SectorSize"}
+ * (*out malloc'ed, not NUL-terminated). CZK_EXIT_OK, or the error printed and
+ * CZK_EXIT_ERROR. */
+int czk_cli_envelope(const char *cmd, char **out, size_t *out_len, const uint8_t *c1_json,
+                     size_t len, uint64_t sector_num, uint64_t sector_size);
 
 /*
  * Progress of a parameter read on stderr (a czk_params_progress_fn, ctx a

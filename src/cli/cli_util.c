@@ -5,6 +5,7 @@
  */
 #include "cli/cli.h"
 #include "util/proc.h"
+#include "util/time.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -12,13 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 double czk_cli_now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+    return czk_now();
 }
 
 uint64_t czk_cli_peak_rss(void) {
@@ -56,21 +56,66 @@ uint64_t czk_cli_parse_size(const char *s) {
     return (uint64_t)v << shift;
 }
 
-int czk_cli_read_file(const char *cmd, const char *path, uint8_t **out, size_t *len) {
+/* Settings of this run from the environment, read once by main (czk_cli_env_init). */
+static czk_cli_env g_env = {.c1_max = CZK_CLI_C1_MAX_DEFAULT};
+
+int czk_cli_env_init(void) {
+    const char *v = getenv("CZK_C1_MAX_SIZE");
+    if (v && *v) {
+        uint64_t b = czk_cli_parse_size(v);
+        if (b < 4096)
+            return czk_cli_fail("env",
+                                "CZK_C1_MAX_SIZE=%s: expected a size of at least 4096 "
+                                "bytes (\"1073741824\", \"1GiB\", \"512MiB\")",
+                                v);
+        g_env.c1_max = b;
+    }
+    return CZK_EXIT_OK;
+}
+
+const czk_cli_env *czk_cli_env_get(void) {
+    return &g_env;
+}
+
+/* "1 GiB", "512 MiB", "4097 bytes": the cap as the message names it. */
+static void size_words(char *out, size_t cap, uint64_t b) {
+    if (b >= (1ull << 30) && b % (1ull << 30) == 0)
+        snprintf(out, cap, "%llu GiB", (unsigned long long)(b >> 30));
+    else if (b >= (1ull << 20) && b % (1ull << 20) == 0)
+        snprintf(out, cap, "%llu MiB", (unsigned long long)(b >> 20));
+    else
+        snprintf(out, cap, "%llu bytes", (unsigned long long)b);
+}
+
+/* The whole file, refused once it holds more than max bytes (knob: what raises max, or NULL). */
+static int read_capped(const char *cmd, const char *path, uint64_t max, const char *knob,
+                       uint8_t **out, size_t *len) {
     FILE *f = fopen(path, "rb");
     if (!f) return czk_cli_fail(cmd, "cannot open %s: %s", path, strerror(errno));
+    char words[64];
+    size_words(words, sizeof words, max);
+    struct stat sb;
+    if (!fstat(fileno(f), &sb) && S_ISREG(sb.st_mode) && (uint64_t)sb.st_size > max) {
+        fclose(f);
+        return czk_cli_fail(cmd, "%s: %llu bytes, over the C1 size cap of %s%s%s", path,
+                            (unsigned long long)sb.st_size, words, knob ? "; " : "",
+                            knob ? knob : "");
+    }
     uint8_t *buf = NULL;
     size_t n = 0, cap = 0;
     for (;;) {
         if (n == cap) {
-            cap = cap ? cap * 2 : 1 << 20;
-            uint8_t *b = realloc(buf, cap);
+            if ((uint64_t)n > max) break; /* read max + 1 bytes: over the cap */
+            uint64_t want = cap ? (uint64_t)cap * 2 : 1 << 20;
+            if (want > max + 1) want = max + 1;
+            uint8_t *b = want <= SIZE_MAX ? realloc(buf, (size_t)want) : NULL;
             if (!b) {
                 free(buf);
                 fclose(f);
                 return czk_cli_fail(cmd, "%s: out of memory", path);
             }
             buf = b;
+            cap = (size_t)want;
         }
         size_t r = fread(buf + n, 1, cap - n, f);
         n += r;
@@ -82,9 +127,22 @@ int czk_cli_read_file(const char *cmd, const char *path, uint8_t **out, size_t *
         free(buf);
         return czk_cli_fail(cmd, "cannot read %s", path);
     }
+    if ((uint64_t)n > max) {
+        free(buf);
+        return czk_cli_fail(cmd, "%s: more than the C1 size cap of %s%s%s", path, words,
+                            knob ? "; " : "", knob ? knob : "");
+    }
     *out = buf;
     *len = n;
     return CZK_EXIT_OK;
+}
+
+int czk_cli_read_file(const char *cmd, const char *path, uint8_t **out, size_t *len) {
+    return read_capped(cmd, path, SIZE_MAX - 1, NULL, out, len);
+}
+
+int czk_cli_read_c1(const char *cmd, const char *path, uint8_t **out, size_t *len) {
+    return read_capped(cmd, path, g_env.c1_max, "CZK_C1_MAX_SIZE raises it", out, len);
 }
 
 /* True if the JSON text's first key is one of the cuzk envelope's. */

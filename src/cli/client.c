@@ -196,7 +196,7 @@ static int cmd_prove(czk_rpc_client *c, int64_t deadline, bool wait, int argc, c
         return czk_cli_fail(CMD, "--kind: porep or test");
     uint8_t *buf = NULL;
     size_t len = 0;
-    int rc = czk_cli_read_file(CMD, argv[optind], &buf, &len);
+    int rc = czk_cli_read_c1(CMD, argv[optind], &buf, &len);
     if (rc) return rc;
     if (r.kind == CZK_KIND_POREP_C2 && (rc = wrap_c1(&buf, &len, r.sector_number))) {
         free(buf);

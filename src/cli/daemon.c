@@ -13,6 +13,7 @@
  */
 #include "cli/cli.h"
 
+#include "czk/cuda.h"
 #include "czk/engine.h"
 #include "czk/httpstatus.h"
 #include "czk/kinds.h"
@@ -136,10 +137,14 @@ int czk_cmd_daemon(int argc, char **argv) {
 
     czk_engine_opts eo;
     czk_engine_opts_default(&eo);
+    eo.gpu = &czk_cuda_provider; /* BACKEND REGISTRATION (composition root): gpus.backend */
     czk_err err;
     czk_err_clear(&err);
     if (!config && access("/data/zk/cuzk.toml", R_OK) == 0) config = "/data/zk/cuzk.toml";
-    if (config && czk_engine_config_load(&eo.config, config, warn_line, NULL, &err))
+    czk_daemon_config dc; /* [daemon]: the server's table, read in the same pass */
+    czk_daemon_config_default(&dc);
+    czk_config_table daemon_table = czk_daemon_config_table(&dc);
+    if (config && czk_config_load(&eo.config, &daemon_table, 1, config, warn_line, NULL, &err))
         return czk_cli_fail(CMD, "%s", err.msg);
     if (log_level) {
         if (strcmp(log_level, "error") && strcmp(log_level, "warn") && strcmp(log_level, "info") &&
@@ -150,14 +155,14 @@ int czk_cmd_daemon(int argc, char **argv) {
     }
 
     /* The addresses: --listen, else daemon.listen split at commas. */
-    char listen_buf[sizeof eo.config.listen];
+    char listen_buf[sizeof dc.listen];
     czk_rpc_server_opts so;
     czk_rpc_server_opts_default(&so);
     if (num_listen_args) {
         for (unsigned i = 0; i < num_listen_args; i++)
             so.listen[so.num_listen++] = listen_args[i];
     } else {
-        snprintf(listen_buf, sizeof listen_buf, "%s", eo.config.listen);
+        snprintf(listen_buf, sizeof listen_buf, "%s", dc.listen);
         char *save = NULL;
         for (char *t = strtok_r(listen_buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
             if (so.num_listen == CZK_RPC_MAX_LISTEN)
@@ -166,7 +171,7 @@ int czk_cmd_daemon(int argc, char **argv) {
         }
         if (!so.num_listen) return czk_cli_fail(CMD, "daemon.listen is empty");
     }
-    so.max_recv_bytes = eo.config.max_message_bytes;
+    so.max_recv_bytes = dc.max_message_bytes;
     so.log = daemon_log;
 
     /* Signals go to the signal thread only: block them before any thread starts. */
@@ -196,11 +201,10 @@ int czk_cmd_daemon(int argc, char **argv) {
         return czk_cli_fail(CMD, "%s", err.msg);
     }
     czk_httpstatus *http = NULL; /* daemon.status_listen: GET /status and /metrics */
-    if (eo.config.status_listen[0] &&
-        czk_httpstatus_start(e, eo.config.status_listen, &http, &err) != CZK_OK) {
+    if (dc.status_listen[0] && czk_httpstatus_start(e, dc.status_listen, &http, &err) != CZK_OK) {
         czk_rpc_server_destroy(srv);
         czk_engine_destroy(e);
-        return czk_cli_fail(CMD, "daemon.status_listen %s: %s", eo.config.status_listen, err.msg);
+        return czk_cli_fail(CMD, "daemon.status_listen %s: %s", dc.status_listen, err.msg);
     }
     pthread_t sig_thread;
     if (pthread_create(&sig_thread, NULL, sig_main, &sc) != 0) {
@@ -219,13 +223,12 @@ int czk_cmd_daemon(int argc, char **argv) {
 
     /* Stop intake; drain or cancel. */
     double t_stop = czk_cli_now();
-    uint64_t grace_ms = eo.config.shutdown_grace_ms;
-    if (!eo.config.shutdown_drain) czk_engine_shutdown(e, false);
-    czk_rpc_server_shutdown(srv,
-                            eo.config.shutdown_drain ? (grace_ms ? (int64_t)grace_ms : -1) : 2000);
+    uint64_t grace_ms = dc.shutdown_grace_ms;
+    if (!dc.shutdown_drain) czk_engine_shutdown(e, false);
+    czk_rpc_server_shutdown(srv, dc.shutdown_drain ? (grace_ms ? (int64_t)grace_ms : -1) : 2000);
     uint64_t calls = czk_rpc_server_calls(srv);
     czk_rpc_server_destroy(srv);
-    if (eo.config.shutdown_drain) {
+    if (dc.shutdown_drain) {
         /* jobs submitted without a waiting call finish too, within the grace */
         for (;;) {
             czk_engine_status *st = NULL;

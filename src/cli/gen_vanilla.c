@@ -5,6 +5,7 @@
  */
 #include "cli/cli.h"
 #include "czk/seal.h"
+#include "util/time.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -78,12 +79,6 @@ static const czk_porep_shape *parse_size(const char *s) {
     return parse_u64(s, &bytes) ? czk_porep_shape_for_size(bytes) : NULL;
 }
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 typedef struct stage_log {
     bool verbose;
     double t0, last;
@@ -92,7 +87,7 @@ typedef struct stage_log {
 
 static void on_stage(void *arg, const char *stage) {
     stage_log *l = arg;
-    double t = now_s();
+    double t = czk_now();
     if (l->verbose && l->name)
         fprintf(stderr, "czk gen-vanilla: %-10s %8.2f s\n", l->name, t - l->last);
     l->name = stage;
@@ -206,7 +201,7 @@ int czk_cmd_gen_vanilla(int argc, char **argv) {
         free(data);
         return czk_cli_fail(CMD, "%s", err.msg);
     }
-    stage_log log = {verbose, now_s(), 0, NULL};
+    stage_log log = {verbose, czk_now(), 0, NULL};
     log.last = log.t0;
     req.on_stage = on_stage;
     req.stage_arg = &log;
@@ -240,6 +235,6 @@ int czk_cmd_gen_vanilla(int argc, char **argv) {
         stderr,
         "czk gen-vanilla: %s%s proof %llu: comm_d %s comm_r %s replica_id %s, %zu bytes, %.2f s\n",
         shape->name, req.sparse ? " sparse" : "", (unsigned long long)req.registered_proof, cd, cr,
-        rid, len, now_s() - log.t0);
+        rid, len, czk_now() - log.t0);
     return CZK_EXIT_OK;
 }

@@ -15,7 +15,8 @@ static const czk_cli_command COMMANDS[] = {
      czk_cmd_setup},
     {"timeline", "summarize an engine TIMELINE log (GPU busy, idle gaps, s/proof), --svg",
      czk_cmd_timeline},
-    {"prove", "PoRep C2 on the CPU: prove a C1, verify the proofs, write them", czk_cmd_prove},
+    {"prove", "PoRep C2 through the engine (CPU or CUDA): prove a C1, verify, write the proofs",
+     czk_cmd_prove},
     {"verify", "verify PoRep C2 proofs against a C1's sector, as the chain does", czk_cmd_verify},
     {"gen-vanilla", "seal a test sector and write its C1 JSON (or a sparse C1)",
      czk_cmd_gen_vanilla},
@@ -53,6 +54,10 @@ static void usage(FILE *f) {
 }
 
 int main(int argc, char **argv) {
+    /* stdout line-buffered even into a file or a pipe, as stderr is unbuffered: a log that
+     * holds both shows every line in the order it was printed */
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (czk_cli_env_init()) return CZK_EXIT_ERROR;
     if (argc < 2) {
         usage(stderr);
         return CZK_EXIT_ERROR;

@@ -1,46 +1,63 @@
 /*
- * `czk prove --c1 FILE --out FILE [...]`: PoRep C2 on a GPU (CUDA backend) or the CPU.
+ * `czk prove --c1 FILE --out FILE [...]`: PoRep C2 through the engine, as a
+ * job of one proof on an engine in this process (the stages, pools and
+ * backend choice of `czk daemon` and `czk bench --in-process`), so that a
+ * speed-up or a fix of the engine lands here too.
  *
- * The steps, each timed: parse the C1 (raw JSON or cuzk envelope), the
- * vanilla pre-check (with replica_id recomputed when the sector number and
- * miner id are known), the keys (looked up in the parameter cache: the v28
- * Filecoin file first, then czk's test keys; or --params), the partition
- * R1CS (shape cache), the backend (--backend: CUDA with the keys made
- * resident or pinned, or the CPU) and, where the device holds the keys and
- * matrices, the host copies freed (czk_porep_c2_load: ~44 GiB of keys and
- * 8.3 GiB of matrices at 32GiB), all reported as "ready" with the resident
- * set; then per partition the witness (on a thread of its own, made while
- * the previous partition is on the device: czk_porep_c2_prove_ex), the
- * device part (upload, SpMV, NTT, five MSMs), randomization and a pairing
- * check of the new proof against public inputs derived as the chain
- * derives them, one line each. Only verified proofs are written: 192 bytes
- * per partition, partition 0 first.
+ * The steps: the output is checked first (a temporary file is created next
+ * to it, so that a proof is never made for a path that cannot be written);
+ * the C1 is read and parsed (raw JSON or cuzk's envelope, the option group
+ * shared with `czk verify`: cli/c1_args.c); an engine is made from the
+ * command line (no configuration file: gpus.backend and gpus.devices from
+ * --backend/--device, synthesis.threads and gpus.gpu_threads from
+ * --threads, synthesis.partition_workers from --witnesses) and the PoRep
+ * kind registered with this command's loader (--params or the parameter
+ * cache, the shape cache unless --no-shape-cache, the key-read progress on
+ * stderr). The C1 goes in as cuzk's envelope; the engine's intake parses it
+ * and pre-checks every vanilla proof, with replica_id recomputed when the
+ * sector number and miner id are known, before any key is read. Then the
+ * circuit is loaded (keys, shape, device upload, witness buffers: "ready"),
+ * each partition runs through synthesis, the GPU worker and the finalizer,
+ * one line each as it is finalized (from the engine's timeline, with the
+ * phases of its device part), and the assembled proof is verified against
+ * public inputs derived as the chain derives them before it is handed out.
+ * Only verified proofs are written: 192 bytes per partition, partition 0
+ * first. The phase table at the end comes from the job's result and its
+ * timeline.
  */
 #include "cli/cli.h"
 #include "czk/cuda.h"
+#include "czk/engine.h"
+#include "czk/kinds.h"
 #include "czk/porep_precheck.h"
 #include "czk/porep_prove.h"
+#include "czk/timeline.h"
 #include "util/proc.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define CMD "prove"
+#define JOB_ID "czk-prove"
 
 static const char USAGE[] =
     "usage: czk prove --c1 FILE --out FILE [--params FILE | --param-cache DIR]\n"
-    "                 [--sector-num N --miner-id N] [--threads T] [--no-shape-cache]\n"
-    "                 [--backend auto|cpu|cuda] [--device N] [--witnesses N]\n\n"
-    "Proves a PoRep C1 (commit phase 2) on a GPU or the CPU and writes the proofs,\n"
-    "192 bytes per partition. Every proof is verified before it is written.\n\n"
+    "                 [--sector-num N (--miner-id N | --prover-id HEX)] [--threads T]\n"
+    "                 [--no-shape-cache] [--backend auto|cpu|cuda] [--device N]\n"
+    "                 [--witnesses N]\n\n"
+    "Proves a PoRep C1 (commit phase 2) on a GPU or the CPU, through the proving\n"
+    "engine in this process, and writes the proofs, 192 bytes per partition.\n"
+    "Every proof is verified before it is written.\n\n"
     "  --c1 FILE          the C1: SealCommitPhase1Output JSON, or cuzk's envelope\n"
     "                     {\"SectorNum\",\"Phase1Out\",\"SectorSize\"}\n"
-    "  --out FILE         where to write the proofs\n"
+    "  --out FILE         where to write the proofs (checked before any work starts)\n"
     "  --params FILE      the .params file to use\n"
     "  --param-cache DIR  where to look for it (default $FIL_PROOFS_PARAMETER_CACHE,\n"
     "                     else /var/tmp/filecoin-proof-parameters): Filecoin's v28\n"
@@ -48,14 +65,17 @@ static const char USAGE[] =
     "  --sector-num N     the sector number (an envelope carries it)\n"
     "  --miner-id N       the miner actor id (N of f0N); with the sector number,\n"
     "                     replica_id is recomputed and checked\n"
+    "  --prover-id HEX    instead of --miner-id: the 32-byte prover id\n"
     "  --threads T        threads (default: all CPUs)\n"
     "  --no-shape-cache   record the circuit instead of using $CZK_CACHE_DIR/shapes\n"
     "  --backend B        cuda (the GPU; keys made resident in its memory when they\n"
     "                     fit, else pinned and streamed), cpu, or auto (default: cuda\n"
     "                     when this czk has it and a GPU is present, else cpu)\n"
     "  --device N         the CUDA device (default 0)\n"
-    "  --witnesses N      witness buffers: 2 (default) makes the next partition's\n"
-    "                     witness while one is on the device; 1 one after another\n\n"
+    "  --witnesses N      partitions whose witnesses are made at once, each while\n"
+    "                     earlier ones are on the device (synthesis.partition_workers;\n"
+    "                     default: the engine's, half the CPUs, 2..18; each holds a\n"
+    "                     whole witness, 4.2 GB at 32GiB)\n\n"
     "Prints the keys used, the time to be ready (keys read, shape, device upload),\n"
     "one line per partition and the time of each phase. exit status: 0 proved,\n"
     "1 the C1 is refused (parse or pre-check; the reason is printed), 2 usage,\n"
@@ -67,41 +87,379 @@ static const char *trust_name(czk_params_trust t) {
                                   : "every point checked now";
 }
 
-/* Writes n bytes to path through a temporary file and a rename. */
-static int write_out(const char *path, const uint8_t *b, size_t n) {
-    char tmp[PATH_MAX];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
-        return czk_cli_fail(CMD, "--out path too long");
-    FILE *f = fopen(tmp, "wb");
-    if (!f) return czk_cli_fail(CMD, "cannot create %s: %s", tmp, strerror(errno));
-    bool ok = fwrite(b, 1, n, f) == n;
-    ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, path)) {
-        int e = errno;
-        unlink(tmp);
-        return czk_cli_fail(CMD, "cannot write %s: %s", path, strerror(e));
-    }
-    return CZK_EXIT_OK;
-}
-
 static void row(const char *name, double s) {
-    printf("  %-32s %9.3f\n", name, s);
+    printf("  %-36s %9.3f\n", name, s);
 }
 
 static double gib(uint64_t b) {
     return (double)b / (double)(1ull << 30);
 }
 
-static void partition_line(void *ctx, const czk_porep_partition_report *r) {
+/* ---- the output: checked before any work, written through a temporary file ---- */
+
+typedef struct out_file {
+    const char *path;
+    char tmp[PATH_MAX];
+    FILE *f;
+} out_file;
+
+static int out_open(out_file *o, const char *path) {
+    memset(o, 0, sizeof o[0]);
+    o->path = path;
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return czk_cli_fail(CMD, "--out %s is a directory (give a file name)", path);
+    if (snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof o->tmp)
+        return czk_cli_fail(CMD, "--out path too long");
+    if (!(o->f = fopen(o->tmp, "wbx")))
+        return czk_cli_fail(CMD,
+                            "--out %s: cannot create a file there (%s: %s); nothing was proved",
+                            path, o->tmp, strerror(errno));
+    return CZK_EXIT_OK;
+}
+
+static int out_commit(out_file *o, const uint8_t *b, size_t n) {
+    bool ok = fwrite(b, 1, n, o->f) == n;
+    ok = (fclose(o->f) == 0) && ok;
+    o->f = NULL;
+    if (!ok || rename(o->tmp, o->path)) {
+        int e = errno;
+        unlink(o->tmp);
+        return czk_cli_fail(CMD, "cannot write %s: %s", o->path, strerror(e));
+    }
+    o->tmp[0] = 0;
+    return CZK_EXIT_OK;
+}
+
+static void out_drop(out_file *o) {
+    if (o->f) fclose(o->f);
+    o->f = NULL;
+    if (o->tmp[0]) unlink(o->tmp);
+    o->tmp[0] = 0;
+}
+
+/* ---- what the engine reports: the loader's results and the job's timeline ---- */
+
+typedef struct part {
+    bool seen;
+    long long synth_ms, gpu_ms, queue_ms, fin_ms;
+    long long queued_at; /* GPU_QUEUE ms, -1 none */
+    double phase[9];     /* upload spmv ntt msm_h msm_l msm_a msm_b1 msm_b2 assemble (s) */
+} part;
+
+static const char *const PHASE_KEYS[9] = {"upload_us", "spmv_us",   "ntt_us",
+                                          "msm_h_us",  "msm_l_us",  "msm_a_us",
+                                          "msm_b1_us", "msm_b2_us", "assemble_us"};
+
+typedef struct prove_run {
+    const czk_cli_c1_args *args;
+    const czk_porep_shape *shape;
+    bool use_cuda, use_shape_cache;
+    double t_start;
+    czk_proof_kind base; /* the PoRep kind whose intake and synthesis this root uses */
+
+    /* the loader (the engine's loader thread; read after czk_engine_preload returned) */
+    czk_cli_progress prog;
+    czk_params_progress_fn engine_progress;
+    void *engine_progress_ctx;
+    char key_path[PATH_MAX];
+    const char *key_kind;
+    bool key_missing, loaded, encoded, recorded;
+    czk_params_read_info ri;
+    double t_params, t_shape;
+    uint64_t constraints;
+    uint32_t num_inputs, num_aux;
+
+    /* events (engine threads), under mu */
+    pthread_mutex_t mu;
+    czk_tl tl;
+    bool tl_lost;
+    long long load_ms, witness_buffers, witness_buffers_ms, ready_ms, done_ms, last_fin_ms;
+    part *parts;
+    size_t n_parts;
+    uint32_t partitions;
+    bool ready_printed;
+    char *pending; /* partition lines finished before the ready line was printed */
+    size_t pending_len;
+} prove_run;
+
+/* The value of " key=<digits>" in a TIMELINE line; -1 if absent. */
+static long long field(const char *line, const char *key) {
+    size_t kl = strlen(key);
+    for (const char *p = strstr(line, key); p; p = strstr(p + 1, key))
+        if ((p == line || p[-1] == ' ' || p[-1] == ',') && p[kl] == '=' && p[kl + 1] >= '0' &&
+            p[kl + 1] <= '9')
+            return strtoll(p + kl + 1, NULL, 10);
+    return -1;
+}
+
+static part *part_of(prove_run *r, int k) {
+    if (k < 0 || k > 100000) return NULL;
+    if ((size_t)k >= r->n_parts) {
+        size_t n = (size_t)k + 16;
+        part *p = realloc(r->parts, n * sizeof *p);
+        if (!p) return NULL;
+        for (size_t i = r->n_parts; i < n; i++)
+            p[i] = (part){.queued_at = -1};
+        r->parts = p;
+        r->n_parts = n;
+    }
+    r->parts[k].seen = true;
+    return &r->parts[k];
+}
+
+static void emit_line(prove_run *r, const char *line) {
+    if (r->ready_printed) {
+        fputs(line, stdout);
+        fflush(stdout);
+        return;
+    }
+    size_t n = strlen(line);
+    char *p = realloc(r->pending, r->pending_len + n + 1);
+    if (!p) return;
+    memcpy(p + r->pending_len, line, n + 1);
+    r->pending = p;
+    r->pending_len += n;
+}
+
+static void partition_line(prove_run *r, int k, const part *p) {
+    const double *ph = p->phase;
+    char line[600];
+    snprintf(line, sizeof line,
+             "partition %d/%u: witness %.3f s, gpu queue %.3f s; upload %.3f, SpMV %.3f, NTT %.3f, "
+             "MSM h %.3f l %.3f a %.3f b_g1 %.3f b_g2 %.3f, assemble %.3f; device %.3f s, "
+             "finalize %.3f s; at %.3f s\n",
+             k + 1, r->partitions, (double)p->synth_ms / 1e3, (double)p->queue_ms / 1e3, ph[0],
+             ph[1], ph[2], ph[3], ph[4], ph[5], ph[6], ph[7], ph[8], (double)p->gpu_ms / 1e3,
+             (double)p->fin_ms / 1e3, czk_cli_now() - r->t_start);
+    emit_line(r, line);
+}
+
+static void on_event(void *ctx, const czk_engine_event *ev) {
+    prove_run *r = ctx;
+    pthread_mutex_lock(&r->mu);
+    if (!r->tl_lost && czk_tl_add_line(&r->tl, ev->line, NULL)) r->tl_lost = true;
+    long long ms = (long long)ev->ms;
+    bool ours = !strcmp(ev->job_id, JOB_ID);
+    part *p = ours ? part_of(r, ev->partition) : NULL;
+    switch (ev->type) {
+    case CZK_EV_SRS_LOAD_END:
+        r->load_ms = field(ev->line, "load_ms");
+        r->witness_buffers = field(ev->line, "witness_buffers");
+        r->witness_buffers_ms = field(ev->line, "witness_buffers_ms");
+        r->ready_ms = ms;
+        break;
+    case CZK_EV_SYNTH_END:
+        if (p) p->synth_ms = field(ev->line, "synth_ms");
+        break;
+    case CZK_EV_GPU_QUEUE:
+        if (p) p->queued_at = ms;
+        break;
+    case CZK_EV_GPU_PICKUP:
+        if (p && p->queued_at >= 0) p->queue_ms += ms - p->queued_at, p->queued_at = -1;
+        break;
+    case CZK_EV_GPU_END:
+        if (p) p->gpu_ms += field(ev->line, "gpu_ms");
+        break;
+    case CZK_EV_FINALIZE_END:
+        if (p) {
+            p->fin_ms = field(ev->line, "finalize_ms");
+            for (int i = 0; i < 9; i++) {
+                long long us = field(ev->line, PHASE_KEYS[i]);
+                p->phase[i] = us < 0 ? 0.0 : (double)us / 1e6;
+            }
+            r->last_fin_ms = ms;
+            partition_line(r, ev->partition, p);
+        }
+        break;
+    case CZK_EV_JOB_DONE:
+        if (ours) r->done_ms = ms;
+        break;
+    default:
+        break;
+    }
+    pthread_mutex_unlock(&r->mu);
+}
+
+static void on_log(void *ctx, const char *level, const char *line) {
     (void)ctx;
-    const czk_prove_timings *t = &r->p;
-    printf("partition %u/%u: witness %.3f s (device waited %.3f s); upload %.3f, SpMV %.3f, NTT "
-           "%.3f, MSM h %.3f l %.3f a %.3f b_g1 %.3f b_g2 %.3f, assemble %.3f, device+finalize "
-           "%.3f; verify %.3f; at %.3f s\n",
-           r->k + 1, r->partitions, r->witness, r->witness_wait, t->upload, t->spmv, t->ntt,
-           t->msm_h, t->msm_l, t->msm_a, t->msm_b1, t->msm_b2, t->assemble, t->total, r->verify,
-           r->wall);
-    fflush(stdout);
+    /* errors reach this command through the job (its result, or the load's status) */
+    if (!strcmp(level, "warn")) fprintf(stderr, "czk %s: engine: %s\n", CMD, line);
+}
+
+/* ---- the PoRep kind of this composition root: the engine's, with this command's loader ---- */
+
+static void load_progress(void *ctx, const char *stage, uint64_t done, uint64_t total) {
+    prove_run *r = ctx;
+    czk_cli_progress_fn(&r->prog, stage, done, total);
+    r->engine_progress(r->engine_progress_ctx, stage, done, total);
+}
+
+static czk_status kind_load(void *ctx, const char *id, const char *dir, czk_pool *pool,
+                            const atomic_int *cancel, czk_params_progress_fn progress,
+                            void *progress_ctx, czk_params **params, czk_shape **shape,
+                            czk_err *err) {
+    prove_run *r = ctx;
+    (void)id;
+    (void)dir; /* the keys are where --params or --param-cache say */
+    (void)cancel;
+    *params = NULL;
+    *shape = NULL;
+    czk_status st =
+        czk_cli_c1_key(r->key_path, sizeof r->key_path, &r->key_kind, r->args, r->shape, err);
+    if (st) {
+        r->key_missing = true;
+        return st;
+    }
+    r->engine_progress = progress;
+    r->engine_progress_ctx = progress_ctx;
+    czk_cli_progress_init(&r->prog, CMD);
+    czk_params_read_opts ro = {
+        .flags = r->use_cuda && czk_cuda_params_device_decode() ? CZK_PARAMS_ENCODED : 0,
+        .pool = pool,
+        .progress = load_progress,
+        .progress_ctx = r};
+    double t0 = czk_cli_now();
+    st = czk_params_read(params, r->key_path, &ro, &r->ri, err);
+    czk_cli_progress_end(&r->prog);
+    r->t_params = czk_cli_now() - t0;
+    if (st) return st;
+    r->encoded = (*params)->encoded;
+    t0 = czk_cli_now();
+    st = czk_porep_shape_load(shape, &r->recorded, r->shape, r->use_shape_cache, err);
+    r->t_shape = czk_cli_now() - t0;
+    if (st) {
+        czk_params_free(*params);
+        *params = NULL;
+        return st;
+    }
+    r->constraints = (*shape)->num_constraints;
+    r->num_inputs = (*shape)->num_inputs;
+    r->num_aux = (*shape)->num_aux;
+    if ((st = czk_params_check_shape(*params, *shape, err))) {
+        czk_err_wrap(err, "%s: the keys are not for this circuit", r->key_path);
+        czk_params_free(*params);
+        czk_shape_free(*shape);
+        *params = NULL;
+        *shape = NULL;
+        return st;
+    }
+    r->loaded = true;
+    return CZK_OK;
+}
+
+static uint64_t kind_bytes(void *ctx, const char *id, const char *dir) {
+    prove_run *r = ctx;
+    (void)id;
+    (void)dir;
+    char path[PATH_MAX];
+    const char *kn;
+    struct stat sb;
+    if (czk_cli_c1_key(path, sizeof path, &kn, r->args, r->shape, NULL) || stat(path, &sb))
+        return 0;
+    return (uint64_t)sb.st_size;
+}
+
+static bool kind_owns(void *ctx, const char *id) {
+    prove_run *r = ctx;
+    return r->base.owns_circuit(r->base.ctx, id);
+}
+
+static czk_status kind_parse(void *ctx, const czk_proof_request *req, void **job,
+                             czk_kind_job_info *info, czk_err *err) {
+    prove_run *r = ctx;
+    return r->base.parse(r->base.ctx, req, job, info, err);
+}
+
+static czk_status kind_synthesize(void *ctx, void *job, uint32_t k, const czk_shape *shape,
+                                  const atomic_int *cancel, czk_pool *pool, czk_witness *out,
+                                  czk_err *err) {
+    prove_run *r = ctx;
+    return r->base.synthesize(r->base.ctx, job, k, shape, cancel, pool, out, err);
+}
+
+static czk_status kind_inputs(void *ctx, void *job, uint32_t k, czk_fr *out, czk_err *err) {
+    prove_run *r = ctx;
+    return r->base.public_inputs(r->base.ctx, job, k, out, err);
+}
+
+static czk_status kind_assemble(void *ctx, void *job, const czk_proof *proofs, uint32_t n,
+                                uint8_t **out, size_t *out_len, czk_err *err) {
+    prove_run *r = ctx;
+    return r->base.assemble(r->base.ctx, job, proofs, n, out, out_len, err);
+}
+
+static void kind_job_free(void *ctx, void *job) {
+    prove_run *r = ctx;
+    r->base.job_free(r->base.ctx, job);
+}
+
+static void kind_destroy(void *ctx) {
+    prove_run *r = ctx;
+    if (r->base.destroy) r->base.destroy(r->base.ctx);
+}
+
+/*
+ * KIND REGISTRATION (composition root): `czk prove` serves one kind, PoRep
+ * C2. A new engine serves no kind; this is the one registration: the PoRep
+ * kind's descriptor (czk_kind_porep, src/kinds/porep.c) with its circuit
+ * loader replaced by kind_load above.
+ */
+static czk_status register_kinds(czk_engine *e, prove_run *r, czk_err *err) {
+    czk_status st = czk_kind_porep(&r->base, NULL, err); /* kind_load reads the shape */
+    if (st) return st;
+    czk_proof_kind k = r->base;
+    k.ctx = r;
+    k.parse = kind_parse;
+    k.synthesize = kind_synthesize;
+    k.public_inputs = kind_inputs;
+    k.load_circuit = kind_load;
+    k.circuit_bytes = kind_bytes;
+    k.owns_circuit = kind_owns;
+    k.assemble = r->base.assemble ? kind_assemble : NULL;
+    k.job_free = kind_job_free;
+    k.destroy = kind_destroy;
+    st = czk_engine_register_kind(e, &k, err);
+    if (st && r->base.destroy) r->base.destroy(r->base.ctx);
+    return st;
+}
+
+/* ---- the command ---- */
+
+/*
+ * The engine's configuration, from the command line. One job of P
+ * partitions never needs more synthesis or GPU workers than P, and each
+ * worker the pipeline can hold means a witness buffer filled before the
+ * circuit is ready (4.2 GB at 32GiB): without --witnesses the synthesis
+ * workers are the engine's default (half the CPUs, 2..18: config.c) capped
+ * at P, and one partition gets one GPU worker and a GPU queue of one.
+ */
+static void engine_config(czk_engine_config *c, bool use_cuda, uint64_t device, uint64_t threads,
+                          uint64_t witnesses, uint32_t partitions, const czk_cli_c1_args *a) {
+    czk_engine_config_default(c);
+    snprintf(c->backend, sizeof c->backend, "%s", use_cuda ? "cuda" : "cpu");
+    if (use_cuda) {
+        c->devices[0] = (int)device;
+        c->num_devices = 1;
+    }
+    c->threads = c->gpu_threads = (unsigned)threads;
+    long half = sysconf(_SC_NPROCESSORS_ONLN) / 2;
+    unsigned pw = witnesses ? (unsigned)witnesses : half < 2 ? 2 : half > 18 ? 18 : (unsigned)half;
+    c->partition_workers = !witnesses && partitions && pw > partitions ? partitions : pw;
+    if (partitions == 1) {
+        c->gpu_workers_per_device = 1;
+        c->max_gpu_queue_depth = 1;
+    }
+    snprintf(c->log_level, sizeof c->log_level, "warn");
+    if (a->cache_dir) snprintf(c->param_cache, sizeof c->param_cache, "%s", a->cache_dir);
+}
+
+/* "job czk-prove: payload refused by kind porep-c2: porep-c2: pre-check: partition 0, ..."
+ * -> "partition 0, ..." (the line already says it was refused at pre-check). */
+static const char *intake_reason(const char *msg) {
+    static const char P[] = "pre-check: ";
+    const char *p = strstr(msg, P);
+    return p ? p + sizeof P - 1 : msg;
 }
 
 int czk_cmd_prove(int argc, char **argv) {
@@ -109,25 +467,9 @@ int czk_cmd_prove(int argc, char **argv) {
         fputs(USAGE, stdout);
         return CZK_EXIT_OK;
     }
-    enum {
-        O_C1 = 256,
-        O_OUT,
-        O_PARAMS,
-        O_CACHE,
-        O_SECTOR,
-        O_MINER,
-        O_THREADS,
-        O_NO_SHAPE_CACHE,
-        O_BACKEND,
-        O_DEVICE,
-        O_WITNESSES
-    };
-    static const struct option LONG[] = {{"c1", required_argument, NULL, O_C1},
+    enum { O_OUT = 256, O_THREADS, O_NO_SHAPE_CACHE, O_BACKEND, O_DEVICE, O_WITNESSES };
+    static const struct option LONG[] = {CZK_CLI_C1_LONGOPTS("params"),
                                          {"out", required_argument, NULL, O_OUT},
-                                         {"params", required_argument, NULL, O_PARAMS},
-                                         {"param-cache", required_argument, NULL, O_CACHE},
-                                         {"sector-num", required_argument, NULL, O_SECTOR},
-                                         {"miner-id", required_argument, NULL, O_MINER},
                                          {"threads", required_argument, NULL, O_THREADS},
                                          {"no-shape-cache", no_argument, NULL, O_NO_SHAPE_CACHE},
                                          {"backend", required_argument, NULL, O_BACKEND},
@@ -135,28 +477,24 @@ int czk_cmd_prove(int argc, char **argv) {
                                          {"witnesses", required_argument, NULL, O_WITNESSES},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
-    const char *c1_path = NULL, *out_path = NULL, *params_arg = NULL, *cache_arg = NULL;
-    uint64_t sector = 0, miner = 0, threads = 0, device = 0, witnesses = 2;
+    czk_cli_c1_args a;
+    czk_cli_c1_args_init(&a, CMD, "params", ".params");
+    const char *out_path = NULL;
+    uint64_t threads = 0, device = 0, witnesses = 0;
     const char *backend_arg = "auto";
-    bool have_sector = false, have_miner = false, use_shape_cache = true;
+    bool use_shape_cache = true;
     optind = 0; /* glibc: reinitialize (argv changes between parses) */
     opterr = 0; /* czk_cli_getopt_fail names the option */
-    int ch;
+    int ch, rc;
     while ((ch = getopt_long(argc, argv, ":h", LONG, NULL)) != -1) {
         const char *v = optarg;
-        uint64_t n;
+        if (czk_cli_c1_opt(&a, ch, v, &rc)) {
+            if (rc) return rc;
+            continue;
+        }
         switch (ch) {
-        case O_C1:
-            c1_path = v;
-            break;
         case O_OUT:
             out_path = v;
-            break;
-        case O_PARAMS:
-            params_arg = v;
-            break;
-        case O_CACHE:
-            cache_arg = v;
             break;
         case O_NO_SHAPE_CACHE:
             use_shape_cache = false;
@@ -171,29 +509,14 @@ int czk_cmd_prove(int argc, char **argv) {
                 return czk_cli_fail(CMD, "--device takes a CUDA device number, not '%s'", v);
             break;
         case O_WITNESSES:
-            if (!czk_cli_parse_u64(v, &witnesses) || witnesses < 1 || witnesses > 8)
-                return czk_cli_fail(CMD, "--witnesses takes 1 to 8, not '%s'", v);
+            if (!czk_cli_parse_u64(v, &witnesses) || witnesses < 1 || witnesses > 64)
+                return czk_cli_fail(CMD, "--witnesses takes 1 to 64, not '%s'", v);
             break;
-        case O_SECTOR:
-        case O_MINER:
         case O_THREADS:
-            if (!czk_cli_parse_u64(v, &n))
-                return czk_cli_fail(CMD, "--%s takes a number, not '%s'",
-                                    ch == O_SECTOR  ? "sector-num"
-                                    : ch == O_MINER ? "miner-id"
-                                                    : "threads",
-                                    v);
-            if (ch == O_SECTOR) {
-                sector = n;
-                have_sector = true;
-            } else if (ch == O_MINER) {
-                miner = n;
-                have_miner = true;
-            } else if (n > 4096) {
-                return czk_cli_fail(CMD, "--threads %llu is too many", (unsigned long long)n);
-            } else {
-                threads = n;
-            }
+            if (!czk_cli_parse_u64(v, &threads))
+                return czk_cli_fail(CMD, "--threads takes a number, not '%s'", v);
+            if (threads > 4096)
+                return czk_cli_fail(CMD, "--threads %llu is too many", (unsigned long long)threads);
             break;
         case 'h':
             fputs(USAGE, stdout);
@@ -206,12 +529,11 @@ int czk_cmd_prove(int argc, char **argv) {
         fputs(USAGE, stderr);
         return czk_cli_fail(CMD, "unexpected argument '%s'", argv[optind]);
     }
-    if (!c1_path || !out_path) {
+    if (!a.c1_path || !out_path) {
         fputs(USAGE, stderr);
         return czk_cli_fail(CMD, "--c1 and --out are required");
     }
-    if (params_arg && cache_arg)
-        return czk_cli_fail(CMD, "--params and --param-cache exclude each other");
+    if ((rc = czk_cli_c1_args_check(&a))) return rc;
     bool use_cuda = !strcmp(backend_arg, "cuda") ||
                     (!strcmp(backend_arg, "auto") && czk_cuda_device_count() > 0);
     if (use_cuda && (int)device >= czk_cuda_device_count()) {
@@ -221,254 +543,291 @@ int czk_cmd_prove(int argc, char **argv) {
                                                            : "--device is not a CUDA device here");
     }
 
-    double t_start = czk_cli_now(), t0;
-    int rc = CZK_EXIT_ERROR;
+    /* the output first: no proof is made for a path that cannot be written */
+    out_file of;
+    if ((rc = out_open(&of, out_path))) return rc;
+
+    prove_run r;
+    memset(&r, 0, sizeof r);
+    r.args = &a;
+    r.use_cuda = use_cuda;
+    r.use_shape_cache = use_shape_cache;
+    r.t_start = czk_cli_now();
+    r.load_ms = r.witness_buffers = r.witness_buffers_ms = r.ready_ms = r.done_ms = -1;
+    r.last_fin_ms = -1;
+    pthread_mutex_init(&r.mu, NULL);
+    czk_tl_init(&r.tl);
+    czk_engine *e = NULL;
+    czk_job_result res;
+    memset(&res, 0, sizeof res);
+    char *env = NULL;
+    size_t env_len = 0;
     czk_err err;
     czk_status st;
-    uint8_t *buf = NULL, *proofs = NULL;
-    size_t len = 0;
-    czk_c1 *c1 = NULL;
-    czk_pool *pool = NULL;
-    czk_params *params = NULL;
-    czk_pvk *pvk = NULL;
-    czk_shape *shape = NULL;
-    czk_porep_graph *graph = NULL;
-    czk_backend be = {0};
-
-    if ((rc = czk_cli_read_file(CMD, c1_path, &buf, &len))) return rc;
     rc = CZK_EXIT_ERROR;
-    t0 = czk_cli_now();
-    bool env = false;
-    uint64_t env_sector = 0;
-    st = czk_cli_parse_c1(&c1, &env, &env_sector, buf, len, &err);
-    double t_parse = czk_cli_now() - t0;
-    free(buf);
-    if (st) {
-        fprintf(stderr, "czk %s: %s: refused: %s\n", CMD, c1_path, err.msg);
-        return st == CZK_ERR_NOMEM ? CZK_EXIT_ERROR : CZK_EXIT_NO;
-    }
-    if (env) {
-        if (have_sector && sector != env_sector) {
+
+    /* the C1 */
+    czk_cli_c1 in;
+    if ((rc = czk_cli_c1_load(&in, &a, CZK_EXIT_NO, true))) goto out;
+    rc = CZK_EXIT_ERROR;
+    const czk_c1 *c1 = in.c1;
+    r.shape = in.proof.shape;
+    r.partitions = c1->num_partitions;
+    uint32_t nvanilla = c1->num_partitions * c1->challenges_per_partition;
+    printf("c1: %s: %s C1 of %s (registered proof %u), %s sector, %u partition%s x %u challenges\n",
+           a.c1_path, in.envelope ? "enveloped" : "raw",
+           czk_registered_proof_name(c1->registered_proof), c1->registered_proof,
+           in.proof.shape->name, c1->num_partitions, c1->num_partitions == 1 ? "" : "s",
+           c1->challenges_per_partition);
+    fflush(stdout);
+    /* replica_id: the engine's intake checks it for a miner id; a prover id (or miner f00,
+       which a request cannot carry) is checked here */
+    bool ids = czk_cli_c1_ids(&a, &in);
+    uint64_t req_miner = ids && a.have_miner ? a.miner : 0;
+    char ids_text[160];
+    czk_cli_c1_ids_text(ids_text, sizeof ids_text, &a, in.sector);
+    if (ids && !req_miner) {
+        uint8_t prover[32], rid[32];
+        czk_cli_c1_prover_id(prover, &a);
+        czk_porep_replica_id(rid, prover, in.sector, c1->ticket.b, c1->comm_d.b, in.proof.porep_id);
+        if (memcmp(rid, c1->replica_id.b, 32)) {
             fprintf(stderr,
-                    "czk %s: %s: refused: the envelope's SectorNum %llu is not --sector-num %llu\n",
-                    CMD, c1_path, (unsigned long long)env_sector, (unsigned long long)sector);
+                    "czk %s: %s: refused at pre-check: replica_id: the C1's is not that of %s\n",
+                    CMD, a.c1_path, ids_text);
             rc = CZK_EXIT_NO;
             goto out;
         }
-        sector = env_sector;
-        have_sector = true;
     }
-    czk_porep_proof pr;
-    if (czk_porep_proof_lookup(c1->registered_proof, &pr, &err)) {
-        czk_cli_fail(CMD, "%s", err.msg);
+    if (in.envelope) {
+        env = (char *)in.bytes;
+        env_len = in.len;
+        in.bytes = NULL;
+    } else if ((rc = czk_cli_envelope(CMD, &env, &env_len, in.bytes, in.len, in.sector,
+                                      in.proof.shape->sector_size))) {
         goto out;
     }
-    printf("c1: %s: %s C1 of %s (registered proof %u), %s sector, %u partition%s x %u challenges\n",
-           c1_path, env ? "enveloped" : "raw", czk_registered_proof_name(c1->registered_proof),
-           c1->registered_proof, pr.shape->name, c1->num_partitions,
-           c1->num_partitions == 1 ? "" : "s", c1->challenges_per_partition);
-    fflush(stdout);
+    rc = CZK_EXIT_ERROR;
+    free(in.bytes); /* the engine parses its own copy from the envelope */
+    in.bytes = NULL;
 
-    if (!(pool = czk_pool_create((unsigned)threads, &err))) {
+    /* the engine, from the command line */
+    czk_engine_opts eo;
+    czk_engine_opts_default(&eo);
+    engine_config(&eo.config, use_cuda, device, threads, witnesses, c1->num_partitions, &a);
+    eo.gpu = &czk_cuda_provider; /* BACKEND REGISTRATION (composition root): --backend cuda */
+    eo.on_event = on_event;
+    eo.event_ctx = &r;
+    eo.log = on_log;
+    if ((st = czk_engine_create(&e, &eo, &err))) {
+        czk_cli_fail(CMD, "%s", err.msg);
+        goto out;
+    }
+    if ((st = register_kinds(e, &r, &err))) {
         czk_cli_fail(CMD, "%s", err.msg);
         goto out;
     }
 
-    /* pre-check, and the replica_id the public inputs use */
-    t0 = czk_cli_now();
-    if ((st = czk_c1_graph(&graph, c1, pool, &err))) {
+    /* intake: the engine parses the envelope and pre-checks every vanilla proof */
+    czk_proof_request req;
+    memset(&req, 0, sizeof req);
+    req.request_id = JOB_ID;
+    req.kind = CZK_KIND_POREP_C2;
+    req.sector_size = in.proof.shape->sector_size;
+    req.registered_proof = c1->registered_proof;
+    req.vanilla_proof = (const uint8_t *)env;
+    req.vanilla_proof_len = env_len;
+    req.sector_number = in.sector;
+    req.miner_id = req_miner;
+    char job[CZK_JOB_ID_MAX];
+    double t0 = czk_cli_now();
+    if ((st = czk_engine_submit(e, &req, job, NULL, &err))) {
+        /* the kind refused the C1 at intake (pre-check): exit 1, as a refused proof */
+        if (st == CZK_ERR_FORMAT || st == CZK_ERR_VERIFY || st == CZK_ERR_MISMATCH) {
+            fprintf(stderr, "czk %s: %s: refused at pre-check: %s\n", CMD, a.c1_path,
+                    intake_reason(err.msg));
+            rc = CZK_EXIT_NO;
+        } else {
+            czk_cli_fail(CMD, "%s", err.msg);
+        }
+        goto out;
+    }
+    double t_intake = czk_cli_now() - t0;
+    free(env);
+    env = NULL;
+    czk_job_info ji;
+    if ((st = czk_engine_job_info(e, job, &ji, &err))) {
         czk_cli_fail(CMD, "%s", err.msg);
         goto out;
     }
-    double t_graph = czk_cli_now() - t0;
-    bool ids = have_sector && have_miner;
-    czk_precheck_opts po = {
-        .have_ids = ids, .sector_num = sector, .miner_id = miner, .graph = graph};
-    t0 = czk_cli_now();
-    st = czk_c1_precheck(c1, &po, pool, &err);
-    double t_precheck = czk_cli_now() - t0;
-    if (st) {
-        fprintf(stderr, "czk %s: %s: refused at pre-check: %s\n", CMD, c1_path, err.msg);
-        rc = st == CZK_ERR_NOMEM || st == CZK_ERR_INTERNAL ? CZK_EXIT_ERROR : CZK_EXIT_NO;
+    if (ji.state == CZK_JOB_FAILED) {
+        czk_err aerr;
+        if (czk_engine_await(e, job, 0, &res, &aerr) != CZK_OK)
+            snprintf(res.error, sizeof res.error, "%s", aerr.msg);
+        bool intake = ji.partitions == 0;
+        fprintf(stderr, "czk %s: %s: %s: %s\n", CMD, a.c1_path,
+                intake ? "refused at pre-check" : "failed", intake_reason(res.error));
+        rc = intake && res.error_code != CZK_ERR_NOMEM && res.error_code != CZK_ERR_INTERNAL
+                 ? CZK_EXIT_NO
+                 : CZK_EXIT_ERROR;
         goto out;
     }
-    uint8_t replica_id[32];
-    memcpy(replica_id, c1->replica_id.b, 32);
-    if (ids) {
-        printf(
-            "pre-check: %u vanilla proofs verified; replica_id matches miner f0%llu, sector %llu\n",
-            c1->num_partitions * c1->challenges_per_partition, (unsigned long long)miner,
-            (unsigned long long)sector);
-    } else {
+    if (ids)
+        printf("pre-check: %u vanilla proofs verified; replica_id matches %s\n", nvanilla,
+               ids_text);
+    else
         printf("pre-check: %u vanilla proofs verified; replica_id NOT checked (needs --sector-num "
                "and --miner-id): the C1's own is used\n",
-               c1->num_partitions * c1->challenges_per_partition);
-    }
-
-    /* keys */
-    char ppath[PATH_MAX];
-    czk_porep_key_kind kind = CZK_POREP_KEY_TEST;
-    const char *kind_name = "given with --params";
-    if (params_arg) {
-        snprintf(ppath, sizeof ppath, "%s", params_arg);
-    } else {
-        char dir[PATH_MAX];
-        if (cache_arg)
-            snprintf(dir, sizeof dir, "%s", cache_arg);
-        else if ((st = czk_porep_param_cache_dir(dir, sizeof dir, &err))) {
-            czk_cli_fail(CMD, "%s", err.msg);
-            goto out;
-        }
-        if ((st = czk_porep_find_key(ppath, sizeof ppath, &kind, dir, pr.shape, ".params", &err))) {
-            czk_cli_fail(CMD, "%s (czk setup --sector-size %s --out-dir DIR makes test keys)",
-                         err.msg, pr.shape->name);
-            goto out;
-        }
-        kind_name = kind == CZK_POREP_KEY_FILECOIN
-                        ? "Filecoin v28 parameters"
-                        : "czk TEST keys (valid only with their own .vk)";
-    }
-    czk_cli_progress prog;
-    czk_cli_progress_init(&prog, CMD);
-    czk_params_read_opts ro = {
-        .flags = use_cuda && czk_cuda_params_device_decode() ? CZK_PARAMS_ENCODED : 0,
-        .pool = pool,
-        .progress = czk_cli_progress_fn,
-        .progress_ctx = &prog};
-    czk_params_read_info ri;
-    t0 = czk_cli_now();
-    st = czk_params_read(&params, ppath, &ro, &ri, &err);
-    czk_cli_progress_end(&prog);
-    double t_params = czk_cli_now() - t0;
-    if (st) {
-        czk_cli_fail(CMD, "%s", err.msg);
-        goto out;
-    }
-    printf("keys: %s (%s)\n      %.2f GB read in %.2f s; subgroup membership: %s%s\n", ppath,
-           kind_name, (double)ri.bytes / 1e9, t_params, trust_name(ri.trust),
-           params->encoded ? "; encoded (decoded on the GPU)" : "");
-    if (!(pvk = malloc(sizeof *pvk)) || czk_pvk_prepare(pvk, &params->vk, &err)) {
-        if (!pvk) czk_errf(&err, CZK_ERR_NOMEM, "out of memory");
-        free(pvk);
-        pvk = NULL;
-        czk_cli_fail(CMD, "%s", err.msg);
-        goto out;
-    }
-
-    /* shape */
-    bool recorded = false;
-    t0 = czk_cli_now();
-    if ((st = czk_porep_shape_load(&shape, &recorded, pr.shape, use_shape_cache, &err))) {
-        czk_cli_fail(CMD, "%s", err.msg);
-        goto out;
-    }
-    double t_shape = czk_cli_now() - t0;
-    printf("shape: %llu constraints, %u inputs, %u aux (%s)\n",
-           (unsigned long long)shape->num_constraints, shape->num_inputs, shape->num_aux,
-           recorded ? "recorded now" : "shape cache");
-    if ((st = czk_params_check_shape(params, shape, &err))) {
-        czk_cli_fail(CMD, "%s: the keys are not for this circuit: %s", ppath, err.msg);
-        goto out;
-    }
+               nvanilla);
     fflush(stdout);
 
-    /* the backend: the GPU (keys made resident or pinned) or the CPU */
-    czk_porep_c2_load_info li;
-    memset(&li, 0, sizeof li);
-    if (use_cuda) {
-        if ((st = czk_backend_cuda(&be, (int)device, pool, 0, &err))) {
-            czk_cli_fail(CMD, "--backend cuda: %s", err.msg);
-            goto out;
-        }
-        if ((st = czk_porep_c2_load(&be, params, shape, &li, &err))) {
-            czk_cli_fail(CMD, "device %llu: %s", (unsigned long long)device, err.msg);
-            goto out;
-        }
-        printf("backend: cuda, device %llu: %s (%.3f s)\n", (unsigned long long)device,
-               li.no_room        ? "keys stay in host memory and stream (no room on the device)"
-               : li.device_bytes ? "keys resident in device memory"
-                                 : "keys pinned in host memory and streamed",
-               li.seconds);
-        if (li.device_bytes)
-            printf("         %.2f GiB on the device; host copies freed: %.2f GiB (%s%s%s%s%s%s)\n",
-                   gib(li.device_bytes), gib(li.freed_bytes), li.dropped & CZK_SRS_H ? " h" : "",
-                   li.dropped & CZK_SRS_L ? " l" : "", li.dropped & CZK_SRS_A ? " a" : "",
-                   li.dropped & CZK_SRS_B_G1 ? " b_g1" : "",
-                   li.dropped & CZK_SRS_B_G2 ? " b_g2" : "",
-                   li.shape_dropped ? ", shape matrices" : ", shape matrices kept (host SpMV)");
-    } else if ((st = czk_backend_cpu(&be, pool, &err))) {
-        czk_cli_fail(CMD, "%s", err.msg);
+    /* ready: keys, shape, device upload, witness buffers */
+    uint64_t load_ms = 0;
+    st = czk_engine_preload(e, ji.circuit_id, true, NULL, &load_ms, &err);
+    if (st) {
+        if (r.key_missing)
+            czk_cli_fail(CMD, "%s (czk setup --sector-size %s --out-dir DIR makes test keys)",
+                         err.msg, in.proof.shape->name);
+        else
+            czk_cli_fail(CMD, "%s", err.msg);
         goto out;
-    } else {
-        printf("backend: cpu, %u threads\n", czk_pool_threads(pool));
     }
-    double t_ready = czk_cli_now() - t_start;
+    printf("keys: %s (%s)\n      %.2f GB read in %.2f s; subgroup membership: %s%s\n", r.key_path,
+           r.key_kind, (double)r.ri.bytes / 1e9, r.t_params, trust_name(r.ri.trust),
+           r.encoded ? "; encoded (decoded on the GPU)" : "");
+    printf("shape: %llu constraints, %u inputs, %u aux (%s)\n", (unsigned long long)r.constraints,
+           r.num_inputs, r.num_aux, r.recorded ? "recorded now" : "shape cache");
+    czk_engine_status *es = NULL;
+    if (czk_engine_status_get(e, &es, &err)) es = NULL;
+    const czk_engine_srs_status *srs = NULL;
+    unsigned synth_workers = es ? es->synth_workers : 0;
+    for (size_t i = 0; es && i < es->num_srs; i++)
+        if (!strcmp(es->srs[i].circuit_id, ji.circuit_id)) srs = &es->srs[i];
+    pthread_mutex_lock(&r.mu);
+    double wb_s = r.witness_buffers_ms > 0 ? (double)r.witness_buffers_ms / 1e3 : 0.0;
+    pthread_mutex_unlock(&r.mu);
+    double upload = (double)load_ms / 1e3 - r.t_params - r.t_shape - wb_s;
+    if (upload < 0) upload = 0;
+    if (use_cuda) {
+        bool resident = srs && srs->device_bytes;
+        printf("backend: cuda, device %llu: %s (%.3f s)\n", (unsigned long long)device,
+               resident ? "keys resident in device memory"
+                        : "keys in host memory, streamed (pinned where the device allowed it)",
+               upload);
+        if (resident)
+            printf("         %.2f GiB on the device; in host memory %.2f GiB of keys, %.2f GiB "
+                   "of shape%s\n",
+                   gib(srs->device_bytes), gib(srs->size_bytes), gib(srs->shape_bytes),
+                   srs->shape_on_devices ? " (its matrices only on the device)"
+                                         : " (matrices kept: host SpMV)");
+    } else {
+        printf("backend: cpu, %ld threads\n",
+               threads ? (long)threads : sysconf(_SC_NPROCESSORS_ONLN));
+    }
+    czk_engine_status_free(es);
+    double t_ready = czk_cli_now() - r.t_start;
     printf("ready in %.3f s: keys %.3f s (%s), shape %.3f s, device upload %.3f s; resident "
            "set %.2f GiB (peak %.2f GiB)\n",
-           t_ready, t_params, trust_name(ri.trust), t_shape, li.seconds,
+           t_ready, r.t_params, trust_name(r.ri.trust), r.t_shape, upload,
            gib(czk_proc_status_bytes(0, "VmRSS")), gib(czk_cli_peak_rss()));
+    pthread_mutex_lock(&r.mu);
+    r.ready_printed = true;
+    if (r.pending) fputs(r.pending, stdout);
     fflush(stdout);
-    size_t nbytes = (size_t)c1->num_partitions * CZK_PROOF_BYTES;
-    if (!(proofs = malloc(nbytes))) {
-        czk_cli_fail(CMD, "out of memory");
-        goto out;
-    }
-    czk_porep_c2_timings tm;
-    memset(&tm, 0, sizeof tm);
-    czk_porep_c2_opts copts = {.witnesses = (unsigned)witnesses, .on_partition = partition_line};
-    double t_prove = czk_cli_now();
-    st = czk_porep_c2_prove_ex(proofs, c1, replica_id, graph, params, pvk, shape, &be, pool, &copts,
-                               &tm, &err);
-    t_prove = czk_cli_now() - t_prove;
-    if (st) {
+    pthread_mutex_unlock(&r.mu);
+
+    /* the proof: every partition through synthesis, device and finalizer, then verified */
+    if ((st = czk_engine_await(e, job, -1, &res, &err))) {
         czk_cli_fail(CMD, "%s", err.msg);
         goto out;
     }
-    if ((rc = write_out(out_path, proofs, nbytes))) goto out;
+    if (res.state != CZK_JOB_COMPLETED) {
+        czk_cli_fail(CMD, "%s",
+                     res.state == CZK_JOB_FAILED ? res.error : czk_job_state_name(res.state));
+        goto out;
+    }
+    size_t nbytes = (size_t)c1->num_partitions * CZK_PROOF_BYTES;
+    if (res.proof_len != nbytes) {
+        czk_cli_fail(CMD, "the engine returned %zu proof bytes, expected %zu", res.proof_len,
+                     nbytes);
+        goto out;
+    }
+    if ((rc = out_commit(&of, res.proof, nbytes))) goto out;
+    rc = CZK_EXIT_ERROR;
 
-    printf("phase                           seconds\n");
-    row("parse C1", t_parse);
-    row("graph", t_graph);
-    row("pre-check", t_precheck);
-    row("read params", t_params);
-    row("shape", t_shape);
-    row("device upload", li.seconds);
+    /* the phase table, from the job's result and its timeline */
+    uint32_t bufs = 0, pinned = 0;
+    if (!czk_engine_status_get(e, &es, &err)) {
+        for (size_t i = 0; i < es->num_srs; i++)
+            if (!strcmp(es->srs[i].circuit_id, ji.circuit_id)) {
+                bufs = es->srs[i].witness_buffers;
+                pinned = es->srs[i].witness_buffers_pinned;
+            }
+        czk_engine_status_free(es);
+    }
+    czk_engine_destroy(e); /* all its threads have stopped: r is ours alone */
+    e = NULL;
+    double sum[9] = {0}, synth = 0, queue = 0, fin = 0;
+    for (size_t k = 0; k < r.n_parts; k++) {
+        if (!r.parts[k].seen) continue;
+        for (int i = 0; i < 9; i++)
+            sum[i] += r.parts[k].phase[i];
+        synth += (double)r.parts[k].synth_ms / 1e3;
+        queue += (double)r.parts[k].queue_ms / 1e3;
+        fin += (double)r.parts[k].fin_ms / 1e3;
+    }
+    czk_tl_summary ts;
+    bool have_ts = !r.tl_lost && czk_tl_analyze(&r.tl, &ts, &err) == CZK_OK;
+    double verify_s = r.done_ms >= 0 && r.last_fin_ms >= 0 && r.done_ms >= r.last_fin_ms
+                          ? (double)(r.done_ms - r.last_fin_ms) / 1e3
+                          : 0.0;
+    double proving = r.done_ms >= 0 && r.ready_ms >= 0 && r.done_ms >= r.ready_ms
+                         ? (double)(r.done_ms - r.ready_ms) / 1e3
+                         : 0.0;
+    printf("phase                                 seconds\n");
+    row("parse C1", in.parse_s);
+    row("intake (graph, pre-check)", t_intake);
+    row("read params", r.t_params);
+    row("shape", r.t_shape);
+    row("device upload", upload);
+    row("witness buffers", wb_s);
     row("ready", t_ready);
-    row("public inputs", tm.inputs);
-    row("witness (its own thread)", tm.p.witness);
-    row("  device waited for witnesses", tm.witness_wait);
-    row("upload (witness)", tm.p.upload);
-    row("SpMV (a, b, c)", tm.p.spmv);
-    row("NTT (H)", tm.p.ntt);
-    row("MSM h (G1)", tm.p.msm_h);
-    row("MSM l (G1)", tm.p.msm_l);
-    row("MSM a (G1)", tm.p.msm_a);
-    row("MSM b_g1 (G1)", tm.p.msm_b1);
-    row("MSM b_g2 (G2)", tm.p.msm_b2);
-    row("assemble (r, s)", tm.p.assemble);
-    row("verify", tm.verify);
-    row("proving (all partitions, wall)", t_prove);
-    row("total", czk_cli_now() - t_start);
-    printf("per partition: %.3f s wall (%u partition%s, %u witness buffer%s%s)\n",
-           c1->num_partitions ? t_prove / c1->num_partitions : 0.0, c1->num_partitions,
-           c1->num_partitions == 1 ? "" : "s", tm.witness_buffers,
-           tm.witness_buffers == 1 ? "" : "s", tm.witness_buffers_pinned ? ", page-locked" : "");
-    printf("peak RSS: %.1f MiB; threads: %u\n", (double)czk_cli_peak_rss() / (1 << 20),
-           czk_pool_threads(pool));
+    row("witness (synthesis workers)", synth);
+    row("  waited in the GPU queue", queue);
+    if (have_ts) row("  device idle between partitions", (double)ts.gap_total_ms / 1e3);
+    row("upload (witness)", sum[0]);
+    row("SpMV (a, b, c)", sum[1]);
+    row("NTT (H)", sum[2]);
+    row("MSM h (G1)", sum[3]);
+    row("MSM l (G1)", sum[4]);
+    row("MSM a (G1)", sum[5]);
+    row("MSM b_g1 (G1)", sum[6]);
+    row("MSM b_g2 (G2)", sum[7]);
+    row("assemble (r, s)", sum[8]);
+    row("device (lock held)", (double)res.gpu_compute_ms / 1e3);
+    row("finalize", fin);
+    row("verify (public inputs, pairings)", verify_s);
+    row("proving (all partitions, wall)", proving);
+    row("total", czk_cli_now() - r.t_start);
+    if (have_ts) czk_tl_summary_free(&ts);
+    printf("per partition: %.3f s wall (%u partition%s, %u synthesis worker%s, %u witness "
+           "buffer%s, %u page-locked)\n",
+           c1->num_partitions ? proving / c1->num_partitions : 0.0, c1->num_partitions,
+           c1->num_partitions == 1 ? "" : "s", synth_workers, synth_workers == 1 ? "" : "s", bufs,
+           bufs == 1 ? "" : "s", pinned);
+    printf("peak RSS: %.1f MiB; threads: %ld\n", (double)czk_cli_peak_rss() / (1 << 20),
+           threads ? (long)threads : sysconf(_SC_NPROCESSORS_ONLN));
     printf("wrote %s: %zu bytes, %u partition proof%s, each verified\n", out_path, nbytes,
            c1->num_partitions, c1->num_partitions == 1 ? "" : "s");
     rc = fflush(stdout) ? czk_cli_fail(CMD, "writing the output failed") : CZK_EXIT_OK;
 out:
-    czk_backend_release(&be);
-    free(proofs);
-    czk_porep_graph_destroy(graph);
-    czk_shape_free(shape);
-    if (pvk) {
-        czk_pvk_free(pvk);
-        free(pvk);
-    }
-    czk_params_free(params);
-    czk_pool_destroy(pool);
-    czk_c1_free(c1);
+    czk_engine_destroy(e);
+    out_drop(&of);
+    czk_job_result_free(&res);
+    free(env);
+    czk_cli_c1_free(&in);
+    czk_tl_free(&r.tl);
+    free(r.parts);
+    free(r.pending);
+    pthread_mutex_destroy(&r.mu);
     return rc;
 }

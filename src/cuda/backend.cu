@@ -94,7 +94,8 @@ struct cuda_be {
     czk_cuda_ctx *ctx;
     czk_pool *pool;
     uint64_t budget, used;
-    size_t chunk; /* 0: default */
+    size_t chunk;    /* 0: default */
+    bool serial_msm; /* the five MSMs one after another (CZK_CUDA_SERIAL_MSM at creation) */
     pthread_mutex_t mu;
     resident *res;
     /* work buffers, grown as needed, used under mu */
@@ -339,7 +340,7 @@ uint64_t witness_msm_bytes(uint64_t n, bool g2) {
 bool parallel_ok(cuda_be *be, size_t N, const czk_params *p) {
     for (int k = 0; k < NAUX; k++)
         if (!be->aux[k]) return false;
-    if (getenv("CZK_CUDA_SERIAL_MSM")) return false;
+    if (be->serial_msm) return false;
     uint64_t need = 80ull * N + witness_msm_bytes(p->l_len, false) +
                     witness_msm_bytes(p->a_len, false) + witness_msm_bytes(p->b_g1_len, false) +
                     witness_msm_bytes(p->b_g2_len, true) + (512ull << 20);
@@ -784,6 +785,7 @@ extern "C" czk_status czk_backend_cuda(czk_backend *out, int device, czk_pool *p
         czk_cuda_set_copy_pool(be->ctx, be->copy_pool);
     }
     pthread_mutex_init(&be->mu, NULL);
+    be->serial_msm = getenv("CZK_CUDA_SERIAL_MSM") != NULL; /* read once, here */
     be->pool = pool;
     be->budget = vram_budget_bytes;
     out->ops = &CUDA_OPS;
@@ -806,6 +808,17 @@ extern "C" czk_status czk_backend_cuda_residency(const czk_backend *b, const czk
         out->pinned = r->pinned[V_H] || r->pinned[V_L] || r->pinned_by_other;
         out->device_bytes = r->device_bytes;
     }
+    pthread_mutex_unlock(&be->mu);
+    return CZK_OK;
+}
+
+extern "C" czk_status czk_backend_cuda_set_serial_msm(const czk_backend *b, bool serial,
+                                                      czk_err *err) {
+    if (b->ops != &CUDA_OPS)
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "set_serial_msm: not a CUDA backend");
+    cuda_be *be = (cuda_be *)b->self;
+    pthread_mutex_lock(&be->mu);
+    be->serial_msm = serial;
     pthread_mutex_unlock(&be->mu);
     return CZK_OK;
 }

@@ -36,6 +36,7 @@ struct czk_cuda_ctx {
     czkg::fr *gen_lo[2], *gen_hi[2];     /* g^{±t}, g^{±t·2^14}, g = 7 */
     czkg::fr *w1024[2];                  /* ω_1024^{±j}, j < 512 */
     int msm_c;                           /* CZK_CUDA_MSM_C, 0 = per size */
+    uint32_t msm_chunk;                  /* CZK_CUDA_MSM_CHUNK: target chunk length, 0 = G::CHUNK */
     int profile;                         /* print per-phase MSM times (czk_cuda_set_profile) */
     int msm_acc;                 /* accumulation kernel variant, CZK_CUDA_MSM_ACC (msm.cuh) */
     czkg::fr *twist[2][29];      /* ω_M^e, e < M = 2^k, made on first use (ntt.cu) */

@@ -59,6 +59,14 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
                             "ctx_create: CZK_CUDA_MSM_C=%s is not in 6..22", c);
         ctx->msm_c = v;
     }
+    const char *ch = getenv("CZK_CUDA_MSM_CHUNK"); /* benchmark knob: target chunk length */
+    if (ch && *ch) {
+        int v = atoi(ch);
+        if (v < 1 || v > 65536)
+            return czk_errf(err, CZK_ERR_INVALID_ARG,
+                            "ctx_create: CZK_CUDA_MSM_CHUNK=%s is not in 1..65536", ch);
+        ctx->msm_chunk = (uint32_t)v;
+    }
     const char *a = getenv("CZK_CUDA_MSM_ACC");
     if (a && *a) ctx->msm_acc = atoi(a);
     const char *t = getenv("CZK_CUDA_NTT_TWIST");
@@ -189,6 +197,10 @@ extern "C" czk_status czk_cuda_set_msm_c(czk_cuda_ctx *ctx, int c, czk_err *err)
 
 extern "C" void czk_cuda_set_msm_acc(czk_cuda_ctx *ctx, int variant) {
     ctx->msm_acc = variant;
+}
+
+extern "C" void czk_cuda_set_msm_chunk(czk_cuda_ctx *ctx, uint32_t target) {
+    ctx->msm_chunk = target;
 }
 
 extern "C" void czk_cuda_set_profile(czk_cuda_ctx *ctx, int on) {

@@ -42,6 +42,9 @@ CZK_NODISCARD czk_status czk_cuda_rates(czk_cuda_ctx *ctx, double rates[CZK_CUDA
  */
 CZK_NODISCARD czk_status czk_cuda_set_msm_c(czk_cuda_ctx *ctx, int c, czk_err *err);
 void czk_cuda_set_profile(czk_cuda_ctx *ctx, int on);
+/* MSM target chunk length (points per accumulation thread; msm.cuh chunk_len), 0 = the group's
+ * default (G1 128, G2 64). Initially CZK_CUDA_MSM_CHUNK, read when the context is made. */
+void czk_cuda_set_msm_chunk(czk_cuda_ctx *ctx, uint32_t target);
 /* MSM accumulation kernel variant 0..CZK_CUDA_MSM_ACC_VARIANTS − 1 (forms, launch bounds,
  * prefetch; msm.cuh acc_variants); others select 0. */
 #define CZK_CUDA_MSM_ACC_VARIANTS 4

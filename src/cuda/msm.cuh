@@ -57,7 +57,7 @@
  * The window size c minimises W(c)·(1.1·n + 16·2^(c−1)) (accumulation plus
  * bucket reduction, weights fitted to H200 sweeps) over 6..22, unless
  * CZK_CUDA_MSM_C fixes it; CZK_CUDA_MSM_CHUNK sets the target chunk length
- * (benchmarks).
+ * (benchmarks; both read when the context is made: ctx->msm_c, ctx->msm_chunk).
  */
 #ifndef CZK_CUDA_MSM_CUH
 #define CZK_CUDA_MSM_CUH
@@ -561,8 +561,6 @@ struct phase_clock {
  * split into many chunks.
  */
 uint32_t chunk_len(uint32_t n, uint32_t B, uint32_t target, double min_chunks) {
-    const char *env = getenv("CZK_CUDA_MSM_CHUNK"); /* benchmark knob: target chunk length */
-    if (env && atoi(env) > 0) target = (uint32_t)atoi(env);
     double avg = (double)n / B;
     double parts = floor(avg / target + 0.5);
     double fill = ceil(min_chunks / B);
@@ -627,7 +625,8 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
     seg_len = seg_len < 2 ? (B < 2 ? B : 2) : (seg_len > 64 ? 64 : seg_len);
     const uint32_t nseg = B / seg_len;
     const uint32_t nseg2 = nseg > 1024 ? nseg / 1024 : 0; /* first reduction level, if any */
-    const uint32_t L = chunk_len(n, B, G::CHUNK, 2.0 * ctx->sm_count * 384);
+    const uint32_t L =
+        chunk_len(n, B, ctx->msm_chunk ? ctx->msm_chunk : G::CHUNK, 2.0 * ctx->sm_count * 384);
     const uint32_t max_chunks = n / L + (n < B ? n : B) + 1;
     cudaStream_t s = ctx->stream;
 

@@ -8,14 +8,20 @@
  * defaults on a bad size or duration; czk refuses). Unknown keys only warn,
  * so that a cuzk.toml with keys czk does not know still starts the daemon.
  * Sizes and durations take cuzk's forms ("5GiB", "626 MiB", "50GB", "20MB",
- * plain bytes; "5m", "300s", plain seconds), as strings or plain integers.
+ * plain bytes; "5m", "300s", plain seconds), as strings or plain integers;
+ * a bare number of bytes below 1 MiB is refused as a unit left out.
  * pipeline.max_parallel_synthesis, the key cuzk used for the number of
  * partitions synthesized at once, is read as an alias of
  * synthesis.partition_workers with a warning; when both are present the
  * canonical key wins.
+ *
+ * Tables another layer owns (the server's [daemon]) come as czk_config_table
+ * descriptions (czk_config_parse): their keys are read by the same code, into
+ * their own structs; the engine keeps no key of theirs.
  */
 #include "engine/internal.h"
 #include "engine/toml_shim.h"
+#include "util/cache.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -26,10 +32,6 @@
 
 void czk_engine_config_default(czk_engine_config *c) {
     memset(c, 0, sizeof *c);
-    snprintf(c->listen, sizeof c->listen, "unix:///run/curio/cuzk.sock");
-    c->shutdown_drain = true;
-    c->shutdown_grace_ms = 0;
-    c->max_message_bytes = 257ull << 20;
     snprintf(c->param_cache, sizeof c->param_cache, "/data/zk/params");
     c->total_budget = 0;
     c->safety_margin = 5ull << 30;
@@ -64,6 +66,8 @@ void czk_engine_config_default(czk_engine_config *c) {
  * more 4.2 GB witness buffers (page-locked with a CUDA backend).
  */
 void czk_engine_config_finish(czk_engine_config *c) {
+    if (!c->shape_cache[0] && !czk_cache_dir(c->shape_cache, sizeof c->shape_cache, "shapes"))
+        c->shape_cache[0] = 0; /* neither CZK_CACHE_DIR nor HOME: no shape cache */
     if (!c->partition_workers) {
         unsigned n = czk_cpu_count() / 2;
         c->partition_workers = n < 2 ? 2 : n > 18 ? 18 : n;
@@ -163,12 +167,8 @@ typedef struct key {
 #define F(field) offsetof(czk_engine_config, field)
 #define S(field) F(field), sizeof(((czk_engine_config *)0)->field)
 static const key KEYS[] = {
-    {"daemon.listen", K_STR, S(listen), NULL},
-    {"daemon.status_listen", K_STR, S(status_listen), NULL},
-    {"daemon.shutdown_drain", K_BOOL, F(shutdown_drain), 0, NULL},
-    {"daemon.shutdown_grace", K_DUR, F(shutdown_grace_ms), 0, NULL},
-    {"daemon.max_message_size", K_SIZE, F(max_message_bytes), 0, NULL},
     {"srs.param_cache", K_STR, S(param_cache), NULL},
+    {"srs.shape_cache", K_STR, S(shape_cache), NULL},
     {"srs.preload", K_PRELOAD, 0, 0, NULL},
     {"memory.total_budget", K_BUDGET, F(total_budget), 0, NULL},
     {"memory.safety_margin", K_SIZE, F(safety_margin), 0, NULL},
@@ -199,11 +199,13 @@ static const key KEYS[] = {
     {"logging.timeline_file", K_STR, S(timeline_file), NULL},
     {"logging.timeline_keep", K_UINT, F(timeline_keep), 0, NULL},
 };
-static const char *const TABLES[] = {"daemon",    "srs",       "memory",   "gpus",
-                                     "scheduler", "synthesis", "pipeline", "logging"};
+static const char *const TABLES[] = {"srs",       "memory",   "gpus",   "scheduler",
+                                     "synthesis", "pipeline", "logging"};
 
 typedef struct walk_ctx {
     czk_engine_config *cfg;
+    const czk_config_table *tables; /* the other layers' */
+    size_t num_tables;
     const char *source;
     czk_config_warn_fn warn;
     void *warn_ctx;
@@ -235,30 +237,77 @@ static czk_status range_err(walk_ctx *w, const char *k, const czk_tv *v, const c
                     what);
 }
 
+/*
+ * A size written as a bare number is bytes; one below BARE_SIZE_MIN (1 MiB) is refused, since it
+ * is most likely a unit left out (`memory.total_budget = 12` meant "12 GiB"): no proof fits in
+ * it. With a unit ("12 MB") any size is taken as written; 0 keeps its meaning.
+ */
+#define BARE_SIZE_MIN (1ull << 20)
+
+static bool is_bare_number(const char *s) {
+    while (isspace((unsigned char)*s))
+        s++;
+    if (!isdigit((unsigned char)*s)) return false;
+    while (isdigit((unsigned char)*s))
+        s++;
+    while (isspace((unsigned char)*s))
+        s++;
+    return !*s;
+}
+
+static czk_status bare_size_err(walk_ctx *w, const char *k, const czk_tv *v, uint64_t bytes,
+                                czk_err *err) {
+    char what[200];
+    snprintf(what, sizeof what,
+             "%llu is taken as bytes, below the 1 MiB a bare number may give; write the unit "
+             "(\"%llu GiB\", \"%llu MiB\", \"%llu GB\" or \"%llu MB\")",
+             (unsigned long long)bytes, (unsigned long long)bytes, (unsigned long long)bytes,
+             (unsigned long long)bytes, (unsigned long long)bytes);
+    return range_err(w, k, v, what, err);
+}
+
+/* Whether the first n bytes of k name a table of the engine's or of w->tables. */
+static bool known_table(const walk_ctx *w, const char *k, size_t n) {
+    for (size_t i = 0; i < sizeof TABLES / sizeof TABLES[0]; i++)
+        if (strlen(TABLES[i]) == n && !memcmp(TABLES[i], k, n)) return true;
+    for (size_t i = 0; i < w->num_tables; i++)
+        if (strlen(w->tables[i].name) == n && !memcmp(w->tables[i].name, k, n)) return true;
+    return false;
+}
+
+static const kt FOREIGN_TYPE[] = {
+    [CZK_CONFIG_STRING] = K_STR,
+    [CZK_CONFIG_BOOL] = K_BOOL,
+    [CZK_CONFIG_SIZE] = K_SIZE,
+    [CZK_CONFIG_DURATION] = K_DUR,
+};
+
 static czk_status on_value(void *ctx, const char *k, const czk_tv *v, czk_err *err) {
     walk_ctx *w = ctx;
     char *base = (char *)w->cfg;
     if (v->type == CZK_TV_TABLE) {
-        if (strchr(k, '.')) { /* a sub-table: no key of ours is a table below the first level */
+        /* a sub-table: no key of ours is a table below the first level */
+        if (strchr(k, '.') || !known_table(w, k, strlen(k)))
             warnf(w, "%s:%u:%u: unknown table [%s] (ignored)", w->source, v->kline, v->kcol, k);
-            return CZK_OK;
-        }
-        for (size_t i = 0; i < sizeof TABLES / sizeof TABLES[0]; i++)
-            if (!strcmp(TABLES[i], k)) return CZK_OK;
-        warnf(w, "%s:%u:%u: unknown table [%s] (ignored)", w->source, v->kline, v->kcol, k);
         return CZK_OK;
     }
     const key *kd = NULL;
     for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0] && !kd; i++)
         if (!strcmp(KEYS[i].name, k)) kd = &KEYS[i];
+    key foreign;
+    for (size_t t = 0; t < w->num_tables && !kd; t++)
+        for (size_t i = 0; i < w->tables[t].num_keys && !kd; i++) {
+            const czk_config_key *fk = &w->tables[t].keys[i];
+            if (strcmp(fk->name, k) || (unsigned)fk->type >= sizeof FOREIGN_TYPE / sizeof(kt))
+                continue;
+            foreign = (key){fk->name, FOREIGN_TYPE[fk->type], fk->offset, fk->cap, NULL};
+            kd = &foreign;
+            base = w->tables[t].base;
+        }
     if (!kd) {
         /* keys inside an unknown table were reported with the table */
         const char *dot = strchr(k, '.');
-        bool known_table = false;
-        for (size_t i = 0; dot && i < sizeof TABLES / sizeof TABLES[0]; i++)
-            if (strlen(TABLES[i]) == (size_t)(dot - k) && !memcmp(TABLES[i], k, (size_t)(dot - k)))
-                known_table = true;
-        if (known_table || !dot)
+        if (!dot || known_table(w, k, (size_t)(dot - k)))
             warnf(w, "%s:%u:%u: unknown key %s (ignored)", w->source, v->kline, v->kcol, k);
         return CZK_OK;
     }
@@ -312,7 +361,7 @@ static czk_status on_value(void *ctx, const char *k, const czk_tv *v, czk_err *e
             *(uint64_t *)(base + kd->off) = (uint64_t)v->i;
         } else {
             *(unsigned *)(base + kd->off) = (unsigned)v->i;
-            if (kd->off == F(partition_workers)) w->pw_set = true;
+            if (base == (char *)w->cfg && kd->off == F(partition_workers)) w->pw_set = true;
         }
         return CZK_OK;
     case K_BOOL:
@@ -324,6 +373,12 @@ static czk_status on_value(void *ctx, const char *k, const czk_tv *v, czk_err *e
         if (v->type == CZK_TV_INT) {
             if (v->i < 0) return range_err(w, k, v, "negative", err);
             u = (uint64_t)v->i;
+            if (u && u < BARE_SIZE_MIN) return bare_size_err(w, k, v, u, err);
+        } else if (v->type == CZK_TV_STRING && is_bare_number(v->s)) {
+            if (czk_parse_size(v->s, &u, &verr)) return range_err(w, k, v, verr.msg, err);
+            if (u && u < BARE_SIZE_MIN) return bare_size_err(w, k, v, u, err);
+            if (kd->type == K_BUDGET && u == 0)
+                return range_err(w, k, v, "zero (use \"auto\")", err);
         } else if (v->type == CZK_TV_STRING) {
             if (kd->type == K_BUDGET && !strcmp(v->s, "auto")) {
                 u = 0;
@@ -389,18 +444,31 @@ static czk_status on_value(void *ctx, const char *k, const czk_tv *v, czk_err *e
     return CZK_OK;
 }
 
-czk_status czk_engine_config_parse(czk_engine_config *cfg, const char *text, size_t len,
-                                   const char *source, czk_config_warn_fn warn, void *warn_ctx,
-                                   czk_err *err) {
-    walk_ctx w = {cfg, source ? source : "config", warn, warn_ctx, false, false, 0};
+czk_status czk_config_parse(czk_engine_config *cfg, const czk_config_table *tables,
+                            size_t num_tables, const char *text, size_t len, const char *source,
+                            czk_config_warn_fn warn, void *warn_ctx, czk_err *err) {
+    walk_ctx w = {cfg,   tables, num_tables, source ? source : "config", warn, warn_ctx,
+                  false, false,  0};
     czk_status st = czk_toml_walk(text, len, w.source, on_value, &w, err);
     if (st) return st;
     if (w.alias_set && !w.pw_set) cfg->partition_workers = w.alias;
     return CZK_OK;
 }
 
+czk_status czk_engine_config_parse(czk_engine_config *cfg, const char *text, size_t len,
+                                   const char *source, czk_config_warn_fn warn, void *warn_ctx,
+                                   czk_err *err) {
+    return czk_config_parse(cfg, NULL, 0, text, len, source, warn, warn_ctx, err);
+}
+
 czk_status czk_engine_config_load(czk_engine_config *cfg, const char *path, czk_config_warn_fn warn,
                                   void *warn_ctx, czk_err *err) {
+    return czk_config_load(cfg, NULL, 0, path, warn, warn_ctx, err);
+}
+
+czk_status czk_config_load(czk_engine_config *cfg, const czk_config_table *tables,
+                           size_t num_tables, const char *path, czk_config_warn_fn warn,
+                           void *warn_ctx, czk_err *err) {
     FILE *f = fopen(path, "rb");
     if (!f) return czk_errf(err, CZK_ERR_IO, "config %s: %s", path, strerror(errno));
     size_t cap = 4096, len = 0;
@@ -425,7 +493,7 @@ czk_status czk_engine_config_load(czk_engine_config *cfg, const char *path, czk_
         free(buf);
         return czk_errf(err, CZK_ERR_IO, "config %s: read error", path);
     }
-    czk_status st = czk_engine_config_parse(cfg, buf, len, path, warn, warn_ctx, err);
+    czk_status st = czk_config_parse(cfg, tables, num_tables, buf, len, path, warn, warn_ctx, err);
     free(buf);
     return st;
 }

@@ -31,8 +31,6 @@
 #include "engine/internal.h"
 #include "util/digest.h"
 
-#include "czk/cuda.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -494,6 +492,10 @@ static bool name_ok(const char *s) {
     return s && *s && strlen(s) < CZK_KIND_NAME_MAX;
 }
 
+const czk_engine_config *czk_engine_get_config(const czk_engine *e) {
+    return &e->cfg;
+}
+
 czk_status czk_engine_register_kind(czk_engine *e, const czk_proof_kind *kind, czk_err *err) {
     if (!kind->parse || !kind->synthesize || !kind->public_inputs || !kind->load_circuit ||
         !name_ok(kind->name) || !name_ok(kind->metric_label) ||
@@ -554,17 +556,30 @@ static czk_status make_devices(czk_engine *e, czk_err *err) {
     int ordinals[CZK_ENGINE_MAX_DEVICES];
     int n = 0;
     bool cpu = !strcmp(c->backend, "cpu");
-    int ncuda = cpu ? 0 : czk_cuda_device_count();
-    /* Without a factory: the CUDA backend where this build has it and a device exists
-     * ("auto" or "cuda"); "auto" falls back to the CPU pseudo-device, "cuda" fails. */
-    bool use_cuda = false;
+    /* the device backend the composition root gave (opts.gpu), the one gpus.backend may name */
+    const czk_backend_provider *g = e->opts.gpu;
+    int ngpu = cpu || !g ? 0 : g->device_count();
+    /* Without a factory: the given device backend where this build has it and a device
+     * exists ("auto" or its name); "auto" falls back to the CPU pseudo-device, a name fails. */
+    bool use_gpu = false;
     if (!e->opts.make_backend && !cpu) {
-        if (czk_cuda_built() && ncuda > 0)
-            use_cuda = true;
-        else if (!strcmp(c->backend, "cuda"))
-            return czk_errf(err, CZK_ERR_UNSUPPORTED, "engine: gpus.backend = \"cuda\": %s",
-                            czk_cuda_built() ? "no CUDA device found (no GPU or no driver)"
-                                             : "this build has no CUDA backend");
+        bool named = strcmp(c->backend, "auto") != 0;
+        if (g && g->built() && ngpu > 0 && (!named || !strcmp(c->backend, g->name)))
+            use_gpu = true;
+        else if (named && (!g || strcmp(c->backend, g->name)))
+            return czk_errf(err, CZK_ERR_UNSUPPORTED,
+                            "engine: gpus.backend = \"%s\": no such backend was given to this "
+                            "engine (czk_engine_opts.gpu)",
+                            c->backend);
+        else if (named)
+            return g->built() ? czk_errf(err, CZK_ERR_UNSUPPORTED,
+                                         "engine: gpus.backend = \"%s\": no %s device found (no "
+                                         "GPU or no driver)",
+                                         c->backend, g->label)
+                              : czk_errf(err, CZK_ERR_UNSUPPORTED,
+                                         "engine: gpus.backend = \"%s\": this build has no %s "
+                                         "backend",
+                                         c->backend, g->label);
         else
             cpu = true;
     }
@@ -573,8 +588,8 @@ static czk_status make_devices(czk_engine *e, czk_err *err) {
     } else if (c->num_devices) {
         for (unsigned i = 0; i < c->num_devices; i++)
             ordinals[n++] = c->devices[i];
-    } else if (ncuda > 0) {
-        for (int i = 0; i < ncuda && i < CZK_ENGINE_MAX_DEVICES; i++)
+    } else if (ngpu > 0) {
+        for (int i = 0; i < ngpu && i < CZK_ENGINE_MAX_DEVICES; i++)
             ordinals[n++] = i;
     } else {
         ordinals[n++] = -1;
@@ -588,9 +603,9 @@ static czk_status make_devices(czk_engine *e, czk_err *err) {
         e->num_devices = i + 1;
         czk_status st = e->opts.make_backend ? e->opts.make_backend(e->opts.backend_ctx, d->ordinal,
                                                                     e->gpu_pool, &d->backend, err)
-                        : use_cuda ? czk_backend_cuda(&d->backend, d->ordinal, e->gpu_pool,
-                                                      e->cfg.vram_budget, err)
-                                   : czk_backend_cpu(&d->backend, e->gpu_pool, err);
+                        : use_gpu
+                            ? g->make(&d->backend, d->ordinal, e->gpu_pool, e->cfg.vram_budget, err)
+                            : czk_backend_cpu(&d->backend, e->gpu_pool, err);
         if (st) return czk_err_wrap(err, "engine: backend of device %d", d->ordinal);
         snprintf(d->name, sizeof d->name, "%s", d->backend.ops->name);
         d->workers = c->gpu_workers_per_device;

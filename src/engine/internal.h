@@ -19,7 +19,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 
-/* ---- the memory budget (budget.c) ---- */
+/* ---- the memory budget (kept by srs.c; pipeline.c and wpool.c draw on it) ---- */
 
 typedef struct czk_budget {
     uint64_t total;
@@ -135,6 +135,7 @@ typedef struct czk_item {
     czk_msm_sums sums;
     unsigned deferred;
     uint64_t gpu_ms;
+    czk_prove_timings tm; /* its device part and finalization (FINALIZE_END's *_us fields) */
     struct czk_item *next;
 } czk_item;
 

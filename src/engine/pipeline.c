@@ -51,6 +51,7 @@
  * returns the item's working memory to the budget.
  */
 #include "engine/internal.h"
+#include "util/time.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,15 +82,6 @@ static void q_remove(czk_item **q, czk_item *it) {
             it->next = NULL;
             return;
         }
-}
-
-static void timed_wait(pthread_cond_t *cv, pthread_mutex_t *mu, unsigned ms) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_nsec += (long)(ms % 1000) * 1000000L;
-    ts.tv_sec += ms / 1000 + ts.tv_nsec / 1000000000L;
-    ts.tv_nsec %= 1000000000L;
-    pthread_cond_timedwait(cv, mu, &ts);
 }
 
 /* ---- jobs ---- */
@@ -291,7 +283,7 @@ void *czk_synth_main(void *arg) {
     while (!e->stopping) {
         czk_item *it = admit(e);
         if (!it) {
-            timed_wait(&e->synth_cv, &e->mu, 250);
+            czk_timed_wait(&e->synth_cv, &e->mu, 250);
             continue;
         }
         wa->item = it;
@@ -435,7 +427,7 @@ void *czk_gpu_main(void *arg) {
         czk_err err;
         czk_err_clear(&err);
         czk_status st = czk_prove_device(&dev->backend, params, shape, &it->w, &lk, &it->sums,
-                                         &it->deferred, NULL, &err);
+                                         &it->deferred, &it->tm, &err);
 
         pthread_mutex_lock(&e->mu);
         gw->item = NULL;
@@ -543,15 +535,23 @@ void *czk_fin_main(void *arg) {
         czk_err_clear(&err);
         czk_proof proof;
         czk_status st = czk_prove_finalize(params, shape, &it->w, &it->sums, it->deferred, NULL,
-                                           NULL, &proof, e->gpu_pool, NULL, &err);
+                                           NULL, &proof, e->gpu_pool, &it->tm, &err);
         uint64_t wbytes = czk_wpool_buffer_bytes(shape);
 
         pthread_mutex_lock(&e->mu);
         e->n_fin--;
         uint64_t ms = czk_engine_ms(e) - t0;
+        const czk_prove_timings *tm = &it->tm;
+#define US(x) (unsigned long long)((x)*1e6 + 0.5)
         czk_timeline_emit(e, CZK_EV_FINALIZE_END, j->id, (int)it->k, wa->index,
-                          "finalize_ms=%llu%s%s", (unsigned long long)ms, st ? " error=" : "",
+                          "finalize_ms=%llu upload_us=%llu spmv_us=%llu ntt_us=%llu msm_h_us=%llu "
+                          "msm_l_us=%llu msm_a_us=%llu msm_b1_us=%llu msm_b2_us=%llu "
+                          "assemble_us=%llu%s%s",
+                          (unsigned long long)ms, US(tm->upload), US(tm->spmv), US(tm->ntt),
+                          US(tm->msm_h), US(tm->msm_l), US(tm->msm_a), US(tm->msm_b1),
+                          US(tm->msm_b2), US(tm->assemble), st ? " error=" : "",
                           st ? czk_status_name(st) : "");
+#undef US
         if (it->probe) {
             srs_entry *s = j->srs;
             uint64_t peak = e->probe_peak_rss, cur = czk_rss_bytes();

@@ -28,7 +28,7 @@
  * allows"). Otherwise the host copy stays, in anonymous page-aligned memory
  * advised for huge pages, ready to be pinned by a CUDA backend. Likewise the
  * shape: where every device runs the SpMV from its own copy of the matrices
- * (czk_backend_cuda_residency: shape_resident), the host CSR arrays (8.3 GiB
+ * (the device backend's shape_resident, czk_engine_opts.gpu), the host CSR arrays (8.3 GiB
  * at 32GiB) are freed. What stays on the host is what host code still reads:
  * the counts and the density bitmaps (the CUDA backend's find() and index
  * lists, the CPU's G2 MSM in finalization), the coefficient table, the vk
@@ -46,9 +46,8 @@
  * on the device), so an entry in use is never evicted under it.
  */
 #include "engine/internal.h"
-#include "groth16/internal.h"
 
-#include "czk/cuda.h"
+#include "util/time.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -294,15 +293,6 @@ static void fail_waiting_jobs(czk_engine *e, srs_entry *s) {
                          "job %s: SRS %s: %s", j->id, s->id, s->load_err.msg);
 }
 
-static void timed_wait(pthread_cond_t *cv, pthread_mutex_t *mu, unsigned ms) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_nsec += (long)(ms % 1000) * 1000000L;
-    ts.tv_sec += ms / 1000 + ts.tv_nsec / 1000000000L;
-    ts.tv_nsec %= 1000000000L;
-    pthread_cond_timedwait(cv, mu, &ts);
-}
-
 /*
  * Progress of a parameter read (czk_params_progress_fn), on the loader
  * thread without mu: the entry shows the last report; a log line comes when
@@ -381,7 +371,7 @@ static void load_one(czk_engine *e, srs_entry *s) {
             return;
         }
         s->waiting_budget = true;
-        timed_wait(&e->srs_cv, &e->mu, 100);
+        czk_timed_wait(&e->srs_cv, &e->mu, 100);
     }
     s->waiting_budget = false;
     if (e->stopping) return;
@@ -436,19 +426,12 @@ static void load_one(czk_engine *e, srs_entry *s) {
         }
         if (all && device_bytes) {
             /* every device holds them: free the host vectors the device part no longer reads */
-            if (droppable & CZK_SRS_H) czk_g16_free(params->h), params->h = NULL;
-            if (droppable & CZK_SRS_L) czk_g16_free(params->l), params->l = NULL;
-            if (droppable & CZK_SRS_A) czk_g16_free(params->a), params->a = NULL;
-            if (droppable & CZK_SRS_B_G1) czk_g16_free(params->b_g1), params->b_g1 = NULL;
-            if (droppable & CZK_SRS_B_G2) czk_g16_free(params->b_g2), params->b_g2 = NULL;
+            czk_params_drop_host(params, droppable, NULL);
             bool shape_everywhere = true;
-            for (int d = 0; d < e->num_devices && shape_everywhere; d++) {
-                czk_cuda_residency r;
-                czk_err rerr;
+            const czk_backend_provider *g = e->opts.gpu;
+            for (int d = 0; d < e->num_devices && shape_everywhere; d++)
                 shape_everywhere =
-                    !czk_backend_cuda_residency(&e->devices[d].backend, params, &r, &rerr) &&
-                    r.shape_resident;
-            }
+                    g && g->shape_resident && g->shape_resident(&e->devices[d].backend, params);
             if (shape_everywhere) shape_dropped = drop_shape_matrices(shape);
         }
     }

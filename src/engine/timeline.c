@@ -19,6 +19,7 @@
  * they concern.
  */
 #include "engine/internal.h"
+#include "util/time.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -37,10 +38,7 @@ const char *czk_event_name(czk_event_type t) {
 }
 
 uint64_t czk_engine_ms(const czk_engine *e) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-    return (now - e->t0_ns) / 1000000u;
+    return (czk_now_ns() - e->t0_ns) / 1000000u;
 }
 
 czk_status czk_timeline_open(czk_engine *e, czk_err *err) {

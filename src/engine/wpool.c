@@ -61,6 +61,7 @@
  */
 #include "engine/internal.h"
 #include "util/hostmem.h"
+#include "util/time.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -162,12 +163,6 @@ typedef struct prefill {
     czk_err err;    /* the first failure */
 } prefill;
 
-static double mono_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void *prefill_main(void *arg) {
     prefill *p = arg;
     while (!atomic_load(&p->stop) && !atomic_load(&p->e->stop_flag)) {
@@ -178,9 +173,9 @@ static void *prefill_main(void *arg) {
         czk_err err;
         czk_err_clear(&err);
         czk_wbuf *b = NULL;
-        double t0 = mono_s();
+        double t0 = czk_now();
         czk_status st = czk_wpool_alloc(p->e, p->shape, &b, &err);
-        double dt = mono_s() - t0;
+        double dt = czk_now() - t0;
         if (st) atomic_store(&p->stop, true);
         pthread_mutex_lock(&p->e->mu);
         p->bufs[i] = b;
@@ -238,17 +233,17 @@ void czk_wpool_prefill(czk_engine *e, srs_entry *s, uint64_t reserve) {
     pthread_t tid[PREFILL_THREADS];
     pthread_mutex_unlock(&e->mu);
     /* the first alone: its time is what one costs, and the log compares the rest with it */
-    double t0 = mono_s();
+    double t0 = czk_now();
     p.upto = 1;
     prefill_main(&p);
-    double t_first = mono_s() - t0;
+    double t_first = czk_now() - t0;
     p.upto = n;
     for (unsigned i = 1; i < nt; i++)
         if (!pthread_create(&tid[started], NULL, prefill_main, &p)) started++;
     prefill_main(&p);
     for (unsigned i = 0; i < started; i++)
         pthread_join(tid[i], NULL);
-    double wall = mono_s() - t0, t_rest = wall - t_first;
+    double wall = czk_now() - t0, t_rest = wall - t_first;
     pthread_mutex_lock(&e->mu);
     uint32_t made = 0, pinned = 0;
     for (uint32_t i = 0; i < n; i++) {

@@ -3,6 +3,7 @@
 #define CZK_GROTH16_INTERNAL_H
 
 #include "czk/groth16.h"
+#include "util/time.h"
 
 #include <blake2.h>
 #include <sys/stat.h>
@@ -15,9 +16,7 @@ void czk_g16_free(void *p);
 
 /* Monotonic seconds. */
 static inline double czk_g16_now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+    return czk_now();
 }
 
 /* Lower-case hex of n bytes into out (2n + 1 chars with the NUL). */

@@ -22,19 +22,6 @@ czk_status czk_param_cache_dir(char *out, size_t cap, czk_err *err) {
     return CZK_OK;
 }
 
-bool czk_cache_dir(char *out, size_t cap, const char *sub) {
-    const char *env = getenv("CZK_CACHE_DIR");
-    int n;
-    if (env && *env) {
-        n = snprintf(out, cap, "%s/%s", env, sub);
-    } else {
-        const char *home = getenv("HOME");
-        if (!home || !*home) return false;
-        n = snprintf(out, cap, "%s/.cache/czk/%s", home, sub);
-    }
-    return n > 0 && (size_t)n < cap;
-}
-
 czk_status czk_key_find(char *path, size_t cap, czk_key_kind *kind, const char *dir,
                         const char *filecoin_name, const char *test_name, const char *ext,
                         const char *what, czk_err *err) {
@@ -71,13 +58,14 @@ static bool make_dirs(const char *path) {
 }
 
 czk_status czk_shape_cache_load(czk_shape **out, bool *recorded, const char *name,
-                                uint32_t num_inputs, bool use_cache, czk_shape_record_fn record,
-                                void *record_ctx, czk_err *err) {
+                                uint32_t num_inputs, const char *cache_dir,
+                                czk_shape_record_fn record, void *record_ctx, czk_err *err) {
     *out = NULL;
     if (recorded) *recorded = false;
     char dir[PATH_MAX], path[PATH_MAX + 64];
-    bool cached = use_cache && czk_cache_dir(dir, sizeof dir, "shapes");
+    bool cached = cache_dir && *cache_dir && strlen(cache_dir) < sizeof dir;
     if (cached) {
+        snprintf(dir, sizeof dir, "%s", cache_dir);
         int n = snprintf(path, sizeof path, "%s/%s.shape", dir, name);
         cached = n > 0 && (size_t)n < sizeof path;
     }

@@ -127,6 +127,29 @@ void czk_params_free(czk_params *p) {
     free(p);
 }
 
+unsigned czk_params_drop_host(czk_params *p, unsigned mask, uint64_t *freed_bytes) {
+    struct {
+        unsigned bit;
+        void **v;
+        uint64_t bytes;
+    } v[] = {
+        {CZK_SRS_H, (void **)&p->h, (uint64_t)p->h_len * sizeof(czk_g1_affine)},
+        {CZK_SRS_L, (void **)&p->l, (uint64_t)p->l_len * sizeof(czk_g1_affine)},
+        {CZK_SRS_A, (void **)&p->a, (uint64_t)p->a_len * sizeof(czk_g1_affine)},
+        {CZK_SRS_B_G1, (void **)&p->b_g1, (uint64_t)p->b_g1_len * sizeof(czk_g1_affine)},
+        {CZK_SRS_B_G2, (void **)&p->b_g2, (uint64_t)p->b_g2_len * sizeof(czk_g2_affine)},
+    };
+    unsigned dropped = 0;
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        if ((mask & v[i].bit) && *v[i].v) {
+            czk_g16_free(*v[i].v); /* czk_params_free frees NULL vectors as nothing */
+            *v[i].v = NULL;
+            dropped |= v[i].bit;
+            if (freed_bytes) *freed_bytes += v[i].bytes;
+        }
+    return dropped;
+}
+
 uint64_t czk_vk_encoded_size(uint32_t ic_len) {
     return CZK_VK_FIXED_BYTES + 4 + (uint64_t)ic_len * CZK_G1_UNCOMPRESSED;
 }

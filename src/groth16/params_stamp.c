@@ -29,6 +29,7 @@
 #define _GNU_SOURCE /* mkostemp */
 #include "czk/keys.h"
 #include "groth16/internal.h"
+#include "util/cache.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,8 +4,8 @@
  * czk binds the listening socket itself (so a bad or busy address is a
  * precise error, and port 0 works), then hands it to a libmicrohttpd daemon
  * with its own polling thread. Every answer is made from a fresh engine
- * snapshot: JSON by czk_engine_status_json, Prometheus text by
- * czk_engine_metrics_format. Built without libmicrohttpd (CZK_HTTP=OFF),
+ * snapshot: JSON by czk_status_page_json, Prometheus text by
+ * czk_metrics_format (metrics.c, status_json.c). Built without libmicrohttpd (CZK_HTTP=OFF),
  * start answers CZK_ERR_UNSUPPORTED.
  */
 #include "czk/httpstatus.h"
@@ -86,9 +86,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     size_t len = 0;
     czk_status st;
     if (is_status) {
-        st = czk_engine_status_json(s, STATUS_TIMELINE_LINES, &body, &len, &err);
+        st = czk_status_page_json(s, STATUS_TIMELINE_LINES, &body, &len, &err);
     } else {
-        st = czk_engine_metrics_format(s, &body, &err);
+        st = czk_metrics_format(s, &body, &err);
         if (!st) len = strlen(body);
     }
     czk_engine_status_free(s);

@@ -27,7 +27,7 @@
  * Keys: the v28 .params file of the shape in param_cache, or czk's test keys
  * of the shape there (czk_porep_find_key; the published files are
  * recognized by digest and skip the subgroup pass). The shape comes from
- * the shape cache, $CZK_CACHE_DIR/shapes (czk_porep_shape_load), recorded
+ * the shape cache, srs.shape_cache (czk_porep_shape_load_in; the kind's ctx), recorded
  * there the first time (two minutes and 9 GiB for 32GiB).
  * The prove layer (porep_prove.h) does the same steps in one call for
  * `czk prove`; the engine takes them apart to run them in its stages.
@@ -136,7 +136,6 @@ static czk_status porep_load(void *ctx, const char *id, const char *dir, czk_poo
                              const atomic_int *cancel, czk_params_progress_fn progress,
                              void *progress_ctx, czk_params **params, czk_shape **shape,
                              czk_err *err) {
-    (void)ctx;
     (void)cancel;
     *params = NULL;
     *shape = NULL;
@@ -149,7 +148,7 @@ static czk_status porep_load(void *ctx, const char *id, const char *dir, czk_poo
     czk_params_read_opts o = {czk_cuda_params_device_decode() ? CZK_PARAMS_ENCODED : 0, NULL, pool,
                               progress, progress_ctx};
     if ((st = czk_params_read(params, path, &o, NULL, err))) return st;
-    if ((st = czk_porep_shape_load(shape, NULL, s, true, err))) {
+    if ((st = czk_porep_shape_load_in(shape, NULL, s, ctx, err))) {
         czk_params_free(*params);
         *params = NULL;
     }
@@ -170,9 +169,11 @@ static bool porep_owns(void *ctx, const char *id) {
     return shape_for_id(id) != NULL;
 }
 
-czk_status czk_kind_porep(czk_proof_kind *out, czk_err *err) {
-    (void)err;
+czk_status czk_kind_porep(czk_proof_kind *out, const char *shape_cache, czk_err *err) {
     memset(out, 0, sizeof *out);
+    if (shape_cache && *shape_cache && !(out->ctx = strdup(shape_cache)))
+        return czk_errf(err, CZK_ERR_NOMEM, "porep-c2: out of memory");
+    out->destroy = free; /* ctx: the shape cache directory, or NULL */
     out->id = CZK_KIND_POREP_C2;
     out->name = "porep-c2";
     out->metric_label = "porep_c2";
@@ -189,6 +190,7 @@ czk_status czk_kind_porep(czk_proof_kind *out, czk_err *err) {
 
 czk_status czk_kinds_register_porep(czk_engine *e, czk_err *err) {
     czk_proof_kind k;
-    czk_status st = czk_kind_porep(&k, err);
-    return st ? st : czk_engine_register_kind(e, &k, err);
+    czk_status st = czk_kind_porep(&k, czk_engine_get_config(e)->shape_cache, err);
+    if (!st && (st = czk_engine_register_kind(e, &k, err))) k.destroy(k.ctx);
+    return st;
 }

@@ -28,9 +28,10 @@
 #include "czk/cuda.h"
 #include "czk/keys.h"
 #include "czk/porep_precheck.h"
-#include "groth16/internal.h"
 #include "porep/c1_internal.h"
 #include "util/hostmem.h"
+#include "util/time.h"
+#include "util/cache.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -44,9 +45,7 @@
 #include <unistd.h>
 
 static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+    return czk_now();
 }
 
 /* ---- witness ---- */
@@ -296,11 +295,18 @@ static czk_status record_shape(void *ctx, czk_shape **out, czk_err *err) {
 
 czk_status czk_porep_shape_load(czk_shape **out, bool *recorded, const czk_porep_shape *s,
                                 bool use_cache, czk_err *err) {
+    char dir[PATH_MAX];
+    bool cached = use_cache && czk_cache_dir(dir, sizeof dir, "shapes");
+    return czk_porep_shape_load_in(out, recorded, s, cached ? dir : NULL, err);
+}
+
+czk_status czk_porep_shape_load_in(czk_shape **out, bool *recorded, const czk_porep_shape *s,
+                                   const char *cache_dir, czk_err *err) {
     czk_porep_config cfg;
     czk_porep_config_for_shape(&cfg, s);
     char name[64];
     snprintf(name, sizeof name, "porep-v28-%s", s->name);
-    return czk_shape_cache_load(out, recorded, name, czk_porep_num_inputs(&cfg), use_cache,
+    return czk_shape_cache_load(out, recorded, name, czk_porep_num_inputs(&cfg), cache_dir,
                                 record_shape, (void *)s, err);
 }
 
@@ -332,24 +338,7 @@ czk_status czk_porep_c2_load(const czk_backend *be, czk_params *params, czk_shap
     in->loaded = true;
     in->device_bytes = dev;
     /* the host vectors the device part no longer reads (vk and ic always stay) */
-    struct {
-        unsigned bit;
-        void **p;
-        uint64_t bytes;
-    } v[] = {
-        {CZK_SRS_H, (void **)&params->h, (uint64_t)params->h_len * sizeof(czk_g1_affine)},
-        {CZK_SRS_L, (void **)&params->l, (uint64_t)params->l_len * sizeof(czk_g1_affine)},
-        {CZK_SRS_A, (void **)&params->a, (uint64_t)params->a_len * sizeof(czk_g1_affine)},
-        {CZK_SRS_B_G1, (void **)&params->b_g1, (uint64_t)params->b_g1_len * sizeof(czk_g1_affine)},
-        {CZK_SRS_B_G2, (void **)&params->b_g2, (uint64_t)params->b_g2_len * sizeof(czk_g2_affine)},
-    };
-    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
-        if ((drop & v[i].bit) && *v[i].p) {
-            czk_g16_free(*v[i].p); /* czk_params_free frees NULL vectors as nothing */
-            *v[i].p = NULL;
-            in->dropped |= v[i].bit;
-            in->freed_bytes += v[i].bytes;
-        }
+    in->dropped |= czk_params_drop_host(params, drop, &in->freed_bytes);
     /* the CSR arrays, where the SpMV runs from the device's own copy */
     czk_cuda_residency res;
     czk_err rerr;

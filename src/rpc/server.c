@@ -18,7 +18,9 @@
  * it is dropped once submitted. See rpc.h for the wire semantics.
  */
 #define _GNU_SOURCE
+#include "czk/httpstatus.h" /* czk_metrics_text: GetMetrics */
 #include "rpc/internal.h"
+#include "util/time.h"
 
 #include <errno.h>
 #include <malloc.h>
@@ -395,12 +397,6 @@ static void result_to_proto(Cuzk__V1__AwaitProofResponse *p, const czk_job_resul
     p->total_ms = res->total_ms;
 }
 
-static uint64_t now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /*
  * Waits for a job in slices, up to timeout_ms (0: no limit), while the call
  * is open. Returns the engine's status; res is filled (TIMEOUT when the
@@ -408,16 +404,16 @@ static uint64_t now_ms(void) {
  */
 static czk_status wait_job(srv_call *c, const char *job_id, uint64_t timeout_ms,
                            czk_job_result *res, bool *closed, czk_err *err) {
-    uint64_t end = timeout_ms ? now_ms() + timeout_ms : UINT64_MAX;
+    uint64_t end = timeout_ms ? czk_now_ms() + timeout_ms : UINT64_MAX;
     *closed = false;
     for (;;) {
-        uint64_t now = now_ms();
+        uint64_t now = czk_now_ms();
         int64_t slice = WAIT_SLICE_MS;
         if (end != UINT64_MAX && end - now < WAIT_SLICE_MS)
             slice = now >= end ? 0 : (int64_t)(end - now);
         czk_status st = czk_engine_await(c->srv->engine, job_id, slice, res, err);
         if (st != CZK_ERR_TIMEOUT) return st;
-        if (end != UINT64_MAX && now_ms() >= end) return st;
+        if (end != UINT64_MAX && czk_now_ms() >= end) return st;
         if (call_closed(c)) {
             *closed = true;
             return st;
@@ -654,7 +650,7 @@ static grpc_status_code h_metrics(srv_call *c, grpc_slice in, answer *a, keep *k
     protobuf_c_message_free_unpacked(&r->base, NULL);
     czk_err err;
     czk_err_clear(&err);
-    czk_status st = czk_engine_metrics(c->srv->engine, &k->metrics_text, &err);
+    czk_status st = czk_metrics_text(c->srv->engine, &k->metrics_text, &err);
     if (st) return fail(a, code_for(st), "%s", err.msg);
     cuzk__v1__get_metrics_response__init(&k->metrics);
     k->metrics.prometheus_text = k->metrics_text;
@@ -1090,13 +1086,7 @@ void czk_rpc_server_shutdown(czk_rpc_server *s, int64_t grace_ms) {
         keep_foreign_sockets(s);
         grpc_server_shutdown_and_notify(s->server, s->cq, &s->t_shutdown);
     }
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    if (grace_ms > 0) {
-        until.tv_sec += grace_ms / 1000;
-        until.tv_nsec += (grace_ms % 1000) * 1000000;
-        if (until.tv_nsec >= 1000000000) until.tv_sec++, until.tv_nsec -= 1000000000;
-    }
+    struct timespec until = czk_deadline_ms(grace_ms > 0 ? (uint64_t)grace_ms : 0);
     pthread_mutex_lock(&s->mu);
     if (grace_ms != 0) {
         while (s->active) {

@@ -22,7 +22,7 @@
 static void test_bench_2k(void **state) {
     (void)state;
     char dir[700], keys[600], args[1500];
-    e2e_tmpdir(dir, sizeof dir);
+    czk_test_tmpdir(dir, sizeof dir, "e2e");
     e2e_keys_dir(keys, sizeof keys);
     for (int r = 9; r <= 10; r++) {
         snprintf(args, sizeof args,
@@ -34,7 +34,7 @@ static void test_bench_2k(void **state) {
     char cfg[1000], path[800];
     snprintf(cfg, sizeof cfg, "[gpus]\nbackend = \"cpu\"\n[srs]\nparam_cache = \"%s\"\n", keys);
     snprintf(path, sizeof path, "%s/c.toml", dir);
-    e2e_write(path, cfg, strlen(cfg));
+    czk_test_write(path, cfg, strlen(cfg));
     char *out = NULL;
     assert_int_equal(e2e_czk(dir,
                              "bench --in-process --config c.toml -c 3 -j 2 --c1 c1-9.json "
@@ -67,7 +67,7 @@ static void test_bench_2k(void **state) {
     free(out);
     snprintf(path, sizeof path, "%s/t.svg", dir);
     size_t n = 0;
-    char *svg = e2e_slurp(path, &n);
+    char *svg = czk_test_slurp(path, &n);
     assert_non_null(svg);
     size_t bars = 0;
     for (const char *p = svg; (p = strstr(p, "class=\"bar")); p++)
@@ -75,7 +75,7 @@ static void test_bench_2k(void **state) {
     assert_true(bars >= 3 * 3); /* synthesis, device, finalize of 3 partitions */
     assert_non_null(strstr(svg, "</svg>"));
     free(svg);
-    e2e_rm_rf(dir);
+    czk_test_rm_rf(dir);
 }
 
 int main(void) {

@@ -27,26 +27,8 @@ static void write_file(const char *name, const void *p, size_t n, char *path, si
     assert_int_equal(fclose(f), 0);
 }
 
-/* Runs the CLI with args; returns its exit status and its stdout+stderr in out. */
-static int run(const char *args, char *out, size_t cap) {
-    const char *cli = getenv("CZK_TEST_CLI");
-    if (!cli) fail_msg("CZK_TEST_CLI is not set (run through ctest)");
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", cli, args);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t n = fread(out, 1, cap - 1, p);
-    out[n] = 0;
-    int st = pclose(p);
-    assert_true(WIFEXITED(st));
-    return WEXITSTATUS(st);
-}
-
 static void expect(const char *args, int code, const char *substr) {
-    static char out[1 << 16];
-    int rc = run(args, out, sizeof out);
-    if (rc != code || !strstr(out, substr))
-        fail_msg("czk %s: expected exit %d with \"%s\", got %d:\n%s", args, code, substr, rc, out);
+    czk_test_cli_expect(NULL, args, code, substr);
 }
 
 static void test_check_c1(void **state) {

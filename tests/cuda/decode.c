@@ -101,7 +101,7 @@ static struct keys {
 static void make_keys(void) {
     if (K.made) return;
     czk_err err;
-    tk_tmpdir(K.dir, sizeof K.dir);
+    czk_test_tmpdir(K.dir, sizeof K.dir, "groth16");
     snprintf(K.path, sizeof K.path, "%s/keys.params", K.dir);
     snprintf(K.stamps, sizeof K.stamps, "%s/stamps", K.dir);
     snprintf(K.bad, sizeof K.bad, "%s/bad.params", K.dir);
@@ -115,7 +115,7 @@ static void make_keys(void) {
     bool stamped = false;
     czk_assert_ok(czk_params_write_stamped(K.ref, K.path, K.stamps, &stamped, pool, &err), &err);
     assert_true(stamped);
-    K.bytes = tk_read_file(K.path, &K.len);
+    K.bytes = czk_test_read(K.path, &K.len);
     const czk_params *p = K.ref;
     K.off[0] = czk_vk_encoded_size(p->vk.ic_len);
     K.off[1] = K.off[0] + 4 + (uint64_t)p->h_len * 96;
@@ -150,7 +150,7 @@ static int group_setup(void **state) {
 
 static int group_teardown(void **state) {
     if (K.made) {
-        tk_rm_rf(K.dir);
+        czk_test_rm_rf(K.dir);
         czk_params_free(K.ref);
         czk_shape_free(K.shape);
         czk_witness_free(&K.w);
@@ -173,7 +173,7 @@ static czk_params *read_encoded(const char *path) {
 
 /* Bytes b written to K.bad with a stamp for them, as if an earlier check had passed them. */
 static void write_stamped_bytes(const uint8_t *b, size_t len) {
-    tk_write_file(K.bad, b, len);
+    czk_test_write(K.bad, b, len);
     uint8_t tree[64];
     czk_err err;
     czk_assert_ok(czk_tree_digest(tree, b, len, NULL, &err), &err);

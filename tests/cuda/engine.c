@@ -46,7 +46,7 @@ static void test_cuda_jobs(void **state) {
     (void)state;
     if (czk_cuda_device_count() == 0) skip();
     char dir[600];
-    et_tmpdir(dir, sizeof dir);
+    czk_test_tmpdir(dir, sizeof dir, "engine");
     czk_params *k = et_make_keys(dir, 12, 17);
     czk_engine_opts o;
     cuda_opts(&o, "cuda");
@@ -80,7 +80,7 @@ static void test_cuda_jobs(void **state) {
     }
     czk_engine_destroy(e);
     czk_params_free(k);
-    et_rm_rf(dir);
+    czk_test_rm_rf(dir);
 }
 
 int main(void) {

@@ -9,16 +9,16 @@
  * the keys pinned and streamed — and it verifies against the public inputs
  * the chain derives (czk_porep_chain_inputs). Device SpMV on this shape
  * equals czk_shape_eval. MSMs over the real witness (G1 over all aux, G2
- * over a part) take the compacted path and equal czk_msm_g1/g2. Fixture: src/cuda/porep2k_fixture.h
- * (shape cache, TEST keys made once from a seeded setup and cached under ~/.cache/czk, a C1 from
- * czk_seal_generate). Skips without a CUDA device (CI).
+ * over a part) take the compacted path and equal czk_msm_g1/g2. Fixture:
+ * tests/support/porep2k_fixture.h (shape cache, TEST keys made once from a seeded setup and cached
+ * under ~/.cache/czk, a C1 from czk_seal_generate). Skips without a CUDA device (CI).
  */
 #include "support.h"
 
 #include "czk/cuda.h"
 #include "czk/msm.h"
 #include "cuda/internal.h"
-#include "cuda/porep2k_fixture.h"
+#include "porep2k_fixture.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -422,9 +422,9 @@ static void test_dropped_host_vectors(void **state) {
     p->b_g2 = NULL;
     prove_bytes(&gpu, p, s, &w, 1, &r, &sv, got); /* the five MSMs at once */
     assert_memory_equal(got, want, CZK_PROOF_BYTES);
-    setenv("CZK_CUDA_SERIAL_MSM", "1", 1); /* one after another */
+    czk_assert_ok(czk_backend_cuda_set_serial_msm(&gpu, true, &err), &err); /* one after another */
     prove_bytes(&gpu, p, s, &w, 1, &r, &sv, got);
-    unsetenv("CZK_CUDA_SERIAL_MSM");
+    czk_assert_ok(czk_backend_cuda_set_serial_msm(&gpu, false, &err), &err);
     assert_memory_equal(got, want, CZK_PROOF_BYTES);
     /* unloaded with the host vectors gone: an error naming the vector, no crash */
     gpu.ops->unload(gpu.self, p);

@@ -39,7 +39,7 @@ static czk_params *g_k8, *g_k9;
 
 static int group_setup(void **state) {
     (void)state;
-    et_tmpdir(g_dir, sizeof g_dir);
+    czk_test_tmpdir(g_dir, sizeof g_dir, "engine");
     g_k8 = et_make_keys(g_dir, 8, 801);
     g_k9 = et_make_keys(g_dir, 9, 901);
     return 0;
@@ -49,7 +49,7 @@ static int group_teardown(void **state) {
     (void)state;
     czk_params_free(g_k8);
     czk_params_free(g_k9);
-    et_rm_rf(g_dir);
+    czk_test_rm_rf(g_dir);
     return 0;
 }
 
@@ -575,7 +575,7 @@ static void put_file(const char *root, const char *rel, const char *text) {
 static void test_cgroup_limit(void **state) {
     (void)state;
     char root[256];
-    et_tmpdir(root, sizeof root);
+    czk_test_tmpdir(root, sizeof root, "engine");
     czk_mem_limit m;
     /* nothing there: unknown */
     czk_mem_limit_read(&m, root);
@@ -654,7 +654,7 @@ static void test_cgroup_limit(void **state) {
     czk_engine_status_free(s);
     czk_engine_destroy(e);
     unsetenv("CZK_SYS_ROOT");
-    et_rm_rf(root);
+    czk_test_rm_rf(root);
 }
 
 int main(void) {

@@ -7,10 +7,15 @@
  * unknown and deprecated keys (warned with their line), type errors and
  * syntax errors naming line and column, and czk.example.toml, which lists
  * every key with its default: loading it gives exactly the defaults.
+ * srs.shape_cache is resolved once, when the engine is made
+ * (czk_engine_config_finish): a value set stays; "" becomes
+ * $CZK_CACHE_DIR/shapes, else $HOME/.cache/czk/shapes, else stays "".
  */
 #include "support.h"
 
 #include "czk/engine.h"
+#include "czk/httpstatus.h" /* [daemon]: the server's table */
+#include "engine/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,10 +32,16 @@ static void on_warn(void *ctx, const char *msg) {
     w->n++;
 }
 
+/* [daemon] of the last parse: the server's table (src/httpstatus/daemon_config.c), read in the
+ * same pass as the engine's (czk_config_parse), as czk daemon reads the file. */
+static czk_daemon_config g_daemon;
+
 static czk_status parse(czk_engine_config *c, const char *text, warns *w, czk_err *err) {
     czk_engine_config_default(c);
+    czk_daemon_config_default(&g_daemon);
+    czk_config_table t = czk_daemon_config_table(&g_daemon);
     memset(w, 0, sizeof *w);
-    return czk_engine_config_parse(c, text, strlen(text), "t.toml", on_warn, w, err);
+    return czk_config_parse(c, &t, 1, text, strlen(text), "t.toml", on_warn, w, err);
 }
 
 static void test_sizes(void **state) {
@@ -89,6 +100,7 @@ static void test_values(void **state) {
                        "listen = \"0.0.0.0:9820\"\n"
                        "[srs]\n"
                        "param_cache = \"/var/tmp/params\"\n"
+                       "shape_cache = \"/var/tmp/shapes\"\n"
                        "preload = [\"porep-32g\", \"porep-2k\"]\n"
                        "[memory]\n"
                        "total_budget = \"256GiB\"\n"
@@ -115,8 +127,30 @@ static void test_values(void **state) {
     czk_err err;
     czk_assert_ok(parse(&c, text, &w, &err), &err);
     assert_int_equal(w.n, 0);
-    assert_string_equal(c.listen, "0.0.0.0:9820");
+    assert_string_equal(g_daemon.listen, "0.0.0.0:9820");
+    assert_string_equal(g_daemon.status_listen, ""); /* not set: the default */
+    assert_true(g_daemon.shutdown_drain);
+    /* the rest of [daemon], each type of a foreign table's key */
+    czk_assert_ok(parse(&c,
+                        "[daemon]\nstatus_listen = \"127.0.0.1:9821\"\nshutdown_drain = false\n"
+                        "shutdown_grace = \"2m\"\nmax_message_size = \"64 MiB\"\n",
+                        &w, &err),
+                  &err);
+    assert_int_equal(w.n, 0);
+    assert_string_equal(g_daemon.status_listen, "127.0.0.1:9821");
+    assert_false(g_daemon.shutdown_drain);
+    assert_int_equal(g_daemon.shutdown_grace_ms, 120000);
+    assert_int_equal(g_daemon.max_message_bytes, 64ull << 20);
+    /* the engine alone knows no [daemon]: an unknown table, nothing read */
+    czk_engine_config_default(&c);
+    memset(&w, 0, sizeof w);
+    const char *d = "[daemon]\nlisten = \"0.0.0.0:9820\"\n";
+    czk_assert_ok(czk_engine_config_parse(&c, d, strlen(d), "t.toml", on_warn, &w, &err), &err);
+    assert_int_equal(w.n, 1);
+    assert_non_null(strstr(w.msg[0], "t.toml:1:2: unknown table [daemon]"));
+    czk_assert_ok(parse(&c, text, &w, &err), &err); /* the engine's keys, checked below */
     assert_string_equal(c.param_cache, "/var/tmp/params");
+    assert_string_equal(c.shape_cache, "/var/tmp/shapes");
     assert_int_equal(c.num_preload, 2);
     assert_string_equal(c.preload[1], "porep-2k");
     assert_int_equal(c.total_budget, 256ull << 30);
@@ -139,6 +173,15 @@ static void test_values(void **state) {
     assert_int_equal(c.total_budget, 0);
     czk_assert_ok(parse(&c, "[gpus]\nvram_budget = \"auto\"\n", &w, &err), &err);
     assert_int_equal(c.vram_budget, 0);
+    /* a bare number of bytes from 1 MiB on, and any size with its unit, are taken as written */
+    czk_assert_ok(parse(&c, "[memory]\nsafety_margin = 1048576\n", &w, &err), &err);
+    assert_int_equal(c.safety_margin, 1048576);
+    czk_assert_ok(parse(&c, "[memory]\ntotal_budget = \"2097152\"\n", &w, &err), &err);
+    assert_int_equal(c.total_budget, 2097152);
+    czk_assert_ok(parse(&c, "[memory]\ntotal_budget = \"12 MB\"\n", &w, &err), &err);
+    assert_int_equal(c.total_budget, 12000000);
+    czk_assert_ok(parse(&c, "[memory]\nsafety_margin = 0\n", &w, &err), &err);
+    assert_int_equal(c.safety_margin, 0);
     /* the GPU queue: bounded by default ("auto": the engine makes it 2 per GPU worker), 0 = no
      * limit */
     czk_engine_config_default(&c);
@@ -198,6 +241,10 @@ static void test_alias_and_warnings(void **state) {
     assert_non_null(strstr(w.msg[dep], "t.toml:2:"));
     assert_non_null(strstr(w.msg[unk], "t.toml:3:"));
     assert_non_null(strstr(w.msg[tab], "t.toml:6:"));
+    /* an unknown key of a foreign table: warned as the engine's own */
+    czk_assert_ok(parse(&c, "[daemon]\nlisen = \"x\"\n", &w, &err), &err);
+    assert_int_equal(w.n, 1);
+    assert_non_null(strstr(w.msg[0], "t.toml:2:1: unknown key daemon.lisen"));
     /* a key outside any table */
     czk_assert_ok(parse(&c, "bogus = true\n", &w, &err), &err);
     assert_int_equal(w.n, 1);
@@ -218,6 +265,22 @@ static void test_errors(void **state) {
          "t.toml:3:17: memory.safety_margin: expected a size (string or integer), got boolean"},
         {"[memory]\ntotal_budget = \"lots\"\n", "t.toml:2:16: memory.total_budget: 'lots' is not"},
         {"[gpus]\nvram_budget = \"0\"\n", "t.toml:2:15: gpus.vram_budget: zero (use \"auto\")"},
+        /* a bare number of bytes below 1 MiB: a unit left out (issue 20 item 12) */
+        {"[memory]\ntotal_budget = 12\n",
+         "t.toml:2:16: memory.total_budget: 12 is taken as bytes, below the 1 MiB a bare number "
+         "may give; write the unit (\"12 GiB\", \"12 MiB\", \"12 GB\" or \"12 MB\")"},
+        {"[memory]\ntotal_budget = \"12\"\n",
+         "t.toml:2:16: memory.total_budget: 12 is taken as bytes, below the 1 MiB"},
+        {"[gpus]\nvram_budget = 80\n", "t.toml:2:15: gpus.vram_budget: 80 is taken as bytes"},
+        {"[memory]\nsafety_margin = 1048575\n",
+         "t.toml:2:17: memory.safety_margin: 1048575 is taken as bytes"},
+        {"[daemon]\nmax_message_size = \" 256 \"\n",
+         "t.toml:2:20: daemon.max_message_size: 256 is taken as bytes"},
+        {"[daemon]\nshutdown_drain = 1\n",
+         "t.toml:2:18: daemon.shutdown_drain: expected a boolean, got integer"},
+        {"[daemon]\nshutdown_grace = \"5h\"\n",
+         "t.toml:2:18: daemon.shutdown_grace: '5h' is not a duration"},
+        {"[daemon]\nlisten = 9820\n", "t.toml:2:10: daemon.listen: expected a string, got integer"},
         {"[memory]\neviction_min_idle = \"5h\"\n",
          "t.toml:2:21: memory.eviction_min_idle: '5h' is not a duration"},
         {"[gpus]\ndevices = [0, \"1\"]\n",
@@ -249,6 +312,45 @@ static void test_errors(void **state) {
                      CZK_ERR_IO);
 }
 
+static void test_shape_cache_resolved_once(void **state) {
+    (void)state;
+    char *keep_cache = getenv("CZK_CACHE_DIR") ? strdup(getenv("CZK_CACHE_DIR")) : NULL;
+    char *keep_home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+    czk_engine_config c;
+    czk_engine_config_default(&c);
+    assert_string_equal(c.shape_cache, "");
+    setenv("CZK_CACHE_DIR", "/srv/czk-cache", 1);
+    setenv("HOME", "/home/prover", 1);
+    czk_engine_config_finish(&c);
+    assert_string_equal(c.shape_cache, "/srv/czk-cache/shapes");
+    setenv("CZK_CACHE_DIR", "/elsewhere", 1); /* read once: a later change is not seen */
+    czk_engine_config_finish(&c);
+    assert_string_equal(c.shape_cache, "/srv/czk-cache/shapes");
+    czk_engine_config_default(&c);
+    unsetenv("CZK_CACHE_DIR");
+    czk_engine_config_finish(&c);
+    assert_string_equal(c.shape_cache, "/home/prover/.cache/czk/shapes");
+    czk_engine_config_default(&c);
+    unsetenv("HOME");
+    czk_engine_config_finish(&c);
+    assert_string_equal(c.shape_cache, "");
+    czk_engine_config_default(&c);
+    snprintf(c.shape_cache, sizeof c.shape_cache, "/data/shapes");
+    setenv("CZK_CACHE_DIR", "/srv/czk-cache", 1);
+    czk_engine_config_finish(&c);
+    assert_string_equal(c.shape_cache, "/data/shapes");
+    if (keep_cache)
+        setenv("CZK_CACHE_DIR", keep_cache, 1);
+    else
+        unsetenv("CZK_CACHE_DIR");
+    if (keep_home)
+        setenv("HOME", keep_home, 1);
+    else
+        unsetenv("HOME");
+    free(keep_cache);
+    free(keep_home);
+}
+
 static void test_example_file(void **state) {
     (void)state;
     const char *src = getenv("CZK_SOURCE_DIR");
@@ -261,11 +363,16 @@ static void test_example_file(void **state) {
     warns w;
     memset(&w, 0, sizeof w);
     czk_err err;
-    czk_assert_ok(czk_engine_config_load(&c, path, on_warn, &w, &err), &err);
+    czk_daemon_config dc, dd;
+    czk_daemon_config_default(&dc);
+    czk_daemon_config_default(&dd);
+    czk_config_table t = czk_daemon_config_table(&dc);
+    czk_assert_ok(czk_config_load(&c, &t, 1, path, on_warn, &w, &err), &err);
     for (int i = 0; i < w.n && i < 16; i++)
         fprintf(stderr, "warning: %s\n", w.msg[i]);
     assert_int_equal(w.n, 0);
     assert_memory_equal(&c, &d, sizeof c);
+    assert_memory_equal(&dc, &dd, sizeof dc);
     /* and every key is in it: the file sets each one; change them all and compare */
     FILE *f = fopen(path, "r");
     assert_non_null(f);
@@ -274,7 +381,8 @@ static void test_example_file(void **state) {
     while (fgets(line, sizeof line, f))
         if (line[0] >= 'a' && line[0] <= 'z' && strstr(line, " = ")) keys++;
     fclose(f);
-    assert_int_equal(keys, 32); /* the 35 keys of the table in src/engine/config.c, less the two
+    assert_int_equal(keys, 33); /* the 31 keys of the table in src/engine/config.c and the 5 of
+                                   [daemon] (src/httpstatus/daemon_config.c), less the two
                                    deprecated ones (named in a comment) and the alias */
 }
 
@@ -284,6 +392,7 @@ int main(void) {
         cmocka_unit_test(test_values),
         cmocka_unit_test(test_alias_and_warnings),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_shape_cache_resolved_once),
         cmocka_unit_test(test_example_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,6 +11,7 @@
 
 #include "support.h"
 
+#include "czk/cuda.h" /* czk_cuda_provider */
 #include "czk/engine.h"
 #include "czk/kinds.h"
 
@@ -167,6 +168,7 @@ static inline void et_opts(czk_engine_opts *o, ev_log *log, unsigned gpu_ms) {
     snprintf(c->param_cache, sizeof c->param_cache, "/nonexistent-czk-test");
     o->make_backend = slow_factory;
     o->backend_ctx = (void *)(uintptr_t)gpu_ms;
+    o->gpu = &czk_cuda_provider; /* for tests that clear make_backend (tests/cuda/engine.c) */
     if (log) {
         pthread_mutex_init(&log->mu, NULL);
         log->v = NULL;
@@ -310,29 +312,13 @@ static inline czk_params *et_make_keys(const char *dir, unsigned log, uint64_t s
     czk_assert_ok(czk_cs_take_shape(cs, &shape, &err), &err);
     czk_cs_free(cs);
     assert_int_equal(shape->num_constraints, 1u << log);
-    czk_rng rng;
-    czk_rng_seed(&rng, seed);
-    czk_toxic t;
-    czk_assert_ok(czk_toxic_random(&t, &rng, &err), &err);
     czk_params *p;
-    czk_assert_ok(czk_setup(&p, shape, &t, NULL, &err), &err);
+    czk_assert_ok(czk_test_keys(&p, shape, seed, NULL, &err), &err);
     char path[1200];
     snprintf(path, sizeof path, "%s/czk-test-%u.params", dir, log);
     czk_assert_ok(czk_params_write(p, path, NULL, &err), &err);
     czk_shape_free(shape);
     return p;
-}
-
-static inline void et_tmpdir(char *out, size_t cap) {
-    const char *base = getenv("TMPDIR");
-    snprintf(out, cap, "%s/czk-engine-XXXXXX", base && *base ? base : "/tmp");
-    assert_non_null(mkdtemp(out));
-}
-
-static inline void et_rm_rf(const char *dir) {
-    char cmd[1300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
 }
 
 #endif

@@ -10,13 +10,14 @@
  * background loading; the status snapshot and the metrics text.
  */
 #include "etest.h"
+#include "czk/httpstatus.h" /* czk_metrics_* */
 
 static char g_dir[256];
 static czk_params *g_keys; /* test-8, written to g_dir */
 
 static int group_setup(void **state) {
     (void)state;
-    et_tmpdir(g_dir, sizeof g_dir);
+    czk_test_tmpdir(g_dir, sizeof g_dir, "engine");
     g_keys = et_make_keys(g_dir, 8, 99);
     return 0;
 }
@@ -24,7 +25,7 @@ static int group_setup(void **state) {
 static int group_teardown(void **state) {
     (void)state;
     czk_params_free(g_keys);
-    et_rm_rf(g_dir);
+    czk_test_rm_rf(g_dir);
     return 0;
 }
 
@@ -295,7 +296,7 @@ static void test_srs(void **state) {
     assert_true(sub < end);
     /* metrics */
     char *m;
-    czk_assert_ok(czk_engine_metrics(e, &m, &err), &err);
+    czk_assert_ok(czk_metrics_text(e, &m, &err), &err);
     assert_non_null(strstr(m, "cuzk_proofs_completed_total 2\n"));
     assert_non_null(strstr(m, "cuzk_proofs_completed{proof_kind=\"test\"} 2\n"));
     assert_non_null(strstr(m, "cuzk_proofs_failed_total 0\n"));

@@ -13,6 +13,7 @@
  * computed natively.
  */
 #include "etest.h"
+#include "czk/httpstatus.h" /* czk_metrics_* */
 
 #define POWER_KIND ((czk_kind_id)42)
 #define POWER_STEPS 7 /* y = x^8: t1 = x·x, t_{i+1} = t_i·x, y = t_7 */
@@ -279,7 +280,7 @@ static void test_registered_kind(void **state) {
     assert_string_equal(czk_engine_status_kind_label(s, POWER_KIND), "power_kind");
     assert_string_equal(czk_engine_status_kind_name(s, CZK_KIND_POREP_C2), "unspecified");
     char *text;
-    czk_assert_ok(czk_engine_metrics_format(s, &text, &err), &err);
+    czk_assert_ok(czk_metrics_format(s, &text, &err), &err);
     assert_true(has_line(text, "cuzk_proofs_completed{proof_kind=\"power_kind\"} 1"));
     assert_true(has_line(text, "cuzk_proofs_failed{proof_kind=\"power_kind\"} 1"));
     assert_true(has_line(text, "cuzk_proofs_completed{proof_kind=\"porep_c2\"} 0"));

@@ -18,6 +18,7 @@
  * the CPU backend shows no VRAM and tier WARM.
  */
 #include "etest.h"
+#include "czk/httpstatus.h" /* czk_metrics_* */
 
 #include <ctype.h>
 #include <errno.h>
@@ -269,7 +270,7 @@ static const char *ptype(prom *p, const char *name) {
 static void metrics_of(czk_engine *e, prom *p) {
     char *m;
     czk_err err;
-    czk_assert_ok(czk_engine_metrics(e, &m, &err), &err);
+    czk_assert_ok(czk_metrics_text(e, &m, &err), &err);
     if (getenv("CZK_TEST_VERBOSE")) fputs(m, stderr);
     prom_parse(m, p);
     free(m);
@@ -559,7 +560,7 @@ static void test_in_flight(void **state) {
         /* the metrics of this moment are valid and agree on totals */
         prom p;
         char *m;
-        czk_assert_ok(czk_engine_metrics_format(s, &m, &err), &err);
+        czk_assert_ok(czk_metrics_format(s, &m, &err), &err);
         prom_parse(m, &p);
         free(m);
         assert_true(pv(&p, "cuzk_queue_depth", "") == s->jobs_queued + s->jobs_running);

@@ -17,7 +17,7 @@ static czk_params *g_keys; /* test-8 */
 
 static int group_setup(void **state) {
     (void)state;
-    et_tmpdir(g_dir, sizeof g_dir);
+    czk_test_tmpdir(g_dir, sizeof g_dir, "engine");
     g_keys = et_make_keys(g_dir, 8, 77);
     return 0;
 }
@@ -25,7 +25,7 @@ static int group_setup(void **state) {
 static int group_teardown(void **state) {
     (void)state;
     czk_params_free(g_keys);
-    et_rm_rf(g_dir);
+    czk_test_rm_rf(g_dir);
     return 0;
 }
 
@@ -150,7 +150,7 @@ static void test_priorities(void **state) {
      * default is tested in engine.kinds) */
     czk_proof_kind pk;
     czk_err kerr;
-    czk_assert_ok(czk_kind_porep(&pk, &kerr), &kerr);
+    czk_assert_ok(czk_kind_porep(&pk, NULL, &kerr), &kerr);
     assert_int_equal(pk.default_priority, CZK_PRIORITY_NORMAL);
     czk_assert_ok(czk_kind_test(&pk, &kerr), &kerr);
     assert_int_equal(pk.default_priority, CZK_PRIORITY_NORMAL);

@@ -28,7 +28,7 @@ static czk_err submit_refused(czk_engine *e, const czk_proof_request *r, czk_sta
 static void test_intake(void **state) {
     (void)state;
     char dir[256];
-    et_tmpdir(dir, sizeof dir);
+    czk_test_tmpdir(dir, sizeof dir, "engine");
     czk_engine_opts o;
     et_opts(&o, NULL, 0);
     snprintf(o.config.param_cache, sizeof o.config.param_cache, "%s", dir);
@@ -83,7 +83,7 @@ static void test_intake(void **state) {
     free(env2);
     czk_c1_free(c1);
     czk_engine_destroy(e);
-    et_rm_rf(dir);
+    czk_test_rm_rf(dir);
 }
 
 int main(void) {

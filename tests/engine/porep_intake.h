@@ -1,6 +1,6 @@
 /*
  * PoRep requests for the engine tests: a 2KiB sector sealed here
- * (czk_seal_generate, all zeros, miner 1000, sector 7) and cuzk's envelope
+ * (czk_test_seal: random data of seed 5, miner 1000, sector 7) and cuzk's envelope
  * around its C1 JSON.
  */
 #ifndef CZK_TEST_ENGINE_POREP_INTAKE_H
@@ -10,22 +10,19 @@
 
 #include "czk/porep_c1.h"
 #include "czk/seal.h"
+#include "sector.h"
 
 #include <openssl/evp.h>
 
 static inline czk_c1 *pi_seal_2k(void) {
-    czk_seal_request r;
-    memset(&r, 0, sizeof r);
-    r.registered_proof = 5; /* StackedDrg2KiBV1_1 */
-    r.miner_id = 1000;
-    r.sector_num = 7;
-    memset(r.ticket, 0x11, 32);
-    memset(r.seed, 0x22, 32);
-    r.data_kind = CZK_SEAL_DATA_RANDOM;
-    r.random_seed = 5;
+    czk_test_sector ts = {.registered_proof = 5 /* StackedDrg2KiBV1_1 */,
+                          .sector_num = 7,
+                          .ticket = 0x11,
+                          .seed = 0x22,
+                          .data_seed = 5};
     czk_c1 *c1 = NULL;
     czk_err err;
-    czk_assert_ok(czk_seal_generate(&c1, NULL, &r, NULL, &err), &err);
+    czk_assert_ok(czk_test_seal(&c1, &ts, NULL, &err), &err);
     return c1;
 }
 

@@ -23,7 +23,7 @@ static void test_porep_2k(void **state) {
     if (keep && *keep)
         snprintf(dir, sizeof dir, "%s", keep);
     else
-        et_tmpdir(dir, sizeof dir);
+        czk_test_tmpdir(dir, sizeof dir, "engine");
     snprintf(cache, sizeof cache, "%s/cache", dir);
     setenv("CZK_CACHE_DIR", cache, 1); /* the engine's shape cache, and stamps */
     czk_err err;
@@ -41,12 +41,8 @@ static void test_porep_2k(void **state) {
         czk_porep_config_for_shape(&cfg, s);
         czk_shape *shape;
         czk_assert_ok(czk_porep_record(&shape, &cfg, NULL, &err), &err);
-        czk_rng rng;
-        czk_rng_seed(&rng, 2048);
-        czk_toxic t;
-        czk_assert_ok(czk_toxic_random(&t, &rng, &err), &err);
         czk_params *params;
-        czk_assert_ok(czk_setup(&params, shape, &t, pool, &err), &err);
+        czk_assert_ok(czk_test_keys(&params, shape, 2048, pool, &err), &err);
         czk_assert_ok(czk_params_write_stamped(params, path, NULL, NULL, pool, &err), &err);
         czk_assert_ok(czk_vk_write(&params->vk, vkpath, &err), &err);
         czk_params_free(params);
@@ -95,7 +91,7 @@ static void test_porep_2k(void **state) {
     czk_engine_destroy(e);
     czk_vk_free(&vk);
     czk_pool_destroy(pool);
-    if (!keep || !*keep) et_rm_rf(dir);
+    if (!keep || !*keep) czk_test_rm_rf(dir);
 }
 
 int main(void) {

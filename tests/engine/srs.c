@@ -24,7 +24,7 @@ static czk_params *g_k6, *g_k7, *g_k8;
 
 static int group_setup(void **state) {
     (void)state;
-    et_tmpdir(g_dir, sizeof g_dir);
+    czk_test_tmpdir(g_dir, sizeof g_dir, "engine");
     g_k6 = et_make_keys(g_dir, 6, 6);
     g_k7 = et_make_keys(g_dir, 7, 7);
     g_k8 = et_make_keys(g_dir, 8, 8);
@@ -36,7 +36,7 @@ static int group_teardown(void **state) {
     czk_params_free(g_k6);
     czk_params_free(g_k7);
     czk_params_free(g_k8);
-    et_rm_rf(g_dir);
+    czk_test_rm_rf(g_dir);
     return 0;
 }
 

@@ -18,7 +18,7 @@ static void run_setup(const char *shape, const char *out, const char *seed) {
 static void test_setup_seed(void **state) {
     (void)state;
     char dir[256], shape_path[300], o1[300], o2[300], o3[300], p[400];
-    tk_tmpdir(dir, sizeof dir);
+    czk_test_tmpdir(dir, sizeof dir, "groth16");
     snprintf(shape_path, sizeof shape_path, "%s/c.shape", dir);
     snprintf(o1, sizeof o1, "%s/k1", dir);
     snprintf(o2, sizeof o2, "%s/k2", dir);
@@ -32,13 +32,13 @@ static void test_setup_seed(void **state) {
     run_setup(shape_path, o3, "6");
     size_t n1, n2, n3, nv;
     snprintf(p, sizeof p, "%s.params", o1);
-    uint8_t *b1 = tk_read_file(p, &n1);
+    uint8_t *b1 = czk_test_read(p, &n1);
     snprintf(p, sizeof p, "%s.params", o2);
-    uint8_t *b2 = tk_read_file(p, &n2);
+    uint8_t *b2 = czk_test_read(p, &n2);
     snprintf(p, sizeof p, "%s.params", o3);
-    uint8_t *b3 = tk_read_file(p, &n3);
+    uint8_t *b3 = czk_test_read(p, &n3);
     snprintf(p, sizeof p, "%s.vk", o1);
-    uint8_t *bv = tk_read_file(p, &nv);
+    uint8_t *bv = czk_test_read(p, &nv);
     assert_int_equal(n1, n2);
     assert_memory_equal(b1, b2, n1);
     assert_int_equal(n1, n3);
@@ -46,16 +46,12 @@ static void test_setup_seed(void **state) {
     assert_int_equal(nv, czk_vk_encoded_size(3));
     assert_memory_equal(bv, b1, nv);
     /* the same as czk_setup from the toxic waste of seed 5 */
-    czk_rng rng;
-    czk_rng_seed(&rng, 5);
-    czk_toxic toxic;
-    czk_assert_ok(czk_toxic_random(&toxic, &rng, &err), &err);
     czk_params *params;
-    czk_assert_ok(czk_setup(&params, shape, &toxic, NULL, &err), &err);
+    czk_assert_ok(czk_test_keys(&params, shape, 5, NULL, &err), &err);
     snprintf(p, sizeof p, "%s/direct.params", dir);
     czk_assert_ok(czk_params_write(params, p, NULL, &err), &err);
     size_t nd;
-    uint8_t *bd = tk_read_file(p, &nd);
+    uint8_t *bd = czk_test_read(p, &nd);
     assert_int_equal(nd, n1);
     assert_memory_equal(bd, b1, n1);
     /* the keys work */
@@ -83,7 +79,7 @@ static void test_setup_seed(void **state) {
     free(b3);
     free(bv);
     free(bd);
-    tk_rm_rf(dir);
+    czk_test_rm_rf(dir);
 }
 
 int main(void) {

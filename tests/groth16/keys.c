@@ -122,12 +122,14 @@ static void test_shape_cache(void **state) {
     char sub[64];
     snprintf(sub, sizeof sub, "%s/deeper", dir);
     setenv("CZK_CACHE_DIR", sub, 1);
+    char shapes[128];
+    assert_true(czk_cache_dir(shapes, sizeof shapes, "shapes")); /* the default cache */
     rec r = {0, 2};
     czk_shape *s;
     bool recorded;
     czk_err err;
     /* ONE plus two inputs */
-    czk_assert_ok(czk_shape_cache_load(&s, &recorded, "toy", 3, true, record, &r, &err), &err);
+    czk_assert_ok(czk_shape_cache_load(&s, &recorded, "toy", 3, shapes, record, &r, &err), &err);
     assert_true(recorded);
     assert_int_equal(r.calls, 1);
     assert_int_equal(s->num_inputs, 3);
@@ -135,7 +137,7 @@ static void test_shape_cache(void **state) {
     char file[128];
     snprintf(file, sizeof file, "%s/shapes/toy.shape", sub);
     assert_int_equal(access(file, R_OK), 0);
-    czk_assert_ok(czk_shape_cache_load(&s, &recorded, "toy", 3, true, record, &r, &err), &err);
+    czk_assert_ok(czk_shape_cache_load(&s, &recorded, "toy", 3, shapes, record, &r, &err), &err);
     assert_false(recorded);
     assert_int_equal(r.calls, 1);
     assert_int_equal(s->num_inputs, 3);
@@ -143,16 +145,16 @@ static void test_shape_cache(void **state) {
     czk_shape_free(s);
     /* the cached file has 3 inputs; a circuit of 4 is recorded again and replaces it */
     r.inputs = 3;
-    czk_assert_ok(czk_shape_cache_load(&s, &recorded, "toy", 4, true, record, &r, &err), &err);
+    czk_assert_ok(czk_shape_cache_load(&s, &recorded, "toy", 4, shapes, record, &r, &err), &err);
     assert_true(recorded);
     assert_int_equal(r.calls, 2);
     assert_int_equal(s->num_inputs, 4);
     czk_shape_free(s);
-    czk_assert_ok(czk_shape_cache_load(&s, &recorded, "toy", 4, true, record, &r, &err), &err);
+    czk_assert_ok(czk_shape_cache_load(&s, &recorded, "toy", 4, shapes, record, &r, &err), &err);
     assert_false(recorded);
     czk_shape_free(s);
     /* no cache: recorded, nothing written */
-    czk_assert_ok(czk_shape_cache_load(&s, &recorded, "other", 4, false, record, &r, &err), &err);
+    czk_assert_ok(czk_shape_cache_load(&s, &recorded, "other", 4, NULL, record, &r, &err), &err);
     assert_true(recorded);
     assert_int_equal(r.calls, 3);
     czk_shape_free(s);

@@ -53,7 +53,7 @@ typedef struct fixture {
 
 static int setup(void **state) {
     fixture *f = calloc(1, sizeof *f);
-    tk_tmpdir(f->dir, sizeof f->dir);
+    czk_test_tmpdir(f->dir, sizeof f->dir, "groth16");
     snprintf(f->path, sizeof f->path, "%s/test.params", f->dir);
     snprintf(f->stamps, sizeof f->stamps, "%s/stamps", f->dir);
     f->params = tk_random_params(11, IC, H, L, A, B);
@@ -64,14 +64,14 @@ static int setup(void **state) {
     f->pool = czk_pool_create(3, &err);
     assert_non_null(f->pool);
     czk_assert_ok(czk_params_write(f->params, f->path, f->pool, &err), &err);
-    f->bytes = tk_read_file(f->path, &f->len);
+    f->bytes = czk_test_read(f->path, &f->len);
     *state = f;
     return 0;
 }
 
 static int teardown(void **state) {
     fixture *f = *state;
-    tk_rm_rf(f->dir);
+    czk_test_rm_rf(f->dir);
     czk_params_free(f->params);
     czk_pool_destroy(f->pool);
     free(f->bytes);
@@ -110,7 +110,7 @@ static czk_status decode_both(fixture *f, const uint8_t *b, size_t len, unsigned
     czk_params_free(p);
     char path[400];
     snprintf(path, sizeof path, "%s/bad.params", f->dir);
-    tk_write_file(path, b, len);
+    czk_test_write(path, b, len);
     czk_status s2 = czk_params_read(&p, path, &o, NULL, err);
     assert_true(s2 == CZK_OK ? p != NULL : p == NULL);
     czk_params_free(p);
@@ -169,7 +169,7 @@ static void test_layout_and_roundtrip(void **state) {
     snprintf(vkpath, sizeof vkpath, "%s/test.vk", f->dir);
     czk_assert_ok(czk_vk_write(&p->vk, vkpath, &err), &err);
     size_t vklen;
-    uint8_t *vkfile = tk_read_file(vkpath, &vklen);
+    uint8_t *vkfile = czk_test_read(vkpath, &vklen);
     assert_int_equal(vklen, OFF_H);
     assert_memory_equal(vkfile, f->bytes, OFF_H);
     czk_vk vk2;
@@ -183,6 +183,37 @@ static void test_layout_and_roundtrip(void **state) {
     czk_vk_free(&vk);
     free(vkfile);
     free(enc);
+    czk_params_free(p);
+}
+
+/* czk_params_drop_host frees just the vectors of the mask that are held, counts their bytes
+ * from the lengths, and leaves the rest (and the vk) as read. */
+static void test_drop_host(void **state) {
+    fixture *f = *state;
+    czk_err err;
+    czk_params *p;
+    czk_params_read_opts o = {.flags = CZK_PARAMS_NO_STAMP, .pool = f->pool};
+    czk_assert_ok(czk_params_read(&p, f->path, &o, NULL, &err), &err);
+    const czk_params *w = f->params;
+    uint64_t freed = 7;
+    assert_int_equal(czk_params_drop_host(p, CZK_SRS_H | CZK_SRS_B_G2 | 0x100u, &freed),
+                     CZK_SRS_H | CZK_SRS_B_G2);
+    assert_int_equal(freed, 7 + (uint64_t)w->h_len * sizeof(czk_g1_affine) +
+                                (uint64_t)w->b_g2_len * sizeof(czk_g2_affine));
+    assert_null(p->h);
+    assert_null(p->b_g2);
+    assert_int_equal(p->h_len, w->h_len); /* lengths stay */
+    assert_memory_equal(p->l, w->l, w->l_len * sizeof(czk_g1_affine));
+    assert_memory_equal(p->a, w->a, w->a_len * sizeof(czk_g1_affine));
+    assert_memory_equal(p->b_g1, w->b_g1, w->b_g1_len * sizeof(czk_g1_affine));
+    assert_memory_equal(p->vk.ic, w->vk.ic, IC * sizeof(czk_g1_affine));
+    /* dropped already: nothing freed, nothing counted */
+    assert_int_equal(czk_params_drop_host(p, CZK_SRS_H, &freed), 0);
+    assert_int_equal(czk_params_drop_host(p, ~0u, NULL), CZK_SRS_L | CZK_SRS_A | CZK_SRS_B_G1);
+    assert_null(p->l);
+    assert_null(p->a);
+    assert_null(p->b_g1);
+    assert_non_null(p->vk.ic);
     czk_params_free(p);
 }
 
@@ -442,13 +473,13 @@ static void test_stamps(void **state) {
     memcpy(b, f->bytes, f->len);
     g1_outside(g1);
     memcpy(b + OFF_L + 4 + 96, g1, 96);
-    tk_write_file(f->path, b, f->len);
+    czk_test_write(f->path, b, f->len);
     set_mtime(f->path, 1000000000);
     assert_int_equal(czk_params_read(&p, f->path, &o, &info, &err), CZK_ERR_EC_NOT_IN_GROUP);
     assert_non_null(strstr(err.msg, "section l, point 1"));
     assert_null(p);
     /* CZK_PARAMS_NO_STAMP writes none */
-    tk_write_file(f->path, f->bytes, f->len);
+    czk_test_write(f->path, f->bytes, f->len);
     o.flags = CZK_PARAMS_NO_STAMP;
     czk_assert_ok(czk_params_read(&p, f->path, &o, &info, &err), &err);
     assert_int_equal(info.trust, CZK_TRUST_CHECKED);
@@ -504,7 +535,7 @@ static void test_tree_digest(void **state) {
     }
     char path[400];
     snprintf(path, sizeof path, "%s/random.bin", f->dir);
-    tk_write_file(path, b, max);
+    czk_test_write(path, b, max);
     for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
         uint8_t d[64];
         char hx[129], plain[129], tree[129];
@@ -649,9 +680,9 @@ static void test_stamp_refusals(void **state) {
     snprintf(tmp, sizeof tmp, "%s/other.params", f->dir);
     czk_assert_ok(czk_params_write(q, tmp, NULL, &err), &err);
     size_t qn;
-    uint8_t *qb = tk_read_file(tmp, &qn);
+    uint8_t *qb = czk_test_read(tmp, &qn);
     assert_int_not_equal(qn, f->len);
-    tk_write_file(f->path, qb, qn);
+    czk_test_write(f->path, qb, qn);
     free(qb);
     set_mtime(f->path, 1500000000);
     czk_assert_ok(czk_params_read(&p, f->path, &o, &info, &err), &err);
@@ -1020,7 +1051,7 @@ static void test_encoded_big(void **state) {
     assert_true(size > CZK_TREE_PIECE_BYTES && size < 2 * CZK_TREE_PIECE_BYTES);
     py_digests(path, (size_t)size, plain, tree);
     size_t len;
-    uint8_t *b = tk_read_file(path, &len);
+    uint8_t *b = czk_test_read(path, &len);
     assert_int_equal(len, size);
     /* offsets by hand: vk, ic (2 points), then h, l, a, b_g1, b_g2 */
     uint64_t off[5];
@@ -1114,7 +1145,7 @@ static void test_encoded_fallback(void **state) {
     memcpy(b, f->bytes, f->len);
     memcpy(b + OFF_L + 4, f->bytes + OFF_L + 4 + 96, 96);
     memcpy(b + OFF_L + 4 + 96, f->bytes + OFF_L + 4, 96);
-    tk_write_file(f->path, b, f->len);
+    czk_test_write(f->path, b, f->len);
     set_mtime_of(f->path, 1600000000);
     czk_assert_ok(read_enc(f, f->path, &p, &info, &err), &err);
     assert_int_equal(info.trust, CZK_TRUST_CHECKED);
@@ -1128,7 +1159,7 @@ static void test_encoded_fallback(void **state) {
     /* a point outside the subgroup under the old stamp: found although a stamp exists */
     g1_outside(g1);
     memcpy(b + OFF_A + 4 + 2 * 96, g1, 96);
-    tk_write_file(f->path, b, f->len);
+    czk_test_write(f->path, b, f->len);
     set_mtime_of(f->path, 1600000000);
     assert_int_equal(read_enc(f, f->path, &p, &info, &err), CZK_ERR_EC_NOT_IN_GROUP);
     assert_non_null(strstr(err.msg, "section a, point 2"));
@@ -1136,7 +1167,7 @@ static void test_encoded_fallback(void **state) {
     /* a truncated file stamped as it is: the usual read names the defect */
     char path[400];
     snprintf(path, sizeof path, "%s/short.params", f->dir);
-    tk_write_file(path, f->bytes, f->len - 100);
+    czk_test_write(path, f->bytes, f->len - 100);
     uint8_t tree[64];
     czk_assert_ok(czk_tree_digest(tree, f->bytes, f->len - 100, NULL, &err), &err);
     assert_true(czk_g16_stamp_file(path, f->stamps, tree));
@@ -1145,7 +1176,7 @@ static void test_encoded_fallback(void **state) {
     /* and bytes after the end */
     uint8_t *longer = calloc(1, f->len + 3);
     memcpy(longer, f->bytes, f->len);
-    tk_write_file(path, longer, f->len + 3);
+    czk_test_write(path, longer, f->len + 3);
     czk_assert_ok(czk_tree_digest(tree, longer, f->len + 3, NULL, &err), &err);
     assert_true(czk_g16_stamp_file(path, f->stamps, tree));
     assert_int_equal(read_enc(f, path, &p, &info, &err), CZK_ERR_FORMAT);
@@ -1156,7 +1187,7 @@ static void test_encoded_fallback(void **state) {
 
 /* Writes bytes b to path and a stamp for them, as if an earlier check had passed them. */
 static void write_stamped_bytes(fixture *f, const char *path, const uint8_t *b, size_t len) {
-    tk_write_file(path, b, len);
+    czk_test_write(path, b, len);
     uint8_t tree[64];
     czk_err err;
     czk_assert_ok(czk_tree_digest(tree, b, len, NULL, &err), &err);
@@ -1304,7 +1335,7 @@ static void test_encoded_consumers(void **state) {
     czk_assert_ok(czk_params_write(p, path2, f->pool, &err), &err);
     assert_false(p->encoded);
     size_t n1, n2;
-    uint8_t *b1 = tk_read_file(path, &n1), *b2 = tk_read_file(path2, &n2);
+    uint8_t *b1 = czk_test_read(path, &n1), *b2 = czk_test_read(path2, &n2);
     assert_int_equal(n1, n2);
     assert_memory_equal(b1, b2, n1);
     free(b1);
@@ -1338,6 +1369,7 @@ static void test_encoded_consumers(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_layout_and_roundtrip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_drop_host, setup, teardown),
         cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
         cmocka_unit_test_setup_teardown(test_flipped_byte, setup, teardown),
         cmocka_unit_test_setup_teardown(test_infinity, setup, teardown),

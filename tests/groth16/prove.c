@@ -244,7 +244,7 @@ static void test_lengths_and_density(void **state) {
 static void test_files_roundtrip(void **state) {
     fixture *f = *state;
     char dir[256], pp[300], vp[300];
-    tk_tmpdir(dir, sizeof dir);
+    czk_test_tmpdir(dir, sizeof dir, "groth16");
     snprintf(pp, sizeof pp, "%s/c.params", dir);
     snprintf(vp, sizeof vp, "%s/c.vk", dir);
     czk_err err;
@@ -269,7 +269,7 @@ static void test_files_roundtrip(void **state) {
     czk_pvk_free(&pvk);
     czk_vk_free(&vk);
     czk_params_free(p);
-    tk_rm_rf(dir);
+    czk_test_rm_rf(dir);
 }
 
 /* Params for another circuit are refused before proving. */

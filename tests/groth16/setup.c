@@ -193,7 +193,7 @@ static void test_stream_equals_memory(void **state) {
     czk_pool *pool = czk_pool_create(2, &err);
     assert_non_null(pool);
     char dir[256], p1[400], p2[400], p3[400], stamps[400];
-    tk_tmpdir(dir, sizeof dir);
+    czk_test_tmpdir(dir, sizeof dir, "groth16");
     snprintf(p1, sizeof p1, "%s/memory.params", dir);
     snprintf(p2, sizeof p2, "%s/stream-cpu.params", dir);
     snprintf(p3, sizeof p3, "%s/stream-naive.params", dir);
@@ -232,7 +232,8 @@ static void test_stream_equals_memory(void **state) {
     assert_false(stamped);
 
     size_t n1, n2, n3;
-    uint8_t *b1 = tk_read_file(p1, &n1), *b2 = tk_read_file(p2, &n2), *b3 = tk_read_file(p3, &n3);
+    uint8_t *b1 = czk_test_read(p1, &n1), *b2 = czk_test_read(p2, &n2),
+            *b3 = czk_test_read(p3, &n3);
     assert_int_equal(n1, czk_params_encoded_size(pm));
     assert_int_equal(n2, n1);
     assert_int_equal(n3, n1);
@@ -258,7 +259,7 @@ static void test_stream_equals_memory(void **state) {
     czk_params_free(pm);
     czk_shape_free(s);
     czk_pool_destroy(pool);
-    tk_rm_rf(dir);
+    czk_test_rm_rf(dir);
 }
 
 /* n constraints x·ONE = x over one aux x (and ONE): a file that is almost all h. */
@@ -313,7 +314,7 @@ static void test_stream_pieces(void **state) {
     assert_int_equal(s->num_aux, 1);
     czk_toxic t = toxic_of(77);
     char dir[256], path[400], stamps[400];
-    tk_tmpdir(dir, sizeof dir);
+    czk_test_tmpdir(dir, sizeof dir, "groth16");
     snprintf(path, sizeof path, "%s/wide.params", dir);
     snprintf(stamps, sizeof stamps, "%s/stamps", dir);
     czk_setup_backend cpu;
@@ -398,7 +399,7 @@ static void test_stream_pieces(void **state) {
     czk_setup_backend_release(&cpu);
     czk_shape_free(s);
     czk_pool_destroy(pool);
-    tk_rm_rf(dir);
+    czk_test_rm_rf(dir);
 }
 
 /* out[c] = Σ_k M[k][c]·lag[k], row by row (the independent reference). */
@@ -480,7 +481,7 @@ static czk_status loose_fn(czk_cs *cs, void *ctx) {
 
 static void expect_refused(const czk_shape *s, const czk_toxic *t, const char *what) {
     char dir[256], path[400];
-    tk_tmpdir(dir, sizeof dir);
+    czk_test_tmpdir(dir, sizeof dir, "groth16");
     snprintf(path, sizeof path, "%s/k.params", dir);
     czk_err err;
     czk_params *p = (czk_params *)1;
@@ -504,7 +505,7 @@ static void expect_refused(const czk_shape *s, const czk_toxic *t, const char *w
     assert_int_equal(st, CZK_ERR_INVALID_ARG);
     assert_int_equal(nv.g1_calls + nv.g2_calls, 0);
     czk_setup_backend_release(&cpu);
-    tk_rm_rf(dir);
+    czk_test_rm_rf(dir);
 }
 
 static void test_refusals(void **state) {

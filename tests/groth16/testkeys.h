@@ -86,40 +86,6 @@ static inline czk_params *tk_random_params(uint64_t seed, uint32_t ic, uint32_t 
     return p;
 }
 
-/* A fresh temporary directory (mkdtemp) and paths in it. */
-static inline void tk_tmpdir(char *out, size_t cap) {
-    const char *base = getenv("TMPDIR");
-    snprintf(out, cap, "%s/czk-groth16-XXXXXX", base && *base ? base : "/tmp");
-    assert_non_null(mkdtemp(out));
-}
-
-static inline void tk_rm_rf(const char *dir) {
-    char cmd[4200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
-}
-
-static inline uint8_t *tk_read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = malloc(n > 0 ? (size_t)n : 1);
-    assert_non_null(b);
-    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *len = (size_t)n;
-    return b;
-}
-
-static inline void tk_write_file(const char *path, const uint8_t *b, size_t len) {
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(b, 1, len, f), len);
-    assert_int_equal(fclose(f), 0);
-}
-
 /*
  * A random satisfied circuit. Its structure (which variables, which
  * coefficients) comes from `structure_seed`, its values from `value_seed`:

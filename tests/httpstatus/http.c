@@ -264,7 +264,7 @@ static void test_endpoint(void **state) {
     assert_non_null(strstr(hv, "text/plain"));
     assert_non_null(strstr(hv, "version=0.0.4"));
     char *m;
-    czk_assert_ok(czk_engine_metrics(e, &m, &err), &err);
+    czk_assert_ok(czk_metrics_text(e, &m, &err), &err);
     char *k1 = sample_keys(r.body), *k2 = sample_keys(m);
     assert_string_equal(k1, k2);
     free(k1), free(k2), free(m);

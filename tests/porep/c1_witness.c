@@ -34,20 +34,18 @@
 #include "czk/porep_precheck.h"
 #include "czk/porep_prove.h"
 #include "czk/seal.h"
+#include "sector.h"
 
 static czk_c1 *gen(uint64_t proof, bool sparse) {
-    czk_seal_request req = {0};
-    req.registered_proof = proof;
-    req.miner_id = 1000;
-    req.sector_num = 7;
-    memset(req.ticket, 3, 32);
-    memset(req.seed, 5, 32);
-    req.data_kind = CZK_SEAL_DATA_RANDOM;
-    req.random_seed = 11;
-    req.sparse = sparse;
+    czk_test_sector ts = {.registered_proof = proof,
+                          .sector_num = 7,
+                          .ticket = 3,
+                          .seed = 5,
+                          .data_seed = 11,
+                          .sparse = sparse};
     czk_c1 *c1 = NULL;
     czk_err err;
-    czk_assert_ok(czk_seal_generate(&c1, NULL, &req, NULL, &err), &err);
+    czk_assert_ok(czk_test_seal(&c1, &ts, NULL, &err), &err);
     return c1;
 }
 

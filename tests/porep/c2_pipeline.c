@@ -37,6 +37,7 @@
 #include "czk/porep_precheck.h"
 #include "czk/porep_prove.h"
 #include "czk/seal.h"
+#include "sector.h"
 
 #include <pthread.h>
 
@@ -244,16 +245,14 @@ static struct {
 
 static int group_setup(void **state) {
     (void)state;
-    czk_seal_request req = {0};
-    req.registered_proof = 15; /* NI StackedDrg2KiBV1_2_Feat_NonInteractivePoRep */
-    req.miner_id = 1000;
-    req.sector_num = 3;
-    memset(req.ticket, 7, 32);
-    memset(req.seed, 9, 32);
-    req.data_kind = CZK_SEAL_DATA_RANDOM;
-    req.random_seed = 21;
+    czk_test_sector ts = {.registered_proof =
+                              15, /* NI StackedDrg2KiBV1_2_Feat_NonInteractivePoRep */
+                          .sector_num = 3,
+                          .ticket = 7,
+                          .seed = 9,
+                          .data_seed = 21};
     czk_err err;
-    czk_assert_ok(czk_seal_generate(&g.c1, NULL, &req, NULL, &err), &err);
+    czk_assert_ok(czk_test_seal(&g.c1, &ts, NULL, &err), &err);
     assert_int_equal(g.c1->num_partitions, 13);
     czk_porep_proof pr;
     czk_assert_ok(czk_porep_proof_lookup(g.c1->registered_proof, &pr, &err), &err);
@@ -369,7 +368,7 @@ static void test_pinned_buffers(void **state) {
     czk_assert_ok(prove(&TRAP_PINNED_OPS, 2, b, NULL, &tm, &err), &err);
     assert_memory_equal(a, b, sizeof a);
     assert_int_equal(g_trap.devices, 13);
-    assert_int_equal(g_trap.foreign, 0); /* every witness in the backend's memory */
+    assert_int_equal(g_trap.foreign, 0);   /* every witness in the backend's memory */
     assert_int_equal(g_trap.hb.allocs, 2); /* two buffers for 13 partitions */
     size_t want = ((size_t)g.shape->num_inputs + g.shape->num_aux) * sizeof(czk_fr);
     assert_int_equal(g_trap.hb.bytes[0], want);

@@ -6,8 +6,17 @@
  * b_input 1, domain 2^22) and the predicted 2KiB .params size of §1 "Size
  * formulas", 1,114,707,768 bytes, rebuilt from the printed vector lengths;
  * the shape cache (written, read back, a corrupt file replaced); exit codes.
+ * The engine's shape cache (srs.shape_cache): the PoRep kind made with a
+ * directory keeps it as its own, and czk_porep_shape_load_in records the
+ * 2KiB shape into that directory (made if missing) and reads it back there,
+ * with the counts of §1; NULL records without a cache.
  */
 #include "support.h"
+
+#include "czk/engine.h"
+#include "czk/kinds.h"
+#include "czk/porep_prove.h"
+#include "czk/porep_shapes.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,18 +28,10 @@ static char cache[256];
 
 /* Runs the CLI with CZK_CACHE_DIR=cache; returns the exit status, output in out. */
 static int cli(const char *args, char *out, size_t cap) {
-    const char *bin = getenv("CZK_TEST_CLI");
-    if (!bin) fail_msg("CZK_TEST_CLI is not set (run through ctest)");
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "CZK_CACHE_DIR='%s' '%s' circuit-info %s 2>/dev/null", cache, bin,
-             args);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t n = fread(out, 1, cap - 1, p);
-    out[n] = 0;
-    int st = pclose(p);
-    assert_true(WIFEXITED(st));
-    return WEXITSTATUS(st);
+    char env[600], a[1024];
+    snprintf(env, sizeof env, "CZK_CACHE_DIR='%s'", cache);
+    snprintf(a, sizeof a, "circuit-info %s", args);
+    return czk_test_cli(env, a, "2>/dev/null", out, cap);
 }
 
 static unsigned long long value(const char *out, const char *key) {
@@ -123,23 +124,54 @@ static void test_exit_codes(void **state) {
     assert_string_equal(out, "");
 }
 
+static void test_shape_cache_dir(void **state) {
+    (void)state;
+    char dir[400], file[500];
+    snprintf(dir, sizeof dir, "%s/engine/shapes", cache);
+    snprintf(file, sizeof file, "%s/porep-v28-2KiB.shape", dir);
+    czk_err err;
+    czk_proof_kind k;
+    czk_assert_ok(czk_kind_porep(&k, dir, &err), &err);
+    assert_string_equal((const char *)k.ctx, dir);
+    k.destroy(k.ctx);
+    czk_assert_ok(czk_kind_porep(&k, "", &err), &err);
+    assert_null(k.ctx);
+    const czk_porep_shape *ps = czk_porep_shape_for_size(2048);
+    czk_shape *s = NULL;
+    bool recorded = false;
+    assert_int_not_equal(access(file, R_OK), 0);
+    czk_assert_ok(czk_porep_shape_load_in(&s, &recorded, ps, dir, &err), &err);
+    assert_true(recorded);
+    assert_int_equal(access(file, R_OK), 0);
+    assert_int_equal(s->num_constraints, 2687961); /* n of §1 */
+    assert_int_equal(s->num_inputs, 40);
+    czk_shape_free(s);
+    czk_assert_ok(czk_porep_shape_load_in(&s, &recorded, ps, dir, &err), &err);
+    assert_false(recorded);
+    assert_int_equal(s->num_inputs, 40);
+    czk_shape_free(s);
+    czk_assert_ok(czk_porep_shape_load_in(&s, &recorded, ps, NULL, &err), &err);
+    assert_true(recorded);
+    czk_shape_free(s);
+}
+
 static int setup(void **state) {
     (void)state;
-    snprintf(cache, sizeof cache, "/tmp/czk-circuit-info-XXXXXX");
-    return mkdtemp(cache) ? 0 : -1;
+    czk_test_tmpdir(cache, sizeof cache, "circuit-info");
+    return 0;
 }
 
 static int teardown(void **state) {
     (void)state;
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", cache);
-    return system(cmd) == 0 ? 0 : -1;
+    czk_test_rm_rf(cache);
+    return 0;
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_2kib_and_cache),
         cmocka_unit_test(test_exit_codes),
+        cmocka_unit_test(test_shape_cache_dir),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

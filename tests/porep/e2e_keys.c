@@ -18,7 +18,7 @@ static void test_keys(void **state) {
     char args[1000];
     snprintf(args, sizeof args, "setup --sector-size 2KiB --out-dir '%s'", dir);
     char tmp[700];
-    e2e_tmpdir(tmp, sizeof tmp);
+    czk_test_tmpdir(tmp, sizeof tmp, "e2e");
     assert_int_equal(e2e_czk(tmp, args, NULL, NULL), 0);
     snprintf(p, sizeof p, "%s/czk-test-v28-stacked-proof-of-replication-8-0-0-2KiB.params", dir);
     snprintf(v, sizeof v, "%s/czk-test-v28-stacked-proof-of-replication-8-0-0-2KiB.vk", dir);
@@ -35,7 +35,7 @@ static void test_keys(void **state) {
     assert_int_equal(stat(p, &sp2), 0);
     assert_int_equal(sp2.st_mtim.tv_sec, sp.st_mtim.tv_sec);
     assert_int_equal(sp2.st_mtim.tv_nsec, sp.st_mtim.tv_nsec);
-    e2e_rm_rf(tmp);
+    czk_test_rm_rf(tmp);
 }
 
 int main(void) {

@@ -26,14 +26,14 @@ static struct {
 
 static int group_setup(void **state) {
     (void)state;
-    e2e_tmpdir(g.dir, sizeof g.dir);
+    czk_test_tmpdir(g.dir, sizeof g.dir, "e2e");
     e2e_keys_dir(g.keys, sizeof g.keys);
     return 0;
 }
 
 static int group_teardown(void **state) {
     (void)state;
-    e2e_rm_rf(g.dir);
+    czk_test_rm_rf(g.dir);
     return 0;
 }
 
@@ -62,7 +62,7 @@ static void test_prove_verify(void **state) {
     char path[800];
     snprintf(path, sizeof path, "%s/proof.bin", g.dir);
     size_t n = 0;
-    free(e2e_slurp(path, &n));
+    free(czk_test_slurp(path, &n));
     assert_int_equal(n, 192);
     g.proved = true;
 
@@ -131,13 +131,13 @@ static void test_verify_envelope(void **state) {
     char path[800], args[1500], *out = NULL;
     snprintf(path, sizeof path, "%s/c1.json", g.dir);
     size_t n = 0;
-    char *c1 = e2e_slurp(path, &n);
+    char *c1 = czk_test_slurp(path, &n);
     char *enc = malloc(4 * (n / 3 + 1) + 1), *env = malloc(4 * (n / 3 + 1) + 200);
     assert_true(c1 && enc && env);
     b64(enc, (const uint8_t *)c1, n);
     int m = sprintf(env, "{\"SectorNum\":1,\"Phase1Out\":\"%s\",\"SectorSize\":2048}", enc);
     snprintf(path, sizeof path, "%s/env.json", g.dir);
-    e2e_write(path, env, (size_t)m);
+    czk_test_write(path, env, (size_t)m);
     free(c1);
     free(enc);
     free(env);
@@ -199,12 +199,12 @@ static void test_verify_refusals(void **state) {
     /* a changed byte (C's x coordinate), a short file */
     snprintf(path, sizeof path, "%s/proof.bin", g.dir);
     size_t n = 0;
-    char *p = e2e_slurp(path, &n);
+    char *p = czk_test_slurp(path, &n);
     p[150] ^= 0x01;
     snprintf(path, sizeof path, "%s/bad.bin", g.dir);
-    e2e_write(path, p, n);
+    czk_test_write(path, p, n);
     snprintf(path, sizeof path, "%s/short.bin", g.dir);
-    e2e_write(path, p, 100);
+    czk_test_write(path, p, 100);
     free(p);
     snprintf(args, sizeof args, "verify --c1 c1.json --proof bad.bin --param-cache '%s'", g.keys);
     assert_int_equal(czk(args, NULL, NULL), 1);

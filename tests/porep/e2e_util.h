@@ -22,51 +22,12 @@
 #include <unistd.h>
 
 #include "czk/porep_c1.h"
+#include "util/cache.h"
 
-/* $CZK_CACHE_DIR/test-keys, else $HOME/.cache/czk/test-keys, else /tmp/czk-test-keys. */
+/* $CZK_CACHE_DIR/test-keys, else $HOME/.cache/czk/test-keys (czk_cache_dir), else
+ * /tmp/czk-test-keys. */
 static inline void e2e_keys_dir(char *out, size_t cap) {
-    const char *c = getenv("CZK_CACHE_DIR"), *h = getenv("HOME");
-    if (c && *c)
-        snprintf(out, cap, "%s/test-keys", c);
-    else if (h && *h)
-        snprintf(out, cap, "%s/.cache/czk/test-keys", h);
-    else
-        snprintf(out, cap, "/tmp/czk-test-keys");
-}
-
-static inline void e2e_tmpdir(char *out, size_t cap) {
-    const char *base = getenv("TMPDIR");
-    snprintf(out, cap, "%s/czk-e2e-XXXXXX", base && *base ? base : "/tmp");
-    assert_non_null(mkdtemp(out));
-}
-
-static inline void e2e_rm_rf(const char *dir) {
-    char cmd[1200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
-}
-
-/* The whole file as a NUL-terminated string (NULL if it cannot be read). */
-static inline char *e2e_slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    assert_non_null(b);
-    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    b[n] = 0;
-    if (len) *len = (size_t)n;
-    return b;
-}
-
-static inline void e2e_write(const char *path, const void *b, size_t n) {
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(b, 1, n, f), n);
-    assert_int_equal(fclose(f), 0);
+    if (!czk_cache_dir(out, cap, "test-keys")) snprintf(out, cap, "/tmp/czk-test-keys");
 }
 
 /*
@@ -86,7 +47,7 @@ static inline int e2e_czk(const char *dir, const char *args, char **out, char **
     int rc = system(cmd);
     free(cmd);
     assert_true(rc != -1 && WIFEXITED(rc));
-    char *so = e2e_slurp(o, NULL), *se = e2e_slurp(e, NULL);
+    char *so = czk_test_slurp(o, NULL), *se = czk_test_slurp(e, NULL);
     assert_true(so && se);
     /* shown in the test log */
     fprintf(stderr, "$ czk %s  (exit %d)\n%s%s", args, WEXITSTATUS(rc), so, se);
@@ -104,7 +65,7 @@ static inline int e2e_czk(const char *dir, const char *args, char **out, char **
 /* Parses a C1 file (raw JSON). */
 static inline czk_c1 *e2e_c1_read(const char *path) {
     size_t n = 0;
-    char *b = e2e_slurp(path, &n);
+    char *b = czk_test_slurp(path, &n);
     assert_non_null(b);
     czk_c1 *c1 = NULL;
     czk_err err;
@@ -118,7 +79,7 @@ static inline void e2e_c1_write(const czk_c1 *c1, const char *path) {
     size_t n = 0;
     czk_err err;
     czk_assert_ok(czk_c1_to_json(c1, &j, &n, &err), &err);
-    e2e_write(path, j, n);
+    czk_test_write(path, j, n);
     free(j);
 }
 

@@ -22,7 +22,7 @@ static void test_real_keys(void **state) {
         skip();
     }
     char dir[700], args[1500], *out = NULL;
-    e2e_tmpdir(dir, sizeof dir);
+    czk_test_tmpdir(dir, sizeof dir, "e2e");
     assert_int_equal(e2e_czk(dir,
                              "gen-vanilla --sector-size 2KiB --miner-id 1000 --sector-num 1 "
                              "--random 5 --out c1.json",
@@ -54,7 +54,7 @@ static void test_real_keys(void **state) {
         "verify --c1 seed.json --proof p.bin --param-cache '%s' --sector-num 1 --miner-id 1000",
         keys);
     assert_int_equal(e2e_czk(dir, args, NULL, NULL), 1);
-    e2e_rm_rf(dir);
+    czk_test_rm_rf(dir);
 }
 
 int main(void) {

@@ -65,35 +65,14 @@ static char tmpdir[256];
 
 static int setup(void **state) {
     (void)state;
-    const char *base = getenv("TMPDIR");
-    snprintf(tmpdir, sizeof tmpdir, "%s/czk_shapefile_XXXXXX", base && *base ? base : "/tmp");
-    return mkdtemp(tmpdir) ? 0 : -1;
+    czk_test_tmpdir(tmpdir, sizeof tmpdir, "shapefile");
+    return 0;
 }
 
 static int teardown(void **state) {
     (void)state;
-    char p[512];
-    const char *names[] = {"a.shape", "b.shape", "short.shape", "c.shape"};
-    for (size_t i = 0; i < 4; i++) {
-        snprintf(p, sizeof p, "%s/%s", tmpdir, names[i]);
-        unlink(p);
-    }
-    rmdir(tmpdir);
+    czk_test_rm_rf(tmpdir);
     return 0;
-}
-
-static uint8_t *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = malloc((size_t)n + 1);
-    assert_non_null(b);
-    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *len = (size_t)n;
-    return b;
 }
 
 static void test_roundtrip(void **state) {
@@ -110,7 +89,7 @@ static void test_roundtrip(void **state) {
     assert_int_equal(czk_shape_bytes(s), czk_shape_bytes(t));
     czk_assert_ok(czk_shape_write(t, pb, &err), &err);
     size_t la, lb;
-    uint8_t *a = slurp(pa, &la), *b = slurp(pb, &lb);
+    uint8_t *a = czk_test_read(pa, &la), *b = czk_test_read(pb, &lb);
     assert_int_equal(la, lb);
     assert_memory_equal(a, b, la);
     size_t off[NREG + 1];
@@ -222,7 +201,7 @@ static void test_parallel_read(void **state) {
     czk_err err;
     czk_assert_ok(czk_shape_write(s, p, &err), &err);
     size_t len;
-    uint8_t *bytes = slurp(p, &len);
+    uint8_t *bytes = czk_test_read(p, &len);
     czk_shape *serial;
     czk_assert_ok(czk_shape_decode(&serial, bytes, len, &err), &err);
     assert_same_shape(s, serial, "serial decode");

@@ -32,7 +32,7 @@ static void quiet_rpc_log(void *ctx, const char *level, const char *line) {
 
 static int setup(void **state) {
     (void)state;
-    et_tmpdir(g_dir, sizeof g_dir);
+    czk_test_tmpdir(g_dir, sizeof g_dir, "engine");
     czk_engine_opts o;
     et_opts(&o, NULL, 40);
     snprintf(o.config.timeline_file, sizeof o.config.timeline_file, "%s/timeline.log", g_dir);
@@ -52,7 +52,7 @@ static int teardown(void **state) {
     (void)state;
     czk_rpc_server_destroy(g_server);
     czk_engine_destroy(g_engine);
-    et_rm_rf(g_dir);
+    czk_test_rm_rf(g_dir);
     return 0;
 }
 

@@ -75,7 +75,7 @@ static bool file_has(const char *path, const char *a, const char *b) {
 static void test_daemon(void **state) {
     (void)state;
     char dir[256];
-    et_tmpdir(dir, sizeof dir);
+    czk_test_tmpdir(dir, sizeof dir, "engine");
     czk_params *keys = et_make_keys(dir, LOG, 5);
     char fifo[600];
     snprintf(fifo, sizeof fifo, "%s/czk-test-17.params", dir);
@@ -193,14 +193,14 @@ static void test_daemon(void **state) {
     assert_int_not_equal(czk_rpc_get_status(c, &s, 1000, NULL, &err), CZK_OK);
     czk_rpc_client_close(c);
     czk_params_free(keys);
-    et_rm_rf(dir);
+    czk_test_rm_rf(dir);
 }
 
 /* --log-level: help and the error list every level logging.level takes */
 static void test_log_level_words(void **state) {
     (void)state;
     char dir[256], cmd[900], path[300];
-    et_tmpdir(dir, sizeof dir);
+    czk_test_tmpdir(dir, sizeof dir, "engine");
     snprintf(cmd, sizeof cmd, "'%s' daemon --help > '%s/help.txt'", cli(), dir);
     assert_int_equal(system(cmd), 0);
     snprintf(path, sizeof path, "%s/help.txt", dir);
@@ -211,7 +211,7 @@ static void test_log_level_words(void **state) {
     assert_int_equal(WEXITSTATUS(rc), 2);
     snprintf(path, sizeof path, "%s/err.txt", dir);
     assert_true(file_has(path, "--log-level loud", "error, warn, info, debug or trace"));
-    et_rm_rf(dir);
+    czk_test_rm_rf(dir);
 }
 
 int main(void) {

@@ -18,6 +18,7 @@
 #include "../engine/porep_intake.h"
 
 #include "czk/rpc.h"
+#include "util/time.h"
 
 #include <errno.h>
 #include <sys/socket.h>
@@ -28,12 +29,6 @@
 #define LOG 6
 
 static char g_dir[256], g_addr[320];
-
-static uint64_t clock_gettime_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static void sleep_ms(unsigned ms) {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
@@ -64,7 +59,7 @@ static czk_rpc_server *start_server(const char *addr) {
 
 static int setup(void **state) {
     (void)state;
-    et_tmpdir(g_dir, sizeof g_dir);
+    czk_test_tmpdir(g_dir, sizeof g_dir, "engine");
     g_keys = et_make_keys(g_dir, LOG, 77);
     czk_engine_opts o;
     et_opts(&o, NULL, 0);
@@ -83,7 +78,7 @@ static int teardown(void **state) {
     czk_rpc_server_destroy(g_server);
     czk_engine_destroy(g_engine);
     czk_params_free(g_keys);
-    et_rm_rf(g_dir);
+    czk_test_rm_rf(g_dir);
     return 0;
 }
 
@@ -395,12 +390,12 @@ static void test_deadline_cancels_proof(void **state) {
     czk_job_result res;
     czk_err err;
     int code = -1;
-    uint64_t t0 = clock_gettime_ms();
+    uint64_t t0 = czk_now_ms();
     assert_int_equal(czk_rpc_prove(g_client, &r, 1000, &res, &code, &err), CZK_ERR_TIMEOUT);
     assert_int_equal(code, 4); /* DEADLINE_EXCEEDED */
     czk_job_result_free(&res);
     /* the engine cancels the job (its 30 s synthesis stops at its next cancel check) */
-    while (cancelled_count() == before && clock_gettime_ms() - t0 < 10000)
+    while (cancelled_count() == before && czk_now_ms() - t0 < 10000)
         sleep_ms(25);
     assert_int_equal(cancelled_count(), before + 1);
     czk_job_info info;

@@ -18,23 +18,21 @@
 
 #include "czk/porep_precheck.h"
 #include "czk/seal.h"
+#include "sector.h"
 
 static czk_pool *g_pool;
 
 static czk_c1 *generate_and_reparse(uint64_t id, bool sparse) {
-    czk_seal_request r;
-    memset(&r, 0, sizeof r);
-    r.registered_proof = id;
-    r.miner_id = 1234;
-    r.sector_num = 56;
-    memset(r.ticket, 0x31, 32);
-    memset(r.seed, 0x42, 32);
-    r.data_kind = CZK_SEAL_DATA_RANDOM;
-    r.random_seed = 8;
-    r.sparse = sparse;
+    czk_test_sector ts = {.registered_proof = id,
+                          .miner_id = 1234,
+                          .sector_num = 56,
+                          .ticket = 0x31,
+                          .seed = 0x42,
+                          .data_seed = 8,
+                          .sparse = sparse};
     czk_c1 *c1 = NULL, *back = NULL;
     czk_err err;
-    czk_assert_ok(czk_seal_generate(&c1, NULL, &r, g_pool, &err), &err);
+    czk_assert_ok(czk_test_seal(&c1, &ts, g_pool, &err), &err);
     char *json = NULL;
     size_t len = 0;
     czk_assert_ok(czk_c1_to_json(c1, &json, &len, &err), &err);

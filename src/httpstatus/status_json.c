@@ -5,7 +5,7 @@
  * written exactly (u64 as decimal text, never through a double); device
  * memory a backend does not report is null.
  */
-#include "engine/internal.h"
+#include "czk/httpstatus.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -254,8 +254,8 @@ static void gen_status(jg *j, const czk_engine_status *s, size_t timeline_lines)
     close_map(j);
 }
 
-czk_status czk_engine_status_json(const czk_engine_status *s, size_t timeline_lines, char **out,
-                                  size_t *len, czk_err *err) {
+czk_status czk_status_page_json(const czk_engine_status *s, size_t timeline_lines, char **out,
+                                size_t *len, czk_err *err) {
     *out = NULL;
     *len = 0;
     jg j = {yajl_gen_alloc(NULL), false};

@@ -2,20 +2,21 @@
  * One 2KiB PoRep partition for the GPU backend's test (tests/cuda/porep.c)
  * and benchmark (bench/gpu.c, porep2k_gpu_ms): the recorded shape, TEST
  * keys, a C1, the witness of partition 0 and its chain-derived public
- * inputs. Header-only (static functions), C.
+ * inputs. Header-only (static functions), C; in tests/support, included by
+ * a test and a benchmark (never by the backend it tests).
  *
  *   shape    czk_porep_shape_load (the shape cache, $CZK_CACHE_DIR/shapes);
  *   keys     $CZK_CACHE_DIR/gpu-test/porep-v28-2KiB-seed1.params (default
- *            ~/.cache/czk), made once by czk_setup from a seeded toxic waste
- *            (czk_rng seed 1) and written stamped, then read; never committed;
- *   C1       czk_seal_generate: StackedDrg2KiBV1_1 (id 5), miner 1000,
- *            sector 1, ticket 01…, seed 01…, random data (seed 1), as
- *            bench/porep.c and scripts/demo.sh make it;
+ *            ~/.cache/czk), made once by czk_test_keys (sector.h, seed 1)
+ *            and written stamped, then read; never committed;
+ *   C1       czk_test_seal's default sector (sector.h): StackedDrg2KiBV1_1
+ *            (id 5), miner 1000, sector 1, as bench/porep.c and
+ *            scripts/demo.sh make it;
  *   witness  czk_porep_witness_from_c1 + czk_porep_witness_generate, k = 0;
  *   inputs   czk_porep_chain_inputs with the C1's replica_id.
  */
-#ifndef CZK_CUDA_POREP2K_FIXTURE_H
-#define CZK_CUDA_POREP2K_FIXTURE_H
+#ifndef CZK_TEST_POREP2K_FIXTURE_H
+#define CZK_TEST_POREP2K_FIXTURE_H
 
 #include "czk/groth16.h"
 #include "czk/porep_c1.h"
@@ -24,6 +25,8 @@
 #include "czk/porep_prove.h"
 #include "czk/porep_shapes.h"
 #include "czk/seal.h"
+#include "sector.h"
+#include "util/cache.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -71,11 +74,7 @@ static inline czk_status czk_p2k_make(czk_p2k *f, czk_pool *pool, czk_err *err) 
     czk_status st = czk_porep_shape_load(&f->shape, NULL, ps, true, err);
     if (st) return czk_err_wrap(err, "2KiB fixture: shape");
     char dir[900], path[1000];
-    const char *c = getenv("CZK_CACHE_DIR"), *h = getenv("HOME");
-    if (c && *c)
-        snprintf(dir, sizeof dir, "%s/gpu-test", c);
-    else
-        snprintf(dir, sizeof dir, "%s/.cache/czk/gpu-test", h && *h ? h : "/tmp");
+    if (!czk_cache_dir(dir, sizeof dir, "gpu-test")) snprintf(dir, sizeof dir, "/tmp/czk-gpu-test");
     snprintf(path, sizeof path, "%s/porep-v28-2KiB-seed1.params", dir);
     czk_params_read_opts ro = {.pool = pool};
     if (access(path, R_OK) == 0 && !czk_params_read(&f->params, path, &ro, NULL, err) &&
@@ -84,11 +83,7 @@ static inline czk_status czk_p2k_make(czk_p2k *f, czk_pool *pool, czk_err *err) 
     } else {
         czk_params_free(f->params);
         f->params = NULL;
-        czk_rng rng;
-        czk_rng_seed(&rng, 1);
-        czk_toxic toxic;
-        if ((st = czk_toxic_random(&toxic, &rng, err)) ||
-            (st = czk_setup(&f->params, f->shape, &toxic, pool, err)))
+        if ((st = czk_test_keys(&f->params, f->shape, 1, pool, err)))
             return czk_err_wrap(err, "2KiB fixture: setup");
         f->keys_made = true;
         bool stamped = false;
@@ -100,16 +95,7 @@ static inline czk_status czk_p2k_make(czk_p2k *f, czk_pool *pool, czk_err *err) 
     f->pvk = calloc(1, sizeof *f->pvk);
     if (!f->pvk) return czk_errf(err, CZK_ERR_NOMEM, "2KiB fixture: pvk");
     if ((st = czk_pvk_prepare(f->pvk, &f->params->vk, err))) return st;
-    czk_seal_request req = {0};
-    req.registered_proof = 5;
-    req.miner_id = 1000;
-    req.sector_num = 1;
-    memset(req.ticket, 1, 32);
-    memset(req.seed, 1, 32);
-    req.data_kind = CZK_SEAL_DATA_RANDOM;
-    req.random_seed = 1;
-    if ((st = czk_seal_generate(&f->c1, NULL, &req, pool, err)))
-        return czk_err_wrap(err, "2KiB fixture: C1");
+    if ((st = czk_test_seal(&f->c1, NULL, pool, err))) return czk_err_wrap(err, "2KiB fixture: C1");
     czk_porep_witness *pw = NULL;
     czk_porep_config cfg;
     czk_porep_config_for_shape(&cfg, ps);

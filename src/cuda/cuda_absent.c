@@ -1,9 +1,12 @@
-/* Stand-ins for the CUDA backend's entry points in a build without CUDA. */
+/*
+ * Stand-ins for the CUDA backend's entry points (include/czk/cuda.h) in a
+ * build without CUDA: cmake/cuda.cmake builds the layer czk_cuda from this
+ * file alone when nvcc is absent or CZK_CUDA=OFF.
+ */
 #include "czk/cuda.h"
 
 #include <string.h>
 
-#ifndef CZK_HAVE_CUDA
 #define NO_CUDA(what) czk_errf(err, CZK_ERR_UNSUPPORTED, "%s: this build has no CUDA backend", what)
 
 int czk_cuda_device_count(void) {
@@ -130,6 +133,11 @@ czk_status czk_backend_cuda_residency(const czk_backend *b, const czk_params *pa
     memset(out, 0, sizeof *out);
     return NO_CUDA("backend_cuda_residency");
 }
+czk_status czk_backend_cuda_set_serial_msm(const czk_backend *b, bool serial, czk_err *err) {
+    (void)b, (void)serial;
+    return NO_CUDA("backend_cuda_set_serial_msm");
+}
+
 czk_status czk_backend_cuda_set_stream_chunk(const czk_backend *b, size_t points, czk_err *err) {
     (void)b, (void)points;
     return NO_CUDA("backend_cuda_set_stream_chunk");
@@ -162,4 +170,3 @@ czk_status czk_setup_backend_cuda(czk_setup_backend *out, int device, czk_err *e
     out->self = NULL;
     return NO_CUDA("setup_backend_cuda");
 }
-#endif
