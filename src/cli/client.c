@@ -14,11 +14,13 @@
 #endif
 
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define CMD "client"
@@ -72,6 +74,26 @@ static int write_file(const char *path, const uint8_t *b, size_t n) {
     bool ok = fwrite(b, 1, n, f) == n;
     ok = (fclose(f) == 0) && ok;
     if (!ok) return czk_cli_fail(CMD, "cannot write %s", path);
+    return CZK_EXIT_OK;
+}
+
+/* Fails unless a file can be created at path (tried with a temporary name beside it, then
+ * removed), before anything is submitted or a result is fetched, so that no proof is made or
+ * taken from the daemon only to be lost. */
+static int out_check(const char *what, const char *path) {
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return czk_cli_fail(CMD, "%s: --out %s is a directory (give a file name)", what, path);
+    char tmp[PATH_MAX];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
+        return czk_cli_fail(CMD, "%s: --out path too long", what);
+    FILE *f = fopen(tmp, "wbx");
+    if (!f)
+        return czk_cli_fail(CMD, "%s: --out %s: cannot create a file there (%s: %s); nothing was %s",
+                            what, path, tmp, strerror(errno),
+                            strcmp(what, "await") ? "submitted" : "fetched");
+    fclose(f);
+    unlink(tmp);
     return CZK_EXIT_OK;
 }
 
@@ -188,6 +210,10 @@ static int cmd_prove(czk_rpc_client *c, int64_t deadline, bool wait, int argc, c
     }
     if (optind + 1 != argc) return czk_cli_fail(CMD, "%s takes one FILE", what);
     if (!wait && out) return czk_cli_fail(CMD, "submit: --out belongs to prove and await");
+    if (out) {
+        int orc = out_check(what, out);
+        if (orc) return orc;
+    }
     if (!strcmp(kind, "porep"))
         r.kind = CZK_KIND_POREP_C2;
     else if (!strcmp(kind, "test"))
@@ -247,6 +273,10 @@ static int cmd_await(czk_rpc_client *c, int64_t deadline, int argc, char **argv)
         }
     }
     if (optind + 1 != argc) return czk_cli_fail(CMD, "await takes one JOB");
+    if (out) {
+        int orc = out_check("await", out);
+        if (orc) return orc;
+    }
     czk_job_result res;
     czk_err err;
     czk_status st = czk_rpc_await(c, argv[optind], timeout, deadline, &res, NULL, &err);

@@ -160,6 +160,24 @@ static void test_daemon(void **state) {
     fclose(f);
     free(json);
     czk_c1_free(c1);
+    /* an --out that cannot be written: refused before anything is submitted or fetched */
+    snprintf(cmd, sizeof cmd,
+             "'%s' client --addr '%s' prove '%s' --out /no/such/dir/p.bin > '%s/noout.txt' 2>&1",
+             cli(), addr, c1_path, dir);
+    rc = system(cmd);
+    assert_true(WIFEXITED(rc));
+    assert_int_equal(WEXITSTATUS(rc), 2);
+    snprintf(cmd, sizeof cmd, "%s/noout.txt", dir);
+    assert_true(file_has(cmd, "--out /no/such/dir/p.bin: cannot create a file there", ""));
+    assert_true(file_has(cmd, "nothing was submitted", ""));
+    assert_false(file_has(cmd, "job ", ""));
+    snprintf(cmd, sizeof cmd, "'%s' client --addr '%s' await nojob --out '%s' > '%s/noout2.txt' 2>&1",
+             cli(), addr, dir, dir);
+    rc = system(cmd);
+    assert_true(WIFEXITED(rc));
+    assert_int_equal(WEXITSTATUS(rc), 2);
+    snprintf(cmd, sizeof cmd, "%s/noout2.txt", dir);
+    assert_true(file_has(cmd, "is a directory (give a file name)", ""));
     snprintf(cmd, sizeof cmd,
              "'%s' client --addr '%s' prove '%s' --sector-num 7 --miner-id 1000 > '%s/prove.txt' "
              "2>&1",
