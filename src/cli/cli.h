@@ -10,6 +10,7 @@
 #include "czk/common.h"
 #include "czk/porep_c1.h"
 #include "czk/porep_shapes.h"
+#include <limits.h>
 #include <stdio.h>
 
 enum { CZK_EXIT_OK = 0, CZK_EXIT_NO = 1, CZK_EXIT_ERROR = 2 };
@@ -72,6 +73,24 @@ const czk_cli_env *czk_cli_env_get(void);
  * file by its size, before reading; a pipe or device once it has given
  * that many bytes). */
 int czk_cli_read_c1(const char *cmd, const char *path, uint8_t **out, size_t *len);
+/*
+ * A command's --out file, checked before any work and written through a
+ * temporary file beside it (PATH.tmp.PID, renamed on commit), so that a bad
+ * path fails at once and a failed write leaves no partial file.
+ * czk_cli_out_open: CZK_EXIT_OK, or prints "CMD: --out PATH is a directory"
+ *   / "--out PATH: cannot create a file there (...); nothing was <nothing>"
+ *   and returns CZK_EXIT_ERROR. czk_cli_out_commit writes b[0..n) and
+ *   renames (CZK_EXIT_ERROR naming the path on a failure, the temporary
+ *   removed); czk_cli_out_drop removes an uncommitted temporary (any state).
+ */
+typedef struct czk_cli_out {
+    const char *cmd, *path;
+    char tmp[PATH_MAX];
+    FILE *f;
+} czk_cli_out;
+int czk_cli_out_open(czk_cli_out *o, const char *cmd, const char *path, const char *nothing);
+int czk_cli_out_commit(czk_cli_out *o, const uint8_t *b, size_t n);
+void czk_cli_out_drop(czk_cli_out *o);
 /* Parses a raw C1 JSON, or cuzk's envelope (told apart by the first key;
  * then *envelope is set and *sector_num is its SectorNum). */
 CZK_NODISCARD czk_status czk_cli_parse_c1(czk_c1 **out, bool *envelope, uint64_t *sector_num,

@@ -137,6 +137,46 @@ static int read_capped(const char *cmd, const char *path, uint64_t max, const ch
     return CZK_EXIT_OK;
 }
 
+int czk_cli_out_open(czk_cli_out *o, const char *cmd, const char *path, const char *nothing) {
+    memset(o, 0, sizeof o[0]);
+    o->cmd = cmd;
+    o->path = path;
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return czk_cli_fail(cmd, "--out %s is a directory (give a file name)", path);
+    if (snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof o->tmp)
+        return czk_cli_fail(cmd, "--out path too long");
+    if (!(o->f = fopen(o->tmp, "wbx"))) {
+        int e = errno;
+        o->tmp[0] = 0;
+        return czk_cli_fail(cmd,
+                            "--out %s: cannot create a file there (%s.tmp.%ld: %s); nothing was %s",
+                            path, path, (long)getpid(), strerror(e), nothing);
+    }
+    return CZK_EXIT_OK;
+}
+
+int czk_cli_out_commit(czk_cli_out *o, const uint8_t *b, size_t n) {
+    bool ok = fwrite(b, 1, n, o->f) == n;
+    ok = (fclose(o->f) == 0) && ok;
+    o->f = NULL;
+    if (!ok || rename(o->tmp, o->path)) {
+        int e = errno;
+        unlink(o->tmp);
+        o->tmp[0] = 0;
+        return czk_cli_fail(o->cmd, "cannot write %s: %s", o->path, strerror(e));
+    }
+    o->tmp[0] = 0;
+    return CZK_EXIT_OK;
+}
+
+void czk_cli_out_drop(czk_cli_out *o) {
+    if (o->f) fclose(o->f);
+    o->f = NULL;
+    if (o->tmp[0]) unlink(o->tmp);
+    o->tmp[0] = 0;
+}
+
 int czk_cli_read_file(const char *cmd, const char *path, uint8_t **out, size_t *len) {
     return read_capped(cmd, path, SIZE_MAX - 1, NULL, out, len);
 }

@@ -68,36 +68,8 @@ static int call_fail(const char *what, czk_status st, const czk_err *err) {
                : CZK_EXIT_ERROR;
 }
 
-static int write_file(const char *path, const uint8_t *b, size_t n) {
-    FILE *f = fopen(path, "wb");
-    if (!f) return czk_cli_fail(CMD, "cannot create %s: %s", path, strerror(errno));
-    bool ok = fwrite(b, 1, n, f) == n;
-    ok = (fclose(f) == 0) && ok;
-    if (!ok) return czk_cli_fail(CMD, "cannot write %s", path);
-    return CZK_EXIT_OK;
-}
-
-/* Fails unless a file can be created at path (tried with a temporary name beside it, then
- * removed), before anything is submitted or a result is fetched, so that no proof is made or
- * taken from the daemon only to be lost. */
-static int out_check(const char *what, const char *path) {
-    struct stat sb;
-    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-        return czk_cli_fail(CMD, "%s: --out %s is a directory (give a file name)", what, path);
-    char tmp[PATH_MAX];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
-        return czk_cli_fail(CMD, "%s: --out path too long", what);
-    FILE *f = fopen(tmp, "wbx");
-    if (!f)
-        return czk_cli_fail(CMD, "%s: --out %s: cannot create a file there (%s: %s); nothing was %s",
-                            what, path, tmp, strerror(errno),
-                            strcmp(what, "await") ? "submitted" : "fetched");
-    fclose(f);
-    unlink(tmp);
-    return CZK_EXIT_OK;
-}
-
-static int print_result(const czk_job_result *r, const char *out) {
+/* out: NULL, or the --out file opened before the call (committed here when the proof came). */
+static int print_result(const czk_job_result *r, czk_cli_out *out) {
     printf("job %s: %s", r->job_id, czk_job_state_name(r->state));
     if (r->state == CZK_JOB_COMPLETED) printf(", %zu proof bytes", r->proof_len);
     printf("\n  queue_wait %llu ms, srs_load %llu ms, synthesis %llu ms, gpu %llu ms, total %llu "
@@ -108,9 +80,9 @@ static int print_result(const czk_job_result *r, const char *out) {
     if (r->error[0]) printf("  error: %s\n", r->error);
     if (r->state != CZK_JOB_COMPLETED) return CZK_EXIT_NO;
     if (out) {
-        int rc = write_file(out, r->proof, r->proof_len);
+        int rc = czk_cli_out_commit(out, r->proof, r->proof_len);
         if (rc) return rc;
-        printf("  wrote %s\n", out);
+        printf("  wrote %s\n", out->path);
     }
     return CZK_EXIT_OK;
 }
@@ -210,10 +182,9 @@ static int cmd_prove(czk_rpc_client *c, int64_t deadline, bool wait, int argc, c
     }
     if (optind + 1 != argc) return czk_cli_fail(CMD, "%s takes one FILE", what);
     if (!wait && out) return czk_cli_fail(CMD, "submit: --out belongs to prove and await");
-    if (out) {
-        int orc = out_check(what, out);
-        if (orc) return orc;
-    }
+    int rc;
+    czk_cli_out of; /* checked before anything is submitted */
+    if (out && (rc = czk_cli_out_open(&of, CMD, out, "submitted"))) return rc;
     if (!strcmp(kind, "porep"))
         r.kind = CZK_KIND_POREP_C2;
     else if (!strcmp(kind, "test"))
@@ -222,10 +193,13 @@ static int cmd_prove(czk_rpc_client *c, int64_t deadline, bool wait, int argc, c
         return czk_cli_fail(CMD, "--kind: porep or test");
     uint8_t *buf = NULL;
     size_t len = 0;
-    int rc = czk_cli_read_c1(CMD, argv[optind], &buf, &len);
-    if (rc) return rc;
+    if ((rc = czk_cli_read_c1(CMD, argv[optind], &buf, &len))) {
+        if (out) czk_cli_out_drop(&of);
+        return rc;
+    }
     if (r.kind == CZK_KIND_POREP_C2 && (rc = wrap_c1(&buf, &len, r.sector_number))) {
         free(buf);
+        if (out) czk_cli_out_drop(&of);
         return rc;
     }
     r.vanilla_proof = buf;
@@ -238,8 +212,12 @@ static int cmd_prove(czk_rpc_client *c, int64_t deadline, bool wait, int argc, c
         double t0 = czk_cli_now();
         st = czk_rpc_prove(c, &r, deadline, &res, NULL, &err);
         free(buf);
-        if (st) return call_fail(what, st, &err);
-        rc = print_result(&res, out);
+        if (st) {
+            if (out) czk_cli_out_drop(&of);
+            return call_fail(what, st, &err);
+        }
+        rc = print_result(&res, out ? &of : NULL);
+        if (out) czk_cli_out_drop(&of); /* nothing left after a commit */
         printf("  call %.3f s\n", czk_cli_now() - t0);
         czk_job_result_free(&res);
         return rc;
@@ -273,15 +251,18 @@ static int cmd_await(czk_rpc_client *c, int64_t deadline, int argc, char **argv)
         }
     }
     if (optind + 1 != argc) return czk_cli_fail(CMD, "await takes one JOB");
-    if (out) {
-        int orc = out_check("await", out);
-        if (orc) return orc;
-    }
+    czk_cli_out of; /* checked before the result is fetched */
+    int rc;
+    if (out && (rc = czk_cli_out_open(&of, CMD, out, "fetched"))) return rc;
     czk_job_result res;
     czk_err err;
     czk_status st = czk_rpc_await(c, argv[optind], timeout, deadline, &res, NULL, &err);
-    if (st) return call_fail("await", st, &err);
-    int rc = print_result(&res, out);
+    if (st) {
+        if (out) czk_cli_out_drop(&of);
+        return call_fail("await", st, &err);
+    }
+    rc = print_result(&res, out ? &of : NULL);
+    if (out) czk_cli_out_drop(&of);
     czk_job_result_free(&res);
     return rc;
 }

@@ -95,49 +95,6 @@ static double gib(uint64_t b) {
     return (double)b / (double)(1ull << 30);
 }
 
-/* ---- the output: checked before any work, written through a temporary file ---- */
-
-typedef struct out_file {
-    const char *path;
-    char tmp[PATH_MAX];
-    FILE *f;
-} out_file;
-
-static int out_open(out_file *o, const char *path) {
-    memset(o, 0, sizeof o[0]);
-    o->path = path;
-    struct stat sb;
-    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-        return czk_cli_fail(CMD, "--out %s is a directory (give a file name)", path);
-    if (snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof o->tmp)
-        return czk_cli_fail(CMD, "--out path too long");
-    if (!(o->f = fopen(o->tmp, "wbx")))
-        return czk_cli_fail(CMD,
-                            "--out %s: cannot create a file there (%s: %s); nothing was proved",
-                            path, o->tmp, strerror(errno));
-    return CZK_EXIT_OK;
-}
-
-static int out_commit(out_file *o, const uint8_t *b, size_t n) {
-    bool ok = fwrite(b, 1, n, o->f) == n;
-    ok = (fclose(o->f) == 0) && ok;
-    o->f = NULL;
-    if (!ok || rename(o->tmp, o->path)) {
-        int e = errno;
-        unlink(o->tmp);
-        return czk_cli_fail(CMD, "cannot write %s: %s", o->path, strerror(e));
-    }
-    o->tmp[0] = 0;
-    return CZK_EXIT_OK;
-}
-
-static void out_drop(out_file *o) {
-    if (o->f) fclose(o->f);
-    o->f = NULL;
-    if (o->tmp[0]) unlink(o->tmp);
-    o->tmp[0] = 0;
-}
-
 /* ---- what the engine reports: the loader's results and the job's timeline ---- */
 
 typedef struct part {
@@ -544,8 +501,8 @@ int czk_cmd_prove(int argc, char **argv) {
     }
 
     /* the output first: no proof is made for a path that cannot be written */
-    out_file of;
-    if ((rc = out_open(&of, out_path))) return rc;
+    czk_cli_out of;
+    if ((rc = czk_cli_out_open(&of, CMD, out_path, "proved"))) return rc;
 
     prove_run r;
     memset(&r, 0, sizeof r);
@@ -751,7 +708,7 @@ int czk_cmd_prove(int argc, char **argv) {
                      nbytes);
         goto out;
     }
-    if ((rc = out_commit(&of, res.proof, nbytes))) goto out;
+    if ((rc = czk_cli_out_commit(&of, res.proof, nbytes))) goto out;
     rc = CZK_EXIT_ERROR;
 
     /* the phase table, from the job's result and its timeline */
@@ -821,7 +778,7 @@ int czk_cmd_prove(int argc, char **argv) {
     rc = fflush(stdout) ? czk_cli_fail(CMD, "writing the output failed") : CZK_EXIT_OK;
 out:
     czk_engine_destroy(e);
-    out_drop(&of);
+    czk_cli_out_drop(&of);
     czk_job_result_free(&res);
     free(env);
     czk_cli_c1_free(&in);
