@@ -1,10 +1,25 @@
 /*
  * One PoRep partition at full size through the CUDA backend: the device
  * time of a 32GiB partition (issue "device time per 32GiB partition") and,
- * with real keys, a partition proof that verifies.
+ * with real keys, a partition proof that verifies. With --kind window-post
+ * or winning-post the same for one FallbackPoSt partition (issue
+ * "WinningPoSt and WindowPoSt": 125,279,217 constraints for a 32GiB
+ * WindowPoSt partition, the same device path).
  *
- *   bench_porep32g [--sector-size 32GiB] [--c1 FILE] [--params FILE]
+ *   bench_porep32g [--sector-size 32GiB] [--c1 FILE] [--params FILE | --setup]
+ *                  [--kind porep|window-post|winning-post] [--sectors N]
  *                  [--reps N] [--json FILE] [--commit ID] [--threads T]
+ *
+ * --setup makes real TEST keys in memory on the GPU (czk_setup_with on
+ * czk_setup_backend_cuda, toxic waste from seed 1), so that the proofs verify
+ * without a key file: a 32GiB WindowPoSt key set is 57 GB, which does not fit
+ * beside anything else on the 64 GiB disk of the lent H200. PoSt inputs are
+ * made here: --sectors sparse test sectors (default 4; WinningPoSt one) of
+ * the size (czk_seal_post_vanilla, randomness 5a 61 68 …, byte 31 masked,
+ * sector numbers 7, 8, …), their bincode vanilla proofs parsed and
+ * pre-checked as the kind does at intake, the witness filled from them as
+ * prove_with_vanilla does (the last sector repeated up to the partition's
+ * 2349), the public inputs of partition 0 (API V1_2 for WindowPoSt).
  *
  * Steps, each timed: the shape (shape cache, recorded the first time:
  * ~50 s and 8.3 GiB for 32GiB), the C1 (--c1, else a sparse one made here:
@@ -31,7 +46,9 @@
  * porep32g_upload_ms, porep32g_spmv_ms, porep32g_h_ms, porep32g_msm_h_ms,
  * porep32g_msm_witness_ms (L + A + B1 + B2, serial), porep32g_serial_ms,
  * porep32g_witness_s, porep32g_load_s, porep32g_params_read_s,
- * porep32g_verified (proofs pairing-checked; 0 with random keys).
+ * porep32g_verified (proofs pairing-checked; 0 with random keys); with a
+ * PoSt kind the same keys begin wpost32g_ / winning32g_ (the size's tag for
+ * other sizes is not in the name: the json's *_sector says it).
  */
 #include "czk/cuda.h"
 #include "czk/groth16.h"
@@ -41,6 +58,7 @@
 #include "czk/porep_precheck.h"
 #include "czk/porep_prove.h"
 #include "czk/porep_shapes.h"
+#include "czk/post.h"
 #include "czk/r1cs.h"
 #include "czk/seal.h"
 #include "sector.h"
@@ -164,16 +182,122 @@ static void finish(run_set *rs) {
         rs->med[k] = median(rs->v[k], rs->n);
 }
 
+/* A PoSt partition's witness and public inputs, from sparse test sectors made here. */
+typedef struct post_input {
+    czk_post_config cfg;
+    czk_post_proof proof;
+    czk_witness w;
+    czk_fr *inputs; /* ONE first */
+    size_t ninputs; /* ONE excluded */
+    double t_vanilla, t_witness;
+} post_input;
+
+static void post_make(post_input *pi, czk_post_kind kind, const czk_post_shape *sh, unsigned nsec,
+                      czk_pool *pool) {
+    czk_err err;
+    uint64_t id = kind == CZK_POST_WINNING ? 0 : 10; /* Winning / Window V1_2 of 2KiB ... */
+    for (unsigned s = 0; s < CZK_POST_SHAPE_COUNT; s++)
+        if (&czk_post_shapes[s] == sh) id += s;
+    if (czk_post_proof_lookup(id, &pi->proof, &err)) die("registered PoSt proof", &err);
+    czk_post_config_for(&pi->cfg, kind, sh);
+    czk_por_tree tree;
+    if (czk_post_config_check(&pi->cfg, &tree, &err)) die("PoSt configuration", &err);
+    if (kind == CZK_POST_WINNING) nsec = 1;
+    if (!nsec || nsec > pi->cfg.sectors) die("--sectors out of range for the partition", NULL);
+    uint8_t rnd[32];
+    for (int i = 0; i < 32; i++)
+        rnd[i] = (uint8_t)(0x5a + 7 * i);
+    rnd[31] &= 0x3f;
+    czk_post_vanilla **v = calloc(nsec, sizeof *v);
+    czk_post_pub_sector *pub = calloc(CZK_POST_WINNING_CHALLENGES + nsec, sizeof *pub);
+    if (!v || !pub) die("host memory", NULL);
+    uint64_t seal_id = 0; /* StackedDrg V1_1 of the size: 5 + shape index */
+    for (unsigned s = 0; s < CZK_POST_SHAPE_COUNT; s++)
+        if (&czk_post_shapes[s] == sh) seal_id = 5 + s;
+    double t = czk_now();
+    for (unsigned i = 0; i < nsec; i++) {
+        czk_seal_request sr = {.registered_proof = seal_id, .miner_id = 1000, .sector_num = 7 + i,
+                               .data_kind = CZK_SEAL_DATA_ZERO,
+                               .sparse = sh->sector_size > (512ull << 20)};
+        memset(sr.ticket, 1, 32);
+        memset(sr.seed, 2, 32);
+        uint8_t *blob;
+        size_t len;
+        if (czk_seal_post_vanilla(&blob, &len, NULL, &sr, kind, pi->proof.api, rnd, i, pool, &err))
+            die("PoSt test sector", &err);
+        if (czk_post_vanilla_parse(&v[i], blob, len, &tree,
+                                   kind == CZK_POST_WINNING ? CZK_POST_WINNING_CHALLENGES
+                                                            : CZK_POST_WINDOW_CHALLENGES,
+                                   &err))
+            die("PoSt vanilla proof", &err);
+        free(blob);
+        pub[i].sector_id = v[i]->sector_id;
+        memcpy(pub[i].comm_r, v[i]->comm_r, 32);
+    }
+    if (czk_post_precheck((const czk_post_vanilla *const *)v, nsec, &pi->cfg, kind, pi->proof.api,
+                          rnd, 0, NULL, &err))
+        die("PoSt pre-check", &err);
+    pi->t_vanilla = czk_now() - t;
+    czk_post_witness *pw;
+    if (czk_post_witness_alloc(&pw, &pi->cfg, &err) ||
+        czk_post_witness_fill(pw, (const czk_post_vanilla *const *)v, nsec, kind, &err))
+        die("PoSt witness fill", &err);
+    t = czk_now();
+    if (czk_post_witness_generate(&pi->w, &pi->cfg, pw, NULL, &err)) die("PoSt witness", &err);
+    pi->t_witness = czk_now() - t;
+    size_t npub = nsec;
+    if (kind == CZK_POST_WINNING) {
+        czk_post_winning_sectors(pub + 1, &pub[0]);
+        memmove(pub, pub + 1, CZK_POST_WINNING_CHALLENGES * sizeof *pub);
+        npub = CZK_POST_WINNING_CHALLENGES;
+    }
+    pi->ninputs = czk_post_num_inputs(&pi->cfg) - 1;
+    if (!(pi->inputs = calloc(pi->ninputs + 1, sizeof *pi->inputs))) die("host memory", NULL);
+    if (czk_post_public_inputs(pi->inputs, &pi->cfg, pi->proof.api, rnd, pub, npub, 0, &err))
+        die("PoSt public inputs", &err);
+    printf("%s: %u sector%s (%s) in %.1f s, vanilla proofs pre-checked; witness (one thread) in "
+           "%.2f s\n",
+           kind == CZK_POST_WINNING ? "WinningPoSt" : "WindowPoSt", nsec, nsec == 1 ? "" : "s",
+           sh->sector_size > (512ull << 20) ? "sparse" : "sealed", pi->t_vanilla, pi->t_witness);
+    czk_post_witness_free(pw);
+    for (unsigned i = 0; i < nsec; i++)
+        czk_post_vanilla_free(v[i]);
+    free(v);
+    free(pub);
+}
+
+/* Real TEST keys in memory, their products on the GPU. */
+static czk_params *setup_params(const czk_shape *shape, czk_pool *pool, double *secs) {
+    czk_err err;
+    czk_setup_backend sb;
+    if (czk_setup_backend_cuda(&sb, 0, &err)) die("setup backend", &err);
+    czk_rng rng;
+    czk_rng_seed(&rng, 1);
+    czk_toxic toxic;
+    czk_params *p = NULL;
+    double t = czk_now();
+    if (czk_toxic_random(&toxic, &rng, &err) || czk_setup_with(&p, shape, &toxic, &sb, pool, NULL, &err))
+        die("setup", &err);
+    *secs = czk_now() - t;
+    memset(&toxic, 0, sizeof toxic);
+    czk_setup_backend_release(&sb);
+    return p;
+}
+
 int main(int argc, char **argv) {
     const char *size_arg = "32GiB", *c1_path = NULL, *params_path = NULL, *json = NULL,
                *commit = "unknown";
+    const char *kind_arg = "porep";
     int reps = 3;
-    unsigned threads = 0;
+    unsigned threads = 0, nsec = 4;
+    bool do_setup = false;
     static const struct option LONG[] = {
         {"sector-size", required_argument, NULL, 's'}, {"c1", required_argument, NULL, 'c'},
         {"params", required_argument, NULL, 'p'},      {"reps", required_argument, NULL, 'r'},
         {"json", required_argument, NULL, 'j'},        {"commit", required_argument, NULL, 'm'},
-        {"threads", required_argument, NULL, 't'},     {NULL, 0, NULL, 0}};
+        {"threads", required_argument, NULL, 't'},     {"kind", required_argument, NULL, 'k'},
+        {"sectors", required_argument, NULL, 'n'},     {"setup", no_argument, NULL, 'S'},
+        {NULL, 0, NULL, 0}};
     int ch;
     while ((ch = getopt_long(argc, argv, "", LONG, NULL)) != -1) {
         switch (ch) {
@@ -198,8 +322,18 @@ int main(int argc, char **argv) {
         case 't':
             threads = (unsigned)atoi(optarg);
             break;
+        case 'k':
+            kind_arg = optarg;
+            break;
+        case 'n':
+            nsec = (unsigned)atoi(optarg);
+            break;
+        case 'S':
+            do_setup = true;
+            break;
         default:
-            fprintf(stderr, "usage: bench_porep32g [--sector-size S] [--c1 FILE] [--params FILE] "
+            fprintf(stderr, "usage: bench_porep32g [--sector-size S] [--c1 FILE] [--params FILE | "
+                            "--setup] [--kind porep|window-post|winning-post] [--sectors N] "
                             "[--reps N] [--json FILE] [--commit ID] [--threads T]\n");
             return 2;
         }
@@ -223,23 +357,45 @@ int main(int argc, char **argv) {
                                              : 0;
         bytes = (uint64_t)v * mul;
     }
-    const czk_porep_shape *ps = czk_porep_shape_for_size(bytes);
-    if (!ps) {
-        fprintf(stderr, "bench_porep32g: no PoRep sector size '%s'\n", size_arg);
+    int post = !strcmp(kind_arg, "window-post")    ? CZK_POST_WINDOW
+               : !strcmp(kind_arg, "winning-post") ? CZK_POST_WINNING
+                                                   : 0;
+    if (!post && strcmp(kind_arg, "porep")) {
+        fprintf(stderr, "bench_porep32g: --kind takes porep, window-post or winning-post\n");
         return 2;
     }
+    const czk_porep_shape *ps = post ? NULL : czk_porep_shape_for_size(bytes);
+    const czk_post_shape *psh = post ? czk_post_shape_for_size(bytes) : NULL;
+    if (!ps && !psh) {
+        fprintf(stderr, "bench_porep32g: no %s sector size '%s'\n", kind_arg, size_arg);
+        return 2;
+    }
+    if (post && c1_path) {
+        fprintf(stderr, "bench_porep32g: --c1 is for --kind porep\n");
+        return 2;
+    }
+    const char *size_name = ps ? ps->name : psh->name;
+    const char *jp = post == CZK_POST_WINDOW    ? "wpost32g"
+                     : post == CZK_POST_WINNING ? "winning32g"
+                                                : "porep32g"; /* json key prefix */
     czk_err err;
     czk_pool *pool = czk_pool_create(threads, &err);
     if (!pool) die("pool", &err);
     double T0 = czk_now(), t;
-    printf("bench_porep32g: %s partition, %u threads, commit %s\n", ps->name,
+    printf("bench_porep32g: %s %s partition, %u threads, commit %s\n", size_name, kind_arg,
            czk_pool_threads(pool), commit);
 
     /* shape */
     czk_shape *shape;
-    bool recorded = false;
+    bool recorded = post != 0;
+    post_input pi;
+    memset(&pi, 0, sizeof pi);
     t = czk_now();
-    if (czk_porep_shape_load(&shape, &recorded, ps, true, &err)) die("shape", &err);
+    if (post) {
+        czk_post_config_for(&pi.cfg, (czk_post_kind)post, psh);
+        if (czk_post_record(&shape, &pi.cfg, NULL, &err)) die("shape", &err);
+    } else if (czk_porep_shape_load(&shape, &recorded, ps, true, &err))
+        die("shape", &err);
     double t_shape = czk_now() - t;
     printf("shape %s in %.1f s: %llu constraints, %u inputs, %u aux, a_aux %llu, b_aux %llu, "
            "nnz %llu/%llu/%llu, %.2f GiB\n",
@@ -252,7 +408,16 @@ int main(int argc, char **argv) {
 
     /* C1 */
     czk_c1 *c1 = NULL;
+    czk_porep_witness *pw = NULL;
+    czk_witness w;
+    double t_witness;
     t = czk_now();
+    if (post) {
+        post_make(&pi, (czk_post_kind)post, psh, nsec, pool);
+        w = pi.w;
+        t_witness = pi.t_witness;
+        goto keys;
+    }
     if (c1_path) {
         FILE *f = fopen(c1_path, "rb");
         if (!f) die("open --c1", NULL);
@@ -279,13 +444,12 @@ int main(int argc, char **argv) {
            czk_now() - t, c1->num_partitions);
 
     /* witness of partition 0 */
-    czk_porep_witness *pw;
-    czk_witness w;
     if (czk_porep_witness_from_c1(&pw, c1, 0, &err)) die("witness_from_c1", &err);
     t = czk_now();
     if (czk_porep_witness_generate(&w, &pw->config, pw, NULL, &err)) die("witness", &err);
-    double t_witness = czk_now() - t;
+    t_witness = czk_now() - t;
     printf("witness of partition 0 (one thread) in %.2f s\n", t_witness);
+keys:
     scalar_mix("aux", &w, NULL);
     scalar_mix("A-dense", &w, &shape->a_aux);
     scalar_mix("B-dense", &w, &shape->b_aux);
@@ -295,7 +459,10 @@ int main(int argc, char **argv) {
     czk_params *params = NULL;
     double t_read = 0;
     t = czk_now();
-    if (params_path) {
+    if (do_setup) {
+        params = setup_params(shape, pool, &t_read);
+        printf("TEST keys made in memory on the GPU in %.1f s (seed 1)\n", t_read);
+    } else if (params_path) {
         czk_params_read_opts o = {.flags = czk_cuda_params_device_decode() ? CZK_PARAMS_ENCODED : 0,
                                   .pool = pool};
         czk_params_read_info info;
@@ -319,12 +486,18 @@ int main(int argc, char **argv) {
 
     czk_pvk *pvk = NULL;
     czk_fr *inputs = NULL;
-    size_t ninputs = czk_c1_num_public_inputs(c1);
-    if (params_path) {
+    size_t ninputs = post ? pi.ninputs : czk_c1_num_public_inputs(c1);
+    if (params_path || do_setup) {
         pvk = calloc(1, sizeof *pvk);
-        inputs = calloc(ninputs + 1, sizeof *inputs);
-        if (!pvk || !inputs) die("host memory", NULL);
+        if (!pvk) die("host memory", NULL);
         if (czk_pvk_prepare(pvk, &params->vk, &err)) die("vk", &err);
+    }
+    if (pvk && post) {
+        inputs = pi.inputs;
+        pi.inputs = NULL;
+    } else if (pvk) {
+        inputs = calloc(ninputs + 1, sizeof *inputs);
+        if (!inputs) die("host memory", NULL);
         t = czk_now();
         if (czk_porep_chain_inputs(inputs, c1, c1->replica_id.b, NULL, 0, &err))
             die("public inputs", &err);
@@ -391,7 +564,7 @@ int main(int argc, char **argv) {
     finish(&ser);
 
     double witness_msm = ser.med[PH_L] + ser.med[PH_A] + ser.med[PH_B1] + ser.med[PH_B2];
-    printf("\n%s partition, median of %d (seconds)\n", ps->name, reps);
+    printf("\n%s %s partition, median of %d (seconds)\n", size_name, kind_arg, reps);
     printf("| %-20s | %10s | %10s |\n", "phase", "serial", "concurrent");
     printf("|%s|%s|%s|\n", "----------------------", "------------", "------------");
     for (int k = 0; k < NPH; k++)
@@ -403,21 +576,31 @@ int main(int argc, char **argv) {
     if (json) {
         FILE *f = fopen(json, "w");
         if (!f) die("--json", NULL);
-        fprintf(f,
-                "{\n  \"porep32g_commit\": \"%s\",\n  \"porep32g_sector\": \"%s\",\n"
-                "  \"porep32g_partition_ms\": %.1f,\n  \"porep32g_upload_ms\": %.1f,\n"
-                "  \"porep32g_spmv_ms\": %.1f,\n  \"porep32g_h_ms\": %.1f,\n"
-                "  \"porep32g_msm_h_ms\": %.1f,\n  \"porep32g_msm_l_ms\": %.1f,\n"
-                "  \"porep32g_msm_a_ms\": %.1f,\n  \"porep32g_msm_b1_ms\": %.1f,\n"
-                "  \"porep32g_msm_b2_ms\": %.1f,\n  \"porep32g_msm_witness_ms\": %.1f,\n"
-                "  \"porep32g_serial_ms\": %.1f,\n  \"porep32g_witness_s\": %.2f,\n"
-                "  \"porep32g_load_s\": %.1f,\n  \"porep32g_params_read_s\": %.1f,\n"
-                "  \"porep32g_reps\": %d,\n  \"porep32g_verified\": %d\n}\n",
-                commit, ps->name, conc.med[PH_WALL] * 1e3, conc.med[PH_UPLOAD] * 1e3,
-                ser.med[PH_SPMV] * 1e3, ser.med[PH_H] * 1e3, ser.med[PH_MSM_H] * 1e3,
-                ser.med[PH_L] * 1e3, ser.med[PH_A] * 1e3, ser.med[PH_B1] * 1e3,
-                ser.med[PH_B2] * 1e3, witness_msm * 1e3, ser.med[PH_WALL] * 1e3, t_witness, t_load,
-                t_read, reps, verified);
+        const struct {
+            const char *key;
+            double v;
+            int prec;
+        } F[] = {{"partition_ms", conc.med[PH_WALL] * 1e3, 1},
+                 {"upload_ms", conc.med[PH_UPLOAD] * 1e3, 1},
+                 {"spmv_ms", ser.med[PH_SPMV] * 1e3, 1},
+                 {"h_ms", ser.med[PH_H] * 1e3, 1},
+                 {"msm_h_ms", ser.med[PH_MSM_H] * 1e3, 1},
+                 {"msm_l_ms", ser.med[PH_L] * 1e3, 1},
+                 {"msm_a_ms", ser.med[PH_A] * 1e3, 1},
+                 {"msm_b1_ms", ser.med[PH_B1] * 1e3, 1},
+                 {"msm_b2_ms", ser.med[PH_B2] * 1e3, 1},
+                 {"msm_witness_ms", witness_msm * 1e3, 1},
+                 {"serial_ms", ser.med[PH_WALL] * 1e3, 1},
+                 {"witness_s", t_witness, 2},
+                 {"load_s", t_load, 1},
+                 {do_setup ? "setup_s" : "params_read_s", t_read, 1},
+                 {"reps", reps, 0},
+                 {"verified", verified, 0}};
+        fprintf(f, "{\n  \"%s_commit\": \"%s\",\n  \"%s_sector\": \"%s\"", jp, commit, jp,
+                size_name);
+        for (size_t k = 0; k < sizeof F / sizeof F[0]; k++)
+            fprintf(f, ",\n  \"%s_%s\": %.*f", jp, F[k].key, F[k].prec, F[k].v);
+        fprintf(f, "\n}\n");
         fclose(f);
     }
     czk_backend_release(&be);
@@ -427,6 +610,7 @@ int main(int argc, char **argv) {
     czk_params_free(params);
     czk_witness_free(&w);
     czk_porep_witness_free(pw);
+    free(pi.inputs);
     czk_c1_free(c1);
     czk_shape_free(shape);
     czk_pool_destroy(pool);
