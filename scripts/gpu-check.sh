@@ -19,7 +19,8 @@
 # CZK_GPU_STEPS (steps after the build, default "tests bench engine"; the
 # engine step runs `czk bench` on 2KiB PoRep with gpus.backend = "cuda" and
 # writes gpu-engine.log and gpu-engine.svg into OUTDIR; the 32GiB steps
-# keys32g, prove32g, part32g, bench32g are described above their functions),
+# keys32g, prove32g, part32g, bench32g, daemon32g, winning32g, wpost32g are described above
+# their functions),
 # CZK_GPU_ENGINE_COUNT (proofs of its main run, default 32), CZK_GPU_TESTS_OLD=0 (skip the
 # second cuda.gpu run with the old NTT paths).
 # On a machine without the project's packages (no network), unpack them under
@@ -143,7 +144,7 @@ import json, sys, os
 out, commit = sys.argv[1:3]
 latest = os.path.join(out, "gpu-latest.json")
 d = json.load(open(latest)) if os.path.exists(latest) else {}
-for name in ("gpu-32g.json", "gpu-porep32g.json"):
+for name in ("gpu-32g.json", "gpu-porep32g.json", "gpu-wpost32g.json", "gpu-winning32g.json"):
     p = os.path.join(out, name)
     if os.path.exists(p):
         d.update(json.load(open(p)))
@@ -282,6 +283,53 @@ daemon32g() {
   return $rc
 }
 
+# ---- PoSt at the size of CZK_GPU_SECTOR (issue "WinningPoSt and WindowPoSt") ----
+#   wpost32g    bench_porep32g --kind window-post --setup: one WindowPoSt partition (4 sparse
+#               sectors sent, the partition's 2349 circuit sectors) with TEST keys made in memory
+#               on the GPU (57 GB: they never touch the disk), phases median of 3, every proof
+#               verified; then the same for WinningPoSt
+#   winning32g  WinningPoSt TEST keys on disk (`czk setup --kind winning-post`), `czk gen-vanilla
+#               --post winning --sparse`, `czk prove --kind winning-post` + `czk verify`, then
+#               bench_preempt: WinningPoSt submitted while PoRep partitions hold the GPU (needs the
+#               PoRep keys of keys32g)
+RND32=5a61686f767d848b9299a0a7aeb5bcc3cad1d8dfe6edf4fb020910171e252c33
+wpost32g() {
+  cmake --build "$BUILD" -j "$(nproc)" --target bench_porep32g >/dev/null
+  local k rc=0
+  for k in window-post winning-post; do
+    "$BUILD/bench_porep32g" --sector-size $SECTOR --kind $k --setup --sectors 4 --reps 3 \
+      --json "$OUTDIR/gpu-${k%%-post}32g.json" --commit "$COMMIT" | tee "$OUTDIR/$k-32g.log"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+  done
+  [ -f "$OUTDIR/gpu-window32g.json" ] && mv "$OUTDIR/gpu-window32g.json" "$OUTDIR/gpu-wpost32g.json"
+  jmerge
+  return $rc
+}
+winning32g() {
+  prep32g
+  cmake --build "$BUILD" -j "$(nproc)" --target bench_preempt >/dev/null
+  local wk=czk-test-v28-proof-of-spacetime-fallback-winning-$TREE32-$SECTOR rc=0
+  [ -s "$W32/keys/$wk.params" ] ||
+    timev "$BUILD/czk" setup --kind winning-post --sector-size $SECTOR --backend cuda --seed 1 \
+      --out-dir "$W32/keys" >"$OUTDIR/winning-keys.log" 2>&1 || { tail -20 "$OUTDIR/winning-keys.log"; return 1; }
+  grep -E '^setup|Elapsed|Maximum resident' "$OUTDIR/winning-keys.log" || true
+  "$BUILD/czk" gen-vanilla --post winning --sector-size $SECTOR --sparse --sector-num 7 \
+    --randomness $RND32 --out "$W32/win" >/dev/null || return 1
+  timev "$BUILD/czk" prove --kind winning-post --request "$W32/win/request.json" --param-cache "$W32/keys" \
+    --out "$W32/win/proof.bin" >"$OUTDIR/winning-prove.log" 2>&1 || { tail -20 "$OUTDIR/winning-prove.log"; return 1; }
+  grep -vE '^\s[A-Z]' "$OUTDIR/winning-prove.log" | head -40
+  "$BUILD/czk" verify --kind winning-post --request "$W32/win/request.json" --proof "$W32/win/proof.bin" \
+    --param-cache "$W32/keys" || { echo "winning32g: czk verify refused the proof"; return 1; }
+  if [ -s "$W32/keys/$KEY32.params" ]; then
+    "$BUILD/bench_preempt" --c1 "$W32/c1-1.json" --param-cache "$W32/keys" --sector-size $SECTOR \
+      --backend cuda --porep 2 --inject 3 | tee "$OUTDIR/preempt32g.log"
+    rc=${PIPESTATUS[0]}
+  else
+    echo "winning32g: no PoRep keys (keys32g): preemption not measured"
+  fi
+  return $rc
+}
+
 # CZK_GPU_STEPS: which steps after the build (default "tests bench engine").
 STEPS_WANTED=" ${CZK_GPU_STEPS:-tests bench engine} "
 want() { [[ $STEPS_WANTED == *" $1 "* ]]; }
@@ -298,6 +346,8 @@ want prove32g && { step "$SECTOR: czk prove + verify" prove32g || status=1; }
 want bench32g && { step "$SECTOR: czk bench" bench32g || status=1; }
 want daemon32g && { step "$SECTOR: daemon over gRPC" daemon32g || status=1; }
 want part32g && { step "$SECTOR: partition phases" part32g || status=1; }
+want winning32g && { step "$SECTOR: WinningPoSt, preemption" winning32g || status=1; }
+want wpost32g && { step "$SECTOR: PoSt partitions (keys in memory)" wpost32g || status=1; }
 
 echo
 [ -f "$OUTDIR/gpu-engine.log" ] && want engine && grep -E '^  (s/proof|gpu busy|gpu/partition|synthesis/partition|idle gaps) ' "$OUTDIR/gpu-engine.log" | head -5
