@@ -177,6 +177,22 @@ void czk_cli_out_drop(czk_cli_out *o) {
     o->tmp[0] = 0;
 }
 
+int czk_cli_mkdir_p(const char *cmd, const char *dir) {
+    char mk[PATH_MAX];
+    if (!*dir) return czk_cli_fail(cmd, "the directory name is empty");
+    if (snprintf(mk, sizeof mk, "%s", dir) >= (int)sizeof mk)
+        return czk_cli_fail(cmd, "directory name too long: %s", dir);
+    for (char *c = mk + 1;; c++)
+        if (*c == '/' || !*c) {
+            char end = *c;
+            *c = 0;
+            if (mkdir(mk, 0755) && errno != EEXIST)
+                return czk_cli_fail(cmd, "cannot create %s: %s", mk, strerror(errno));
+            if (!(*c = end)) break;
+        }
+    return CZK_EXIT_OK;
+}
+
 int czk_cli_read_file(const char *cmd, const char *path, uint8_t **out, size_t *len) {
     return read_capped(cmd, path, SIZE_MAX - 1, NULL, out, len);
 }

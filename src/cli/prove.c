@@ -79,7 +79,9 @@ static const char USAGE[] =
     "Prints the keys used, the time to be ready (keys read, shape, device upload),\n"
     "one line per partition and the time of each phase. exit status: 0 proved,\n"
     "1 the C1 is refused (parse or pre-check; the reason is printed), 2 usage,\n"
-    "I/O or other error\n";
+    "I/O or other error\n\n"
+    "PoSt: czk prove --kind window-post|winning-post --request FILE --out FILE\n"
+    "(czk prove --kind window-post --help)\n";
 
 static const char *trust_name(czk_params_trust t) {
     return t == CZK_TRUST_STAMP   ? "stamp of an earlier full check"
@@ -422,11 +424,12 @@ static const char *intake_reason(const char *msg) {
 }
 
 int czk_cmd_prove(int argc, char **argv) {
+    if (czk_cli_post_kind_arg(argc, argv)) return czk_cmd_prove_post(argc, argv); /* prove_post.c */
     if (czk_cli_wants_help(argc, argv)) {
         fputs(USAGE, stdout);
         return CZK_EXIT_OK;
     }
-    enum { O_OUT = 256, O_THREADS, O_NO_SHAPE_CACHE, O_BACKEND, O_DEVICE, O_WITNESSES };
+    enum { O_OUT = 256, O_THREADS, O_NO_SHAPE_CACHE, O_BACKEND, O_DEVICE, O_WITNESSES, O_KIND };
     static const struct option LONG[] = {CZK_CLI_C1_LONGOPTS("params"),
                                          {"out", required_argument, NULL, O_OUT},
                                          {"threads", required_argument, NULL, O_THREADS},
@@ -434,6 +437,7 @@ int czk_cmd_prove(int argc, char **argv) {
                                          {"backend", required_argument, NULL, O_BACKEND},
                                          {"device", required_argument, NULL, O_DEVICE},
                                          {"witnesses", required_argument, NULL, O_WITNESSES},
+                                         {"kind", required_argument, NULL, O_KIND},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     czk_cli_c1_args a;
@@ -476,6 +480,8 @@ int czk_cmd_prove(int argc, char **argv) {
                 return czk_cli_fail(CMD, "--threads takes a number, not '%s'", v);
             if (threads > 4096)
                 return czk_cli_fail(CMD, "--threads %llu is too many", (unsigned long long)threads);
+            break;
+        case O_KIND: /* porep: any other kind went to prove_post.c */
             break;
         case 'h':
             fputs(USAGE, stdout);
