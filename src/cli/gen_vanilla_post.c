@@ -27,7 +27,7 @@
 
 static const char USAGE[] =
     "usage: czk gen-vanilla --post window|winning --sector-size SIZE\n"
-    "                       --sector-num N[,N...] --randomness HEX --out DIR [options]\n\n"
+    "                       --sector-num N[,N-M...] --randomness HEX --out DIR [options]\n\n"
     "Seals test sectors (czk's own SDR) and writes their PoSt vanilla proofs\n"
     "(bincode FallbackPoStSectorProof, DIR/sector-<N>.vproof) and DIR/request.json,\n"
     "the request that `czk prove --request` proves and `czk verify --request` checks.\n\n"
@@ -38,7 +38,8 @@ static const char USAGE[] =
     "  --registered-proof ID    RegisteredPoStProof: 0-4 Winning, 5-9 Window V1,\n"
     "                           10-14 Window V1_2 (FFI V1_1); default: Winning's, or\n"
     "                           Window V1_2 of the size\n"
-    "  --sector-num N[,N...]    the sectors, in partition order (distinct)\n"
+    "  --sector-num N[,N...]    the sectors, in partition order (distinct; N-M is a\n"
+    "                           range: 1-2349 fills a 32GiB partition)\n"
     "  --randomness HEX         32 bytes, 64 hex digits: a canonical Fr (byte 31 at\n"
     "                           most 0x3f as Curio masks it; anything else is refused)\n"
     "  --partition K            WindowPoSt partition index (default 0): sector i is\n"
@@ -53,35 +54,48 @@ static const char USAGE[] =
     "  --out DIR                where to write them (made if missing)\n\n"
     "The output is deterministic for fixed inputs.\n";
 
-/* "7,9,12" -> nums (distinct). False with a message in why. */
+/* "7,9,12" or "1-2349" (ranges and numbers, comma-separated) -> nums (distinct). False with
+ * a message in why. */
 static bool parse_nums(const char *s, uint64_t *nums, size_t *n, char *why, size_t wl) {
     *n = 0;
     const char *p = s;
     for (;;) {
         const char *c = strchr(p, ',');
         size_t l = c ? (size_t)(c - p) : strlen(p);
-        char w[32];
-        uint64_t v;
+        char w[48];
+        uint64_t lo, hi;
         if (!l || l >= sizeof w) {
-            snprintf(why, wl, "--sector-num '%s': an empty or overlong number", s);
+            snprintf(why, wl, "--sector-num '%s': an empty or overlong item", s);
             return false;
         }
         memcpy(w, p, l);
         w[l] = 0;
-        if (!czk_cli_parse_u64(w, &v)) {
-            snprintf(why, wl, "--sector-num takes numbers separated by commas, not '%s'", s);
+        char *dash = strchr(w, '-');
+        if (dash) *dash = 0;
+        bool ok = czk_cli_parse_u64(w, &lo);
+        hi = lo;
+        if (ok && dash) ok = czk_cli_parse_u64(dash + 1, &hi);
+        if (!ok || hi < lo) {
+            snprintf(why, wl,
+                     "--sector-num takes numbers and ranges N-M separated by commas, "
+                     "not '%s'",
+                     s);
             return false;
         }
-        for (size_t i = 0; i < *n; i++)
-            if (nums[i] == v) {
-                snprintf(why, wl, "--sector-num: sector %llu is given twice", (unsigned long long)v);
+        for (uint64_t v = lo;; v++) {
+            for (size_t i = 0; i < *n; i++)
+                if (nums[i] == v) {
+                    snprintf(why, wl, "--sector-num: sector %llu is given twice",
+                             (unsigned long long)v);
+                    return false;
+                }
+            if (*n == MAX_SECTORS) {
+                snprintf(why, wl, "--sector-num: more than %u sectors", MAX_SECTORS);
                 return false;
             }
-        if (*n == MAX_SECTORS) {
-            snprintf(why, wl, "--sector-num: more than %u sectors", MAX_SECTORS);
-            return false;
+            nums[(*n)++] = v;
+            if (v == hi) break;
         }
-        nums[(*n)++] = v;
         if (!c) return true;
         p = c + 1;
     }
@@ -244,7 +258,8 @@ int czk_cmd_gen_vanilla_post(int argc, char **argv) {
         sr.data_kind = have_random ? CZK_SEAL_DATA_RANDOM : CZK_SEAL_DATA_ZERO;
         sr.random_seed = random_seed;
         sr.sparse = sparse;
-        uint64_t sector_index = kind == CZK_POST_WINNING ? 0 : partition * shape->window_sectors + i;
+        uint64_t sector_index =
+            kind == CZK_POST_WINNING ? 0 : partition * shape->window_sectors + i;
         czk_seal_result res;
         double ts = czk_cli_now();
         if (czk_seal_post_vanilla(&r.blobs[i], &r.blob_len[i], &res, &sr, kind, r.proof.api,
@@ -280,8 +295,8 @@ int czk_cmd_gen_vanilla_post(int argc, char **argv) {
     }
     czk_pool_destroy(pool);
     char req_path[PATH_MAX];
-    if (!rc && snprintf(req_path, sizeof req_path, "%s/request.json", out_dir) >=
-                   (int)sizeof req_path)
+    if (!rc &&
+        snprintf(req_path, sizeof req_path, "%s/request.json", out_dir) >= (int)sizeof req_path)
         rc = czk_cli_fail(CMD, "--out too long");
     if (!rc) rc = czk_cli_post_req_write(CMD, req_path, &r, (const char *const *)names, embed);
     if (!rc)

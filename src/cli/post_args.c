@@ -143,15 +143,14 @@ static bool get_hex32(rd *d, yajl_val v, const char *name, uint8_t out[32]) {
 static bool get_array(rd *d, yajl_val v, const char *name, yajl_val *out) {
     *out = NULL;
     if (!v) return true;
-    if (!YAJL_IS_ARRAY(v) || !v->u.array.len)
-        return no(d, "%s must be a non-empty array", name);
+    if (!YAJL_IS_ARRAY(v) || !v->u.array.len) return no(d, "%s must be a non-empty array", name);
     *out = v;
     return true;
 }
 
 static const char *const KEYS[] = {
-    "kind",    "registered_proof", "sector_size",         "miner_id",       "randomness",
-    "partition_index", "sectors",  "vanilla_proof_files", "vanilla_proofs", NULL};
+    "kind",    "registered_proof",    "sector_size",    "miner_id", "randomness", "partition_index",
+    "sectors", "vanilla_proof_files", "vanilla_proofs", NULL};
 
 static bool read_sectors(rd *d, czk_cli_post_req *r, yajl_val a) {
     if (!(r->sectors = calloc(r->n, sizeof *r->sectors))) return no(d, "out of memory");
@@ -216,8 +215,8 @@ static int read_blobs(rd *d, czk_cli_post_req *r, yajl_val files, yajl_val b64) 
             size_t n, cap;
         } s = {NULL, 0, 0};
         char why[200];
-        czk_status st = czk_json_b64_decode((const unsigned char *)v->u.string,
-                                            strlen(v->u.string), grow_sink, &s, why, sizeof why);
+        czk_status st = czk_json_b64_decode((const unsigned char *)v->u.string, strlen(v->u.string),
+                                            grow_sink, &s, why, sizeof why);
         if (st) {
             free(s.b);
             if (st == CZK_ERR_NOMEM) return czk_cli_fail(d->cmd, "out of memory");
@@ -241,8 +240,8 @@ static bool check_blobs(rd *d, czk_cli_post_req *r, bool have_sectors) {
     czk_por_tree tree;
     czk_err err;
     if (czk_post_config_check(&cfg, &tree, &err)) return no(d, "%s", err.msg);
-    unsigned challenges =
-        r->proof.kind == CZK_POST_WINNING ? CZK_POST_WINNING_CHALLENGES : CZK_POST_WINDOW_CHALLENGES;
+    unsigned challenges = r->proof.kind == CZK_POST_WINNING ? CZK_POST_WINNING_CHALLENGES
+                                                            : CZK_POST_WINDOW_CHALLENGES;
     if (!have_sectors && !(r->sectors = calloc(r->n, sizeof *r->sectors)))
         return no(d, "out of memory");
     for (size_t i = 0; i < r->n; i++) {
@@ -316,7 +315,8 @@ static bool read_fields(rd *d, czk_cli_post_req *r, yajl_val root, unsigned need
     if (czk_post_randomness_check(r->randomness, &err)) return no(d, "randomness: %s", err.msg);
     if (part) {
         if (!get_u64(d, part, "partition_index", &v)) return false;
-        if (v > UINT32_MAX) return no(d, "partition_index %llu is too large", (unsigned long long)v);
+        if (v > UINT32_MAX)
+            return no(d, "partition_index %llu is too large", (unsigned long long)v);
         if (v && pk == CZK_POST_WINNING)
             return no(d, "partition_index is %llu: WinningPoSt has one partition, 0",
                       (unsigned long long)v);
@@ -346,8 +346,8 @@ static bool read_fields(rd *d, czk_cli_post_req *r, yajl_val root, unsigned need
     r->n = n;
     for (size_t i = 0; vp && i < n; i++)
         if (!YAJL_IS_STRING(vp->u.array.values[i]))
-            return no(d, "%s[%zu] must be a string", files ? "vanilla_proof_files" : "vanilla_proofs",
-                      i);
+            return no(d, "%s[%zu] must be a string",
+                      files ? "vanilla_proof_files" : "vanilla_proofs", i);
     return true;
 }
 

@@ -230,10 +230,11 @@ int czk_cmd_prove_post(int argc, char **argv) {
     /* ready: keys and shape */
     char kpath[PATH_MAX];
     const char *kname = "";
-    if (czk_cli_post_key(kpath, sizeof kpath, &kname, NULL, c->param_cache, ".params",
-                         r.proof.kind, r.proof.shape, &err)) {
-        czk_cli_fail(CMD, "%s (czk setup --kind %s --sector-size %s --out-dir DIR makes test "
-                          "keys; --param-cache DIR finds them)",
+    if (czk_cli_post_key(kpath, sizeof kpath, &kname, NULL, c->param_cache, ".params", r.proof.kind,
+                         r.proof.shape, &err)) {
+        czk_cli_fail(CMD,
+                     "%s (czk setup --kind %s --sector-size %s --out-dir DIR makes test "
+                     "keys; --param-cache DIR finds them)",
                      err.msg, czk_cli_post_kind_name(r.proof.kind), r.proof.shape->name);
         goto out;
     }

@@ -184,8 +184,8 @@ int czk_cmd_setup(int argc, char **argv) {
             break;
         case O_KIND:
             if (strcmp(v, "porep") && !czk_cli_post_kind_parse(v, &post))
-                return czk_cli_fail(CMD, "--kind takes porep, window-post or winning-post, not '%s'",
-                                    v);
+                return czk_cli_fail(CMD,
+                                    "--kind takes porep, window-post or winning-post, not '%s'", v);
             break;
         case 'h':
             fputs(USAGE, stdout);
@@ -252,8 +252,7 @@ int czk_cmd_setup(int argc, char **argv) {
             snprintf(dir, sizeof dir, "%s", dir_arg);
         else if (czk_porep_param_cache_dir(dir, sizeof dir, &err))
             return czk_cli_fail(CMD, "%s", err.msg);
-        if (post)
-            czk_post_key_names(post, pp_post.shape, NULL, name);
+        if (post) czk_post_key_names(post, pp_post.shape, NULL, name);
         if ((!post && czk_porep_test_key_name(name, sizeof name, ps, "", &err)) ||
             snprintf(pp, sizeof pp, "%s/%s.params", dir, name) >= (int)sizeof pp ||
             snprintf(vp, sizeof vp, "%s/%s.vk", dir, name) >= (int)sizeof vp)
@@ -286,7 +285,9 @@ int czk_cmd_setup(int argc, char **argv) {
     if (porep && !force && keys_present(pp, vp, shape->num_inputs)) {
         printf("keys: %s and %s exist (TEST keys for %s%s); kept (--force remakes them)\n", pp, vp,
                post ? pp_post.shape->name : ps->name,
-               post == CZK_POST_WINDOW ? " WindowPoSt" : post ? " WinningPoSt" : "");
+               post == CZK_POST_WINDOW ? " WindowPoSt"
+               : post                  ? " WinningPoSt"
+                                       : "");
         czk_shape_free(shape);
         return CZK_EXIT_OK;
     }

@@ -60,7 +60,8 @@ static const char USAGE[] =
     "(czk verify --kind window-post --help)\n";
 
 int czk_cmd_verify(int argc, char **argv) {
-    if (czk_cli_post_kind_arg(argc, argv)) return czk_cmd_verify_post(argc, argv); /* verify_post.c */
+    if (czk_cli_post_kind_arg(argc, argv))
+        return czk_cmd_verify_post(argc, argv); /* verify_post.c */
     if (czk_cli_wants_help(argc, argv)) {
         fputs(USAGE, stdout);
         return CZK_EXIT_OK;

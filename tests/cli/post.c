@@ -15,7 +15,8 @@
  *     WindowPoSt V1_2 (10) of one sector (padded), and WinningPoSt (0) with
  *     its blob embedded as base64: each proves (192 bytes) and verifies;
  *     the V1 proof is refused (exit 1) for partition 0 or another
- *     randomness, the V1_2 one for a changed comm_r;
+ *     randomness, the V1_2 one for a changed comm_r; `czk bench --kind
+ *     window-post --request` completes two proofs of the V1 request;
  *   - one tampered sector blob: prove exits 1 naming that sector (and no
  *     proof file is left); an unmasked randomness is refused by gen-vanilla
  *     (exit 2, saying Curio masks byte 31) and in a request (exit 1); a
@@ -132,9 +133,8 @@ static void test_setup(void **state) {
     assert_same_file("byshape.params", "keys/" WINDOW_KEY ".params");
     assert_same_file("byshape.vk", "keys/" WINDOW_KEY ".vk");
     /* the kind must fit the registered proof */
-    assert_int_equal(czk("setup --kind winning-post --registered-proof 5 --out-dir keys", NULL,
-                         &out),
-                     2);
+    assert_int_equal(
+        czk("setup --kind winning-post --registered-proof 5 --out-dir keys", NULL, &out), 2);
     free(out);
     g.keys = true;
 }
@@ -188,12 +188,34 @@ static void test_window_v1(void **state) {
     assert_int_equal(verify_with("w1", "window-post", "w1/p0.json", &err), 1);
     assert_non_null(strstr(err, "INVALID"));
     free(err);
-    edit("w1/request.json", "w1/r.json", RND, "b3f79982e9add4e72b01e5a6d5b2c976d56518a3eea176e5bd706d1383a6f100");
+    edit("w1/request.json", "w1/r.json", RND,
+         "b3f79982e9add4e72b01e5a6d5b2c976d56518a3eea176e5bd706d1383a6f100");
     assert_int_equal(verify_with("w1", "window-post", "w1/r.json", NULL), 1);
     /* the kind must be the request's */
     assert_int_equal(verify_with("w1", "winning-post", "w1/request.json", &err), 2);
     assert_non_null(strstr(err, "a window-post request, not --kind winning-post"));
     free(err);
+}
+
+static void test_bench(void **state) {
+    (void)state;
+    need_keys();
+    char *out = NULL;
+    /* two proofs of the V1 request, in process, keys preloaded by their circuit id */
+    assert_int_equal(czk("bench --in-process --kind window-post --request w1/request.json -c 2 "
+                         "--set srs.param_cache=keys --set gpus.backend=cpu --no-progress",
+                         &out, NULL),
+                     0);
+    assert_non_null(strstr(out, "window-post (wpost-2k) requests: w1/request.json (registered "
+                                "proof 5, partition 1, 2 sectors)"));
+    assert_non_null(strstr(out, "2 (completed 2, failed 0)"));
+    free(out);
+    /* a request of the other kind */
+    assert_int_equal(
+        czk("bench --in-process --kind winning-post --request w1/request.json -c 1", NULL, &out),
+        2);
+    assert_non_null(strstr(out, "a window-post request, not --kind winning-post"));
+    free(out);
 }
 
 static void test_window_v1_2(void **state) {
@@ -220,8 +242,7 @@ static void test_window_v1_2(void **state) {
 static void test_winning(void **state) {
     (void)state;
     need_keys();
-    prove_verify("win", "--post winning --sector-size 2KiB --sector-num 3 --embed",
-                 "winning-post");
+    prove_verify("win", "--post winning --sector-size 2KiB --sector-num 3 --embed", "winning-post");
     char *t = czk_test_slurp(path_of("win/request.json"), NULL);
     assert_non_null(strstr(t, "\"vanilla_proofs\": ["));
     assert_null(strstr(t, "vanilla_proof_files"));
@@ -284,10 +305,11 @@ static void test_randomness_refused(void **state) {
                      2);
     assert_non_null(strstr(err, "not a canonical Fr (byte 31 is 0xff; Curio masks it with 0x3f"));
     free(err);
-    assert_int_equal(czk("gen-vanilla --post window --sector-size 2KiB --sector-num 7 --randomness "
-                         RND " --out u",
-                         NULL, NULL),
-                     0);
+    assert_int_equal(
+        czk("gen-vanilla --post window --sector-size 2KiB --sector-num 7 --randomness " RND
+            " --out u",
+            NULL, NULL),
+        0);
     edit("u/request.json", "u/x.json", RND,
          "a3f79982e9add4e72b01e5a6d5b2c976d56518a3eea176e5bd706d1383a6f1ff");
     assert_int_equal(czk("prove --kind window-post --request u/x.json --param-cache keys --out "
@@ -298,9 +320,8 @@ static void test_randomness_refused(void **state) {
     free(err);
     /* other bad requests name what is wrong */
     edit("u/request.json", "u/k.json", "\"miner_id\"", "\"miner\": 1, \"miner_id\"");
-    assert_int_equal(czk("prove --kind window-post --request u/k.json --out u/proof.bin", NULL,
-                         &err),
-                     1);
+    assert_int_equal(
+        czk("prove --kind window-post --request u/k.json --out u/proof.bin", NULL, &err), 1);
     assert_non_null(strstr(err, "unknown key 'miner'"));
     free(err);
     edit("u/request.json", "u/rp.json", "\"registered_proof\": 10", "\"registered_proof\": 2");
@@ -338,9 +359,13 @@ static void test_tampered_proof(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_setup),         cmocka_unit_test(test_window_v1),
-        cmocka_unit_test(test_window_v1_2),   cmocka_unit_test(test_winning),
-        cmocka_unit_test(test_tampered_blob), cmocka_unit_test(test_randomness_refused),
+        cmocka_unit_test(test_setup),
+        cmocka_unit_test(test_window_v1),
+        cmocka_unit_test(test_bench),
+        cmocka_unit_test(test_window_v1_2),
+        cmocka_unit_test(test_winning),
+        cmocka_unit_test(test_tampered_blob),
+        cmocka_unit_test(test_randomness_refused),
         cmocka_unit_test(test_tampered_proof),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
