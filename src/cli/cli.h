@@ -93,6 +93,10 @@ typedef struct czk_cli_out {
 int czk_cli_out_open(czk_cli_out *o, const char *cmd, const char *path, const char *nothing);
 int czk_cli_out_commit(czk_cli_out *o, const uint8_t *b, size_t n);
 void czk_cli_out_drop(czk_cli_out *o);
+/* --backend auto|cpu|cuda and --device N: *use_cuda (cuda, or auto with a GPU present).
+ * CZK_EXIT_OK, or prints why CUDA cannot be used ("this czk was built without CUDA", "no
+ * CUDA device", "--device is not a CUDA device here") and returns CZK_EXIT_ERROR. */
+int czk_cli_backend_pick(const char *cmd, const char *backend, uint64_t device, bool *use_cuda);
 /* mkdir -p dir. CZK_EXIT_OK, or prints "cannot create DIR: ..." and returns CZK_EXIT_ERROR. */
 int czk_cli_mkdir_p(const char *cmd, const char *dir);
 /* Parses a raw C1 JSON, or cuzk's envelope (told apart by the first key;

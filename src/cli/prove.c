@@ -499,14 +499,8 @@ int czk_cmd_prove(int argc, char **argv) {
         return czk_cli_fail(CMD, "--c1 and --out are required");
     }
     if ((rc = czk_cli_c1_args_check(&a))) return rc;
-    bool use_cuda = !strcmp(backend_arg, "cuda") ||
-                    (!strcmp(backend_arg, "auto") && czk_cuda_device_count() > 0);
-    if (use_cuda && (int)device >= czk_cuda_device_count()) {
-        return czk_cli_fail(CMD, "--backend cuda: %s",
-                            !czk_cuda_built()              ? "this czk was built without CUDA"
-                            : czk_cuda_device_count() == 0 ? "no CUDA device (no GPU or no driver)"
-                                                           : "--device is not a CUDA device here");
-    }
+    bool use_cuda;
+    if (czk_cli_backend_pick(CMD, backend_arg, device, &use_cuda)) return CZK_EXIT_ERROR;
 
     /* the output first: no proof is made for a path that cannot be written */
     czk_cli_out of;

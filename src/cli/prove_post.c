@@ -133,13 +133,8 @@ int czk_cmd_prove_post(int argc, char **argv) {
         fputs(USAGE, stderr);
         return czk_cli_fail(CMD, "--request and --out are required");
     }
-    bool use_cuda = !strcmp(backend_arg, "cuda") ||
-                    (!strcmp(backend_arg, "auto") && czk_cuda_device_count() > 0);
-    if (use_cuda && (int)device >= czk_cuda_device_count())
-        return czk_cli_fail(CMD, "--backend cuda: %s",
-                            !czk_cuda_built()              ? "this czk was built without CUDA"
-                            : czk_cuda_device_count() == 0 ? "no CUDA device (no GPU or no driver)"
-                                                           : "--device is not a CUDA device here");
+    bool use_cuda;
+    if (czk_cli_backend_pick(CMD, backend_arg, device, &use_cuda)) return CZK_EXIT_ERROR;
 
     /* the output first: no proof is made for a path that cannot be written */
     czk_cli_out of;

@@ -205,13 +205,8 @@ int czk_cmd_setup(int argc, char **argv) {
                                        : "--sector-size (or --registered-proof), or --shape "
                                          "with --out, is required");
     }
-    bool use_cuda = !strcmp(backend_arg, "cuda") ||
-                    (!strcmp(backend_arg, "auto") && czk_cuda_device_count() > 0);
-    if (use_cuda && (int)device >= czk_cuda_device_count())
-        return czk_cli_fail(CMD, "--backend cuda: %s",
-                            !czk_cuda_built()              ? "this czk was built without CUDA"
-                            : czk_cuda_device_count() == 0 ? "no CUDA device (no GPU or no driver)"
-                                                           : "--device is not a CUDA device here");
+    bool use_cuda;
+    if (czk_cli_backend_pick(CMD, backend_arg, device, &use_cuda)) return CZK_EXIT_ERROR;
     if (post && !porep)
         return czk_cli_fail(CMD, "--kind %s needs --sector-size (or --registered-proof)",
                             czk_cli_post_kind_name(post));
