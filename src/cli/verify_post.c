@@ -78,8 +78,9 @@ int czk_cmd_verify_post(int argc, char **argv) {
         switch (ch) {
         case O_KIND:
             if (!czk_cli_post_kind_parse(v, &kind))
-                return czk_cli_fail(CMD, "--kind takes window-post or winning-post here, not '%s'",
-                                    v);
+                return czk_cli_fail(
+                    CMD, "--kind takes porep (with --c1), window-post or winning-post, not '%s'",
+                    v);
             break;
         case O_REQUEST:
             req_path = v;
