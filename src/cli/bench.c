@@ -6,6 +6,7 @@
  */
 #include "cli/cli.h"
 #include "czk/bench.h"
+#include "czk/kinds.h"
 #include "czk/httpstatus.h" /* czk_daemon_config: [daemon] of --config */
 #include "czk/porep_shapes.h"
 
@@ -19,7 +20,8 @@
 static void usage(FILE *f) {
     fprintf(
         f, "usage: czk bench (--addr ADDR | --in-process [--config FILE]) -c COUNT -j CONCURRENCY\n"
-           "                 (--c1 FILE... | --kind test [--test-payload TEXT]) [options]\n\n"
+           "                 (--c1 FILE... | --kind test [--test-payload TEXT] |\n"
+           "                  --kind window-post|winning-post --request FILE...) [options]\n\n"
            "Proves COUNT requests with CONCURRENCY in flight and prints, per proof, the wall,\n"
            "queue, synthesis and GPU times, then a summary: s/proof (total wall / completed),\n"
            "synthesis and GPU time per partition, GPU busy %%, idle gaps (total and per proof),\n"
@@ -38,6 +40,9 @@ static void usage(FILE *f) {
            "                        output says so (as czk prove)\n"
            "  --kind test           the engine's test circuit instead of PoRep\n"
            "  --test-payload TEXT   its payload without seed (default \"partitions=4 log=10\")\n"
+           "  --kind window-post|winning-post --request FILE...\n"
+           "                        PoSt requests (czk gen-vanilla --post writes them), used\n"
+           "                        round-robin; one partition each\n"
            "  --sweep KEY=V1,V2...  in-process: one run per combination of values (several\n"
            "                        KEY=... words form a grid), one row per configuration\n"
            "  --svg FILE            draw the run's timeline (a sweep: FILE-<n>.svg per row)\n"
@@ -65,6 +70,8 @@ typedef struct input {
 
 typedef struct opts {
     const char *addr, *config, *svg, *kind, *test_payload, *timeline_file;
+    const char *request[MAX_INPUTS]; /* PoSt request files */
+    size_t n_request;
     bool in_process, preload, verbose;
     int progress; /* -1 auto */
     uint64_t count, concurrency, miner_id, sector_num, warmup;
@@ -85,6 +92,9 @@ typedef struct reqs {
     size_t n_in;
     char **test; /* per proof payload (test kind) */
     size_t n_test;
+    czk_cli_post_req post[MAX_INPUTS]; /* PoSt kinds (post_args.c) */
+    size_t n_post;
+    char post_circuit[CZK_CIRCUIT_ID_MAX];
 } reqs;
 
 static czk_status make_request(void *ctx, size_t i, czk_proof_request *r, czk_err *err) {
@@ -96,6 +106,10 @@ static czk_status make_request(void *ctx, size_t i, czk_proof_request *r, czk_er
         r->kind = CZK_KIND_TEST;
         r->vanilla_proof = (const uint8_t *)q->test[i];
         r->vanilla_proof_len = strlen(q->test[i]);
+        return CZK_OK;
+    }
+    if (q->n_post) {
+        czk_cli_post_request(r, &q->post[i % q->n_post]);
         return CZK_OK;
     }
     const input *in = &q->in[i % q->n_in];
@@ -165,6 +179,31 @@ static int load_inputs(reqs *q) {
     return CZK_EXIT_OK;
 }
 
+/* The PoSt requests; all of one circuit (the one preloaded). */
+static int load_post(reqs *q) {
+    const opts *o = q->o;
+    for (size_t k = 0; k < o->n_request; k++) {
+        czk_cli_post_req *r = &q->post[k];
+        int rc =
+            czk_cli_post_req_read(r, "bench", o->request[k], CZK_CLI_POST_BLOBS, CZK_EXIT_ERROR);
+        if (rc) return rc;
+        q->n_post++;
+        if (strcmp(czk_cli_post_kind_name(r->proof.kind), o->kind))
+            return czk_cli_fail("bench", "%s: a %s request, not --kind %s", o->request[k],
+                                czk_cli_post_kind_name(r->proof.kind), o->kind);
+        if (r->proof.shape != q->post[0].proof.shape)
+            return czk_cli_fail("bench", "%s: %s sectors; %s has %s (one circuit per run)",
+                                o->request[k], r->proof.shape->name, o->request[0],
+                                q->post[0].proof.shape->name);
+    }
+    czk_err err;
+    czk_proof_request pr;
+    czk_cli_post_request(&pr, &q->post[0]);
+    if (czk_kind_circuit_id(q->post_circuit, pr.kind, pr.sector_size, &err))
+        return czk_cli_fail("bench", "%s", err.msg);
+    return CZK_EXIT_OK;
+}
+
 static int make_test_payloads(reqs *q) {
     const opts *o = q->o;
     q->n_test = o->count > o->warmup ? o->count : o->warmup; /* the warm-up uses them too */
@@ -182,6 +221,8 @@ static int make_test_payloads(reqs *q) {
 static void reqs_free(reqs *q) {
     for (size_t i = 0; i < q->n_in; i++)
         free(q->in[i].env);
+    for (size_t i = 0; i < q->n_post; i++)
+        czk_cli_post_req_free(&q->post[i]);
     for (size_t i = 0; q->test && i < q->n_test; i++)
         free(q->test[i]);
     free(q->test);
@@ -334,6 +375,8 @@ static int make_runner(czk_bench_runner *runner, const opts *o, const czk_engine
             id = tid;
         } else if (q->n_in) {
             id = q->in[0].circuit_id;
+        } else if (q->n_post) {
+            id = q->post_circuit;
         }
     }
     if (o->addr) {
@@ -414,6 +457,13 @@ static int run_once(const opts *o, const czk_engine_config *cfg, reqs *q, const 
                (unsigned long long)o->count, (unsigned long long)o->concurrency);
         if (q->test) {
             printf("test kind (%s)\n", o->test_payload);
+        } else if (q->n_post) {
+            printf("%s (%s) requests:", o->kind, q->post_circuit);
+            for (size_t i = 0; i < q->n_post; i++)
+                printf(" %s (registered proof %llu, partition %u, %zu sector%s)", o->request[i],
+                       (unsigned long long)q->post[i].proof.id, q->post[i].partition_index,
+                       q->post[i].n, q->post[i].n == 1 ? "" : "s");
+            printf("\n");
         } else {
             printf("inputs:");
             for (size_t i = 0; i < q->n_in; i++)
@@ -585,7 +635,8 @@ int czk_cmd_bench(int argc, char **argv) {
         O_NOPROG,
         O_VERB,
         O_WARM,
-        O_TLF
+        O_TLF,
+        O_REQUEST
     };
     static const struct option LONG[] = {{"addr", required_argument, NULL, O_ADDR},
                                          {"in-process", no_argument, NULL, O_INPROC},
@@ -606,6 +657,7 @@ int czk_cmd_bench(int argc, char **argv) {
                                          {"verbose", no_argument, NULL, O_VERB},
                                          {"warmup", required_argument, NULL, O_WARM},
                                          {"timeline-file", required_argument, NULL, O_TLF},
+                                         {"request", required_argument, NULL, O_REQUEST},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     opts o = {0};
@@ -615,7 +667,7 @@ int czk_cmd_bench(int argc, char **argv) {
     o.progress = -1;
     o.kind = "porep";
     o.test_payload = "partitions=4 log=10";
-    int list = 0; /* the option whose list free words extend: O_C1 or O_SWEEP */
+    int list = 0; /* the option whose list free words extend: O_C1, O_REQUEST or O_SWEEP */
     optind = 1;
     opterr = 0;
     int c;
@@ -628,6 +680,10 @@ int czk_cmd_bench(int argc, char **argv) {
             if (list == O_C1) {
                 if (o.n_c1 == MAX_INPUTS) return czk_cli_fail("bench", "more than 64 --c1 files");
                 o.c1[o.n_c1++] = a;
+            } else if (list == O_REQUEST) {
+                if (o.n_request == MAX_INPUTS)
+                    return czk_cli_fail("bench", "more than 64 --request files");
+                o.request[o.n_request++] = a;
             } else if (list == O_SWEEP) {
                 if (o.n_sweep == MAX_SWEEP) return czk_cli_fail("bench", "more than 8 sweep keys");
                 o.sweep[o.n_sweep++] = a;
@@ -645,6 +701,12 @@ int czk_cmd_bench(int argc, char **argv) {
             if (o.n_sweep == MAX_SWEEP) return czk_cli_fail("bench", "more than 8 sweep keys");
             o.sweep[o.n_sweep++] = a;
             list = O_SWEEP;
+            continue;
+        case O_REQUEST:
+            if (o.n_request == MAX_INPUTS)
+                return czk_cli_fail("bench", "more than 64 --request files");
+            o.request[o.n_request++] = a;
+            list = O_REQUEST;
             continue;
         default:
             break;
@@ -683,8 +745,12 @@ int czk_cmd_bench(int argc, char **argv) {
             o.have_sector = true;
             break;
         case O_KIND:
-            if (strcmp(a, "porep") && strcmp(a, "test"))
-                return czk_cli_fail("bench", "--kind: expected porep or test, got '%s'", a);
+            if (strcmp(a, "porep") && strcmp(a, "test") && strcmp(a, "window-post") &&
+                strcmp(a, "winning-post"))
+                return czk_cli_fail("bench",
+                                    "--kind: expected porep, test, window-post or winning-post, "
+                                    "got '%s'",
+                                    a);
             o.kind = a;
             break;
         case O_TPAY:
@@ -729,8 +795,14 @@ int czk_cmd_bench(int argc, char **argv) {
                                      "events directly)");
     if (o.addr && (o.config || o.n_sets || o.n_sweep))
         return czk_cli_fail("bench", "--config, --set and --sweep need --in-process");
-    bool test = !strcmp(o.kind, "test");
-    if (test == (o.n_c1 > 0))
+    bool test = !strcmp(o.kind, "test"),
+         post = !strcmp(o.kind, "window-post") || !strcmp(o.kind, "winning-post");
+    if (post ? (o.n_c1 || !o.n_request) : o.n_request)
+        return czk_cli_fail("bench",
+                            post ? "--kind %s takes --request FILE... (no --c1)"
+                                 : "--request is for --kind window-post or winning-post",
+                            o.kind);
+    if (!post && test == (o.n_c1 > 0))
         return czk_cli_fail("bench", test ? "--kind test takes no --c1"
                                           : "give --c1 FILE... (or --kind test)");
     czk_engine_config cfg;
@@ -745,7 +817,7 @@ int czk_cmd_bench(int argc, char **argv) {
         if (czk_bench_config_set(&cfg, o.sets[i], warn_line, NULL, &err))
             return czk_cli_fail("bench", "--set %s: %s", o.sets[i], err.msg);
     reqs q = {.o = &o};
-    int rc = test ? make_test_payloads(&q) : load_inputs(&q);
+    int rc = test ? make_test_payloads(&q) : post ? load_post(&q) : load_inputs(&q);
     if (rc) {
         reqs_free(&q);
         return rc;

@@ -8,8 +8,10 @@
 #define CZK_CLI_H
 
 #include "czk/common.h"
+#include "czk/engine.h"
 #include "czk/porep_c1.h"
 #include "czk/porep_shapes.h"
+#include "czk/post.h"
 #include <limits.h>
 #include <stdio.h>
 
@@ -91,6 +93,12 @@ typedef struct czk_cli_out {
 int czk_cli_out_open(czk_cli_out *o, const char *cmd, const char *path, const char *nothing);
 int czk_cli_out_commit(czk_cli_out *o, const uint8_t *b, size_t n);
 void czk_cli_out_drop(czk_cli_out *o);
+/* --backend auto|cpu|cuda and --device N: *use_cuda (cuda, or auto with a GPU present).
+ * CZK_EXIT_OK, or prints why CUDA cannot be used ("this czk was built without CUDA", "no
+ * CUDA device", "--device is not a CUDA device here") and returns CZK_EXIT_ERROR. */
+int czk_cli_backend_pick(const char *cmd, const char *backend, uint64_t device, bool *use_cuda);
+/* mkdir -p dir. CZK_EXIT_OK, or prints "cannot create DIR: ..." and returns CZK_EXIT_ERROR. */
+int czk_cli_mkdir_p(const char *cmd, const char *dir);
 /* Parses a raw C1 JSON, or cuzk's envelope (told apart by the first key;
  * then *envelope is set and *sector_num is its SectorNum). */
 CZK_NODISCARD czk_status czk_cli_parse_c1(czk_c1 **out, bool *envelope, uint64_t *sector_num,
@@ -209,5 +217,79 @@ typedef struct czk_cli_progress {
 void czk_cli_progress_init(czk_cli_progress *p, const char *cmd) CZK_NONNULL(1, 2);
 void czk_cli_progress_fn(void *ctx, const char *stage, uint64_t done_bytes, uint64_t total_bytes);
 void czk_cli_progress_end(czk_cli_progress *p) CZK_NONNULL(1);
+
+/* ---- post_args.c: PoSt requests (czk gen-vanilla --post writes them; czk prove,
+ * verify and bench --kind window-post|winning-post read them) ---- */
+
+/* "window-post" / "winning-post". */
+const char *czk_cli_post_kind_name(czk_post_kind k);
+/* The inverse; false for anything else. */
+bool czk_cli_post_kind_parse(const char *s, czk_post_kind *out) CZK_NONNULL(1, 2);
+/* 1 if argv asks a PoSt kind (--kind other than porep, or --request): the hook of the PoRep
+ * commands (prove, verify, bench) into their PoSt halves; else 0. */
+int czk_cli_post_kind_arg(int argc, char **argv);
+
+/* The registered proof of --sector-size and/or --registered-proof (not both NULL) for kind;
+ * without an id, WinningPoSt's or WindowPoSt V1_2's of the size. CZK_EXIT_OK, or the error
+ * printed ("registered proof 5 is a window-post proof, not winning-post") and CZK_EXIT_ERROR. */
+int czk_cli_post_proof_arg(const char *cmd, czk_post_kind kind, const char *size_arg,
+                           const char *proof_arg, czk_post_proof *out) CZK_NONNULL(1, 5);
+/* A PoSt request file (post_args.c describes the JSON). */
+typedef struct czk_cli_post_req {
+    czk_post_proof proof; /* registered_proof: kind, API version, shape */
+    uint64_t miner_id;
+    uint8_t randomness[32]; /* a canonical Fr (checked) */
+    uint32_t partition_index;
+    size_t n;                     /* sectors of the partition, in order */
+    czk_post_pub_sector *sectors; /* n (from the vanilla proofs when the file has none) */
+    char **files;                 /* n vanilla proof files, as opened; NULL when embedded */
+    uint8_t **blobs;              /* n vanilla proofs (CZK_CLI_POST_BLOBS) */
+    size_t *blob_len;
+} czk_cli_post_req;
+
+enum { CZK_CLI_POST_SECTORS = 1, CZK_CLI_POST_BLOBS = 2 };
+
+/*
+ * Reads a request file. need: CZK_CLI_POST_SECTORS (the "sectors" array
+ * is required: verify), CZK_CLI_POST_BLOBS (the vanilla proofs are read
+ * and parsed against the shape's tree, and their sector ids and comm_r
+ * checked against "sectors": prove, bench). A request that is wrong is
+ * printed as "czk <cmd>: FILE: [refused: ]<reason naming the key, sector
+ * or file>" and returns `refused`; I/O errors CZK_EXIT_ERROR. Free with
+ * czk_cli_post_req_free (also after a failure).
+ */
+int czk_cli_post_req_read(czk_cli_post_req *out, const char *cmd, const char *path, unsigned need,
+                          int refused) CZK_NONNULL(1, 2, 3);
+void czk_cli_post_req_free(czk_cli_post_req *r) CZK_NONNULL(1);
+/* The engine request of r (CZK_KIND_WINDOW_POST / CZK_KIND_WINNING_POST, the fields Curio
+ * sets); it points into r (its blobs), which must outlive it. */
+void czk_cli_post_request(czk_proof_request *out, const czk_cli_post_req *r) CZK_NONNULL(1, 2);
+/* Writes r as a request file: names[i] the vanilla proof files (relative to path's
+ * directory), or with embed the blobs themselves as base64. CZK_EXIT_OK or the error
+ * printed and CZK_EXIT_ERROR. */
+int czk_cli_post_req_write(const char *cmd, const char *path, const czk_cli_post_req *r,
+                           const char *const *names, bool embed) CZK_NONNULL(1, 2, 3);
+/*
+ * The key file (ext ".params" or ".vk") of kind's circuit for shape:
+ * key_path as given, else in cache_dir (NULL: czk_param_cache_dir) by
+ * Filecoin's v28 name, then czk's test-key name (czk_post_key_names,
+ * czk_key_find). *kind_name says which.
+ * Returns: CZK_OK; CZK_ERR_IO naming both names looked for; CZK_ERR_INVALID_ARG.
+ */
+CZK_NODISCARD czk_status czk_cli_post_key(char *path, size_t cap, const char **kind_name,
+                                          const char *key_path, const char *cache_dir,
+                                          const char *ext, czk_post_kind kind,
+                                          const czk_post_shape *shape, czk_err *err)
+    CZK_NONNULL(1, 3, 6, 8);
+
+/* The public inputs (ONE excluded) of a request's partition, from its sectors' ids and comm_r
+ * (czk_post_public_inputs, k = partition_index; WinningPoSt over 66 copies of its sector).
+ * Out: *out (n values, malloc'ed). Returns: czk_post_public_inputs's errors; CZK_ERR_NOMEM. */
+CZK_NODISCARD czk_status czk_cli_post_inputs(czk_fr **out, size_t *n, const czk_cli_post_req *r,
+                                             czk_err *err) CZK_NONNULL(1, 2, 3);
+/* The PoSt halves of the commands (gen_vanilla_post.c, prove_post.c, verify_post.c). */
+int czk_cmd_gen_vanilla_post(int argc, char **argv);
+int czk_cmd_prove_post(int argc, char **argv);
+int czk_cmd_verify_post(int argc, char **argv);
 
 #endif

@@ -4,6 +4,7 @@
  * command line, wall time and peak memory.
  */
 #include "cli/cli.h"
+#include "czk/cuda.h"
 #include "util/proc.h"
 #include "util/time.h"
 
@@ -175,6 +176,33 @@ void czk_cli_out_drop(czk_cli_out *o) {
     o->f = NULL;
     if (o->tmp[0]) unlink(o->tmp);
     o->tmp[0] = 0;
+}
+
+int czk_cli_backend_pick(const char *cmd, const char *backend, uint64_t device, bool *use_cuda) {
+    int n = czk_cuda_device_count();
+    *use_cuda = !strcmp(backend, "cuda") || (!strcmp(backend, "auto") && n > 0);
+    if (*use_cuda && (int)device >= n)
+        return czk_cli_fail(cmd, "--backend cuda: %s",
+                            !czk_cuda_built() ? "this czk was built without CUDA"
+                            : n == 0          ? "no CUDA device (no GPU or no driver)"
+                                              : "--device is not a CUDA device here");
+    return CZK_EXIT_OK;
+}
+
+int czk_cli_mkdir_p(const char *cmd, const char *dir) {
+    char mk[PATH_MAX];
+    if (!*dir) return czk_cli_fail(cmd, "the directory name is empty");
+    if (snprintf(mk, sizeof mk, "%s", dir) >= (int)sizeof mk)
+        return czk_cli_fail(cmd, "directory name too long: %s", dir);
+    for (char *c = mk + 1;; c++)
+        if (*c == '/' || !*c) {
+            char end = *c;
+            *c = 0;
+            if (mkdir(mk, 0755) && errno != EEXIST)
+                return czk_cli_fail(cmd, "cannot create %s: %s", mk, strerror(errno));
+            if (!(*c = end)) break;
+        }
+    return CZK_EXIT_OK;
 }
 
 int czk_cli_read_file(const char *cmd, const char *path, uint8_t **out, size_t *len) {

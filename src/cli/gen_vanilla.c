@@ -41,7 +41,9 @@ static void help(FILE *f) {
             "  --out FILE               where to write the C1 JSON ('-' for stdout)\n"
             "  -v, --verbose            print each stage with its time on stderr\n\n"
             "The output is deterministic for fixed inputs. A summary line (comm_d, comm_r,\n"
-            "replica_id, seconds) goes to stderr.\n");
+            "replica_id, seconds) goes to stderr.\n\n"
+            "PoSt vanilla proofs and their request: czk gen-vanilla --post window|winning\n"
+            "(czk gen-vanilla --post window --help).\n");
 }
 
 static bool parse_u64(const char *s, uint64_t *out) {
@@ -124,6 +126,9 @@ static void hex(char out[65], const uint8_t b[32]) {
 }
 
 int czk_cmd_gen_vanilla(int argc, char **argv) {
+    for (int i = 1; i < argc; i++) /* PoSt vanilla proofs: gen_vanilla_post.c */
+        if (!strcmp(argv[i], "--post") || !strncmp(argv[i], "--post=", 7))
+            return czk_cmd_gen_vanilla_post(argc, argv);
     if (czk_cli_wants_help(argc, argv)) {
         help(stdout);
         return CZK_EXIT_OK;

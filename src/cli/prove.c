@@ -79,7 +79,9 @@ static const char USAGE[] =
     "Prints the keys used, the time to be ready (keys read, shape, device upload),\n"
     "one line per partition and the time of each phase. exit status: 0 proved,\n"
     "1 the C1 is refused (parse or pre-check; the reason is printed), 2 usage,\n"
-    "I/O or other error\n";
+    "I/O or other error\n\n"
+    "PoSt: czk prove --kind window-post|winning-post --request FILE --out FILE\n"
+    "(czk prove --kind window-post --help)\n";
 
 static const char *trust_name(czk_params_trust t) {
     return t == CZK_TRUST_STAMP   ? "stamp of an earlier full check"
@@ -357,10 +359,11 @@ static void kind_destroy(void *ctx) {
 }
 
 /*
- * KIND REGISTRATION (composition root): `czk prove` serves one kind, PoRep
- * C2. A new engine serves no kind; this is the one registration: the PoRep
- * kind's descriptor (czk_kind_porep, src/kinds/porep.c) with its circuit
- * loader replaced by kind_load above.
+ * KIND REGISTRATION (composition root): `czk prove` serves PoRep C2 and
+ * the PoSt kinds. A new engine serves no kind; these are the registrations:
+ * the PoRep kind's descriptor (czk_kind_porep, src/kinds/porep.c) with its
+ * circuit loader replaced by kind_load above, then the PoSt kinds as they
+ * come (czk_kinds_register_post).
  */
 static czk_status register_kinds(czk_engine *e, prove_run *r, czk_err *err) {
     czk_status st = czk_kind_porep(&r->base, NULL, err); /* kind_load reads the shape */
@@ -378,6 +381,7 @@ static czk_status register_kinds(czk_engine *e, prove_run *r, czk_err *err) {
     k.destroy = kind_destroy;
     st = czk_engine_register_kind(e, &k, err);
     if (st && r->base.destroy) r->base.destroy(r->base.ctx);
+    if (!st) st = czk_kinds_register_post(e, err);
     return st;
 }
 
@@ -420,11 +424,12 @@ static const char *intake_reason(const char *msg) {
 }
 
 int czk_cmd_prove(int argc, char **argv) {
+    if (czk_cli_post_kind_arg(argc, argv)) return czk_cmd_prove_post(argc, argv); /* prove_post.c */
     if (czk_cli_wants_help(argc, argv)) {
         fputs(USAGE, stdout);
         return CZK_EXIT_OK;
     }
-    enum { O_OUT = 256, O_THREADS, O_NO_SHAPE_CACHE, O_BACKEND, O_DEVICE, O_WITNESSES };
+    enum { O_OUT = 256, O_THREADS, O_NO_SHAPE_CACHE, O_BACKEND, O_DEVICE, O_WITNESSES, O_KIND };
     static const struct option LONG[] = {CZK_CLI_C1_LONGOPTS("params"),
                                          {"out", required_argument, NULL, O_OUT},
                                          {"threads", required_argument, NULL, O_THREADS},
@@ -432,6 +437,7 @@ int czk_cmd_prove(int argc, char **argv) {
                                          {"backend", required_argument, NULL, O_BACKEND},
                                          {"device", required_argument, NULL, O_DEVICE},
                                          {"witnesses", required_argument, NULL, O_WITNESSES},
+                                         {"kind", required_argument, NULL, O_KIND},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     czk_cli_c1_args a;
@@ -475,6 +481,8 @@ int czk_cmd_prove(int argc, char **argv) {
             if (threads > 4096)
                 return czk_cli_fail(CMD, "--threads %llu is too many", (unsigned long long)threads);
             break;
+        case O_KIND: /* porep: any other kind went to prove_post.c */
+            break;
         case 'h':
             fputs(USAGE, stdout);
             return CZK_EXIT_OK;
@@ -491,14 +499,8 @@ int czk_cmd_prove(int argc, char **argv) {
         return czk_cli_fail(CMD, "--c1 and --out are required");
     }
     if ((rc = czk_cli_c1_args_check(&a))) return rc;
-    bool use_cuda = !strcmp(backend_arg, "cuda") ||
-                    (!strcmp(backend_arg, "auto") && czk_cuda_device_count() > 0);
-    if (use_cuda && (int)device >= czk_cuda_device_count()) {
-        return czk_cli_fail(CMD, "--backend cuda: %s",
-                            !czk_cuda_built()              ? "this czk was built without CUDA"
-                            : czk_cuda_device_count() == 0 ? "no CUDA device (no GPU or no driver)"
-                                                           : "--device is not a CUDA device here");
-    }
+    bool use_cuda;
+    if (czk_cli_backend_pick(CMD, backend_arg, device, &use_cuda)) return CZK_EXIT_ERROR;
 
     /* the output first: no proof is made for a path that cannot be written */
     czk_cli_out of;

@@ -12,6 +12,13 @@
  *       $FIL_PROOFS_PARAMETER_CACHE or /var/tmp/filecoin-proof-parameters),
  *       where `czk prove` and `czk verify` look. Existing keys whose .vk
  *       fits the shape are kept unless --force.
+ *   czk setup --kind window-post|winning-post --sector-size SIZE [--registered-proof ID]
+ *             [--out-dir DIR] [...]
+ *       keys for the PoSt circuit (one WindowPoSt partition, or WinningPoSt)
+ *       of a sector size (its shape through the shape cache,
+ *       czk_post_shape_load_in), named
+ *       czk_post_key_names() ("czk-test-v28-proof-of-spacetime-fallback-
+ *       window-8-0-0-2KiB.params" / ".vk"), in DIR as above.
  *   czk setup --shape FILE --out PREFIX [--seed N] [--threads T] [--backend B] [--device N]
  *       keys for a recorded shape (a czk_shape_write file): PREFIX.params
  *       and PREFIX.vk.
@@ -43,9 +50,9 @@
 #define CMD "setup"
 
 static const char USAGE[] =
-    "usage: czk setup --sector-size SIZE [--registered-proof ID] [--out-dir DIR]\n"
-    "                 [--seed N] [--threads T] [--backend auto|cpu|cuda] [--device N]\n"
-    "                 [--force] [--no-shape-cache]\n"
+    "usage: czk setup [--kind KIND] --sector-size SIZE [--registered-proof ID]\n"
+    "                 [--out-dir DIR] [--seed N] [--threads T]\n"
+    "                 [--backend auto|cpu|cuda] [--device N] [--force] [--no-shape-cache]\n"
     "       czk setup --shape FILE --out PREFIX [--seed N] [--threads T]\n"
     "                 [--backend auto|cpu|cuda] [--device N]\n\n"
     "Writes Groth16 TEST keys (.params and .vk; whoever knows the toxic waste can\n"
@@ -53,7 +60,13 @@ static const char USAGE[] =
     "  --sector-size SIZE     PoRep keys for one partition: 2KiB, 8MiB, 512MiB,\n"
     "                         32GiB, 64GiB (or bytes), named\n"
     "                         czk-test-v28-stacked-proof-of-replication-<tree>-<size>\n"
-    "  --registered-proof ID  RegisteredSealProof id 0..19 (picks the size)\n"
+    "  --kind KIND            porep (the default), window-post (one WindowPoSt\n"
+    "                         partition) or winning-post: PoSt keys are named\n"
+    "                         czk-test-v28-proof-of-spacetime-fallback-<window|winning>-\n"
+    "                         <tree>-<size>\n"
+    "  --registered-proof ID  RegisteredSealProof id 0..19, or with a PoSt kind\n"
+    "                         RegisteredPoStProof 0..4 (winning), 5..14 (window)\n"
+    "                         (picks the size)\n"
     "  --out-dir DIR          where to write them (default: the parameter cache,\n"
     "                         $FIL_PROOFS_PARAMETER_CACHE or\n"
     "                         /var/tmp/filecoin-proof-parameters)\n"
@@ -102,7 +115,8 @@ int czk_cmd_setup(int argc, char **argv) {
         O_FORCE,
         O_NO_SHAPE_CACHE,
         O_BACKEND,
-        O_DEVICE
+        O_DEVICE,
+        O_KIND
     };
     static const struct option LONG[] = {{"shape", required_argument, NULL, O_SHAPE},
                                          {"out", required_argument, NULL, O_OUT},
@@ -115,11 +129,13 @@ int czk_cmd_setup(int argc, char **argv) {
                                          {"no-shape-cache", no_argument, NULL, O_NO_SHAPE_CACHE},
                                          {"backend", required_argument, NULL, O_BACKEND},
                                          {"device", required_argument, NULL, O_DEVICE},
+                                         {"kind", required_argument, NULL, O_KIND},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     const char *shape_path = NULL, *out = NULL, *size_arg = NULL, *proof_arg = NULL,
                *dir_arg = NULL, *backend_arg = "auto";
     bool seeded = false, force = false, use_shape_cache = true;
+    czk_post_kind post = 0; /* 0: PoRep */
     uint64_t seed = 0, threads = 0, device = 0;
     optind = 0; /* glibc: reinitialize (argv changes between parses) */
     opterr = 0; /* czk_cli_getopt_fail names the option */
@@ -166,6 +182,11 @@ int czk_cmd_setup(int argc, char **argv) {
             if (!czk_cli_parse_u64(v, &device) || device > 1023)
                 return czk_cli_fail(CMD, "--device takes a CUDA device number, not '%s'", v);
             break;
+        case O_KIND:
+            if (strcmp(v, "porep") && !czk_cli_post_kind_parse(v, &post))
+                return czk_cli_fail(CMD,
+                                    "--kind takes porep, window-post or winning-post, not '%s'", v);
+            break;
         case 'h':
             fputs(USAGE, stdout);
             return CZK_EXIT_OK;
@@ -184,15 +205,17 @@ int czk_cmd_setup(int argc, char **argv) {
                                        : "--sector-size (or --registered-proof), or --shape "
                                          "with --out, is required");
     }
-    bool use_cuda = !strcmp(backend_arg, "cuda") ||
-                    (!strcmp(backend_arg, "auto") && czk_cuda_device_count() > 0);
-    if (use_cuda && (int)device >= czk_cuda_device_count())
-        return czk_cli_fail(CMD, "--backend cuda: %s",
-                            !czk_cuda_built()              ? "this czk was built without CUDA"
-                            : czk_cuda_device_count() == 0 ? "no CUDA device (no GPU or no driver)"
-                                                           : "--device is not a CUDA device here");
+    bool use_cuda;
+    if (czk_cli_backend_pick(CMD, backend_arg, device, &use_cuda)) return CZK_EXIT_ERROR;
+    if (post && !porep)
+        return czk_cli_fail(CMD, "--kind %s needs --sector-size (or --registered-proof)",
+                            czk_cli_post_kind_name(post));
     const czk_porep_shape *ps = NULL;
-    if (porep) {
+    czk_post_proof pp_post;
+    if (post) {
+        int rc = czk_cli_post_proof_arg(CMD, post, size_arg, proof_arg, &pp_post);
+        if (rc) return rc;
+    } else if (porep) {
         if (size_arg) {
             uint64_t bytes = czk_cli_parse_size(size_arg);
             if (!bytes) return czk_cli_fail(CMD, "--sector-size takes a size, not '%s'", size_arg);
@@ -224,22 +247,14 @@ int czk_cmd_setup(int argc, char **argv) {
             snprintf(dir, sizeof dir, "%s", dir_arg);
         else if (czk_porep_param_cache_dir(dir, sizeof dir, &err))
             return czk_cli_fail(CMD, "%s", err.msg);
-        if (czk_porep_test_key_name(name, sizeof name, ps, ".params", &err) ||
-            snprintf(pp, sizeof pp, "%s/%s", dir, name) >= (int)sizeof pp ||
-            czk_porep_test_key_name(name, sizeof name, ps, ".vk", &err) ||
-            snprintf(vp, sizeof vp, "%s/%s", dir, name) >= (int)sizeof vp)
+        if (post) czk_post_key_names(post, pp_post.shape, NULL, name);
+        if ((!post && czk_porep_test_key_name(name, sizeof name, ps, "", &err)) ||
+            snprintf(pp, sizeof pp, "%s/%s.params", dir, name) >= (int)sizeof pp ||
+            snprintf(vp, sizeof vp, "%s/%s.vk", dir, name) >= (int)sizeof vp)
             return czk_cli_fail(CMD, "--out-dir too long");
         if (!*dir) return czk_cli_fail(CMD, "--out-dir is empty");
-        char mk[PATH_MAX];
-        snprintf(mk, sizeof mk, "%s", dir);
-        for (char *c = mk + 1;; c++) /* mkdir -p */
-            if (*c == '/' || !*c) {
-                char end = *c;
-                *c = 0;
-                if (mkdir(mk, 0755) && errno != EEXIST)
-                    return czk_cli_fail(CMD, "cannot create %s: %s", mk, strerror(errno));
-                if (!(*c = end)) break;
-            }
+        int rc = czk_cli_mkdir_p(CMD, dir);
+        if (rc) return rc;
     } else if (snprintf(pp, sizeof pp, "%s.params", out) >= (int)sizeof pp ||
                snprintf(vp, sizeof vp, "%s.vk", out) >= (int)sizeof vp) {
         return czk_cli_fail(CMD, "--out too long");
@@ -249,15 +264,25 @@ int czk_cmd_setup(int argc, char **argv) {
     czk_shape *shape = NULL;
     czk_status st;
     bool recorded = false;
-    if (porep)
+    czk_post_config post_cfg;
+    if (post) {
+        char sc[PATH_MAX];
+        bool cached = use_shape_cache && czk_cache_dir(sc, sizeof sc, "shapes");
+        czk_post_config_for(&post_cfg, post, pp_post.shape);
+        st = czk_post_shape_load_in(&shape, &recorded, post, pp_post.shape, cached ? sc : NULL,
+                                    &err);
+    } else if (porep)
         st = czk_porep_shape_load(&shape, &recorded, ps, use_shape_cache, &err);
     else
         st = czk_shape_read(&shape, shape_path, &err);
     if (st) return czk_cli_fail(CMD, "%s", err.msg);
     t_shape = czk_cli_now() - t0;
     if (porep && !force && keys_present(pp, vp, shape->num_inputs)) {
-        printf("keys: %s and %s exist (TEST keys for %s); kept (--force remakes them)\n", pp, vp,
-               ps->name);
+        printf("keys: %s and %s exist (TEST keys for %s%s); kept (--force remakes them)\n", pp, vp,
+               post ? pp_post.shape->name : ps->name,
+               post == CZK_POST_WINDOW ? " WindowPoSt"
+               : post                  ? " WinningPoSt"
+                                       : "");
         czk_shape_free(shape);
         return CZK_EXIT_OK;
     }
@@ -275,7 +300,11 @@ int czk_cmd_setup(int argc, char **argv) {
         return czk_cli_fail(CMD, "--backend %s: %s", use_cuda ? "cuda" : "cpu", err.msg);
     }
     char what[200];
-    if (porep)
+    if (post)
+        snprintf(what, sizeof what, "%s %s circuit (%u sectors x %u challenge%s)",
+                 pp_post.shape->name, post == CZK_POST_WINDOW ? "WindowPoSt" : "WinningPoSt",
+                 post_cfg.sectors, post_cfg.challenges, post_cfg.challenges == 1 ? "" : "s");
+    else if (porep)
         snprintf(what, sizeof what, "%s partition circuit", ps->name);
     else
         snprintf(what, sizeof what, "%s", shape_path);

@@ -55,14 +55,18 @@ static const char USAGE[] =
     "                     32 bytes each as 64 hex digits, in the byte order of the\n"
     "                     C1's arrays\n\n"
     "exit status: 0 every proof is valid, 1 a proof is invalid or does not decode,\n"
-    "2 usage, I/O or other error\n";
+    "2 usage, I/O or other error\n\n"
+    "PoSt: czk verify --kind window-post|winning-post --request FILE --proof FILE\n"
+    "(czk verify --kind window-post --help)\n";
 
 int czk_cmd_verify(int argc, char **argv) {
+    if (czk_cli_post_kind_arg(argc, argv))
+        return czk_cmd_verify_post(argc, argv); /* verify_post.c */
     if (czk_cli_wants_help(argc, argv)) {
         fputs(USAGE, stdout);
         return CZK_EXIT_OK;
     }
-    enum { O_PROOF = 256, O_RP, O_COMM_R, O_COMM_D, O_TICKET, O_SEED };
+    enum { O_PROOF = 256, O_RP, O_COMM_R, O_COMM_D, O_TICKET, O_SEED, O_KIND };
     static const struct option LONG[] = {CZK_CLI_C1_LONGOPTS("vk"),
                                          {"proof", required_argument, NULL, O_PROOF},
                                          {"registered-proof", required_argument, NULL, O_RP},
@@ -70,6 +74,7 @@ int czk_cmd_verify(int argc, char **argv) {
                                          {"comm-d", required_argument, NULL, O_COMM_D},
                                          {"ticket", required_argument, NULL, O_TICKET},
                                          {"seed", required_argument, NULL, O_SEED},
+                                         {"kind", required_argument, NULL, O_KIND},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     static const char *const HEX_OPT[4] = {"comm-r", "comm-d", "ticket", "seed"};
@@ -117,6 +122,8 @@ int czk_cmd_verify(int argc, char **argv) {
             have_hex[i] = true;
             break;
         }
+        case O_KIND: /* porep: any other kind went to verify_post.c */
+            break;
         case 'h':
             fputs(USAGE, stdout);
             return CZK_EXIT_OK;

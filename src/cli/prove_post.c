@@ -1,0 +1,277 @@
+/*
+ * `czk prove --kind window-post|winning-post --request FILE --out FILE`:
+ * a PoSt partition proved through the engine in this process, as `czk
+ * prove` proves a PoRep C1 (the same engine, stages and backend choice;
+ * only the request differs) and as the daemon proves Curio's
+ * WINDOW_POST_PARTITION and WINNING_POST requests.
+ *
+ * The output is checked first; the request file is read (post_args.c) and
+ * its vanilla proofs parsed against the shape's tree, their sector ids and
+ * comm_r held to the request's; an engine is made from the command line
+ * (gpus.backend and gpus.devices from --backend/--device, synthesis.threads
+ * and gpus.gpu_threads from --threads, srs.param_cache from --param-cache)
+ * and the two PoSt kinds registered (czk_kinds_register_post). The request
+ * goes in as Curio sends it; the kind's intake parses every blob and
+ * pre-checks the partition, so one bad sector refuses the request naming
+ * its sector id (exit 1) before any key is read. Then the circuit is loaded
+ * (keys from the parameter cache: Filecoin's v28 file or czk's test keys;
+ * the shape from the shape cache), the partition is synthesized, proved and
+ * verified against the public inputs with k = partition_index before it is
+ * handed out; only a verified 192-byte proof is written.
+ */
+#include "cli/cli.h"
+#include "czk/cuda.h"
+#include "czk/engine.h"
+#include "czk/kinds.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CMD "prove"
+#define JOB_ID "czk-prove-post"
+
+static const char USAGE[] =
+    "usage: czk prove --kind window-post|winning-post --request FILE --out FILE\n"
+    "                 [--param-cache DIR] [--threads T]\n"
+    "                 [--backend auto|cpu|cuda] [--device N]\n\n"
+    "Proves one PoSt partition (WindowPoSt) or a WinningPoSt through the proving\n"
+    "engine in this process and writes the proof (192 bytes), verified first.\n\n"
+    "  --kind KIND        window-post or winning-post (the request's own kind)\n"
+    "  --request FILE     the request (czk gen-vanilla --post writes it): kind,\n"
+    "                     registered_proof, miner_id, randomness (a canonical Fr),\n"
+    "                     partition_index, the sectors and their vanilla proofs\n"
+    "                     (bincode FallbackPoStSectorProof files or base64)\n"
+    "  --out FILE         where to write the proof (checked before any work starts)\n"
+    "  --param-cache DIR  where the keys are (default $FIL_PROOFS_PARAMETER_CACHE,\n"
+    "                     else /var/tmp/filecoin-proof-parameters): Filecoin's v28\n"
+    "                     file name first, then czk's test keys (czk setup --kind)\n"
+    "  --threads T        threads (default: all CPUs)\n"
+
+    "  --backend B        cuda, cpu, or auto (default: cuda when this czk has it and\n"
+    "                     a GPU is present, else cpu)\n"
+    "  --device N         the CUDA device (default 0)\n\n"
+    "exit status: 0 proved, 1 the request is refused (a bad field, or a sector's\n"
+    "vanilla proof fails the pre-check: the sector is named), 2 usage, I/O or other\n"
+    "error\n";
+
+static void on_log(void *ctx, const char *level, const char *line) {
+    (void)ctx;
+    if (!strcmp(level, "warn")) fprintf(stderr, "czk %s: engine: %s\n", CMD, line);
+}
+
+/* "job czk-prove-post: payload refused by kind window-post: window-post: X" -> "X". */
+static const char *reason(const char *msg) {
+    const char *p = strstr(msg, "post: ");
+    while (p && strstr(p + 6, "post: "))
+        p = strstr(p + 6, "post: ");
+    return p ? p + 6 : msg;
+}
+
+int czk_cmd_prove_post(int argc, char **argv) {
+    enum { O_KIND = 256, O_REQUEST, O_OUT, O_CACHE, O_THREADS, O_BACKEND, O_DEVICE };
+    static const struct option LONG[] = {{"kind", required_argument, NULL, O_KIND},
+                                         {"request", required_argument, NULL, O_REQUEST},
+                                         {"out", required_argument, NULL, O_OUT},
+                                         {"param-cache", required_argument, NULL, O_CACHE},
+                                         {"threads", required_argument, NULL, O_THREADS},
+                                         {"backend", required_argument, NULL, O_BACKEND},
+                                         {"device", required_argument, NULL, O_DEVICE},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *req_path = NULL, *out_path = NULL, *cache = NULL, *backend_arg = "auto";
+    czk_post_kind kind = 0;
+    uint64_t threads = 0, device = 0;
+    optind = 0;
+    opterr = 0;
+    int ch, rc;
+    while ((ch = getopt_long(argc, argv, ":h", LONG, NULL)) != -1) {
+        const char *v = optarg;
+        switch (ch) {
+        case O_KIND:
+            if (!czk_cli_post_kind_parse(v, &kind))
+                return czk_cli_fail(
+                    CMD, "--kind takes porep (with --c1), window-post or winning-post, not '%s'",
+                    v);
+            break;
+        case O_REQUEST:
+            req_path = v;
+            break;
+        case O_OUT:
+            out_path = v;
+            break;
+        case O_CACHE:
+            cache = v;
+            break;
+        case O_THREADS:
+            if (!czk_cli_parse_u64(v, &threads) || threads > 4096)
+                return czk_cli_fail(CMD, "--threads takes a number up to 4096, not '%s'", v);
+            break;
+        case O_BACKEND:
+            if (strcmp(v, "auto") && strcmp(v, "cpu") && strcmp(v, "cuda"))
+                return czk_cli_fail(CMD, "--backend takes auto, cpu or cuda, not '%s'", v);
+            backend_arg = v;
+            break;
+        case O_DEVICE:
+            if (!czk_cli_parse_u64(v, &device) || device > 1023)
+                return czk_cli_fail(CMD, "--device takes a CUDA device number, not '%s'", v);
+            break;
+        case 'h':
+            fputs(USAGE, stdout);
+            return CZK_EXIT_OK;
+        default:
+            return czk_cli_getopt_fail(CMD, USAGE, ch, argv, LONG);
+        }
+    }
+    if (optind < argc) {
+        fputs(USAGE, stderr);
+        return czk_cli_fail(CMD, "unexpected argument '%s'", argv[optind]);
+    }
+    if (!req_path || !out_path) {
+        fputs(USAGE, stderr);
+        return czk_cli_fail(CMD, "--request and --out are required");
+    }
+    bool use_cuda;
+    if (czk_cli_backend_pick(CMD, backend_arg, device, &use_cuda)) return CZK_EXIT_ERROR;
+
+    /* the output first: no proof is made for a path that cannot be written */
+    czk_cli_out of;
+    if ((rc = czk_cli_out_open(&of, CMD, out_path, "proved"))) return rc;
+    czk_cli_post_req r;
+    if ((rc = czk_cli_post_req_read(&r, CMD, req_path, CZK_CLI_POST_BLOBS, CZK_EXIT_NO))) {
+        czk_cli_out_drop(&of);
+        return rc;
+    }
+    rc = CZK_EXIT_ERROR;
+    czk_engine *e = NULL;
+    czk_job_result res;
+    memset(&res, 0, sizeof res);
+    czk_err err;
+    czk_status st;
+    double t_start = czk_cli_now();
+    const char *title = r.proof.kind == CZK_POST_WINNING ? "WinningPoSt" : "WindowPoSt";
+    if (kind && kind != r.proof.kind) {
+        czk_cli_fail(CMD, "%s: a %s request, not --kind %s", req_path,
+                     czk_cli_post_kind_name(r.proof.kind), czk_cli_post_kind_name(kind));
+        goto out;
+    }
+    printf("request: %s: %s %s, registered proof %llu (API %s), partition %u, %zu sector%s:",
+           req_path, r.proof.shape->name, title, (unsigned long long)r.proof.id,
+           r.proof.api == CZK_POST_API_1_2 ? "1.2" : "1.0", r.partition_index, r.n,
+           r.n == 1 ? "" : "s");
+    for (size_t i = 0; i < r.n && i < 16; i++)
+        printf(" %llu", (unsigned long long)r.sectors[i].sector_id);
+    printf("%s\n", r.n > 16 ? " ..." : "");
+
+    czk_engine_opts eo;
+    czk_engine_opts_default(&eo);
+    czk_engine_config *c = &eo.config;
+    czk_engine_config_default(c);
+    snprintf(c->backend, sizeof c->backend, "%s", use_cuda ? "cuda" : "cpu");
+    if (use_cuda) {
+        c->devices[0] = (int)device;
+        c->num_devices = 1;
+    }
+    c->threads = c->gpu_threads = (unsigned)threads;
+    c->partition_workers = 1; /* one partition */
+    c->gpu_workers_per_device = 1;
+    c->max_gpu_queue_depth = 1;
+    snprintf(c->log_level, sizeof c->log_level, "warn");
+    /* the keys where czk prove and czk setup look (not the daemon's /data/zk/params) */
+    if (cache && snprintf(c->param_cache, sizeof c->param_cache, "%s", cache) >=
+                     (int)sizeof c->param_cache) {
+        czk_cli_fail(CMD, "--param-cache path too long");
+        goto out;
+    }
+    if (!cache && czk_param_cache_dir(c->param_cache, sizeof c->param_cache, &err)) {
+        czk_cli_fail(CMD, "%s", err.msg);
+        goto out;
+    }
+    eo.gpu = &czk_cuda_provider; /* BACKEND REGISTRATION (composition root): --backend cuda */
+    eo.log = on_log;
+    if ((st = czk_engine_create(&e, &eo, &err)) ||
+        (st = czk_kinds_register_post(e, &err))) { /* KIND REGISTRATION: the two PoSt kinds */
+        czk_cli_fail(CMD, "%s", err.msg);
+        goto out;
+    }
+
+    /* intake: the kind parses every blob and pre-checks the partition */
+    czk_proof_request req;
+    czk_cli_post_request(&req, &r);
+    req.request_id = JOB_ID;
+    char job[CZK_JOB_ID_MAX];
+    double t0 = czk_cli_now();
+    if ((st = czk_engine_submit(e, &req, job, NULL, &err))) {
+        if (st != CZK_ERR_NOMEM && st != CZK_ERR_INTERNAL && st != CZK_ERR_IO) {
+            fprintf(stderr, "czk %s: %s: refused at pre-check: %s\n", CMD, req_path,
+                    reason(err.msg));
+            rc = CZK_EXIT_NO;
+        } else {
+            czk_cli_fail(CMD, "%s", err.msg);
+        }
+        goto out;
+    }
+    double t_intake = czk_cli_now() - t0;
+    czk_job_info ji;
+    if ((st = czk_engine_job_info(e, job, &ji, &err))) {
+        czk_cli_fail(CMD, "%s", err.msg);
+        goto out;
+    }
+    printf("pre-check: %zu vanilla proof%s verified (%.3f s); circuit %s\n", r.n,
+           r.n == 1 ? "" : "s", t_intake, ji.circuit_id);
+
+    /* ready: keys and shape */
+    char kpath[PATH_MAX];
+    const char *kname = "";
+    if (czk_cli_post_key(kpath, sizeof kpath, &kname, NULL, c->param_cache, ".params", r.proof.kind,
+                         r.proof.shape, &err)) {
+        czk_cli_fail(CMD,
+                     "%s (czk setup --kind %s --sector-size %s --out-dir DIR makes test "
+                     "keys; --param-cache DIR finds them)",
+                     err.msg, czk_cli_post_kind_name(r.proof.kind), r.proof.shape->name);
+        goto out;
+    }
+    uint64_t load_ms = 0;
+    if ((st = czk_engine_preload(e, ji.circuit_id, true, NULL, &load_ms, &err))) {
+        czk_cli_fail(CMD, "%s: %s", kpath, err.msg);
+        goto out;
+    }
+    printf("keys: %s (%s), ready in %.3f s\n", kpath, kname, (double)load_ms / 1e3);
+    if ((st = czk_engine_await(e, job, -1, &res, &err))) {
+        czk_cli_fail(CMD, "%s", err.msg);
+        goto out;
+    }
+    if (res.state != CZK_JOB_COMPLETED) {
+        bool refused = res.state == CZK_JOB_FAILED && res.error_code != CZK_ERR_NOMEM &&
+                       res.error_code != CZK_ERR_INTERNAL && res.error_code != CZK_ERR_VERIFY &&
+                       res.error_code != CZK_ERR_DEVICE && res.error_code != CZK_ERR_IO &&
+                       ji.partitions == 0;
+        fprintf(stderr, "czk %s: %s: %s: %s\n", CMD, req_path, refused ? "refused" : "failed",
+                res.state == CZK_JOB_FAILED ? res.error : czk_job_state_name(res.state));
+        rc = refused ? CZK_EXIT_NO : CZK_EXIT_ERROR;
+        goto out;
+    }
+    if (res.proof_len != CZK_PROOF_BYTES) {
+        czk_cli_fail(CMD, "the engine returned %zu proof bytes, expected %d", res.proof_len,
+                     CZK_PROOF_BYTES);
+        goto out;
+    }
+    if ((rc = czk_cli_out_commit(&of, res.proof, res.proof_len))) goto out;
+    printf("proved: synthesis %.3f s, device %.3f s, total %.3f s (job %.3f s); backend %s%s; "
+           "peak RSS %.0f MiB\n",
+           (double)res.synthesis_ms / 1e3, (double)res.gpu_compute_ms / 1e3,
+           czk_cli_now() - t_start, (double)res.total_ms / 1e3, use_cuda ? "cuda" : "cpu",
+           use_cuda ? "" : "", (double)czk_cli_peak_rss() / (1 << 20));
+    printf("wrote %s: %d bytes, verified against the %s public inputs (partition %u)\n", out_path,
+           CZK_PROOF_BYTES, title, r.partition_index);
+    rc = fflush(stdout) ? czk_cli_fail(CMD, "writing the output failed") : CZK_EXIT_OK;
+out:
+    czk_engine_destroy(e);
+    czk_cli_out_drop(&of);
+    czk_job_result_free(&res);
+    czk_cli_post_req_free(&r);
+    return rc;
+}
