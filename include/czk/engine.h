@@ -557,7 +557,7 @@ void czk_engine_shutdown(czk_engine *e, bool drain);
  * flight, its state and where its partitions are.
  * Returns: CZK_OK (nothing in flight); CZK_ERR_TIMEOUT "engine: work still
  *   in flight after T ms: job J (CANCELLING) partition K on device D for
- *   S ms, ..." (also logged, as a warning). A process may then exit
+ *   S ms, ..." (for the caller to report). A process may then exit
  *   without czk_engine_destroy (which would wait for those workers): the
  *   timeline file is written line by line, none of its lines is lost.
  */

@@ -861,7 +861,6 @@ czk_status czk_engine_wait_stopped(czk_engine *e, int64_t timeout_ms, czk_err *e
         if (timeout_ms >= 0 && waited >= (uint64_t)timeout_ms) {
             st = czk_errf(err, CZK_ERR_TIMEOUT, "engine: work still in flight after %llu ms: %s",
                           (unsigned long long)waited, what);
-            czk_engine_log(e, 1, "%s", err ? err->msg : what);
             break;
         }
         if (!last_log || waited - last_log >= 5000) {
