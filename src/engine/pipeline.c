@@ -194,8 +194,8 @@ void czk_job_cancel(czk_engine *e, czk_job *j, const char *why) {
         return;
     }
     czk_engine_log(e, 2,
-                   "job %s: cancelling (%s): %u queued partitions dropped, %u held by workers "
-                   "stop at their next checkpoint",
+                   "job %s: cancelling (%s): %u queued partitions dropped, %u still held by "
+                   "workers, which stop at their next checkpoint",
                    j->id, why, held - j->inflight, j->inflight);
     j->state = CZK_JOB_CANCELLING;
     pthread_cond_broadcast(&e->job_cv); /* its state changed */

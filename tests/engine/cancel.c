@@ -286,7 +286,7 @@ static void test_cancel_on_device(void **state) {
     assert_true(ev_has(ev_find(&log, CZK_EV_JOB_DONE, x, -1, 0), "status=CANCELLED"));
     assert_int_equal(ev_count(&log, CZK_EV_FINALIZE_START, x), 0);
     assert_true(log_has("job on-device: cancelling (requested): 0 queued partitions dropped, 1 "
-                        "held by workers"));
+                        "still held by workers"));
     assert_true(log_has("job on-device partition 0 device -1: stopped (prove: cancelled after "
                         "the wait for the device)"));
     assert_true(log_has("job on-device: cancelled; its work stopped "));
