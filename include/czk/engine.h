@@ -135,8 +135,9 @@ typedef enum czk_job_state {
     CZK_JOB_TIMEOUT = 4,  /* czk_engine_await ran out of time; the job goes on */
     CZK_JOB_QUEUED = 10,  /* no partition started yet */
     CZK_JOB_RUNNING = 11, /* some partition started */
-    CZK_JOB_CANCELLING = 12, /* cancelled; partitions of it are still stopping (held by a
-                                worker until its next checkpoint); then CANCELLED */
+    /* cancelled; partitions of it are still held by workers until their next checkpoint;
+     * then CANCELLED */
+    CZK_JOB_CANCELLING = 12,
 } czk_job_state;
 
 /*
@@ -184,8 +185,8 @@ typedef struct czk_engine_config {
     unsigned max_batch_size;      /* scheduler.max_batch_size (1; only 1 is supported) */
     uint64_t max_batch_wait_ms;   /* scheduler.max_batch_wait_ms (10000; unused) */
     bool sort_by_type;            /* scheduler.sort_by_type (true; unused, as in cuzk) */
-    uint64_t result_retention_ms; /* scheduler.result_retention: unfetched results are
-                                     pruned after this (10 min) */
+    uint64_t result_retention_ms; /* scheduler.result_retention: a result is kept this long
+                                     after its job finished, awaited or not (10 min) */
     unsigned max_results;         /* scheduler.max_results: stored results at most (1000;
                                      the oldest are pruned first) */
     /* [synthesis] */
@@ -602,12 +603,15 @@ CZK_NODISCARD czk_status czk_engine_kind_served(czk_engine *e, czk_kind_id kind,
 /* What czk_engine_submit says beside its status. */
 typedef struct czk_submit_info {
     uint32_t queue_position; /* jobs ahead of it */
-    bool refused;  /* the kind refused the payload at intake: the status is the kind's
-                      (CZK_ERR_FORMAT, CZK_ERR_VERIFY, CZK_ERR_MISMATCH from a PoRep
-                      pre-check, ...), not a refusal of the request id */
-    bool existing; /* the request id named a queued, running or completed job of this
-                      same request: that job is the answer, nothing new was started */
-    bool replaced; /* the request id named a cancelled or failed job: a new job took the id */
+    /* the kind refused the payload at intake: the status is the kind's (CZK_ERR_FORMAT,
+     * CZK_ERR_VERIFY, CZK_ERR_MISMATCH from a PoRep pre-check, ...), not a refusal of the
+     * request id */
+    bool refused;
+    /* the request id named a queued, running or completed job of this same request: that
+     * job is the answer, nothing new was started */
+    bool existing;
+    /* the request id named a cancelled or failed job: a new job took the id */
+    bool replaced;
 } czk_submit_info;
 
 /*

@@ -64,12 +64,13 @@ typedef struct czk_daemon_config {
                                    flight finish (true, as cuzk) or cancel them (false) */
     uint64_t shutdown_grace_ms; /* daemon.shutdown_grace: longest drain; then what is left
                                    is cancelled (0 = no limit) */
-    uint64_t shutdown_cancel_grace_ms; /* daemon.shutdown_cancel_grace: once jobs are
-                                   cancelled, how long their work may take to stop (each
-                                   part stops at its next checkpoint) before the daemon
-                                   exits anyway, naming what it abandoned (10 s) */
     uint64_t max_message_bytes; /* daemon.max_message_size: gRPC receive/send limit
                                    (257 MiB; Curio sends up to 256 MiB) */
+
+    /* daemon.shutdown_cancel_grace: once jobs are cancelled, how long their work may take to
+     * stop (each part stops at its next checkpoint) before the daemon exits anyway, naming
+     * what it abandoned (10 s; 0 = no limit) */
+    uint64_t shutdown_cancel_grace_ms;
 } czk_daemon_config;
 
 /* Fills c with the defaults listed above. */

@@ -256,8 +256,10 @@ int czk_cmd_daemon(int argc, char **argv) {
     uint64_t grace_ms = dc.shutdown_grace_ms;
     char what[160];
     if (grace_ms)
-        snprintf(what, sizeof what, "draining, at most daemon.shutdown_grace %.1f s (again to "
-                 "cancel), for", (double)grace_ms / 1000);
+        snprintf(what, sizeof what,
+                 "draining, at most daemon.shutdown_grace %.1f s (again to "
+                 "cancel), for",
+                 (double)grace_ms / 1000);
     else
         snprintf(what, sizeof what, "draining (again to cancel) for");
     log_jobs(e, dc.shutdown_drain ? what : "cancelling");
@@ -281,8 +283,7 @@ int czk_cmd_daemon(int argc, char **argv) {
             bool again = sc.signals > 1;
             pthread_mutex_unlock(&sc.mu);
             double now = czk_cli_now();
-            if (!busy || again || (grace_ms && (now - t_stop) * 1000 >= (double)grace_ms))
-                break;
+            if (!busy || again || (grace_ms && (now - t_stop) * 1000 >= (double)grace_ms)) break;
             if (now - t_log >= 10) {
                 log_jobs(e, "still draining");
                 t_log = now;

@@ -830,8 +830,7 @@ static uint32_t describe_inflight(czk_engine *e, char *buf, size_t cap) {
         }
     for (int i = 0; i < e->num_gpu_workers; i++)
         if (e->gpu_workers[i].item) {
-            put_held(buf, cap, &n, e->gpu_workers[i].item, "", e->gpu_workers[i].dev->ordinal,
-                     now);
+            put_held(buf, cap, &n, e->gpu_workers[i].item, "", e->gpu_workers[i].dev->ordinal, now);
             held++;
         }
     for (int i = 0; i < e->num_fin_workers; i++) {

@@ -154,8 +154,8 @@ void czk_job_drop_queued(czk_engine *e, czk_job *j) {
 void czk_job_finish(czk_engine *e, czk_job *j, czk_job_state st) {
     if (job_terminal(j)) return;
     if (j->state == CZK_JOB_CANCELLING)
-        czk_engine_log(e, 2, "job %s: cancelled; its work stopped %llu ms after the cancel",
-                       j->id, (unsigned long long)(czk_engine_ms(e) - j->cancel_ms));
+        czk_engine_log(e, 2, "job %s: cancelled; its work stopped %llu ms after the cancel", j->id,
+                       (unsigned long long)(czk_engine_ms(e) - j->cancel_ms));
     j->state = st;
     j->done_ms = czk_engine_ms(e);
     uint64_t total = j->done_ms - j->submit_ms;

@@ -4,8 +4,9 @@
  * A snapshot copies, under the engine mutex, everything a status page or
  * GetStatus needs (devices, SRS entries with their measured per-partition
  * memory, queues per kind counting dispatched partitions too — cuzk left
- * them out, cuzk-engine.md §8 — the budget split, the stage counts and the
- * counters) plus the recent timeline lines, so the caller can format it at
+ * them out, cuzk-engine.md §8 — the jobs in flight, cancelling ones
+ * included until their work has stopped, the budget split, the stage counts
+ * and the counters) plus the recent timeline lines, so the caller can format it at
  * leisure: the server layer renders it (src/httpstatus: the Prometheus text,
  * czk_metrics_format, and the /status JSON, czk_status_page_json).
  */

@@ -70,7 +70,7 @@ static size_t compact_b(czk_fr *out, const czk_shape *s, const czk_witness *w) {
     return m;
 }
 
-/* A checkpoint: CZK_ERR_CANCELLED "prove: cancelled after <after>" when lock's job was cancelled. */
+/* A checkpoint: CZK_ERR_CANCELLED "prove: cancelled after <after>" once lock's job is cancelled. */
 static czk_status checkpoint(const czk_device_lock *lock, const char *after, czk_err *err) {
     return czk_device_lock_cancelled(lock)
                ? czk_errf(err, CZK_ERR_CANCELLED, "prove: cancelled after %s", after)

@@ -281,7 +281,8 @@ static void test_cancel_on_device(void **state) {
     czk_job_result_free(&r);
     /* CANCELLED after the device was let go, and the backend stopped at its first checkpoint:
      * the partition never reached a finalizer */
-    size_t end = ev_index(&log, CZK_EV_GPU_END, x, 0), done = ev_index(&log, CZK_EV_JOB_DONE, x, -1);
+    size_t end = ev_index(&log, CZK_EV_GPU_END, x, 0),
+           done = ev_index(&log, CZK_EV_JOB_DONE, x, -1);
     assert_true(end != SIZE_MAX && done != SIZE_MAX && end < done);
     assert_true(ev_has(ev_find(&log, CZK_EV_JOB_DONE, x, -1, 0), "status=CANCELLED"));
     assert_int_equal(ev_count(&log, CZK_EV_FINALIZE_START, x), 0);
@@ -377,8 +378,7 @@ static void test_request_id_reuse(void **state) {
     czk_assert_ok(submit(e, "K2", slow, id, &si, &err), &err);
     assert_true(si.existing);
     assert_int_equal(ev_count(&log, CZK_EV_JOB_SUBMIT, "K2"), 2);
-    assert_int_equal(submit(e, "K2", "seed=8 partitions=1 log=8", id, &si, &err),
-                     CZK_ERR_MISMATCH);
+    assert_int_equal(submit(e, "K2", "seed=8 partitions=1 log=8", id, &si, &err), CZK_ERR_MISMATCH);
     assert_false(si.refused);
     assert_non_null(strstr(err.msg, "request id K2 is the job of another request (test, "
                                     "COMPLETED)"));
@@ -453,8 +453,8 @@ static void test_wait_stopped(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_backend_checkpoints), cmocka_unit_test(test_cancel_on_device),
-        cmocka_unit_test(test_cancel_in_synthesis), cmocka_unit_test(test_request_id_reuse),
+        cmocka_unit_test(test_backend_checkpoints),     cmocka_unit_test(test_cancel_on_device),
+        cmocka_unit_test(test_cancel_in_synthesis),     cmocka_unit_test(test_request_id_reuse),
         cmocka_unit_test(test_result_kept_after_await), cmocka_unit_test(test_wait_stopped),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

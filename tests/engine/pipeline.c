@@ -253,8 +253,7 @@ static void test_cancel(void **state) {
     /* cancelling it again changes nothing; cancelling an unknown job is an error */
     czk_assert_ok(czk_engine_cancel(e, x, &was_running, &err), &err);
     assert_false(was_running);
-    assert_int_equal(czk_engine_cancel(e, "no-such-job", &was_running, &err),
-                     CZK_ERR_INVALID_ARG);
+    assert_int_equal(czk_engine_cancel(e, "no-such-job", &was_running, &err), CZK_ERR_INVALID_ARG);
     /* the engine goes on */
     char y[CZK_JOB_ID_MAX];
     et_submit(e, y, NULL, CZK_PRIORITY_UNSPECIFIED, "seed=10 partitions=2 log=8");

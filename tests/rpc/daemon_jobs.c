@@ -151,7 +151,8 @@ static void test_client_killed_then_again(void **state) {
     (void)state;
     write_payload("k2.txt", "seed=4 partitions=1 log=6 synth_ms=3000");
     char cmd[1600];
-    snprintf(cmd, sizeof cmd, "exec '%s' client --addr '%s' prove '%s/k2.txt' --kind test "
+    snprintf(cmd, sizeof cmd,
+             "exec '%s' client --addr '%s' prove '%s/k2.txt' --kind test "
              "--request-id K2 --out '%s/k2-first.bin' > '%s/k2-first.txt' 2>&1",
              cli(), g_addr, g_dir, g_dir, g_dir);
     pid_t pid = fork();
@@ -209,12 +210,15 @@ static void test_second_sigterm(void **state) {
     wait_listed("S1", CZK_JOB_RUNNING);
     /* the first signal drains: the daemon waits for S1 (a minute of synthesis) and says so */
     assert_int_equal(kill(g_pid, SIGTERM), 0);
-    for (int i = 0; i < 400 && !file_has(g_log, "draining (again to cancel) for: 1 job: S1 "
-                                                 "(RUNNING, 0 of 2 partitions done)", "");
+    for (int i = 0; i < 400 && !file_has(g_log,
+                                         "draining (again to cancel) for: 1 job: S1 "
+                                         "(RUNNING, 0 of 2 partitions done)",
+                                         "");
          i++)
         usleep(5000);
-    assert_true(file_has(g_log, "draining (again to cancel) for: 1 job: S1 (RUNNING, 0 of 2 "
-                                "partitions done)",
+    assert_true(file_has(g_log,
+                         "draining (again to cancel) for: 1 job: S1 (RUNNING, 0 of 2 "
+                         "partitions done)",
                          ""));
     usleep(300 * 1000);
     int status = 0;
