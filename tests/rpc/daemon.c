@@ -12,7 +12,7 @@
  * circuit named once; --log-level's help and error list trace.
  */
 #include "../engine/porep_intake.h"
-#include "daemon_util.h"
+#include "rpc_util.h"
 
 #include <sys/stat.h>
 #include <fcntl.h>

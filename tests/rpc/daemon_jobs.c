@@ -17,7 +17,7 @@
  *     next cancel check) and says so.
  */
 #include "../engine/etest.h"
-#include "daemon_util.h"
+#include "rpc_util.h"
 
 #include "util/time.h"
 
@@ -109,22 +109,10 @@ static bool out_has(const char *name, const char *s) {
     return file_has(path, s, "");
 }
 
-/* The job's state in GetStatus's jobs (UNKNOWN: not listed). */
-static czk_job_state listed_state(const char *id) {
-    czk_rpc_status *s;
-    czk_err err;
-    czk_assert_ok(czk_rpc_get_status(g_client, &s, 5000, NULL, &err), &err);
-    czk_job_state st = CZK_JOB_UNKNOWN;
-    for (size_t i = 0; i < s->num_jobs; i++)
-        if (!strcmp(s->jobs[i].job_id, id)) st = s->jobs[i].state;
-    czk_rpc_status_free(s);
-    return st;
-}
-
 static void wait_listed(const char *id, czk_job_state want) {
-    for (int i = 0; i < 2000 && listed_state(id) != want; i++)
+    for (int i = 0; i < 2000 && listed_state(g_client, id) != want; i++)
         usleep(5000);
-    assert_int_equal(listed_state(id), want);
+    assert_int_equal(listed_state(g_client, id), want);
 }
 
 static void test_await_again(void **state) {

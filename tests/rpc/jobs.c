@@ -17,8 +17,8 @@
  *     the kind refuses at intake is INVALID_ARGUMENT.
  */
 #include "../engine/etest.h"
+#include "rpc_util.h"
 
-#include "czk/rpc.h"
 #include "util/time.h"
 
 #define LOG 6
@@ -29,11 +29,6 @@ static czk_engine *g_engine;
 static czk_rpc_server *g_server;
 static czk_rpc_client *g_client;
 
-static void quiet_rpc_log(void *ctx, const char *level, const char *line) {
-    (void)ctx;
-    if (getenv("CZK_TEST_VERBOSE")) fprintf(stderr, "[rpc %s] %s\n", level, line);
-}
-
 static int setup(void **state) {
     (void)state;
     czk_test_tmpdir(g_dir, sizeof g_dir, "engine");
@@ -43,13 +38,8 @@ static int setup(void **state) {
     snprintf(o.config.param_cache, sizeof o.config.param_cache, "%s", g_dir);
     g_engine = et_start(&o);
     snprintf(g_addr, sizeof g_addr, "unix://%s/czk.sock", g_dir);
-    czk_rpc_server_opts so;
-    czk_rpc_server_opts_default(&so);
-    so.listen[0] = g_addr;
-    so.num_listen = 1;
-    so.log = quiet_rpc_log;
+    g_server = rpc_test_server(g_engine, g_addr, 0);
     czk_err err;
-    czk_assert_ok(czk_rpc_server_start(&g_server, g_engine, &so, &err), &err);
     czk_assert_ok(czk_rpc_client_connect(&g_client, g_addr, 0, &err), &err);
     return 0;
 }
@@ -70,21 +60,6 @@ static void req(czk_proof_request *r, const char *id, const char *payload) {
     r->request_id = id;
     r->vanilla_proof = (const uint8_t *)payload;
     r->vanilla_proof_len = strlen(payload);
-}
-
-/* The state GetStatus's jobs give for id (UNKNOWN: not listed). */
-static czk_job_state listed_state(const char *id) {
-    czk_rpc_status *s;
-    czk_err err;
-    czk_assert_ok(czk_rpc_get_status(g_client, &s, 5000, NULL, &err), &err);
-    czk_job_state st = CZK_JOB_UNKNOWN;
-    for (size_t i = 0; i < s->num_jobs; i++)
-        if (!strcmp(s->jobs[i].job_id, id)) {
-            st = s->jobs[i].state;
-            assert_string_equal(s->jobs[i].proof_kind, "test");
-        }
-    czk_rpc_status_free(s);
-    return st;
 }
 
 static void test_await_twice(void **state) {
@@ -112,18 +87,9 @@ static void test_await_twice(void **state) {
     czk_job_result_free(&b);
 }
 
-static uint64_t cancelled_count(void) {
-    czk_engine_status *es;
-    czk_err err;
-    czk_assert_ok(czk_engine_status_get(g_engine, &es, &err), &err);
-    uint64_t n = es->proofs_cancelled;
-    czk_engine_status_free(es);
-    return n;
-}
-
 static void test_resubmit_after_client_left(void **state) {
     (void)state;
-    uint64_t before = cancelled_count();
+    uint64_t before = engine_cancelled(g_engine);
     czk_proof_request r;
     req(&r, "K2", "seed=22 partitions=1 log=6 synth_ms=1000");
     czk_job_result res;
@@ -137,7 +103,7 @@ static void test_resubmit_after_client_left(void **state) {
     assert_int_equal(res.state, CZK_JOB_COMPLETED);
     et_verify(&g_keys->vk, &res, 22, 1, LOG);
     czk_job_result_free(&res);
-    assert_int_equal(cancelled_count(), before + 1);
+    assert_int_equal(engine_cancelled(g_engine), before + 1);
 }
 
 typedef struct prove_arg {
@@ -158,13 +124,13 @@ static void *prove_thread(void *p) {
 
 static void test_disconnect_while_another_waits(void **state) {
     (void)state;
-    uint64_t before = cancelled_count();
+    uint64_t before = engine_cancelled(g_engine);
     const char *payload = "seed=23 partitions=1 log=6 synth_ms=1500";
     prove_arg early = {.id = "K3", .payload = payload, .deadline_ms = 600};
     prove_arg late = {.id = "K3", .payload = payload, .deadline_ms = 60000};
     pthread_t t1, t2;
     assert_int_equal(pthread_create(&t1, NULL, prove_thread, &early), 0);
-    for (int i = 0; i < 400 && listed_state("K3") == CZK_JOB_UNKNOWN; i++)
+    for (int i = 0; i < 400 && listed_state(g_client, "K3") == CZK_JOB_UNKNOWN; i++)
         usleep(5000);
     assert_int_equal(pthread_create(&t2, NULL, prove_thread, &late), 0);
     pthread_join(t1, NULL);
@@ -174,7 +140,7 @@ static void test_disconnect_while_another_waits(void **state) {
     czk_assert_ok(late.st, &late.err);
     et_verify(&g_keys->vk, &late.res, 23, 1, LOG);
     czk_job_result_free(&late.res);
-    assert_int_equal(cancelled_count(), before);
+    assert_int_equal(engine_cancelled(g_engine), before);
 }
 
 static void test_cancelling_in_status(void **state) {
@@ -195,11 +161,11 @@ static void test_cancelling_in_status(void **state) {
         if (!on_device) usleep(2000);
     }
     assert_true(on_device);
-    assert_int_equal(listed_state("C1"), CZK_JOB_RUNNING);
+    assert_int_equal(listed_state(g_client, "C1"), CZK_JOB_RUNNING);
     bool was_running = false;
     czk_assert_ok(czk_rpc_cancel(g_client, "C1", &was_running, 5000, NULL, &err), &err);
     assert_true(was_running);
-    assert_int_equal(listed_state("C1"), CZK_JOB_CANCELLING);
+    assert_int_equal(listed_state(g_client, "C1"), CZK_JOB_CANCELLING);
     czk_job_result res;
     czk_assert_ok(czk_rpc_await(g_client, "C1", 50, 5000, &res, NULL, &err), &err);
     assert_int_equal(res.state, CZK_JOB_TIMEOUT); /* not finished while it stops */
@@ -207,7 +173,8 @@ static void test_cancelling_in_status(void **state) {
     czk_assert_ok(czk_rpc_await(g_client, "C1", 0, 10000, &res, NULL, &err), &err);
     assert_int_equal(res.state, CZK_JOB_CANCELLED);
     czk_job_result_free(&res);
-    assert_int_equal(listed_state("C1"), CZK_JOB_UNKNOWN); /* stopped: no longer in flight */
+    assert_int_equal(listed_state(g_client, "C1"),
+                     CZK_JOB_UNKNOWN); /* stopped: no longer in flight */
 }
 
 static void test_id_refusals(void **state) {
