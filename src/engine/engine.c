@@ -5,8 +5,8 @@
  * with the same id and the same request is that job; a different request
  * under such an id is refused; a cancelled or failed job's id is free: that
  * job is retired, no longer found by its id, and removed once nothing of it
- * is in flight and nobody waits for it), then records the job, and only then lets the kind
- * parse the payload, outside the engine mutex: a 50 MB C1 takes a few
+ * is in flight and nobody waits for it), then records the job, and only
+ * then lets the kind parse the payload, outside the engine mutex: a 50 MB C1 takes a few
  * hundred milliseconds to parse and must not stall the pipeline. A payload
  * the kind refuses is refused by the submit itself, with the kind's status
  * and message (cuzk failed the job and left the caller to learn why from
@@ -863,8 +863,11 @@ czk_status czk_engine_wait_stopped(czk_engine *e, int64_t timeout_ms, czk_err *e
             break;
         }
         if (!last_log || waited - last_log >= 5000) {
-            czk_engine_log(e, 2, "engine: waiting for work to stop (%u in flight%s): %s", n,
-                           timeout_ms < 0 ? "" : ", at most the grace", what);
+            char bound[48] = "";
+            if (timeout_ms >= 0)
+                snprintf(bound, sizeof bound, ", for at most %lld ms", (long long)timeout_ms);
+            czk_engine_log(e, 2, "engine: waiting for work to stop (%u in flight%s): %s", n, bound,
+                           what);
             last_log = waited ? waited : 1;
         }
         czk_timed_wait(&e->job_cv, &e->mu, 50);

@@ -442,7 +442,7 @@ static void test_wait_stopped(void **state) {
     assert_int_equal(czk_engine_wait_stopped(e, 100, &err), CZK_ERR_TIMEOUT);
     assert_non_null(strstr(err.msg, "engine: work still in flight after "));
     assert_non_null(strstr(err.msg, "job stuck (CANCELLING) partition 0 on device -1 for "));
-    assert_true(log_has("engine: waiting for work to stop (1 in flight, at most the grace): job "
+    assert_true(log_has("engine: waiting for work to stop (1 in flight, for at most 100 ms): job "
                         "stuck (CANCELLING) partition 0 on device -1"));
     czk_assert_ok(czk_engine_wait_stopped(e, -1, &err), &err);
     assert_int_equal(state_of(e, x), CZK_JOB_CANCELLED);
