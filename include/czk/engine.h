@@ -19,7 +19,7 @@
  *          -> finalizer (CPU G2 MSM where the device left it, r/s
  *             randomization, encoding); the GPU worker loops at once
  *          -> assembler: all partitions in order, verified against the VK
- *          -> result stored until fetched (czk_engine_await) or pruned.
+ *          -> result stored for scheduler.result_retention, then pruned.
  *
  * Partitions of several jobs interleave: while the device proves the last
  * partitions of one sector, the next sector's partitions are synthesized.
@@ -46,10 +46,27 @@
  * CRITICAL, WindowPoSt HIGH, PoRep and SnapDeals NORMAL).
  *
  * Request ids (cuzk's request_id / job_id): a request that names an id that
- * is queued or running gets that job back; one whose job has finished gets
+ * is queued or running gets that job back; one whose job has completed gets
  * the stored result while it is kept; the same id with a different request
- * (kind, payload or any other field) is refused with CZK_ERR_MISMATCH. An
- * empty id gets a fresh one ("job-<n>").
+ * (kind, payload or any other field) is refused with CZK_ERR_MISMATCH. A
+ * cancelled or failed job's id is free again at once (also while a
+ * cancelled job's work is still stopping): a request naming it, the same or
+ * another, is a new job under that id. An empty id gets a fresh one
+ * ("job-<n>").
+ *
+ * Results: a finished job's result (proof, or FAILED / CANCELLED and why)
+ * stays for scheduler.result_retention after the job finished, however
+ * often it is awaited: every czk_engine_await in that time gets the same
+ * bytes, so a client that lost an answer (it died, or could not write the
+ * proof) asks again. At most scheduler.max_results are kept, the oldest
+ * pruned first.
+ *
+ * Cancellation: czk_engine_cancel drops a job's queued partitions at once;
+ * the job is CANCELLING while partitions of it are still held by a worker,
+ * which stop at their next checkpoint (synthesis: the kind polls the cancel
+ * flag, czk_cs; device work: between its phases, czk_device_lock.cancel),
+ * and CANCELLED once the last of them is out, when its memory is back in
+ * the budget and awaiters wake.
  *
  * Threads: every function here may be called from any thread at once. No
  * global state: everything lives in the czk_engine.
@@ -118,6 +135,9 @@ typedef enum czk_job_state {
     CZK_JOB_TIMEOUT = 4,  /* czk_engine_await ran out of time; the job goes on */
     CZK_JOB_QUEUED = 10,  /* no partition started yet */
     CZK_JOB_RUNNING = 11, /* some partition started */
+    /* cancelled; partitions of it are still held by workers until their next checkpoint;
+     * then CANCELLED */
+    CZK_JOB_CANCELLING = 12,
 } czk_job_state;
 
 /*
@@ -165,8 +185,8 @@ typedef struct czk_engine_config {
     unsigned max_batch_size;      /* scheduler.max_batch_size (1; only 1 is supported) */
     uint64_t max_batch_wait_ms;   /* scheduler.max_batch_wait_ms (10000; unused) */
     bool sort_by_type;            /* scheduler.sort_by_type (true; unused, as in cuzk) */
-    uint64_t result_retention_ms; /* scheduler.result_retention: unfetched results are
-                                     pruned after this (10 min) */
+    uint64_t result_retention_ms; /* scheduler.result_retention: a result is kept this long
+                                     after its job finished, awaited or not (10 min) */
     unsigned max_results;         /* scheduler.max_results: stored results at most (1000;
                                      the oldest are pruned first) */
     /* [synthesis] */
@@ -344,6 +364,8 @@ typedef struct czk_job_info {
     uint32_t partitions;                     /* 0 until the payload is parsed */
     uint32_t synthesized, proved, finalized; /* partitions past each stage */
     uint32_t queue_position; /* jobs ahead of it in the synthesis queue (QUEUED only) */
+    uint32_t in_flight;      /* partitions queued or held by a worker (after a cancel or a
+                                failure: those still stopping) */
     uint64_t age_ms;
 } czk_job_info;
 
@@ -528,6 +550,21 @@ CZK_NODISCARD czk_status czk_engine_create(czk_engine **out, const czk_engine_op
  */
 void czk_engine_shutdown(czk_engine *e, bool drain);
 
+/*
+ * Waits until no partition of any job is queued or held by a worker (every
+ * job's work has stopped), at most timeout_ms (< 0: no limit; 0: look
+ * only), after czk_engine_shutdown typically, to bound how long a stop
+ * takes. Logs (info) what it waits for when it has to wait: each job in
+ * flight, its state and where its partitions are.
+ * Returns: CZK_OK (nothing in flight); CZK_ERR_TIMEOUT "engine: work still
+ *   in flight after T ms: job J (CANCELLING) partition K on device D for
+ *   S ms, ..." (for the caller to report). A process may then exit
+ *   without czk_engine_destroy (which would wait for those workers): the
+ *   timeline file is written line by line, none of its lines is lost.
+ */
+CZK_NODISCARD czk_status czk_engine_wait_stopped(czk_engine *e, int64_t timeout_ms, czk_err *err)
+    CZK_NONNULL(1);
+
 /* Shuts down (no drain), joins the threads and frees everything. NULL is fine. */
 void czk_engine_destroy(czk_engine *e);
 
@@ -563,29 +600,51 @@ CZK_NODISCARD czk_status czk_engine_kind_served(czk_engine *e, czk_kind_id kind,
                                                 char name[CZK_KIND_NAME_MAX], czk_err *err)
     CZK_NONNULL(1);
 
+/* What czk_engine_submit says beside its status. */
+typedef struct czk_submit_info {
+    uint32_t queue_position; /* jobs ahead of it */
+    /* the kind refused the payload at intake: the status is the kind's (CZK_ERR_FORMAT,
+     * CZK_ERR_VERIFY, CZK_ERR_MISMATCH from a PoRep pre-check, ...), not a refusal of the
+     * request id */
+    bool refused;
+    /* the request id named a queued, running or completed job of this same request: that
+     * job is the answer, nothing new was started */
+    bool existing;
+    /* the request id named a cancelled or failed job: a new job took the id */
+    bool replaced;
+} czk_submit_info;
+
 /*
  * Submits a request. The kind parses it here (intake, on this thread).
- * job_id receives the job's id (the request id when one was given; "" when
- * the request is refused). queue_position (may be NULL): jobs ahead of it.
+ * Request ids as above (the header's "Request ids"): a repeated id gets its
+ * queued, running or completed job; a cancelled or failed one's id is a new
+ * job.
+ * Out: job_id  the job's id (the request id when one was given; "" when the
+ *              request is refused);
+ *      info    (may be NULL) zeroed, then filled: queue position, and which
+ *              case it was (refused at intake, an existing job, a replaced
+ *              one).
  * Returns: CZK_OK (the job is queued, running or finished);
- *   the kind's status for a payload it refuses at intake, err "job <id>:
- *   payload refused by kind <name>: <the kind's message>" (e.g.
- *   CZK_ERR_FORMAT, CZK_ERR_VERIFY, CZK_ERR_MISMATCH from a PoRep
+ *   the kind's status for a payload it refuses at intake (info->refused),
+ *   err "job <id>: payload refused by kind <name>: <the kind's message>"
+ *   (e.g. CZK_ERR_FORMAT, CZK_ERR_VERIFY, CZK_ERR_MISMATCH from a PoRep
  *   pre-check): no job is kept (it counts as failed), unless a concurrent
  *   submit of the same request id is awaiting it, which then gets it FAILED;
  *   CZK_ERR_INVALID_ARG (unspecified kind, bad priority, request id too
  *   long); CZK_ERR_UNSUPPORTED (no kind of that id is registered:
- *   czk_engine_kind_served's message); CZK_ERR_MISMATCH (the request id
- *   names a job of a different request); CZK_ERR_CANCELLED (shutting down).
+ *   czk_engine_kind_served's message); CZK_ERR_MISMATCH with info->refused
+ *   false (the request id names a queued, running or completed job of a
+ *   different request); CZK_ERR_CANCELLED (shutting down).
  */
 CZK_NODISCARD czk_status czk_engine_submit(czk_engine *e, const czk_proof_request *req,
-                                           char job_id[CZK_JOB_ID_MAX], uint32_t *queue_position,
+                                           char job_id[CZK_JOB_ID_MAX], czk_submit_info *info,
                                            czk_err *err) CZK_NONNULL(1, 2, 3);
 
 /*
  * Waits until the job is finished, or timeout_ms passes (< 0: no limit;
- * 0: look only). A finished job's result is handed out and the job is then
- * pruned (callers waiting at that moment get it too).
+ * 0: look only). A cancelled job is finished once its work has stopped
+ * (CANCELLING until then). The result stays for scheduler.result_retention
+ * after the job finished: every await in that time, however many, gets it.
  * Returns: CZK_OK with out->state COMPLETED, FAILED or CANCELLED;
  *   CZK_ERR_TIMEOUT with out->state TIMEOUT; CZK_ERR_INVALID_ARG with
  *   out->state UNKNOWN for an unknown (or pruned) job.
@@ -595,10 +654,14 @@ CZK_NODISCARD czk_status czk_engine_await(czk_engine *e, const char *job_id, int
                                           czk_job_result *out, czk_err *err) CZK_NONNULL(1, 2, 4);
 
 /*
- * Cancels a job: queued partitions are dropped, synthesis in progress stops
- * at its next cancel check, witnesses waiting for a device are freed, device
- * work in progress finishes and is discarded; the job's memory returns to
- * the budget. was_running (may be NULL): the job had not finished yet.
+ * Cancels a job: queued partitions are dropped and witnesses waiting for a
+ * device freed at once; synthesis in progress stops at its next cancel
+ * check, device work at its backend's next checkpoint (between SpMV, H and
+ * the MSMs; czk_device_lock.cancel), a finalization in progress ends and
+ * is discarded. The job is CANCELLING until the last of them is out, then
+ * CANCELLED (its memory back in the budget, awaiters woken); its request
+ * id is free for a new job at once. was_running (may be NULL): the job had
+ * not finished yet (CANCELLING included).
  * Returns: CZK_OK (also for a finished job: nothing changes);
  *   CZK_ERR_INVALID_ARG for an unknown job.
  */
@@ -690,7 +753,7 @@ typedef struct czk_engine_queue_status {
     uint32_t pending;     /* partitions in the synthesis queue (not started) */
     uint32_t in_progress; /* partitions started and not finalized: the sum of the below */
     uint32_t synthesizing, gpu_queue, on_device, finalize_queue, finalizing;
-    uint32_t jobs_queued, jobs_running;
+    uint32_t jobs_queued, jobs_running, jobs_cancelling;
 } czk_engine_queue_status;
 
 /* Where a partition is. */
@@ -795,7 +858,7 @@ typedef struct czk_engine_status {
     /* the pipeline, partitions in each stage */
     uint32_t synth_queue, synthesizing, gpu_queue, on_device, finalize_queue, finalizing;
     uint32_t synth_workers, gpu_workers, finalize_workers;
-    uint32_t jobs_queued, jobs_running, results_stored;
+    uint32_t jobs_queued, jobs_running, jobs_cancelling, results_stored;
     /* counters since start */
     uint64_t proofs_completed, proofs_failed, proofs_cancelled, verify_failures;
     uint64_t partitions_synthesized, partitions_proved, results_pruned;
@@ -805,6 +868,11 @@ typedef struct czk_engine_status {
     /* the last timeline lines, oldest first */
     char **timeline;
     size_t num_timeline;
+    /* the jobs in flight, in submit order: queued, running and cancelling ones, and finished
+     * ones whose partitions are still stopping (a failed job's siblings, or a cancelled job
+     * whose request id a new job took) */
+    czk_job_info *jobs;
+    size_t num_jobs;
 } czk_engine_status;
 
 /*

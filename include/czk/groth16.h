@@ -707,7 +707,9 @@ typedef struct czk_backend_ops {
      *       Takes lock (never NULL; czk_device_lock_acquire/release) only
      *       around work that must own the device, and may do host-side
      *       preparation outside it, so that several workers can share one
-     *       device. Called by several threads at once.
+     *       device. Stops at its checkpoints when lock->cancel is set
+     *       (czk_device_lock: CZK_ERR_CANCELLED). Called by several threads
+     *       at once.
      *   load(self, params, shape, host_droppable, device_bytes, err)
      *       Makes params (and the shape) resident on the device for later
      *       device() calls with the same objects. *host_droppable: CZK_SRS_*
@@ -825,15 +827,24 @@ CZK_NODISCARD czk_status czk_prove_circuits(const czk_backend *backend, const cz
 /* ---- split proving (the engine: device part, then finalize part) ---- */
 
 /*
- * The lock of one device, shared by the workers of that device. acquire and
+ * The lock of one device, shared by the workers of that device, and the
+ * cancel flag of the job whose circuit is proved under it. acquire and
  * release are the engine's (they also time the device work and emit its
  * events); a backend calls them through czk_device_lock_acquire/release
  * around each section that must own the device, never nested.
+ * cancel (may be NULL): the job's cancel flag. A backend reads it
+ * (czk_device_lock_cancelled) at its checkpoints — once it holds the
+ * device, and after each phase: witness upload, SpMV, H (its NTTs), each
+ * MSM — and when it is set stops there: it releases what it holds and
+ * returns CZK_ERR_CANCELLED "prove: cancelled after <phase>", its sums
+ * undefined. So a cancelled job leaves the device within one phase (one
+ * kernel or MSM), not at the end of the circuit.
  */
 struct czk_device_lock {
     void (*acquire)(void *ctx);
     void (*release)(void *ctx);
     void *ctx;
+    const atomic_int *cancel;
 };
 
 static inline void czk_device_lock_acquire(const czk_device_lock *l) {
@@ -841,6 +852,14 @@ static inline void czk_device_lock_acquire(const czk_device_lock *l) {
 }
 static inline void czk_device_lock_release(const czk_device_lock *l) {
     if (l && l->release) l->release(l->ctx);
+}
+/* Whether l's job was cancelled (false without a lock or a flag). */
+static inline bool czk_device_lock_cancelled(const czk_device_lock *l) {
+#ifdef __cplusplus
+    return l && l->cancel && l->cancel->load(std::memory_order_relaxed) != 0;
+#else
+    return l && l->cancel && atomic_load_explicit(l->cancel, memory_order_relaxed) != 0;
+#endif
 }
 
 /* Sums a device part may leave to the finalizer (bits of *deferred). */
@@ -861,7 +880,9 @@ static inline void czk_device_lock_release(const czk_device_lock *l) {
  * the caller, czk_params_check_shape).
  * Out: *sums      the sums not deferred; *deferred  the CZK_SUM_* bits left
  *                 to czk_prove_finalize (0 first).
- * Returns: CZK_OK; CZK_ERR_MISMATCH (the witness); the backend's status.
+ * Returns: CZK_OK; CZK_ERR_MISMATCH (the witness); CZK_ERR_CANCELLED (lock's
+ *   cancel flag was set: the backend stopped at a checkpoint, or a backend
+ *   without ops->device was not started); the backend's status.
  * timings may be NULL.
  */
 CZK_NODISCARD czk_status czk_prove_device(const czk_backend *backend, const czk_params *params,

@@ -66,6 +66,11 @@ typedef struct czk_daemon_config {
                                    is cancelled (0 = no limit) */
     uint64_t max_message_bytes; /* daemon.max_message_size: gRPC receive/send limit
                                    (257 MiB; Curio sends up to 256 MiB) */
+
+    /* daemon.shutdown_cancel_grace: once jobs are cancelled, how long their work may take to
+     * stop (each part stops at its next checkpoint) before the daemon exits anyway, naming
+     * what it abandoned (10 s; 0 = no limit) */
+    uint64_t shutdown_cancel_grace_ms;
 } czk_daemon_config;
 
 /* Fills c with the defaults listed above. */

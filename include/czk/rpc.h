@@ -10,15 +10,22 @@
  * Wire semantics (cuzk's, §2, with czk's differences marked *):
  *   SubmitProof  enqueue; job_id = request_id or a fresh one; queue_position =
  *                jobs ahead; assigned_gpu "".
+ *                A repeated request_id gets its queued, running or completed
+ *                job (*a cancelled or failed job's id submits a new job).
  *   AwaitProof   the result, or wait; timeout_ms > 0 bounds the wait and gives
  *                status TIMEOUT (*cuzk ignores it); 0 = no limit; an unknown
- *                job is NOT_FOUND.
+ *                job is NOT_FOUND. *A result stays for scheduler.result_retention
+ *                after the job finished, however often it is awaited (a client
+ *                that lost the answer awaits again); then NOT_FOUND.
  *   Prove        submit + wait; the call's deadline or a client cancel cancels
- *                the job (*). A proof that fails answers OK with status FAILED
- *                and error_message.
+ *                the job (*), unless another open Prove call waits for the same
+ *                job. A proof that fails answers OK with status FAILED and
+ *                error_message.
  *   CancelProof  cancels (*real); was_running = it had not finished; unknown
- *                job: NOT_FOUND.
- *   GetStatus    answers at once, also while keys load.
+ *                job: NOT_FOUND. *The job is CANCELLING until its work has
+ *                stopped (at the next checkpoint), then CANCELLED.
+ *   GetStatus    answers at once, also while keys load; *its field jobs (100)
+ *                lists the jobs in flight with their state (CANCELLING too).
  *   GetMetrics   Prometheus text (czk_metrics_text, include/czk/httpstatus.h).
  *   PreloadSRS   loads and waits; unknown circuit: INVALID_ARGUMENT (*cuzk:
  *                INTERNAL); a load failure: INTERNAL.
@@ -250,6 +257,15 @@ typedef struct czk_rpc_queue_status {
     uint32_t pending, in_progress;
 } czk_rpc_queue_status;
 
+/* One entry of GetStatusResponse.jobs (czk's own field; a cuzk daemon sends none). */
+typedef struct czk_rpc_job_status {
+    char job_id[CZK_JOB_ID_MAX];
+    char proof_kind[32];
+    czk_job_state state; /* QUEUED, RUNNING, CANCELLING; or finished with partitions stopping */
+    uint32_t partitions, finalized, in_flight;
+    uint64_t age_ms;
+} czk_rpc_job_status;
+
 typedef struct czk_rpc_status {
     czk_rpc_gpu_status *gpus;
     size_t num_gpus;
@@ -259,6 +275,8 @@ typedef struct czk_rpc_status {
     size_t num_queues;
     uint64_t total_proofs_completed, total_proofs_failed, uptime_seconds;
     uint64_t pinned_memory_bytes, pinned_memory_limit_bytes;
+    czk_rpc_job_status *jobs; /* the jobs in flight (GetStatusResponse.jobs) */
+    size_t num_jobs;
 } czk_rpc_status;
 
 /*

@@ -51,8 +51,9 @@ static czk_status inproc_prove(void *self, const czk_proof_request *req, czk_job
     inproc *p = self;
     char id[CZK_JOB_ID_MAX];
     memset(out, 0, sizeof *out);
-    czk_status st = czk_engine_submit(p->e, req, id, NULL, err);
-    if (st == CZK_ERR_FORMAT || st == CZK_ERR_VERIFY || st == CZK_ERR_MISMATCH) {
+    czk_submit_info si;
+    czk_status st = czk_engine_submit(p->e, req, id, &si, err);
+    if (st && si.refused) {
         /* the kind refused the payload at intake: a FAILED proof, not a runner error */
         out->state = CZK_JOB_FAILED;
         out->error_code = st;

@@ -41,7 +41,7 @@ static const char USAGE[] =
     "  submit FILE [same options]   enqueue; prints the job id\n"
     "  await JOB [--timeout-ms N] [--out F]   wait for a job's result\n"
     "  cancel JOB           cancel a job\n"
-    "  status               queues, devices, loaded SRS, counters\n"
+    "  status               queues, devices, loaded SRS, counters, jobs in flight\n"
     "  metrics              the Prometheus text\n"
     "  preload CIRCUIT      load a circuit's SRS (porep-32g, test-10, ...)\n"
     "  evict CIRCUIT        drop it\n\n"
@@ -295,6 +295,13 @@ static int cmd_status(czk_rpc_client *c, int64_t deadline) {
     for (size_t i = 0; i < s->num_queues; i++)
         printf("  %-14s pending %u, in progress %u\n", s->queues[i].proof_kind,
                s->queues[i].pending, s->queues[i].in_progress);
+    if (s->num_jobs) printf("jobs:\n");
+    for (size_t i = 0; i < s->num_jobs; i++) {
+        const czk_rpc_job_status *j = &s->jobs[i];
+        printf("  %-20s %-12s %-10s %u of %u partitions done, %u in flight, %.1f s\n", j->job_id,
+               j->proof_kind, czk_job_state_name(j->state), j->finalized, j->partitions,
+               j->in_flight, (double)j->age_ms / 1000);
+    }
     czk_rpc_status_free(s);
     return CZK_EXIT_OK;
 }
@@ -372,7 +379,9 @@ int czk_cmd_client(int argc, char **argv) {
         } else if ((st = czk_rpc_cancel(c, sub_argv[1], &was, short_deadline, NULL, &err))) {
             rc = call_fail("cancel", st, &err);
         } else {
-            printf("%s: %s\n", sub_argv[1], was ? "cancelled" : "had already finished");
+            printf("%s: %s\n", sub_argv[1],
+                   was ? "cancelled (CANCELLING in status until its work has stopped)"
+                       : "had already finished");
             rc = CZK_EXIT_OK;
         }
     } else if (!strcmp(cmd, "preload")) {

@@ -8,8 +8,11 @@
  * new calls are refused; with daemon.shutdown_drain (default, as cuzk) the
  * proofs in flight finish, at most daemon.shutdown_grace (0 = no limit),
  * else they are cancelled at once; what is left after the grace, or at a
- * second signal, is cancelled. The timeline file is flushed and closed when
- * the engine is destroyed.
+ * second signal, is cancelled. Each step logs the jobs it waits for.
+ * Cancelled work stops at its next checkpoint; the daemon waits for it at
+ * most daemon.shutdown_cancel_grace, then exits anyway (status 1) naming
+ * what it abandoned, without waiting for those workers. The timeline file
+ * is written line by line and closed when the engine is destroyed.
  */
 #include "cli/cli.h"
 
@@ -44,8 +47,10 @@ static const char USAGE[] =
     "      --log-level L    error, warn, info, debug, trace (overrides logging.level)\n\n"
     "Shutdown: new calls are refused; daemon.shutdown_drain = true (default) lets the\n"
     "proofs in flight finish (at most daemon.shutdown_grace), false cancels them; a\n"
-    "second signal cancels at once. exit status: 0 after a clean shutdown, 2 when the\n"
-    "daemon cannot start (the reason is printed)\n";
+    "second signal cancels at once. Cancelled work stops at its next checkpoint, within\n"
+    "daemon.shutdown_cancel_grace (10 s), else the daemon exits anyway and names what\n"
+    "it abandoned. exit status: 0 after a clean shutdown, 1 when work was abandoned,\n"
+    "2 when the daemon cannot start (the reason is printed)\n";
 
 #ifndef CZK_HAVE_RPC
 
@@ -67,6 +72,7 @@ static void warn_line(void *ctx, const char *msg) {
 typedef struct sig_ctx {
     sigset_t set;
     czk_engine *engine;
+    czk_rpc_server *server; /* until main destroys it (under mu) */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int signals; /* received so far */
@@ -88,9 +94,32 @@ static void *sig_main(void *arg) {
         } else {
             fprintf(stderr, "czk daemon: %s: cancelling every job\n", strsignal(sig));
             czk_engine_shutdown(s->engine, false);
+            /* calls still waiting end now, whatever the drain's grace */
+            pthread_mutex_lock(&s->mu);
+            if (s->server) czk_rpc_server_shutdown(s->server, 0);
+            pthread_mutex_unlock(&s->mu);
         }
     }
     return NULL;
+}
+
+/* One line naming the jobs in flight (none: nothing printed). */
+static void log_jobs(czk_engine *e, const char *what) {
+    czk_engine_status *st = NULL;
+    if (czk_engine_status_get(e, &st, NULL) != CZK_OK) return;
+    char line[800] = "";
+    size_t n = 0;
+    for (size_t i = 0; i < st->num_jobs && n < sizeof line; i++) {
+        const czk_job_info *j = &st->jobs[i];
+        int w = snprintf(line + n, sizeof line - n, "%s%s (%s, %u of %u partitions done)",
+                         i ? ", " : "", j->job_id, czk_job_state_name(j->state), j->finalized,
+                         j->partitions);
+        if (w > 0) n += (size_t)w;
+    }
+    if (st->num_jobs)
+        fprintf(stderr, "czk daemon: %s: %zu job%s: %s\n", what, st->num_jobs,
+                st->num_jobs == 1 ? "" : "s", line);
+    czk_engine_status_free(st);
 }
 
 static void daemon_log(void *ctx, const char *level, const char *line) {
@@ -201,6 +230,7 @@ int czk_cmd_daemon(int argc, char **argv) {
         czk_engine_destroy(e);
         return czk_cli_fail(CMD, "%s", err.msg);
     }
+    sc.server = srv;
     czk_httpstatus *http = NULL; /* daemon.status_listen: GET /status and /metrics */
     if (dc.status_listen[0] && czk_httpstatus_start(e, dc.status_listen, &http, &err) != CZK_OK) {
         czk_rpc_server_destroy(srv);
@@ -223,11 +253,23 @@ int czk_cmd_daemon(int argc, char **argv) {
     pthread_mutex_unlock(&sc.mu);
 
     /* Stop intake; drain or cancel. */
-    double t_stop = czk_cli_now();
+    double t_stop = czk_cli_now(), t_log = t_stop;
     uint64_t grace_ms = dc.shutdown_grace_ms;
+    char what[160];
+    if (grace_ms)
+        snprintf(what, sizeof what,
+                 "draining, at most daemon.shutdown_grace %.1f s (again to "
+                 "cancel), for",
+                 (double)grace_ms / 1000);
+    else
+        snprintf(what, sizeof what, "draining (again to cancel) for");
+    log_jobs(e, dc.shutdown_drain ? what : "cancelling");
     if (!dc.shutdown_drain) czk_engine_shutdown(e, false);
     czk_rpc_server_shutdown(srv, dc.shutdown_drain ? (grace_ms ? (int64_t)grace_ms : -1) : 2000);
     uint64_t calls = czk_rpc_server_calls(srv);
+    pthread_mutex_lock(&sc.mu);
+    sc.server = NULL;
+    pthread_mutex_unlock(&sc.mu);
     czk_rpc_server_destroy(srv);
     if (dc.shutdown_drain) {
         /* jobs submitted without a waiting call finish too, within the grace */
@@ -235,18 +277,25 @@ int czk_cmd_daemon(int argc, char **argv) {
             czk_engine_status *st = NULL;
             bool busy = true;
             if (czk_engine_status_get(e, &st, NULL) == CZK_OK) {
-                busy = st->jobs_queued + st->jobs_running > 0;
+                busy = st->jobs_queued + st->jobs_running + st->jobs_cancelling > 0;
                 czk_engine_status_free(st);
             }
             pthread_mutex_lock(&sc.mu);
             bool again = sc.signals > 1;
             pthread_mutex_unlock(&sc.mu);
-            if (!busy || again || (grace_ms && (czk_cli_now() - t_stop) * 1000 >= (double)grace_ms))
-                break;
+            double now = czk_cli_now();
+            if (!busy || again || (grace_ms && (now - t_stop) * 1000 >= (double)grace_ms)) break;
+            if (now - t_log >= 10) {
+                log_jobs(e, "still draining");
+                t_log = now;
+            }
             usleep(100 * 1000);
         }
     }
     czk_engine_shutdown(e, false); /* cancels what is left */
+    /* cancelled work stops at its next checkpoint: wait for it, within a bound */
+    uint64_t cg = dc.shutdown_cancel_grace_ms;
+    bool abandoned = czk_engine_wait_stopped(e, cg ? (int64_t)cg : -1, &err) != CZK_OK;
     czk_engine_status *st = NULL;
     if (czk_engine_status_get(e, &st, NULL) == CZK_OK) {
         fprintf(stderr,
@@ -257,7 +306,17 @@ int czk_cmd_daemon(int argc, char **argv) {
         czk_engine_status_free(st);
     }
     czk_httpstatus_stop(http);
-    czk_engine_destroy(e); /* flushes and closes the timeline */
+    if (abandoned) {
+        /* the workers holding it may never return: exit without waiting for them (the
+         * timeline file is written line by line; nothing of it is lost) */
+        fprintf(stderr,
+                "czk daemon: exiting with work abandoned, daemon.shutdown_cancel_grace (%.1f s) "
+                "has passed: %s\n",
+                (double)cg / 1000, err.msg);
+        fflush(NULL);
+        _exit(CZK_EXIT_NO);
+    }
+    czk_engine_destroy(e); /* closes the timeline */
     return CZK_EXIT_OK;
 }
 

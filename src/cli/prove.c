@@ -599,9 +599,10 @@ int czk_cmd_prove(int argc, char **argv) {
     req.miner_id = req_miner;
     char job[CZK_JOB_ID_MAX];
     double t0 = czk_cli_now();
-    if ((st = czk_engine_submit(e, &req, job, NULL, &err))) {
+    czk_submit_info si;
+    if ((st = czk_engine_submit(e, &req, job, &si, &err))) {
         /* the kind refused the C1 at intake (pre-check): exit 1, as a refused proof */
-        if (st == CZK_ERR_FORMAT || st == CZK_ERR_VERIFY || st == CZK_ERR_MISMATCH) {
+        if (si.refused) {
             fprintf(stderr, "czk %s: %s: refused at pre-check: %s\n", CMD, a.c1_path,
                     intake_reason(err.msg));
             rc = CZK_EXIT_NO;

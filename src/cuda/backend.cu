@@ -25,6 +25,12 @@
  * The four extra contexts run the witness MSMs (l, a, b_g1, b_g2) with a
  * memory cap (MSM_CAP points per Pippenger piece, msm.cuh), so that the
  * concurrent MSMs' temporaries are bounded whatever the witness holds.
+ *
+ * Cancellation (czk_device_lock.cancel, the engine's job flag): checked once
+ * the device lock is held and after each phase — witness upload, SpMV, H,
+ * the gathers, each MSM of the serial path (the parallel MSMs run together:
+ * before they start) — so a cancelled job leaves the device within one
+ * phase; what it computed is discarded.
  */
 #include "ctx.cuh"
 
@@ -347,17 +353,26 @@ bool parallel_ok(cuda_be *be, size_t N, const czk_params *p) {
     return need <= device_avail(be);
 }
 
+/* A checkpoint between phases: CZK_ERR_CANCELLED when lock's job was cancelled. */
+czk_status checkpoint(const czk_device_lock *lock, const char *after, czk_err *err) {
+    return czk_device_lock_cancelled(lock)
+               ? czk_errf(err, CZK_ERR_CANCELLED, "prove: cancelled after %s", after)
+               : CZK_OK;
+}
+
 /* The device part of one circuit, under be->mu. abc_host: a, b, c of N each computed on the host
- * (when the shape is not resident), else NULL. */
+ * (when the shape is not resident), else NULL. lock: NULL, or the one whose cancel flag the
+ * checkpoints read. */
 czk_status one_circuit(cuda_be *be, resident *r, const czk_params *p, const czk_shape *s,
-                       const czk_witness *w, const czk_fr *abc_host, czk_msm_sums *out,
-                       czk_prove_timings *t, czk_err *err) {
+                       const czk_witness *w, const czk_fr *abc_host, const czk_device_lock *lock,
+                       czk_msm_sums *out, czk_prove_timings *t, czk_err *err) {
     czk_cuda_ctx *ctx = be->ctx;
     CZK_CU(cudaSetDevice(ctx->device), "prove: select device");
     unsigned lg = czk_domain_log(s->num_constraints);
     size_t N = (size_t)1 << lg, ni = s->num_inputs, naux = s->num_aux, nv = ni + naux;
     vecs hv = params_vecs(p);
     czk_status st;
+    if ((st = checkpoint(lock, "the wait for the device", err))) return st;
     double t0 = now_s();
     if ((st = ensure(be, &be->z, &be->z_cap, nv * sizeof(czk_fr), "witness", err)) ||
         (st = ensure(be, &be->abc, &be->abc_cap, 3 * N * sizeof(czk_fr), "a, b, c", err)))
@@ -370,13 +385,16 @@ czk_status one_circuit(cuda_be *be, resident *r, const czk_params *p, const czk_
         return czk_err_wrap(err, "a, b, c upload");
     double tu = now_s();
     t->upload += tu - t0;
+    if ((st = checkpoint(lock, "the witness upload", err))) return st;
     if (!abc_host && (st = czk_cuda_spmv(ctx, r->dshape, z, a, b, c, N, err)))
         return czk_err_wrap(err, "SpMV");
     double t1 = now_s();
     t->spmv += t1 - tu;
+    if ((st = checkpoint(lock, "SpMV", err))) return st;
     if (lg > 0 && (st = czk_cuda_h(ctx, a, b, c, lg, err))) return czk_err_wrap(err, "H");
     double t2 = now_s();
     t->ntt += t2 - t1;
+    if ((st = checkpoint(lock, "H", err))) return st;
     bool rd = r && r->params_on_dev;
     const void *dv[NVEC] = {0};
     if (rd)
@@ -388,6 +406,7 @@ czk_status one_circuit(cuda_be *be, resident *r, const czk_params *p, const czk_
     const czk_fr *sa = (const czk_fr *)be->sc, *sb = (const czk_fr *)be->sc2;
     double t3 = now_s();
     t->spmv += t3 - t2; /* the gathers: compaction of the witness */
+    if ((st = checkpoint(lock, "the gathers", err))) return st;
     if (rd && parallel_ok(be, N, p)) {
         /* the five MSMs at once, each on its own stream (context) */
         msm_job jobs[NVEC] = {
@@ -420,16 +439,20 @@ czk_status one_circuit(cuda_be *be, resident *r, const czk_params *p, const czk_
     if ((st = msm_any<G1T>(be, &out->h, dv[V_H], hv.p[V_H], a, N - 1, "h", err))) return st;
     double t4 = now_s();
     t->msm_h += t4 - t3;
+    if ((st = checkpoint(lock, "MSM h", err))) return st;
     if ((st = msm_any<G1T>(be, &out->l, dv[V_L], hv.p[V_L], z + ni, naux, "l", err))) return st;
     double t5 = now_s();
     t->msm_l += t5 - t4;
+    if ((st = checkpoint(lock, "MSM l", err))) return st;
     if ((st = msm_any<G1T>(be, &out->a, dv[V_A], hv.p[V_A], sa, p->a_len, "a", err))) return st;
     double t6 = now_s();
     t->msm_a += t6 - t5;
+    if ((st = checkpoint(lock, "MSM a", err))) return st;
     if ((st = msm_any<G1T>(be, &out->b1, dv[V_B1], hv.p[V_B1], sb, p->b_g1_len, "b_g1", err)))
         return st;
     double t7 = now_s();
     t->msm_b1 += t7 - t6;
+    if ((st = checkpoint(lock, "MSM b_g1", err))) return st;
     if ((st = msm_any<G2T>(be, &out->b2, dv[V_B2], hv.p[V_B2], sb, p->b_g2_len, "b_g2", err)))
         return st;
     t->msm_b2 += now_s() - t7;
@@ -479,6 +502,10 @@ czk_status circuit(cuda_be *be, const czk_params *p, const czk_shape *s, const c
     if (!on_dev && (st = czk_params_decode_vectors(p, be->pool, err)))
         return czk_err_wrap(err, "cuda prove");
     if (!dev_spmv && (st = host_abc(be, s, w, &abc, t, err))) return st;
+    if ((st = checkpoint(lock, "the host SpMV", err))) {
+        free(abc);
+        return st;
+    }
     czk_device_lock_acquire(lock);
     pthread_mutex_lock(&be->mu);
     r = find(be, p);
@@ -489,11 +516,11 @@ czk_status circuit(cuda_be *be, const czk_params *p, const czk_shape *s, const c
                       "prove: the parameters left the device during the call, and their host "
                       "vectors are encoded");
     else
-        st = one_circuit(be, r, p, s, w, abc, out, t, err);
+        st = one_circuit(be, r, p, s, w, abc, lock, out, t, err);
     pthread_mutex_unlock(&be->mu);
     czk_device_lock_release(lock);
     free(abc);
-    if (st) czk_err_wrap(err, "cuda prove");
+    if (st && st != CZK_ERR_CANCELLED) czk_err_wrap(err, "cuda prove");
     return st;
 }
 

@@ -1,10 +1,12 @@
 /*
  * The engine object: jobs, request ids, results and the threads.
  *
- * A submit checks the request id first (a queued or running job with the
- * same id and the same request is that job; a different request under a
- * used id is refused), then records the job, and only then lets the kind
- * parse the payload, outside the engine mutex: a 50 MB C1 takes a few
+ * A submit checks the request id first (a queued, running or completed job
+ * with the same id and the same request is that job; a different request
+ * under such an id is refused; a cancelled or failed job's id is free: that
+ * job is retired, no longer found by its id, and removed once nothing of it
+ * is in flight and nobody waits for it), then records the job, and only
+ * then lets the kind parse the payload, outside the engine mutex: a 50 MB C1 takes a few
  * hundred milliseconds to parse and must not stall the pipeline. A payload
  * the kind refuses is refused by the submit itself, with the kind's status
  * and message (cuzk failed the job and left the caller to learn why from
@@ -17,11 +19,13 @@
  * of its own; names, metric labels and default priorities are the
  * descriptors'.
  *
- * Results: a finished job keeps its proof until an await hands it out (all
- * awaiters blocked at that moment receive it) or until
- * scheduler.result_retention passes, and at most scheduler.max_results are
- * kept (oldest pruned first), so memory stays bounded however many results
- * are never fetched (cuzk kept them forever, cuzk-engine.md §8).
+ * Results: a finished job keeps its result for scheduler.result_retention
+ * after it finished, whether or not an await has handed it out: the engine
+ * cannot know whether a caller's bytes reached their client, so a client
+ * that lost them asks again and gets the same bytes. At most
+ * scheduler.max_results are kept (oldest pruned first), so memory stays
+ * bounded (cuzk kept them forever, cuzk-engine.md §8); a result is a few KiB
+ * (the job's parsed payload is freed when it finishes).
  *
  * Threads: synthesis workers, GPU workers (per device), finalizers, one SRS
  * loader and one housekeeper (pruning, and resident-set sampling while a
@@ -30,6 +34,7 @@
  */
 #include "engine/internal.h"
 #include "util/digest.h"
+#include "util/time.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +57,8 @@ const char *czk_job_state_name(czk_job_state s) {
         return "QUEUED";
     case CZK_JOB_RUNNING:
         return "RUNNING";
+    case CZK_JOB_CANCELLING:
+        return "CANCELLING";
     default:
         return "UNKNOWN";
     }
@@ -94,9 +101,10 @@ void czk_engine_opts_default(czk_engine_opts *opts) {
 
 /* ---- jobs ---- */
 
+/* The job of an id (mu held): a retired job, whose id a newer job took, is not found. */
 static czk_job *find_job(czk_engine *e, const char *id) {
     for (czk_job *j = e->jobs; j; j = j->next)
-        if (!strcmp(j->id, id)) return j;
+        if (!j->retired && !strcmp(j->id, id)) return j;
     return NULL;
 }
 
@@ -171,8 +179,11 @@ static uint32_t queue_position(czk_engine *e, const czk_job *j) {
 }
 
 czk_status czk_engine_submit(czk_engine *e, const czk_proof_request *req,
-                             char job_id[CZK_JOB_ID_MAX], uint32_t *queue_pos, czk_err *err) {
+                             char job_id[CZK_JOB_ID_MAX], czk_submit_info *info, czk_err *err) {
     job_id[0] = 0;
+    czk_submit_info info_local;
+    if (!info) info = &info_local;
+    memset(info, 0, sizeof *info);
     if (req->kind == CZK_KIND_UNSPECIFIED)
         return czk_errf(err, CZK_ERR_INVALID_ARG, "submit: proof kind unspecified");
     if ((unsigned)req->priority > CZK_PRIORITY_CRITICAL)
@@ -193,24 +204,34 @@ czk_status czk_engine_submit(czk_engine *e, const czk_proof_request *req,
         czk_err_wrap(err, "submit");
         return st;
     }
-    if (rid) {
-        czk_job *old = find_job(e, rid);
-        if (old) {
-            czk_status st = CZK_OK;
-            if (memcmp(old->digest, digest, 32))
-                st = czk_errf(err, CZK_ERR_MISMATCH,
-                              "submit: request id %s is job of another request (%s, %s)", rid,
-                              czk_engine_kind(e, old->kind)->name, czk_job_state_name(old->state));
-            else
-                snprintf(job_id, CZK_JOB_ID_MAX, "%s", old->id);
-            if (!st && queue_pos) *queue_pos = queue_position(e, old);
-            pthread_mutex_unlock(&e->mu);
-            return st;
+    czk_job *old = rid ? find_job(e, rid) : NULL;
+    if (old && old->state != CZK_JOB_FAILED && old->state != CZK_JOB_CANCELLED &&
+        old->state != CZK_JOB_CANCELLING) {
+        /* queued, running or completed: that job, if it is this request */
+        czk_status st = CZK_OK;
+        if (memcmp(old->digest, digest, 32))
+            st = czk_errf(err, CZK_ERR_MISMATCH,
+                          "submit: request id %s is the job of another request (%s, %s)", rid,
+                          czk_engine_kind(e, old->kind)->name, czk_job_state_name(old->state));
+        else
+            snprintf(job_id, CZK_JOB_ID_MAX, "%s", old->id);
+        if (!st) {
+            info->existing = true;
+            info->queue_position = queue_position(e, old);
         }
+        pthread_mutex_unlock(&e->mu);
+        return st;
     }
     if (e->shut) {
         pthread_mutex_unlock(&e->mu);
         return czk_errf(err, CZK_ERR_CANCELLED, "submit: the engine is shutting down");
+    }
+    if (old) {
+        /* cancelled or failed: the id is free again; the old job goes once nothing holds it */
+        old->retired = true;
+        info->replaced = true;
+        czk_engine_log(e, 2, "job %s: submitted again after it was %s: a new job", rid,
+                       czk_job_state_name(old->state));
     }
     czk_job *j = calloc(1, sizeof *j);
     if (!j) {
@@ -247,18 +268,18 @@ czk_status czk_engine_submit(czk_engine *e, const czk_proof_request *req,
     czk_err perr;
     czk_err_clear(&perr);
     void *kjob = NULL;
-    czk_kind_job_info info;
-    memset(&info, 0, sizeof info);
-    czk_status pst = kind->parse(kind->ctx, req, &kjob, &info, &perr);
-    if (!pst && (info.num_partitions == 0 || !info.circuit_id[0]))
+    czk_kind_job_info kinfo;
+    memset(&kinfo, 0, sizeof kinfo);
+    czk_status pst = kind->parse(kind->ctx, req, &kjob, &kinfo, &perr);
+    if (!pst && (kinfo.num_partitions == 0 || !kinfo.circuit_id[0]))
         pst = czk_errf(&perr, CZK_ERR_INTERNAL, "kind %s: no partitions or circuit id", kind->name);
     czk_proof *proofs = NULL;
-    if (!pst && !(proofs = calloc(info.num_partitions, sizeof *proofs)))
+    if (!pst && !(proofs = calloc(kinfo.num_partitions, sizeof *proofs)))
         pst =
-            czk_errf(&perr, CZK_ERR_NOMEM, "out of memory for %u partitions", info.num_partitions);
+            czk_errf(&perr, CZK_ERR_NOMEM, "out of memory for %u partitions", kinfo.num_partitions);
 
     pthread_mutex_lock(&e->mu);
-    j->info = info;
+    j->info = kinfo;
     j->kjob = kjob;
     j->proofs = proofs;
     j->inflight--;
@@ -270,18 +291,24 @@ czk_status czk_engine_submit(czk_engine *e, const czk_proof_request *req,
         st = czk_errf(&rerr, pst, "job %s: payload refused by kind %s: %s", j->id, kind->name,
                       perr.msg);
         if (err) *err = rerr;
+        info->refused = true;
         czk_job_fail(e, j, pst, "%s", rerr.msg);
-        czk_job_release(e, j); /* cancelled while parsing: already finished */
+        if (j->state == CZK_JOB_CANCELLING)
+            czk_job_finish(e, j, CZK_JOB_CANCELLED); /* cancelled while parsing */
+        czk_job_release(e, j);
         if (!j->waiters) {
-            j->fetched = true;
             job_remove(e, j);
             j = NULL;
+        } else {
+            j->discard = true; /* its waiters take it, then it goes */
         }
         job_id[0] = 0;
-    } else if (terminal(j->state)) {
-        czk_job_release(e, j); /* cancelled while parsing */
+    } else if (czk_job_ended(j)) {
+        /* cancelled while parsing: it stopped now */
+        if (j->state == CZK_JOB_CANCELLING) czk_job_finish(e, j, CZK_JOB_CANCELLED);
+        czk_job_release(e, j);
     } else {
-        j->srs = czk_srs_get(e, ki, info.circuit_id, (int)j->prio);
+        j->srs = czk_srs_get(e, ki, kinfo.circuit_id, (int)j->prio);
         if (!j->srs) {
             czk_job_fail(e, j, CZK_ERR_NOMEM, "job %s: out of memory", j->id);
         } else {
@@ -290,7 +317,7 @@ czk_status czk_engine_submit(czk_engine *e, const czk_proof_request *req,
             if (j->srs->state == SRS_FAILED)
                 czk_job_fail(e, j, j->srs->load_err.code, "job %s: SRS %s: %s", j->id, j->srs->id,
                              j->srs->load_err.msg);
-            for (uint32_t p = 0; p < info.num_partitions && !terminal(j->state); p++) {
+            for (uint32_t p = 0; p < kinfo.num_partitions && !terminal(j->state); p++) {
                 czk_item *it = calloc(1, sizeof *it);
                 if (!it) {
                     czk_job_fail(e, j, CZK_ERR_NOMEM, "job %s: out of memory", j->id);
@@ -308,7 +335,7 @@ czk_status czk_engine_submit(czk_engine *e, const czk_proof_request *req,
             pthread_cond_broadcast(&e->synth_cv);
         }
     }
-    if (queue_pos) *queue_pos = j ? queue_position(e, j) : 0;
+    info->queue_position = j ? queue_position(e, j) : 0;
     pthread_mutex_unlock(&e->mu);
     return st;
 }
@@ -372,8 +399,8 @@ czk_status czk_engine_await(czk_engine *e, const char *job_id, int64_t timeout_m
             memcpy(out->proof, j->result, j->result_len);
             out->proof_len = j->result_len;
         }
-        j->fetched = true;
-        if (!j->waiters && !j->inflight) job_remove(e, j);
+        j->fetched = true; /* it stays: the caller may not get it to its client */
+        if (j->discard && !j->waiters && !j->inflight) job_remove(e, j);
     }
     pthread_mutex_unlock(&e->mu);
     return st;
@@ -389,11 +416,7 @@ czk_status czk_engine_cancel(czk_engine *e, const char *job_id, bool *was_runnin
     }
     if (!terminal(j->state)) {
         if (was_running) *was_running = true;
-        atomic_store(&j->cancel, 1);
-        czk_engine_log(e, 2, "job %s: cancelled (%u of %u partitions finalized, %u in flight)",
-                       j->id, j->n_final, j->info.num_partitions, j->inflight);
-        czk_job_drop_queued(e, j);
-        czk_job_finish(e, j, CZK_JOB_CANCELLED);
+        czk_job_cancel(e, j, "requested");
     }
     pthread_mutex_unlock(&e->mu);
     return CZK_OK;
@@ -408,6 +431,14 @@ czk_status czk_engine_job_info(czk_engine *e, const char *job_id, czk_job_info *
         pthread_mutex_unlock(&e->mu);
         return czk_errf(err, CZK_ERR_INVALID_ARG, "job info: no job %s", job_id);
     }
+    czk_job_info_fill(e, j, out);
+    pthread_mutex_unlock(&e->mu);
+    return CZK_OK;
+}
+
+void czk_job_info_fill(czk_engine *e, const czk_job *j, czk_job_info *out) {
+    memset(out, 0, sizeof *out);
+    snprintf(out->job_id, sizeof out->job_id, "%s", j->id);
     snprintf(out->circuit_id, sizeof out->circuit_id, "%s", j->info.circuit_id);
     out->kind = czk_engine_kind(e, j->kind)->id;
     out->priority = j->prio;
@@ -417,9 +448,8 @@ czk_status czk_engine_job_info(czk_engine *e, const char *job_id, czk_job_info *
     out->proved = j->n_proved;
     out->finalized = j->n_final;
     out->queue_position = j->state == CZK_JOB_QUEUED ? queue_position(e, j) : 0;
+    out->in_flight = j->inflight;
     out->age_ms = czk_engine_ms(e) - j->submit_ms;
-    pthread_mutex_unlock(&e->mu);
-    return CZK_OK;
 }
 
 /* ---- housekeeping ---- */
@@ -428,14 +458,16 @@ static void prune(czk_engine *e) {
     uint64_t now = czk_engine_ms(e);
     size_t stored = 0;
     for (czk_job *j = e->jobs; j; j = j->next)
-        if (terminal(j->state)) stored++;
+        if (terminal(j->state) && !j->retired) stored++;
     czk_job *j = e->jobs;
     while (j) {
         czk_job *next = j->next;
         if (terminal(j->state) && !j->waiters && !j->inflight) {
             bool old = now - j->done_ms >= e->cfg.result_retention_ms;
-            bool over = stored > e->cfg.max_results;
-            if (j->fetched || old || over) {
+            bool over = !j->retired && stored > e->cfg.max_results;
+            if (j->retired || j->discard) { /* found by no id, or never kept */
+                job_remove(e, j);
+            } else if (old || over) {
                 if (!j->fetched) {
                     e->c_pruned++;
                     czk_engine_log(e, 2, "job %s: %s result pruned unfetched after %llu ms", j->id,
@@ -752,14 +784,96 @@ void czk_engine_shutdown(czk_engine *e, bool drain) {
         }
     } else {
         for (czk_job *j = e->jobs; j; j = j->next)
-            if (!terminal(j->state)) {
-                atomic_store(&j->cancel, 1);
-                czk_job_drop_queued(e, j);
-                czk_job_finish(e, j, CZK_JOB_CANCELLED);
-            }
+            czk_job_cancel(e, j, "shutdown");
     }
     pthread_cond_broadcast(&e->job_cv);
     pthread_mutex_unlock(&e->mu);
+}
+
+/* Appends to buf[cap] at *n (cut when full). */
+static void put(char *buf, size_t cap, size_t *n, const char *fmt, ...) CZK_PRINTF(4, 5);
+static void put(char *buf, size_t cap, size_t *n, const char *fmt, ...) {
+    if (*n >= cap) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(buf + *n, cap - *n, fmt, ap);
+    va_end(ap);
+    if (w > 0) *n = *n + (size_t)w < cap ? *n + (size_t)w : cap;
+}
+
+/* One held partition for describe_inflight. */
+static void put_held(char *buf, size_t cap, size_t *n, const czk_item *it, const char *where,
+                     int device, uint64_t now) {
+    const czk_job *j = it->job;
+    put(buf, cap, n, "%sjob %s (%s) partition %u ", *n ? ", " : "", j->id,
+        czk_job_state_name(j->state), it->k);
+    if (device != INT32_MIN)
+        put(buf, cap, n, "on device %d", device);
+    else
+        put(buf, cap, n, "in %s", where);
+    put(buf, cap, n, " for %llu ms", (unsigned long long)(now > it->since ? now - it->since : 0));
+}
+
+/* What is in flight (mu held), into buf: each partition a worker holds, then the queued and
+ * parsing ones counted. Returns the number of partitions (and parses) in flight. */
+static uint32_t describe_inflight(czk_engine *e, char *buf, size_t cap) {
+    size_t n = 0;
+    buf[0] = 0;
+    uint64_t now = czk_engine_ms(e);
+    uint32_t total = 0, held = 0;
+    for (const czk_job *j = e->jobs; j; j = j->next)
+        total += j->inflight;
+    for (int i = 0; i < e->num_synth_workers; i++)
+        if (e->synth_workers[i].item) {
+            put_held(buf, cap, &n, e->synth_workers[i].item, "synthesis", INT32_MIN, now);
+            held++;
+        }
+    for (int i = 0; i < e->num_gpu_workers; i++)
+        if (e->gpu_workers[i].item) {
+            put_held(buf, cap, &n, e->gpu_workers[i].item, "", e->gpu_workers[i].dev->ordinal, now);
+            held++;
+        }
+    for (int i = 0; i < e->num_fin_workers; i++) {
+        const czk_item *it = e->fin_workers[i].item;
+        if (it) {
+            put_held(buf, cap, &n, it, it->stage == IT_ASSEMBLE ? "assembly" : "finalize",
+                     INT32_MIN, now);
+            held++;
+        }
+    }
+    uint32_t queued = e->n_synth_q + e->n_gpu_q + e->n_fin_q;
+    if (queued) put(buf, cap, &n, "%s%u queued", n ? ", " : "", queued);
+    if (total > held + queued) /* the rest: payloads being parsed */
+        put(buf, cap, &n, "%s%u being parsed", n ? ", " : "", total - held - queued);
+    return total;
+}
+
+czk_status czk_engine_wait_stopped(czk_engine *e, int64_t timeout_ms, czk_err *err) {
+    uint64_t t0 = czk_engine_ms(e), last_log = 0;
+    char what[900];
+    czk_status st = CZK_OK;
+    pthread_mutex_lock(&e->mu);
+    for (;;) {
+        uint32_t n = describe_inflight(e, what, sizeof what);
+        if (!n) break;
+        uint64_t waited = czk_engine_ms(e) - t0;
+        if (timeout_ms >= 0 && waited >= (uint64_t)timeout_ms) {
+            st = czk_errf(err, CZK_ERR_TIMEOUT, "engine: work still in flight after %llu ms: %s",
+                          (unsigned long long)waited, what);
+            break;
+        }
+        if (!last_log || waited - last_log >= 5000) {
+            char bound[48] = "";
+            if (timeout_ms >= 0)
+                snprintf(bound, sizeof bound, ", for at most %lld ms", (long long)timeout_ms);
+            czk_engine_log(e, 2, "engine: waiting for work to stop (%u in flight%s): %s", n, bound,
+                           what);
+            last_log = waited ? waited : 1;
+        }
+        czk_timed_wait(&e->job_cv, &e->mu, 50);
+    }
+    pthread_mutex_unlock(&e->mu);
+    return st;
 }
 
 void czk_engine_destroy(czk_engine *e) {
@@ -793,6 +907,7 @@ void czk_engine_destroy(czk_engine *e) {
     while (e->jobs) {
         czk_job *j = e->jobs;
         j->inflight = 0;
+        if (j->state == CZK_JOB_CANCELLING) j->state = CZK_JOB_CANCELLED;
         czk_job_release(e, j);
         job_remove(e, j);
     }

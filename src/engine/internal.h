@@ -162,11 +162,20 @@ typedef struct czk_job {
     /* times, ms since engine start */
     uint64_t submit_ms, first_synth_ms, done_ms;
     uint64_t synth_ms, gpu_ms, srs_wait_ms;
+    uint64_t cancel_ms; /* when czk_engine_cancel (or a cancelling shutdown) asked */
     bool started;
     int waiters;
-    bool fetched;
+    bool fetched; /* an await has handed out its result (for the pruning counter) */
+    bool discard; /* refused at intake: removed as soon as nothing holds it */
+    bool retired; /* a newer job took its request id: not found by id, removed once free */
     struct czk_job *next;
 } czk_job;
+
+/* A job that takes no more work: finished, or cancelled with work still stopping. */
+static inline bool czk_job_ended(const czk_job *j) {
+    return j->state == CZK_JOB_COMPLETED || j->state == CZK_JOB_FAILED ||
+           j->state == CZK_JOB_CANCELLED || j->state == CZK_JOB_CANCELLING;
+}
 
 /* ---- devices and workers ---- */
 
@@ -287,7 +296,7 @@ void *czk_srs_loader_main(void *arg);
 void *czk_synth_main(void *arg);
 void *czk_gpu_main(void *arg);
 void *czk_fin_main(void *arg);
-/* Fails a job (mu held): records the error, drops its queued items. */
+/* Fails a job (mu held): records the error, drops its queued items. Nothing for an ended job. */
 void czk_job_fail(czk_engine *e, czk_job *j, czk_status code, const char *fmt, ...)
     CZK_PRINTF(4, 5);
 /* Drops the queued items of a job (mu held), returning their memory. */
@@ -296,6 +305,9 @@ void czk_job_drop_queued(czk_engine *e, czk_job *j);
 void czk_job_finish(czk_engine *e, czk_job *j, czk_job_state st);
 /* Releases what a finished job holds once no item of it is out (mu held). */
 void czk_job_release(czk_engine *e, czk_job *j);
+/* Cancels a job that has not finished (mu held): drops its queued items; CANCELLED when nothing
+ * of it is out, else CANCELLING until its last item is freed. why: for the log line. */
+void czk_job_cancel(czk_engine *e, czk_job *j, const char *why);
 /* Frees an item and returns its memory (mu held). */
 void czk_item_free(czk_engine *e, czk_item *it);
 
@@ -325,6 +337,8 @@ uint64_t czk_wpool_trim(czk_engine *e, srs_entry *only, srs_entry *skip, uint64_
 
 /* ---- engine.c ---- */
 const czk_proof_kind *czk_engine_kind(czk_engine *e, int idx);
+/* A job's czk_job_info (mu held). */
+void czk_job_info_fill(czk_engine *e, const czk_job *j, czk_job_info *out);
 
 /* ---- config.c ---- */
 void czk_engine_config_finish(czk_engine_config *cfg);

@@ -45,10 +45,14 @@
  * (by default the 192-byte proofs in partition order) becomes the result.
  * A verification failure fails the job, names the partition and is counted.
  *
- * Cancellation and failure: the job's cancel flag stops synthesis at its
- * next check (czk_cs polls it), queued items are dropped at once, and items
- * held by a worker are dropped when that worker hands them on; every drop
- * returns the item's working memory to the budget.
+ * Cancellation and failure: queued items are dropped at once; the job's
+ * cancel flag stops synthesis at its next check (czk_cs polls it) and
+ * device work at the backend's next checkpoint (the GPU worker hands it to
+ * the backend in the device lock, czk_device_lock.cancel); items held by a
+ * worker are dropped when that worker hands them on; every drop returns
+ * the item's working memory to the budget. A cancelled job is CANCELLING
+ * while any item of it is held, and CANCELLED when the last one is dropped
+ * (czk_item_free), so its state says whether its work has really stopped.
  */
 #include "engine/internal.h"
 #include "util/time.h"
@@ -104,7 +108,10 @@ void czk_item_free(czk_engine *e, czk_item *it) {
     j->inflight--;
     pthread_cond_broadcast(&e->synth_cv);
     pthread_cond_broadcast(&e->srs_cv);
-    czk_job_release(e, j);
+    if (j->state == CZK_JOB_CANCELLING && !j->inflight)
+        czk_job_finish(e, j, CZK_JOB_CANCELLED); /* its work has stopped */
+    else
+        czk_job_release(e, j);
 }
 
 void czk_job_release(czk_engine *e, czk_job *j) {
@@ -146,6 +153,9 @@ void czk_job_drop_queued(czk_engine *e, czk_job *j) {
 
 void czk_job_finish(czk_engine *e, czk_job *j, czk_job_state st) {
     if (job_terminal(j)) return;
+    if (j->state == CZK_JOB_CANCELLING)
+        czk_engine_log(e, 2, "job %s: cancelled; its work stopped %llu ms after the cancel", j->id,
+                       (unsigned long long)(czk_engine_ms(e) - j->cancel_ms));
     j->state = st;
     j->done_ms = czk_engine_ms(e);
     uint64_t total = j->done_ms - j->submit_ms;
@@ -171,8 +181,28 @@ void czk_job_finish(czk_engine *e, czk_job *j, czk_job_state st) {
     czk_job_release(e, j);
 }
 
+void czk_job_cancel(czk_engine *e, czk_job *j, const char *why) {
+    if (czk_job_ended(j)) return;
+    atomic_store(&j->cancel, 1);
+    j->cancel_ms = czk_engine_ms(e);
+    uint32_t held = j->inflight;
+    czk_job_drop_queued(e, j);
+    if (!j->inflight) {
+        czk_engine_log(e, 2, "job %s: cancelled (%s; %u of %u partitions finalized)", j->id, why,
+                       j->n_final, j->info.num_partitions);
+        czk_job_finish(e, j, CZK_JOB_CANCELLED);
+        return;
+    }
+    czk_engine_log(e, 2,
+                   "job %s: cancelling (%s): %u queued partitions dropped, %u still held by "
+                   "workers, which stop at their next checkpoint",
+                   j->id, why, held - j->inflight, j->inflight);
+    j->state = CZK_JOB_CANCELLING;
+    pthread_cond_broadcast(&e->job_cv); /* its state changed */
+}
+
 void czk_job_fail(czk_engine *e, czk_job *j, czk_status code, const char *fmt, ...) {
-    if (job_terminal(j)) return;
+    if (czk_job_ended(j)) return;
     j->err_code = code ? code : CZK_ERR_INTERNAL;
     va_list ap;
     va_start(ap, fmt);
@@ -341,13 +371,13 @@ void *czk_synth_main(void *arg) {
         czk_timeline_emit(e, CZK_EV_SYNTH_END, j->id, (int)it->k, wa->index, "synth_ms=%llu%s%s",
                           (unsigned long long)ms, st ? " error=" : "",
                           st ? czk_status_name(st) : "");
-        if (st && !job_terminal(j)) {
+        if (st && !czk_job_ended(j)) {
             if (st == CZK_ERR_CANCELLED)
                 czk_job_fail(e, j, st, "job %s partition %u synthesis: cancelled", j->id, it->k);
             else
                 czk_job_fail(e, j, st, "job %s partition %u synthesis: %s", j->id, it->k, err.msg);
         }
-        if (st || job_terminal(j)) {
+        if (st || czk_job_ended(j)) {
             czk_item_free(e, it);
             continue;
         }
@@ -423,7 +453,7 @@ void *czk_gpu_main(void *arg) {
                           dev->ordinal);
         pthread_mutex_unlock(&e->mu);
 
-        czk_device_lock lk = {dev_acquire, dev_release, gw};
+        czk_device_lock lk = {dev_acquire, dev_release, gw, &j->cancel};
         czk_err err;
         czk_err_clear(&err);
         czk_status st = czk_prove_device(&dev->backend, params, shape, &it->w, &lk, &it->sums,
@@ -433,10 +463,13 @@ void *czk_gpu_main(void *arg) {
         gw->item = NULL;
         e->n_gpu--;
         dev->busy--;
-        if (st && !job_terminal(j))
+        if (st == CZK_ERR_CANCELLED && czk_job_ended(j))
+            czk_engine_log(e, 2, "job %s partition %u device %d: stopped (%s)", j->id, it->k,
+                           dev->ordinal, err.msg);
+        if (st && !czk_job_ended(j))
             czk_job_fail(e, j, st, "job %s partition %u device %d (%s): %s", j->id, it->k,
                          dev->ordinal, dev->name, err.msg);
-        if (st || job_terminal(j)) {
+        if (st || czk_job_ended(j)) {
             czk_item_free(e, it);
             continue;
         }
@@ -578,9 +611,9 @@ void *czk_fin_main(void *arg) {
                                (unsigned long long)measured, j->id, it->k);
             }
         }
-        if (st && !job_terminal(j))
+        if (st && !czk_job_ended(j))
             czk_job_fail(e, j, st, "job %s partition %u finalize: %s", j->id, it->k, err.msg);
-        if (st || job_terminal(j)) {
+        if (st || czk_job_ended(j)) {
             wa->item = NULL;
             czk_item_free(e, it);
             continue;
@@ -601,7 +634,7 @@ void *czk_fin_main(void *arg) {
         czk_err_clear(&err);
         st = assemble(e, j, &bytes, &len, &err);
         pthread_mutex_lock(&e->mu);
-        if (job_terminal(j)) {
+        if (czk_job_ended(j)) {
             free(bytes);
         } else if (st) {
             free(bytes);

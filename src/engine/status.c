@@ -4,8 +4,9 @@
  * A snapshot copies, under the engine mutex, everything a status page or
  * GetStatus needs (devices, SRS entries with their measured per-partition
  * memory, queues per kind counting dispatched partitions too — cuzk left
- * them out, cuzk-engine.md §8 — the budget split, the stage counts and the
- * counters) plus the recent timeline lines, so the caller can format it at
+ * them out, cuzk-engine.md §8 — the jobs in flight, cancelling ones
+ * included until their work has stopped, the budget split, the stage counts
+ * and the counters) plus the recent timeline lines, so the caller can format it at
  * leisure: the server layer renders it (src/httpstatus: the Prometheus text,
  * czk_metrics_format, and the /status JSON, czk_status_page_json).
  */
@@ -106,6 +107,12 @@ static int cmp_partition(const void *pa, const void *pb) {
     return a->partition < b->partition ? -1 : a->partition > b->partition;
 }
 
+/* A job of the snapshot's list: not finished, or finished with partitions still stopping. */
+static bool job_in_flight(const czk_job *j) {
+    return j->inflight || (j->state != CZK_JOB_COMPLETED && j->state != CZK_JOB_FAILED &&
+                           j->state != CZK_JOB_CANCELLED);
+}
+
 static czk_engine_queue_status *queue_of(czk_engine_status *s, czk_kind_id kind) {
     for (size_t i = 0; i < s->num_queues; i++)
         if (s->queues[i].kind == kind) return &s->queues[i];
@@ -134,7 +141,12 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out, czk_err
     s->partitions = calloc(nparts + 1, sizeof *s->partitions);
     s->workers = calloc(nworkers + 1, sizeof *s->workers);
     s->kinds = calloc((size_t)e->num_kinds + 1, sizeof *s->kinds);
-    if (!s->devices || !s->srs || !s->queues || !s->partitions || !s->workers || !s->kinds) {
+    size_t njobs = 0;
+    for (const czk_job *j = e->jobs; j; j = j->next)
+        njobs += job_in_flight(j);
+    s->jobs = calloc(njobs + 1, sizeof *s->jobs);
+    if (!s->devices || !s->srs || !s->queues || !s->partitions || !s->workers || !s->kinds ||
+        !s->jobs) {
         pthread_mutex_unlock(&e->mu);
         czk_engine_status_free(s);
         return czk_errf(err, CZK_ERR_NOMEM, "status: out of memory");
@@ -235,12 +247,19 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out, czk_err
         if (p->stage != CZK_STAGE_SYNTH_QUEUE) q->in_progress++;
     }
     for (czk_job *j = e->jobs; j; j = j->next) {
+        czk_engine_queue_status *q = NULL;
+        if (j->state == CZK_JOB_QUEUED || j->state == CZK_JOB_RUNNING ||
+            j->state == CZK_JOB_CANCELLING)
+            q = queue_of(s, czk_engine_kind(e, j->kind)->id);
         if (j->state == CZK_JOB_QUEUED)
-            s->jobs_queued++, queue_of(s, czk_engine_kind(e, j->kind)->id)->jobs_queued++;
+            s->jobs_queued++, q->jobs_queued++;
         else if (j->state == CZK_JOB_RUNNING)
-            s->jobs_running++, queue_of(s, czk_engine_kind(e, j->kind)->id)->jobs_running++;
-        else
+            s->jobs_running++, q->jobs_running++;
+        else if (j->state == CZK_JOB_CANCELLING)
+            s->jobs_cancelling++, q->jobs_cancelling++;
+        else if (!j->retired)
             s->results_stored++;
+        if (job_in_flight(j)) czk_job_info_fill(e, j, &s->jobs[s->num_jobs++]);
     }
     for (int k = 0; k < e->num_kinds; k++) {
         czk_engine_kind_counters *c = &s->kinds[s->num_kinds++];
@@ -327,6 +346,7 @@ void czk_engine_status_free(czk_engine_status *s) {
     free(s->partitions);
     free(s->workers);
     free(s->kinds);
+    free(s->jobs);
     for (size_t i = 0; s->timeline && i < s->num_timeline; i++)
         free(s->timeline[i]);
     free(s->timeline);

@@ -14,6 +14,9 @@
  *      l over aux, a over inputs ‖ A-dense aux, b1 and b2 over B-dense inputs ‖
  *      B-dense aux (scalars compacted by the density bitmaps).
  * The circuits of a batch run one after another, each on the whole pool.
+ * Cancellation (the split device part, czk_device_lock.cancel): checked at
+ * the start and after SpMV, each NTT and each MSM, so a cancelled job
+ * leaves the pseudo-device within one phase.
  */
 #include "groth16/internal.h"
 
@@ -67,9 +70,18 @@ static size_t compact_b(czk_fr *out, const czk_shape *s, const czk_witness *w) {
     return m;
 }
 
+/* A checkpoint: CZK_ERR_CANCELLED "prove: cancelled after <after>" once lock's job is cancelled. */
+static czk_status checkpoint(const czk_device_lock *lock, const char *after, czk_err *err) {
+    return czk_device_lock_cancelled(lock)
+               ? czk_errf(err, CZK_ERR_CANCELLED, "prove: cancelled after %s", after)
+               : CZK_OK;
+}
+
+/* lock: NULL, or the device part's (its cancel flag is read at the checkpoints). */
 static czk_status cpu_one(cpu_backend *be, const czk_params *p, const czk_shape *s,
                           const czk_witness *w, czk_fr *abc, czk_fr *sc, czk_msm_sums *out,
-                          bool with_b2, czk_prove_timings *t, czk_err *err) {
+                          bool with_b2, const czk_device_lock *lock, czk_prove_timings *t,
+                          czk_err *err) {
     czk_pool *pool = be->pool;
     uint64_t n = s->num_constraints;
     unsigned lg = czk_domain_log(n);
@@ -77,7 +89,7 @@ static czk_status cpu_one(cpu_backend *be, const czk_params *p, const czk_shape 
     czk_fr *a = abc, *b = abc + N, *c = abc + 2 * N;
     /* encoded vectors (CZK_PARAMS_ENCODED) are decoded on first use */
     czk_status st = czk_params_decode_vectors(p, pool, err);
-    if (st) return st;
+    if (st || (st = checkpoint(lock, "the wait for the device", err))) return st;
     double t0 = czk_g16_now();
     st = czk_shape_eval(s, w, a, b, c, pool, err);
     if (st) return czk_err_wrap(err, "prove: SpMV");
@@ -85,12 +97,16 @@ static czk_status cpu_one(cpu_backend *be, const czk_params *p, const czk_shape 
         a[i] = b[i] = c[i] = czk_fr_zero;
     double t1 = czk_g16_now();
     t->spmv += t1 - t0;
+    if ((st = checkpoint(lock, "SpMV", err))) return st;
     if (lg > 0) {
         czk_fr *v[3] = {a, b, c};
         for (int k = 0; k < 3 && !st; k++)
-            st = czk_ntt(v[k], lg, CZK_NTT_INVERSE, pool, err);
+            if (!(st = czk_ntt(v[k], lg, CZK_NTT_INVERSE, pool, err)))
+                st = checkpoint(lock, "an iNTT", err);
         for (int k = 0; k < 3 && !st; k++)
-            st = czk_ntt(v[k], lg, CZK_NTT_COSET_FORWARD, pool, err);
+            if (!(st = czk_ntt(v[k], lg, CZK_NTT_COSET_FORWARD, pool, err)))
+                st = checkpoint(lock, "a coset NTT", err);
+        if (st == CZK_ERR_CANCELLED) return st;
         if (st) return czk_err_wrap(err, "prove: NTT");
         quot_job qj = {.a = a, .b = b, .c = c};
         czk_fr g;
@@ -104,25 +120,30 @@ static czk_status cpu_one(cpu_backend *be, const czk_params *p, const czk_shape 
     }
     double t2 = czk_g16_now();
     t->ntt += t2 - t1;
+    if ((st = checkpoint(lock, "H", err))) return st;
     if ((st = czk_msm_g1(&out->h, p->h, a, N - 1, pool, err)))
         return czk_err_wrap(err, "prove: MSM h");
     double t3 = czk_g16_now();
     t->msm_h += t3 - t2;
+    if ((st = checkpoint(lock, "MSM h", err))) return st;
     if ((st = czk_msm_g1(&out->l, p->l, w->aux, w->num_aux, pool, err)))
         return czk_err_wrap(err, "prove: MSM l");
     double t4 = czk_g16_now();
     t->msm_l += t4 - t3;
+    if ((st = checkpoint(lock, "MSM l", err))) return st;
     size_t m = compact_a(sc, s, w);
     if ((st = czk_msm_g1(&out->a, p->a, sc, m, pool, err)))
         return czk_err_wrap(err, "prove: MSM a");
     double t5 = czk_g16_now();
     t->msm_a += t5 - t4;
+    if ((st = checkpoint(lock, "MSM a", err))) return st;
     m = compact_b(sc, s, w);
     if ((st = czk_msm_g1(&out->b1, p->b_g1, sc, m, pool, err)))
         return czk_err_wrap(err, "prove: MSM b_g1");
     double t6 = czk_g16_now();
     t->msm_b1 += t6 - t5;
     if (!with_b2) return CZK_OK;
+    if ((st = checkpoint(lock, "MSM b_g1", err))) return st;
     if ((st = czk_msm_g2(&out->b2, p->b_g2, sc, m, pool, err)))
         return czk_err_wrap(err, "prove: MSM b_g2");
     t->msm_b2 += czk_g16_now() - t6;
@@ -140,7 +161,7 @@ static czk_status cpu_sums(void *self, const czk_params *p, const czk_shape *s,
     if (!abc || !sc)
         st = czk_errf(err, CZK_ERR_NOMEM, "prove: no memory for a, b, c (3 × %zu) and scalars", N);
     for (size_t k = 0; k < count && !st; k++) {
-        st = cpu_one(self, p, s, &w[k], abc, sc, &out[k], true, t, err);
+        st = cpu_one(self, p, s, &w[k], abc, sc, &out[k], true, NULL, t, err);
         if (st && count > 1) czk_err_wrap(err, "circuit %zu", k);
     }
     czk_g16_free(abc);
@@ -163,7 +184,7 @@ static czk_status cpu_device(void *self, const czk_params *p, const czk_shape *s
         st = czk_errf(err, CZK_ERR_NOMEM, "prove: no memory for a, b, c (3 × %zu) and scalars", N);
     } else {
         czk_device_lock_acquire(lock);
-        st = cpu_one(self, p, s, w, abc, sc, out, false, t, err);
+        st = cpu_one(self, p, s, w, abc, sc, out, false, lock, t, err);
         czk_device_lock_release(lock);
         if (!st) *deferred = CZK_SUM_B2;
     }
@@ -361,8 +382,10 @@ czk_status czk_prove_device(const czk_backend *be, const czk_params *params, con
     if (be->ops->device) {
         st = be->ops->device(be->self, params, shape, w, lock, sums, deferred, t, err);
     } else {
+        /* no checkpoints inside sums(): only before it starts */
         czk_device_lock_acquire(lock);
-        st = be->ops->sums(be->self, params, shape, w, 1, sums, t, err);
+        st = checkpoint(lock, "the wait for the device", err);
+        if (!st) st = be->ops->sums(be->self, params, shape, w, 1, sums, t, err);
         czk_device_lock_release(lock);
     }
     t->total += czk_g16_now() - t0;

@@ -15,6 +15,7 @@ void czk_daemon_config_default(czk_daemon_config *c) {
     snprintf(c->listen, sizeof c->listen, "unix:///run/curio/cuzk.sock");
     c->shutdown_drain = true;
     c->shutdown_grace_ms = 0;
+    c->shutdown_cancel_grace_ms = 10000;
     c->max_message_bytes = 257ull << 20;
 }
 
@@ -25,6 +26,7 @@ static const czk_config_key KEYS[] = {
      sizeof(((czk_daemon_config *)0)->status_listen)},
     {"daemon.shutdown_drain", CZK_CONFIG_BOOL, F(shutdown_drain), 0},
     {"daemon.shutdown_grace", CZK_CONFIG_DURATION, F(shutdown_grace_ms), 0},
+    {"daemon.shutdown_cancel_grace", CZK_CONFIG_DURATION, F(shutdown_cancel_grace_ms), 0},
     {"daemon.max_message_size", CZK_CONFIG_SIZE, F(max_message_bytes), 0},
 };
 

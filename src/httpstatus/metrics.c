@@ -179,14 +179,16 @@ czk_status czk_metrics_format(const czk_engine_status *s, char **out, czk_err *e
             sb_printf(&b, "czk_queue_partitions{proof_kind=\"%s\",stage=\"%s\"} %u\n", k, st[j],
                       v[j]);
     }
-    family(&b, "czk_queue_jobs", "gauge", "Jobs queued or running per kind.");
+    family(&b, "czk_queue_jobs", "gauge",
+           "Jobs queued, running or cancelling (work still stopping) per kind.");
     for (size_t i = 0; i < s->num_queues; i++) {
         const czk_engine_queue_status *q = &s->queues[i];
+        const char *k = czk_engine_status_kind_label(s, q->kind);
         sb_printf(&b,
                   "czk_queue_jobs{proof_kind=\"%s\",state=\"queued\"} %u\n"
-                  "czk_queue_jobs{proof_kind=\"%s\",state=\"running\"} %u\n",
-                  czk_engine_status_kind_label(s, q->kind), q->jobs_queued,
-                  czk_engine_status_kind_label(s, q->kind), q->jobs_running);
+                  "czk_queue_jobs{proof_kind=\"%s\",state=\"running\"} %u\n"
+                  "czk_queue_jobs{proof_kind=\"%s\",state=\"cancelling\"} %u\n",
+                  k, q->jobs_queued, k, q->jobs_running, k, q->jobs_cancelling);
     }
     family(&b, "czk_partitions", "gauge", "Partitions in each pipeline stage (all kinds).");
     sb_printf(&b,

@@ -116,6 +116,7 @@ static void gen_status(jg *j, const czk_engine_status *s, size_t timeline_lines)
         k_u64(j, "finalizing", q->finalizing);
         k_u64(j, "jobs_queued", q->jobs_queued);
         k_u64(j, "jobs_running", q->jobs_running);
+        k_u64(j, "jobs_cancelling", q->jobs_cancelling);
         close_map(j);
     }
     close_array(j);
@@ -221,7 +222,22 @@ static void gen_status(jg *j, const czk_engine_status *s, size_t timeline_lines)
     k_open(j, "jobs", false);
     k_u64(j, "queued", s->jobs_queued);
     k_u64(j, "running", s->jobs_running);
+    k_u64(j, "cancelling", s->jobs_cancelling);
     k_u64(j, "results_stored", s->results_stored);
+    k_open(j, "in_flight", true); /* queued, running, cancelling; finished ones still stopping */
+    for (size_t i = 0; i < s->num_jobs; i++) {
+        const czk_job_info *x = &s->jobs[i];
+        open_map(j);
+        k_str(j, "job_id", x->job_id);
+        k_str(j, "proof_kind", czk_engine_status_kind_name(s, x->kind));
+        k_str(j, "state", czk_job_state_name(x->state));
+        k_u64(j, "partitions", x->partitions);
+        k_u64(j, "finalized", x->finalized);
+        k_u64(j, "partitions_in_flight", x->in_flight);
+        k_u64(j, "age_ms", x->age_ms);
+        close_map(j);
+    }
+    close_array(j);
     close_map(j);
 
     k_open(j, "counters", false);

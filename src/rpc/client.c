@@ -391,6 +391,7 @@ void czk_rpc_status_free(czk_rpc_status *s) {
     free(s->gpus);
     free(s->loaded_srs);
     free(s->queues);
+    free(s->jobs);
     free(s);
 }
 
@@ -409,8 +410,9 @@ czk_status czk_rpc_get_status(czk_rpc_client *c, czk_rpc_status **out, int64_t d
         s->gpus = calloc(r->n_gpus + 1, sizeof *s->gpus);
         s->loaded_srs = calloc(r->n_loaded_srs + 1, sizeof *s->loaded_srs);
         s->queues = calloc(r->n_queues + 1, sizeof *s->queues);
+        s->jobs = calloc(r->n_jobs + 1, sizeof *s->jobs);
     }
-    if (!s || !s->gpus || !s->loaded_srs || !s->queues) {
+    if (!s || !s->gpus || !s->loaded_srs || !s->queues || !s->jobs) {
         czk_rpc_status_free(s);
         protobuf_c_message_free_unpacked(m, NULL);
         return czk_errf(err, CZK_ERR_NOMEM, "rpc client: out of memory");
@@ -444,6 +446,18 @@ czk_status czk_rpc_get_status(czk_rpc_client *c, czk_rpc_status **out, int64_t d
         d->in_progress = q->in_progress;
     }
     s->num_queues = r->n_queues;
+    for (size_t i = 0; i < r->n_jobs; i++) {
+        const Cuzk__V1__JobStatus *j = r->jobs[i];
+        czk_rpc_job_status *d = &s->jobs[i];
+        snprintf(d->job_id, sizeof d->job_id, "%s", czk_rpc_str(j->job_id));
+        snprintf(d->proof_kind, sizeof d->proof_kind, "%s", czk_rpc_str(j->proof_kind));
+        d->state = (czk_job_state)j->state; /* JobStatus.State has czk_job_state's numbers */
+        d->partitions = j->partitions;
+        d->finalized = j->partitions_finalized;
+        d->in_flight = j->partitions_in_flight;
+        d->age_ms = j->age_ms;
+    }
+    s->num_jobs = r->n_jobs;
     s->total_proofs_completed = r->total_proofs_completed;
     s->total_proofs_failed = r->total_proofs_failed;
     s->uptime_seconds = r->uptime_seconds;

@@ -10,7 +10,10 @@
  *      call's job when it is a Prove);
  *   2. {SEND_INITIAL_METADATA, RECV_MESSAGE}, the request;
  *   3. the engine call (Prove / AwaitProof wait in slices of WAIT_SLICE_MS
- *      and stop when the call closed);
+ *      and stop when the call closed; a Prove's job is cancelled when its
+ *      call closes early, unless another open Prove call waits for the same
+ *      job: a client that died and came back with the same request id
+ *      keeps the job it attached to);
  *   4. {SEND_MESSAGE, SEND_STATUS_FROM_SERVER}, then waits for the close.
  * Memory for a request: gRPC's slices are joined into one buffer, each
  * released as it is copied (internal.h); SubmitProof and Prove are decoded
@@ -66,6 +69,7 @@ struct srv_call {
     bool prove;                  /* the job below is cancelled when the call closes early */
     char job_id[CZK_JOB_ID_MAX]; /* the job of a Prove, once submitted */
     srv_call *next;              /* work queue */
+    srv_call *prove_next;        /* the server's open Prove calls (srv->proves), under srv->mu */
 };
 
 struct czk_rpc_server {
@@ -89,7 +93,8 @@ struct czk_rpc_server {
     pthread_mutex_t mu;
     pthread_cond_t cv; /* work queue, active count, shutdown_done */
     srv_call *queue, **queue_tail;
-    unsigned active; /* calls queued or being served */
+    srv_call *proves; /* Prove calls with a job, until they are answered */
+    unsigned active;  /* calls queued or being served */
     bool stopping_workers;
     bool shut;          /* grpc_server_shutdown_and_notify called */
     bool shutdown_done; /* its tag arrived */
@@ -165,6 +170,23 @@ static void request_one(czk_rpc_server *s) {
     }
 }
 
+/* Another open Prove call waits for c's job (under s->mu). */
+static bool other_prove_waits(czk_rpc_server *s, const srv_call *c) {
+    for (const srv_call *o = s->proves; o; o = o->prove_next)
+        if (o != c && !(o->done & DONE_CLOSE) && !strcmp(o->job_id, c->job_id)) return true;
+    return false;
+}
+
+/* Takes c off the list of open Prove calls (under s->mu). */
+static void prove_unlist(czk_rpc_server *s, srv_call *c) {
+    for (srv_call **pp = &s->proves; *pp; pp = &(*pp)->prove_next)
+        if (*pp == c) {
+            *pp = c->prove_next;
+            c->prove_next = NULL;
+            return;
+        }
+}
+
 static void *dispatcher_main(void *arg) {
     czk_rpc_server *s = arg;
     for (;;) {
@@ -196,7 +218,7 @@ static void *dispatcher_main(void *arg) {
         case TAG_CLOSE:
             c->done |= DONE_CLOSE;
             if (c->prove && c->job_id[0] && s->opts.cancel_on_disconnect && c->close_cancelled &&
-                !(c->done & DONE_SEND))
+                !(c->done & DONE_SEND) && !other_prove_waits(s, c))
                 memcpy(cancel_job, c->job_id, sizeof cancel_job);
             pthread_cond_broadcast(&c->cv);
             break;
@@ -349,15 +371,15 @@ static grpc_status_code submit(czk_rpc_server *s, const Cuzk__V1__SubmitProofReq
     }
     czk_err err;
     czk_err_clear(&err);
-    czk_status st = czk_engine_submit(s->engine, &req, job_id, queue_pos, &err);
+    czk_submit_info info;
+    czk_status st = czk_engine_submit(s->engine, &req, job_id, &info, &err);
     free(vp);
     free(vl);
+    if (queue_pos) *queue_pos = info.queue_position;
     if (!st) return GRPC_STATUS_OK;
-    /* MISMATCH: the request id names a job of another request (that job is there), or
+    /* MISMATCH: the request id names a job of another request (that job is there), unless
      * the kind found the payload inconsistent at intake (no job is kept) */
-    czk_job_info info;
-    if (st == CZK_ERR_MISMATCH && req.request_id && *req.request_id &&
-        czk_engine_job_info(s->engine, req.request_id, &info, NULL) == CZK_OK)
+    if (st == CZK_ERR_MISMATCH && !info.refused)
         return fail(a, GRPC_STATUS_ALREADY_EXISTS, "%s", err.msg);
     return fail(a, code_for(st), "%s", err.msg);
 }
@@ -446,6 +468,7 @@ typedef struct keep {
     Cuzk__V1__GPUStatus *gpus, **gpu_ptrs;
     Cuzk__V1__SRSStatus *srs, **srs_ptrs;
     Cuzk__V1__QueueStatus *queues, **queue_ptrs;
+    Cuzk__V1__JobStatus *jobs, **job_ptrs;
     char job_id[CZK_JOB_ID_MAX];
 } keep;
 
@@ -459,6 +482,8 @@ static void keep_free(keep *k) {
     free(k->srs_ptrs);
     free(k->queues);
     free(k->queue_ptrs);
+    free(k->jobs);
+    free(k->job_ptrs);
 }
 
 /*
@@ -504,8 +529,8 @@ static grpc_status_code h_await(srv_call *c, grpc_slice in, answer *a, keep *k) 
     k->have_res = true;
     if (st == CZK_ERR_INVALID_ARG && k->res.state == CZK_JOB_UNKNOWN)
         return fail(a, GRPC_STATUS_NOT_FOUND,
-                    "no job %s (never submitted, or its result was "
-                    "already fetched or pruned)",
+                    "no job %s (never submitted, or its result was pruned: results are kept "
+                    "for scheduler.result_retention after the job finished)",
                     k->job_id);
     if (closed) return fail(a, GRPC_STATUS_CANCELLED, "the client went away");
     if (st && st != CZK_ERR_TIMEOUT) return fail(a, code_for(st), "%s", err.msg);
@@ -530,7 +555,9 @@ static grpc_status_code h_prove(srv_call *c, grpc_slice in, answer *a, keep *k) 
     pthread_mutex_lock(&s->mu);
     c->prove = true;
     memcpy(c->job_id, k->job_id, sizeof c->job_id);
-    bool closed_early = (c->done & DONE_CLOSE) && c->close_cancelled;
+    c->prove_next = s->proves;
+    s->proves = c;
+    bool closed_early = (c->done & DONE_CLOSE) && c->close_cancelled && !other_prove_waits(s, c);
     pthread_mutex_unlock(&s->mu);
     if (closed_early && s->opts.cancel_on_disconnect)
         ignore(czk_engine_cancel(s->engine, k->job_id, NULL, NULL));
@@ -539,15 +566,12 @@ static grpc_status_code h_prove(srv_call *c, grpc_slice in, answer *a, keep *k) 
     bool closed;
     czk_status st = wait_job(c, k->job_id, 0, &k->res, &closed, &err);
     k->have_res = true;
-    if (closed) {
-        /* The dispatcher cancelled the job; collect its result so it is not kept. */
-        if (s->opts.cancel_on_disconnect) {
-            czk_job_result_free(&k->res);
-            ignore(czk_engine_await(s->engine, k->job_id, 2000, &k->res, NULL));
-        }
+    pthread_mutex_lock(&s->mu);
+    prove_unlist(s, c);
+    pthread_mutex_unlock(&s->mu);
+    if (closed) /* the dispatcher cancelled the job (unless another call waits for it) */
         return fail(a, GRPC_STATUS_CANCELLED, "the client went away; job %s %s", k->job_id,
                     s->opts.cancel_on_disconnect ? "cancelled" : "left running");
-    }
     if (st) return fail(a, code_for(st), "%s", err.msg);
     result_to_proto(&k->await, &k->res);
     cuzk__v1__prove_response__init(&k->prove);
@@ -597,7 +621,10 @@ static grpc_status_code h_status(srv_call *c, grpc_slice in, answer *a, keep *k)
     k->srs_ptrs = calloc(e->num_srs + 1, sizeof *k->srs_ptrs);
     k->queues = calloc(e->num_queues + 1, sizeof *k->queues);
     k->queue_ptrs = calloc(e->num_queues + 1, sizeof *k->queue_ptrs);
-    if (!k->gpus || !k->gpu_ptrs || !k->srs || !k->srs_ptrs || !k->queues || !k->queue_ptrs)
+    k->jobs = calloc(e->num_jobs + 1, sizeof *k->jobs);
+    k->job_ptrs = calloc(e->num_jobs + 1, sizeof *k->job_ptrs);
+    if (!k->gpus || !k->gpu_ptrs || !k->srs || !k->srs_ptrs || !k->queues || !k->queue_ptrs ||
+        !k->jobs || !k->job_ptrs)
         return fail(a, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
     for (size_t i = 0; i < e->num_devices; i++) {
         const czk_engine_device_status *d = &e->devices[i];
@@ -636,6 +663,25 @@ static grpc_status_code h_status(srv_call *c, grpc_slice in, answer *a, keep *k)
     }
     p->n_queues = e->num_queues;
     p->queues = k->queue_ptrs;
+    for (size_t i = 0; i < e->num_jobs; i++) {
+        const czk_job_info *j = &e->jobs[i];
+        Cuzk__V1__JobStatus *q = &k->jobs[i];
+        cuzk__v1__job_status__init(q);
+        q->job_id = (char *)j->job_id;
+        q->proof_kind = (char *)czk_engine_status_kind_name(e, j->kind);
+        /* JobStatus.State has czk_job_state's numbers */
+        q->state = protobuf_c_enum_descriptor_get_value(&cuzk__v1__job_status__state__descriptor,
+                                                        (int)j->state)
+                       ? (Cuzk__V1__JobStatus__State)j->state
+                       : CUZK__V1__JOB_STATUS__STATE__UNKNOWN;
+        q->partitions = j->partitions;
+        q->partitions_finalized = j->finalized;
+        q->partitions_in_flight = j->in_flight;
+        q->age_ms = j->age_ms;
+        k->job_ptrs[i] = q;
+    }
+    p->n_jobs = e->num_jobs;
+    p->jobs = k->job_ptrs;
     p->total_proofs_completed = e->proofs_completed;
     p->total_proofs_failed = e->proofs_failed;
     p->uptime_seconds = e->uptime_ms / 1000;

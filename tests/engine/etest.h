@@ -118,7 +118,7 @@ static inline czk_status slow_device(void *self, const czk_params *p, const czk_
                                      czk_err *err) {
     slow_be *b = self;
     slow_lock sl = {lock, b->gpu_ms};
-    czk_device_lock l2 = {slow_acquire, slow_release, &sl};
+    czk_device_lock l2 = {slow_acquire, slow_release, &sl, lock ? lock->cancel : NULL};
     return czk_prove_device(&b->inner, p, s, w, &l2, out, deferred, t, err);
 }
 

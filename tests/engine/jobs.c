@@ -3,8 +3,9 @@
 /*
  * Jobs and the SRS cache: request-id semantics (same id while running is
  * the same job; after completion the stored result; a different request
- * under a used id is refused), results handed to every waiter and pruned
- * after fetching, after the retention time or beyond max_results; await
+ * under a used id is refused), results handed to every waiter, kept after
+ * an await (a second await gets the same bytes) and pruned after the
+ * retention time or beyond max_results; await
  * time-outs; preload from param_cache (the proofs verify against the keys
  * the test wrote there), eviction on request and refusal while held,
  * background loading; the status snapshot and the metrics text.
@@ -85,15 +86,17 @@ static void test_request_ids(void **state) {
     czk_job_result res = et_await(e, rid);
     et_verify(&g_keys->vk, &res, 31, 2, 8);
     czk_job_result_free(&res);
-    /* fetched: gone; the id can be used again, for a new job */
-    assert_int_equal(state_of(e, rid), CZK_JOB_UNKNOWN);
-    assert_int_equal(czk_engine_await(e, rid, 0, &res, &err), CZK_ERR_INVALID_ARG);
-    assert_int_equal(res.state, CZK_JOB_UNKNOWN);
-    et_submit(e, id2, rid, CZK_PRIORITY_UNSPECIFIED, "seed=33 partitions=1 log=8");
-    assert_int_equal(ev_count(&log, CZK_EV_JOB_SUBMIT, rid), 2);
-    res = et_await(e, rid);
-    et_verify(&g_keys->vk, &res, 33, 1, 8);
-    czk_job_result_free(&res);
+    /* fetched, and still there for the retention time: the same bytes again (a client that
+     * lost them asks again); the id stays the completed request's */
+    czk_job_result again = et_await(e, rid);
+    et_verify(&g_keys->vk, &again, 31, 2, 8);
+    czk_job_result_free(&again);
+    assert_int_equal(state_of(e, rid), CZK_JOB_COMPLETED);
+    r.priority = CZK_PRIORITY_UNSPECIFIED;
+    r.vanilla_proof = (const uint8_t *)"seed=33 partitions=1 log=8";
+    r.vanilla_proof_len = strlen((const char *)r.vanilla_proof);
+    assert_int_equal(czk_engine_submit(e, &r, id2, NULL, &err), CZK_ERR_MISMATCH);
+    assert_int_equal(ev_count(&log, CZK_EV_JOB_SUBMIT, rid), 1);
     /* fresh ids are distinct; bad requests are refused */
     char a[CZK_JOB_ID_MAX], b[CZK_JOB_ID_MAX];
     et_submit(e, a, NULL, CZK_PRIORITY_UNSPECIFIED, "seed=34 partitions=1 log=8");
@@ -167,7 +170,7 @@ static void test_await(void **state) {
     assert_true(r.total_ms >= r.synthesis_ms / 2);
     czk_job_result_free(&r);
     czk_job_result_free(&w.r);
-    assert_int_equal(state_of(e, id), CZK_JOB_UNKNOWN);
+    assert_int_equal(state_of(e, id), CZK_JOB_COMPLETED); /* kept for the retention time */
     czk_engine_destroy(e);
 }
 

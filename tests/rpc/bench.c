@@ -15,6 +15,7 @@
  */
 #include "../engine/etest.h"
 #include "../bench/summary.h"
+#include "rpc_util.h"
 
 #include "czk/rpc.h"
 
@@ -25,11 +26,6 @@ static char g_dir[256], g_addr[320];
 static czk_engine *g_engine;
 static czk_rpc_server *g_server;
 
-static void quiet_rpc_log(void *ctx, const char *level, const char *line) {
-    (void)ctx;
-    if (getenv("CZK_TEST_VERBOSE")) fprintf(stderr, "[rpc %s] %s\n", level, line);
-}
-
 static int setup(void **state) {
     (void)state;
     czk_test_tmpdir(g_dir, sizeof g_dir, "engine");
@@ -38,13 +34,7 @@ static int setup(void **state) {
     snprintf(o.config.timeline_file, sizeof o.config.timeline_file, "%s/timeline.log", g_dir);
     g_engine = et_start(&o);
     snprintf(g_addr, sizeof g_addr, "unix://%s/czk.sock", g_dir);
-    czk_rpc_server_opts so;
-    czk_rpc_server_opts_default(&so);
-    so.listen[0] = g_addr;
-    so.num_listen = 1;
-    so.log = quiet_rpc_log;
-    czk_err err;
-    czk_assert_ok(czk_rpc_server_start(&g_server, g_engine, &so, &err), &err);
+    g_server = rpc_test_server(g_engine, g_addr, 0);
     return 0;
 }
 

@@ -12,22 +12,13 @@
  * circuit named once; --log-level's help and error list trace.
  */
 #include "../engine/porep_intake.h"
+#include "rpc_util.h"
 
-#include "czk/rpc.h"
-
-#include <signal.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <fcntl.h>
 #include <sys/wait.h>
 
 #define LOG 6
-
-static const char *cli(void) {
-    const char *p = getenv("CZK_TEST_CLI");
-    if (!p) fail_msg("CZK_TEST_CLI is not set (run under ctest)");
-    return p;
-}
 
 static pid_t spawn_daemon(const char *dir) {
     char cfg[600], log[600];
@@ -44,32 +35,7 @@ static pid_t spawn_daemon(const char *dir) {
             "[logging]\ntimeline_file = \"%s/timeline.log\"\n",
             dir, dir, dir);
     fclose(f);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the test, even when it fails */
-        FILE *e = freopen(log, "w", stderr);
-        (void)e;
-        execl(cli(), cli(), "daemon", "--config", cfg, (char *)NULL);
-        _exit(127);
-    }
-    return pid;
-}
-
-static void wait_serving(czk_rpc_client *c) {
-    czk_err err;
-    czk_assert_ok(czk_rpc_client_wait_ready(c, 20000, &err), &err);
-}
-
-static bool file_has(const char *path, const char *a, const char *b) {
-    FILE *f = fopen(path, "r");
-    if (!f) return false;
-    char line[1024];
-    bool found = false;
-    while (!found && fgets(line, sizeof line, f))
-        found = strstr(line, a) && strstr(line, b);
-    fclose(f);
-    return found;
+    return spawn_cli_daemon(cfg, log);
 }
 
 static void test_daemon(void **state) {

@@ -16,8 +16,8 @@
  * why; a missing key file is FAILED_PRECONDITION; graceful shutdown.
  */
 #include "../engine/porep_intake.h"
+#include "rpc_util.h"
 
-#include "czk/rpc.h"
 #include "util/time.h"
 
 #include <errno.h>
@@ -39,22 +39,8 @@ static czk_engine *g_engine;
 static czk_rpc_server *g_server;
 static czk_rpc_client *g_client;
 
-static void quiet_rpc_log(void *ctx, const char *level, const char *line) {
-    (void)ctx;
-    if (getenv("CZK_TEST_VERBOSE")) fprintf(stderr, "[rpc %s] %s\n", level, line);
-}
-
 static czk_rpc_server *start_server(const char *addr) {
-    czk_rpc_server_opts o;
-    czk_rpc_server_opts_default(&o);
-    o.listen[0] = addr;
-    o.num_listen = 1;
-    o.max_calls = 16;
-    o.log = quiet_rpc_log;
-    czk_rpc_server *s;
-    czk_err err;
-    czk_assert_ok(czk_rpc_server_start(&s, g_engine, &o, &err), &err);
-    return s;
+    return rpc_test_server(g_engine, addr, 16);
 }
 
 static int setup(void **state) {
@@ -372,18 +358,9 @@ static void test_concurrent_prove(void **state) {
     }
 }
 
-static uint64_t cancelled_count(void) {
-    czk_engine_status *es;
-    czk_err err;
-    czk_assert_ok(czk_engine_status_get(g_engine, &es, &err), &err);
-    uint64_t n = es->proofs_cancelled;
-    czk_engine_status_free(es);
-    return n;
-}
-
 static void test_deadline_cancels_proof(void **state) {
     (void)state;
-    uint64_t before = cancelled_count();
+    uint64_t before = engine_cancelled(g_engine);
     czk_proof_request r;
     test_req(&r, "seed=21 partitions=2 log=6 synth_ms=30000");
     r.request_id = "rpc-deadline-1";
@@ -395,9 +372,9 @@ static void test_deadline_cancels_proof(void **state) {
     assert_int_equal(code, 4); /* DEADLINE_EXCEEDED */
     czk_job_result_free(&res);
     /* the engine cancels the job (its 30 s synthesis stops at its next cancel check) */
-    while (cancelled_count() == before && czk_now_ms() - t0 < 10000)
+    while (engine_cancelled(g_engine) == before && czk_now_ms() - t0 < 10000)
         sleep_ms(25);
-    assert_int_equal(cancelled_count(), before + 1);
+    assert_int_equal(engine_cancelled(g_engine), before + 1);
     czk_job_info info;
     if (czk_engine_job_info(g_engine, "rpc-deadline-1", &info, NULL) == CZK_OK)
         assert_int_equal(info.state, CZK_JOB_CANCELLED); /* else collected by the server */
