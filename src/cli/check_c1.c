@@ -123,8 +123,10 @@ int czk_cmd_check_c1(int argc, char **argv) {
     if (env)
         printf("  envelope: SectorNum %llu, SectorSize %llu\n", (unsigned long long)env_sector,
                (unsigned long long)s->sector_size);
-    printf("  %u partitions x %u challenges, %u layers, TreeD depth %u, TreeR/TreeC %u-%u-%u\n",
-           c1->num_partitions, c1->challenges_per_partition, s->layers, s->log2_nodes,
+    printf("  %u partition%s x %u challenge%s, %u layers, TreeD depth %u, TreeR/TreeC "
+           "%u-%u-%u\n",
+           c1->num_partitions, c1->num_partitions == 1 ? "" : "s", c1->challenges_per_partition,
+           c1->challenges_per_partition == 1 ? "" : "s", s->layers, s->log2_nodes,
            s->tree_base_arity, s->tree_sub_arity, s->tree_top_arity);
     hex32(h, c1->comm_r.b);
     printf("  comm_r     %s\n", h);

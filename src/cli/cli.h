@@ -177,11 +177,13 @@ void czk_cli_c1_prover_id(uint8_t out[32], const czk_cli_c1_args *a) CZK_NONNULL
 void czk_cli_c1_ids_text(char *out, size_t cap, const czk_cli_c1_args *a, uint64_t sector)
     CZK_NONNULL(1, 3);
 /*
- * The key file (a->key_ext) for shape: --<key> as given, else in --param-cache
- * (default: czk_porep_param_cache_dir) by Filecoin's v28 name, then czk's
- * test-key name (czk_porep_find_key). *kind_name says which ("czk TEST keys
- * (...)", "Filecoin v28 verifying key", "given with --vk"...).
- * Returns: CZK_OK; CZK_ERR_IO naming both names looked for; CZK_ERR_INVALID_ARG.
+ * The key file (a->key_ext) for shape: --<key> as given, else on the key
+ * search path (czk_porep_find_key: --param-cache when given, the parameter
+ * cache, czk's test keys) by Filecoin's v28 name, then czk's test-key name.
+ * *kind_name says which ("czk TEST keys (...)", "Filecoin v28 verifying
+ * key", "given with --vk"...).
+ * Returns: CZK_OK; CZK_ERR_IO naming the directories, both names looked for
+ *   and the keys found there; CZK_ERR_INVALID_ARG.
  */
 CZK_NODISCARD czk_status czk_cli_c1_key(char *path, size_t cap, const char **kind_name,
                                         const czk_cli_c1_args *a, const czk_porep_shape *shape,

@@ -287,9 +287,9 @@ static int cmd_status(czk_rpc_client *c, int64_t deadline) {
     printf("SRS:\n");
     for (size_t i = 0; i < s->num_srs; i++) {
         const czk_rpc_srs_status *x = &s->loaded_srs[i];
-        printf("  %-14s %-4s %llu bytes, %u jobs\n", x->circuit_id,
+        printf("  %-14s %-4s %llu bytes, %u job%s\n", x->circuit_id,
                (unsigned)x->tier < 3 ? TIER[x->tier] : "?", (unsigned long long)x->size_bytes,
-               x->ref_count);
+               x->ref_count, x->ref_count == 1 ? "" : "s");
     }
     printf("queues:\n");
     for (size_t i = 0; i < s->num_queues; i++)

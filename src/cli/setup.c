@@ -8,10 +8,10 @@
  *       the shape cache (or is recorded), the files are named
  *       czk_porep_test_key_name() ("czk-test-v28-stacked-proof-of-
  *       replication-8-0-0-2KiB.params" / ".vk") so that they cannot be taken
- *       for Filecoin's ceremony files, in DIR (default: the parameter cache,
- *       $FIL_PROOFS_PARAMETER_CACHE or /var/tmp/filecoin-proof-parameters),
- *       where `czk prove` and `czk verify` look. Existing keys whose .vk
- *       fits the shape are kept unless --force.
+ *       for Filecoin's ceremony files, in DIR (default: czk's test keys,
+ *       czk_cache_dir("test-keys"), which every command and the daemon
+ *       search: keys.h). Existing keys whose .vk fits the shape are kept
+ *       unless --force.
  *   czk setup --shape FILE --out PREFIX [--seed N] [--threads T] [--backend B] [--device N]
  *       keys for a recorded shape (a czk_shape_write file): PREFIX.params
  *       and PREFIX.vk.
@@ -30,6 +30,7 @@
 #include "cli/cli.h"
 #include "czk/cuda.h"
 #include "czk/groth16.h"
+#include "czk/keys.h"
 #include "czk/porep_prove.h"
 
 #include <errno.h>
@@ -54,9 +55,9 @@ static const char USAGE[] =
     "                         32GiB, 64GiB (or bytes), named\n"
     "                         czk-test-v28-stacked-proof-of-replication-<tree>-<size>\n"
     "  --registered-proof ID  RegisteredSealProof id 0..19 (picks the size)\n"
-    "  --out-dir DIR          where to write them (default: the parameter cache,\n"
-    "                         $FIL_PROOFS_PARAMETER_CACHE or\n"
-    "                         /var/tmp/filecoin-proof-parameters)\n"
+    "  --out-dir DIR          where to write them (default: czk's test keys,\n"
+    "                         $CZK_CACHE_DIR/test-keys, else ~/.cache/czk/test-keys,\n"
+    "                         where czk prove, verify, bench and daemon also look)\n"
     "  --force                remake keys that exist\n"
     "  --no-shape-cache       record the circuit instead of using the shape cache\n"
     "  --shape FILE           a recorded shape (czk_shape_write)...\n"
@@ -222,8 +223,8 @@ int czk_cmd_setup(int argc, char **argv) {
         char dir[PATH_MAX], name[256];
         if (dir_arg)
             snprintf(dir, sizeof dir, "%s", dir_arg);
-        else if (czk_porep_param_cache_dir(dir, sizeof dir, &err))
-            return czk_cli_fail(CMD, "%s", err.msg);
+        else if (!czk_cache_dir(dir, sizeof dir, "test-keys"))
+            return czk_cli_fail(CMD, "neither CZK_CACHE_DIR nor HOME is set: give --out-dir");
         if (czk_porep_test_key_name(name, sizeof name, ps, ".params", &err) ||
             snprintf(pp, sizeof pp, "%s/%s", dir, name) >= (int)sizeof pp ||
             czk_porep_test_key_name(name, sizeof name, ps, ".vk", &err) ||
