@@ -199,14 +199,17 @@ int czk_cli_envelope(const char *cmd, char **out, size_t *out_len, const uint8_t
  * czk_cli_progress set up by czk_cli_progress_init). On a terminal one line
  * "czk <cmd>: loading keys: <stage> NN % (X of Y GiB)", redrawn in place at
  * most every 0.1 s and erased by czk_cli_progress_end. Otherwise a plain
- * line per 25 % of each pass, only once the read has taken 2 s (a quick
- * read prints nothing).
+ * line (with the seconds so far) per 10 points of each pass at most every
+ * 5 s, and at least every 30 s while it advances, only once the read has
+ * taken 2 s (a quick read prints nothing). The reader's notice before a
+ * subgroup pass (CZK_PARAMS_NOTICE: why, and about how long) is always
+ * printed, on a line of its own.
  */
 typedef struct czk_cli_progress {
     const char *cmd;
     bool tty, drawn, subgroup;
-    int quarter; /* last plain line: 25 % steps of the current pass */
-    double t0, t_draw;
+    int pct_line;        /* percentage of the last plain line in this pass, -1 for none */
+    double t0, t_draw, t_line;
 } czk_cli_progress;
 void czk_cli_progress_init(czk_cli_progress *p, const char *cmd) CZK_NONNULL(1, 2);
 void czk_cli_progress_fn(void *ctx, const char *stage, uint64_t done_bytes, uint64_t total_bytes);
