@@ -700,11 +700,13 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_opts *opts, czk_
                  e->num_devices == 1 ? "" : "s", c->gpu_workers_per_device,
                  c->gpu_workers_per_device == 1 ? "" : "s");
     czk_engine_log(e, 2,
-                   "engine: budget %llu bytes (%s), %u synthesis worker%s (%u threads), %s (%u "
-                   "threads), %u finalizer%s, GPU queue %u%s, synthesis lookahead %u",
+                   "engine: budget %llu bytes (%s), %u synthesis worker%s (%u thread%s), %s (%u "
+                   "thread%s), %u finalizer%s, GPU queue %u%s, synthesis lookahead %u",
                    (unsigned long long)total, e->budget_source, c->partition_workers,
-                   c->partition_workers == 1 ? "" : "s", czk_pool_threads(e->synth_pool), devs,
-                   czk_pool_threads(e->gpu_pool), c->finalize_workers,
+                   c->partition_workers == 1 ? "" : "s", czk_pool_threads(e->synth_pool),
+                   czk_pool_threads(e->synth_pool) == 1 ? "" : "s", devs,
+                   czk_pool_threads(e->gpu_pool), czk_pool_threads(e->gpu_pool) == 1 ? "" : "s",
+                   c->finalize_workers,
                    c->finalize_workers == 1 ? "" : "s", e->gpu_queue_limit,
                    e->gpu_queue_limit == 1 ? " partition at most"
                    : e->gpu_queue_limit    ? " partitions at most"

@@ -48,6 +48,9 @@ static pid_t spawn_daemon(const char *dir) {
     assert_true(pid >= 0);
     if (pid == 0) {
         prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the test, even when it fails */
+        /* the whole key search path in dir: this machine's test keys are not found */
+        setenv("FIL_PROOFS_PARAMETER_CACHE", dir, 1);
+        setenv("CZK_CACHE_DIR", dir, 1);
         FILE *e = freopen(log, "w", stderr);
         (void)e;
         execl(cli(), cli(), "daemon", "--config", cfg, (char *)NULL);
