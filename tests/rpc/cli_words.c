@@ -21,10 +21,10 @@
  */
 #include "../engine/porep_intake.h"
 
+#include "spawn.h"
+
 #include "czk/httpstatus.h"
 
-#include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 
 static const char *cli(void) {
@@ -78,21 +78,10 @@ static pid_t spawn_daemon(bool http) {
             "[logging]\nlevel = \"info\"\ntimeline_file = \"%s/timeline.log\"\n",
             g_addr, http ? "127.0.0.1:0" : "", g_dir, g_dir);
     fclose(f);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the test */
-        char v[400];
-        snprintf(v, sizeof v, "%s/fil", g_dir);
-        setenv("FIL_PROOFS_PARAMETER_CACHE", v, 1);
-        snprintf(v, sizeof v, "%s/cache", g_dir);
-        setenv("CZK_CACHE_DIR", v, 1);
-        FILE *e = freopen(log, "w", stderr);
-        (void)e;
-        execl(cli(), cli(), "daemon", "--config", cfg, (char *)NULL);
-        _exit(127);
-    }
-    return pid;
+    char fil[400], cache[400];
+    snprintf(fil, sizeof fil, "%s/fil", g_dir);
+    snprintf(cache, sizeof cache, "%s/cache", g_dir);
+    return spawn_czk_daemon(cfg, log, fil, cache);
 }
 
 static void test_words(void **state) {

@@ -14,6 +14,7 @@
 #include "../engine/porep_intake.h"
 
 #include "czk/rpc.h"
+#include "spawn.h"
 
 #include <signal.h>
 #include <sys/prctl.h>
@@ -44,19 +45,8 @@ static pid_t spawn_daemon(const char *dir) {
             "[logging]\ntimeline_file = \"%s/timeline.log\"\n",
             dir, dir, dir);
     fclose(f);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the test, even when it fails */
-        /* the whole key search path in dir: this machine's test keys are not found */
-        setenv("FIL_PROOFS_PARAMETER_CACHE", dir, 1);
-        setenv("CZK_CACHE_DIR", dir, 1);
-        FILE *e = freopen(log, "w", stderr);
-        (void)e;
-        execl(cli(), cli(), "daemon", "--config", cfg, (char *)NULL);
-        _exit(127);
-    }
-    return pid;
+    /* the whole key search path in dir: this machine's test keys are not found */
+    return spawn_czk_daemon(cfg, log, dir, dir);
 }
 
 static void wait_serving(czk_rpc_client *c) {

@@ -13,14 +13,10 @@
  * that check takes on two cores.
  */
 #include "../porep/e2e_util.h"
-
-#include <signal.h>
-#include <sys/prctl.h>
+#include "spawn.h"
 
 static void test_default_keys(void **state) {
     (void)state;
-    const char *cli = getenv("CZK_TEST_CLI");
-    if (!cli) fail_msg("CZK_TEST_CLI is not set (run under ctest)");
     char dir[256], keys[600], cache[400], cfg[400], log[400], addr[320];
     czk_test_tmpdir(dir, sizeof dir, "keys-default");
     e2e_keys_dir(keys, sizeof keys);
@@ -33,19 +29,9 @@ static void test_default_keys(void **state) {
     assert_non_null(f);
     fprintf(f, "[daemon]\nlisten = \"%s\"\n[gpus]\nbackend = \"cpu\"\n", addr);
     fclose(f);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the test */
-        char v[400];
-        snprintf(v, sizeof v, "%s/no-params", dir);
-        setenv("FIL_PROOFS_PARAMETER_CACHE", v, 1);
-        setenv("CZK_CACHE_DIR", cache, 1);
-        FILE *e = freopen(log, "w", stderr);
-        (void)e;
-        execl(cli, cli, "daemon", "--config", cfg, (char *)NULL);
-        _exit(127);
-    }
+    char fil[400];
+    snprintf(fil, sizeof fil, "%s/no-params", dir);
+    pid_t pid = spawn_czk_daemon(cfg, log, fil, cache);
     char cmd[1600], out[4096];
     snprintf(cmd, sizeof cmd, "client --addr '%s' --deadline 600 preload porep-2k", addr);
     int rc = -1;
