@@ -605,12 +605,24 @@ typedef struct czk_setup_timings {
  */
 typedef void (*czk_setup_phase_fn)(void *ctx, const char *phase, double seconds, uint64_t points);
 
+/*
+ * Progress inside the phases of czk_setup_with / czk_setup_write, on the
+ * calling thread: as the setup begins ("lagrange", done 0, total 0: the
+ * scalars, then "qap", count nothing), as each vector's phase begins ("ic",
+ * "h", "l", "a", "b_g1", "b_g2": done 0, total its points), and for the
+ * vectors czk_setup_write streams to the file after each piece of their
+ * points (done of total).
+ */
+typedef void (*czk_setup_progress_fn)(void *ctx, const char *phase, uint64_t done,
+                                      uint64_t total);
+
 typedef struct czk_setup_opts {
-    const char *stamp_dir;      /* czk_setup_write: as czk_params_read_opts.stamp_dir */
-    bool no_stamp;              /* czk_setup_write: write no stamp */
-    czk_setup_phase_fn phase;   /* NULL: no reports */
-    void *phase_ctx;            /* passed to phase */
-    czk_setup_timings *timings; /* NULL, or filled (zeroed first) */
+    const char *stamp_dir;          /* czk_setup_write: as czk_params_read_opts.stamp_dir */
+    bool no_stamp;                  /* czk_setup_write: write no stamp */
+    czk_setup_phase_fn phase;       /* NULL: no reports */
+    void *phase_ctx;                /* passed to phase and progress */
+    czk_setup_timings *timings;     /* NULL, or filled (zeroed first) */
+    czk_setup_progress_fn progress; /* NULL: no progress reports */
 } czk_setup_opts;
 
 /*

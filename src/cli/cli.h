@@ -196,7 +196,8 @@ int czk_cli_envelope(const char *cmd, char **out, size_t *out_len, const uint8_t
 
 /*
  * Progress of a parameter read on stderr (a czk_params_progress_fn, ctx a
- * czk_cli_progress set up by czk_cli_progress_init). On a terminal one line
+ * czk_cli_progress set up by czk_cli_progress_init; with what and points
+ * set, of other work counted in points: czk setup's). On a terminal one line
  * "czk <cmd>: loading keys: <stage> NN % (X of Y GiB)", redrawn in place at
  * most every 0.1 s and erased by czk_cli_progress_end. Otherwise a plain
  * line (with the seconds so far) per 10 points of each pass at most every
@@ -207,6 +208,8 @@ int czk_cli_envelope(const char *cmd, char **out, size_t *out_len, const uint8_t
  */
 typedef struct czk_cli_progress {
     const char *cmd;
+    const char *what; /* the line's label: "loading keys" (init), or set after init */
+    bool points;      /* amounts in points (czk setup), not bytes */
     bool tty, drawn, subgroup;
     int pct_line;        /* percentage of the last plain line in this pass, -1 for none */
     double t0, t_draw, t_line;

@@ -25,7 +25,8 @@
  * comes from a seeded generator, so the same seed and shape give the same
  * files; without it, from getrandom. The keys are for tests: whoever knows
  * the seed can forge proofs. The phases are printed as they end, with the
- * peak RSS at the end.
+ * peak RSS at the end; inside them, the progress of each vector's points on
+ * stderr (a redrawn line on a terminal, else a line per 10 points).
  */
 #include "cli/cli.h"
 #include "czk/cuda.h"
@@ -80,8 +81,9 @@ static bool keys_present(const char *pp, const char *vp, uint32_t inputs) {
     return ok;
 }
 
+/* A phase ended: its line on stdout, after the progress line (stderr, a terminal) is erased. */
 static void print_phase(void *ctx, const char *phase, double seconds, uint64_t points) {
-    (void)ctx;
+    czk_cli_progress_end(ctx);
     if (!strcmp(phase, "scalars")) return; /* summed over the vectors: in the final line */
     if (points > 6)
         printf("  %-8s %8.2f s  %11llu points  %7.1f M/s\n", phase, seconds,
@@ -250,6 +252,10 @@ int czk_cmd_setup(int argc, char **argv) {
     czk_shape *shape = NULL;
     czk_status st;
     bool recorded = false;
+    if (porep) /* recording takes a while the first time (a minute for 32GiB): say so first */
+        printf("setup: the %s partition circuit's shape (from the shape cache, else recorded "
+               "now)...\n",
+               ps->name);
     if (porep)
         st = czk_porep_shape_load(&shape, &recorded, ps, use_shape_cache, &err);
     else
@@ -296,9 +302,15 @@ int czk_cmd_setup(int argc, char **argv) {
     bool stamped = false;
     czk_vk vk = {0};
     czk_setup_timings tm = {0};
-    czk_setup_opts so = {.phase = print_phase, .timings = &tm};
+    czk_cli_progress prog; /* inside the phases: a line on a terminal, else one per 10 % */
+    czk_cli_progress_init(&prog, CMD);
+    prog.what = "making keys";
+    prog.points = true;
+    czk_setup_opts so = {
+        .phase = print_phase, .phase_ctx = &prog, .timings = &tm, .progress = czk_cli_progress_fn};
     st = czk_toxic_random(&toxic, seeded ? &rng : NULL, &err);
     if (!st) st = czk_setup_write(pp, &vk, &stamped, shape, &toxic, &be, pool, &so, &err);
+    czk_cli_progress_end(&prog);
     double t1 = czk_cli_now();
     if (!st) st = czk_vk_write(&vk, vp, &err);
     double t_vk = czk_cli_now() - t1;
