@@ -613,8 +613,7 @@ typedef void (*czk_setup_phase_fn)(void *ctx, const char *phase, double seconds,
  * vectors czk_setup_write streams to the file after each piece of their
  * points (done of total).
  */
-typedef void (*czk_setup_progress_fn)(void *ctx, const char *phase, uint64_t done,
-                                      uint64_t total);
+typedef void (*czk_setup_progress_fn)(void *ctx, const char *phase, uint64_t done, uint64_t total);
 
 typedef struct czk_setup_opts {
     const char *stamp_dir;          /* czk_setup_write: as czk_params_read_opts.stamp_dir */

@@ -57,13 +57,13 @@ typedef enum czk_key_kind {
     CZK_KEY_TEST = 1,     /* czk's test-key name */
 } czk_key_kind;
 
-#define CZK_KEY_DIRS 3        /* directories of the key search path, at most */
-#define CZK_KEY_DIR_MAX 4096  /* bytes of one, with the NUL */
+#define CZK_KEY_DIRS 3       /* directories of the key search path, at most */
+#define CZK_KEY_DIR_MAX 4096 /* bytes of one, with the NUL */
 
 /* The key search path (czk_key_path_get). */
 typedef struct czk_key_path {
-    unsigned n;                                  /* directories in dir[] */
-    char dir[CZK_KEY_DIRS][CZK_KEY_DIR_MAX];     /* in search order */
+    unsigned n;                              /* directories in dir[] */
+    char dir[CZK_KEY_DIRS][CZK_KEY_DIR_MAX]; /* in search order */
 } czk_key_path;
 
 /*

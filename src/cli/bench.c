@@ -272,9 +272,9 @@ static void print_summary(const czk_bench_result *r, czk_bench_runner *runner, c
         printf("  %-22s - (none completed)\n", "s/proof");
     const char *unit = r->per_partition ? "partition" : "proof";
     if (r->per_partition) {
-        printf("  %-22s avg %.1f ms (min %.0f, max %.0f; %zu partition%s)\n",
-               "synthesis/partition", r->synthesis_avg_ms, r->tl.synth.min, r->tl.synth.max,
-               r->tl.synth.n, r->tl.synth.n == 1 ? "" : "s");
+        printf("  %-22s avg %.1f ms (min %.0f, max %.0f; %zu partition%s)\n", "synthesis/partition",
+               r->synthesis_avg_ms, r->tl.synth.min, r->tl.synth.max, r->tl.synth.n,
+               r->tl.synth.n == 1 ? "" : "s");
         printf("  %-22s avg %.1f ms (min %.0f, max %.0f; %zu partition%s)\n", "gpu/partition",
                r->gpu_avg_ms, r->tl.gpu.min, r->tl.gpu.max, r->tl.gpu.n,
                r->tl.gpu.n == 1 ? "" : "s");

@@ -211,7 +211,7 @@ typedef struct czk_cli_progress {
     const char *what; /* the line's label: "loading keys" (init), or set after init */
     bool points;      /* amounts in points (czk setup), not bytes */
     bool tty, drawn, subgroup;
-    int pct_line;        /* percentage of the last plain line in this pass, -1 for none */
+    int pct_line; /* percentage of the last plain line in this pass, -1 for none */
     double t0, t_draw, t_line;
 } czk_cli_progress;
 void czk_cli_progress_init(czk_cli_progress *p, const char *cmd) CZK_NONNULL(1, 2);

@@ -69,8 +69,12 @@ typedef struct client {
     czk_rpc_client *c;
 } client;
 
-#define GLOBAL_OPTS                                                                                \
-    {"addr", required_argument, NULL, 'a'}, { "deadline", required_argument, NULL, 'd' }
+/* --addr and --deadline, in every option table of the client */
+// clang-format off
+#define OPT_ADDR {"addr", required_argument, NULL, 'a'}
+#define OPT_DEADLINE {"deadline", required_argument, NULL, 'd'}
+#define GLOBAL_OPTS OPT_ADDR, OPT_DEADLINE
+// clang-format on
 
 /* -a / -d (ch) with its value: CZK_EXIT_OK, or the error printed and CZK_EXIT_ERROR. */
 static int global_opt(client *cl, int ch, const char *v) {
@@ -118,8 +122,8 @@ static int call_fail(const client *cl, const char *what, czk_status st, const cz
     if (st == CZK_ERR_TIMEOUT && cl->deadline >= 0)
         fprintf(stderr, "czk client %s: no answer within the deadline of %lld s (--deadline)%s\n",
                 what, (long long)(cl->deadline / 1000),
-                !strcmp(what, "prove") ? "; the daemon cancels the job of a Prove call it could "
-                                         "not answer (submit, then await, keeps it)"
+                !strcmp(what, "prove")   ? "; the daemon cancels the job of a Prove call it could "
+                                           "not answer (submit, then await, keeps it)"
                 : !strcmp(what, "await") ? "; the job keeps running: await it again"
                                          : "");
     return st == CZK_ERR_INVALID_ARG || st == CZK_ERR_UNSUPPORTED || st == CZK_ERR_MISMATCH ||
@@ -194,12 +198,15 @@ static bool parse_priority(const char *s, czk_priority *p) {
 
 /* prove / submit */
 static int cmd_prove(client *cl, bool wait, int argc, char **argv) {
-    static const struct option LONG[] = {
-        {"out", required_argument, NULL, 'o'},         {"kind", required_argument, NULL, 'k'},
-        {"request-id", required_argument, NULL, 'r'},  {"priority", required_argument, NULL, 'p'},
-        {"sector-num", required_argument, NULL, 's'},  {"miner-id", required_argument, NULL, 'm'},
-        {"sector-size", required_argument, NULL, 'z'}, GLOBAL_OPTS,
-        {NULL, 0, NULL, 0}};
+    static const struct option LONG[] = {{"out", required_argument, NULL, 'o'},
+                                         {"kind", required_argument, NULL, 'k'},
+                                         {"request-id", required_argument, NULL, 'r'},
+                                         {"priority", required_argument, NULL, 'p'},
+                                         {"sector-num", required_argument, NULL, 's'},
+                                         {"miner-id", required_argument, NULL, 'm'},
+                                         {"sector-size", required_argument, NULL, 'z'},
+                                         GLOBAL_OPTS,
+                                         {NULL, 0, NULL, 0}};
     const char *what = wait ? "prove" : "submit";
     const char *out = NULL, *kind = "porep";
     czk_proof_request r;
@@ -375,9 +382,8 @@ static int cmd_status(const client *cl, int64_t deadline) {
 }
 
 int czk_cmd_client(int argc, char **argv) {
-    static const struct option LONG[] = {GLOBAL_OPTS,
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
+    static const struct option LONG[] = {
+        GLOBAL_OPTS, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     client cl = {getenv("CZK_ADDR"), -1, NULL};
     if (!cl.addr || !*cl.addr) cl.addr = "unix:///run/curio/cuzk.sock";
     optind = 0; /* glibc: reinitialize (argv changes between parses) */

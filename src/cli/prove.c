@@ -13,8 +13,9 @@
  * --threads, synthesis.partition_workers from --witnesses) and the PoRep
  * kind registered with this command's loader (--params or the key search
  * path of keys.h: --param-cache, the parameter cache, czk's test keys; the
- * shape cache unless --no-shape-cache; the key-read progress on stderr). The C1 goes in as cuzk's envelope; the engine's intake parses it
- * and pre-checks every vanilla proof, with replica_id recomputed when the
+ * shape cache unless --no-shape-cache; the key-read progress on stderr).
+ * The C1 goes in as cuzk's envelope; the engine's intake parses it and
+ * pre-checks every vanilla proof, with replica_id recomputed when the
  * sector number and miner id are known, before any key is read. Then the
  * circuit is loaded (keys, shape, device upload, witness buffers: "ready"),
  * each partition runs through synthesis, the GPU worker and the finalizer,

@@ -706,8 +706,7 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_opts *opts, czk_
                    c->partition_workers == 1 ? "" : "s", czk_pool_threads(e->synth_pool),
                    czk_pool_threads(e->synth_pool) == 1 ? "" : "s", devs,
                    czk_pool_threads(e->gpu_pool), czk_pool_threads(e->gpu_pool) == 1 ? "" : "s",
-                   c->finalize_workers,
-                   c->finalize_workers == 1 ? "" : "s", e->gpu_queue_limit,
+                   c->finalize_workers, c->finalize_workers == 1 ? "" : "s", e->gpu_queue_limit,
                    e->gpu_queue_limit == 1 ? " partition at most"
                    : e->gpu_queue_limit    ? " partitions at most"
                                            : " (no limit)",

@@ -58,8 +58,7 @@ typedef enum czk_g16_stamp_kind {
 
 bool czk_g16_stamp_dir(char *out, size_t cap, const char *stamp_dir);
 czk_g16_stamp_kind czk_g16_stamp_lookup(const char *dir, int fd, const char *path,
-                                        const struct stat *st, uint8_t digest[64],
-                                        bool *current);
+                                        const struct stat *st, uint8_t digest[64], bool *current);
 bool czk_g16_stamp_write(const char *dir, int fd, const struct stat *st, const uint8_t tree[64]);
 /* A stamp for the file at path as it is now, in stamp_dir (NULL: the default); false: none. */
 bool czk_g16_stamp_file(const char *path, const char *stamp_dir, const uint8_t tree[64]);

@@ -106,8 +106,7 @@ static char **files_with(const char *dir, const char *ext, size_t *n) {
  * DIR1); c.params (in DIR2)" while it fits, "and N more" for the rest, or "; found no .params
  * file there".
  */
-static void found_hint(char *msg, size_t cap, size_t *len, const czk_key_path *p,
-                       const char *ext) {
+static void found_hint(char *msg, size_t cap, size_t *len, const czk_key_path *p, const char *ext) {
     size_t total = 0, shown = 0;
     for (unsigned i = 0; i < p->n; i++) {
         size_t n, here = 0;
@@ -116,7 +115,10 @@ static void found_hint(char *msg, size_t cap, size_t *len, const czk_key_path *p
             /* this name with its separator, the directory once, and "and 999 more" */
             size_t need = strlen(names[k]) + strlen(p->dir[i]) + 40;
             if (shown == total && *len + need < cap) {
-                put(msg, cap, len, "%s%s", !shown ? "; found there: " : here ? ", " : "; ",
+                put(msg, cap, len, "%s%s",
+                    !shown ? "; found there: "
+                    : here ? ", "
+                           : "; ",
                     names[k]);
                 shown++;
                 here++;
@@ -158,8 +160,11 @@ czk_status czk_key_find(char *path, size_t cap, czk_key_kind *kind, const char *
     put(msg, sizeof msg, &len, "no %s key for %s in ", ext, what);
     for (unsigned d = 0; d < p.n; d++) {
         struct stat sb;
-        put(msg, sizeof msg, &len, "%s%s%s", d == 0 ? "" : d + 1 == p.n ? " or " : ", ", p.dir[d],
-            stat(p.dir[d], &sb) ? " (absent)" : "");
+        put(msg, sizeof msg, &len, "%s%s%s",
+            d == 0         ? ""
+            : d + 1 == p.n ? " or "
+                           : ", ",
+            p.dir[d], stat(p.dir[d], &sb) ? " (absent)" : "");
     }
     put(msg, sizeof msg, &len, " (looked for %s%s and %s%s)", filecoin_name, ext, test_name, ext);
     found_hint(msg, sizeof msg, &len, &p, ext);

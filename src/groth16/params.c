@@ -831,8 +831,9 @@ static void full_check_why(char *out, size_t cap, bool stamps, const char *dir, 
                      ? "stamps are off (CZK_PARAMS_NO_STAMP)"
                      : "no stamp directory (neither CZK_CACHE_DIR nor HOME is set)");
     else if (stale)
-        snprintf(out, cap, "its stamp in %s is for other bytes (the file changed after it was "
-                           "checked)",
+        snprintf(out, cap,
+                 "its stamp in %s is for other bytes (the file changed after it was "
+                 "checked)",
                  dir);
     else
         snprintf(out, cap,
@@ -847,11 +848,10 @@ static void full_check_why(char *out, size_t cap, bool stamps, const char *dir, 
  * digest matches, else the subgroup pass (announced: full_check_notice); every outcome but a
  * matching format-3 stamp records one (groth16.h, "Digests").
  */
-static czk_status read_usual(int fd, const struct stat *stt, czk_params *pa, bool full,
-                             bool plain, czk_g16_stamp_kind kind, bool current,
-                             const uint8_t cand[64], bool stamps, const char *dir,
-                             const czk_params_read_opts *o, prog *pg, double t0,
-                             czk_params_read_info *inf, czk_err *err) {
+static czk_status read_usual(int fd, const struct stat *stt, czk_params *pa, bool full, bool plain,
+                             czk_g16_stamp_kind kind, bool current, const uint8_t cand[64],
+                             bool stamps, const char *dir, const czk_params_read_opts *o, prog *pg,
+                             double t0, czk_params_read_info *inf, czk_err *err) {
     czk_g16_reader *rd = NULL;
     czk_status st = czk_g16_reader_open(&rd, fd, (uint64_t)stt->st_size, plain, err);
     if (st) return st;

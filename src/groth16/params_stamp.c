@@ -146,8 +146,7 @@ static bool stamp_matches(const char *have, size_t got, const char *want, unsign
 }
 
 czk_g16_stamp_kind czk_g16_stamp_lookup(const char *dir, int fd, const char *path,
-                                        const struct stat *st, uint8_t digest[64],
-                                        bool *current) {
+                                        const struct stat *st, uint8_t digest[64], bool *current) {
     char file[PATH_MAX + 80], *want = malloc(TEXT_CAP), *have = malloc(TEXT_CAP + 1);
     czk_g16_stamp_kind kind = CZK_G16_STAMP_NONE;
     *current = false;
@@ -157,10 +156,10 @@ czk_g16_stamp_kind czk_g16_stamp_lookup(const char *dir, int fd, const char *pat
         *current = true;
     }
     /* a stamp of the path, from czk before format 3 */
-    size_t got = kind || !want || !have ||
-                         !path_head(dir, path, st, 2, file, sizeof file, want, TEXT_CAP)
-                     ? 0
-                     : read_stamp(file, have);
+    size_t got =
+        kind || !want || !have || !path_head(dir, path, st, 2, file, sizeof file, want, TEXT_CAP)
+            ? 0
+            : read_stamp(file, have);
     for (unsigned v = 2; got && v >= 1; v--)
         if (path_head(dir, path, st, v, file, sizeof file, want, TEXT_CAP) &&
             stamp_matches(have, got, want, v, digest)) {

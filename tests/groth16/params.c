@@ -657,7 +657,8 @@ static void legacy_stamp(const char *dir, const char *path, unsigned format,
     snprintf(sp, sizeof sp, "%s/%s.stamp", dir, hx);
     FILE *f = fopen(sp, "w");
     assert_non_null(f);
-    fprintf(f, "czk params stamp %u\npath %s\nsize %llu\nmtime_ns %lld\ndev %llu\nino %llu\n%s %s\n",
+    fprintf(f,
+            "czk params stamp %u\npath %s\nsize %llu\nmtime_ns %lld\ndev %llu\nino %llu\n%s %s\n",
             format, abs, (unsigned long long)sb.st_size,
             (long long)sb.st_mtim.tv_sec * 1000000000LL + sb.st_mtim.tv_nsec,
             (unsigned long long)sb.st_dev, (unsigned long long)sb.st_ino,
@@ -713,8 +714,10 @@ static void test_big_file(void **state) {
     czk_params_free(p);
     assert_int_equal(stamp_count(f->stamps), 2);
     char cmd[1200], line[400];
-    snprintf(cmd, sizeof cmd, "grep -l '^czk params stamp 3$' '%s'/*.stamp | xargs grep -c "
-             "'^blake2b512-tree64m %s$'", f->stamps, tree);
+    snprintf(cmd, sizeof cmd,
+             "grep -l '^czk params stamp 3$' '%s'/*.stamp | xargs grep -c "
+             "'^blake2b512-tree64m %s$'",
+             f->stamps, tree);
     FILE *pp = popen(cmd, "r");
     assert_non_null(pp);
     assert_non_null(fgets(line, sizeof line, pp));
@@ -974,8 +977,9 @@ static const char *const FILE_STAGE[] = {"vk",
                                          "subgroup a",
                                          "subgroup b_g1",
                                          "subgroup b_g2"};
-static const uint64_t FILE_DONE[] = {OFF_IC, OFF_H, OFF_L,  OFF_A,  OFF_B1, OFF_B2,    FILE_BYTES,
-                                     FILE_BYTES, OFF_L, OFF_A, OFF_B1, OFF_B2, FILE_BYTES};
+static const uint64_t FILE_DONE[] = {OFF_IC, OFF_H,      OFF_L,      OFF_A, OFF_B1,
+                                     OFF_B2, FILE_BYTES, FILE_BYTES, OFF_L, OFF_A,
+                                     OFF_B1, OFF_B2,     FILE_BYTES};
 
 static void test_progress(void **state) {
     fixture *f = *state;

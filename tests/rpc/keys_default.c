@@ -51,8 +51,8 @@ static void test_default_keys(void **state) {
     fprintf(stderr, "daemon log:\n%s", text);
     /* the default directory first, then the (absent) parameter cache, then the test keys */
     char want[1400];
-    snprintf(want, sizeof want,
-             "keys searched in /data/zk/params, %s/no-params and %s/test-keys\n", dir, cache);
+    snprintf(want, sizeof want, "keys searched in /data/zk/params, %s/no-params and %s/test-keys\n",
+             dir, cache);
     assert_non_null(strstr(text, want));
     assert_non_null(strstr(text, "srs porep-2k: loaded in "));
     assert_null(strstr(text, "full check: "));
