@@ -157,7 +157,8 @@ const char *czk_priority_name(czk_priority p);
  * include/czk/httpstatus.h), read in the same pass through czk_config_parse. */
 typedef struct czk_engine_config {
     /* [srs] */
-    char param_cache[CZK_ENGINE_PATH_MAX]; /* srs.param_cache: .params/.vk directory */
+    char param_cache[CZK_ENGINE_PATH_MAX]; /* srs.param_cache: .params/.vk directory, the
+                                              first of the key search path (keys.h) */
     char shape_cache[CZK_ENGINE_PATH_MAX]; /* srs.shape_cache: directory of the recorded
                                               circuit shapes; "" (default) = $CZK_CACHE_DIR/shapes,
                                               else ~/.cache/czk/shapes, resolved once when the
@@ -412,6 +413,8 @@ typedef struct czk_kind_job_info {
     uint32_t num_partitions;             /* >= 1 */
     char circuit_id[CZK_CIRCUIT_ID_MAX]; /* SRS + shape cache key */
     uint32_t num_public_inputs;          /* per partition, ONE excluded */
+    const char *notice; /* NULL, or a static text the engine adds to the job's "accepted" log
+                           line: what the intake could not check ("replica_id NOT checked...") */
 } czk_kind_job_info;
 
 /*
@@ -455,8 +458,9 @@ typedef struct czk_kind_job_info {
  *       for verification of the assembled proof.
  *   load_circuit(ctx, circuit_id, param_cache, pool, cancel, progress,
  *                progress_ctx, &params, &shape, err)
- *       Loads the circuit's parameters (from param_cache, e.g. its v28
- *       .params file) and its recorded shape. Called by the SRS cache on a
+ *       Loads the circuit's parameters (e.g. its v28 .params file, found
+ *       on the key search path that starts at param_cache: czk_key_find,
+ *       keys.h) and its recorded shape. Called by the SRS cache on a
  *       thread of its own; must not keep pointers to the outputs. progress
  *       (never NULL) and progress_ctx go into czk_params_read_opts of the
  *       read (include/czk/groth16.h), from that thread; a kind that makes

@@ -48,22 +48,26 @@
  *     one of the published v28 Filecoin digests, or
  *   - a stamp written after an earlier full validation (or a published
  *     digest, or by czk's own setup) matches it: the stamp cache is a
- *     directory of small text files, one per parameter file, named by
- *     SHA-256 of the file's absolute path and holding its path, size,
- *     mtime, device, inode and tree digest (src/groth16/params_stamp.c). A
- *     stamp counts only if all of them match the file as read now.
+ *     directory of small text files keyed by content, not by path: each
+ *     is named by SHA-256 of a file's size and first 64 KiB and holds the
+ *     size and the tree digest of the whole file (format 3,
+ *     src/groth16/params_stamp.c). The tree digest of the bytes read now
+ *     must equal the stamp's, wherever the file lies: keys copied or moved
+ *     to another directory keep their stamp (with the stamp directory).
  * Digests. The plain digest runs on one thread (libb2: ~0.8–1 GB/s, ~50 s
  * for a 44 GiB file), so stamps carry the tree digest instead
  * (czk_tree_digest: 64 MiB pieces hashed in parallel). A read computes the
- * tree digest always and the plain one only when no stamp matches the
- * file's path, size, mtime and inode (its first read: the published-digest
- * check needs it); both run on threads of their own while the file is read
- * and decoded. Every successful read except one trusted by a matching
- * stamp writes a stamp, so the second read of a file, Filecoin's included,
- * hashes in parallel only. Stamps of czk before the tree digest (format 1,
- * the plain digest) still count: the reader computes the plain digest for
- * them and rewrites them in format 2. On-curve and range checks are never
- * skipped, and the vk and ic blocks are always checked in full.
+ * tree digest always and the plain one only when no stamp is found for the
+ * file's size and beginning (its first read: the published-digest check
+ * needs it); both run on threads of their own while the file is read and
+ * decoded. Every successful read except one trusted by a matching format-3
+ * stamp writes one, so the second read of a file, Filecoin's included,
+ * hashes in parallel only. Stamps of czk before format 3 (keyed by the
+ * absolute path, counting only while path, size, mtime, device and inode
+ * are the file's: format 2 with the tree digest, format 1 with the plain
+ * one) still count for that path; a match is rewritten in format 3.
+ * On-curve and range checks are never skipped, and the vk and ic blocks
+ * are always checked in full.
  *
  * Files are read with read(2) into anonymous, page-aligned memory (not
  * mmap), so that the vectors can later be pinned for the GPU.
@@ -72,8 +76,9 @@
  * spends its time on (~0.84 µs per G1 point per thread for the range and
  * on-curve checks and the conversion to Montgomery form: ~30 s for 47 GB
  * on 16 threads). With the flag, a read of a file whose trust needs no
- * decoding — a format-2 stamp that matches its path, size, mtime, device,
- * inode and the tree digest of the bytes read now — leaves the five large
+ * decoding — a stamp with the tree digest (format 3 for its content, or
+ * format 2 for its path) that equals the tree digest of the bytes read
+ * now — leaves the five large
  * vectors as they are in the file: h, l, a, b_g1 and b_g2 receive the
  * uncompressed zcash encodings of their points (96 bytes per G1 point, 192
  * per G2 point: the sizes of czk_g1_affine and czk_g2_affine) in the same
@@ -219,6 +224,13 @@ typedef enum czk_params_trust {
  *     "subgroup a", "subgroup b_g1", "subgroup b_g2", with done_bytes = the
  *     end in the file of the points checked so far. It starts again from the
  *     offset of section h; within each pass done_bytes never decreases.
+ *     Just before that pass comes one notice: a call whose stage begins
+ *     with CZK_PARAMS_NOTICE ("full check: ") and says why the pass runs
+ *     (no stamp for these bytes and no published digest, a stamp for
+ *     other bytes, stamps off) and about how long it will take here
+ *     ("... about 7 min on 2 threads, once ..."), done_bytes = the offset
+ *     of section h. A caller logs it (the engine, czk prove do); it is no
+ *     stage of the load.
  *
  * total_bytes is the file size in every call and done_bytes <= total_bytes.
  * Calls come at the end of every section and, inside a section, between
@@ -229,6 +241,9 @@ typedef enum czk_params_trust {
  */
 typedef void (*czk_params_progress_fn)(void *ctx, const char *stage, uint64_t done_bytes,
                                        uint64_t total_bytes);
+
+/* The stage prefix of the notice before a subgroup pass (czk_params_progress_fn). */
+#define CZK_PARAMS_NOTICE "full check: "
 
 typedef struct czk_params_read_opts {
     unsigned flags;                  /* CZK_PARAMS_* */
@@ -590,12 +605,23 @@ typedef struct czk_setup_timings {
  */
 typedef void (*czk_setup_phase_fn)(void *ctx, const char *phase, double seconds, uint64_t points);
 
+/*
+ * Progress inside the phases of czk_setup_with / czk_setup_write, on the
+ * calling thread: as the setup begins ("lagrange", done 0, total 0: the
+ * scalars, then "qap", count nothing), as each vector's phase begins ("ic",
+ * "h", "l", "a", "b_g1", "b_g2": done 0, total its points), and for the
+ * vectors czk_setup_write streams to the file after each piece of their
+ * points (done of total).
+ */
+typedef void (*czk_setup_progress_fn)(void *ctx, const char *phase, uint64_t done, uint64_t total);
+
 typedef struct czk_setup_opts {
-    const char *stamp_dir;      /* czk_setup_write: as czk_params_read_opts.stamp_dir */
-    bool no_stamp;              /* czk_setup_write: write no stamp */
-    czk_setup_phase_fn phase;   /* NULL: no reports */
-    void *phase_ctx;            /* passed to phase */
-    czk_setup_timings *timings; /* NULL, or filled (zeroed first) */
+    const char *stamp_dir;          /* czk_setup_write: as czk_params_read_opts.stamp_dir */
+    bool no_stamp;                  /* czk_setup_write: write no stamp */
+    czk_setup_phase_fn phase;       /* NULL: no reports */
+    void *phase_ctx;                /* passed to phase and progress */
+    czk_setup_timings *timings;     /* NULL, or filled (zeroed first) */
+    czk_setup_progress_fn progress; /* NULL: no progress reports */
 } czk_setup_opts;
 
 /*

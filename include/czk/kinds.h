@@ -35,8 +35,9 @@ extern "C" {
  * graph, replica_id, the checked and pre-checked C1), so a bad C1 is
  * refused at submit. One partition per C1 partition; circuit ids
  * porep-2k, porep-8m, porep-512m, porep-32g, porep-64g; keys: the v28
- * .params file of the shape in param_cache, or czk's test keys of the
- * shape there (czk_porep_find_key over czk_key_find); the shape from the
+ * .params file of the shape, or czk's test keys of the shape, on the key
+ * search path from param_cache (czk_porep_find_key over czk_key_find:
+ * param_cache, the parameter cache, czk's test keys); the shape from the
  * shape cache (czk_porep_shape_load_in). Public inputs for the final
  * verification are the chain's (czk_porep_job_inputs).
  * Args: shape_cache  directory of recorded shapes (srs.shape_cache); NULL

@@ -193,15 +193,20 @@ typedef enum czk_porep_key_kind {
 } czk_porep_key_kind;
 
 /*
- * Finds the key file of a shape in `dir` (czk_key_find): Filecoin's v28 name
- * + ext if that file exists, else the test-key name + ext.
- * Out: path  dir/name (at most cap bytes with the NUL); kind (may be NULL).
- * Returns: CZK_OK; CZK_ERR_IO naming both file names when neither exists;
+ * Finds the key file of a shape on the key search path (czk_key_find, keys.h:
+ * dir when given, the parameter cache, czk's test keys): in each directory
+ * Filecoin's v28 name + ext if that file exists, else the test-key name + ext.
+ * In:  dir  the caller's directory (--param-cache, srs.param_cache), or NULL
+ *      or "" for none.
+ * Out: path  <directory>/<name> (at most cap bytes with the NUL); kind (may
+ *      be NULL).
+ * Returns: CZK_OK; CZK_ERR_IO naming the directories, both file names and
+ *   the key files those directories hold, when neither name is found;
  *   CZK_ERR_INVALID_ARG if a path does not fit.
  */
 CZK_NODISCARD czk_status czk_porep_find_key(char *path, size_t cap, czk_porep_key_kind *kind,
                                             const char *dir, const czk_porep_shape *shape,
-                                            const char *ext, czk_err *err) CZK_NONNULL(1, 4, 5, 6);
+                                            const char *ext, czk_err *err) CZK_NONNULL(1, 5, 6);
 
 /*
  * The R1CS of one partition of `shape` through the shape cache

@@ -287,6 +287,8 @@ void czk_tl_summary_print(FILE *f, const czk_tl_summary *s) {
         char name[32];
         if (d->device == CZK_TL_NO_DEVICE)
             snprintf(name, sizeof name, "device ?");
+        else if (d->device == -1) /* the CPU pseudo-device */
+            snprintf(name, sizeof name, "device cpu");
         else
             snprintf(name, sizeof name, "device %d", d->device);
         uint64_t spanms = d->t1 - d->t0;

@@ -286,10 +286,11 @@ czk_status czk_tl_svg(czk_tl *tl, FILE *f, const czk_tl_svg_opts *opts, czk_err 
     xml_text(f, opts && opts->title ? opts->title : "czk timeline");
     fprintf(f, "</text>\n");
     fprintf(f,
-            "<text x=\"%.0f\" y=\"36\" fill=\"#444444\">%zu jobs (%zu completed, %zu failed), "
-            "%zu bars; device busy %.1f%%, idle gaps %llu (%.3f s); span %.3f s</text>\n",
-            L, c.nj, sum.completed, sum.failed, c.nb, sum.busy_pct, (unsigned long long)sum.gaps,
-            (double)sum.gap_total_ms / 1000.0, (double)(t1 - t0) / 1000.0);
+            "<text x=\"%.0f\" y=\"36\" fill=\"#444444\">%zu job%s (%zu completed, %zu failed), "
+            "%zu bar%s; device busy %.1f%%, idle gaps %llu (%.3f s); span %.3f s</text>\n",
+            L, c.nj, c.nj == 1 ? "" : "s", sum.completed, sum.failed, c.nb, c.nb == 1 ? "" : "s",
+            sum.busy_pct, (unsigned long long)sum.gaps, (double)sum.gap_total_ms / 1000.0,
+            (double)(t1 - t0) / 1000.0);
     /* legend */
     fprintf(f, "<g class=\"legend\">\n");
     for (size_t i = 0; i < shown; i++) {

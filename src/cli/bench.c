@@ -313,10 +313,12 @@ static void print_summary(const czk_bench_result *r, czk_bench_runner *runner, c
         printf("  %-22s - (none completed)\n", "s/proof");
     const char *unit = r->per_partition ? "partition" : "proof";
     if (r->per_partition) {
-        printf("  %-22s avg %.1f ms (min %.0f, max %.0f; %zu partitions)\n", "synthesis/partition",
-               r->synthesis_avg_ms, r->tl.synth.min, r->tl.synth.max, r->tl.synth.n);
-        printf("  %-22s avg %.1f ms (min %.0f, max %.0f; %zu partitions)\n", "gpu/partition",
-               r->gpu_avg_ms, r->tl.gpu.min, r->tl.gpu.max, r->tl.gpu.n);
+        printf("  %-22s avg %.1f ms (min %.0f, max %.0f; %zu partition%s)\n", "synthesis/partition",
+               r->synthesis_avg_ms, r->tl.synth.min, r->tl.synth.max, r->tl.synth.n,
+               r->tl.synth.n == 1 ? "" : "s");
+        printf("  %-22s avg %.1f ms (min %.0f, max %.0f; %zu partition%s)\n", "gpu/partition",
+               r->gpu_avg_ms, r->tl.gpu.min, r->tl.gpu.max, r->tl.gpu.n,
+               r->tl.gpu.n == 1 ? "" : "s");
     } else {
         printf("  synthesis/%-12s avg %.1f ms (sum over partitions; no timeline)\n", unit,
                r->synthesis_avg_ms);
@@ -453,8 +455,9 @@ static int run_once(const opts *o, const czk_engine_config *cfg, reqs *q, const 
     czk_bench_plan plan = {
         (size_t)o->count, (unsigned)o->concurrency, id_prefix, make_request, q, on_done, &pr};
     if (rows) {
-        printf("czk bench: %s, %llu proofs, %llu in flight, ", o->addr ? o->addr : "in-process",
-               (unsigned long long)o->count, (unsigned long long)o->concurrency);
+        printf("czk bench: %s, %llu proof%s, %llu in flight, ", o->addr ? o->addr : "in-process",
+               (unsigned long long)o->count, o->count == 1 ? "" : "s",
+               (unsigned long long)o->concurrency);
         if (q->test) {
             printf("test kind (%s)\n", o->test_payload);
         } else if (q->n_post) {

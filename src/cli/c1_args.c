@@ -154,17 +154,9 @@ czk_status czk_cli_c1_key(char *path, size_t cap, const char **kind_name, const 
         *kind_name = vk ? "given with --vk" : "given with --params";
         return CZK_OK;
     }
-    char dir[4096];
-    czk_status st;
-    if (a->cache_dir) {
-        int n = snprintf(dir, sizeof dir, "%s", a->cache_dir);
-        if (n < 0 || (size_t)n >= sizeof dir)
-            return czk_errf(err, CZK_ERR_INVALID_ARG, "--param-cache path too long");
-    } else if ((st = czk_porep_param_cache_dir(dir, sizeof dir, err))) {
-        return st;
-    }
     czk_porep_key_kind kind;
-    if ((st = czk_porep_find_key(path, cap, &kind, dir, shape, a->key_ext, err))) return st;
+    czk_status st = czk_porep_find_key(path, cap, &kind, a->cache_dir, shape, a->key_ext, err);
+    if (st) return st;
     bool fil = kind == CZK_POREP_KEY_FILECOIN;
     *kind_name =
         vk ? (fil ? "Filecoin v28 verifying key" : "czk TEST verifying key")

@@ -15,13 +15,15 @@
 #include "czk/porep_precheck.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 static const char USAGE[] =
-    "usage: czk check-c1 FILE [--sector-num N] [--miner-id N] [--threads N]\n\n"
+    "usage: czk check-c1 FILE [--sector-num N] [--miner-id N] [--threads N]\n"
+    "       (options before or after FILE, as --opt VALUE or --opt=VALUE)\n\n"
     "Parses a PoRep C1 (SealCommitPhase1Output JSON, or cuzk's envelope\n"
     "{\"SectorNum\",\"Phase1Out\",\"SectorSize\"}) and runs the vanilla pre-check:\n"
     "every Merkle path, column hash, label and the encoding of every challenge,\n"
@@ -40,40 +42,48 @@ static void hex32(char out[65], const uint8_t b[32]) {
 }
 
 int czk_cmd_check_c1(int argc, char **argv) {
-    if (czk_cli_wants_help(argc, argv)) {
-        fputs(USAGE, stdout);
-        return CZK_EXIT_OK;
-    }
+    enum { O_SECTOR = 256, O_MINER, O_THREADS };
+    static const struct option LONG[] = {{"sector-num", required_argument, NULL, O_SECTOR},
+                                         {"miner-id", required_argument, NULL, O_MINER},
+                                         {"threads", required_argument, NULL, O_THREADS},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
     const char *file = NULL;
     uint64_t sector = 0, miner = 0, threads = 0;
     bool have_sector = false, have_miner = false;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--sector-num") || !strcmp(a, "--miner-id") || !strcmp(a, "--threads")) {
-            uint64_t v;
-            if (i + 1 >= argc || !czk_cli_parse_u64(argv[i + 1], &v)) {
-                fputs(USAGE, stderr);
-                return czk_cli_fail("check-c1", "%s needs an unsigned integer", a);
-            }
-            i++;
-            if (a[2] == 's') {
-                sector = v;
-                have_sector = true;
-            } else if (a[2] == 'm') {
-                miner = v;
-                have_miner = true;
-            } else {
-                threads = v;
-            }
-        } else if (a[0] == '-' && a[1]) {
+    optind = 0; /* glibc: reinitialize (argv changes between parses) */
+    opterr = 0; /* czk_cli_getopt_fail names the option */
+    int ch;
+    while ((ch = getopt_long(argc, argv, ":h", LONG, NULL)) != -1) {
+        uint64_t v = 0;
+        if (ch >= O_SECTOR && ch <= O_THREADS && !czk_cli_parse_u64(optarg, &v)) {
             fputs(USAGE, stderr);
-            return czk_cli_fail("check-c1", "unknown option %s", a);
-        } else if (!file) {
-            file = a;
-        } else {
-            fputs(USAGE, stderr);
-            return czk_cli_fail("check-c1", "one FILE only");
+            return czk_cli_fail("check-c1", "--%s takes an unsigned integer, not '%s'",
+                                LONG[ch - O_SECTOR].name, optarg);
         }
+        switch (ch) {
+        case O_SECTOR:
+            sector = v;
+            have_sector = true;
+            break;
+        case O_MINER:
+            miner = v;
+            have_miner = true;
+            break;
+        case O_THREADS:
+            threads = v;
+            break;
+        case 'h':
+            fputs(USAGE, stdout);
+            return CZK_EXIT_OK;
+        default:
+            return czk_cli_getopt_fail("check-c1", USAGE, ch, argv, LONG);
+        }
+    }
+    if (optind < argc) file = argv[optind++];
+    if (optind < argc) {
+        fputs(USAGE, stderr);
+        return czk_cli_fail("check-c1", "one FILE only (also '%s')", argv[optind]);
     }
     if (!file) {
         fputs(USAGE, stderr);
@@ -123,8 +133,10 @@ int czk_cmd_check_c1(int argc, char **argv) {
     if (env)
         printf("  envelope: SectorNum %llu, SectorSize %llu\n", (unsigned long long)env_sector,
                (unsigned long long)s->sector_size);
-    printf("  %u partitions x %u challenges, %u layers, TreeD depth %u, TreeR/TreeC %u-%u-%u\n",
-           c1->num_partitions, c1->challenges_per_partition, s->layers, s->log2_nodes,
+    printf("  %u partition%s x %u challenge%s, %u layers, TreeD depth %u, TreeR/TreeC "
+           "%u-%u-%u\n",
+           c1->num_partitions, c1->num_partitions == 1 ? "" : "s", c1->challenges_per_partition,
+           c1->challenges_per_partition == 1 ? "" : "s", s->layers, s->log2_nodes,
            s->tree_base_arity, s->tree_sub_arity, s->tree_top_arity);
     hex32(h, c1->comm_r.b);
     printf("  comm_r     %s\n", h);

@@ -185,11 +185,13 @@ void czk_cli_c1_prover_id(uint8_t out[32], const czk_cli_c1_args *a) CZK_NONNULL
 void czk_cli_c1_ids_text(char *out, size_t cap, const czk_cli_c1_args *a, uint64_t sector)
     CZK_NONNULL(1, 3);
 /*
- * The key file (a->key_ext) for shape: --<key> as given, else in --param-cache
- * (default: czk_porep_param_cache_dir) by Filecoin's v28 name, then czk's
- * test-key name (czk_porep_find_key). *kind_name says which ("czk TEST keys
- * (...)", "Filecoin v28 verifying key", "given with --vk"...).
- * Returns: CZK_OK; CZK_ERR_IO naming both names looked for; CZK_ERR_INVALID_ARG.
+ * The key file (a->key_ext) for shape: --<key> as given, else on the key
+ * search path (czk_porep_find_key: --param-cache when given, the parameter
+ * cache, czk's test keys) by Filecoin's v28 name, then czk's test-key name.
+ * *kind_name says which ("czk TEST keys (...)", "Filecoin v28 verifying
+ * key", "given with --vk"...).
+ * Returns: CZK_OK; CZK_ERR_IO naming the directories, both names looked for
+ *   and the keys found there; CZK_ERR_INVALID_ARG.
  */
 CZK_NODISCARD czk_status czk_cli_c1_key(char *path, size_t cap, const char **kind_name,
                                         const czk_cli_c1_args *a, const czk_porep_shape *shape,
@@ -202,17 +204,23 @@ int czk_cli_envelope(const char *cmd, char **out, size_t *out_len, const uint8_t
 
 /*
  * Progress of a parameter read on stderr (a czk_params_progress_fn, ctx a
- * czk_cli_progress set up by czk_cli_progress_init). On a terminal one line
+ * czk_cli_progress set up by czk_cli_progress_init; with what and points
+ * set, of other work counted in points: czk setup's). On a terminal one line
  * "czk <cmd>: loading keys: <stage> NN % (X of Y GiB)", redrawn in place at
  * most every 0.1 s and erased by czk_cli_progress_end. Otherwise a plain
- * line per 25 % of each pass, only once the read has taken 2 s (a quick
- * read prints nothing).
+ * line (with the seconds so far) per 10 points of each pass at most every
+ * 5 s, and at least every 30 s while it advances, only once the read has
+ * taken 2 s (a quick read prints nothing). The reader's notice before a
+ * subgroup pass (CZK_PARAMS_NOTICE: why, and about how long) is always
+ * printed, on a line of its own.
  */
 typedef struct czk_cli_progress {
     const char *cmd;
+    const char *what; /* the line's label: "loading keys" (init), or set after init */
+    bool points;      /* amounts in points (czk setup), not bytes */
     bool tty, drawn, subgroup;
-    int quarter; /* last plain line: 25 % steps of the current pass */
-    double t0, t_draw;
+    int pct_line; /* percentage of the last plain line in this pass, -1 for none */
+    double t0, t_draw, t_line;
 } czk_cli_progress;
 void czk_cli_progress_init(czk_cli_progress *p, const char *cmd) CZK_NONNULL(1, 2);
 void czk_cli_progress_fn(void *ctx, const char *stage, uint64_t done_bytes, uint64_t total_bytes);

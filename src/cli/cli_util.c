@@ -5,6 +5,7 @@
  */
 #include "cli/cli.h"
 #include "czk/cuda.h"
+#include "czk/groth16.h"
 #include "util/proc.h"
 #include "util/time.h"
 
@@ -245,34 +246,68 @@ void czk_cli_hex(char *out, const uint8_t *b, size_t n) {
 
 #define PROGRESS_PLAIN_AFTER_S 2.0
 #define PROGRESS_REDRAW_S 0.1
+#define PROGRESS_PLAIN_POINTS 10
+#define PROGRESS_PLAIN_GAP_S 5.0
+#define PROGRESS_PLAIN_MAX_S 30.0
 
 void czk_cli_progress_init(czk_cli_progress *p, const char *cmd) {
     memset(p, 0, sizeof *p);
     p->cmd = cmd;
     p->tty = isatty(2) == 1;
-    p->t0 = czk_cli_now();
+    p->what = "loading keys";
+    p->t0 = p->t_line = czk_cli_now();
+    p->pct_line = -1;
+}
+
+/* " (X of Y GiB, N s)" or " (X of Y points, N s)" */
+static void progress_amounts(char *out, size_t cap, const czk_cli_progress *p, uint64_t done,
+                             uint64_t total, double secs) {
+    double gib = 1024.0 * 1024.0 * 1024.0;
+    if (p->points)
+        snprintf(out, cap, "(%llu of %llu points, %.0f s)", (unsigned long long)done,
+                 (unsigned long long)total, secs);
+    else
+        snprintf(out, cap, "(%.1f of %.1f GiB, %.0f s)", (double)done / gib, (double)total / gib,
+                 secs);
 }
 
 void czk_cli_progress_fn(void *ctx, const char *stage, uint64_t done, uint64_t total) {
     czk_cli_progress *p = ctx;
+    double now = czk_cli_now();
+    if (!strncmp(stage, CZK_PARAMS_NOTICE, sizeof CZK_PARAMS_NOTICE - 1)) {
+        /* why every point is checked now, and how long it takes: always shown, once */
+        fprintf(stderr, "%sczk %s: keys: %s\n", p->tty && p->drawn ? "\r\033[K" : "", p->cmd,
+                stage);
+        p->drawn = false;
+        fflush(stderr);
+        return;
+    }
     int pct = total ? (int)(done * 100 / total) : 100;
     bool sub = !strncmp(stage, "subgroup ", 9);
-    if (sub != p->subgroup) {
+    if (sub != p->subgroup || (p->points && !done)) { /* a pass (a setup phase) begins */
         p->subgroup = sub;
-        p->quarter = 0;
+        p->pct_line = -1;
     }
-    double now = czk_cli_now(), gib = 1024.0 * 1024.0 * 1024.0;
+    char amounts[96];
+    progress_amounts(amounts, sizeof amounts, p, done, total, now - p->t0);
     if (p->tty) {
-        if (p->drawn && now - p->t_draw < PROGRESS_REDRAW_S && done < total) return;
+        if (p->drawn && now - p->t_draw < PROGRESS_REDRAW_S && done && done < total) return;
         p->t_draw = now;
         p->drawn = true;
-        fprintf(stderr, "\rczk %s: loading keys: %s %3d %% (%.1f of %.1f GiB)\033[K", p->cmd, stage,
-                pct, (double)done / gib, (double)total / gib);
-    } else {
-        if (pct / 25 <= p->quarter || now - p->t0 < PROGRESS_PLAIN_AFTER_S) return;
-        p->quarter = pct / 25;
-        fprintf(stderr, "czk %s: loading keys: %s %d %% (%.1f of %.1f GiB)\n", p->cmd, stage, pct,
-                (double)done / gib, (double)total / gib);
+        if (!total) /* a step that counts nothing: its name */
+            fprintf(stderr, "\rczk %s: %s: %s ...\033[K", p->cmd, p->what, stage);
+        else
+            fprintf(stderr, "\rczk %s: %s: %s %3d %% %s\033[K", p->cmd, p->what, stage, pct,
+                    amounts);
+    } else if (total) {
+        /* a line per 10 points at most every 5 s, and at least every 30 s while it moves */
+        int from = p->pct_line < 0 ? 0 : p->pct_line;
+        bool step = pct - from >= PROGRESS_PLAIN_POINTS && now - p->t_line >= PROGRESS_PLAIN_GAP_S;
+        bool slow = pct > p->pct_line && now - p->t_line >= PROGRESS_PLAIN_MAX_S;
+        if (now - p->t0 < PROGRESS_PLAIN_AFTER_S || !(step || slow)) return;
+        p->pct_line = pct;
+        p->t_line = now;
+        fprintf(stderr, "czk %s: %s: %s %d %% %s\n", p->cmd, p->what, stage, pct, amounts);
     }
     fflush(stderr);
 }

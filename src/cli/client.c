@@ -31,7 +31,8 @@ static const char USAGE[] =
     "  -a, --addr ADDR      \"unix:///path\" or \"host:port\" (default $CZK_ADDR, else\n"
     "                       unix:///run/curio/cuzk.sock)\n"
     "  -d, --deadline S     the call's deadline in seconds (default: none; status,\n"
-    "                       metrics, cancel, evict: 30)\n\n"
+    "                       metrics, cancel, evict: 30)\n"
+    "  (--addr and --deadline go before or after COMMAND)\n\n"
     "commands:\n"
     "  prove FILE [--out F] [--kind porep|test] [--request-id ID] [--priority P]\n"
     "        [--sector-num N] [--miner-id N] [--sector-size N]\n"
@@ -45,8 +46,9 @@ static const char USAGE[] =
     "  metrics              the Prometheus text\n"
     "  preload CIRCUIT      load a circuit's SRS (porep-32g, test-10, ...)\n"
     "  evict CIRCUIT        drop it\n\n"
-    "exit status: 0 success (proof COMPLETED), 1 the request was refused or the proof\n"
-    "FAILED / was CANCELLED / TIMEOUT, 2 usage, connection or other error\n";
+    "exit status: 0 success (proof COMPLETED), 1 the request was refused, the proof\n"
+    "FAILED / was CANCELLED / TIMEOUT, or --deadline passed before the answer,\n"
+    "2 usage, connection or other error\n";
 
 #ifndef CZK_HAVE_RPC
 
@@ -60,10 +62,72 @@ int czk_cmd_client(int argc, char **argv) {
 
 #else
 
-/* Exit status for a failed call: refused requests are a negative answer. */
-static int call_fail(const char *what, czk_status st, const czk_err *err) {
+/* The options of every command, before or after it: where to call and how long to wait. */
+typedef struct client {
+    const char *addr;
+    int64_t deadline; /* ms; -1: none */
+    czk_rpc_client *c;
+} client;
+
+/* --addr and --deadline, in every option table of the client */
+// clang-format off
+#define OPT_ADDR {"addr", required_argument, NULL, 'a'}
+#define OPT_DEADLINE {"deadline", required_argument, NULL, 'd'}
+#define GLOBAL_OPTS OPT_ADDR, OPT_DEADLINE
+// clang-format on
+
+/* -a / -d (ch) with its value: CZK_EXIT_OK, or the error printed and CZK_EXIT_ERROR. */
+static int global_opt(client *cl, int ch, const char *v) {
+    if (ch == 'a') {
+        cl->addr = v;
+        return CZK_EXIT_OK;
+    }
+    uint64_t s;
+    if (!czk_cli_parse_u64(v, &s) || s > 1000000)
+        return czk_cli_fail(CMD, "--deadline: seconds, not '%s'", v);
+    cl->deadline = (int64_t)s * 1000;
+    return CZK_EXIT_OK;
+}
+
+static int connect_client(client *cl) {
+    czk_err err;
+    if (czk_rpc_client_connect(&cl->c, cl->addr, 0, &err)) return czk_cli_fail(CMD, "%s", err.msg);
+    return CZK_EXIT_OK;
+}
+
+/*
+ * A command's own words (argv[0] the command): the global options anywhere, the other words
+ * into pos, exactly `want` of them. CZK_EXIT_OK, or the error printed.
+ */
+static int plain_args(client *cl, int argc, char **argv, int want, const char **pos,
+                      const char *what) {
+    static const struct option LONG[] = {GLOBAL_OPTS, {NULL, 0, NULL, 0}};
+    optind = 0; /* glibc: reinitialize (argv changes between parses) */
+    opterr = 0; /* czk_cli_getopt_fail names the option */
+    int ch, rc;
+    while ((ch = getopt_long(argc, argv, ":a:d:", LONG, NULL)) != -1) {
+        if (ch != 'a' && ch != 'd') return czk_cli_getopt_fail(CMD, USAGE, ch, argv, LONG);
+        if ((rc = global_opt(cl, ch, optarg))) return rc;
+    }
+    if (argc - optind != want) return czk_cli_fail(CMD, "%s takes %s", argv[0], what);
+    for (int i = 0; i < want; i++)
+        pos[i] = argv[optind + i];
+    return CZK_EXIT_OK;
+}
+
+/* Exit status for a failed call: a refused request, and a deadline that passed, are a negative
+ * answer (exit 1, as a job's TIMEOUT). */
+static int call_fail(const client *cl, const char *what, czk_status st, const czk_err *err) {
     fprintf(stderr, "czk client %s: %s\n", what, err->msg);
-    return st == CZK_ERR_INVALID_ARG || st == CZK_ERR_UNSUPPORTED || st == CZK_ERR_MISMATCH
+    if (st == CZK_ERR_TIMEOUT && cl->deadline >= 0)
+        fprintf(stderr, "czk client %s: no answer within the deadline of %lld s (--deadline)%s\n",
+                what, (long long)(cl->deadline / 1000),
+                !strcmp(what, "prove")   ? "; the daemon cancels the job of a Prove call it could "
+                                           "not answer (submit, then await, keeps it)"
+                : !strcmp(what, "await") ? "; the job keeps running: await it again"
+                                         : "");
+    return st == CZK_ERR_INVALID_ARG || st == CZK_ERR_UNSUPPORTED || st == CZK_ERR_MISMATCH ||
+                   st == CZK_ERR_TIMEOUT
                ? CZK_EXIT_NO
                : CZK_EXIT_ERROR;
 }
@@ -133,20 +197,25 @@ static bool parse_priority(const char *s, czk_priority *p) {
 }
 
 /* prove / submit */
-static int cmd_prove(czk_rpc_client *c, int64_t deadline, bool wait, int argc, char **argv) {
-    static const struct option LONG[] = {
-        {"out", required_argument, NULL, 'o'},         {"kind", required_argument, NULL, 'k'},
-        {"request-id", required_argument, NULL, 'r'},  {"priority", required_argument, NULL, 'p'},
-        {"sector-num", required_argument, NULL, 's'},  {"miner-id", required_argument, NULL, 'm'},
-        {"sector-size", required_argument, NULL, 'z'}, {NULL, 0, NULL, 0}};
+static int cmd_prove(client *cl, bool wait, int argc, char **argv) {
+    static const struct option LONG[] = {{"out", required_argument, NULL, 'o'},
+                                         {"kind", required_argument, NULL, 'k'},
+                                         {"request-id", required_argument, NULL, 'r'},
+                                         {"priority", required_argument, NULL, 'p'},
+                                         {"sector-num", required_argument, NULL, 's'},
+                                         {"miner-id", required_argument, NULL, 'm'},
+                                         {"sector-size", required_argument, NULL, 'z'},
+                                         GLOBAL_OPTS,
+                                         {NULL, 0, NULL, 0}};
     const char *what = wait ? "prove" : "submit";
     const char *out = NULL, *kind = "porep";
     czk_proof_request r;
     memset(&r, 0, sizeof r);
     r.request_id = "";
     optind = 0; /* glibc: reinitialize (argv changes between parses) */
-    int ch;
-    while ((ch = getopt_long(argc, argv, "o:k:r:p:", LONG, NULL)) != -1) {
+    opterr = 0; /* czk_cli_getopt_fail names the option */
+    int ch, rc;
+    while ((ch = getopt_long(argc, argv, ":o:k:r:p:a:d:", LONG, NULL)) != -1) {
         uint64_t n = 0;
         if (ch == 's' || ch == 'm' || ch == 'z') {
             if (!czk_cli_parse_u64(optarg, &n))
@@ -175,14 +244,16 @@ static int cmd_prove(czk_rpc_client *c, int64_t deadline, bool wait, int argc, c
         case 'z':
             r.sector_size = n;
             break;
+        case 'a':
+        case 'd':
+            if ((rc = global_opt(cl, ch, optarg))) return rc;
+            break;
         default:
-            fputs(USAGE, stderr);
-            return CZK_EXIT_ERROR;
+            return czk_cli_getopt_fail(CMD, USAGE, ch, argv, LONG);
         }
     }
     if (optind + 1 != argc) return czk_cli_fail(CMD, "%s takes one FILE", what);
     if (!wait && out) return czk_cli_fail(CMD, "submit: --out belongs to prove and await");
-    int rc;
     czk_cli_out of; /* checked before anything is submitted */
     if (out && (rc = czk_cli_out_open(&of, CMD, out, "submitted"))) return rc;
     if (!strcmp(kind, "porep"))
@@ -204,17 +275,22 @@ static int cmd_prove(czk_rpc_client *c, int64_t deadline, bool wait, int argc, c
     }
     r.vanilla_proof = buf;
     r.vanilla_proof_len = len;
+    if ((rc = connect_client(cl))) {
+        free(buf);
+        if (out) czk_cli_out_drop(&of);
+        return rc;
+    }
     czk_err err;
     czk_err_clear(&err);
     czk_status st;
     if (wait) {
         czk_job_result res;
         double t0 = czk_cli_now();
-        st = czk_rpc_prove(c, &r, deadline, &res, NULL, &err);
+        st = czk_rpc_prove(cl->c, &r, cl->deadline, &res, NULL, &err);
         free(buf);
         if (st) {
             if (out) czk_cli_out_drop(&of);
-            return call_fail(what, st, &err);
+            return call_fail(cl, what, st, &err);
         }
         rc = print_result(&res, out ? &of : NULL);
         if (out) czk_cli_out_drop(&of); /* nothing left after a commit */
@@ -224,42 +300,48 @@ static int cmd_prove(czk_rpc_client *c, int64_t deadline, bool wait, int argc, c
     }
     char id[CZK_JOB_ID_MAX];
     uint32_t qp = 0;
-    st = czk_rpc_submit(c, &r, id, &qp, deadline, NULL, &err);
+    st = czk_rpc_submit(cl->c, &r, id, &qp, cl->deadline, NULL, &err);
     free(buf);
-    if (st) return call_fail(what, st, &err);
+    if (st) return call_fail(cl, what, st, &err);
     printf("%s\t(queue position %u)\n", id, qp);
     return CZK_EXIT_OK;
 }
 
-static int cmd_await(czk_rpc_client *c, int64_t deadline, int argc, char **argv) {
+static int cmd_await(client *cl, int argc, char **argv) {
     static const struct option LONG[] = {{"out", required_argument, NULL, 'o'},
                                          {"timeout-ms", required_argument, NULL, 't'},
+                                         GLOBAL_OPTS,
                                          {NULL, 0, NULL, 0}};
     const char *out = NULL;
     uint64_t timeout = 0;
     optind = 0; /* glibc: reinitialize (argv changes between parses) */
-    int ch;
-    while ((ch = getopt_long(argc, argv, "o:", LONG, NULL)) != -1) {
+    opterr = 0; /* czk_cli_getopt_fail names the option */
+    int ch, rc;
+    while ((ch = getopt_long(argc, argv, ":o:a:d:", LONG, NULL)) != -1) {
         if (ch == 'o') {
             out = optarg;
         } else if (ch == 't') {
             if (!czk_cli_parse_u64(optarg, &timeout))
                 return czk_cli_fail(CMD, "--timeout-ms: a number, not '%s'", optarg);
+        } else if (ch == 'a' || ch == 'd') {
+            if ((rc = global_opt(cl, ch, optarg))) return rc;
         } else {
-            fputs(USAGE, stderr);
-            return CZK_EXIT_ERROR;
+            return czk_cli_getopt_fail(CMD, USAGE, ch, argv, LONG);
         }
     }
     if (optind + 1 != argc) return czk_cli_fail(CMD, "await takes one JOB");
     czk_cli_out of; /* checked before the result is fetched */
-    int rc;
     if (out && (rc = czk_cli_out_open(&of, CMD, out, "fetched"))) return rc;
+    if ((rc = connect_client(cl))) {
+        if (out) czk_cli_out_drop(&of);
+        return rc;
+    }
     czk_job_result res;
     czk_err err;
-    czk_status st = czk_rpc_await(c, argv[optind], timeout, deadline, &res, NULL, &err);
+    czk_status st = czk_rpc_await(cl->c, argv[optind], timeout, cl->deadline, &res, NULL, &err);
     if (st) {
         if (out) czk_cli_out_drop(&of);
-        return call_fail("await", st, &err);
+        return call_fail(cl, "await", st, &err);
     }
     rc = print_result(&res, out ? &of : NULL);
     if (out) czk_cli_out_drop(&of);
@@ -267,11 +349,11 @@ static int cmd_await(czk_rpc_client *c, int64_t deadline, int argc, char **argv)
     return rc;
 }
 
-static int cmd_status(czk_rpc_client *c, int64_t deadline) {
+static int cmd_status(const client *cl, int64_t deadline) {
     czk_rpc_status *s;
     czk_err err;
-    czk_status st = czk_rpc_get_status(c, &s, deadline, NULL, &err);
-    if (st) return call_fail("status", st, &err);
+    czk_status st = czk_rpc_get_status(cl->c, &s, deadline, NULL, &err);
+    if (st) return call_fail(cl, "status", st, &err);
     printf("uptime %llu s, proofs completed %llu, failed %llu, pinned %llu / %llu bytes\n",
            (unsigned long long)s->uptime_seconds, (unsigned long long)s->total_proofs_completed,
            (unsigned long long)s->total_proofs_failed, (unsigned long long)s->pinned_memory_bytes,
@@ -287,9 +369,9 @@ static int cmd_status(czk_rpc_client *c, int64_t deadline) {
     printf("SRS:\n");
     for (size_t i = 0; i < s->num_srs; i++) {
         const czk_rpc_srs_status *x = &s->loaded_srs[i];
-        printf("  %-14s %-4s %llu bytes, %u jobs\n", x->circuit_id,
+        printf("  %-14s %-4s %llu bytes, %u job%s\n", x->circuit_id,
                (unsigned)x->tier < 3 ? TIER[x->tier] : "?", (unsigned long long)x->size_bytes,
-               x->ref_count);
+               x->ref_count, x->ref_count == 1 ? "" : "s");
     }
     printf("queues:\n");
     for (size_t i = 0; i < s->num_queues; i++)
@@ -307,34 +389,25 @@ static int cmd_status(czk_rpc_client *c, int64_t deadline) {
 }
 
 int czk_cmd_client(int argc, char **argv) {
-    static const struct option LONG[] = {{"addr", required_argument, NULL, 'a'},
-                                         {"deadline", required_argument, NULL, 'd'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
-    const char *addr = getenv("CZK_ADDR");
-    if (!addr || !*addr) addr = "unix:///run/curio/cuzk.sock";
-    int64_t deadline = -1;
+    static const struct option LONG[] = {
+        GLOBAL_OPTS, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    client cl = {getenv("CZK_ADDR"), -1, NULL};
+    if (!cl.addr || !*cl.addr) cl.addr = "unix:///run/curio/cuzk.sock";
     optind = 0; /* glibc: reinitialize (argv changes between parses) */
-    int ch;
-    /* "+": stop at the command; its options are parsed below */
-    while ((ch = getopt_long(argc, argv, "+a:d:h", LONG, NULL)) != -1) {
+    opterr = 0; /* czk_cli_getopt_fail names the option */
+    int ch, rc;
+    /* "+": stop at the command; its options (and these again) are parsed below */
+    while ((ch = getopt_long(argc, argv, "+:a:d:h", LONG, NULL)) != -1) {
         switch (ch) {
         case 'a':
-            addr = optarg;
+        case 'd':
+            if ((rc = global_opt(&cl, ch, optarg))) return rc;
             break;
-        case 'd': {
-            uint64_t s;
-            if (!czk_cli_parse_u64(optarg, &s) || s > 1000000)
-                return czk_cli_fail(CMD, "--deadline: seconds, not '%s'", optarg);
-            deadline = (int64_t)s * 1000;
-            break;
-        }
         case 'h':
             fputs(USAGE, stdout);
             return CZK_EXIT_OK;
         default:
-            fputs(USAGE, stderr);
-            return CZK_EXIT_ERROR;
+            return czk_cli_getopt_fail(CMD, USAGE, ch, argv, LONG);
         }
     }
     if (optind >= argc) {
@@ -348,71 +421,67 @@ int czk_cmd_client(int argc, char **argv) {
         fputs(USAGE, stdout);
         return CZK_EXIT_OK;
     }
-    int64_t short_deadline = deadline >= 0 ? deadline : 30000;
-    czk_rpc_client *c;
+    const char *pos[1];
     czk_err err;
-    if (czk_rpc_client_connect(&c, addr, 0, &err)) return czk_cli_fail(CMD, "%s", err.msg);
-    int rc;
     czk_status st;
+    int64_t dl; /* status, metrics, cancel, evict: 30 s without --deadline */
     if (!strcmp(cmd, "prove") || !strcmp(cmd, "submit")) {
-        rc = cmd_prove(c, deadline, cmd[0] == 'p', sub_argc, sub_argv);
+        rc = cmd_prove(&cl, cmd[0] == 'p', sub_argc, sub_argv);
     } else if (!strcmp(cmd, "await")) {
-        rc = cmd_await(c, deadline, sub_argc, sub_argv);
-    } else if (!strcmp(cmd, "status")) {
-        rc = sub_argc == 1 ? cmd_status(c, short_deadline)
-                           : czk_cli_fail(CMD, "status takes no arguments");
-    } else if (!strcmp(cmd, "metrics")) {
-        char *text = NULL;
-        if (sub_argc != 1) {
-            rc = czk_cli_fail(CMD, "metrics takes no arguments");
-        } else if ((st = czk_rpc_get_metrics(c, &text, short_deadline, NULL, &err))) {
-            rc = call_fail("metrics", st, &err);
-        } else {
-            fputs(text, stdout);
-            rc = CZK_EXIT_OK;
+        rc = cmd_await(&cl, sub_argc, sub_argv);
+    } else if (!strcmp(cmd, "status") || !strcmp(cmd, "metrics")) {
+        if (!(rc = plain_args(&cl, sub_argc, sub_argv, 0, pos, "no arguments")) &&
+            !(rc = connect_client(&cl))) {
+            dl = cl.deadline >= 0 ? cl.deadline : 30000;
+            char *text = NULL;
+            if (cmd[0] == 's')
+                rc = cmd_status(&cl, dl);
+            else if ((st = czk_rpc_get_metrics(cl.c, &text, dl, NULL, &err)))
+                rc = call_fail(&cl, "metrics", st, &err);
+            else
+                fputs(text, stdout);
+            free(text);
         }
-        free(text);
     } else if (!strcmp(cmd, "cancel")) {
         bool was = false;
-        if (sub_argc != 2) {
-            rc = czk_cli_fail(CMD, "cancel takes one JOB");
-        } else if ((st = czk_rpc_cancel(c, sub_argv[1], &was, short_deadline, NULL, &err))) {
-            rc = call_fail("cancel", st, &err);
-        } else {
-            printf("%s: %s\n", sub_argv[1],
-                   was ? "cancelled (CANCELLING in status until its work has stopped)"
-                       : "had already finished");
-            rc = CZK_EXIT_OK;
+        if (!(rc = plain_args(&cl, sub_argc, sub_argv, 1, pos, "one JOB")) &&
+            !(rc = connect_client(&cl))) {
+            dl = cl.deadline >= 0 ? cl.deadline : 30000;
+            if ((st = czk_rpc_cancel(cl.c, pos[0], &was, dl, NULL, &err)))
+                rc = call_fail(&cl, "cancel", st, &err);
+            else
+                printf("%s: %s\n", pos[0],
+                       was ? "cancelled (CANCELLING in status until its work has stopped)"
+                           : "had already finished");
         }
     } else if (!strcmp(cmd, "preload")) {
         bool already = false;
         uint64_t ms = 0;
-        if (sub_argc != 2) {
-            rc = czk_cli_fail(CMD, "preload takes one CIRCUIT");
-        } else if ((st = czk_rpc_preload(c, sub_argv[1], &already, &ms, deadline, NULL, &err))) {
-            rc = call_fail("preload", st, &err);
-        } else {
-            printf("%s: %s (%llu ms)\n", sub_argv[1], already ? "already loaded" : "loaded",
-                   (unsigned long long)ms);
-            rc = CZK_EXIT_OK;
+        if (!(rc = plain_args(&cl, sub_argc, sub_argv, 1, pos, "one CIRCUIT")) &&
+            !(rc = connect_client(&cl))) {
+            if ((st = czk_rpc_preload(cl.c, pos[0], &already, &ms, cl.deadline, NULL, &err)))
+                rc = call_fail(&cl, "preload", st, &err);
+            else
+                printf("%s: %s (%llu ms)\n", pos[0], already ? "already loaded" : "loaded",
+                       (unsigned long long)ms);
         }
     } else if (!strcmp(cmd, "evict")) {
         bool was = false;
         uint64_t freed = 0;
-        if (sub_argc != 2) {
-            rc = czk_cli_fail(CMD, "evict takes one CIRCUIT");
-        } else if ((st = czk_rpc_evict(c, sub_argv[1], &was, &freed, short_deadline, NULL, &err))) {
-            rc = call_fail("evict", st, &err);
-        } else {
-            printf("%s: %s, %llu bytes freed\n", sub_argv[1], was ? "evicted" : "was not loaded",
-                   (unsigned long long)freed);
-            rc = CZK_EXIT_OK;
+        if (!(rc = plain_args(&cl, sub_argc, sub_argv, 1, pos, "one CIRCUIT")) &&
+            !(rc = connect_client(&cl))) {
+            dl = cl.deadline >= 0 ? cl.deadline : 30000;
+            if ((st = czk_rpc_evict(cl.c, pos[0], &was, &freed, dl, NULL, &err)))
+                rc = call_fail(&cl, "evict", st, &err);
+            else
+                printf("%s: %s, %llu bytes freed\n", pos[0], was ? "evicted" : "was not loaded",
+                       (unsigned long long)freed);
         }
     } else {
         fputs(USAGE, stderr);
         rc = czk_cli_fail(CMD, "unknown command '%s'", cmd);
     }
-    czk_rpc_client_close(c);
+    czk_rpc_client_close(cl.c);
     return rc;
 }
 

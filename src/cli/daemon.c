@@ -19,6 +19,7 @@
 #include "czk/cuda.h"
 #include "czk/engine.h"
 #include "czk/httpstatus.h"
+#include "czk/keys.h"
 #include "czk/kinds.h"
 #ifdef CZK_HAVE_RPC
 #include "czk/rpc.h"
@@ -237,6 +238,19 @@ int czk_cmd_daemon(int argc, char **argv) {
         czk_engine_destroy(e);
         return czk_cli_fail(CMD, "daemon.status_listen %s: %s", dc.status_listen, err.msg);
     }
+    if (http) { /* the port bound (status_listen may say 0) */
+        const char *colon = strrchr(dc.status_listen, ':');
+        int host = colon ? (int)(colon - dc.status_listen) : (int)strlen(dc.status_listen);
+        fprintf(stderr, "czk daemon: info: GET /status and /metrics on http://%.*s:%u\n", host,
+                dc.status_listen, (unsigned)czk_httpstatus_port(http));
+    }
+    czk_key_path kp; /* where the SRS cache finds keys: the one rule of keys.h */
+    if (czk_key_path_get(&kp, eo.config.param_cache, NULL) == CZK_OK) {
+        fprintf(stderr, "czk daemon: info: keys searched in");
+        for (unsigned i = 0; i < kp.n; i++)
+            fprintf(stderr, "%s %s", i ? (i + 1 == kp.n ? " and" : ",") : "", kp.dir[i]);
+        fputc('\n', stderr);
+    }
     pthread_t sig_thread;
     if (pthread_create(&sig_thread, NULL, sig_main, &sc) != 0) {
         czk_rpc_server_destroy(srv);
@@ -299,10 +313,11 @@ int czk_cmd_daemon(int argc, char **argv) {
     czk_engine_status *st = NULL;
     if (czk_engine_status_get(e, &st, NULL) == CZK_OK) {
         fprintf(stderr,
-                "czk daemon: stopped: %llu proofs completed, %llu failed, %llu cancelled; "
-                "%llu calls served\n",
-                (unsigned long long)st->proofs_completed, (unsigned long long)st->proofs_failed,
-                (unsigned long long)st->proofs_cancelled, (unsigned long long)calls);
+                "czk daemon: stopped: %llu proof%s completed, %llu failed, %llu cancelled; "
+                "%llu call%s served\n",
+                (unsigned long long)st->proofs_completed, st->proofs_completed == 1 ? "" : "s",
+                (unsigned long long)st->proofs_failed, (unsigned long long)st->proofs_cancelled,
+                (unsigned long long)calls, calls == 1 ? "" : "s");
         czk_engine_status_free(st);
     }
     czk_httpstatus_stop(http);

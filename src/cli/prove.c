@@ -11,10 +11,11 @@
  * command line (no configuration file: gpus.backend and gpus.devices from
  * --backend/--device, synthesis.threads and gpus.gpu_threads from
  * --threads, synthesis.partition_workers from --witnesses) and the PoRep
- * kind registered with this command's loader (--params or the parameter
- * cache, the shape cache unless --no-shape-cache, the key-read progress on
- * stderr). The C1 goes in as cuzk's envelope; the engine's intake parses it
- * and pre-checks every vanilla proof, with replica_id recomputed when the
+ * kind registered with this command's loader (--params or the key search
+ * path of keys.h: --param-cache, the parameter cache, czk's test keys; the
+ * shape cache unless --no-shape-cache; the key-read progress on stderr).
+ * The C1 goes in as cuzk's envelope; the engine's intake parses it and
+ * pre-checks every vanilla proof, with replica_id recomputed when the
  * sector number and miner id are known, before any key is read. Then the
  * circuit is loaded (keys, shape, device upload, witness buffers: "ready"),
  * each partition runs through synthesis, the GPU worker and the finalizer,
@@ -28,6 +29,7 @@
 #include "cli/cli.h"
 #include "czk/cuda.h"
 #include "czk/engine.h"
+#include "czk/keys.h"
 #include "czk/kinds.h"
 #include "czk/porep_precheck.h"
 #include "czk/porep_prove.h"
@@ -59,9 +61,11 @@ static const char USAGE[] =
     "                     {\"SectorNum\",\"Phase1Out\",\"SectorSize\"}\n"
     "  --out FILE         where to write the proofs (checked before any work starts)\n"
     "  --params FILE      the .params file to use\n"
-    "  --param-cache DIR  where to look for it (default $FIL_PROOFS_PARAMETER_CACHE,\n"
-    "                     else /var/tmp/filecoin-proof-parameters): Filecoin's v28\n"
-    "                     file name first, then czk's test keys (czk setup)\n"
+    "  --param-cache DIR  look there first; then in $FIL_PROOFS_PARAMETER_CACHE\n"
+    "                     (else /var/tmp/filecoin-proof-parameters), then in czk's\n"
+    "                     test keys ($CZK_CACHE_DIR/test-keys, else\n"
+    "                     ~/.cache/czk/test-keys, where czk setup writes); in each,\n"
+    "                     Filecoin's v28 file name first, then czk's test-key name\n"
     "  --sector-num N     the sector number (an envelope carries it)\n"
     "  --miner-id N       the miner actor id (N of f0N); with the sector number,\n"
     "                     replica_id is recomputed and checked\n"
@@ -260,7 +264,7 @@ static czk_status kind_load(void *ctx, const char *id, const char *dir, czk_pool
                             czk_err *err) {
     prove_run *r = ctx;
     (void)id;
-    (void)dir; /* the keys are where --params or --param-cache say */
+    (void)dir; /* the keys are where --params says, else on the key search path */
     (void)cancel;
     *params = NULL;
     *shape = NULL;
@@ -644,9 +648,10 @@ int czk_cmd_prove(int argc, char **argv) {
     uint64_t load_ms = 0;
     st = czk_engine_preload(e, ji.circuit_id, true, NULL, &load_ms, &err);
     if (st) {
-        if (r.key_missing)
-            czk_cli_fail(CMD, "%s (czk setup --sector-size %s --out-dir DIR makes test keys)",
-                         err.msg, in.proof.shape->name);
+        char tk[PATH_MAX];
+        if (r.key_missing && czk_cache_dir(tk, sizeof tk, "test-keys"))
+            czk_cli_fail(CMD, "%s\n(`czk setup --sector-size %s` makes TEST keys in %s)", err.msg,
+                         in.proof.shape->name, tk);
         else
             czk_cli_fail(CMD, "%s", err.msg);
         goto out;

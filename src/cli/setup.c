@@ -8,10 +8,10 @@
  *       the shape cache (or is recorded), the files are named
  *       czk_porep_test_key_name() ("czk-test-v28-stacked-proof-of-
  *       replication-8-0-0-2KiB.params" / ".vk") so that they cannot be taken
- *       for Filecoin's ceremony files, in DIR (default: the parameter cache,
- *       $FIL_PROOFS_PARAMETER_CACHE or /var/tmp/filecoin-proof-parameters),
- *       where `czk prove` and `czk verify` look. Existing keys whose .vk
- *       fits the shape are kept unless --force.
+ *       for Filecoin's ceremony files, in DIR (default: czk's test keys,
+ *       czk_cache_dir("test-keys"), which every command and the daemon
+ *       search: keys.h). Existing keys whose .vk fits the shape are kept
+ *       unless --force.
  *   czk setup --kind window-post|winning-post --sector-size SIZE [--registered-proof ID]
  *             [--out-dir DIR] [...]
  *       keys for the PoSt circuit (one WindowPoSt partition, or WinningPoSt)
@@ -32,11 +32,13 @@
  * comes from a seeded generator, so the same seed and shape give the same
  * files; without it, from getrandom. The keys are for tests: whoever knows
  * the seed can forge proofs. The phases are printed as they end, with the
- * peak RSS at the end.
+ * peak RSS at the end; inside them, the progress of each vector's points on
+ * stderr (a redrawn line on a terminal, else a line per 10 points).
  */
 #include "cli/cli.h"
 #include "czk/cuda.h"
 #include "czk/groth16.h"
+#include "czk/keys.h"
 #include "czk/porep_prove.h"
 
 #include <errno.h>
@@ -67,9 +69,9 @@ static const char USAGE[] =
     "  --registered-proof ID  RegisteredSealProof id 0..19, or with a PoSt kind\n"
     "                         RegisteredPoStProof 0..4 (winning), 5..14 (window)\n"
     "                         (picks the size)\n"
-    "  --out-dir DIR          where to write them (default: the parameter cache,\n"
-    "                         $FIL_PROOFS_PARAMETER_CACHE or\n"
-    "                         /var/tmp/filecoin-proof-parameters)\n"
+    "  --out-dir DIR          where to write them (default: czk's test keys,\n"
+    "                         $CZK_CACHE_DIR/test-keys, else ~/.cache/czk/test-keys,\n"
+    "                         where czk prove, verify, bench and daemon also look)\n"
     "  --force                remake keys that exist\n"
     "  --no-shape-cache       record the circuit instead of using the shape cache\n"
     "  --shape FILE           a recorded shape (czk_shape_write)...\n"
@@ -92,8 +94,9 @@ static bool keys_present(const char *pp, const char *vp, uint32_t inputs) {
     return ok;
 }
 
+/* A phase ended: its line on stdout, after the progress line (stderr, a terminal) is erased. */
 static void print_phase(void *ctx, const char *phase, double seconds, uint64_t points) {
-    (void)ctx;
+    czk_cli_progress_end(ctx);
     if (!strcmp(phase, "scalars")) return; /* summed over the vectors: in the final line */
     if (points > 6)
         printf("  %-8s %8.2f s  %11llu points  %7.1f M/s\n", phase, seconds,
@@ -245,8 +248,8 @@ int czk_cmd_setup(int argc, char **argv) {
         char dir[PATH_MAX], name[256];
         if (dir_arg)
             snprintf(dir, sizeof dir, "%s", dir_arg);
-        else if (czk_porep_param_cache_dir(dir, sizeof dir, &err))
-            return czk_cli_fail(CMD, "%s", err.msg);
+        else if (!czk_cache_dir(dir, sizeof dir, "test-keys"))
+            return czk_cli_fail(CMD, "neither CZK_CACHE_DIR nor HOME is set: give --out-dir");
         if (post) czk_post_key_names(post, pp_post.shape, NULL, name);
         if ((!post && czk_porep_test_key_name(name, sizeof name, ps, "", &err)) ||
             snprintf(pp, sizeof pp, "%s/%s.params", dir, name) >= (int)sizeof pp ||
@@ -265,6 +268,12 @@ int czk_cmd_setup(int argc, char **argv) {
     czk_status st;
     bool recorded = false;
     czk_post_config post_cfg;
+    if (porep) /* recording takes a while the first time (a minute for 32GiB): say so first */
+        printf("setup: the %s %s circuit's shape (from the shape cache, else recorded now)...\n",
+               post ? pp_post.shape->name : ps->name,
+               post == CZK_POST_WINDOW ? "WindowPoSt partition"
+               : post                  ? "WinningPoSt"
+                                       : "partition");
     if (post) {
         char sc[PATH_MAX];
         bool cached = use_shape_cache && czk_cache_dir(sc, sizeof sc, "shapes");
@@ -324,9 +333,15 @@ int czk_cmd_setup(int argc, char **argv) {
     bool stamped = false;
     czk_vk vk = {0};
     czk_setup_timings tm = {0};
-    czk_setup_opts so = {.phase = print_phase, .timings = &tm};
+    czk_cli_progress prog; /* inside the phases: a line on a terminal, else one per 10 % */
+    czk_cli_progress_init(&prog, CMD);
+    prog.what = "making keys";
+    prog.points = true;
+    czk_setup_opts so = {
+        .phase = print_phase, .phase_ctx = &prog, .timings = &tm, .progress = czk_cli_progress_fn};
     st = czk_toxic_random(&toxic, seeded ? &rng : NULL, &err);
     if (!st) st = czk_setup_write(pp, &vk, &stamped, shape, &toxic, &be, pool, &so, &err);
+    czk_cli_progress_end(&prog);
     double t1 = czk_cli_now();
     if (!st) st = czk_vk_write(&vk, vp, &err);
     double t_vk = czk_cli_now() - t1;

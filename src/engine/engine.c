@@ -273,6 +273,10 @@ czk_status czk_engine_submit(czk_engine *e, const czk_proof_request *req,
     czk_status pst = kind->parse(kind->ctx, req, &kjob, &kinfo, &perr);
     if (!pst && (kinfo.num_partitions == 0 || !kinfo.circuit_id[0]))
         pst = czk_errf(&perr, CZK_ERR_INTERNAL, "kind %s: no partitions or circuit id", kind->name);
+    if (!pst)
+        czk_engine_log(e, 2, "job %s: accepted: %s, %u partition%s%s%s", job_id, kinfo.circuit_id,
+                       kinfo.num_partitions, kinfo.num_partitions == 1 ? "" : "s",
+                       kinfo.notice ? "; " : "", kinfo.notice ? kinfo.notice : "");
     czk_proof *proofs = NULL;
     if (!pst && !(proofs = calloc(kinfo.num_partitions, sizeof *proofs)))
         pst =
@@ -718,14 +722,26 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_opts *opts, czk_
     unsigned gpu_workers = (unsigned)e->num_devices * c->gpu_workers_per_device;
     e->gpu_queue_limit =
         c->max_gpu_queue_depth == CZK_GPU_QUEUE_AUTO ? 2 * gpu_workers : c->max_gpu_queue_depth;
+    /* "2 devices × 2 GPU workers"; the CPU pseudo-device: "the CPU (no GPU) × 2 prover workers" */
+    char devs[96];
+    if (e->num_devices == 1 && e->devices[0].ordinal < 0)
+        snprintf(devs, sizeof devs, "the CPU (no GPU) × %u prover worker%s",
+                 c->gpu_workers_per_device, c->gpu_workers_per_device == 1 ? "" : "s");
+    else
+        snprintf(devs, sizeof devs, "%d device%s × %u GPU worker%s", e->num_devices,
+                 e->num_devices == 1 ? "" : "s", c->gpu_workers_per_device,
+                 c->gpu_workers_per_device == 1 ? "" : "s");
     czk_engine_log(e, 2,
-                   "engine: budget %llu bytes (%s), %u synthesis workers (%u threads), %d devices "
-                   "× %u GPU workers (%u threads), %u finalizers, GPU queue %u%s, synthesis "
-                   "lookahead %u",
+                   "engine: budget %llu bytes (%s), %u synthesis worker%s (%u thread%s), %s (%u "
+                   "thread%s), %u finalizer%s, GPU queue %u%s, synthesis lookahead %u",
                    (unsigned long long)total, e->budget_source, c->partition_workers,
-                   czk_pool_threads(e->synth_pool), e->num_devices, c->gpu_workers_per_device,
-                   czk_pool_threads(e->gpu_pool), c->finalize_workers, e->gpu_queue_limit,
-                   e->gpu_queue_limit ? " partitions at most" : " (no limit)",
+                   c->partition_workers == 1 ? "" : "s", czk_pool_threads(e->synth_pool),
+                   czk_pool_threads(e->synth_pool) == 1 ? "" : "s", devs,
+                   czk_pool_threads(e->gpu_pool), czk_pool_threads(e->gpu_pool) == 1 ? "" : "s",
+                   c->finalize_workers, c->finalize_workers == 1 ? "" : "s", e->gpu_queue_limit,
+                   e->gpu_queue_limit == 1 ? " partition at most"
+                   : e->gpu_queue_limit    ? " partitions at most"
+                                           : " (no limit)",
                    c->synthesis_lookahead);
 
     /* threads */

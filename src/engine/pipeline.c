@@ -642,8 +642,8 @@ void *czk_fin_main(void *arg) {
         } else {
             j->result = bytes;
             j->result_len = len;
-            czk_engine_log(e, 2, "job %s: %u partitions proved and verified (%zu bytes)", j->id,
-                           j->info.num_partitions, len);
+            czk_engine_log(e, 2, "job %s: %u partition%s proved and verified (%zu bytes)", j->id,
+                           j->info.num_partitions, j->info.num_partitions == 1 ? "" : "s", len);
             czk_job_finish(e, j, CZK_JOB_COMPLETED);
         }
         wa->item = NULL;

@@ -299,7 +299,9 @@ static void fail_waiting_jobs(czk_engine *e, srs_entry *s) {
  * the pass has advanced 10 points since the last line and 5 s have passed
  * since it (or since the load began), so a load of a few seconds logs
  * nothing and a long one a line per 10 points or per 5 s, whichever is
- * slower. The subgroup pass, when it runs, counts from 0 again.
+ * slower. The subgroup pass, when it runs, counts from 0 again; the
+ * reader's notice before it (CZK_PARAMS_NOTICE: why, and how long) is
+ * logged as it comes.
  */
 typedef struct load_progress {
     czk_engine *e;
@@ -315,6 +317,11 @@ typedef struct load_progress {
 static void on_load_progress(void *ctx, const char *stage, uint64_t done, uint64_t total) {
     load_progress *lp = ctx;
     czk_engine *e = lp->e;
+    if (!strncmp(stage, CZK_PARAMS_NOTICE, sizeof CZK_PARAMS_NOTICE - 1)) {
+        /* the reader says why it checks every point and how long that takes: once, as it is */
+        czk_engine_log(e, 2, "srs %s: %s", lp->s->id, stage);
+        return;
+    }
     int pct = total ? (int)(done * 100 / total) : 100;
     bool sub = !strncmp(stage, "subgroup ", 9);
     if (sub != lp->subgroup) {

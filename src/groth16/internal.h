@@ -41,11 +41,14 @@ extern const czk_g16_group czk_g16_g1, czk_g16_g2;
 /*
  * Stamp cache (params_stamp.c). The directory: opts' stamp_dir, else
  * $CZK_CACHE_DIR/stamps, else $HOME/.cache/czk/stamps (NULL if none of them
- * is set). czk_g16_stamp_lookup finds this file's stamp before it is read:
- * NONE if there is none or its path, size, mtime, device or inode differ
- * from st; else the digest it holds (PLAIN: a format-1 stamp, the plain
+ * is set). czk_g16_stamp_lookup finds the stamp of the open file fd (at
+ * path, with st its fstat) before it is read: by its content key (format
+ * 3; *current true), else by its path (formats 2 and 1, which count only
+ * when path, size, mtime, device and inode equal st). Returns NONE if there
+ * is none; else the digest it holds (PLAIN: a format-1 stamp, the plain
  * BLAKE2b-512; TREE: the tree digest). czk_g16_stamp_write records a
- * format-2 stamp with the tree digest (false if it could not).
+ * format-3 stamp of fd's content with the tree digest (false if it could
+ * not).
  */
 typedef enum czk_g16_stamp_kind {
     CZK_G16_STAMP_NONE = 0,
@@ -54,10 +57,9 @@ typedef enum czk_g16_stamp_kind {
 } czk_g16_stamp_kind;
 
 bool czk_g16_stamp_dir(char *out, size_t cap, const char *stamp_dir);
-czk_g16_stamp_kind czk_g16_stamp_lookup(const char *dir, const char *path, const struct stat *st,
-                                        uint8_t digest[64]);
-bool czk_g16_stamp_write(const char *dir, const char *path, const struct stat *st,
-                         const uint8_t tree[64]);
+czk_g16_stamp_kind czk_g16_stamp_lookup(const char *dir, int fd, const char *path,
+                                        const struct stat *st, uint8_t digest[64], bool *current);
+bool czk_g16_stamp_write(const char *dir, int fd, const struct stat *st, const uint8_t tree[64]);
 /* A stamp for the file at path as it is now, in stamp_dir (NULL: the default); false: none. */
 bool czk_g16_stamp_file(const char *path, const char *stamp_dir, const uint8_t tree[64]);
 

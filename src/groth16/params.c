@@ -20,7 +20,7 @@
  * reported for the lowest index in the section, so errors do not depend on
  * thread timing.
  *
- * Encoded reads (CZK_PARAMS_ENCODED, a format-2 stamp for the file) skip
+ * Encoded reads (CZK_PARAMS_ENCODED, a stamp with the tree digest) skip
  * the decoding: the layout comes from the vk, ic and the five length
  * prefixes (pread), the vectors' bytes go raw into their arrays on the
  * pool (pieces.c, czk_g16_read_segments), and the stamp's tree digest is
@@ -633,7 +633,7 @@ static czk_status pread_at(int fd, uint8_t *dst, size_t n, uint64_t off, czk_err
 }
 
 /*
- * The encoded read (czk_params_read with CZK_PARAMS_ENCODED and a format-2 stamp): the vk and
+ * The encoded read (czk_params_read with CZK_PARAMS_ENCODED and a tree-digest stamp): the vk and
  * ic (decoded and checked in full) and the five length prefixes by pread, then the vectors'
  * bytes raw into their arrays in parallel (czk_g16_read_segments), tree = the tree digest.
  * *layout_ok false (and CZK_OK, pa untouched): the layout is not a valid file's (a defect in
@@ -788,13 +788,68 @@ static czk_status open_input(const char *path, int *fd, struct stat *stt, czk_er
 }
 
 /*
+ * Before a separate subgroup pass: the one progress report whose stage says why the pass runs
+ * and about how long it will take (CZK_PARAMS_NOTICE, groth16.h): the in_group time of a sample
+ * of G1 and G2 points measured on this thread, times the points, over the pool's threads.
+ */
+static void full_check_notice(const czk_params *pa, czk_pool *pool, prog *pg, const char *why) {
+    if (!pg || !pg->fn) return;
+    const czk_g16_group *g[2] = {&czk_g16_g1, &czk_g16_g2};
+    const uint8_t *v[2] = {(const uint8_t *)pa->h, (const uint8_t *)pa->b_g2};
+    uint64_t have[2] = {pa->h_len, pa->b_g2_len};
+    uint64_t pts[2] = {(uint64_t)pa->h_len + pa->l_len + pa->a_len + pa->b_g1_len, pa->b_g2_len};
+    double secs = 0;
+    for (int k = 0; k < 2; k++) {
+        uint64_t n = have[k] < 64 ? have[k] : 64;
+        double t0 = czk_g16_now();
+        for (uint64_t i = 0; i < n; i++)
+            (void)g[k]->in_group(v[k] + i * g[k]->aff);
+        if (n) secs += (czk_g16_now() - t0) / (double)n * (double)pts[k];
+    }
+    unsigned threads = pool ? czk_pool_threads(pool) : 1;
+    secs /= threads;
+    char stage[600], dur[48];
+    if (secs < 1)
+        snprintf(dur, sizeof dur, "less than a second");
+    else if (secs < 120)
+        snprintf(dur, sizeof dur, "about %.0f s", secs);
+    else
+        snprintf(dur, sizeof dur, "about %.0f min", secs / 60);
+    snprintf(stage, sizeof stage,
+             CZK_PARAMS_NOTICE "%s; every point's subgroup membership is checked now: %s on %u "
+                               "thread%s, once (a stamp is written after it)",
+             why, dur, threads, threads == 1 ? "" : "s");
+    pg->fn(pg->ctx, stage, pg->last, pg->total);
+}
+
+/* Why a read without a known digest or a matching stamp checks every point (for the notice). */
+static void full_check_why(char *out, size_t cap, bool stamps, const char *dir, bool stale,
+                           unsigned flags) {
+    if (!stamps)
+        snprintf(out, cap, "%s",
+                 flags & CZK_PARAMS_NO_STAMP
+                     ? "stamps are off (CZK_PARAMS_NO_STAMP)"
+                     : "no stamp directory (neither CZK_CACHE_DIR nor HOME is set)");
+    else if (stale)
+        snprintf(out, cap,
+                 "its stamp in %s is for other bytes (the file changed after it was "
+                 "checked)",
+                 dir);
+    else
+        snprintf(out, cap,
+                 "no stamp in %s for these bytes and no published Filecoin digest (a first "
+                 "read of these keys)",
+                 dir);
+}
+
+/*
  * The usual read: one sequential pass through the piece reader, decoding as it goes. Trust, in
  * this order: a published digest (only where the plain digest was computed), a stamp whose
- * digest matches, else the subgroup pass; every outcome but a matching format-2 stamp records
- * one (groth16.h, "Digests").
+ * digest matches, else the subgroup pass (announced: full_check_notice); every outcome but a
+ * matching format-3 stamp records one (groth16.h, "Digests").
  */
-static czk_status read_usual(int fd, const struct stat *stt, const char *path, czk_params *pa,
-                             bool full, bool plain, czk_g16_stamp_kind kind, const uint8_t cand[64],
+static czk_status read_usual(int fd, const struct stat *stt, czk_params *pa, bool full, bool plain,
+                             czk_g16_stamp_kind kind, bool current, const uint8_t cand[64],
                              bool stamps, const char *dir, const czk_params_read_opts *o, prog *pg,
                              double t0, czk_params_read_info *inf, czk_err *err) {
     czk_g16_reader *rd = NULL;
@@ -820,18 +875,21 @@ static czk_status read_usual(int fd, const struct stat *stt, const char *path, c
     } else if (match) {
         inf->trust = CZK_TRUST_STAMP;
     } else if (!full) {
+        char why[PATH_MAX + 200];
+        full_check_why(why, sizeof why, stamps, dir, kind != CZK_G16_STAMP_NONE, o->flags);
+        full_check_notice(pa, o->pool, pg, why);
         double t2 = czk_g16_now();
         st = subgroup_vectors(pa, o->pool, pg, err);
         inf->seconds_subgroup = czk_g16_now() - t2;
     }
-    /* a format-2 stamp for next time (a format-1 one is upgraded) */
-    if (!st && stamps && !(match && kind == CZK_G16_STAMP_TREE))
-        inf->stamp_written = czk_g16_stamp_write(dir, path, stt, inf->tree);
+    /* a format-3 stamp for next time (one by path, of an older czk, is rewritten) */
+    if (!st && stamps && !(match && current))
+        inf->stamp_written = czk_g16_stamp_write(dir, fd, stt, inf->tree);
     return st;
 }
 
 /*
- * CZK_PARAMS_ENCODED with a format-2 stamp: read_encoded; else, or when the layout needs the
+ * CZK_PARAMS_ENCODED with a tree-digest stamp: read_encoded; else, or when the layout needs the
  * usual read's diagnosis, read_usual.
  */
 czk_status czk_params_read(czk_params **out, const char *path, const czk_params_read_opts *opts,
@@ -848,10 +906,12 @@ czk_status czk_params_read(czk_params **out, const char *path, const czk_params_
     struct stat stt;
     czk_status st = open_input(path, &fd, &stt, err);
     if (st) return st;
-    /* a stamp for this very file (path, size, mtime, inode) says which digest is needed */
+    /* a stamp of these contents (or of this path, by an older czk) says which digest is needed */
     uint8_t cand[64];
-    czk_g16_stamp_kind kind =
-        !full && stamps ? czk_g16_stamp_lookup(dir, path, &stt, cand) : CZK_G16_STAMP_NONE;
+    bool current = false;
+    czk_g16_stamp_kind kind = !full && stamps
+                                  ? czk_g16_stamp_lookup(dir, fd, path, &stt, cand, &current)
+                                  : CZK_G16_STAMP_NONE;
     bool plain = kind != CZK_G16_STAMP_TREE;
     czk_params *pa = calloc(1, sizeof *pa);
     if (!pa) {
@@ -874,22 +934,28 @@ czk_status czk_params_read(czk_params **out, const char *path, const czk_params_
                 else
                     pthread_mutex_init(&pa->lazy->mu, NULL);
                 pa->encoded = true;
+                if (!st && !current) /* a stamp by path: rewritten by content */
+                    inf.stamp_written = czk_g16_stamp_write(dir, fd, &stt, inf.tree);
             } else {
                 /* other bytes than the stamp's: decoded and checked as on a first read */
                 double t2 = czk_g16_now();
                 st = decode_in_place(pa, o.pool, err);
                 inf.seconds_read += czk_g16_now() - t2;
+                if (!st) {
+                    char why[PATH_MAX + 200];
+                    full_check_why(why, sizeof why, stamps, dir, true, o.flags);
+                    full_check_notice(pa, o.pool, &pg, why);
+                }
                 t2 = czk_g16_now();
                 if (!st) st = subgroup_vectors(pa, o.pool, &pg, err);
                 inf.seconds_subgroup = czk_g16_now() - t2;
-                if (!st && stamps)
-                    inf.stamp_written = czk_g16_stamp_write(dir, path, &stt, inf.tree);
+                if (!st && stamps) inf.stamp_written = czk_g16_stamp_write(dir, fd, &stt, inf.tree);
             }
         }
     }
     if (!done && !st)
-        st = read_usual(fd, &stt, path, pa, full, plain, kind, cand, stamps, dir, &o, &pg, t0, &inf,
-                        err);
+        st = read_usual(fd, &stt, pa, full, plain, kind, current, cand, stamps, dir, &o, &pg, t0,
+                        &inf, err);
     close(fd);
     if (st) {
         czk_params_free(pa);
@@ -1142,6 +1208,10 @@ czk_status czk_params_write_stamped(const czk_params *pa, const char *path, cons
 bool czk_g16_stamp_file(const char *path, const char *stamp_dir, const uint8_t tree[64]) {
     char dir[PATH_MAX];
     struct stat sb;
-    return czk_g16_stamp_dir(dir, sizeof dir, stamp_dir) && stat(path, &sb) == 0 &&
-           czk_g16_stamp_write(dir, path, &sb, tree);
+    if (!czk_g16_stamp_dir(dir, sizeof dir, stamp_dir)) return false;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    bool ok = fstat(fd, &sb) == 0 && czk_g16_stamp_write(dir, fd, &sb, tree);
+    close(fd);
+    return ok;
 }

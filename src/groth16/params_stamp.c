@@ -1,30 +1,36 @@
 /*
  * Stamps: the memory of an earlier full validation of a parameter file.
  *
- * A stamp is a small text file in the stamp directory, named by SHA-256 of
- * the parameter file's absolute path (realpath), holding that path, the
- * file's size, mtime (ns), device, inode and its tree digest (format 2):
+ * A stamp is a small text file in the stamp directory that says "bytes with
+ * this tree digest were checked in full". It is keyed by the file's content,
+ * not by where the file lies, so that keys copied or moved to another
+ * directory (or another machine's cache, with the stamp directory) keep
+ * their stamp: format 3 is named by its key, SHA-256 of the file's size (8
+ * bytes, little-endian) and its first min(size, 64 KiB) bytes (the vk, whose
+ * delta points differ for every setup, and the ic), and holds
  *
- *   czk params stamp 2
- *   path /abs/path.params
+ *   czk params stamp 3
  *   size 1114707768
- *   mtime_ns 1764620000123456789
- *   dev 2049
- *   ino 1234567
+ *   head-sha256 <64 hex digits: the key>
  *   blake2b512-tree64m <128 hex digits>
  *
- * It counts only if every line equals what the file shows now: the digest
- * of the bytes just read is the real key (a changed file has another
- * digest, whatever its mtime says); path, size, mtime and inode make sure
- * the stamp is this file's, and tell the reader before it starts which
- * digest it must compute. Format 1 (czk before the tree digest: first
- * line "czk params stamp 1", last "blake2b512 <the plain digest>") is still
- * recognized; the reader then computes the plain digest, and a match is
- * rewritten in format 2. A stamp is written to a temporary name and
- * renamed, so a reader never sees half of one. Whoever can write the stamp
- * directory can make czk skip the subgroup check, as whoever can write the
- * parameter file can replace it: the directory is the user's own cache
- * (mode 0700).
+ * The key only finds the stamp before the read (and so tells the reader
+ * that the tree digest alone is needed, and that an encoded read may trust
+ * the file); the tree digest of the bytes read now is what counts: a file
+ * with the same beginning and size but other bytes later does not match,
+ * is checked in full and gets its own stamp under the same key.
+ *
+ * Stamps of czk before format 3 were keyed by the absolute path (the file
+ * named by SHA-256 of realpath) and hold path, size, mtime (ns), device,
+ * inode and a digest: format 2 the tree digest, format 1 (first line
+ * "czk params stamp 1", last "blake2b512 <the plain digest>") the plain
+ * BLAKE2b-512. They still count for the file at that path when every line
+ * equals what the file shows now; the reader then computes the digest the
+ * stamp holds, and a match is rewritten in format 3. A stamp is written to
+ * a temporary name and renamed, so a reader never sees half of one.
+ * Whoever can write the stamp directory can make czk skip the subgroup
+ * check, as whoever can write the parameter file can replace it: the
+ * directory is the user's own cache (mode 0700).
  */
 #define _GNU_SOURCE /* mkostemp */
 #include "czk/keys.h"
@@ -39,18 +45,50 @@
 #include <string.h>
 #include <unistd.h>
 
+#define HEAD_BYTES (64u << 10)
+
 bool czk_g16_stamp_dir(char *out, size_t cap, const char *stamp_dir) {
     if (!stamp_dir) return czk_cache_dir(out, cap, "stamps");
     int n = snprintf(out, cap, "%s", stamp_dir);
     return n > 0 && (size_t)n < cap;
 }
 
-/*
- * The stamp's file name, and its text up to the digest line: the lines that must equal what the
- * file shows now (format 2; format 1 has "czk params stamp 1" first and the plain digest).
- */
-static bool stamp_head(const char *dir, const char *path, const struct stat *st, unsigned version,
-                       char *file, size_t file_cap, char *text, size_t text_cap) {
+/* The content key of the open file fd of `size` bytes, as 64 hex digits; false if unreadable. */
+static bool content_key(int fd, uint64_t size, char hx[65]) {
+    size_t n = size < HEAD_BYTES ? (size_t)size : HEAD_BYTES, got = 0;
+    uint8_t *buf = malloc(8 + (n ? n : 1)), h[32];
+    if (!buf) return false;
+    for (int i = 0; i < 8; i++)
+        buf[i] = (uint8_t)(size >> (8 * i));
+    while (got < n) {
+        ssize_t r = pread(fd, buf + 8 + got, n - got, (off_t)got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    if (got == n) {
+        blst_sha256(h, buf, 8 + n);
+        czk_g16_hex(hx, h, 32);
+    }
+    free(buf);
+    return got == n;
+}
+
+/* Format 3: the stamp's file name and its text up to the digest line. */
+static bool content_head(const char *dir, int fd, const struct stat *st, char *file,
+                         size_t file_cap, char *text, size_t text_cap) {
+    char key[65];
+    if (!content_key(fd, (uint64_t)st->st_size, key)) return false;
+    int n = snprintf(file, file_cap, "%s/%s.stamp", dir, key);
+    if (n < 0 || (size_t)n >= file_cap) return false;
+    n = snprintf(text, text_cap, "czk params stamp 3\nsize %llu\nhead-sha256 %s\n",
+                 (unsigned long long)st->st_size, key);
+    return n > 0 && (size_t)n < text_cap;
+}
+
+/* Formats 1 and 2 (by path): the stamp's file name and its text up to the digest line. */
+static bool path_head(const char *dir, const char *path, const struct stat *st, unsigned version,
+                      char *file, size_t file_cap, char *text, size_t text_cap) {
     char abs[PATH_MAX];
     if (!realpath(path, abs)) return false;
     uint8_t h[32];
@@ -69,44 +107,65 @@ static bool stamp_head(const char *dir, const char *path, const struct stat *st,
 
 #define TEXT_CAP (PATH_MAX + 512)
 
-static const char *const DIGEST_LINE[3] = {NULL, "blake2b512 ", "blake2b512-tree64m "};
+/* The digest line of each format (index: the format). */
+static const char *const DIGEST_LINE[4] = {NULL, "blake2b512 ", "blake2b512-tree64m ",
+                                           "blake2b512-tree64m "};
 
 static int hexval(char c) {
     return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-czk_g16_stamp_kind czk_g16_stamp_lookup(const char *dir, const char *path, const struct stat *st,
-                                        uint8_t digest[64]) {
+/* The whole stamp file (at most TEXT_CAP bytes) into have; its length, 0 if none. */
+static size_t read_stamp(const char *file, char *have) {
+    size_t got = 0;
+    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    ssize_t r;
+    while (got < TEXT_CAP &&
+           ((r = read(fd, have + got, TEXT_CAP - got)) > 0 || (r < 0 && errno == EINTR)))
+        if (r > 0) got += (size_t)r;
+    close(fd);
+    return got;
+}
+
+/* have (got bytes) is the head `want`, the digest line of format v, a digest and a newline:
+ * the digest into digest. */
+static bool stamp_matches(const char *have, size_t got, const char *want, unsigned v,
+                          uint8_t digest[64]) {
+    size_t hl = strlen(want), dl = strlen(DIGEST_LINE[v]);
+    if (got != hl + dl + 129 || memcmp(have, want, hl) || memcmp(have + hl, DIGEST_LINE[v], dl) ||
+        have[got - 1] != '\n')
+        return false;
+    const char *hx = have + hl + dl;
+    for (unsigned i = 0; i < 64; i++) {
+        int a = hexval(hx[2 * i]), b = hexval(hx[2 * i + 1]);
+        if (a < 0 || b < 0) return false;
+        digest[i] = (uint8_t)(a << 4 | b);
+    }
+    return true;
+}
+
+czk_g16_stamp_kind czk_g16_stamp_lookup(const char *dir, int fd, const char *path,
+                                        const struct stat *st, uint8_t digest[64], bool *current) {
     char file[PATH_MAX + 80], *want = malloc(TEXT_CAP), *have = malloc(TEXT_CAP + 1);
     czk_g16_stamp_kind kind = CZK_G16_STAMP_NONE;
-    size_t got = 0;
-    if (want && have && stamp_head(dir, path, st, 2, file, sizeof file, want, TEXT_CAP)) {
-        int fd = open(file, O_RDONLY | O_CLOEXEC);
-        if (fd >= 0) {
-            ssize_t r;
-            while (got < TEXT_CAP &&
-                   ((r = read(fd, have + got, TEXT_CAP - got)) > 0 || (r < 0 && errno == EINTR)))
-                if (r > 0) got += (size_t)r;
-            close(fd);
-        }
+    *current = false;
+    if (want && have && content_head(dir, fd, st, file, sizeof file, want, TEXT_CAP) &&
+        stamp_matches(have, read_stamp(file, have), want, 3, digest)) {
+        kind = CZK_G16_STAMP_TREE;
+        *current = true;
     }
-    for (unsigned v = 2; got && v >= 1; v--) {
-        /* the head of format v, then its digest line, then the end of the file */
-        if (!stamp_head(dir, path, st, v, file, sizeof file, want, TEXT_CAP)) break;
-        size_t hl = strlen(want), dl = strlen(DIGEST_LINE[v]);
-        if (got != hl + dl + 129 || memcmp(have, want, hl) ||
-            memcmp(have + hl, DIGEST_LINE[v], dl) || have[got - 1] != '\n')
-            continue;
-        const char *hx = have + hl + dl;
-        bool ok = true;
-        for (unsigned i = 0; i < 64 && ok; i++) {
-            int a = hexval(hx[2 * i]), b = hexval(hx[2 * i + 1]);
-            ok = a >= 0 && b >= 0;
-            digest[i] = (uint8_t)(a << 4 | (b & 15));
+    /* a stamp of the path, from czk before format 3 */
+    size_t got =
+        kind || !want || !have || !path_head(dir, path, st, 2, file, sizeof file, want, TEXT_CAP)
+            ? 0
+            : read_stamp(file, have);
+    for (unsigned v = 2; got && v >= 1; v--)
+        if (path_head(dir, path, st, v, file, sizeof file, want, TEXT_CAP) &&
+            stamp_matches(have, got, want, v, digest)) {
+            kind = v == 2 ? CZK_G16_STAMP_TREE : CZK_G16_STAMP_PLAIN;
+            break;
         }
-        if (ok) kind = v == 2 ? CZK_G16_STAMP_TREE : CZK_G16_STAMP_PLAIN;
-        break;
-    }
     free(want);
     free(have);
     return kind;
@@ -129,23 +188,22 @@ static bool make_dirs(const char *dir) {
     return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-bool czk_g16_stamp_write(const char *dir, const char *path, const struct stat *st,
-                         const uint8_t tree[64]) {
+bool czk_g16_stamp_write(const char *dir, int fd, const struct stat *st, const uint8_t tree[64]) {
     char file[PATH_MAX + 80], tmp[PATH_MAX + 96], *text = malloc(TEXT_CAP + 200), dx[129];
     bool ok = false;
     czk_g16_hex(dx, tree, 64);
     size_t hl;
-    if (text && stamp_head(dir, path, st, 2, file, sizeof file, text, TEXT_CAP) &&
-        (hl = strlen(text), snprintf(text + hl, 200, "%s%s\n", DIGEST_LINE[2], dx) < 200) &&
+    if (text && content_head(dir, fd, st, file, sizeof file, text, TEXT_CAP) &&
+        (hl = strlen(text), snprintf(text + hl, 200, "%s%s\n", DIGEST_LINE[3], dx) < 200) &&
         make_dirs(dir) && snprintf(tmp, sizeof tmp, "%s.XXXXXX", file) < (int)sizeof tmp) {
-        int fd = mkostemp(tmp, O_CLOEXEC);
-        if (fd >= 0) {
+        int out = mkostemp(tmp, O_CLOEXEC);
+        if (out >= 0) {
             size_t len = strlen(text), done = 0;
             ssize_t w;
             while (done < len &&
-                   ((w = write(fd, text + done, len - done)) > 0 || (w < 0 && errno == EINTR)))
+                   ((w = write(out, text + done, len - done)) > 0 || (w < 0 && errno == EINTR)))
                 if (w > 0) done += (size_t)w;
-            ok = close(fd) == 0 && done == len && rename(tmp, file) == 0;
+            ok = close(out) == 0 && done == len && rename(tmp, file) == 0;
             if (!ok) unlink(tmp);
         }
     }

@@ -581,6 +581,11 @@ static void phase(run *r, const char *name, double *slot, double seconds, uint64
     if (r->opts && r->opts->phase) r->opts->phase(r->opts->phase_ctx, name, seconds, points);
 }
 
+/* A progress report (czk_setup_progress_fn): a phase begins (done 0), or done of total points. */
+static void progress(run *r, const char *name, uint64_t done, uint64_t total) {
+    if (r->opts && r->opts->progress) r->opts->progress(r->opts->phase_ctx, name, done, total);
+}
+
 static czk_status products(run *r, bool g2, czk_g1_affine *o1, czk_g2_affine *o2, const czk_fr *k,
                            size_t n, czk_err *err) {
     const czk_setup_ops *ops = r->be->ops;
@@ -628,6 +633,7 @@ static czk_status stream_points(run *r, int v, const czk_fr *k, size_t n, czk_er
             st = czk_g16_write_points(r->w, g, r->scratch, m, V_NAME[v], i, r->pool, err);
         }
         i += m;
+        if (!st) progress(r, V_NAME[v], i, n);
     }
     return st;
 }
@@ -646,6 +652,7 @@ static czk_status setup_run(run *r, czk_params *p, const char *open_path, const 
     if (st) return st;
     t0 = czk_g16_now();
     double t_lag = 0;
+    progress(r, "lagrange", 0, 0);
     if ((st = scalars_qap(&s, r->be, &t_lag, err))) return st;
     phase(r, "lagrange", &t->lagrange, t_lag, 0);
     phase(r, "qap", &t->qap, czk_g16_now() - t0 - t_lag, 0);
@@ -698,6 +705,7 @@ static czk_status setup_run(run *r, czk_params *p, const char *open_path, const 
     void **vec[NV] = {NULL,           (void **)&p->h,    (void **)&p->l,
                       (void **)&p->a, (void **)&p->b_g1, (void **)&p->b_g2};
     for (int v = V_IC; v < NV && !st; v++) {
+        progress(r, V_NAME[v], 0, len[v]);
         /* the scalars */
         t0 = czk_g16_now();
         if (v == V_IC || v == V_L) {

@@ -24,8 +24,10 @@
  * miner and sector when the request has a miner id), never read from the
  * proofs.
  *
- * Keys: the v28 .params file of the shape in param_cache, or czk's test keys
- * of the shape there (czk_porep_find_key; the published files are
+ * Keys: the v28 .params file of the shape, or czk's test keys of the shape,
+ * on the key search path that begins at param_cache (czk_porep_find_key
+ * over czk_key_find, keys.h: then the parameter cache, then czk's test
+ * keys, as `czk prove` looks; the published files are
  * recognized by digest and skip the subgroup pass). The shape comes from
  * the shape cache, srs.shape_cache (czk_porep_shape_load_in; the kind's ctx), recorded
  * there the first time (two minutes and 9 GiB for 32GiB).
@@ -85,6 +87,8 @@ static czk_status porep_parse(void *ctx, const czk_proof_request *req, void **jo
         czk_porep_job_free(j);
         return czk_err_wrap(err, "porep-c2");
     }
+    if (!req->miner_id) /* czk prove and czk bench say the same */
+        info->notice = "replica_id NOT checked (the request has no miner id): the C1's own is used";
     info->num_partitions = j->c1->num_partitions;
     info->num_public_inputs = j->num_inputs;
     *job = j;

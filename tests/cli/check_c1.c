@@ -4,7 +4,10 @@
  * written raw and in cuzk's envelope is accepted (exit 0, shape and counts
  * printed), with and without the sector number and miner id; a wrong miner
  * id, a flipped label and a malformed file are refused (exit 1) with the
- * reason; usage errors exit 2. The CLI is $CZK_TEST_CLI (set by ctest).
+ * reason; usage errors exit 2 naming the option; --opt=VALUE and options
+ * before FILE are taken (getopt_long, as prove and verify); the counts are
+ * worded in the singular for one ("1 partition x 2 challenges"). The CLI is
+ * $CZK_TEST_CLI (set by ctest).
  */
 #include "support.h"
 
@@ -62,7 +65,7 @@ static void test_check_c1(void **state) {
     write_file("broken.json", json, len / 2, broken, sizeof broken);
 
     snprintf(args, sizeof args, "check-c1 %s --sector-num 42 --miner-id 1000", raw);
-    expect(args, 0, "1 partitions x 2 challenges, 2 layers, TreeD depth 6, TreeR/TreeC 8-0-0");
+    expect(args, 0, "1 partition x 2 challenges, 2 layers, TreeD depth 6, TreeR/TreeC 8-0-0");
     expect(args, 0, "replica_id matches miner f01000, sector 42");
     expect(args, 0, "pre-check: 2 vanilla proofs verified");
     expect(args, 0, "raw C1 of StackedDrg2KiBV1_1 (registered proof 5), 2KiB sector");
@@ -88,11 +91,20 @@ static void test_check_c1(void **state) {
     snprintf(args, sizeof args, "check-c1 %s", broken);
     expect(args, 1, "refused: C1 JSON: invalid JSON at byte");
 
+    /* --opt=VALUE, and options before FILE, as prove and verify take them */
+    snprintf(args, sizeof args, "check-c1 --sector-num=42 --miner-id=1000 %s", raw);
+    expect(args, 0, "replica_id matches miner f01000, sector 42");
+    snprintf(args, sizeof args, "check-c1 --threads=1 %s --miner-id=1001 --sector-num 42", raw);
+    expect(args, 1, "refused: replica_id");
+
     expect("check-c1", 2, "no FILE");
-    expect("check-c1 a b", 2, "one FILE only");
-    expect("check-c1 x --miner-id", 2, "--miner-id needs an unsigned integer");
-    expect("check-c1 x --miner-id -5", 2, "--miner-id needs an unsigned integer");
+    expect("check-c1 a b", 2, "one FILE only (also 'b')");
+    expect("check-c1 x --miner-id", 2, "--miner-id needs a value");
+    expect("check-c1 x --miner-id -5", 2, "--miner-id takes an unsigned integer, not '-5'");
+    expect("check-c1 x --sector-num=x", 2, "--sector-num takes an unsigned integer, not 'x'");
     expect("check-c1 --frobnicate x", 2, "unknown option --frobnicate");
+    expect("check-c1 --frobnicate=1 x", 2, "unknown option --frobnicate");
+    expect("check-c1 --help=1", 2, "--help takes no value");
     snprintf(args, sizeof args, "check-c1 %s/none.json", dir);
     expect(args, 2, "cannot open");
     expect("check-c1 --help", 0, "usage: czk check-c1 FILE");

@@ -9,6 +9,10 @@
  *   - `czk prove --out /no/such/dir/p.bin` fails at once (exit 2, naming
  *     --out), before the C1 is even parsed: nothing on stdout; an --out that
  *     is a directory likewise;
+ *   - `czk prove` without --param-cache finds the keys in
+ *     $CZK_CACHE_DIR/test-keys (a cache of the test's own, the fixture's
+ *     keys hard-linked there: another path) and reads them through the stamp
+ *     of their content; `czk verify` finds the .vk there too;
  *   - `czk prove` proves it (exit 0, 192 bytes); each partition's line holds
  *     the backend's phase times, and they fit inside the engine's own
  *     timings of the same partition (the device lock held ≥ SpMV + NTT +
@@ -33,7 +37,7 @@
 #define VK "czk-test-v28-stacked-proof-of-replication-8-0-0-2KiB.vk"
 
 static struct {
-    char dir[700], keys[600];
+    char dir[700], keys[600], cache[800];
     char rp[8], comm_r[65], comm_d[65], ticket[65], seed[65];
     bool proved;
 } g;
@@ -47,6 +51,8 @@ static int group_setup(void **state) {
     (void)state;
     czk_test_tmpdir(g.dir, sizeof g.dir, "cli-pv");
     e2e_keys_dir(g.keys, sizeof g.keys);
+    snprintf(g.cache, sizeof g.cache, "%s/cache", g.dir);
+    (void)e2e_keys_elsewhere(g.cache, g.keys);
     return 0;
 }
 
@@ -115,13 +121,34 @@ static double num_after(const char *s, const char *name) {
     return strtod(p + strlen(name), NULL);
 }
 
+/* The key search path of a command: czk's cache at g.cache, no Filecoin parameter cache. */
+static void own_cache(bool on) {
+    char none[800];
+    snprintf(none, sizeof none, "%s/no-params", g.dir);
+    if (on) {
+        setenv("CZK_CACHE_DIR", g.cache, 1);
+        setenv("FIL_PROOFS_PARAMETER_CACHE", none, 1);
+    } else {
+        unsetenv("CZK_CACHE_DIR");
+        unsetenv("FIL_PROOFS_PARAMETER_CACHE");
+    }
+}
+
 static void test_prove(void **state) {
     (void)state;
-    char args[1500], *out = NULL;
-    snprintf(args, sizeof args,
-             "prove --c1 c1.json --param-cache '%s' --sector-num 7 --miner-id 1000 --out proof.bin",
-             g.keys);
-    assert_int_equal(czk(args, &out, NULL), 0);
+    char want[1200], *out = NULL;
+    /* no --param-cache: the test keys are found in $CZK_CACHE_DIR/test-keys, and, linked there
+     * from the fixture's directory, read through the stamp of their content */
+    own_cache(true);
+    int rc = czk("prove --c1 c1.json --sector-num 7 --miner-id 1000 --out proof.bin", &out, NULL);
+    own_cache(false);
+    assert_int_equal(rc, 0);
+    snprintf(want, sizeof want,
+             "keys: %s/test-keys/czk-test-v28-stacked-proof-of-replication-8-0-0-2KiB.params (czk "
+             "TEST keys",
+             g.cache);
+    assert_non_null(strstr(out, want));
+    assert_non_null(strstr(out, "subgroup membership: stamp of an earlier full check"));
     assert_non_null(strstr(out, "replica_id matches miner f01000, sector 7"));
     assert_non_null(strstr(out, "\nready in "));
     assert_non_null(strstr(out, "backend: cpu"));
@@ -145,6 +172,16 @@ static void test_prove(void **state) {
     free(czk_test_slurp(path, &n));
     assert_int_equal(n, 192);
     g.proved = true;
+    /* czk verify likewise */
+    own_cache(true);
+    rc = czk("verify --c1 c1.json --proof proof.bin --sector-num 7 --miner-id 1000", &out, NULL);
+    own_cache(false);
+    assert_int_equal(rc, 0);
+    snprintf(want, sizeof want,
+             "vk: %s/test-keys/czk-test-v28-stacked-proof-of-replication-8-0-0-2KiB.vk (czk TEST",
+             g.cache);
+    assert_non_null(strstr(out, want));
+    free(out);
 }
 
 /* verify without a C1; seed/comm_r/sector may replace the C1's values. */

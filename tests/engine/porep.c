@@ -32,6 +32,9 @@ static void test_intake(void **state) {
     czk_engine_opts o;
     et_opts(&o, NULL, 0);
     snprintf(o.config.param_cache, sizeof o.config.param_cache, "%s", dir);
+    /* the rest of the key search path there too: no key of this machine's caches is found */
+    setenv("FIL_PROOFS_PARAMETER_CACHE", dir, 1);
+    setenv("CZK_CACHE_DIR", dir, 1);
     czk_engine *e = et_start(&o);
     czk_c1 *c1 = pi_seal_2k();
     size_t len;

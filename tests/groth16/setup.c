@@ -177,7 +177,20 @@ typedef struct phases {
     char names[16][16];
     uint64_t points[16];
     unsigned n;
+    /* progress reports: phase, done, total */
+    char prog[32][16];
+    uint64_t done[32], total[32];
+    unsigned np;
 } phases;
+
+static void on_progress(void *ctx, const char *name, uint64_t done, uint64_t total) {
+    phases *p = ctx;
+    assert_true(p->np < 32);
+    assert_true(done <= total);
+    snprintf(p->prog[p->np], sizeof p->prog[0], "%s", name);
+    p->done[p->np] = done;
+    p->total[p->np++] = total;
+}
 
 static void on_phase(void *ctx, const char *name, double seconds, uint64_t points) {
     phases *p = ctx;
@@ -209,7 +222,8 @@ static void test_stream_equals_memory(void **state) {
     czk_vk vk;
     bool stamped = false;
     phases ph = {0};
-    czk_setup_opts so = {.stamp_dir = stamps, .phase = on_phase, .phase_ctx = &ph};
+    czk_setup_opts so = {
+        .stamp_dir = stamps, .phase = on_phase, .phase_ctx = &ph, .progress = on_progress};
     czk_assert_ok(czk_setup_write(p2, &vk, &stamped, s, &t, &cpu, pool, &so, &err), &err);
     assert_true(stamped);
     assert_memory_equal(&vk, &pm->vk, offsetof(czk_vk, ic));
@@ -224,6 +238,25 @@ static void test_stream_equals_memory(void **state) {
         assert_string_equal(ph.names[i], want[i]);
     assert_int_equal(ph.points[4], pm->h_len);
     assert_int_equal(ph.points[8], pm->b_g2_len);
+    /* progress: the setup's start, each vector's start (0 of its length) and, for the five
+     * streamed ones (one piece each here), its end */
+    const char *vn[6] = {"ic", "h", "l", "a", "b_g1", "b_g2"};
+    uint64_t vl[6] = {pm->vk.ic_len, pm->h_len, pm->l_len, pm->a_len, pm->b_g1_len, pm->b_g2_len};
+    unsigned k = 0;
+    assert_true(ph.np == 12);
+    assert_string_equal(ph.prog[k], "lagrange");
+    assert_true(ph.done[k] == 0 && ph.total[k] == 0);
+    k++;
+    for (int v = 0; v < 6; v++) {
+        assert_true(vl[v] > 0);
+        assert_string_equal(ph.prog[k], vn[v]);
+        assert_true(ph.done[k] == 0 && ph.total[k] == vl[v]);
+        k++;
+        if (v == 0) continue; /* ic: made in memory, for the vk */
+        assert_string_equal(ph.prog[k], vn[v]);
+        assert_true(ph.done[k] == vl[v] && ph.total[k] == vl[v]);
+        k++;
+    }
 
     naive nv = {0};
     czk_setup_backend nb = {&NAIVE_OPS, &nv};

@@ -314,6 +314,9 @@ static void test_key_lookup(void **state) {
     (void)state;
     char dir[] = "/tmp/czk-keys-XXXXXX", name[256], path[512], fc[256];
     assert_non_null(mkdtemp(dir));
+    /* the whole key search path in dir: no keys of this machine's caches are found */
+    setenv("FIL_PROOFS_PARAMETER_CACHE", dir, 1);
+    setenv("CZK_CACHE_DIR", dir, 1);
     czk_err err;
     const czk_porep_shape *s = czk_porep_shape_for_size(2048);
     czk_assert_ok(czk_porep_test_key_name(name, sizeof name, s, ".params", &err), &err);
@@ -347,6 +350,7 @@ static void test_key_lookup(void **state) {
     unlink(q);
     unlink(p);
     rmdir(dir);
+    unsetenv("CZK_CACHE_DIR");
     /* the cache directory: FIL_PROOFS_PARAMETER_CACHE, else filecoin-proofs' default */
     setenv("FIL_PROOFS_PARAMETER_CACHE", "/x/y", 1);
     czk_assert_ok(czk_porep_param_cache_dir(path, sizeof path, &err), &err);

@@ -3,8 +3,10 @@
 /* CZK_TEST_FIXTURES_SETUP: porep_2kib_keys */
 /*
  * Fixture: 2KiB test keys for the PoRep end-to-end tests, made by
- * `czk setup --sector-size 2KiB --out-dir <keys dir>` once and kept outside
- * the repository (e2e_util.h). A later run finds them and keeps them. The
+ * `czk setup --sector-size 2KiB` once, in its default directory, czk's
+ * test keys ($CZK_CACHE_DIR/test-keys, else ~/.cache/czk/test-keys: the
+ * keys dir of e2e_util.h), outside the repository. A later run finds them
+ * and keeps them. The
  * files must have the lengths of the 2KiB partition circuit (spec
  * porep-circuit.md §1: .params 1,114,707,768 bytes, .vk 4,708 bytes), and
  * a second setup must keep them as they are.
@@ -16,7 +18,8 @@ static void test_keys(void **state) {
     char dir[600], p[800], v[800];
     e2e_keys_dir(dir, sizeof dir);
     char args[1000];
-    snprintf(args, sizeof args, "setup --sector-size 2KiB --out-dir '%s'", dir);
+    /* no --out-dir: czk setup writes test keys to czk's test-key directory, which is dir */
+    snprintf(args, sizeof args, "setup --sector-size 2KiB");
     char tmp[700];
     czk_test_tmpdir(tmp, sizeof tmp, "e2e");
     assert_int_equal(e2e_czk(tmp, args, NULL, NULL), 0);
@@ -31,6 +34,7 @@ static void test_keys(void **state) {
     char *out = NULL;
     assert_int_equal(e2e_czk(tmp, args, &out, NULL), 0);
     assert_non_null(strstr(out, "kept"));
+    assert_non_null(strstr(out, p)); /* the default directory's file */
     free(out);
     assert_int_equal(stat(p, &sp2), 0);
     assert_int_equal(sp2.st_mtim.tv_sec, sp.st_mtim.tv_sec);

@@ -210,10 +210,15 @@ static void test_verify_refusals(void **state) {
     assert_int_equal(czk(args, NULL, NULL), 1);
     snprintf(args, sizeof args, "verify --c1 c1.json --proof short.bin --param-cache '%s'", g.keys);
     assert_int_equal(czk(args, NULL, NULL), 1);
-    /* no vk here: a usage error, not an invalid proof */
+    /* no vk anywhere on the key search path: a usage error, not an invalid proof */
+    setenv("FIL_PROOFS_PARAMETER_CACHE", "/nonexistent", 1);
+    setenv("CZK_CACHE_DIR", "/nonexistent", 1);
     assert_int_equal(
         czk("verify --c1 c1.json --proof proof.bin --param-cache /nonexistent", NULL, &err), 2);
+    unsetenv("FIL_PROOFS_PARAMETER_CACHE");
+    unsetenv("CZK_CACHE_DIR");
     assert_non_null(strstr(err, "czk-test-v28-stacked-proof-of-replication-8-0-0-2KiB.vk"));
+    assert_non_null(strstr(err, "/nonexistent (absent)"));
     free(err);
     assert_int_equal(czk("verify --c1 c1.json", NULL, NULL), 2);
 }

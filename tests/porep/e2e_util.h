@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "czk/groth16.h"
 #include "czk/porep_c1.h"
 #include "util/cache.h"
 
@@ -72,6 +73,50 @@ static inline czk_c1 *e2e_c1_read(const char *path) {
     czk_assert_ok(czk_c1_parse(&c1, (const uint8_t *)b, n, &err), &err);
     free(b);
     return c1;
+}
+
+/*
+ * A cache directory of its own at `cache`, for commands run with CZK_CACHE_DIR=cache:
+ * test-keys/ holds the fixture's 2KiB keys of keys_dir as hard links (other paths, so that a
+ * stamp keyed by path would not find them; a symbolic link where the file system refuses),
+ * stamps/ and shapes/ are the real cache's (symbolic links). The keys' content stamp is made
+ * first, by an encoded read of the original (which rewrites a stamp of its path left by an
+ * older czk), so that a read through the link can find it by content.
+ * Returns: whether the keys are hard links (copies, as far as stamps go).
+ */
+static inline bool e2e_keys_elsewhere(const char *cache, const char *keys_dir) {
+    static const char NAME[] = "czk-test-v28-stacked-proof-of-replication-8-0-0-2KiB";
+    char real[600], from[1400], to[1400];
+    if (!czk_cache_dir(real, sizeof real, NULL)) fail_msg("neither CZK_CACHE_DIR nor HOME is set");
+    snprintf(to, sizeof to, "%s/test-keys", cache);
+    assert_int_equal(mkdir(cache, 0700), 0);
+    assert_int_equal(mkdir(to, 0700), 0);
+    bool linked = true;
+    for (int k = 0; k < 2; k++) {
+        const char *ext = k ? ".vk" : ".params";
+        snprintf(from, sizeof from, "%s/%s%s", keys_dir, NAME, ext);
+        snprintf(to, sizeof to, "%s/test-keys/%s%s", cache, NAME, ext);
+        if (link(from, to)) {
+            linked = false;
+            assert_int_equal(symlink(from, to), 0);
+        }
+    }
+    const char *sub[2] = {"stamps", "shapes"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(from, sizeof from, "%s/%s", real, sub[k]);
+        snprintf(to, sizeof to, "%s/%s", cache, sub[k]);
+        assert_int_equal(symlink(from, to), 0);
+    }
+    snprintf(from, sizeof from, "%s/%s.params", keys_dir, NAME);
+    czk_err err;
+    czk_pool *pool = czk_pool_create(0, &err);
+    assert_non_null(pool);
+    czk_params_read_opts o = {.flags = CZK_PARAMS_ENCODED, .pool = pool};
+    czk_params *pa = NULL;
+    czk_assert_ok(czk_params_read(&pa, from, &o, NULL, &err), &err);
+    czk_params_free(pa);
+    czk_pool_destroy(pool);
+    return linked;
 }
 
 static inline void e2e_c1_write(const czk_c1 *c1, const char *path) {

@@ -14,6 +14,8 @@
 #include "../engine/porep_intake.h"
 #include "rpc_util.h"
 
+#include "spawn.h"
+
 #include <sys/stat.h>
 #include <fcntl.h>
 #include <sys/wait.h>
@@ -35,7 +37,8 @@ static pid_t spawn_daemon(const char *dir) {
             "[logging]\ntimeline_file = \"%s/timeline.log\"\n",
             dir, dir, dir);
     fclose(f);
-    return spawn_cli_daemon(cfg, log);
+    /* the whole key search path in dir: this machine's test keys are not found */
+    return spawn_czk_daemon(cfg, log, dir, dir);
 }
 
 static void test_daemon(void **state) {

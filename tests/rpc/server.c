@@ -50,6 +50,9 @@ static int setup(void **state) {
     czk_engine_opts o;
     et_opts(&o, NULL, 0);
     snprintf(o.config.param_cache, sizeof o.config.param_cache, "%s", g_dir);
+    /* the rest of the key search path there too: no key of this machine's caches is found */
+    setenv("FIL_PROOFS_PARAMETER_CACHE", g_dir, 1);
+    setenv("CZK_CACHE_DIR", g_dir, 1);
     g_engine = et_start(&o);
     snprintf(g_addr, sizeof g_addr, "unix://%s/czk.sock", g_dir);
     g_server = start_server(g_addr);
