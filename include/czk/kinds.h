@@ -8,6 +8,7 @@
  *   czk_engine *e;
  *   czk_engine_create(&e, &opts, &err);
  *   czk_kinds_register_porep(e, &err);
+ *   czk_kinds_register_post(e, &err);
  *   czk_kinds_register_test(e, &err);
  *
  * A new kind is a file (or folder) under src/kinds/ with its descriptor
@@ -44,8 +45,8 @@ extern "C" {
  *   freed by its destroy.
  * Returns: CZK_OK; CZK_ERR_NOMEM.
  */
-CZK_NODISCARD czk_status czk_kind_porep(czk_proof_kind *out, const char *shape_cache,
-                                        czk_err *err) CZK_NONNULL(1);
+CZK_NODISCARD czk_status czk_kind_porep(czk_proof_kind *out, const char *shape_cache, czk_err *err)
+    CZK_NONNULL(1);
 
 /*
  * The test kind (src/kinds/test.c): id CZK_KIND_TEST, name and metric label
@@ -69,13 +70,60 @@ CZK_NODISCARD czk_status czk_kind_porep(czk_proof_kind *out, const char *shape_c
 CZK_NODISCARD czk_status czk_kind_test(czk_proof_kind *out, czk_err *err) CZK_NONNULL(1);
 
 /*
+ * WinningPoSt and WindowPoSt (src/kinds/post.c), over the FallbackPoSt
+ * circuit of include/czk/post.h:
+ *   CZK_KIND_WINNING_POST  name "winning-post", metric label "winning_post",
+ *                          default priority CRITICAL;
+ *   CZK_KIND_WINDOW_POST   name "window-post", metric label "window_post",
+ *                          default priority HIGH (cuzk-engine.md §2).
+ * Request fields as Curio sets them (spec post-snap.md §4): registered_proof
+ * (RegisteredPoStProof: 0-4 Winning, 5-9 Window V1, 10-14 Window V1_2, the
+ * FFI's "V1_1"; an id of the other kind is refused naming both),
+ * sector_size (0 or the registered proof's), randomness (a canonical Fr:
+ * refused unmasked, never masked), partition_index (WindowPoSt: the
+ * challenge derivation's k; WinningPoSt: 0), vanilla_proofs (bincode
+ * FallbackPoStSectorProof: WinningPoSt exactly one, of 66 inclusion proofs;
+ * WindowPoSt one per sector of the partition, 1..window_sectors), miner_id
+ * (carried, not constrained). Every blob is parsed against the shape's tree
+ * and the partition pre-checked at intake (czk_post_precheck), so a bad
+ * sector refuses the request with its sector id in the message. One
+ * partition per job, built from the sectors sent (index 0 into them, as
+ * upstream's prove_with_vanilla), public inputs with k = partition_index;
+ * the proof: 192 bytes. Circuit ids winning-<tag> and wpost-<tag>
+ * (czk_kind_circuit_id); keys: the v28 .params file in param_cache, or czk's
+ * test keys there (czk_post_find_key); the shape through the shape cache
+ * (czk_post_shape_load_in).
+ * Args: id           CZK_KIND_WINNING_POST or CZK_KIND_WINDOW_POST;
+ *       shape_cache  directory of recorded shapes (srs.shape_cache); NULL
+ *                    or "": each load records the shape, no cache.
+ * Out: *out, a descriptor whose ctx its destroy frees.
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG (another id); CZK_ERR_NOMEM.
+ */
+CZK_NODISCARD czk_status czk_kind_post(czk_proof_kind *out, czk_kind_id id, const char *shape_cache,
+                                       czk_err *err) CZK_NONNULL(1);
+
+/*
+ * The circuit id of a kind's circuit for a sector size, in cuzk's scheme
+ * (cuzk-engine.md §2: porep-32g, wpost-32g, winning-32g) for every size:
+ * "<porep|wpost|winning>-<2k|8m|512m|32g|64g>" for CZK_KIND_POREP_C2,
+ * CZK_KIND_WINDOW_POST, CZK_KIND_WINNING_POST (src/kinds/common.c). These
+ * are the ids of srs.preload, PreloadSRS / EvictSRS and the status.
+ * Out: out  the id ("" on failure).
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG (another kind, another sector size).
+ */
+CZK_NODISCARD czk_status czk_kind_circuit_id(char out[CZK_CIRCUIT_ID_MAX], czk_kind_id kind,
+                                             uint64_t sector_size, czk_err *err) CZK_NONNULL(1);
+
+/*
  * Registers the kind above with an engine (czk_engine_register_kind of its
- * descriptor): one line per kind in each composition root. PoRep takes
- * its shape cache from the engine's configuration (srs.shape_cache).
+ * descriptor): one line per kind in each composition root. PoRep and PoSt
+ * take their shape cache from the engine's configuration (srs.shape_cache).
  * Returns: CZK_OK; czk_engine_register_kind's errors.
  */
 CZK_NODISCARD czk_status czk_kinds_register_porep(czk_engine *e, czk_err *err) CZK_NONNULL(1);
 CZK_NODISCARD czk_status czk_kinds_register_test(czk_engine *e, czk_err *err) CZK_NONNULL(1);
+/* Both PoSt kinds (czk_kind_post with srs.shape_cache). */
+CZK_NODISCARD czk_status czk_kinds_register_post(czk_engine *e, czk_err *err) CZK_NONNULL(1);
 
 #ifdef __cplusplus
 }

@@ -38,6 +38,7 @@
 
 #include "czk/common.h"
 #include "czk/ff.h"
+#include "czk/keys.h"
 #include "czk/por.h"
 #include "czk/r1cs.h"
 
@@ -200,6 +201,21 @@ CZK_NODISCARD czk_status czk_post_record(czk_shape **out, const czk_post_config 
 CZK_NODISCARD czk_status czk_post_witness_generate(czk_witness *out, const czk_post_config *cfg,
                                                    const czk_post_witness *w,
                                                    const atomic_int *cancel, czk_err *err)
+    CZK_NONNULL(1, 2);
+
+/*
+ * czk_post_witness_generate into the caller's arrays (the engine's reused
+ * witness buffers): buf arrives with buf->inputs and buf->aux pointing at
+ * arrays of buf->num_inputs and buf->num_aux values
+ * (czk_cs_set_witness_buffers) and returns with the same arrays and the
+ * witness's counts; never pass it to czk_witness_free.
+ * Returns: as czk_post_record; CZK_ERR_INVALID_ARG (arrays too small: the
+ *   message names which).
+ */
+CZK_NODISCARD czk_status czk_post_witness_generate_into(czk_witness *buf,
+                                                        const czk_post_config *cfg,
+                                                        const czk_post_witness *w,
+                                                        const atomic_int *cancel, czk_err *err)
     CZK_NONNULL(1, 2);
 
 /* The size of a partition's R1CS, as the recorded shape would give it. */
@@ -389,6 +405,57 @@ CZK_NODISCARD czk_status czk_post_precheck(const czk_post_vanilla *const *v, siz
 CZK_NODISCARD czk_status czk_post_witness_fill(czk_post_witness *w,
                                                const czk_post_vanilla *const *v, size_t n,
                                                czk_post_kind kind, czk_err *err) CZK_NONNULL(1, 2);
+
+/* ---- keys and shapes on disk (src/post/keys.c) ---- */
+
+#define CZK_POST_KEY_NAME_MAX 160 /* a key file name without extension, NUL included */
+
+/*
+ * The two file names (without extension) of the keys of `kind`'s circuit for
+ * `shape`, the one place they are made:
+ *   filecoin  the v28 ceremony name, "v28-proof-of-spacetime-fallback-
+ *             merkletree-poseidon_hasher-<base>-<sub>-<top>-<param id>" with
+ *             the shape's window_param_id or winning_param_id
+ *             (parameters.json; spec post-snap.md appendix), e.g.
+ *             "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-
+ *             8-0-0-0170db1f…96b0" for WindowPoSt 2KiB;
+ *   test      czk's test keys (`czk setup`, known toxic waste: they prove and
+ *             verify with each other only), "czk-test-v28-proof-of-spacetime-
+ *             fallback-<window|winning>-<base>-<sub>-<top>-<size>", e.g.
+ *             "czk-test-v28-proof-of-spacetime-fallback-window-8-0-0-2KiB".
+ * Out: filecoin, test (each may be NULL): CZK_POST_KEY_NAME_MAX bytes.
+ */
+void czk_post_key_names(czk_post_kind kind, const czk_post_shape *shape,
+                        char filecoin[CZK_POST_KEY_NAME_MAX], char test[CZK_POST_KEY_NAME_MAX])
+    CZK_NONNULL(2);
+
+/*
+ * Finds the key file of `kind`'s circuit for `shape` in `dir`
+ * (czk_key_find): the Filecoin name + ext if that file exists, else the
+ * test-key name + ext (czk_post_key_names).
+ * Out: path  dir/name (at most cap bytes with the NUL); found (may be NULL):
+ *   which name it was.
+ * Returns: CZK_OK; CZK_ERR_IO "no <ext> key for WindowPoSt of 2KiB sectors
+ *   in <dir> (looked for <name1> and <name2>)"; CZK_ERR_INVALID_ARG if a
+ *   path does not fit.
+ */
+CZK_NODISCARD czk_status czk_post_find_key(char *path, size_t cap, czk_key_kind *found,
+                                           const char *dir, czk_post_kind kind,
+                                           const czk_post_shape *shape, const char *ext,
+                                           czk_err *err) CZK_NONNULL(1, 4, 6, 7);
+
+/*
+ * The R1CS of `kind`'s partition circuit for `shape` (czk_post_config_for)
+ * through the shape cache (czk_shape_cache_load):
+ * <cache_dir>/post-v28-<window|winning>-<size>.shape, or recorded
+ * (czk_post_record) and written there.
+ * Args: cache_dir  NULL or "": record, neither read nor write a cache.
+ * Out: *out (czk_shape_free); *recorded (may be NULL): true if recorded now.
+ * Returns: CZK_OK; czk_post_record's errors.
+ */
+CZK_NODISCARD czk_status czk_post_shape_load_in(czk_shape **out, bool *recorded, czk_post_kind kind,
+                                                const czk_post_shape *shape, const char *cache_dir,
+                                                czk_err *err) CZK_NONNULL(1, 4);
 
 #ifdef __cplusplus
 }

@@ -190,7 +190,8 @@ int czk_cmd_daemon(int argc, char **argv) {
         return czk_cli_fail(CMD, "%s%s", strncmp(err.msg, "engine: ", 8) ? "engine: " : "",
                             err.msg);
     /* the kinds this daemon serves: one line each */
-    if (czk_kinds_register_porep(e, &err) || czk_kinds_register_test(e, &err)) {
+    if (czk_kinds_register_porep(e, &err) || czk_kinds_register_post(e, &err) ||
+        czk_kinds_register_test(e, &err)) {
         czk_engine_destroy(e);
         return czk_cli_fail(CMD, "engine: %s", err.msg);
     }

@@ -357,10 +357,11 @@ static void kind_destroy(void *ctx) {
 }
 
 /*
- * KIND REGISTRATION (composition root): `czk prove` serves one kind, PoRep
- * C2. A new engine serves no kind; this is the one registration: the PoRep
- * kind's descriptor (czk_kind_porep, src/kinds/porep.c) with its circuit
- * loader replaced by kind_load above.
+ * KIND REGISTRATION (composition root): `czk prove` serves PoRep C2 and
+ * the PoSt kinds. A new engine serves no kind; these are the registrations:
+ * the PoRep kind's descriptor (czk_kind_porep, src/kinds/porep.c) with its
+ * circuit loader replaced by kind_load above, then the PoSt kinds as they
+ * come (czk_kinds_register_post).
  */
 static czk_status register_kinds(czk_engine *e, prove_run *r, czk_err *err) {
     czk_status st = czk_kind_porep(&r->base, NULL, err); /* kind_load reads the shape */
@@ -378,6 +379,7 @@ static czk_status register_kinds(czk_engine *e, prove_run *r, czk_err *err) {
     k.destroy = kind_destroy;
     st = czk_engine_register_kind(e, &k, err);
     if (st && r->base.destroy) r->base.destroy(r->base.ctx);
+    if (!st) st = czk_kinds_register_post(e, err);
     return st;
 }
 

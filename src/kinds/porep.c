@@ -34,39 +34,22 @@
  */
 #include "czk/kinds.h"
 
-#include "czk/cuda.h"
 #include "czk/porep_c1.h"
 #include "czk/porep_circuit.h"
 #include "czk/porep_graph.h"
 #include "czk/porep_precheck.h"
 #include "czk/porep_prove.h"
 #include "czk/porep_shapes.h"
+#include "kinds/common.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-static const struct {
-    const char *shape, *id;
-} IDS[] = {{"2KiB", "porep-2k"},
-           {"8MiB", "porep-8m"},
-           {"512MiB", "porep-512m"},
-           {"32GiB", "porep-32g"},
-           {"64GiB", "porep-64g"}};
-
+/* The shape of circuit id "porep-<tag>" (czk_kind_circuit_id), or NULL. */
 static const czk_porep_shape *shape_for_id(const char *id) {
-    for (size_t i = 0; i < sizeof IDS / sizeof IDS[0]; i++)
-        if (!strcmp(id, IDS[i].id))
-            for (unsigned s = 0; s < CZK_POREP_SHAPE_COUNT; s++)
-                if (!strcmp(czk_porep_shapes[s].name, IDS[i].shape)) return &czk_porep_shapes[s];
-    return NULL;
-}
-
-static const char *id_for_shape(const czk_porep_shape *s) {
-    for (size_t i = 0; i < sizeof IDS / sizeof IDS[0]; i++)
-        if (!strcmp(s->name, IDS[i].shape)) return IDS[i].id;
-    return NULL;
+    uint64_t size = czk_kinds_id_size(id, "porep-");
+    return size ? czk_porep_shape_for_size(size) : NULL;
 }
 
 static void porep_job_free(void *ctx, void *job) {
@@ -97,18 +80,13 @@ static czk_status porep_parse(void *ctx, const czk_proof_request *req, void **jo
     czk_porep_job *j = NULL;
     czk_porep_job_opts o = {req->miner_id != 0, sector_num, req->miner_id, true};
     if ((st = czk_porep_job_open(&j, c1, &o, NULL, err))) return czk_err_wrap(err, "porep-c2");
-    const czk_porep_shape *shape = j->proof.shape;
-    const char *cid = id_for_shape(shape);
-    if (!cid)
-        st = czk_errf(err, CZK_ERR_UNSUPPORTED, "porep-c2: no circuit id for sector size %s",
-                      shape->name);
-    if (st) {
+    if ((st = czk_kind_circuit_id(info->circuit_id, CZK_KIND_POREP_C2, j->proof.shape->sector_size,
+                                  err))) {
         czk_porep_job_free(j);
-        return st;
+        return czk_err_wrap(err, "porep-c2");
     }
     info->num_partitions = j->c1->num_partitions;
     info->num_public_inputs = j->num_inputs;
-    snprintf(info->circuit_id, sizeof info->circuit_id, "%s", cid);
     *job = j;
     return CZK_OK;
 }
@@ -144,10 +122,7 @@ static czk_status porep_load(void *ctx, const char *id, const char *dir, czk_poo
     char path[CZK_ENGINE_PATH_MAX + 300];
     czk_status st = czk_porep_find_key(path, sizeof path, NULL, dir, s, ".params", err);
     if (st) return st;
-    /* encoded vectors where the GPU decodes them (a CPU engine decodes them on first use) */
-    czk_params_read_opts o = {czk_cuda_params_device_decode() ? CZK_PARAMS_ENCODED : 0, NULL, pool,
-                              progress, progress_ctx};
-    if ((st = czk_params_read(params, path, &o, NULL, err))) return st;
+    if ((st = czk_kinds_read_params(params, path, pool, progress, progress_ctx, err))) return st;
     if ((st = czk_porep_shape_load_in(shape, NULL, s, ctx, err))) {
         czk_params_free(*params);
         *params = NULL;
@@ -159,9 +134,8 @@ static uint64_t porep_bytes(void *ctx, const char *id, const char *dir) {
     (void)ctx;
     const czk_porep_shape *s = shape_for_id(id);
     char path[CZK_ENGINE_PATH_MAX + 300];
-    struct stat sb;
     if (!s || czk_porep_find_key(path, sizeof path, NULL, dir, s, ".params", NULL)) return 0;
-    return stat(path, &sb) ? 0 : (uint64_t)sb.st_size;
+    return czk_kinds_file_bytes(path);
 }
 
 static bool porep_owns(void *ctx, const char *id) {
@@ -169,28 +143,30 @@ static bool porep_owns(void *ctx, const char *id) {
     return shape_for_id(id) != NULL;
 }
 
+static const czk_proof_kind POREP = {
+    .id = CZK_KIND_POREP_C2,
+    .name = "porep-c2",
+    .metric_label = "porep_c2",
+    .default_priority = CZK_PRIORITY_NORMAL,
+    .parse = porep_parse,
+    .synthesize = porep_synthesize,
+    .public_inputs = porep_inputs,
+    .load_circuit = porep_load,
+    .circuit_bytes = porep_bytes,
+    .owns_circuit = porep_owns,
+    .job_free = porep_job_free,
+    .destroy = free, /* ctx: the shape cache directory, or NULL */
+};
+
 czk_status czk_kind_porep(czk_proof_kind *out, const char *shape_cache, czk_err *err) {
-    memset(out, 0, sizeof *out);
+    *out = POREP;
     if (shape_cache && *shape_cache && !(out->ctx = strdup(shape_cache)))
         return czk_errf(err, CZK_ERR_NOMEM, "porep-c2: out of memory");
-    out->destroy = free; /* ctx: the shape cache directory, or NULL */
-    out->id = CZK_KIND_POREP_C2;
-    out->name = "porep-c2";
-    out->metric_label = "porep_c2";
-    out->default_priority = CZK_PRIORITY_NORMAL;
-    out->parse = porep_parse;
-    out->synthesize = porep_synthesize;
-    out->public_inputs = porep_inputs;
-    out->load_circuit = porep_load;
-    out->circuit_bytes = porep_bytes;
-    out->owns_circuit = porep_owns;
-    out->job_free = porep_job_free;
     return CZK_OK;
 }
 
 czk_status czk_kinds_register_porep(czk_engine *e, czk_err *err) {
     czk_proof_kind k;
     czk_status st = czk_kind_porep(&k, czk_engine_get_config(e)->shape_cache, err);
-    if (!st && (st = czk_engine_register_kind(e, &k, err))) k.destroy(k.ctx);
-    return st;
+    return st ? st : czk_kinds_register(e, &k, err);
 }

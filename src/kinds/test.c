@@ -22,6 +22,7 @@
 
 #include "czk/groth16.h"
 #include "czk/r1cs.h"
+#include "kinds/common.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -266,9 +267,7 @@ static uint64_t test_bytes(void *ctx, const char *id, const char *param_cache) {
     unsigned log = circuit_log(id);
     char path[CZK_ENGINE_PATH_MAX + 64];
     params_path(path, sizeof path, param_cache, log);
-    struct stat sb;
-    if (log && !stat(path, &sb)) return (uint64_t)sb.st_size;
-    return 0;
+    return log ? czk_kinds_file_bytes(path) : 0;
 }
 
 static bool test_owns(void *ctx, const char *id) {
@@ -281,25 +280,26 @@ static void test_job_free(void *ctx, void *job) {
     free(job);
 }
 
+static const czk_proof_kind TEST = {
+    .id = CZK_KIND_TEST,
+    .name = "test",
+    .metric_label = "test",
+    .default_priority = CZK_PRIORITY_NORMAL,
+    .parse = test_parse,
+    .synthesize = test_synthesize,
+    .public_inputs = test_inputs,
+    .load_circuit = test_load,
+    .circuit_bytes = test_bytes,
+    .owns_circuit = test_owns,
+    .job_free = test_job_free,
+};
+
 czk_status czk_kind_test(czk_proof_kind *out, czk_err *err) {
     (void)err;
-    memset(out, 0, sizeof *out);
-    out->id = CZK_KIND_TEST;
-    out->name = "test";
-    out->metric_label = "test";
-    out->default_priority = CZK_PRIORITY_NORMAL;
-    out->parse = test_parse;
-    out->synthesize = test_synthesize;
-    out->public_inputs = test_inputs;
-    out->load_circuit = test_load;
-    out->circuit_bytes = test_bytes;
-    out->owns_circuit = test_owns;
-    out->job_free = test_job_free;
+    *out = TEST;
     return CZK_OK;
 }
 
 czk_status czk_kinds_register_test(czk_engine *e, czk_err *err) {
-    czk_proof_kind k;
-    czk_status st = czk_kind_test(&k, err);
-    return st ? st : czk_engine_register_kind(e, &k, err);
+    return czk_kinds_register(e, &TEST, err);
 }
