@@ -174,21 +174,31 @@ typedef struct czk_device {
     int ordinal;
     char name[64];
     czk_backend backend;
-    pthread_mutex_t lock; /* held only around device work */
     unsigned workers, busy;
     uint64_t proved, busy_ms;
-    bool locked;      /* the device lock is held ... */
+    bool locked;      /* the device lock (pipeline.c dev_acquire; held only around device
+                         work) is held ... */
     uint64_t lock_t0; /* ... since this ms ... */
     int lock_worker;  /* ... by this GPU worker */
     char current_job[CZK_JOB_ID_MAX];
     czk_kind_id current_kind;
 } czk_device;
 
+/* Where a GPU worker is with its partition (mu), for the device lock's order. */
+typedef enum gpu_phase {
+    GW_IDLE, /* no partition */
+    GW_PREP, /* took one; host-side preparation before it asks for the device */
+    GW_WAIT, /* waits for the device lock */
+    GW_HOLD, /* holds it */
+    GW_POST, /* released it; hands the partition on, then takes the next */
+} gpu_phase;
+
 typedef struct czk_gpu_worker {
     struct czk_engine *e;
     czk_device *dev;
     int index; /* global worker number */
     czk_item *item;
+    gpu_phase phase;
     uint64_t lock_t0;
     pthread_t thread;
 } czk_gpu_worker;
@@ -209,10 +219,11 @@ struct czk_engine {
     czk_engine_opts opts;
     pthread_mutex_t mu;
     pthread_cond_t synth_cv, gpu_cv, fin_cv, job_cv, srs_cv, house_cv;
-    bool stopping;        /* no new work; workers exit */
-    bool shut;            /* czk_engine_shutdown ran */
-    atomic_int stop_flag; /* set when stopping: loaders poll it */
-    uint64_t t0_ns;       /* engine start, CLOCK_MONOTONIC */
+    pthread_cond_t dev_cv; /* device locks and GPU worker phases changed */
+    bool stopping;         /* no new work; workers exit */
+    bool shut;             /* czk_engine_shutdown ran */
+    atomic_int stop_flag;  /* set when stopping: loaders poll it */
+    uint64_t t0_ns;        /* engine start, CLOCK_MONOTONIC */
 
     czk_proof_kind kinds[16];
     int num_kinds;
