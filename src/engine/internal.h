@@ -89,6 +89,8 @@ typedef struct srs_entry {
     bool queued_load;    /* waiting for the loader thread */
     bool waiting_budget; /* the loader waits for room for it */
     int load_prio;       /* highest priority of the jobs waiting for it */
+    int keep_prio;       /* highest priority it served: its kind's default, or a job's above
+                            it; memory eviction takes entries of lower keep_prio first */
     char load_stage[16]; /* the last progress report of its parameter read ("" = none) */
     uint32_t load_percent;
     /* per-partition working memory, measured on the first partition (probe) */
@@ -287,8 +289,9 @@ void czk_engine_log(czk_engine *e, int level, const char *fmt, ...) CZK_PRINTF(3
 srs_entry *czk_srs_get(czk_engine *e, int kind, const char *id, int prio);
 void czk_srs_ref(czk_engine *e, srs_entry *s);
 void czk_srs_unref(czk_engine *e, srs_entry *s);
-/* Evicts idle entries (refs 0, idle >= min idle, LRU first) until need bytes are free or
- * none is left; force ignores the idle time. Returns true if need bytes are free. */
+/* Evicts idle entries (refs 0, idle >= min idle; lowest keep_prio first, then least recently
+ * used) until need bytes are free or none is left; force ignores the idle time. Returns true
+ * if need bytes are free. */
 bool czk_srs_make_room(czk_engine *e, uint64_t need, bool force);
 void czk_srs_free_entry(czk_engine *e, srs_entry *s);
 /* The loader thread. */
