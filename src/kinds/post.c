@@ -122,13 +122,19 @@ static czk_status parse_vanilla(const post_ctx *c, const czk_proof_request *req,
     if (c->kind == CZK_POST_WINNING && n != 1)
         return czk_errf(err, CZK_ERR_FORMAT,
                         "%s: vanilla_proofs holds %zu blobs; WinningPoSt takes exactly one "
-                        "FallbackPoStSectorProof (of %u inclusion proofs)",
-                        me, n, CZK_POST_WINNING_CHALLENGES);
+                        "FallbackPoStSectorProof (of %u inclusion proofs)%s",
+                        me, n, CZK_POST_WINNING_CHALLENGES,
+                        n == 0 && req->vanilla_proof_len
+                            ? "; vanilla_proof is set, but PoSt blobs go in vanilla_proofs"
+                            : "");
     if (c->kind == CZK_POST_WINDOW && (n == 0 || n > j->cfg.sectors))
         return czk_errf(err, CZK_ERR_FORMAT,
                         "%s: vanilla_proofs holds %zu blobs; a %s WindowPoSt partition takes 1 to "
-                        "%u (one FallbackPoStSectorProof per sector)",
-                        me, n, j->proof.shape->name, j->cfg.sectors);
+                        "%u (one FallbackPoStSectorProof per sector)%s",
+                        me, n, j->proof.shape->name, j->cfg.sectors,
+                        n == 0 && req->vanilla_proof_len
+                            ? "; vanilla_proof is set, but PoSt blobs go in vanilla_proofs"
+                            : "");
     czk_por_tree tree;
     czk_status st = czk_post_config_check(&j->cfg, &tree, err);
     if (st) return st;
