@@ -202,7 +202,10 @@ static czk_status post_parse(void *ctx, const czk_proof_request *req, void **job
             j->pub[i].sector_id = j->v[i]->sector_id;
             memcpy(j->pub[i].comm_r, j->v[i]->comm_r, 32);
         }
-        if (c->kind == CZK_POST_WINNING) czk_post_winning_sectors(j->pub, &j->pub[0]);
+        if (c->kind == CZK_POST_WINNING) {
+            czk_post_pub_sector one = j->pub[0];
+            czk_post_winning_sectors(j->pub, &one); /* its 66 copies */
+        }
         st = czk_kind_circuit_id(info->circuit_id, kind_id(c->kind), j->proof.shape->sector_size,
                                  err);
     }
