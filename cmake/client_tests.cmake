@@ -1,20 +1,25 @@
 # gRPC clients czk did not write, against a running `czk daemon` (CPU backend),
 # label e2e, only with CZK_RPC:
 #   rpc.python_client  Debian's python3-grpcio, stubs generated at test time;
-#                      every RPC, and a 2KiB PoRep proof `czk verify` accepts
-#                      (needs the porep_2kib_keys fixture: porep.e2e_keys);
+#                      every RPC, a 2KiB PoRep proof `czk verify` accepts
+#                      (needs the porep_2kib_keys fixture: porep.e2e_keys), and
+#                      2KiB WindowPoSt / WinningPoSt proofs the post_2kib_inputs
+#                      fixture's verifier accepts (rpc.post_inputs);
 #   rpc.go_client      grpc-go 1.33 (Curio's gRPC library), Prove and GetStatus.
 if(NOT CZK_RPC)
   return()
 endif()
 set(CZK_TEST_ENV "CZK_TEST_CLI=$<TARGET_FILE:czk>;CZK_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
 
-if(EXISTS /usr/bin/python3)
+if(EXISTS /usr/bin/python3 AND TARGET test_rpc_post_inputs)
   add_test(NAME rpc.python_client
            COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/rpc/python_client.py
                    $<TARGET_FILE:czk> ${PROJECT_SOURCE_DIR})
   set_tests_properties(rpc.python_client PROPERTIES LABELS e2e TIMEOUT 900
-                       FIXTURES_REQUIRED porep_2kib_keys ENVIRONMENT "${CZK_TEST_ENV}")
+                       FIXTURES_REQUIRED "porep_2kib_keys;post_2kib_inputs"
+                       ENVIRONMENT "${CZK_TEST_ENV};CZK_TEST_POST_INPUTS=$<TARGET_FILE:test_rpc_post_inputs>")
+elseif(NOT TARGET test_rpc_post_inputs)
+  message(STATUS "rpc.python_client not registered: it needs the cmocka tests (CZK_TESTS)")
 else()
   message(WARNING "rpc.python_client not registered: /usr/bin/python3 not found (scripts/setup.sh)")
 endif()

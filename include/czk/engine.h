@@ -43,7 +43,14 @@
  * Priorities: CRITICAL > HIGH > NORMAL > LOW, then submit order. A request
  * with CZK_PRIORITY_UNSPECIFIED gets its kind's default
  * (czk_proof_kind.default_priority; cuzk-engine.md §2 gives WinningPoSt
- * CRITICAL, WindowPoSt HIGH, PoRep and SnapDeals NORMAL).
+ * CRITICAL, WindowPoSt HIGH, PoRep and SnapDeals NORMAL). They hold under
+ * load: a more urgent partition passes a full GPU queue, does not wait for
+ * the pipeline to drain when its circuit was never measured (it runs
+ * unmeasured), and takes the device lock ahead of lesser partitions other
+ * GPU workers already hold, so it is on the device at the next partition
+ * boundary (once it is in the GPU queue while the device is busy); the
+ * jobs it passed go on with their finished partitions. When memory is
+ * short, the SRS cache evicts circuits that served lower priorities first.
  *
  * Request ids (cuzk's request_id / job_id): a request that names an id that
  * is queued or running gets that job back; one whose job has completed gets

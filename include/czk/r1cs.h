@@ -36,7 +36,8 @@
 #include "czk/common.h"
 #include "czk/ff.h"
 #include "czk/pool.h"
-#ifdef __cplusplus /* C++ before C++23 has no <stdatomic.h>; std::atomic<int> has the same layout */
+#ifdef __cplusplus /* C++ before C++23 has no <stdatomic.h>; std::atomic<int> has the same layout  \
+                    */
 #include <atomic>
 typedef std::atomic<int> atomic_int;
 #else
@@ -51,10 +52,18 @@ extern "C" {
 typedef uint32_t czk_var;
 #define CZK_VAR_INPUT_BIT 0x80000000u
 #define CZK_VAR_ONE ((czk_var)CZK_VAR_INPUT_BIT)
-static inline czk_var czk_var_input(uint32_t i) { return i | CZK_VAR_INPUT_BIT; }
-static inline czk_var czk_var_aux(uint32_t i) { return i; }
-static inline bool czk_var_is_input(czk_var v) { return (v & CZK_VAR_INPUT_BIT) != 0; }
-static inline uint32_t czk_var_index(czk_var v) { return v & ~CZK_VAR_INPUT_BIT; }
+static inline czk_var czk_var_input(uint32_t i) {
+    return i | CZK_VAR_INPUT_BIT;
+}
+static inline czk_var czk_var_aux(uint32_t i) {
+    return i;
+}
+static inline bool czk_var_is_input(czk_var v) {
+    return (v & CZK_VAR_INPUT_BIT) != 0;
+}
+static inline uint32_t czk_var_index(czk_var v) {
+    return v & ~CZK_VAR_INPUT_BIT;
+}
 
 typedef enum czk_cs_mode {
     CZK_CS_RECORD,
@@ -76,12 +85,15 @@ typedef struct czk_lc {
     uint32_t len, cap;
 } czk_lc;
 
-#define CZK_LC_INIT {NULL, 0, 0}
+#define CZK_LC_INIT                                                                                \
+    { NULL, 0, 0 }
 
 /* Frees the terms; the lc is empty and reusable afterwards. */
 void czk_lc_free(czk_lc *lc);
 /* Empties the lc, keeping its storage. */
-static inline void czk_lc_clear(czk_lc *lc) { lc->len = 0; }
+static inline void czk_lc_clear(czk_lc *lc) {
+    lc->len = 0;
+}
 /*
  * Linear-combination building (src/r1cs/lc.c). The lc's storage grows as
  * needed (doubling, from 8 terms). None returns a status: a failure is
@@ -267,20 +279,20 @@ typedef struct czk_csr {
 /* Density bitmap: bit i (word i/64, bit i%64) set iff variable i is present. */
 typedef struct czk_bitmap {
     uint64_t *words;
-    uint64_t len;      /* bits */
+    uint64_t len; /* bits */
     uint64_t popcount;
 } czk_bitmap;
 
 typedef struct czk_shape {
-    uint32_t num_inputs;      /* ONE included */
+    uint32_t num_inputs; /* ONE included */
     uint32_t num_aux;
     uint64_t num_constraints; /* finalization included */
     czk_csr m[3];             /* A, B, C */
     czk_fr *coeffs;           /* distinct coefficients, Montgomery form */
     uint32_t num_coeffs;
-    czk_bitmap a_aux;         /* aux with a non-zero A coefficient somewhere */
-    czk_bitmap b_input;       /* inputs with a non-zero B coefficient */
-    czk_bitmap b_aux;         /* aux with a non-zero B coefficient */
+    czk_bitmap a_aux;   /* aux with a non-zero A coefficient somewhere */
+    czk_bitmap b_input; /* inputs with a non-zero B coefficient */
+    czk_bitmap b_aux;   /* aux with a non-zero B coefficient */
 } czk_shape;
 
 /*
@@ -315,6 +327,21 @@ CZK_NODISCARD czk_status czk_cs_take_shape(czk_cs *cs, czk_shape **out, czk_err 
  *   already taken).
  */
 CZK_NODISCARD czk_status czk_cs_take_witness(czk_cs *cs, czk_witness *out, czk_err *err);
+
+/*
+ * Runs fn(cs, ctx) in WITNESS mode into the caller's arrays (the engine's
+ * reused witness buffers): a czk_cs_create with `cancel`,
+ * czk_cs_set_witness_buffers, czk_cs_run, czk_cs_take_witness, in one call.
+ * In/Out: buf  arrives with buf->inputs and buf->aux pointing at arrays of
+ *              buf->num_inputs and buf->num_aux values, and returns with the
+ *              same arrays and the witness's counts (never pass it to
+ *              czk_witness_free); unchanged on failure.
+ * Returns: CZK_OK; the errors of those four calls (CZK_ERR_INVALID_ARG for
+ *   arrays too small names which; CZK_ERR_CANCELLED; fn's status).
+ */
+CZK_NODISCARD czk_status czk_cs_witness_into(czk_witness *buf, czk_circuit_fn fn, void *ctx,
+                                             const atomic_int *cancel, czk_err *err)
+    CZK_NONNULL(1, 2);
 
 /* Frees a shape and its arrays. NULL is allowed. */
 void czk_shape_free(czk_shape *shape);

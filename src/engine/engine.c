@@ -635,7 +635,6 @@ static czk_status make_devices(czk_engine *e, czk_err *err) {
     for (int i = 0; i < n; i++) {
         czk_device *d = &e->devices[i];
         d->ordinal = ordinals[i];
-        pthread_mutex_init(&d->lock, NULL);
         e->num_devices = i + 1;
         czk_status st = e->opts.make_backend ? e->opts.make_backend(e->opts.backend_ctx, d->ordinal,
                                                                     e->gpu_pool, &d->backend, err)
@@ -662,8 +661,8 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_opts *opts, czk_
     e->t0_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
     pthread_mutex_init(&e->mu, NULL);
     pthread_mutex_init(&e->tl_mu, NULL);
-    pthread_cond_t *cvs[] = {&e->synth_cv, &e->gpu_cv, &e->fin_cv,
-                             &e->job_cv,   &e->srs_cv, &e->house_cv};
+    pthread_cond_t *cvs[] = {&e->synth_cv, &e->gpu_cv,   &e->fin_cv, &e->job_cv,
+                             &e->srs_cv,   &e->house_cv, &e->dev_cv};
     for (size_t i = 0; i < sizeof cvs / sizeof cvs[0]; i++)
         pthread_cond_init(cvs[i], NULL);
     e->log_level = !strcmp(c->log_level, "error")                                     ? 0
@@ -898,8 +897,8 @@ void czk_engine_destroy(czk_engine *e) {
     pthread_mutex_lock(&e->mu);
     e->stopping = true;
     atomic_store(&e->stop_flag, 1);
-    pthread_cond_t *cvs[] = {&e->synth_cv, &e->gpu_cv, &e->fin_cv,
-                             &e->job_cv,   &e->srs_cv, &e->house_cv};
+    pthread_cond_t *cvs[] = {&e->synth_cv, &e->gpu_cv,   &e->fin_cv, &e->job_cv,
+                             &e->srs_cv,   &e->house_cv, &e->dev_cv};
     for (size_t i = 0; i < sizeof cvs / sizeof cvs[0]; i++)
         pthread_cond_broadcast(cvs[i]);
     pthread_mutex_unlock(&e->mu);
@@ -931,7 +930,6 @@ void czk_engine_destroy(czk_engine *e) {
         czk_srs_free_entry(e, e->srs);
     for (int i = 0; i < e->num_devices; i++) {
         czk_backend_release(&e->devices[i].backend);
-        pthread_mutex_destroy(&e->devices[i].lock);
     }
     for (int i = 0; i < e->num_kinds; i++)
         if (e->kinds[i].destroy) e->kinds[i].destroy(e->kinds[i].ctx);

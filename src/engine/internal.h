@@ -89,6 +89,8 @@ typedef struct srs_entry {
     bool queued_load;    /* waiting for the loader thread */
     bool waiting_budget; /* the loader waits for room for it */
     int load_prio;       /* highest priority of the jobs waiting for it */
+    int keep_prio;       /* highest priority it served: its kind's default, or a job's above
+                            it; memory eviction takes entries of lower keep_prio first */
     char load_stage[16]; /* the last progress report of its parameter read ("" = none) */
     uint32_t load_percent;
     /* per-partition working memory, measured on the first partition (probe) */
@@ -183,21 +185,31 @@ typedef struct czk_device {
     int ordinal;
     char name[64];
     czk_backend backend;
-    pthread_mutex_t lock; /* held only around device work */
     unsigned workers, busy;
     uint64_t proved, busy_ms;
-    bool locked;      /* the device lock is held ... */
+    bool locked;      /* the device lock (pipeline.c dev_acquire; held only around device
+                         work) is held ... */
     uint64_t lock_t0; /* ... since this ms ... */
     int lock_worker;  /* ... by this GPU worker */
     char current_job[CZK_JOB_ID_MAX];
     czk_kind_id current_kind;
 } czk_device;
 
+/* Where a GPU worker is with its partition (mu), for the device lock's order. */
+typedef enum gpu_phase {
+    GW_IDLE, /* no partition */
+    GW_PREP, /* took one; host-side preparation before it asks for the device */
+    GW_WAIT, /* waits for the device lock */
+    GW_HOLD, /* holds it */
+    GW_POST, /* released it; hands the partition on, then takes the next */
+} gpu_phase;
+
 typedef struct czk_gpu_worker {
     struct czk_engine *e;
     czk_device *dev;
     int index; /* global worker number */
     czk_item *item;
+    gpu_phase phase;
     uint64_t lock_t0;
     pthread_t thread;
 } czk_gpu_worker;
@@ -218,10 +230,11 @@ struct czk_engine {
     czk_engine_opts opts;
     pthread_mutex_t mu;
     pthread_cond_t synth_cv, gpu_cv, fin_cv, job_cv, srs_cv, house_cv;
-    bool stopping;        /* no new work; workers exit */
-    bool shut;            /* czk_engine_shutdown ran */
-    atomic_int stop_flag; /* set when stopping: loaders poll it */
-    uint64_t t0_ns;       /* engine start, CLOCK_MONOTONIC */
+    pthread_cond_t dev_cv; /* device locks and GPU worker phases changed */
+    bool stopping;         /* no new work; workers exit */
+    bool shut;             /* czk_engine_shutdown ran */
+    atomic_int stop_flag;  /* set when stopping: loaders poll it */
+    uint64_t t0_ns;        /* engine start, CLOCK_MONOTONIC */
 
     czk_proof_kind kinds[16];
     int num_kinds;
@@ -285,8 +298,9 @@ void czk_engine_log(czk_engine *e, int level, const char *fmt, ...) CZK_PRINTF(3
 srs_entry *czk_srs_get(czk_engine *e, int kind, const char *id, int prio);
 void czk_srs_ref(czk_engine *e, srs_entry *s);
 void czk_srs_unref(czk_engine *e, srs_entry *s);
-/* Evicts idle entries (refs 0, idle >= min idle, LRU first) until need bytes are free or
- * none is left; force ignores the idle time. Returns true if need bytes are free. */
+/* Evicts idle entries (refs 0, idle >= min idle; lowest keep_prio first, then least recently
+ * used) until need bytes are free or none is left; force ignores the idle time. Returns true
+ * if need bytes are free. */
 bool czk_srs_make_room(czk_engine *e, uint64_t need, bool force);
 void czk_srs_free_entry(czk_engine *e, srs_entry *s);
 /* The loader thread. */

@@ -38,6 +38,20 @@
  * by the lock itself. When device work ends the worker hands the partial
  * sums to the finalizers and loops at once.
  *
+ * Priority under load (a WinningPoSt submitted while the device proves
+ * PoRep partitions takes the device at the next partition boundary, and
+ * the PoRep job goes on afterwards with its finished partitions): every
+ * queue is read in priority order, and three rules keep a more urgent
+ * partition from waiting behind lesser ones already past it —
+ *   - a full GPU queue (pipeline.max_gpu_queue_depth) holds synthesis back
+ *     only for partitions that would not go ahead of everything in it;
+ *   - the first partition of a shape, measured alone, is admitted at once
+ *     and unmeasured when it outranks every partition in flight (charged all
+ *     free memory, so nothing lesser is admitted beside it);
+ *   - the device lock goes to the most urgent partition a worker of the
+ *     device holds or the GPU queue offers a free worker (may_take_device),
+ *     not to whichever worker happened to wait first.
+ *
  * Finalizers compute what the device left (the G2 MSM of B on the CPU),
  * randomize with fresh r, s and encode. The finalizer that completes a
  * job's last partition assembles it: every partition is verified against
@@ -108,6 +122,7 @@ void czk_item_free(czk_engine *e, czk_item *it) {
     j->inflight--;
     pthread_cond_broadcast(&e->synth_cv);
     pthread_cond_broadcast(&e->srs_cv);
+    pthread_cond_broadcast(&e->dev_cv); /* the GPU queue may have lost its most urgent item */
     if (j->state == CZK_JOB_CANCELLING && !j->inflight)
         czk_job_finish(e, j, CZK_JOB_CANCELLED); /* its work has stopped */
     else
@@ -243,34 +258,63 @@ static void refuse(czk_engine *e, czk_job *j, const czk_item *it, uint64_t need,
                  (unsigned long long)b->buffers, (unsigned long long)b->working);
 }
 
+/* True when every partition past the synthesis queue (mu held) is of a job of lower
+ * priority than p. */
+static bool outranks_flight(czk_engine *e, czk_priority p) {
+    for (czk_job *j = e->jobs; j; j = j->next) {
+        if (j->prio < p || !j->inflight) continue;
+        uint32_t queued = 0;
+        for (czk_item *it = e->synth_q; it; it = it->next)
+            queued += it->job == j;
+        if (j->inflight > queued) return false; /* held by a worker, or past synthesis */
+    }
+    return true;
+}
+
+/* True when `it` would go ahead of every partition in the GPU queue (mu held). */
+static bool heads_gpu_queue(czk_engine *e, const czk_item *it) {
+    for (czk_item *o = e->gpu_q; o; o = o->next)
+        if (!item_before(it, o)) return false;
+    return true;
+}
+
 /* Picks and admits an item (mu held). NULL: nothing can start now. */
 static czk_item *admit(czk_engine *e) {
     if (e->probe_active) return NULL;
-    if (e->gpu_queue_limit && e->n_gpu_q >= e->gpu_queue_limit) return NULL;
     czk_item *it = q_best(e->synth_q, synth_ready, e);
     if (!it) return NULL;
+    /* a full GPU queue holds synthesis back, except for a partition that would go ahead of
+     * everything in it (a more urgent job's: it takes the device at the next boundary) */
+    if (e->gpu_queue_limit && e->n_gpu_q >= e->gpu_queue_limit && !heads_gpu_queue(e, it))
+        return NULL;
     czk_job *j = it->job;
     srs_entry *s = j->srs;
     /* the circuit of a more urgent job waits for room to load: take none of it */
     for (srs_entry *o = e->srs; o; o = o->next)
         if (o->waiting_budget && o->load_prio > (int)j->prio) return NULL;
     uint32_t flight = e->n_synth + e->n_gpu_q + e->n_gpu + e->n_fin_q + e->n_fin;
-    if (!s->part_bytes && flight) return NULL; /* the shape's first partition runs alone */
+    /* the shape's first partition runs alone, to be measured; one more urgent than all in
+     * flight runs at once, unmeasured, charged all free memory (so no lesser partition is
+     * admitted beside it until its device work ends) */
+    bool guest = !s->part_bytes && flight;
+    if (guest && !outranks_flight(e, j->prio)) return NULL;
     uint64_t wb = czk_wpool_buffer_bytes(s->shape);
     czk_wbuf *buf = czk_wpool_take(s); /* an idle buffer of this shape; else a new one */
     uint64_t new_buf = buf ? 0 : wb, work;
     if (!s->part_bytes) {
         /* the probe: its buffer, then all that is left (it is measured alone) */
-        if (czk_budget_free(&e->budget) <= new_buf) czk_srs_make_room(e, new_buf + 1, true);
+        if (czk_budget_free(&e->budget) <= new_buf) czk_srs_make_room(e, new_buf + 1, !guest);
         if (czk_budget_free(&e->budget) <= new_buf) {
             if (buf) czk_wpool_put(s, buf);
-            refuse(e, j, it, new_buf + 1, "its witness buffer, at least");
-            return NULL;
+            if (!guest) refuse(e, j, it, new_buf + 1, "its witness buffer, at least");
+            return NULL; /* a guest waits for memory to come back */
         }
         work = czk_budget_free(&e->budget) - new_buf;
-        it->probe = true;
-        s->probing = true;
-        e->probe_active = true;
+        if (!guest) {
+            it->probe = true;
+            s->probing = true;
+            e->probe_active = true;
+        }
     } else {
         work = s->part_device_bytes;
         uint64_t need = work + new_buf;
@@ -389,6 +433,7 @@ void *czk_synth_main(void *arg) {
         e->n_gpu_q++;
         czk_timeline_emit(e, CZK_EV_GPU_QUEUE, j->id, (int)it->k, -1, "depth=%u", e->n_gpu_q);
         pthread_cond_broadcast(&e->gpu_cv);
+        pthread_cond_broadcast(&e->dev_cv);
     }
     pthread_mutex_unlock(&e->mu);
     return NULL;
@@ -396,20 +441,50 @@ void *czk_synth_main(void *arg) {
 
 /* ---- GPU workers ---- */
 
+/*
+ * The device lock, in priority order. A worker takes the device only when
+ * no other worker of the device prepares or waits with a more urgent
+ * partition (item_before), and, while the GPU queue holds a partition more
+ * urgent than its own, not while a worker of the device is free to take
+ * that one (idle, or just past its device work): so a CRITICAL partition
+ * that reaches the GPU queue is the next on the device once the partition
+ * on it now releases it, ahead of partitions other workers already took.
+ * A plain mutex would let whichever worker was waiting go first. mu held.
+ */
+static bool may_take_device(czk_engine *e, const czk_gpu_worker *gw) {
+    const czk_device *d = gw->dev;
+    if (d->locked) return false;
+    if (e->stopping) return true;
+    const czk_item *best = q_best(e->gpu_q, NULL, e);
+    bool queued_first = best && item_before(best, gw->item);
+    for (int i = 0; i < e->num_gpu_workers; i++) {
+        const czk_gpu_worker *o = &e->gpu_workers[i];
+        if (o == gw || o->dev != d) continue;
+        if ((o->phase == GW_PREP || o->phase == GW_WAIT) && item_before(o->item, gw->item))
+            return false;
+        if (queued_first && (o->phase == GW_IDLE || o->phase == GW_POST)) return false;
+    }
+    return true;
+}
+
 static void dev_acquire(void *ctx) {
     czk_gpu_worker *gw = ctx;
     czk_engine *e = gw->e;
-    pthread_mutex_lock(&gw->dev->lock);
-    gw->lock_t0 = czk_engine_ms(e);
     pthread_mutex_lock(&e->mu);
+    gw->phase = GW_WAIT;
+    while (!may_take_device(e, gw))
+        czk_timed_wait(&e->dev_cv, &e->mu, 50);
+    gw->phase = GW_HOLD;
+    gw->lock_t0 = czk_engine_ms(e);
     gw->dev->locked = true;
     gw->dev->lock_t0 = gw->lock_t0;
     gw->dev->lock_worker = gw->index;
     snprintf(gw->dev->current_job, sizeof gw->dev->current_job, "%s", gw->item->job->id);
     gw->dev->current_kind = czk_engine_kind(e, gw->item->job->kind)->id;
-    pthread_mutex_unlock(&e->mu);
+    /* under mu: the timeline's order is the lock's, beside GPU_QUEUE and the others */
     czk_timeline_emit(e, CZK_EV_GPU_START, gw->item->job->id, (int)gw->item->k, gw->index,
                       "device=%d", gw->dev->ordinal);
+    pthread_mutex_unlock(&e->mu);
 }
 
 static void dev_release(void *ctx) {
@@ -418,13 +493,14 @@ static void dev_release(void *ctx) {
     uint64_t ms = czk_engine_ms(e) - gw->lock_t0;
     gw->item->gpu_ms += ms;
     pthread_mutex_lock(&e->mu);
+    czk_timeline_emit(e, CZK_EV_GPU_END, gw->item->job->id, (int)gw->item->k, gw->index,
+                      "device=%d gpu_ms=%llu", gw->dev->ordinal, (unsigned long long)ms);
     gw->dev->busy_ms += ms;
     gw->dev->locked = false;
     gw->dev->current_job[0] = 0;
+    gw->phase = GW_POST;
+    pthread_cond_broadcast(&e->dev_cv);
     pthread_mutex_unlock(&e->mu);
-    czk_timeline_emit(e, CZK_EV_GPU_END, gw->item->job->id, (int)gw->item->k, gw->index,
-                      "device=%d gpu_ms=%llu", gw->dev->ordinal, (unsigned long long)ms);
-    pthread_mutex_unlock(&gw->dev->lock);
 }
 
 void *czk_gpu_main(void *arg) {
@@ -435,6 +511,10 @@ void *czk_gpu_main(void *arg) {
     while (!e->stopping) {
         czk_item *it = q_best(e->gpu_q, NULL, e);
         if (!it) {
+            if (gw->phase != GW_IDLE) {
+                gw->phase = GW_IDLE;
+                pthread_cond_broadcast(&e->dev_cv);
+            }
             pthread_cond_wait(&e->gpu_cv, &e->mu);
             continue;
         }
@@ -442,6 +522,8 @@ void *czk_gpu_main(void *arg) {
         e->n_gpu_q--;
         e->n_gpu++;
         dev->busy++;
+        gw->phase = GW_PREP;
+        pthread_cond_broadcast(&e->dev_cv);
         if (e->gpu_queue_limit) pthread_cond_broadcast(&e->synth_cv); /* room to pace */
         it->stage = IT_GPU;
         it->since = czk_engine_ms(e);
@@ -461,6 +543,7 @@ void *czk_gpu_main(void *arg) {
 
         pthread_mutex_lock(&e->mu);
         gw->item = NULL;
+        gw->phase = GW_POST; /* also when the device part failed before taking the lock */
         e->n_gpu--;
         dev->busy--;
         if (st == CZK_ERR_CANCELLED && czk_job_ended(j))

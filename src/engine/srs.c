@@ -11,9 +11,15 @@
  * over-commits, and one that can never fit fails naming what it needs and
  * what the budget has, instead of being killed by the kernel. When memory is
  * short, idle witness buffers are freed first; then entries that no job
- * holds and that have been idle for memory.eviction_min_idle are evicted,
- * least recently used first (cuzk's rule, cuzk-engine.md §4 "SRS manager");
- * an explicit czk_engine_evict drops an unheld entry at once.
+ * holds and that have been idle for memory.eviction_min_idle are evicted:
+ * those that served lower priorities first (an entry keeps the highest of
+ * its kind's default priority and the priorities of the jobs that held it,
+ * so PoRep's keys go before WinningPoSt's), least recently used first
+ * among equals (cuzk's rule, cuzk-engine.md §4 "SRS manager"); an entry a
+ * job holds is never evicted. An explicit czk_engine_evict drops an unheld
+ * entry at once. Device memory is the backend's: a circuit whose keys do
+ * not fit the VRAM left (gpus.vram_budget) stays in host memory, page-locked
+ * and streamed (tier WARM), while those loaded earlier stay on the device.
  *
  * An entry is keyed by circuit id ("porep-32g", "test-10") and owned by the
  * proof kind that can load it. Loading runs on one loader thread, so that
@@ -189,6 +195,10 @@ srs_entry *czk_srs_get(czk_engine *e, int kind, const char *id, int prio) {
         e->srs = s;
         s->state = SRS_FAILED; /* becomes LOADING below */
     }
+    const czk_priority kp = czk_engine_kind(e, kind)->default_priority;
+    int base = kp ? (int)kp : (int)CZK_PRIORITY_NORMAL;
+    if (s->keep_prio < base) s->keep_prio = base;
+    if (prio > s->keep_prio) s->keep_prio = prio;
     if (s->state == SRS_FAILED) {
         s->state = SRS_LOADING;
         s->queued_load = true;
@@ -240,12 +250,16 @@ void czk_srs_free_entry(czk_engine *e, srs_entry *s) {
     free(s);
 }
 
-static srs_entry *lru_candidate(czk_engine *e, bool force, uint64_t now) {
+/* The entry to evict next: unheld and ready (idle long enough unless force), of the lowest
+ * keep_prio, then least recently used. */
+static srs_entry *evict_candidate(czk_engine *e, bool force, uint64_t now) {
     srs_entry *best = NULL;
     for (srs_entry *s = e->srs; s; s = s->next) {
         if (s->refs || s->state != SRS_READY) continue;
         if (!force && now - s->idle_since < e->cfg.eviction_min_idle_ms) continue;
-        if (!best || s->idle_since < best->idle_since) best = s;
+        if (!best || s->keep_prio < best->keep_prio ||
+            (s->keep_prio == best->keep_prio && s->idle_since < best->idle_since))
+            best = s;
     }
     return best;
 }
@@ -259,13 +273,14 @@ bool czk_srs_make_room(czk_engine *e, uint64_t need, bool force) {
                            (unsigned long long)freed, (unsigned long long)need);
     }
     while (czk_budget_free(&e->budget) < need) {
-        srs_entry *s = lru_candidate(e, force, now);
+        srs_entry *s = evict_candidate(e, force, now);
         if (!s) return false;
         uint64_t bytes = s->reserved + s->shape_bytes;
         czk_engine_log(e, 2,
-                       "srs %s: evicted (idle %llu ms, %llu bytes) to make room for %llu bytes",
+                       "srs %s: evicted (idle %llu ms, %llu bytes, served %s) to make room for "
+                       "%llu bytes",
                        s->id, (unsigned long long)(now - s->idle_since), (unsigned long long)bytes,
-                       (unsigned long long)need);
+                       czk_priority_name((czk_priority)s->keep_prio), (unsigned long long)need);
         czk_timeline_emit(e, CZK_EV_SRS_EVICT, "-", -1, -1, "circuit=%s bytes=%llu", s->id,
                           (unsigned long long)bytes);
         czk_srs_free_entry(e, s);
@@ -540,7 +555,8 @@ czk_status czk_engine_preload(czk_engine *e, const char *circuit_id, bool wait,
     bool ready = s && s->state == SRS_READY;
     if (already_loaded) *already_loaded = ready;
     if (!ready) {
-        s = czk_srs_get(e, kind, circuit_id, CZK_PRIORITY_NORMAL);
+        czk_priority dp = e->kinds[kind].default_priority; /* the kind's jobs' priority */
+        s = czk_srs_get(e, kind, circuit_id, dp ? (int)dp : (int)CZK_PRIORITY_NORMAL);
         if (!s) st = czk_errf(err, CZK_ERR_NOMEM, "preload %s: out of memory", circuit_id);
         /* the entry stays pinned by this call while it waits */
         if (s && wait) {

@@ -11,7 +11,8 @@
  * FallbackPoStSectorProof of 66 inclusion proofs, WindowPoSt one per sector
  * of this partition, 1..window_sectors of them (Curio sends the
  * partition's own sectors). Each blob is parsed against the shape's TreeR
- * and the partition is pre-checked (czk_post_precheck: comm_r =
+ * and the partition is pre-checked (czk_post_precheck_on, its sectors in
+ * parallel on the kind's own threads: comm_r =
  * Poseidon-2(comm_c, comm_r_last), every path hashes to comm_r_last and
  * opens the challenged leaf), so a bad sector refuses the request, the job
  * FAILED with that sector's id in the message (Curio declares it faulty and
@@ -39,6 +40,7 @@
 #include "czk/post.h"
 #include "kinds/common.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +48,19 @@
 typedef struct post_ctx {
     czk_post_kind kind;
     char *shape_cache; /* NULL: no cache */
+    pthread_mutex_t mu;
+    czk_pool *pool; /* the pre-check's threads (one per CPU), made for the first partition of
+                       several sectors; NULL until then, or if they cannot be had */
 } post_ctx;
+
+/* The pre-check's pool (NULL: check on this thread). */
+static czk_pool *intake_pool(post_ctx *c) {
+    pthread_mutex_lock(&c->mu);
+    if (!c->pool && czk_cpu_count() > 1) c->pool = czk_pool_create(0, NULL);
+    czk_pool *p = c->pool;
+    pthread_mutex_unlock(&c->mu);
+    return p;
+}
 
 typedef struct post_job {
     czk_post_proof proof;
@@ -122,13 +136,19 @@ static czk_status parse_vanilla(const post_ctx *c, const czk_proof_request *req,
     if (c->kind == CZK_POST_WINNING && n != 1)
         return czk_errf(err, CZK_ERR_FORMAT,
                         "%s: vanilla_proofs holds %zu blobs; WinningPoSt takes exactly one "
-                        "FallbackPoStSectorProof (of %u inclusion proofs)",
-                        me, n, CZK_POST_WINNING_CHALLENGES);
+                        "FallbackPoStSectorProof (of %u inclusion proofs)%s",
+                        me, n, CZK_POST_WINNING_CHALLENGES,
+                        n == 0 && req->vanilla_proof_len
+                            ? "; vanilla_proof is set, but PoSt blobs go in vanilla_proofs"
+                            : "");
     if (c->kind == CZK_POST_WINDOW && (n == 0 || n > j->cfg.sectors))
         return czk_errf(err, CZK_ERR_FORMAT,
                         "%s: vanilla_proofs holds %zu blobs; a %s WindowPoSt partition takes 1 to "
-                        "%u (one FallbackPoStSectorProof per sector)",
-                        me, n, j->proof.shape->name, j->cfg.sectors);
+                        "%u (one FallbackPoStSectorProof per sector)%s",
+                        me, n, j->proof.shape->name, j->cfg.sectors,
+                        n == 0 && req->vanilla_proof_len
+                            ? "; vanilla_proof is set, but PoSt blobs go in vanilla_proofs"
+                            : "");
     czk_por_tree tree;
     czk_status st = czk_post_config_check(&j->cfg, &tree, err);
     if (st) return st;
@@ -149,7 +169,7 @@ static czk_status parse_vanilla(const post_ctx *c, const czk_proof_request *req,
 
 static czk_status post_parse(void *ctx, const czk_proof_request *req, void **job,
                              czk_kind_job_info *info, czk_err *err) {
-    const post_ctx *c = ctx;
+    post_ctx *c = ctx;
     const char *me = kind_name(c->kind);
     post_job *j = calloc(1, sizeof *j);
     if (!j) return czk_errf(err, CZK_ERR_NOMEM, "%s: out of memory", me);
@@ -166,8 +186,11 @@ static czk_status post_parse(void *ctx, const czk_proof_request *req, void **job
         czk_post_config_for(&j->cfg, c->kind, j->proof.shape);
         st = parse_vanilla(c, req, j, err);
     }
-    if (!st && (st = czk_post_precheck((const czk_post_vanilla *const *)j->v, j->n, &j->cfg,
-                                       c->kind, j->proof.api, j->randomness, j->k, NULL, err)))
+    /* a 32GiB WindowPoSt partition is about 8 ms of Poseidon per sector on one core: the
+     * sectors are checked in parallel */
+    if (!st && (st = czk_post_precheck_on((const czk_post_vanilla *const *)j->v, j->n, &j->cfg,
+                                          c->kind, j->proof.api, j->randomness, j->k,
+                                          j->n > 1 ? intake_pool(c) : NULL, NULL, err)))
         czk_err_wrap(err, "%s: partition %llu", me, (unsigned long long)j->k);
     if (!st) {
         j->npub = c->kind == CZK_POST_WINNING ? CZK_POST_WINNING_CHALLENGES : j->n;
@@ -179,7 +202,10 @@ static czk_status post_parse(void *ctx, const czk_proof_request *req, void **job
             j->pub[i].sector_id = j->v[i]->sector_id;
             memcpy(j->pub[i].comm_r, j->v[i]->comm_r, 32);
         }
-        if (c->kind == CZK_POST_WINNING) czk_post_winning_sectors(j->pub, &j->pub[0]);
+        if (c->kind == CZK_POST_WINNING) {
+            czk_post_pub_sector one = j->pub[0];
+            czk_post_winning_sectors(j->pub, &one); /* its 66 copies */
+        }
         st = czk_kind_circuit_id(info->circuit_id, kind_id(c->kind), j->proof.shape->sector_size,
                                  err);
     }
@@ -257,6 +283,8 @@ static bool post_owns(void *ctx, const char *id) {
 static void post_destroy(void *ctx) {
     post_ctx *c = ctx;
     if (!c) return;
+    czk_pool_destroy(c->pool);
+    pthread_mutex_destroy(&c->mu);
     free(c->shape_cache);
     free(c);
 }
@@ -286,6 +314,7 @@ czk_status czk_kind_post(czk_proof_kind *out, czk_kind_id id, const char *shape_
         return czk_errf(err, CZK_ERR_NOMEM, "PoSt kind: out of memory");
     }
     c->kind = id == CZK_KIND_WINNING_POST ? CZK_POST_WINNING : CZK_POST_WINDOW;
+    pthread_mutex_init(&c->mu, NULL);
     *out = POST;
     out->id = id;
     out->name = kind_name(c->kind);

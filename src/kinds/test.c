@@ -200,16 +200,8 @@ static czk_status test_synthesize(void *ctx, void *job, uint32_t k, const czk_sh
         return czk_errf(err, CZK_ERR_FORMAT, "test partition %u: bad input (payload fail=%u)", k,
                         k);
     (void)shape;
-    czk_cs *cs = czk_cs_create(CZK_CS_WITNESS, cancel, err);
-    if (!cs) return err && err->code ? err->code : CZK_ERR_NOMEM;
-    /* into the engine's buffers (out: arrays and their capacities) */
     chain_ctx c = {&j->x0[k], &j->xn[k], steps_for(j->log)};
-    czk_status st =
-        czk_cs_set_witness_buffers(cs, out->inputs, out->num_inputs, out->aux, out->num_aux, err);
-    if (!st) st = czk_cs_run(cs, chain_fn, &c, err);
-    if (!st) st = czk_cs_take_witness(cs, out, err);
-    czk_cs_free(cs);
-    return st;
+    return czk_cs_witness_into(out, chain_fn, &c, cancel, err); /* into the engine's buffers */
 }
 
 static czk_status test_inputs(void *ctx, void *job, uint32_t k, czk_fr *out, czk_err *err) {

@@ -11,6 +11,7 @@
 #include "czk/poseidon.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void czk_post_vanilla_leaves(uint64_t *out, const czk_post_vanilla *v, czk_post_kind kind,
@@ -119,25 +120,63 @@ static czk_status check_sector(const czk_por_tree *t, const czk_post_vanilla *v,
     return CZK_OK;
 }
 
-czk_status czk_post_precheck(const czk_post_vanilla *const *v, size_t n, const czk_post_config *cfg,
-                             czk_post_kind kind, czk_post_api api, const uint8_t randomness[32],
-                             uint64_t k, size_t *bad, czk_err *err) {
+/* Sector i of the partition against its challenges: CZK_OK or check_sector's failure. */
+static czk_status check_one(const czk_por_tree *t, const czk_post_vanilla *v, size_t i,
+                            const czk_post_config *cfg, czk_post_kind kind, czk_post_api api,
+                            const uint8_t randomness[32], uint64_t k, czk_err *err) {
+    uint64_t leaves[CZK_POST_WINNING_CHALLENGES > CZK_POST_WINDOW_CHALLENGES
+                        ? CZK_POST_WINNING_CHALLENGES
+                        : CZK_POST_WINDOW_CHALLENGES];
+    if (v->challenges > sizeof leaves / sizeof leaves[0])
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "PoSt pre-check: %u challenges per sector",
+                        v->challenges);
+    czk_post_vanilla_leaves(leaves, v, kind, api, k * cfg->sectors + i, cfg->nodes, randomness);
+    return check_sector(t, v, leaves, err);
+}
+
+typedef struct par_check {
+    const czk_por_tree *t;
+    const czk_post_vanilla *const *v;
+    const czk_post_config *cfg;
+    czk_post_kind kind;
+    czk_post_api api;
+    const uint8_t *randomness;
+    uint64_t k;
+    czk_status *st; /* per sector */
+} par_check;
+
+static void par_check_fn(void *arg, size_t b, size_t e, unsigned worker) {
+    (void)worker;
+    const par_check *p = arg;
+    for (size_t i = b; i < e; i++)
+        p->st[i] = check_one(p->t, p->v[i], i, p->cfg, p->kind, p->api, p->randomness, p->k, NULL);
+}
+
+czk_status czk_post_precheck_on(const czk_post_vanilla *const *v, size_t n,
+                                const czk_post_config *cfg, czk_post_kind kind, czk_post_api api,
+                                const uint8_t randomness[32], uint64_t k, czk_pool *pool,
+                                size_t *bad, czk_err *err) {
     czk_por_tree t;
     czk_status st = czk_post_config_check(cfg, &t, err);
     if (st) return st;
     if ((st = czk_post_randomness_check(randomness, err))) return st;
     if ((st = check_counts(v, n, cfg, kind, "PoSt pre-check", err))) return st;
-    uint64_t leaves[CZK_POST_WINNING_CHALLENGES > CZK_POST_WINDOW_CHALLENGES
-                        ? CZK_POST_WINNING_CHALLENGES
-                        : CZK_POST_WINDOW_CHALLENGES];
-    for (size_t i = 0; i < n; i++) {
-        if (v[i]->challenges > sizeof leaves / sizeof leaves[0])
-            return czk_errf(err, CZK_ERR_INVALID_ARG, "PoSt pre-check: %u challenges per sector",
-                            v[i]->challenges);
-        czk_post_vanilla_leaves(leaves, v[i], kind, api, k * cfg->sectors + i, cfg->nodes,
-                                randomness);
+    /* the sectors on the pool; then only the first bad one is checked again, here, for its
+     * message (none: nothing is) */
+    size_t from = 0, to = n;
+    if (pool && czk_pool_threads(pool) > 1 && n > 1) {
+        czk_status *sts = calloc(n, sizeof *sts);
+        if (!sts) return czk_errf(err, CZK_ERR_NOMEM, "PoSt pre-check: %zu sectors", n);
+        par_check p = {&t, v, cfg, kind, api, randomness, k, sts};
+        czk_pool_for(pool, n, 1, par_check_fn, &p);
+        while (from < n && !sts[from])
+            from++;
+        to = from < n ? from + 1 : n;
+        free(sts);
+    }
+    for (size_t i = from; i < to; i++) {
         czk_err e;
-        if ((st = check_sector(&t, v[i], leaves, &e))) {
+        if ((st = check_one(&t, v[i], i, cfg, kind, api, randomness, k, &e))) {
             if (bad) *bad = i;
             return czk_errf(err, st,
                             "PoSt vanilla proof of sector %llu (%zu of %zu in the partition) does "
@@ -146,6 +185,12 @@ czk_status czk_post_precheck(const czk_post_vanilla *const *v, size_t n, const c
         }
     }
     return CZK_OK;
+}
+
+czk_status czk_post_precheck(const czk_post_vanilla *const *v, size_t n, const czk_post_config *cfg,
+                             czk_post_kind kind, czk_post_api api, const uint8_t randomness[32],
+                             uint64_t k, size_t *bad, czk_err *err) {
+    return czk_post_precheck_on(v, n, cfg, kind, api, randomness, k, NULL, bad, err);
 }
 
 czk_status czk_post_witness_fill(czk_post_witness *w, const czk_post_vanilla *const *v, size_t n,

@@ -680,6 +680,19 @@ czk_status czk_cs_take_witness(czk_cs *cs, czk_witness *out, czk_err *err) {
     return CZK_OK;
 }
 
+czk_status czk_cs_witness_into(czk_witness *buf, czk_circuit_fn fn, void *ctx,
+                               const atomic_int *cancel, czk_err *err) {
+    czk_cs *cs = czk_cs_create(CZK_CS_WITNESS, cancel, err);
+    if (!cs) return err && err->code ? err->code : CZK_ERR_NOMEM;
+    czk_witness got;
+    czk_status st =
+        czk_cs_set_witness_buffers(cs, buf->inputs, buf->num_inputs, buf->aux, buf->num_aux, err);
+    if (!st) st = czk_cs_run(cs, fn, ctx, err);
+    if (!st && !(st = czk_cs_take_witness(cs, &got, err))) *buf = got; /* same arrays, counts */
+    czk_cs_free(cs);
+    return st;
+}
+
 void czk_witness_free(czk_witness *w) {
     if (!w) return;
     free(w->inputs);

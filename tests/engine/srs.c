@@ -7,7 +7,9 @@
  * over-commits) while the first is held or has not been idle for
  * memory.eviction_min_idle; an explicit eviction, or an idle time of 0,
  * lets it in (the first is evicted, LRU). A budget too small for a
- * circuit's keys fails the load with CZK_ERR_NOMEM.
+ * circuit's keys fails the load with CZK_ERR_NOMEM. Eviction takes the
+ * entry that served the lower priority first, the least recently used
+ * among equals.
  *
  * A backend that takes the parameters onto its "device" (here: its own
  * copy of h, l, a and b_g1) lets the engine free those host vectors: the
@@ -143,6 +145,49 @@ static void test_tight_budget(void **state) {
     czk_engine_destroy(e);
 }
 
+/*
+ * With room for two circuits, loading a third evicts the one that served the lower priority,
+ * not the least recently used: test-6 (held by a CRITICAL job, idle the longest) stays,
+ * test-7 (a LOW job of the test kind, whose default is NORMAL: it served NORMAL) goes.
+ */
+static void test_evict_by_priority(void **state) {
+    (void)state;
+    czk_err err;
+    uint64_t sz[2]; /* keys + shape of test-6 and test-7, each loaded alone */
+    for (unsigned log = 6; log <= 7; log++) {
+        czk_engine *e = start(NULL, 1ull << 30, 0);
+        char id[16];
+        snprintf(id, sizeof id, "test-%u", log);
+        czk_assert_ok(czk_engine_preload(e, id, true, NULL, NULL, &err), &err);
+        czk_engine_status *s = et_status(e);
+        sz[log - 6] = s->budget_used - s->budget_witness_buffers;
+        czk_engine_status_free(s);
+        czk_engine_destroy(e);
+    }
+    ev_log log;
+    czk_engine *e = start(&log, sz[0] + sz[1] + file_bytes(8) - 1, 0);
+    char a[CZK_JOB_ID_MAX], b[CZK_JOB_ID_MAX];
+    et_submit(e, a, NULL, CZK_PRIORITY_CRITICAL, "seed=71 partitions=1 log=6");
+    czk_job_result r = et_await(e, a);
+    et_verify(&g_k6->vk, &r, 71, 1, 6);
+    czk_job_result_free(&r);
+    et_submit(e, b, NULL, CZK_PRIORITY_LOW, "seed=72 partitions=1 log=7");
+    r = et_await(e, b);
+    et_verify(&g_k7->vk, &r, 72, 1, 7);
+    czk_job_result_free(&r);
+    assert_int_equal(ev_count(&log, CZK_EV_SRS_EVICT, "-"), 0); /* both fit */
+    czk_assert_ok(czk_engine_preload(e, "test-8", true, NULL, NULL, &err), &err);
+    const ev_rec *ev = ev_find(&log, CZK_EV_SRS_EVICT, "-", -2, 0);
+    assert_true(ev_has(ev, "circuit=test-7"));
+    czk_engine_status *s = et_status(e);
+    assert_non_null(find_srs(s, "test-6"));
+    assert_non_null(find_srs(s, "test-8"));
+    assert_null(find_srs(s, "test-7"));
+    czk_engine_status_free(s);
+    czk_engine_destroy(e);
+    free(log.v);
+}
+
 /* ---- a backend with a "device": its own copy of h, l, a, b_g1 ---- */
 
 typedef struct dev_be {
@@ -271,6 +316,7 @@ static void test_device_resident(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tight_budget),
+        cmocka_unit_test(test_evict_by_priority),
         cmocka_unit_test(test_device_resident),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -10,6 +10,7 @@
  * against czk_post_public_inputs, and refused against the inputs of
  * another partition index, another API version or another randomness.
  */
+#include "post2k_fixture.h"
 #include "support.h"
 
 #include <stdlib.h>
@@ -38,20 +39,11 @@ static int teardown(void **state) {
 
 static czk_post_vanilla *sealed(uint64_t num, czk_post_kind kind, czk_post_api api,
                                 uint64_t sector_index, const czk_post_config *cfg) {
-    czk_seal_request r;
-    memset(&r, 0, sizeof r);
-    r.registered_proof = 5;
-    r.miner_id = 1000;
-    r.sector_num = num;
-    memset(r.ticket, 0x11, 32);
-    r.data_kind = CZK_SEAL_DATA_RANDOM;
-    r.random_seed = num;
     uint8_t *blob = NULL;
     size_t len = 0;
     czk_err err;
-    czk_assert_ok(
-        czk_seal_post_vanilla(&blob, &len, NULL, &r, kind, api, rnd, sector_index, pool, &err),
-        &err);
+    czk_assert_ok(czk_post2k_blob(&blob, &len, kind, api, rnd, num, sector_index, pool, &err),
+                  &err);
     czk_por_tree t;
     czk_assert_ok(czk_post_config_check(cfg, &t, &err), &err);
     czk_post_vanilla *v = NULL;

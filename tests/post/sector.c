@@ -179,6 +179,32 @@ static void test_window_v1(void **state) {
     assert_int_equal(bad, 0);
     assert_non_null(strstr(err.msg, "PoSt vanilla proof of sector 7 (0 of 2 in the partition) "
                                     "does not verify: challenge 0: the proof opens leaf 50"));
+    /* the same on a pool: the same verdicts, the first bad sector in order named */
+    czk_pool *pp = czk_pool_create(3, &err);
+    assert_non_null(pp);
+    czk_assert_ok(czk_post_precheck_on(both, 2, &cfg, CZK_POST_WINDOW, CZK_POST_API_1_0, rnd, 1, pp,
+                                       NULL, &err),
+                  &err);
+    bad = 99;
+    assert_int_equal(czk_post_precheck_on(both, 2, &cfg, CZK_POST_WINDOW, CZK_POST_API_1_0, rnd, 0,
+                                          pp, &bad, &err),
+                     CZK_ERR_VERIFY);
+    assert_int_equal(bad, 0);
+    assert_non_null(strstr(err.msg, "sector 7 (0 of 2 in the partition) does not verify: "
+                                    "challenge 0: the proof opens leaf 50"));
+    const czk_post_vanilla *swapped[2] = {b.v, a.v}; /* both at the other's sector index */
+    assert_int_equal(czk_post_precheck_on(swapped, 2, &cfg, CZK_POST_WINDOW, CZK_POST_API_1_0, rnd,
+                                          1, pp, &bad, &err),
+                     CZK_ERR_VERIFY);
+    assert_int_equal(bad, 0);
+    assert_non_null(strstr(err.msg, "sector 9 (0 of 2 in the partition)"));
+    const czk_post_vanilla *second[2] = {a.v, a.v}; /* sector 7 again at index 3: bad */
+    assert_int_equal(czk_post_precheck_on(second, 2, &cfg, CZK_POST_WINDOW, CZK_POST_API_1_0, rnd,
+                                          1, pp, &bad, &err),
+                     CZK_ERR_VERIFY);
+    assert_int_equal(bad, 1);
+    assert_non_null(strstr(err.msg, "sector 7 (1 of 2 in the partition)"));
+    czk_pool_destroy(pp);
     unseal(&a);
     unseal(&b);
 }

@@ -5,8 +5,10 @@
 Stubs are generated from proto/cuzk/v1/proving.proto at test time with
 grpc_tools.protoc into a temporary directory. The daemon is started here with
 a cuzk.toml written here (param_cache = the 2KiB PoRep test keys that
-scripts/demo.sh and the porep.e2e_keys fixture make; czk's test kind, ProofKind
-100, for checks where the proof kind does not matter) and stopped with SIGTERM.
+scripts/demo.sh and the porep.e2e_keys fixture make, and the 2KiB PoSt test
+keys and vanilla proofs of the rpc.post_inputs fixture, $CZK_TEST_POST_INPUTS;
+czk's test kind, ProofKind 100, for checks where the proof kind does not
+matter) and stopped with SIGTERM.
 
 Checked, every RPC:
   - GetStatus answers at once after start (before any keys are loaded);
@@ -21,8 +23,18 @@ Checked, every RPC:
     circuit INVALID_ARGUMENT;
   - malformed requests: no `submit`, PROOF_KIND_UNSPECIFIED, a PoRep envelope
     that is not JSON, a PoRep envelope whose SectorSize differs, bytes that are
-    not a protobuf message: INVALID_ARGUMENT; SnapDeals / WindowPoSt:
-    UNIMPLEMENTED; the daemon keeps serving after each;
+    not a protobuf message, a PoSt blob that is no vanilla proof:
+    INVALID_ARGUMENT; SnapDeals: UNIMPLEMENTED; the daemon keeps serving after
+    each;
+  - WindowPoSt V1 (partition 1, 2 sectors; SubmitProof while a slow job holds
+    the synthesis workers: GetStatus names its queue 'window-post', then
+    AwaitProof), WindowPoSt V1_2 (partition 3) and WinningPoSt (Prove), 2KiB,
+    from the vanilla proofs of the post_2kib_inputs fixture: COMPLETED, 192
+    bytes that the fixture's verifier (test_rpc_post_inputs verify, the test
+    .vk, public inputs for the request's partition index and API version)
+    accepts, and refuses with one byte flipped; a tampered sector refused
+    naming the sector, an unmasked randomness refused; per-kind metrics and
+    the PoSt circuits in the SRS cache;
   - a 2KiB PoRep C2 proof (C1 from `czk gen-vanilla`, cuzk's envelope JSON
     with base64 Phase1Out) whose bytes `czk verify` accepts, and refuses
     with one byte flipped;
@@ -93,6 +105,10 @@ def main():
         keys = os.path.join(os.environ["HOME"], ".cache/czk/test-keys")
     else:
         keys = "/tmp/czk-test-keys"
+    post_tool = os.environ.get("CZK_TEST_POST_INPUTS")
+    if not post_tool:
+        sys.exit("python_client: CZK_TEST_POST_INPUTS (the test_rpc_post_inputs program, its "
+                 "fixture) is not set; run through ctest")
     work = tempfile.mkdtemp(prefix="czk-pyclient-")
     daemon = None
     try:
@@ -146,6 +162,36 @@ def main():
         pool = concurrent.futures.ThreadPoolExecutor(max_workers=8)
         porep_future = pool.submit(lambda: stub.Prove(porep_req, timeout=600))
 
+        # ---- the PoSt requests of the post_2kib_inputs fixture (tests/rpc/post_inputs.c) ----
+        post_dir = os.path.join(keys, "post-2KiB-inputs")
+        with open(os.path.join(post_dir, "manifest.json")) as f:
+            manifest = json.load(f)
+        post_rnd = bytes.fromhex(manifest["randomness"])
+        post = {}
+        for q in manifest["requests"]:
+            blobs = []
+            for name in q["blobs"]:
+                with open(os.path.join(post_dir, name), "rb") as f:
+                    blobs.append(f.read())
+            post[q["name"]] = (q, blobs)
+
+        def post_submit(name, blobs=None, randomness=None, request_id=""):
+            q, b = post[name]
+            return pb.SubmitProofRequest(
+                request_id=request_id, proof_kind=q["proof_kind"], sector_size=q["sector_size"],
+                registered_proof=q["registered_proof"], miner_id=1000,
+                randomness=post_rnd if randomness is None else randomness,
+                partition_index=q["partition_index"], vanilla_proofs=b if blobs is None else blobs)
+
+        def post_verify(name, proof_bytes):
+            """The fixture's verifier: 0 when the bytes verify with the request's inputs."""
+            path = os.path.join(work, "post-%s.proof" % name)
+            with open(path, "wb") as f:
+                f.write(proof_bytes)
+            r = subprocess.run([post_tool, "verify", name, path], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT)
+            return r.returncode, r.stdout.decode(errors="replace").strip()
+
         # ---- malformed requests ----
         bad = [
             ("Prove without submit", lambda: stub.Prove(pb.ProveRequest(), timeout=30)),
@@ -166,10 +212,15 @@ def main():
             check(code == grpc.StatusCode.INVALID_ARGUMENT, "%s: INVALID_ARGUMENT (%s)" % (what, code))
             check(code_of(lambda: stub.GetStatus(pb.GetStatusRequest(), timeout=10))
                   == grpc.StatusCode.OK, "  ... and the daemon keeps serving")
-        for kind in (pb.SNAP_DEALS_UPDATE, pb.WINDOW_POST_PARTITION, pb.WINNING_POST):
+        code = code_of(lambda: stub.SubmitProof(pb.SubmitProofRequest(
+            proof_kind=pb.SNAP_DEALS_UPDATE, vanilla_proofs=[b"x"]), timeout=30))
+        check(code == grpc.StatusCode.UNIMPLEMENTED, "SnapDeals: UNIMPLEMENTED (%s)" % code)
+        for kind, rp in ((pb.WINDOW_POST_PARTITION, 5), (pb.WINNING_POST, 0)):
             code = code_of(lambda: stub.SubmitProof(pb.SubmitProofRequest(
-                proof_kind=kind, vanilla_proofs=[b"x"]), timeout=30))
-            check(code == grpc.StatusCode.UNIMPLEMENTED, "kind %d: UNIMPLEMENTED (%s)" % (kind, code))
+                proof_kind=kind, registered_proof=rp, randomness=post_rnd,
+                vanilla_proofs=[b"x"]), timeout=30))
+            check(code == grpc.StatusCode.INVALID_ARGUMENT,
+                  "kind %d with a blob that is no vanilla proof: INVALID_ARGUMENT (%s)" % (kind, code))
 
         # ---- concurrent Prove calls (test kind) ----
         def prove(seed):
@@ -208,11 +259,31 @@ def main():
         check(seen is not None and seen.pending + seen.in_progress <= 3,
               "GetStatus while the job runs: queue 'test' pending %s in_progress %s" %
               ((seen.pending, seen.in_progress) if seen else ("-", "-")))
+        # a WindowPoSt partition (HIGH) waits for a synthesis worker: its queue is named
+        wd = stub.SubmitProof(post_submit("window-v1", request_id="wdpost-1000-1-py"), timeout=60)
+        seen = None
+        for _ in range(100):
+            st = stub.GetStatus(pb.GetStatusRequest(), timeout=10)
+            q = [x for x in st.queues if x.proof_kind == "window-post"]
+            if q and q[0].pending + q[0].in_progress == 1:
+                seen = q[0]
+                break
+            time.sleep(0.05)
+        check(seen is not None, "GetStatus: queue 'window-post' holds the WindowPoSt partition")
         can = stub.CancelProof(pb.CancelProofRequest(job_id="py-slow"), timeout=30)
         check(can.was_running, "CancelProof: was_running")
         aw = stub.AwaitProof(pb.AwaitProofRequest(job_id="py-slow", timeout_ms=30000), timeout=60)
         check(aw.status == pb.AwaitProofResponse.CANCELLED, "AwaitProof after cancel: CANCELLED (%s)"
               % aw.status)
+        aw = stub.AwaitProof(pb.AwaitProofRequest(job_id=wd.job_id, timeout_ms=300000), timeout=330)
+        check(wd.job_id == "wdpost-1000-1-py" and aw.status == pb.AwaitProofResponse.COMPLETED
+              and len(aw.proof) == 192,
+              "WindowPoSt V1 partition 1 (2 sectors): COMPLETED, 192 bytes (%s %r)"
+              % (aw.status, aw.error_message))
+        rc, out = post_verify("window-v1", aw.proof)
+        check(rc == 0, "  ... verified against the test .vk with partition 1's inputs (%s)" % out)
+        completed += 1
+
         code = code_of(lambda: stub.AwaitProof(pb.AwaitProofRequest(job_id="nope"), timeout=10))
         check(code == grpc.StatusCode.NOT_FOUND, "AwaitProof unknown job: NOT_FOUND (%s)" % code)
         code = code_of(lambda: stub.CancelProof(pb.CancelProofRequest(job_id="nope"), timeout=10))
@@ -231,10 +302,50 @@ def main():
             proof_kind=TEST_KIND, vanilla_proof=b"seed=9 partitions=2 log=8 fail=1")), timeout=300)
         check(r.result.status == pb.AwaitProofResponse.FAILED and r.result.error_message,
               "a failing proof: FAILED with a reason (%r)" % r.result.error_message)
-        # the two PoRep payloads the kind refused above count as failed proofs too (as in
-        # cuzk, where the engine parses the C1); the requests refused before a job existed
-        # (no submit, unspecified kind, not protobuf, unimplemented kinds) do not
-        failed = 1 + 2
+        # ---- WindowPoSt V1_2 and WinningPoSt through Prove, verified; refusals ----
+        for name, kind in (("window-v1_2", "WindowPoSt V1_2 partition 3"),
+                           ("winning", "WinningPoSt")):
+            r = stub.Prove(pb.ProveRequest(submit=post_submit(name)), timeout=300)
+            check(r.result.status == pb.AwaitProofResponse.COMPLETED and len(r.result.proof) == 192,
+                  "%s: COMPLETED, 192 bytes (%s %r)" % (kind, r.result.status,
+                                                        r.result.error_message))
+            rc, out = post_verify(name, r.result.proof)
+            check(rc == 0, "  ... verified against the test .vk (%s)" % out)
+            flipped = bytearray(r.result.proof)
+            flipped[100] ^= 1
+            rc, out = post_verify(name, bytes(flipped))
+            check(rc == 1, "  ... and not with one byte flipped (%d: %s)" % (rc, out))
+            completed += 1
+        q, blobs = post["window-v1"]
+        bad = bytearray(blobs[1])
+        bad[len(bad) - 264] ^= 1  # a sibling hash of sector 9's last inclusion proof
+        try:
+            stub.Prove(pb.ProveRequest(submit=post_submit("window-v1", [blobs[0], bytes(bad)])),
+                       timeout=60)
+            code, msg = grpc.StatusCode.OK, ""
+        except grpc.RpcError as e:
+            code, msg = e.code(), e.details()
+        check(code == grpc.StatusCode.INVALID_ARGUMENT and "sector 9" in msg,
+              "WindowPoSt with sector 9's vanilla proof tampered: INVALID_ARGUMENT naming "
+              "sector 9 (%s: %s)" % (code, msg))
+        unmasked = bytearray(post_rnd)
+        unmasked[31] |= 0xc0
+        try:
+            stub.Prove(pb.ProveRequest(submit=post_submit("window-v1", randomness=bytes(unmasked))),
+                       timeout=60)
+            code, msg = grpc.StatusCode.OK, ""
+        except grpc.RpcError as e:
+            code, msg = e.code(), e.details()
+        check(code == grpc.StatusCode.INVALID_ARGUMENT and "randomness" in msg,
+              "WindowPoSt with the randomness unmasked: INVALID_ARGUMENT (%s: %s)" % (code, msg))
+        check(code_of(lambda: stub.GetStatus(pb.GetStatusRequest(), timeout=10))
+              == grpc.StatusCode.OK, "  ... and the daemon keeps serving")
+
+        # the two PoRep payloads and the four PoSt requests the kinds refused above count as
+        # failed proofs too (as in cuzk, where the engine parses the C1); the requests refused
+        # before a job existed (no submit, unspecified kind, not protobuf, unimplemented kinds)
+        # do not
+        failed = 1 + 2 + 4
 
         # ---- PreloadSRS / EvictSRS ----
         pre = stub.PreloadSRS(pb.PreloadSrsRequest(circuit_id="test-9"), timeout=300)
@@ -293,8 +404,17 @@ def main():
               "GetMetrics czk_proofs_total porep_c2 failed = 2 (the refused envelopes)")
         check(samples.get('czk_proofs_total{proof_kind="test",status="cancelled"}') == 1,
               "GetMetrics czk_proofs_total test cancelled = 1")
-        check(samples.get('czk_proof_duration_seconds_count{proof_kind="test"}') == completed - 1,
-              "GetMetrics czk_proof_duration_seconds_count test = %d" % (completed - 1))
+        check(samples.get('czk_proof_duration_seconds_count{proof_kind="test"}') == completed - 4,
+              "GetMetrics czk_proof_duration_seconds_count test = %d" % (completed - 4))
+        check(samples.get('cuzk_proofs_completed{proof_kind="window_post"}') == 2
+              and samples.get('cuzk_proofs_completed{proof_kind="winning_post"}') == 1,
+              "GetMetrics cuzk_proofs_completed window_post = 2, winning_post = 1")
+        check(samples.get('czk_proofs_total{proof_kind="window_post",status="failed"}') == 3
+              and samples.get('czk_proofs_total{proof_kind="winning_post",status="failed"}') == 1,
+              "GetMetrics czk_proofs_total window_post failed = 3, winning_post failed = 1")
+        srs = {x.circuit_id for x in stub.GetStatus(pb.GetStatusRequest(), timeout=10).loaded_srs}
+        check({"wpost-2k", "winning-2k", "porep-2k"} <= srs,
+              "GetStatus: wpost-2k and winning-2k in the SRS cache beside porep-2k (%s)" % sorted(srs))
         st = stub.GetStatus(pb.GetStatusRequest(), timeout=10)
         check(st.total_proofs_completed == completed and st.total_proofs_failed == failed,
               "GetStatus counters: %d completed, %d failed" % (st.total_proofs_completed,

@@ -8,8 +8,9 @@
  * over the wire are verified here against the test's own keys with public
  * inputs recomputed here (etest.h). Checked: every RPC answers; concurrent
  * Prove calls; a client's deadline cancels a running proof in the engine;
- * malformed and refused requests get INVALID_ARGUMENT (SnapDeals / PoSt
- * UNIMPLEMENTED) and the server keeps serving; a 50 MB request goes
+ * malformed and refused requests get INVALID_ARGUMENT (SnapDeals
+ * UNIMPLEMENTED; PoSt requests refused by their kinds) and the server keeps
+ * serving; a 50 MB request goes
  * through; the socket's mode is 0660; a second server on a live unix socket
  * or TCP port is refused ("address in use"), a stale socket is replaced and a
  * socket someone else put at our path is left alone; bad listen addresses say
@@ -226,10 +227,14 @@ static void test_bad_requests(void **state) {
     expect_prove_refused(&r, 3, "unknown proof_kind 7");
     r.kind = CZK_KIND_SNAP_UPDATE;
     expect_prove_refused(&r, 12, "not implemented");
+    /* the PoSt kinds are served: a request without their fields is refused by the kind */
     r.kind = CZK_KIND_WINDOW_POST;
-    expect_prove_refused(&r, 12, "not implemented");
+    r.registered_proof = 5;
+    expect_prove_refused(&r, 3, "window-post: vanilla_proofs holds 0 blobs");
     r.kind = CZK_KIND_WINNING_POST;
-    expect_prove_refused(&r, 12, "not implemented");
+    r.registered_proof = 0;
+    r.randomness[31] = 0xff;
+    expect_prove_refused(&r, 3, "winning-post: randomness");
     test_req(&r, "seed=1 bogus=3");
     expect_prove_refused(&r, 3, "bogus");
     test_req(&r, "seed=1");

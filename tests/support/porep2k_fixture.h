@@ -57,17 +57,6 @@ static inline void czk_p2k_free(czk_p2k *f) {
     memset(f, 0, sizeof *f);
 }
 
-static inline bool czk_p2k_mkdirs(char *path) {
-    for (char *p = path + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = 0;
-        bool ok = !mkdir(path, 0755) || errno == EEXIST;
-        *p = '/';
-        if (!ok) return false;
-    }
-    return !mkdir(path, 0755) || errno == EEXIST;
-}
-
 static inline czk_status czk_p2k_make(czk_p2k *f, czk_pool *pool, czk_err *err) {
     memset(f, 0, sizeof *f);
     const czk_porep_shape *ps = czk_porep_shape_for_size(2048);
@@ -88,7 +77,7 @@ static inline czk_status czk_p2k_make(czk_p2k *f, czk_pool *pool, czk_err *err) 
         f->keys_made = true;
         bool stamped = false;
         czk_err werr;
-        if (czk_p2k_mkdirs(dir) &&
+        if (czk_test_mkdirs(dir) &&
             czk_params_write_stamped(f->params, path, NULL, &stamped, pool, &werr))
             fprintf(stderr, "2KiB fixture: keys not cached: %s\n", werr.msg);
     }

@@ -12,6 +12,7 @@
  *   czk_test_keys   Groth16 TEST keys of a shape: czk_setup from the toxic
  *                   waste of czk_rng seed `seed`, the same keys for the
  *                   same shape and seed (`czk setup --seed` makes these).
+ *   czk_test_mkdirs mkdir -p (where fixtures keep keys).
  *
  * Builders kept apart on purpose: tests/porep/c1_sector.h seals from first
  * principles without src/seal (its independence is what the pre-check and
@@ -25,7 +26,9 @@
 #include "czk/porep_c1.h"
 #include "czk/seal.h"
 
+#include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 
 typedef struct czk_test_sector {
     uint64_t registered_proof; /* as given (0: StackedDrg2KiBV1) */
@@ -67,6 +70,18 @@ CZK_NODISCARD static inline czk_status czk_test_keys(czk_params **out, const czk
     czk_toxic toxic;
     czk_status st = czk_toxic_random(&toxic, &rng, err);
     return st ? st : czk_setup(out, shape, &toxic, pool, err);
+}
+
+/* mkdir -p of a path (modified in place and restored); false on failure. */
+static inline bool czk_test_mkdirs(char *path) {
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = 0;
+        bool ok = !mkdir(path, 0755) || errno == EEXIST;
+        *p = '/';
+        if (!ok) return false;
+    }
+    return !mkdir(path, 0755) || errno == EEXIST;
 }
 
 #endif
