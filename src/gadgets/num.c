@@ -78,3 +78,22 @@ czk_num czk_num_add(czk_cs *cs, const czk_num *a, const czk_num *b) {
     enforce_times_one(cs, ab, 2, r.var, "add");
     return r;
 }
+
+czk_num czk_num_mul(czk_cs *cs, const czk_num *a, const czk_num *b) {
+    czk_num r;
+    czk_fr_mul(&r.value, &a->value, &b->value);
+    r.var = czk_cs_alloc(cs, &r.value);
+    if (czk_cs_records(cs)) {
+        czk_lc la = CZK_LC_INIT, lb = CZK_LC_INIT, lc = CZK_LC_INIT;
+        czk_lc_add_var(cs, &la, a->var);
+        czk_lc_add_var(cs, &lb, b->var);
+        czk_lc_add_var(cs, &lc, r.var);
+        czk_cs_push_ns(cs, "mul");
+        czk_cs_enforce(cs, &la, &lb, &lc);
+        czk_cs_pop_ns(cs);
+        czk_lc_free(&la);
+        czk_lc_free(&lb);
+        czk_lc_free(&lc);
+    }
+    return r;
+}
