@@ -32,6 +32,8 @@ typedef struct synth {
     czk_num *apex;      /* apex_leafs */
     czk_bool *gen_bits; /* challenges × b random bits */
     czk_num *sib;       /* scratch: one path's siblings */
+    uint64_t rows1;     /* constraints after the first challenge's body */
+    uint32_t aux1;      /* aux after it */
 } synth;
 
 /* A value from a vanilla proof (NULL: zero); a non-canonical one fails the cs naming it. */
@@ -391,13 +393,19 @@ static czk_status synthesize(synth *y, const czk_snap_public *pub, unsigned bodi
     /* 7. the challenges' bits */
     if ((st = gen_challenge_bits(y, &comm[2], k))) return st;
     /* 8. the challenges */
-    for (unsigned j = 0; j < s->challenges && j < bodies && st == CZK_OK; j++)
+    for (unsigned j = 0; j < s->challenges && j < bodies && st == CZK_OK; j++) {
         st = challenge_body(y, j);
+        if (j == 0) {
+            y->rows1 = czk_cs_num_constraints(cs);
+            y->aux1 = czk_cs_num_aux(cs);
+        }
+    }
     return st ? st : czk_cs_status(cs);
 }
 
 czk_status snap_synthesize_bodies(czk_cs *cs, const czk_snap_shape *s, const czk_snap_public *pub,
-                                  const czk_snap_vanilla *v, unsigned bodies) {
+                                  const czk_snap_vanilla *v, unsigned bodies, uint64_t *rows1,
+                                  uint32_t *aux1) {
     synth y = {.cs = cs, .s = s, .v = v};
     czk_err e;
     if (check_inputs(s, pub, v, &y.tree_r, &e) || snap_gen_randomness(&y.gr, &e))
@@ -412,6 +420,8 @@ czk_status snap_synthesize_bodies(czk_cs *cs, const czk_snap_shape *s, const czk
     czk_status st = y.kh_bits && y.apex && y.gen_bits && y.sib
                         ? synthesize(&y, pub, bodies)
                         : czk_cs_fail(cs, CZK_ERR_NOMEM, "SnapDeals circuit scratch");
+    if (rows1) *rows1 = y.rows1;
+    if (aux1) *aux1 = y.aux1;
     free(y.kh_bits);
     free(y.apex);
     free(y.gen_bits);
@@ -421,18 +431,21 @@ czk_status snap_synthesize_bodies(czk_cs *cs, const czk_snap_shape *s, const czk
 
 czk_status czk_snap_synthesize(czk_cs *cs, const czk_snap_shape *s, const czk_snap_public *pub,
                                const czk_snap_vanilla *v) {
-    return snap_synthesize_bodies(cs, s, pub, v, UINT32_MAX);
+    return snap_synthesize_bodies(cs, s, pub, v, UINT32_MAX, NULL, NULL);
 }
 
 /* The context of czk_cs_run for a part of the circuit. */
 typedef struct part {
     czk_snap_circuit c;
     unsigned bodies;
+    uint64_t rows1; /* out: constraints after the first body */
+    uint32_t aux1;  /* out: aux after the first body */
 } part;
 
 static czk_status part_fn(czk_cs *cs, void *ctx) {
-    const part *p = ctx;
-    return snap_synthesize_bodies(cs, p->c.shape, p->c.pub, p->c.vanilla, p->bodies);
+    part *p = ctx;
+    return snap_synthesize_bodies(cs, p->c.shape, p->c.pub, p->c.vanilla, p->bodies, &p->rows1,
+                                  &p->aux1);
 }
 
 czk_status czk_snap_circuit_fn(czk_cs *cs, void *ctx) {
@@ -456,11 +469,9 @@ static czk_status run(czk_cs_mode mode, const part *p, const atomic_int *cancel,
     return CZK_OK;
 }
 
-static czk_status record_bodies(czk_shape **out, const czk_snap_shape *s, unsigned bodies,
-                                const atomic_int *cancel, czk_err *err) {
-    part p = {{s, NULL, NULL}, bodies};
+static czk_status record_part(czk_shape **out, part *p, const atomic_int *cancel, czk_err *err) {
     czk_cs *cs = NULL;
-    czk_status st = run(CZK_CS_RECORD, &p, cancel, &cs, err);
+    czk_status st = run(CZK_CS_RECORD, p, cancel, &cs, err);
     if (st) return st;
     st = czk_cs_take_shape(cs, out, err);
     czk_cs_free(cs);
@@ -469,13 +480,14 @@ static czk_status record_bodies(czk_shape **out, const czk_snap_shape *s, unsign
 
 czk_status czk_snap_record(czk_shape **out, const czk_snap_shape *s, const atomic_int *cancel,
                            czk_err *err) {
-    return record_bodies(out, s, UINT32_MAX, cancel, err);
+    part p = {{s, NULL, NULL}, UINT32_MAX, 0, 0};
+    return record_part(out, &p, cancel, err);
 }
 
 czk_status czk_snap_witness_generate(czk_witness *out, const czk_snap_shape *s,
                                      const czk_snap_public *pub, const czk_snap_vanilla *v,
                                      const atomic_int *cancel, czk_err *err) {
-    part p = {{s, pub, v}, UINT32_MAX};
+    part p = {{s, pub, v}, UINT32_MAX, 0, 0};
     czk_cs *cs = NULL;
     czk_status st = run(CZK_CS_WITNESS, &p, cancel, &cs, err);
     if (st) return st;
@@ -484,15 +496,54 @@ czk_status czk_snap_witness_generate(czk_witness *out, const czk_snap_shape *s,
     return st;
 }
 
-czk_status czk_snap_count(czk_shape_counts *out, const czk_snap_shape *s, czk_err *err) {
-    czk_shape_counts c[2];
-    for (unsigned k = 0; k < 2; k++) {
-        czk_shape *sh = NULL;
-        czk_status st = record_bodies(&sh, s, k + 1, NULL, err);
-        if (st) return st;
-        czk_shape_counts_of(&c[k], sh);
-        czk_shape_free(sh);
+/*
+ * The counts the circuit with only its first challenge's body would have,
+ * from the recording with two: its rows are the first rows1 rows and its
+ * aux the first aux1 (nothing of the second body comes before), then the
+ * same finalization rows (all inputs exist before the bodies); densities
+ * by scanning A and B up to rows1.
+ */
+static czk_status counts_of_prefix(czk_shape_counts *out, const czk_shape *sh, uint64_t rows1,
+                                   uint32_t aux1, czk_err *err) {
+    uint64_t rows2 = sh->num_constraints - sh->num_inputs; /* synthesized rows */
+    out->synthesized_constraints = rows1;
+    out->inputs = sh->num_inputs;
+    out->constraints = rows1 + sh->num_inputs;
+    out->aux = aux1;
+    for (int m = 0; m < 3; m++)
+        out->nnz[m] = sh->m[m].row_ptr[rows1] + (sh->m[m].nnz - sh->m[m].row_ptr[rows2]);
+    uint64_t words = ((uint64_t)sh->num_inputs + aux1 + 63) / 64;
+    uint64_t *seen = calloc(words ? words : 1, sizeof *seen);
+    if (!seen) return czk_errf(err, CZK_ERR_NOMEM, "SnapDeals count: density scan");
+    uint64_t *pops[2] = {&out->a_aux, &out->b_aux};
+    for (int m = 0; m < 2; m++) {
+        memset(seen, 0, words * sizeof *seen);
+        const czk_csr *csr = &sh->m[m];
+        for (uint64_t e = 0; e < csr->row_ptr[rows1]; e++) {
+            uint64_t col = csr->col[e];
+            seen[col / 64] |= 1ull << (col % 64);
+        }
+        uint64_t in = 0, ax = 0;
+        for (uint64_t col = 0; col < (uint64_t)sh->num_inputs + aux1; col++)
+            if (seen[col / 64] >> (col % 64) & 1) *(col < sh->num_inputs ? &in : &ax) += 1;
+        *pops[m] = ax;
+        if (m == 1) out->b_input = in;
     }
+    free(seen);
+    /* the finalization rows hold inputs in A only: no density of their own */
+    return CZK_OK;
+}
+
+czk_status czk_snap_count(czk_shape_counts *out, const czk_snap_shape *s, czk_err *err) {
+    part p = {{s, NULL, NULL}, 2, 0, 0};
+    czk_shape *sh = NULL;
+    czk_status st = record_part(&sh, &p, NULL, err);
+    if (st) return st;
+    czk_shape_counts c[2];
+    czk_shape_counts_of(&c[1], sh);
+    st = counts_of_prefix(&c[0], sh, p.rows1, p.aux1, err);
+    czk_shape_free(sh);
+    if (st) return st;
     czk_shape_counts_extrapolate(out, &c[0], &c[1], s->challenges - 1);
     return CZK_OK;
 }

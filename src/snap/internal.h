@@ -18,9 +18,12 @@ void snap_challenge_layout(const czk_snap_shape *s, unsigned *bits, unsigned *pe
 /*
  * czk_snap_synthesize with only the first `bodies` challenges' bodies (step
  * 8); everything before them complete. bodies ≥ challenges is the circuit.
+ * Out: *rows1, *aux1 (may be NULL): the cs's constraints and aux right
+ *      after the first body.
  */
 CZK_NODISCARD czk_status snap_synthesize_bodies(czk_cs *cs, const czk_snap_shape *s,
                                                 const czk_snap_public *pub,
-                                                const czk_snap_vanilla *v, unsigned bodies);
+                                                const czk_snap_vanilla *v, unsigned bodies,
+                                                uint64_t *rows1, uint32_t *aux1);
 
 #endif
