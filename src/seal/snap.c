@@ -95,10 +95,10 @@ static czk_status data_and_rhos(update *u, const czk_seal_snap_request *req, czk
     dreq.data = req->data;
     dreq.data_len = req->data_len;
     dreq.random_seed = req->random_seed;
-    stage(&req->sector, "snap_data");
+    stage(&req->sector, "new_data");
     czk_status st = seal_make_data(&u->nd, &dreq, data_nodes, err);
     if (st) return st;
-    stage(&req->sector, "snap_tree_d");
+    stage(&req->sector, "tree_d_new");
     seal_tree_init_d(&u->td, u->shape->challenge_bits);
     if ((st = seal_tree_build_dense(&u->td, u->nd.data, data_nodes, pool, err))) return st;
     seal_tree_root(&u->td, out->comm_d_new);
@@ -129,12 +129,12 @@ static czk_status full(update *u, const czk_seal_snap_request *req, czk_seal_sna
     memcpy(out->comm_r_old, u->s.comm_r, 32);
     uint64_t n = u->shape->nodes;
     if ((st = data_and_rhos(u, req, out, n, pool, err))) return st;
-    stage(&req->sector, "snap_encode");
+    stage(&req->sector, "encode");
     u->new_leaves = malloc(32 * n);
     if (!u->new_leaves) return czk_errf(err, CZK_ERR_NOMEM, "SnapDeals replica");
     struct encode_job j = {u, u->s.replica, u->nd.data, n, n, 0};
     czk_pool_for(pool, (size_t)n, 4096, encode_range, &j);
-    stage(&req->sector, "snap_tree_r");
+    stage(&req->sector, "tree_r_new");
     seal_tree_init_rc(&u->tr_new, u->pshape);
     return seal_tree_build_dense(&u->tr_new, u->new_leaves, n, pool, err);
 }
@@ -156,7 +156,7 @@ static czk_status sparse(update *u, const czk_seal_snap_request *req, czk_seal_s
         km[36 + i] = (uint8_t)(sr->random_seed >> (8 * i));
     }
     czk_sha256_digest(key, km, sizeof km);
-    stage(sr, "snap_sector_key");
+    stage(sr, "sector_key");
     u->old_block = malloc(32 * u->block);
     if (!u->old_block) return czk_errf(err, CZK_ERR_NOMEM, "SnapDeals sector key");
     for (uint64_t i = 0; i < u->block; i++)
@@ -168,13 +168,13 @@ static czk_status sparse(update *u, const czk_seal_snap_request *req, czk_seal_s
     seal_tree_root(&u->tr_old, out->root_r_old);
     if ((st = comm_r_of(out->comm_r_old, out->comm_c, out->root_r_old, err))) return st;
     if ((st = data_and_rhos(u, req, out, u->block, pool, err))) return st;
-    stage(sr, "snap_encode");
+    stage(sr, "encode");
     uint64_t n = u->regions * u->block;
     u->new_leaves = malloc(32 * n);
     if (!u->new_leaves) return czk_errf(err, CZK_ERR_NOMEM, "SnapDeals replica blocks");
     struct encode_job j = {u, u->old_block, u->nd.data, u->block, u->block, u->block};
     czk_pool_for(pool, (size_t)n, 1024, encode_range, &j);
-    stage(sr, "snap_tree_r");
+    stage(sr, "tree_r_new");
     seal_tree_init_rc(&u->tr_new, u->pshape);
     return seal_tree_build_regions(&u->tr_new, u->new_leaves, u->block, u->regions, pool, err);
 }
@@ -234,7 +234,7 @@ czk_status czk_seal_snap_vanilla(czk_seal_snap *out, const czk_seal_snap_request
         seal_tree_root(&u.tr_new, out->root_r_new);
         st = comm_r_of(out->comm_r_new, out->comm_c, out->root_r_new, err);
     }
-    if (!st) stage(&req->sector, "snap_proofs");
+    if (!st) stage(&req->sector, "partitions");
     for (unsigned k = 0; !st && k < out->partitions; k++) {
         seal_blob b = {0};
         st = partition(&u, out, k, &b, err);

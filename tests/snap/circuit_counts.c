@@ -42,17 +42,6 @@ static czk_shape_counts count(const czk_snap_shape *s) {
     return c;
 }
 
-static void assert_counts_equal(const czk_shape_counts *a, const czk_shape_counts *b) {
-    assert_int_equal(a->constraints, b->constraints);
-    assert_int_equal(a->synthesized_constraints, b->synthesized_constraints);
-    assert_int_equal(a->inputs, b->inputs);
-    assert_int_equal(a->aux, b->aux);
-    for (int m = 0; m < 3; m++)
-        assert_int_equal(a->nnz[m], b->nnz[m]);
-    assert_int_equal(a->a_aux, b->a_aux);
-    assert_int_equal(a->b_input, b->b_input);
-    assert_int_equal(a->b_aux, b->b_aux);
-}
 
 static const czk_snap_shape *shape(const char *name) {
     for (int i = 0; i < CZK_SNAP_SHAPE_COUNT; i++)
@@ -125,7 +114,7 @@ static void test_counts(void **state) {
         assert_int_equal(c.b_input, 1); /* ONE: the inputs appear in C and A only */
         if (e->record) {
             czk_shape_counts r = record(s);
-            assert_counts_equal(&c, &r);
+            czk_test_assert_counts_equal(&c, &r);
         }
         if (!strcmp(e->shape, "32GiB")) { /* [S] */
             assert_int_equal(c.constraints, 81049504);
