@@ -329,6 +329,21 @@ czk_num czk_num_add(czk_cs *cs, const czk_num *a, const czk_num *b) CZK_NONNULL(
  */
 czk_num czk_num_mul(czk_cs *cs, const czk_num *a, const czk_num *b) CZK_NONNULL(1, 2, 3);
 
+/*
+ * The sum of n ≤ 16 nums: alloc s = Σ terms, then (Σ terms)·ONE = s (the
+ * SnapDeals c_high_selected). Returns: s; with n > 16, CZK_ERR_INVALID_ARG
+ * recorded in cs and a zero num.
+ */
+czk_num czk_num_sum(czk_cs *cs, const czk_num *terms, unsigned n) CZK_NONNULL(1, 2);
+
+/*
+ * lc · ONE = x for an existing x (a binary decomposition of x, a value
+ * defined linearly from others), in namespace ns. Nothing is done in
+ * WITNESS mode. Failures are sticky in cs.
+ */
+void czk_lc_equal(czk_cs *cs, const czk_lc *lc, const czk_num *x, const char *ns)
+    CZK_NONNULL(1, 2, 3, 4);
+
 /* ------------------------------------------------------------------------ */
 /* Multipack (bellpepper gadgets/multipack.rs; storage-proofs util.rs;       */
 /* spec §4.3, §4.6)                                                          */

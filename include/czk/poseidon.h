@@ -109,9 +109,8 @@ const czk_poseidon_constants *czk_poseidon_constants_get(unsigned arity, czk_err
  * Returns: CZK_OK; CZK_ERR_INVALID_ARG for an id outside 1..256 (neptune
  *   asserts that range); czk_poseidon_constants_get's errors.
  */
-CZK_NODISCARD czk_status czk_poseidon_constants_custom(czk_poseidon_constants *out,
-                                                       unsigned arity, uint64_t id, czk_err *err)
-    CZK_NONNULL(1);
+CZK_NODISCARD czk_status czk_poseidon_constants_custom(czk_poseidon_constants *out, unsigned arity,
+                                                       uint64_t id, czk_err *err) CZK_NONNULL(1);
 
 /*
  * Native hash with the optimized schedule (neptune hash_optimized_static;

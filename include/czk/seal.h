@@ -206,7 +206,8 @@ typedef struct czk_seal_snap_request {
 typedef struct czk_seal_snap {
     unsigned partitions;
     unsigned h;
-    uint8_t *blobs[CZK_SEAL_SNAP_MAX_PARTITIONS]; /* bincode PartitionProof k (free with czk_seal_snap_free) */
+    uint8_t *blobs[CZK_SEAL_SNAP_MAX_PARTITIONS]; /* bincode PartitionProof k (free with
+                                                     czk_seal_snap_free) */
     size_t lens[CZK_SEAL_SNAP_MAX_PARTITIONS];
     uint8_t comm_c[32], comm_r_old[32], comm_d_new[32], comm_r_new[32];
     uint8_t root_r_old[32], root_r_new[32]; /* comm_r_last of the sector key and of the update */

@@ -82,13 +82,14 @@ typedef struct czk_snap_shape {
     uint64_t nodes;
     unsigned base_arity, sub_arity, top_arity; /* TreeR (Poseidon); TreeD is binary SHA-256 */
     unsigned partitions;
-    unsigned challenges; /* per partition */
-    unsigned apex_leafs; /* per partition */
+    unsigned challenges;                                /* per partition */
+    unsigned apex_leafs;                                /* per partition */
     unsigned challenge_bits, partition_bits, apex_bits; /* log2 of nodes, partitions, apex_leafs */
     unsigned hs[CZK_SNAP_HS];
     unsigned h_default;
     int registered_proof; /* RegisteredUpdateProof 0..4; -1: one of upstream's test sizes */
-    const char *param_id; /* v28 parameter id (SHA-256 of the PublicParams identifier); NULL for test sizes */
+    const char *param_id; /* v28 parameter id (SHA-256 of the PublicParams identifier); NULL for
+                             test sizes */
 } czk_snap_shape;
 
 #define CZK_SNAP_SHAPE_COUNT 11
@@ -131,8 +132,8 @@ CZK_NODISCARD czk_status czk_snap_h_select(const czk_snap_shape *s, unsigned h, 
 
 /* What the verifier of partition k knows. Commitments are 32-byte LE. */
 typedef struct czk_snap_public {
-    uint64_t k;    /* the partition index */
-    unsigned h;    /* one of the shape's hs; Curio's is h_default */
+    uint64_t k; /* the partition index */
+    unsigned h; /* one of the shape's hs; Curio's is h_default */
     uint8_t comm_r_old[32];
     uint8_t comm_d_new[32]; /* TreeD root (SHA-256, top 2 bits clear) */
     uint8_t comm_r_new[32];
@@ -172,8 +173,8 @@ CZK_NODISCARD czk_status czk_snap_rho(czk_fr *rho, const czk_fr *phi, uint64_t h
  *   (comm_r_new ≥ r).
  */
 CZK_NODISCARD czk_status czk_snap_challenges(uint64_t *out, const czk_snap_shape *s,
-                                             const uint8_t comm_r_new[32], uint64_t k,
-                                             czk_err *err) CZK_NONNULL(1, 2, 3);
+                                             const uint8_t comm_r_new[32], uint64_t k, czk_err *err)
+    CZK_NONNULL(1, 2, 3);
 
 /* ---- vanilla proofs (bincode PartitionProof) ---- */
 
@@ -257,13 +258,13 @@ CZK_NODISCARD czk_status czk_snap_precheck(const czk_snap_vanilla *v, const czk_
  *   recorded in cs.
  */
 CZK_NODISCARD czk_status czk_snap_synthesize(czk_cs *cs, const czk_snap_shape *s,
-                                             const czk_snap_public *pub,
-                                             const czk_snap_vanilla *v) CZK_NONNULL(1, 2);
+                                             const czk_snap_public *pub, const czk_snap_vanilla *v)
+    CZK_NONNULL(1, 2);
 
 /* A czk_circuit_fn: ctx is a czk_snap_circuit. */
 typedef struct czk_snap_circuit {
     const czk_snap_shape *shape;
-    const czk_snap_public *pub;  /* may be NULL (with vanilla) */
+    const czk_snap_public *pub; /* may be NULL (with vanilla) */
     const czk_snap_vanilla *vanilla;
 } czk_snap_circuit;
 czk_status czk_snap_circuit_fn(czk_cs *cs, void *ctx);
@@ -272,8 +273,7 @@ czk_status czk_snap_circuit_fn(czk_cs *cs, void *ctx);
  * free with czk_shape_free. Returns: CZK_OK; czk_snap_synthesize's and
  * czk_cs_run's errors. */
 CZK_NODISCARD czk_status czk_snap_record(czk_shape **out, const czk_snap_shape *s,
-                                         const atomic_int *cancel, czk_err *err)
-    CZK_NONNULL(1, 2);
+                                         const atomic_int *cancel, czk_err *err) CZK_NONNULL(1, 2);
 
 /* The assignment of a partition (WITNESS mode); free with czk_witness_free.
  * Returns: as czk_snap_record. */

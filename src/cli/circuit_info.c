@@ -242,9 +242,8 @@ int czk_cmd_circuit_info(int argc, char **argv) {
         else if (!strcmp(kind_arg, "winning-post"))
             kind = CZK_POST_WINNING;
         else
-            return czk_cli_fail(CMD,
-                                "--kind takes porep, window-post, winning-post or snap, not '%s'",
-                                kind_arg);
+            return czk_cli_fail(
+                CMD, "--kind takes porep, window-post, winning-post or snap, not '%s'", kind_arg);
         return post_info(kind, kind_arg, size_arg, proof_arg);
     }
     const czk_porep_shape *shape = NULL;

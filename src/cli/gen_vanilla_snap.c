@@ -103,15 +103,16 @@ static int write_dir(const char *dir, const czk_seal_snap *u, const czk_seal_req
     hex(d_new, u->comm_d_new);
     hex(r_new, u->comm_r_new);
     hex(c, u->comm_c);
-    int n = snprintf(info, sizeof info,
-                     "{\"sector_size\": %llu, \"registered_update_proof\": %d, "
-                     "\"registered_seal_proof\": %llu, \"miner_id\": %llu, \"sector_number\": "
-                     "%llu, \"partitions\": %u, \"h\": %u, \"sparse\": %s,\n \"comm_r_old\": \"%s\",\n"
-                     " \"comm_d_new\": \"%s\",\n \"comm_r_new\": \"%s\",\n \"comm_c\": \"%s\"}\n",
-                     (unsigned long long)s->sector_size, s->registered_proof,
-                     (unsigned long long)req->registered_proof, (unsigned long long)req->miner_id,
-                     (unsigned long long)req->sector_num, u->partitions, u->h,
-                     req->sparse ? "true" : "false", r_old, d_new, r_new, c);
+    int n =
+        snprintf(info, sizeof info,
+                 "{\"sector_size\": %llu, \"registered_update_proof\": %d, "
+                 "\"registered_seal_proof\": %llu, \"miner_id\": %llu, \"sector_number\": "
+                 "%llu, \"partitions\": %u, \"h\": %u, \"sparse\": %s,\n \"comm_r_old\": \"%s\",\n"
+                 " \"comm_d_new\": \"%s\",\n \"comm_r_new\": \"%s\",\n \"comm_c\": \"%s\"}\n",
+                 (unsigned long long)s->sector_size, s->registered_proof,
+                 (unsigned long long)req->registered_proof, (unsigned long long)req->miner_id,
+                 (unsigned long long)req->sector_num, u->partitions, u->h,
+                 req->sparse ? "true" : "false", r_old, d_new, r_new, c);
     if (snprintf(path, sizeof path, "%s/update.json", dir) >= (int)sizeof path)
         return czk_cli_fail(CMD, "--out-dir path too long");
     return write_path(path, info, (size_t)n, "written");

@@ -83,17 +83,44 @@ czk_num czk_num_mul(czk_cs *cs, const czk_num *a, const czk_num *b) {
     czk_num r;
     czk_fr_mul(&r.value, &a->value, &b->value);
     r.var = czk_cs_alloc(cs, &r.value);
-    if (czk_cs_records(cs)) {
-        czk_lc la = CZK_LC_INIT, lb = CZK_LC_INIT, lc = CZK_LC_INIT;
-        czk_lc_add_var(cs, &la, a->var);
-        czk_lc_add_var(cs, &lb, b->var);
-        czk_lc_add_var(cs, &lc, r.var);
-        czk_cs_push_ns(cs, "mul");
-        czk_cs_enforce(cs, &la, &lb, &lc);
-        czk_cs_pop_ns(cs);
-        czk_lc_free(&la);
-        czk_lc_free(&lb);
-        czk_lc_free(&lc);
-    }
+    if (!czk_cs_records(cs)) return r;
+    czk_gs g = CZK_GS_INIT;
+    czk_lc_add_var(cs, &g.a, a->var);
+    czk_lc_add_var(cs, &g.b, b->var);
+    czk_lc_add_var(cs, &g.c, r.var);
+    czk_cs_push_ns(cs, "mul");
+    czk_cs_enforce(cs, &g.a, &g.b, &g.c);
+    czk_cs_pop_ns(cs);
+    czk_gs_free(&g);
     return r;
+}
+
+#define SUM_MAX 16u
+
+czk_num czk_num_sum(czk_cs *cs, const czk_num *terms, unsigned n) {
+    czk_num r = {CZK_VAR_ONE, czk_fr_zero};
+    if (n > SUM_MAX) {
+        czk_cs_fail(cs, CZK_ERR_INVALID_ARG, "sum: %u terms, at most %u", n, SUM_MAX);
+        return r;
+    }
+    czk_var v[SUM_MAX];
+    for (unsigned i = 0; i < n; i++) {
+        czk_fr_add(&r.value, &r.value, &terms[i].value);
+        v[i] = terms[i].var;
+    }
+    r.var = czk_cs_alloc(cs, &r.value);
+    enforce_times_one(cs, v, n, r.var, "sum");
+    return r;
+}
+
+void czk_lc_equal(czk_cs *cs, const czk_lc *lc, const czk_num *x, const char *ns) {
+    if (!czk_cs_records(cs)) return;
+    czk_lc b = CZK_LC_INIT, c = CZK_LC_INIT;
+    czk_lc_add_var(cs, &b, CZK_VAR_ONE);
+    czk_lc_add_var(cs, &c, x->var);
+    czk_cs_push_ns(cs, "%s", ns);
+    czk_cs_enforce(cs, lc, &b, &c);
+    czk_cs_pop_ns(cs);
+    czk_lc_free(&b);
+    czk_lc_free(&c);
 }

@@ -101,7 +101,8 @@ czk_status czk_por_proof_read(czk_por_proof *out, const uint8_t *data, size_t le
                         variant[tag], t->base_arity, t->sub_arity, t->top_arity, variant[want]);
     unsigned off = 0;
     if (tag == 0) {
-        if ((st = domain(&r, "root", out->root, err)) || (st = domain(&r, "leaf", out->leaf, err)) ||
+        if ((st = domain(&r, "root", out->root, err)) ||
+            (st = domain(&r, "leaf", out->leaf, err)) ||
             (st = path(&r, "path", t->base_levels, t->base_arity, 0, &off, out, err)))
             return st;
     } else {
@@ -143,8 +144,7 @@ czk_status czk_por_proof_root(const czk_por_tree *t, const czk_por_proof *p, uin
             czk_fr in[CZK_POR_MAX_ARITY], h;
             for (unsigned i = 0; i < a; i++)
                 if (czk_fr_from_bytes(&in[i], row[i], NULL))
-                    return czk_errf(err, CZK_ERR_FR_RANGE,
-                                    "%s at level %u is not a canonical Fr",
+                    return czk_errf(err, CZK_ERR_FR_RANGE, "%s at level %u is not a canonical Fr",
                                     i == pos ? (l ? "a node" : "the leaf") : "a sibling", l);
             if ((st = czk_poseidon_hash(&h, in, a, err))) return st;
             czk_fr_to_bytes(cur, &h);

@@ -34,7 +34,6 @@
 #define SPARSE_BLOCK 1024u /* nodes in the repeated data block of a sparse sector */
 #define RANDOM_CHUNK (127u * 4096u)
 
-
 static void stage(const czk_seal_request *req, const char *name) {
     if (req->on_stage) req->on_stage(req->stage_arg, name);
 }
@@ -56,7 +55,8 @@ void seal_sector_free(seal_sector *s) {
 
 /* ---- data ---- */
 
-czk_status seal_make_data(seal_sector *s, const czk_seal_request *req, uint64_t nodes, czk_err *err) {
+czk_status seal_make_data(seal_sector *s, const czk_seal_request *req, uint64_t nodes,
+                          czk_err *err) {
     s->data_nodes = nodes;
     s->data = calloc(nodes, 32);
     if (!s->data)
@@ -127,7 +127,8 @@ static uint64_t phys_memory(void) {
     return pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : UINT64_MAX;
 }
 
-static czk_status seal_full(seal_sector *s, const czk_seal_request *req, czk_pool *pool, czk_err *err) {
+static czk_status seal_full(seal_sector *s, const czk_seal_request *req, czk_pool *pool,
+                            czk_err *err) {
     const czk_porep_shape *sh = s->proof.shape;
     /* data + TreeD + layers + column hashes + replica + TreeC/TreeR upper levels */
     double need = (double)sh->sector_size * (4.3 + s->layers);
@@ -348,8 +349,8 @@ static void column_rows(const seal_sector *s, uint64_t node, uint8_t *rows) {
     }
 }
 
-static czk_status column_proof(const seal_sector *s, uint64_t node, czk_column_proof *cp, czk_c1 *c1,
-                               czk_err *err) {
+static czk_status column_proof(const seal_sector *s, uint64_t node, czk_column_proof *cp,
+                               czk_c1 *c1, czk_err *err) {
     cp->index = (uint32_t)node;
     cp->num_rows = s->layers;
     cp->rows = czk_c1_alloc(c1, 32 * (size_t)s->layers);
@@ -401,7 +402,7 @@ static czk_status vanilla_proof(const seal_sector *s, uint64_t c, czk_vanilla_pr
 /* ---- entry point ---- */
 
 czk_status seal_sector_make(seal_sector *s, const czk_seal_request *req, czk_pool *pool,
-                              czk_err *err) {
+                            czk_err *err) {
     memset(s, 0, sizeof *s);
     czk_status st = czk_porep_proof_lookup(req->registered_proof, &s->proof, err);
     if (st != CZK_OK) return st;
@@ -610,7 +611,8 @@ czk_status czk_seal_post_vanilla(uint8_t **out, size_t *len, czk_seal_result *re
         leaves[j] = czk_post_leaf_challenge(randomness, req->sector_num, idx, proof.shape->nodes);
     }
     seal_sector s;
-    st = req->sparse ? post_sparse(&s, req, leaves, n, pool, err) : seal_sector_make(&s, req, pool, err);
+    st = req->sparse ? post_sparse(&s, req, leaves, n, pool, err)
+                     : seal_sector_make(&s, req, pool, err);
     seal_blob b = {0};
     if (st == CZK_OK) {
         stage(req, "post");

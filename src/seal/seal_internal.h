@@ -43,7 +43,7 @@ typedef struct seal_tree {
     uint8_t *dense[SEAL_MAX_LEVELS + 1];
     uint64_t count[SEAL_MAX_LEVELS + 1];
     uint64_t rspan[SEAL_MAX_LEVELS + 1]; /* regioned levels: nodes per region; 0: not */
-    bool borrowed0; /* dense[0] belongs to the caller */
+    bool borrowed0;                      /* dense[0] belongs to the caller */
     uint64_t *sp_idx[SEAL_MAX_LEVELS + 1];
     uint8_t *sp_val[SEAL_MAX_LEVELS + 1];
     size_t sp_n[SEAL_MAX_LEVELS + 1];
@@ -68,8 +68,8 @@ CZK_NODISCARD czk_status seal_tree_build_dense(seal_tree *t, const uint8_t *leav
  * one region, and are stored whole above. The leaves are borrowed.
  */
 CZK_NODISCARD czk_status seal_tree_build_regions(seal_tree *t, const uint8_t *leaves,
-                                                 uint64_t count0, uint64_t regions,
-                                                 czk_pool *pool, czk_err *err);
+                                                 uint64_t count0, uint64_t regions, czk_pool *pool,
+                                                 czk_err *err);
 /*
  * Sparse build from n touched leaves (idx sorted, distinct) and their values
  * (32 bytes each, copied); untouched nodes are fill values keyed by key/tag.
@@ -128,8 +128,8 @@ CZK_NODISCARD czk_status seal_sector_make(seal_sector *s, const czk_seal_request
                                           czk_pool *pool, czk_err *err);
 void seal_sector_free(seal_sector *s);
 /* The padded data of `nodes` nodes (a multiple of 4) that req describes, into s->data. */
-CZK_NODISCARD czk_status seal_make_data(seal_sector *s, const czk_seal_request *req,
-                                        uint64_t nodes, czk_err *err);
+CZK_NODISCARD czk_status seal_make_data(seal_sector *s, const czk_seal_request *req, uint64_t nodes,
+                                        czk_err *err);
 
 /* A growing byte buffer for bincode blobs; nomem sticks after a failed growth. */
 typedef struct seal_blob {

@@ -203,8 +203,9 @@ static czk_status partition(const update *u, const czk_seal_snap *out, uint64_t 
         seal_put_merkle(b, &u->td, c[j]);
         seal_put_merkle(b, &u->tr_new, c[j]);
     }
-    return b->nomem ? czk_errf(err, CZK_ERR_NOMEM, "SnapDeals partition %llu", (unsigned long long)k)
-                    : CZK_OK;
+    return b->nomem
+               ? czk_errf(err, CZK_ERR_NOMEM, "SnapDeals partition %llu", (unsigned long long)k)
+               : CZK_OK;
 }
 
 czk_status czk_seal_snap_vanilla(czk_seal_snap *out, const czk_seal_snap_request *req,

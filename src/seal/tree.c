@@ -101,8 +101,8 @@ static const czk_poseidon_constants *level_constants(const seal_tree *t, unsigne
 void seal_tree_node(const seal_tree *t, unsigned level, uint64_t i, uint8_t out[32]) {
     if (!t->sparse) {
         uint64_t span = t->rspan[level];
-        uint64_t k = span ? i / span * t->count[level] + i % span % t->count[level]
-                          : i % t->count[level];
+        uint64_t k =
+            span ? i / span * t->count[level] + i % span % t->count[level] : i % t->count[level];
         memcpy(out, t->dense[level] + 32 * k, 32);
         return;
     }

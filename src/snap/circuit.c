@@ -18,6 +18,7 @@
  */
 #include "snap/internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,20 +63,15 @@ static czk_num alloc_named(synth *y, const uint8_t *bytes, long ch, const char *
 static void decomp(czk_cs *cs, const czk_bool *bits, unsigned n, const czk_num *x,
                    const char *ns) {
     if (!czk_cs_records(cs)) return;
-    czk_lc a = CZK_LC_INIT, b = CZK_LC_INIT, c = CZK_LC_INIT;
+    czk_lc a = CZK_LC_INIT;
     for (unsigned i = 0; i < n; i++)
         czk_bool_lc(cs, &a, bits[i], czk_fr_pow2(i));
-    czk_lc_add_var(cs, &b, CZK_VAR_ONE);
-    czk_lc_add_var(cs, &c, x->var);
-    czk_cs_push_ns(cs, "%s", ns);
-    czk_cs_enforce(cs, &a, &b, &c);
-    czk_cs_pop_ns(cs);
+    czk_lc_equal(cs, &a, x, ns);
     czk_lc_free(&a);
-    czk_lc_free(&b);
-    czk_lc_free(&c);
 }
 
-/* n AllocatedBits of x's canonical value, least significant first (field_into_allocated_bits_le). */
+/* n AllocatedBits of x's canonical value, least significant first (field_into_allocated_bits_le).
+ */
 static void alloc_bits(czk_cs *cs, const czk_fr *x, unsigned n, czk_bool *out) {
     uint64_t limbs[4];
     czk_fr_to_u64s(limbs, x);
@@ -171,20 +167,16 @@ static czk_status gen_challenge_bits(synth *y, const czk_num *comm_r_new, uint64
         czk_num di = czk_num_alloc(cs, &idx);
         czk_cs_pop_ns(cs);
         if (czk_cs_records(cs)) {
-            czk_lc la = CZK_LC_INIT, lb = CZK_LC_INIT, lc = CZK_LC_INIT;
+            czk_lc la = CZK_LC_INIT;
             czk_fr dpp, jj;
             czk_fr_from_u64(&dpp, digests);
             czk_fr_from_u64(&jj, j);
             czk_lc_add(cs, &la, y->partition.var, &dpp);
             czk_lc_add(cs, &la, CZK_VAR_ONE, &jj);
-            czk_lc_add_var(cs, &lb, CZK_VAR_ONE);
-            czk_lc_add_var(cs, &lc, di.var);
-            czk_cs_push_ns(cs, "digest_index_%u == k * digests_per_partition + %u", j, j);
-            czk_cs_enforce(cs, &la, &lb, &lc);
-            czk_cs_pop_ns(cs);
+            char ns[96];
+            snprintf(ns, sizeof ns, "digest_index_%u == k * digests_per_partition + %u", j, j);
+            czk_lc_equal(cs, &la, &di, ns);
             czk_lc_free(&la);
-            czk_lc_free(&lb);
-            czk_lc_free(&lc);
         }
         czk_cs_push_ns(cs, "digest_%u", j);
         czk_num digest = poseidon2(y, &y->gr, comm_r_new, &di, "hash", -1);
@@ -207,46 +199,21 @@ static czk_num challenge_high(synth *y, const czk_bool *c_bits, unsigned c_index
     const czk_bool *hsel = y->kh_bits + s->partition_bits;
     unsigned len = s->challenge_bits;
     czk_num parts[CZK_SNAP_HS];
-    czk_fr sum = czk_fr_zero;
     czk_cs_push_ns(cs, "get_challenge_high_bits (c_index=%u)", c_index);
     for (unsigned k = 0; k < CZK_SNAP_HS; k++) {
         unsigned h = s->hs[k];
         czk_cs_push_ns(cs, "c_high (h=%u, k=%u)", h, k);
         czk_num c_high = czk_pack_bits(cs, c_bits + len - h, h);
         czk_cs_pop_ns(cs);
+        /* c_high · h_select_bit (the bit is allocated: its variable is the Boolean's lc) */
+        czk_num bit = {hsel[k].var, hsel[k].value ? czk_fr_one : czk_fr_zero};
         czk_cs_push_ns(cs, "c_high_or_zero (h=%u, k=%u)", h, k);
-        parts[k] = czk_num_alloc(cs, hsel[k].value ? &c_high.value : &czk_fr_zero);
+        parts[k] = czk_num_mul(cs, &c_high, &bit);
         czk_cs_pop_ns(cs);
-        czk_fr_add(&sum, &sum, &parts[k].value);
-        if (czk_cs_records(cs)) {
-            czk_lc la = CZK_LC_INIT, lb = CZK_LC_INIT, lc = CZK_LC_INIT;
-            czk_lc_add_var(cs, &la, c_high.var);
-            czk_bool_lc(cs, &lb, hsel[k], NULL);
-            czk_lc_add_var(cs, &lc, parts[k].var);
-            czk_cs_push_ns(cs, "c_high_or_zero == c_high * h_select_bit (h=%u, k=%u)", h, k);
-            czk_cs_enforce(cs, &la, &lb, &lc);
-            czk_cs_pop_ns(cs);
-            czk_lc_free(&la);
-            czk_lc_free(&lb);
-            czk_lc_free(&lc);
-        }
     }
     czk_cs_push_ns(cs, "c_high_selected");
-    czk_num sel = czk_num_alloc(cs, &sum);
+    czk_num sel = czk_num_sum(cs, parts, CZK_SNAP_HS);
     czk_cs_pop_ns(cs);
-    if (czk_cs_records(cs)) {
-        czk_lc la = CZK_LC_INIT, lb = CZK_LC_INIT, lc = CZK_LC_INIT;
-        for (unsigned k = 0; k < CZK_SNAP_HS; k++)
-            czk_lc_add_var(cs, &la, parts[k].var);
-        czk_lc_add_var(cs, &lb, CZK_VAR_ONE);
-        czk_lc_add_var(cs, &lc, sel.var);
-        czk_cs_push_ns(cs, "c_high_selected == dot(c_highs, h_select_bits)");
-        czk_cs_enforce(cs, &la, &lb, &lc);
-        czk_cs_pop_ns(cs);
-        czk_lc_free(&la);
-        czk_lc_free(&lb);
-        czk_lc_free(&lc);
-    }
     czk_cs_pop_ns(cs);
     return sel;
 }

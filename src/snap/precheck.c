@@ -75,9 +75,11 @@ static czk_status check_challenge(const czk_snap_shape *s, const czk_por_tree *t
                                   uint64_t c, czk_err *err) {
     const czk_snap_challenge_proof *cp = &v->proofs[j];
     if (memcmp(cp->r_old.root, v->proofs[0].r_old.root, 32))
-        return czk_errf(err, CZK_ERR_VERIFY, "proof_r_old's root is not challenge 0's (root_r_old)");
+        return czk_errf(err, CZK_ERR_VERIFY,
+                        "proof_r_old's root is not challenge 0's (root_r_old)");
     if (memcmp(cp->r_new.root, v->proofs[0].r_new.root, 32))
-        return czk_errf(err, CZK_ERR_VERIFY, "proof_r_new's root is not challenge 0's (root_r_new)");
+        return czk_errf(err, CZK_ERR_VERIFY,
+                        "proof_r_new's root is not challenge 0's (root_r_new)");
     if (memcmp(cp->d_new.root, pub->comm_d_new, 32))
         return czk_errf(err, CZK_ERR_VERIFY, "proof_d_new's root is not comm_d_new");
     czk_status st;
@@ -136,8 +138,7 @@ czk_status czk_snap_precheck(const czk_snap_vanilla *v, const czk_snap_shape *s,
     for (int i = 0; i < 2; i++) {
         czk_fr pre[2], h, want;
         if (czk_fr_from_bytes(&pre[0], v->comm_c, NULL) ||
-            czk_fr_from_bytes(&pre[1], roots[i], NULL) ||
-            czk_fr_from_bytes(&want, comms[i], NULL))
+            czk_fr_from_bytes(&pre[1], roots[i], NULL) || czk_fr_from_bytes(&want, comms[i], NULL))
             return czk_errf(err, CZK_ERR_VERIFY,
                             "SnapDeals partition %llu: comm_c or root_r_%s is not a canonical Fr",
                             k, rname[i]);

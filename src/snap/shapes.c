@@ -10,8 +10,10 @@
 
 #include <stddef.h>
 
-#define HS_TEST {1, 1, 1, 1, 1, 1}
-#define HS_PROD {7, 8, 9, 10, 11, 12}
+#define HS_TEST                                                                                    \
+    { 1, 1, 1, 1, 1, 1 }
+#define HS_PROD                                                                                    \
+    { 7, 8, 9, 10, 11, 12 }
 
 const czk_snap_shape czk_snap_shapes[CZK_SNAP_SHAPE_COUNT] = {
     {"1KiB", 1ull << 10, 1ull << 5, 8, 4, 0, 1, 10, 8, 5, 0, 3, HS_TEST, 1, -1, NULL},

@@ -55,8 +55,8 @@ static czk_status walk_blob(walk *w, czk_err *err) {
     const czk_snap_shape *s = w->s;
     czk_snap_vanilla *v = w->v;
     uint8_t scratch[32];
-    czk_status st = czk_por_domain_read(v ? v->comm_c : scratch, w->data, w->len, &w->pos,
-                                        "comm_c", err);
+    czk_status st =
+        czk_por_domain_read(v ? v->comm_c : scratch, w->data, w->len, &w->pos, "comm_c", err);
     if (st) return wrap(w, err, -1, NULL);
     if ((st = vec_len(w, "apex_leafs", s->apex_leafs, 32, err))) return wrap(w, err, -1, NULL);
     for (unsigned i = 0; i < s->apex_leafs; i++) {
@@ -98,8 +98,9 @@ czk_status czk_snap_vanilla_parse(czk_snap_vanilla **out, const uint8_t *data, s
     size_t total = sizeof(czk_snap_vanilla) + 32u * s->apex_leafs +
                    C * (sizeof(czk_snap_challenge_proof) + per) + 8;
     czk_snap_vanilla *v = calloc(1, total);
-    if (!v) return czk_errf(err, CZK_ERR_NOMEM, "SnapDeals partition %llu: %zu bytes",
-                            (unsigned long long)k, total);
+    if (!v)
+        return czk_errf(err, CZK_ERR_NOMEM, "SnapDeals partition %llu: %zu bytes",
+                        (unsigned long long)k, total);
     v->apex_count = s->apex_leafs;
     v->challenges = s->challenges;
     v->proofs = (czk_snap_challenge_proof *)(v + 1);

@@ -38,9 +38,9 @@ static czk_status circuit(czk_cs *cs, void *arg) {
     c->cons_before = czk_cs_num_constraints(cs);
     czk_cs_push_ns(cs, "poseidon");
     const czk_fr *vals = c->no_values ? NULL : c->claimed;
-    c->gadget_status =
-        c->pc ? czk_poseidon_circuit_with(cs, c->pc, in, vals, &c->out, &c->out_value)
-              : czk_poseidon_circuit(cs, in, vals, c->arity, &c->out, &c->out_value);
+    c->gadget_status = c->pc
+                           ? czk_poseidon_circuit_with(cs, c->pc, in, vals, &c->out, &c->out_value)
+                           : czk_poseidon_circuit(cs, in, vals, c->arity, &c->out, &c->out_value);
     czk_cs_pop_ns(cs);
     c->aux_after = czk_cs_num_aux(cs);
     c->cons_after = czk_cs_num_constraints(cs);

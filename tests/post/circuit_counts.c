@@ -49,7 +49,6 @@ static czk_post_counts count(const czk_post_config *cfg) {
     return c;
 }
 
-
 static czk_post_config shape_config(czk_post_kind kind, const char *name) {
     for (int i = 0; i < CZK_POST_SHAPE_COUNT; i++)
         if (!strcmp(czk_post_shapes[i].name, name)) {

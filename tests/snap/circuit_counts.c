@@ -42,7 +42,6 @@ static czk_shape_counts count(const czk_snap_shape *s) {
     return c;
 }
 
-
 static const czk_snap_shape *shape(const char *name) {
     for (int i = 0; i < CZK_SNAP_SHAPE_COUNT; i++)
         if (!strcmp(czk_snap_shapes[i].name, name)) return &czk_snap_shapes[i];
@@ -89,9 +88,9 @@ typedef struct expect {
 } expect;
 
 static const expect expects[CZK_SNAP_SHAPE_COUNT] = {
-    {"1KiB", 1248389, true},   {"2KiB", 1705039, true},   {"4KiB", 2165109, true},
-    {"8KiB", 2620359, true},   {"16KiB", 6300021, false}, {"32KiB", 6760091, false},
-    {"8MiB", 0, false},        {"16MiB", 0, false},       {"512MiB", 0, false},
+    {"1KiB", 1248389, true},    {"2KiB", 1705039, true},   {"4KiB", 2165109, true},
+    {"8KiB", 2620359, true},    {"16KiB", 6300021, false}, {"32KiB", 6760091, false},
+    {"8MiB", 0, false},         {"16MiB", 0, false},       {"512MiB", 0, false},
     {"32GiB", 81049499, false}, {"64GiB", 0, false},
 };
 
@@ -103,12 +102,10 @@ static void test_counts(void **state) {
         czk_shape_counts c = count(s);
         if (e->synth && c.synthesized_constraints != e->synth)
             fail_msg("%s: %llu synthesized constraints, upstream %llu", e->shape,
-                     (unsigned long long)c.synthesized_constraints,
-                     (unsigned long long)e->synth);
+                     (unsigned long long)c.synthesized_constraints, (unsigned long long)e->synth);
         if (c.synthesized_constraints != model(s))
             fail_msg("%s: %llu synthesized constraints, the gadget costs give %llu", e->shape,
-                     (unsigned long long)c.synthesized_constraints,
-                     (unsigned long long)model(s));
+                     (unsigned long long)c.synthesized_constraints, (unsigned long long)model(s));
         assert_int_equal(c.inputs, CZK_SNAP_INPUTS);
         assert_int_equal(c.constraints, c.synthesized_constraints + CZK_SNAP_INPUTS);
         assert_int_equal(c.b_input, 1); /* ONE: the inputs appear in C and A only */

@@ -59,8 +59,8 @@ static void test_circuit_info(void **state) {
                         "no SnapDeals sector size of 4294967296 bytes");
     czk_test_cli_expect(NULL, "circuit-info --kind snap --registered-proof 5", 1,
                         "registered update proof 5: known are 0-4");
-    czk_test_cli_expect(NULL, "circuit-info --kind snap --registered-proof 1 --sector-size 2KiB",
-                        1, "registered update proof 1 is for 8MiB sectors, not 2KiB");
+    czk_test_cli_expect(NULL, "circuit-info --kind snap --registered-proof 1 --sector-size 2KiB", 1,
+                        "registered update proof 1 is for 8MiB sectors, not 2KiB");
     czk_test_cli_expect(NULL, "circuit-info --kind snap --registered-proof x", 2,
                         "--registered-proof takes a number");
 }
@@ -74,8 +74,9 @@ static void hex32(uint8_t out[32], const char *s) {
 /* Runs gen-vanilla --snap into dir; checks the JSON against the files and pre-checks each. */
 static void gen_and_check(const char *dir, const char *size_args, const czk_snap_shape *s) {
     char args[1024], path[800];
-    snprintf(args, sizeof args, "gen-vanilla --snap %s --random 11 --out '%s/v.json' --out-dir '%s'",
-             size_args, dir, dir);
+    snprintf(args, sizeof args,
+             "gen-vanilla --snap %s --random 11 --out '%s/v.json' --out-dir '%s'", size_args, dir,
+             dir);
     czk_test_cli_expect(NULL, args, 0, "comm_r_new");
     snprintf(path, sizeof path, "%s/update.json", dir);
     char *info = czk_test_slurp(path, NULL);

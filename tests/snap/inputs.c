@@ -38,15 +38,17 @@ static const czk_snap_shape *shape(const char *name) {
 
 static unsigned log2u(uint64_t x) {
     unsigned n = 0;
-    while (x > 1) x >>= 1, n++;
+    while (x > 1)
+        x >>= 1, n++;
     return n;
 }
 
 /* [R] and [P] */
 static void test_shapes(void **state) {
     (void)state;
-    static const uint64_t nodes[CZK_SNAP_SHAPE_COUNT] = {
-        1 << 5, 1 << 6, 1 << 7, 1 << 8, 1 << 9, 1 << 10, 1 << 18, 1 << 19, 1 << 24, 1 << 30, 1ull << 31};
+    static const uint64_t nodes[CZK_SNAP_SHAPE_COUNT] = {1 << 5,  1 << 6,  1 << 7,    1 << 8,
+                                                         1 << 9,  1 << 10, 1 << 18,   1 << 19,
+                                                         1 << 24, 1 << 30, 1ull << 31};
     /* validate_tree_r_shape */
     static const unsigned arity[CZK_SNAP_SHAPE_COUNT][3] = {
         {8, 4, 0}, {8, 0, 0}, {8, 2, 0}, {8, 4, 0}, {8, 8, 0}, {8, 8, 2},
@@ -220,9 +222,12 @@ static void test_public_inputs(void **state) {
     (void)state;
     czk_snap_public pub;
     memset(&pub, 0, sizeof pub);
-    czk_test_hex(pub.comm_r_old, 32, "0100000000000000000000000000000000000000000000000000000000000000");
-    czk_test_hex(pub.comm_d_new, 32, "0200000000000000000000000000000000000000000000000000000000000000");
-    czk_test_hex(pub.comm_r_new, 32, "0300000000000000000000000000000000000000000000000000000000000000");
+    czk_test_hex(pub.comm_r_old, 32,
+                 "0100000000000000000000000000000000000000000000000000000000000000");
+    czk_test_hex(pub.comm_d_new, 32,
+                 "0200000000000000000000000000000000000000000000000000000000000000");
+    czk_test_hex(pub.comm_r_new, 32,
+                 "0300000000000000000000000000000000000000000000000000000000000000");
     const czk_snap_shape *g32 = shape("32GiB");
     czk_fr in[4], want;
     czk_err err;

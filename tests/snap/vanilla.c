@@ -60,8 +60,7 @@ static void public_of(czk_snap_public *pub, const czk_seal_snap *u, uint64_t k) 
     memcpy(pub->comm_r_new, u->comm_r_new, 32);
 }
 
-static czk_snap_vanilla *parse_ok(const uint8_t *b, size_t n, const czk_snap_shape *s,
-                                  uint64_t k) {
+static czk_snap_vanilla *parse_ok(const uint8_t *b, size_t n, const czk_snap_shape *s, uint64_t k) {
     czk_snap_vanilla *v = NULL;
     czk_err err;
     czk_assert_ok(czk_snap_vanilla_parse(&v, b, n, s, k, &err), &err);
@@ -98,7 +97,8 @@ static void expect_parse_fail(const uint8_t *b, size_t n, const czk_snap_shape *
     czk_snap_vanilla *v = (czk_snap_vanilla *)1;
     czk_err err;
     czk_status st = czk_snap_vanilla_parse(&v, b, n, s, k, &err);
-    if (st != code) fail_msg("%s, want %s: %s", czk_status_name(st), czk_status_name(code), err.msg);
+    if (st != code)
+        fail_msg("%s, want %s: %s", czk_status_name(st), czk_status_name(code), err.msg);
     if (!strstr(err.msg, msg)) fail_msg("'%s' does not contain '%s'", err.msg, msg);
     assert_ptr_equal(v, (czk_snap_vanilla *)1);
 }
@@ -168,8 +168,7 @@ static void test_sealed_2kib(void **state) {
     /* tampered: each refused by the pre-check naming partition and challenge, and unsatisfied */
     czk_snap_vanilla *t = parse_ok(u.blobs[0], u.lens[0], s, 0);
     t->proofs[3].r_new.leaf[0] ^= 1;
-    expect_precheck_fail(t, s, &pub,
-                         "SnapDeals partition 0 does not verify: challenge 3 (node ");
+    expect_precheck_fail(t, s, &pub, "SnapDeals partition 0 does not verify: challenge 3 (node ");
     expect_precheck_fail(t, s, &pub, "proof_r_new: the path does not hash to its root");
     /* (the circuit computes leaf_r_new itself: the proof's is checked here only) */
     assert_int_equal(check_circuit(s, &pub, t), UINT64_MAX);
@@ -254,14 +253,16 @@ static void test_sealed_2kib(void **state) {
     expect_parse_fail(x, n, s, 0, CZK_ERR_FR_RANGE, "comm_c is not a canonical Fr");
     COPY();
     x[n] = 0;
-    expect_parse_fail(x, n + 1, s, 0, CZK_ERR_FORMAT, "bincode PartitionProof: 1 bytes after the end");
+    expect_parse_fail(x, n + 1, s, 0, CZK_ERR_FORMAT,
+                      "bincode PartitionProof: 1 bytes after the end");
     /* an absurd length is refused before anything is allocated */
     COPY();
     x[32 + 6] = 0x7f;
     expect_parse_fail(x, n, s, 0, CZK_ERR_FORMAT, "apex_leafs: length");
     /* a 2KiB blob against the 8MiB shape */
-    expect_parse_fail(b, n, czk_snap_shape_for_size(8 << 20), 1, CZK_ERR_MISMATCH,
-                      "SnapDeals partition 1: apex_leafs has 8 entries, the 8MiB circuit takes 128");
+    expect_parse_fail(
+        b, n, czk_snap_shape_for_size(8 << 20), 1, CZK_ERR_MISMATCH,
+        "SnapDeals partition 1: apex_leafs has 8 entries, the 8MiB circuit takes 128");
     expect_parse_fail(NULL, 0, s, 0, CZK_ERR_TRUNCATED, "comm_c");
 #undef COPY
     free(x);
@@ -295,8 +296,7 @@ static void test_sparse_8mib(void **state) {
     public_of(&pub, &w, 2);
     czk_assert_ok(czk_snap_precheck(v, s, &pub, &err), &err);
     pub.h = 10; /* proved with h = 9, checked with 10: only the encoding fails */
-    expect_precheck_fail(v, s, &pub,
-                         "partition 2 does not verify: challenge 0 (node ");
+    expect_precheck_fail(v, s, &pub, "partition 2 does not verify: challenge 0 (node ");
     expect_precheck_fail(v, s, &pub, "leaf_r_new is not leaf_r_old + leaf_d_new · rho");
     czk_snap_vanilla_free(v);
     czk_seal_snap_free(&w);
