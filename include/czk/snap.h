@@ -286,11 +286,13 @@ CZK_NODISCARD czk_status czk_snap_witness_generate(czk_witness *out, const czk_s
 /*
  * The counts of a partition's circuit without recording it whole: the
  * challenges are alike (each allocates its own variables and reads only
- * what came before the first), so the circuit is recorded with the bodies
- * of its first one and first two challenges (everything before them
- * complete) and counted as czk_shape_counts_extrapolate(c1, c2,
- * challenges − 1). A 32GiB partition (81 M constraints) records about
- * 7.5 M twice. Tests hold it to whole recordings.
+ * what came before the first), so the circuit is recorded once with the
+ * bodies of its first two challenges (everything before them complete);
+ * c2 are that shape's counts, c1 those of its prefix up to the end of the
+ * first body (rows, aux and non-zeros counted, densities scanned), and the
+ * result is czk_shape_counts_extrapolate(c1, c2, challenges − 1). A 32GiB
+ * partition (81 M constraints) records 7.7 M: 3.5 s and 0.5 GiB here.
+ * Tests hold it to whole recordings.
  * Returns: CZK_OK; czk_snap_record's errors.
  */
 CZK_NODISCARD czk_status czk_snap_count(czk_shape_counts *out, const czk_snap_shape *s,

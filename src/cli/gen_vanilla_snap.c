@@ -49,7 +49,8 @@ void czk_cli_gen_vanilla_snap_help(FILE *f) {
             "                           (registered proofs, h, comm_r_old, comm_d_new,\n"
             "                           comm_r_new, comm_c as hex)\n"
             "  --threads N, -v          as without --snap\n\n"
-            "A summary line (partitions, comm_r_old, comm_d_new, comm_r_new, bytes, seconds)\n"
+            "Every partition is parsed and pre-checked before anything is written. A\n"
+            "summary line (partitions, comm_r_old, comm_d_new, comm_r_new, bytes, seconds)\n"
             "goes to stderr. The output is deterministic for fixed inputs.\n");
 }
 
@@ -141,11 +142,23 @@ int czk_cli_gen_vanilla_snap(const czk_seal_request *req, unsigned h, const char
         return czk_cli_fail(CMD, "no SnapDeals update proof for %s sectors", pr.shape->name);
     czk_seal_snap u;
     if (czk_seal_snap_vanilla(&u, &sr, pool, &err)) return czk_cli_fail(CMD, "%s", err.msg);
+    /* every partition parsed and pre-checked before it is written */
     int rc = CZK_EXIT_OK;
+    for (unsigned k = 0; k < u.partitions && !rc; k++) {
+        czk_snap_vanilla *v = NULL;
+        czk_snap_public pub = {.k = k, .h = u.h};
+        memcpy(pub.comm_r_old, u.comm_r_old, 32);
+        memcpy(pub.comm_d_new, u.comm_d_new, 32);
+        memcpy(pub.comm_r_new, u.comm_r_new, 32);
+        if (czk_snap_vanilla_parse(&v, u.blobs[k], u.lens[k], s, k, &err) ||
+            czk_snap_precheck(v, s, &pub, &err))
+            rc = czk_cli_fail(CMD, "internal error: the proof written does not check: %s", err.msg);
+        czk_snap_vanilla_free(v);
+    }
     size_t jlen = 0, total = 0;
     for (unsigned k = 0; k < u.partitions; k++)
         total += u.lens[k];
-    if (out) {
+    if (!rc && out) {
         char *j = json_array(&u, &jlen);
         rc = j ? write_path(out, j, jlen, "written")
                : czk_cli_fail(CMD, "out of memory for the JSON of %zu bytes", total);
