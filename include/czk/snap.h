@@ -193,6 +193,7 @@ typedef struct czk_snap_challenge_proof {
  * levels of one sibling for TreeD.
  */
 typedef struct czk_snap_vanilla {
+    const czk_snap_shape *shape; /* the shape it was parsed against */
     uint8_t comm_c[32];
     unsigned apex_count;
     uint8_t (*apex_leafs)[32];
@@ -237,7 +238,7 @@ void czk_snap_vanilla_free(czk_snap_vanilla *v);
  *   (node <c>): leaf_r_new is not leaf_r_old + leaf_d_new · rho" (or what
  *   else fails; partition-wide checks name no challenge);
  *   CZK_ERR_INVALID_ARG (k, h); CZK_ERR_FR_RANGE (a public commitment);
- *   CZK_ERR_MISMATCH (a vanilla proof of another shape).
+ *   CZK_ERR_MISMATCH (a vanilla proof parsed against another shape).
  */
 CZK_NODISCARD czk_status czk_snap_precheck(const czk_snap_vanilla *v, const czk_snap_shape *s,
                                            const czk_snap_public *pub, czk_err *err)

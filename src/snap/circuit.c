@@ -60,8 +60,7 @@ static czk_num alloc_named(synth *y, const uint8_t *bytes, long ch, const char *
 }
 
 /* (Σ 2^i·bits_i) · ONE = x: the binary decompositions of k_and_h_select and of each digest. */
-static void decomp(czk_cs *cs, const czk_bool *bits, unsigned n, const czk_num *x,
-                   const char *ns) {
+static void decomp(czk_cs *cs, const czk_bool *bits, unsigned n, const czk_num *x, const char *ns) {
     if (!czk_cs_records(cs)) return;
     czk_lc a = CZK_LC_INIT;
     for (unsigned i = 0; i < n; i++)
@@ -277,11 +276,10 @@ static czk_status check_inputs(const czk_snap_shape *s, const czk_snap_public *p
         czk_fr in[4];
         if ((st = czk_snap_public_inputs(in, s, pub, err))) return st;
     }
-    if (v && (v->challenges != s->challenges || v->apex_count != s->apex_leafs))
+    if (v && (v->shape != s || v->challenges != s->challenges || v->apex_count != s->apex_leafs))
         return czk_errf(err, CZK_ERR_MISMATCH,
-                        "SnapDeals circuit %s: the vanilla proof has %u challenges and %u apex "
-                        "leafs, the circuit %u and %u",
-                        s->name, v->challenges, v->apex_count, s->challenges, s->apex_leafs);
+                        "SnapDeals circuit %s: the vanilla proof was parsed as %s", s->name,
+                        v->shape ? v->shape->name : "nothing");
     return CZK_OK;
 }
 

@@ -126,11 +126,12 @@ czk_status czk_snap_precheck(const czk_snap_vanilla *v, const czk_snap_shape *s,
     czk_status st = czk_snap_trees(s, &tr, &td, err);
     if (st || (st = czk_snap_public_inputs(in, s, pub, err))) return st;
     unsigned long long k = (unsigned long long)pub->k;
-    if (v->challenges != s->challenges || v->apex_count != s->apex_leafs)
+    if (v->shape != s || v->challenges != s->challenges || v->apex_count != s->apex_leafs)
         return czk_errf(err, CZK_ERR_MISMATCH,
-                        "SnapDeals partition %llu: %u challenges and %u apex leafs, a %s partition "
-                        "has %u and %u",
-                        k, v->challenges, v->apex_count, s->name, s->challenges, s->apex_leafs);
+                        "SnapDeals partition %llu: a vanilla proof parsed as %s (%u challenges, %u "
+                        "apex leafs), checked as %s",
+                        k, v->shape ? v->shape->name : "nothing", v->challenges, v->apex_count,
+                        s->name);
     /* comm_r_old and comm_r_new from comm_c and the TreeR roots */
     const char *rname[2] = {"old", "new"};
     const uint8_t *roots[2] = {v->proofs[0].r_old.root, v->proofs[0].r_new.root};

@@ -101,6 +101,7 @@ czk_status czk_snap_vanilla_parse(czk_snap_vanilla **out, const uint8_t *data, s
     if (!v)
         return czk_errf(err, CZK_ERR_NOMEM, "SnapDeals partition %llu: %zu bytes",
                         (unsigned long long)k, total);
+    v->shape = s;
     v->apex_count = s->apex_leafs;
     v->challenges = s->challenges;
     v->proofs = (czk_snap_challenge_proof *)(v + 1);

@@ -317,6 +317,10 @@ static void test_sparse_32gib(void **state) {
         czk_snap_public pub;
         public_of(&pub, &u, k);
         czk_assert_ok(czk_snap_precheck(v, s, &pub, &err), &err);
+        /* the same counts as 64GiB, another tree: refused, not read past its paths */
+        assert_int_equal(czk_snap_precheck(v, czk_snap_shape_for_size(64ull << 30), &pub, &err),
+                         CZK_ERR_MISMATCH);
+        assert_non_null(strstr(err.msg, "parsed as 32GiB"));
         czk_snap_vanilla_free(v);
     }
     czk_seal_snap_free(&u);
