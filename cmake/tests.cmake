@@ -78,6 +78,8 @@ set(CZK_PROBES
     engine_cuda=private:cuda/internal.h
     kinds_porep=private:porep/c1_internal.h
     rpc_engine=private:engine/internal.h
+    seal_snap=private:snap/internal.h
+    snap_own=ok:snap/internal.h
     porep_own=ok:porep/c1_internal.h
     engine_util=ok:util/time.h)
 if(CZK_HAVE_CUDA) # without CUDA czk_cuda (cuda_absent.c) depends on util alone

@@ -324,6 +324,26 @@ void czk_num_equal(czk_cs *cs, const czk_num *a, const czk_num *b) CZK_NONNULL(1
  */
 czk_num czk_num_add(czk_cs *cs, const czk_num *a, const czk_num *b) CZK_NONNULL(1, 2, 3);
 
+/*
+ * AllocatedNum::mul: alloc p = a·b, then a·b = p. Returns: p.
+ */
+czk_num czk_num_mul(czk_cs *cs, const czk_num *a, const czk_num *b) CZK_NONNULL(1, 2, 3);
+
+/*
+ * The sum of n ≤ 16 nums: alloc s = Σ terms, then (Σ terms)·ONE = s (the
+ * SnapDeals c_high_selected). Returns: s; with n > 16, CZK_ERR_INVALID_ARG
+ * recorded in cs and a zero num.
+ */
+czk_num czk_num_sum(czk_cs *cs, const czk_num *terms, unsigned n) CZK_NONNULL(1, 2);
+
+/*
+ * lc · ONE = x for an existing x (a binary decomposition of x, a value
+ * defined linearly from others), in namespace ns. Nothing is done in
+ * WITNESS mode. Failures are sticky in cs.
+ */
+void czk_lc_equal(czk_cs *cs, const czk_lc *lc, const czk_num *x, const char *ns)
+    CZK_NONNULL(1, 2, 3, 4);
+
 /* ------------------------------------------------------------------------ */
 /* Multipack (bellpepper gadgets/multipack.rs; storage-proofs util.rs;       */
 /* spec §4.3, §4.6)                                                          */
@@ -366,6 +386,19 @@ size_t czk_reverse_bit_numbering(czk_bool *out, const czk_bool *in, size_t n) CZ
  */
 czk_num czk_pick(czk_cs *cs, czk_bool cond, const czk_num *a, const czk_num *b)
     CZK_NONNULL(1, 3, 4);
+
+/*
+ * storage-proofs insertion::select: the element of from[2^n] at the index
+ * whose bits are bits[0..n] (least significant first), by halving: the bits
+ * taken most significant first, each level pick(bit, upper half[j], lower
+ * half[j]) for j < half (namespace "pick <level>, <j>"): 2^n − 1 picks.
+ * n = 0 returns from[0] and emits nothing. The SnapDeals circuit selects an
+ * apex leaf with it.
+ * Returns: the selected num; with n > 10, CZK_ERR_INVALID_ARG recorded in cs
+ *   and from[0].
+ */
+czk_num czk_select(czk_cs *cs, const czk_num *from, const czk_bool *bits, unsigned n)
+    CZK_NONNULL(1, 2);
 
 /*
  * insert: out = elements with `element` inserted at the position whose bits

@@ -122,6 +122,92 @@ CZK_NODISCARD czk_status czk_por(czk_cs *cs, const czk_por_tree *t, const czk_nu
                                  const czk_num *root, const czk_por_path *path, bool public_root,
                                  czk_num *computed) CZK_NONNULL(1, 2, 3, 4);
 
+/*
+ * storage-proofs-core gadgets/por.rs por_no_challenge_input: the PoR of
+ * `leaf` under `root` from index bits and siblings the caller has already
+ * allocated (as the SnapDeals circuit does for its TreeR, TreeD and
+ * partition paths). Per level, in order (namespace "merkle proof <level>"):
+ * the current node inserted among the level's arity − 1 siblings at the
+ * position of its next log2(arity) bits (czk_insert), the row hashed; then
+ * computed · ONE = root. Nothing is allocated for bits or siblings and no
+ * input is made, so a level costs czk_por's level less its index bits:
+ * SHA-256 binary 45,381, Poseidon octree 527, quad 385, binary 313; the end 1.
+ * In:  t         the tree (checked: CZK_ERR_INVALID_ARG).
+ *      bits      czk_por_tree_index_bits(t) Booleans, least significant
+ *                first (an octree level's must be Is: insert_8).
+ *      leaf, root, siblings[czk_por_tree_siblings(t)]: existing variables.
+ * Returns: the cs's status (every failure also recorded in the cs).
+ */
+CZK_NODISCARD czk_status czk_por_no_challenge_input(czk_cs *cs, const czk_por_tree *t,
+                                                    const czk_bool *bits, const czk_num *leaf,
+                                                    const czk_num *siblings, const czk_num *root)
+    CZK_NONNULL(1, 2, 4, 6);
+
+/* ---- the vanilla MerkleProof, read and verified natively ---- */
+
+/*
+ * One MerkleProof as the vanilla provers write it (storage-proofs-core
+ * merkle/proof.rs, bincode 1.x; spec/post-snap.md §3): a u32 variant tag,
+ * 0 Single{root, leaf, path}, 1 Sub{base_path, sub_path, root, leaf},
+ * 2 Top{base_path, sub_path, top_path, root, leaf}; an InclusionPath is a
+ * Vec of PathElement{hashes: Vec<[u8; 32]>, index: u64}. root and leaf are
+ * 32-byte LE values; positions and siblings as czk_por_path holds them,
+ * siblings as bytes.
+ */
+typedef struct czk_por_proof {
+    uint8_t root[32];
+    uint8_t leaf[32];
+    uint32_t *positions; /* czk_por_tree_levels(t) entries; NULL: not kept */
+    uint8_t *siblings;   /* 32 · czk_por_tree_siblings(t) bytes; NULL: not kept */
+} czk_por_proof;
+
+/*
+ * Reads one MerkleProof at data[*pos..len) and checks it against t: the
+ * variant the tree has (Single without a sub level, Sub with one, Top with
+ * a top level), base_levels base path elements and one sub and one top
+ * element, arity − 1 hashes and an index < arity in each, every value a
+ * canonical Fr. *pos moves past the proof on success.
+ * Out: out->root, out->leaf, and positions / siblings where non-NULL.
+ * Returns: CZK_OK; CZK_ERR_TRUNCATED ("bincode path[0].index: needs 8
+ *   bytes ..."); CZK_ERR_FORMAT ("proof variant 5: not Single (0), Sub (1)
+ *   or Top (2)", "path[1].index is 9, the arity is 8", absurd lengths);
+ *   CZK_ERR_MISMATCH ("a Sub proof, the 8-0-0 tree has Single proofs",
+ *   "path has 3 elements, the tree has 2 levels of 8", "path[0] has 6
+ *   hashes, the arity is 8"); CZK_ERR_FR_RANGE ("leaf is not a canonical
+ *   Fr", "base_path[2].hashes[4] is not a canonical Fr"); CZK_ERR_INVALID_ARG
+ *   (a bad tree). The caller adds which proof it was.
+ */
+CZK_NODISCARD czk_status czk_por_proof_read(czk_por_proof *out, const uint8_t *data, size_t len,
+                                            size_t *pos, const czk_por_tree *t, czk_err *err)
+    CZK_NONNULL(1, 4, 5);
+
+/*
+ * One 32-byte Domain value at data[*pos..len) (a root, a commitment, an
+ * apex leaf) that must be a canonical Fr; *pos moves past it on success.
+ * Returns: CZK_OK; CZK_ERR_TRUNCATED ("bincode <name>: needs 32 bytes at
+ *   offset ..."); CZK_ERR_FR_RANGE ("<name> is not a canonical Fr").
+ */
+CZK_NODISCARD czk_status czk_por_domain_read(uint8_t out[32], const uint8_t *data, size_t len,
+                                             size_t *pos, const char *name, czk_err *err)
+    CZK_NONNULL(1, 4, 5);
+
+/*
+ * The root a proof's path computes from its leaf, natively: per level the
+ * node placed at its position among the siblings and the row hashed, by
+ * Poseidon of the level's arity (czk_poseidon_hash) or by SHA-256 of the
+ * concatenated children with byte 31 &= 0x3f (Sha256Function::hash2 /
+ * multi_node); and the leaf index the positions encode (Σ position_l ·
+ * Π_{m<l} arity_m).
+ * In:  p with positions and siblings.
+ * Out: root (32-byte LE), *index (may be NULL).
+ * Returns: CZK_OK; CZK_ERR_FR_RANGE naming the level of a non-canonical
+ *   leaf or sibling (Poseidon trees); CZK_ERR_INVALID_ARG (a bad tree, a
+ *   position ≥ its arity, NULL positions or siblings).
+ */
+CZK_NODISCARD czk_status czk_por_proof_root(const czk_por_tree *t, const czk_por_proof *p,
+                                            uint8_t root[32], uint64_t *index, czk_err *err)
+    CZK_NONNULL(1, 2, 3);
+
 #ifdef __cplusplus
 }
 #endif

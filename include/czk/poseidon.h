@@ -67,7 +67,7 @@ typedef struct czk_poseidon_constants {
     unsigned width;          /* t = arity + 1 */
     unsigned full_rounds;    /* RF = 8 */
     unsigned partial_rounds; /* RP */
-    czk_fr domain_tag;       /* 2^arity − 1 */
+    czk_fr domain_tag;       /* 2^arity − 1 (MerkleTree; see czk_poseidon_constants_custom) */
     const czk_fr *round_constants;
     const czk_fr *crc;
     const czk_fr *mds;
@@ -92,6 +92,25 @@ bool czk_poseidon_arity_supported(unsigned arity);
  *          (a bug).
  */
 const czk_poseidon_constants *czk_poseidon_constants_get(unsigned arity, czk_err *err);
+
+/*
+ * neptune's HashType::Custom(CType::Arbitrary(id)) (hash_type.rs): the
+ * constants of `arity` with the domain tag id·2^40 in place of 2^arity − 1.
+ * That is all the hash type changes: round numbers, round constants and the
+ * MDS matrix depend on the arity and strength alone
+ * (new_with_strength_and_type), and the custom types are not padded
+ * (apply_padding pads ConstantLength and Encryption only), so the digest is
+ * still state[1] and the circuit has the same constraints, with another
+ * constant folded into its first round. storage-proofs-update's
+ * POSEIDON_CONSTANTS_GEN_RANDOMNESS is arity 2, id 1 (tag 2^40): phi, rho
+ * and the challenge digests of SnapDeals (include/czk/snap.h).
+ * Out: *out, whose tables are those of czk_poseidon_constants_get(arity)
+ *      (shared, valid until exit; *out itself is the caller's).
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG for an id outside 1..256 (neptune
+ *   asserts that range); czk_poseidon_constants_get's errors.
+ */
+CZK_NODISCARD czk_status czk_poseidon_constants_custom(czk_poseidon_constants *out, unsigned arity,
+                                                       uint64_t id, czk_err *err) CZK_NONNULL(1);
 
 /*
  * Native hash with the optimized schedule (neptune hash_optimized_static;
@@ -160,6 +179,17 @@ CZK_NODISCARD czk_status czk_poseidon_hash(czk_fr *out, const czk_fr *preimage, 
 CZK_NODISCARD czk_status czk_poseidon_circuit(czk_cs *cs, const czk_var *inputs,
                                               const czk_fr *input_values, unsigned arity,
                                               czk_var *out, czk_fr *out_value) CZK_NONNULL(1, 2);
+
+/*
+ * czk_poseidon_circuit with explicit constants (from czk_poseidon_constants_get
+ * or czk_poseidon_constants_custom): pc->arity inputs, the same constraints
+ * and allocations; only pc->domain_tag differs between hash types.
+ * Returns: as czk_poseidon_circuit.
+ */
+CZK_NODISCARD czk_status czk_poseidon_circuit_with(czk_cs *cs, const czk_poseidon_constants *pc,
+                                                   const czk_var *inputs,
+                                                   const czk_fr *input_values, czk_var *out,
+                                                   czk_fr *out_value) CZK_NONNULL(1, 2, 3);
 
 #ifdef __cplusplus
 }

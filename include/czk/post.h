@@ -220,14 +220,7 @@ CZK_NODISCARD czk_status czk_post_witness_generate_into(czk_witness *buf,
     CZK_NONNULL(1, 2);
 
 /* The size of a partition's R1CS, as the recorded shape would give it. */
-typedef struct czk_post_counts {
-    uint64_t constraints;             /* n: finalization (one per input) included */
-    uint64_t synthesized_constraints; /* constraints - inputs: upstream's count */
-    uint64_t inputs;                  /* ONE included */
-    uint64_t aux;
-    uint64_t nnz[3];                /* A, B, C */
-    uint64_t a_aux, b_input, b_aux; /* density popcounts */
-} czk_post_counts;
+typedef czk_shape_counts czk_post_counts;
 
 /*
  * The counts of cfg's circuit without recording it whole: sectors are
@@ -241,7 +234,7 @@ typedef struct czk_post_counts {
 CZK_NODISCARD czk_status czk_post_count(czk_post_counts *out, const czk_post_config *cfg,
                                         czk_err *err) CZK_NONNULL(1, 2);
 
-/* The counts of a recorded shape. */
+/* The counts of a recorded shape (czk_shape_counts_of). */
 void czk_post_counts_of_shape(czk_post_counts *out, const czk_shape *shape) CZK_NONNULL(1, 2);
 
 /* ---- challenges and public inputs ---- */

@@ -365,6 +365,33 @@ uint64_t czk_shape_bytes(const czk_shape *shape);
 bool czk_shape_equal(const czk_shape *x, const czk_shape *y);
 
 /*
+ * The size of an R1CS as its shape gives it: what `czk circuit-info`
+ * prints and the Groth16 key's vector lengths follow from.
+ */
+typedef struct czk_shape_counts {
+    uint64_t constraints;             /* n: finalization (one per input) included */
+    uint64_t synthesized_constraints; /* constraints - inputs: upstream's count */
+    uint64_t inputs;                  /* ONE included */
+    uint64_t aux;
+    uint64_t nnz[3];                /* A, B, C */
+    uint64_t a_aux, b_input, b_aux; /* density popcounts */
+} czk_shape_counts;
+
+/* The counts of a recorded shape. */
+void czk_shape_counts_of(czk_shape_counts *out, const czk_shape *shape) CZK_NONNULL(1, 2);
+
+/*
+ * Every field c1 + n·(c2 − c1): the counts of a circuit with n + 1 copies
+ * of a part, from recordings with one (c1) and two (c2) copies. Exact when
+ * each copy allocates its own variables and emits the same rows, reading
+ * only variables made before the first copy (the PoSt sectors, the
+ * SnapDeals challenges); the counting functions that use it are held to
+ * whole recordings by their tests.
+ */
+void czk_shape_counts_extrapolate(czk_shape_counts *out, const czk_shape_counts *c1,
+                                  const czk_shape_counts *c2, uint64_t n) CZK_NONNULL(1, 2, 3);
+
+/*
  * SpMV: a[k] = <A_k, z>, b[k] = <B_k, z>, c[k] = <C_k, z> for
  * k < num_constraints, with z = (inputs, aux) (bellperson's
  * eval_with_trackers on the recorded rows).

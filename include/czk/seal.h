@@ -188,6 +188,62 @@ CZK_NODISCARD czk_status czk_seal_post_vanilla(uint8_t **out, size_t *len, czk_s
                                                uint64_t sector_index, czk_pool *pool, czk_err *err)
     CZK_NONNULL(1, 2, 4, 7);
 
+/* ---- SnapDeals (EmptySectorUpdate) vanilla proofs of a test sector ---- */
+
+#define CZK_SEAL_SNAP_MAX_PARTITIONS 16u
+
+/* What to update: the CC sector and the new data encoded into it. */
+typedef struct czk_seal_snap_request {
+    czk_seal_request sector; /* the sector key: sealed as czk_seal_generate seals it */
+    czk_seal_data data_kind; /* the new data: zero, random (random_seed) or the caller's bytes */
+    const uint8_t *data;     /* CZK_SEAL_DATA_BYTES: at most sector_size·127/128 bytes */
+    size_t data_len;
+    uint64_t random_seed; /* CZK_SEAL_DATA_RANDOM */
+    unsigned h;           /* 0: the size's h_default (what Curio proves with) */
+} czk_seal_snap_request;
+
+/* The updated sector's commitments and its partition proofs. */
+typedef struct czk_seal_snap {
+    unsigned partitions;
+    unsigned h;
+    uint8_t *blobs[CZK_SEAL_SNAP_MAX_PARTITIONS]; /* bincode PartitionProof k (free with
+                                                     czk_seal_snap_free) */
+    size_t lens[CZK_SEAL_SNAP_MAX_PARTITIONS];
+    uint8_t comm_c[32], comm_r_old[32], comm_d_new[32], comm_r_new[32];
+    uint8_t root_r_old[32], root_r_new[32]; /* comm_r_last of the sector key and of the update */
+} czk_seal_snap;
+
+/*
+ * Encodes new data into a test sector as storage-proofs-update's
+ * encode_into does and writes every partition's vanilla proof as
+ * prove_all_partitions would (spec post-snap.md §2, §3):
+ *   TreeD new over the Fr32-padded data (comm_d_new); phi = H(comm_d_new,
+ *   comm_r_old); replica_new[i] = replica_old[i] + data[i] · rho(i >>
+ *   (bits − h)); TreeR new over it (root_r_new) and comm_r_new =
+ *   Poseidon-2(comm_c, root_r_new); then per partition k the bincode
+ *   PartitionProof: comm_c, the k-th apex leafs of TreeD new, and for each
+ *   challenge (czk_snap_challenges) the openings of TreeR old, TreeD new and
+ *   TreeR new.
+ * Full mode (2KiB, 8MiB, 512MiB): the sector key is really sealed
+ *   (czk_seal_generate's full mode; req->sector.data_kind is its data,
+ *   usually ZERO for a CC sector), the new data spans the whole sector.
+ * Sparse mode (req->sector.sparse; any size, seconds for 64GiB): the sector
+ *   key is a periodic replica (a block of 1,024 pseudo-random values
+ *   repeated, comm_c pseudo-random) and the new data a periodic block of
+ *   1,024 nodes, so that TreeR old and TreeD are exact trees at O(block)
+ *   cost, and TreeR new, periodic within each of the 2^h regions that share
+ *   a rho, costs O(2^h · block). Every proof verifies and the circuit is
+ *   satisfied; the sector key was not made by sealing (no labels), so this
+ *   is for benchmarks only. CZK_SEAL_DATA_BYTES is refused there.
+ * Out: *out (czk_seal_snap_free; zeroed on failure).
+ * Returns: CZK_OK; CZK_ERR_UNSUPPORTED (a sector size without a SnapDeals
+ *   proof, full mode too large); CZK_ERR_INVALID_ARG (h not in the size's
+ *   hs, data too long, bytes in sparse mode); czk_seal_generate's errors.
+ */
+CZK_NODISCARD czk_status czk_seal_snap_vanilla(czk_seal_snap *out, const czk_seal_snap_request *req,
+                                               czk_pool *pool, czk_err *err) CZK_NONNULL(1, 2);
+void czk_seal_snap_free(czk_seal_snap *s);
+
 #ifdef __cplusplus
 }
 #endif

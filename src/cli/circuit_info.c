@@ -1,5 +1,5 @@
 /*
- * `czk circuit-info [--kind porep|window-post|winning-post] --sector-size SIZE
+ * `czk circuit-info [--kind porep|window-post|winning-post|snap] --sector-size SIZE
  * [--registered-proof ID] [--no-cache]`: the R1CS of one partition of a
  * proof kind and sector size, as `key: value` lines:
  * counts, non-zeros, densities, the evaluation domain and the lengths of the
@@ -16,12 +16,17 @@
  * recorded whole: their sectors repeat one sub-circuit, so czk_post_count
  * records one and two sectors and extrapolates (milliseconds, a few MiB,
  * even for the 125 M constraints of a 32GiB WindowPoSt partition).
+ * SnapDeals (EmptySectorUpdate) partitions likewise: czk_snap_count records
+ * the shared part and two challenges (seconds, a few hundred MiB for
+ * 32GiB); upstream's test sizes (1KiB, 4KiB, 8KiB, 16KiB, 32KiB, 16MiB)
+ * are accepted by --sector-size too.
  */
 #include "cli/cli.h"
 #include "czk/porep_circuit.h"
 #include "czk/porep_prove.h"
 #include "czk/porep_shapes.h"
 #include "czk/post.h"
+#include "czk/snap.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -45,14 +50,19 @@ static void usage(FILE *f) {
                "  (PoSt kinds also: sectors_per_partition, challenges_per_sector and\n"
                "  synthesized_constraints, upstream's count without the one constraint\n"
                "  per input that the prover adds)\n"
-               "  --kind KIND             porep (StackedDRG v28, the default), window-post or\n"
-               "                          winning-post (FallbackPoSt)\n"
+               "  (snap also: partitions, challenges_per_partition, apex_leafs, h_default and\n"
+               "  synthesized_constraints)\n"
+               "  --kind KIND             porep (StackedDRG v28, the default), window-post,\n"
+               "                          winning-post (FallbackPoSt) or snap (SnapDeals,\n"
+               "                          EmptySectorUpdate: one partition)\n"
                "  --sector-size SIZE      bytes (2048, 34359738368) or 2KiB, 8MiB, 512MiB,\n"
-               "                          32GiB, 64GiB\n"
-               "  --registered-proof ID   RegisteredSealProof id 0..19 (porep) or\n"
+               "                          32GiB, 64GiB; snap also upstream's test sizes 1KiB,\n"
+               "                          4KiB, 8KiB, 16KiB, 32KiB, 16MiB\n"
+               "  --registered-proof ID   RegisteredSealProof id 0..19 (porep),\n"
                "                          RegisteredPoStProof id 0..4 (winning-post), 5..14\n"
-               "                          (window-post); alone it picks the sector size, with\n"
-               "                          --sector-size both must agree\n"
+               "                          (window-post) or RegisteredUpdateProof 0..4 (snap);\n"
+               "                          alone it picks the sector size, with --sector-size\n"
+               "                          both must agree\n"
                "  --no-cache              record the shape, neither reading nor writing the\n"
                "                          cache ($CZK_CACHE_DIR/shapes, default ~/.cache/czk;\n"
                "                          PoSt kinds use no cache)\n"
@@ -71,6 +81,29 @@ static int get_shape(const czk_porep_shape *s, bool use_cache, czk_shape **out) 
         fprintf(stderr, "czk %s: recorded the %s partition circuit in %.1f s\n", CMD, s->name,
                 czk_cli_now() - t0);
     return CZK_EXIT_OK;
+}
+
+/* The lines every counted kind prints after its own, from the counts. */
+static void print_counts(const czk_shape_counts *c) {
+    uint64_t domain = 1;
+    while (domain < c->constraints)
+        domain <<= 1;
+    printf("constraints: %llu\n", (unsigned long long)c->constraints);
+    printf("synthesized_constraints: %llu\n", (unsigned long long)c->synthesized_constraints);
+    printf("inputs: %llu\n", (unsigned long long)c->inputs);
+    printf("aux: %llu\n", (unsigned long long)c->aux);
+    printf("nnz_a: %llu\n", (unsigned long long)c->nnz[0]);
+    printf("nnz_b: %llu\n", (unsigned long long)c->nnz[1]);
+    printf("nnz_c: %llu\n", (unsigned long long)c->nnz[2]);
+    printf("a_aux_density: %llu\n", (unsigned long long)c->a_aux);
+    printf("b_input_density: %llu\n", (unsigned long long)c->b_input);
+    printf("b_aux_density: %llu\n", (unsigned long long)c->b_aux);
+    printf("domain: %llu\n", (unsigned long long)domain);
+    printf("params_h: %llu\n", (unsigned long long)(domain - 1));
+    printf("params_l: %llu\n", (unsigned long long)c->aux);
+    printf("params_a: %llu\n", (unsigned long long)(c->inputs + c->a_aux));
+    printf("params_b_g1: %llu\n", (unsigned long long)(c->b_input + c->b_aux));
+    printf("params_b_g2: %llu\n", (unsigned long long)(c->b_input + c->b_aux));
 }
 
 /* The PoSt kinds: counted (czk_post_count), printed in the PoRep lines' order. */
@@ -116,30 +149,58 @@ static int post_info(czk_post_kind kind, const char *kind_arg, const char *size_
     czk_post_config_for(&cfg, kind, shape);
     czk_post_counts c;
     if (czk_post_count(&c, &cfg, &err)) return czk_cli_fail(CMD, "%s", err.msg);
-    uint64_t domain = 1;
-    while (domain < c.constraints)
-        domain <<= 1;
     printf("kind: %s\n", kind_arg);
     printf("sector_size: %llu\n", (unsigned long long)shape->sector_size);
     if (proof_arg) printf("registered_proof: %llu\n", (unsigned long long)proof.id);
     printf("sectors_per_partition: %u\n", cfg.sectors);
     printf("challenges_per_sector: %u\n", cfg.challenges);
-    printf("constraints: %llu\n", (unsigned long long)c.constraints);
-    printf("synthesized_constraints: %llu\n", (unsigned long long)c.synthesized_constraints);
-    printf("inputs: %llu\n", (unsigned long long)c.inputs);
-    printf("aux: %llu\n", (unsigned long long)c.aux);
-    printf("nnz_a: %llu\n", (unsigned long long)c.nnz[0]);
-    printf("nnz_b: %llu\n", (unsigned long long)c.nnz[1]);
-    printf("nnz_c: %llu\n", (unsigned long long)c.nnz[2]);
-    printf("a_aux_density: %llu\n", (unsigned long long)c.a_aux);
-    printf("b_input_density: %llu\n", (unsigned long long)c.b_input);
-    printf("b_aux_density: %llu\n", (unsigned long long)c.b_aux);
-    printf("domain: %llu\n", (unsigned long long)domain);
-    printf("params_h: %llu\n", (unsigned long long)(domain - 1));
-    printf("params_l: %llu\n", (unsigned long long)c.aux);
-    printf("params_a: %llu\n", (unsigned long long)(c.inputs + c.a_aux));
-    printf("params_b_g1: %llu\n", (unsigned long long)(c.b_input + c.b_aux));
-    printf("params_b_g2: %llu\n", (unsigned long long)(c.b_input + c.b_aux));
+    print_counts(&c);
+    if (fflush(stdout) || ferror(stdout)) return czk_cli_fail(CMD, "writing the output failed");
+    return CZK_EXIT_OK;
+}
+
+/* SnapDeals: counted (czk_snap_count). */
+static int snap_info(const char *size_arg, const char *proof_arg) {
+    const czk_snap_shape *shape = NULL;
+    if (size_arg) {
+        uint64_t bytes = czk_cli_parse_size(size_arg);
+        if (!bytes) return czk_cli_fail(CMD, "--sector-size takes a size, not '%s'", size_arg);
+        shape = czk_snap_shape_for_size(bytes);
+        if (!shape) {
+            czk_cli_fail(CMD,
+                         "no SnapDeals sector size of %llu bytes (2KiB, 8MiB, 512MiB, 32GiB, "
+                         "64GiB; tests 1KiB, 4KiB, 8KiB, 16KiB, 32KiB, 16MiB)",
+                         (unsigned long long)bytes);
+            return CZK_EXIT_NO;
+        }
+    }
+    czk_err err;
+    if (proof_arg) {
+        uint64_t id;
+        if (!czk_cli_parse_u64(proof_arg, &id))
+            return czk_cli_fail(CMD, "--registered-proof takes a number, not '%s'", proof_arg);
+        const czk_snap_shape *ps;
+        if (czk_snap_proof_lookup(id, &ps, &err)) {
+            czk_cli_fail(CMD, "%s", err.msg);
+            return CZK_EXIT_NO;
+        }
+        if (shape && ps != shape) {
+            czk_cli_fail(CMD, "registered update proof %llu is for %s sectors, not %s",
+                         (unsigned long long)id, ps->name, shape->name);
+            return CZK_EXIT_NO;
+        }
+        shape = ps;
+    }
+    czk_shape_counts c;
+    if (czk_snap_count(&c, shape, &err)) return czk_cli_fail(CMD, "%s", err.msg);
+    printf("kind: snap\n");
+    printf("sector_size: %llu\n", (unsigned long long)shape->sector_size);
+    if (shape->registered_proof >= 0) printf("registered_proof: %d\n", shape->registered_proof);
+    printf("partitions: %u\n", shape->partitions);
+    printf("challenges_per_partition: %u\n", shape->challenges);
+    printf("apex_leafs: %u\n", shape->apex_leafs);
+    printf("h_default: %u\n", shape->h_default);
+    print_counts(&c);
     if (fflush(stdout) || ferror(stdout)) return czk_cli_fail(CMD, "writing the output failed");
     return CZK_EXIT_OK;
 }
@@ -173,6 +234,7 @@ int czk_cmd_circuit_info(int argc, char **argv) {
         usage(stderr);
         return CZK_EXIT_ERROR;
     }
+    if (kind_arg && !strcmp(kind_arg, "snap")) return snap_info(size_arg, proof_arg);
     if (kind_arg && strcmp(kind_arg, "porep")) {
         czk_post_kind kind;
         if (!strcmp(kind_arg, "window-post"))
@@ -180,8 +242,8 @@ int czk_cmd_circuit_info(int argc, char **argv) {
         else if (!strcmp(kind_arg, "winning-post"))
             kind = CZK_POST_WINNING;
         else
-            return czk_cli_fail(CMD, "--kind takes porep, window-post or winning-post, not '%s'",
-                                kind_arg);
+            return czk_cli_fail(
+                CMD, "--kind takes porep, window-post, winning-post or snap, not '%s'", kind_arg);
         return post_info(kind, kind_arg, size_arg, proof_arg);
     }
     const czk_porep_shape *shape = NULL;

@@ -40,6 +40,20 @@ int czk_cli_fail(const char *cmd, const char *fmt, ...) CZK_PRINTF(2, 3);
 /* True if argv holds -h or --help. */
 int czk_cli_wants_help(int argc, char **argv);
 
+/* ---- gen_vanilla_snap.c: `czk gen-vanilla --snap` ---- */
+struct czk_seal_request;
+struct czk_pool;
+/*
+ * The SnapDeals half of gen-vanilla, after gen_vanilla.c parsed the sector
+ * key's options into req (its data settings are the new data's): writes
+ * the partition proofs to out (a JSON array of base64 blobs, as Curio
+ * stores them) and/or out_dir (partition-<k>.vproof bincode files and
+ * update.json). h = 0: the size's default. Returns a CZK_EXIT_ code.
+ */
+int czk_cli_gen_vanilla_snap(const struct czk_seal_request *req, unsigned h, const char *out,
+                             const char *out_dir, struct czk_pool *pool);
+void czk_cli_gen_vanilla_snap_help(FILE *f);
+
 /* ---- cli_util.c ---- */
 /* Monotonic wall seconds. */
 double czk_cli_now(void);

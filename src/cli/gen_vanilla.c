@@ -2,6 +2,8 @@
  * `czk gen-vanilla`: seal a test sector with czk's own implementation of the
  * SDR algorithm and write its C1 (seal_commit_phase1 output) as JSON, or
  * build a sparse C1 of any shape for benchmarks (include/czk/seal.h).
+ * With --snap the sealed sector is a sector key and the SnapDeals partition
+ * proofs of an update are written instead (gen_vanilla_snap.c).
  */
 #include "cli/cli.h"
 #include "czk/seal.h"
@@ -39,7 +41,11 @@ static void help(FILE *f) {
             "                           is a repeated 1,024-node block; interactive proofs only\n"
             "  --threads N              threads (default: all CPUs)\n"
             "  --out FILE               where to write the C1 JSON ('-' for stdout)\n"
-            "  -v, --verbose            print each stage with its time on stderr\n\n"
+            "  -v, --verbose            print each stage with its time on stderr\n"
+            "  --snap                   SnapDeals: seal the sector as a CC sector key, encode\n"
+            "                           the --data / --random data into it (default: zero\n"
+            "                           data) and write its partition proofs (czk gen-vanilla\n"
+            "                           --snap --help)\n\n"
             "The output is deterministic for fixed inputs. A summary line (comm_d, comm_r,\n"
             "replica_id, seconds) goes to stderr.\n\n"
             "PoSt vanilla proofs and their request: czk gen-vanilla --post window|winning\n"
@@ -129,10 +135,15 @@ int czk_cmd_gen_vanilla(int argc, char **argv) {
     for (int i = 1; i < argc; i++) /* PoSt vanilla proofs: gen_vanilla_post.c */
         if (!strcmp(argv[i], "--post") || !strncmp(argv[i], "--post=", 7))
             return czk_cmd_gen_vanilla_post(argc, argv);
+    bool snap = false;
+    for (int i = 1; i < argc; i++)
+        snap |= !strcmp(argv[i], "--snap");
     if (czk_cli_wants_help(argc, argv)) {
-        help(stdout);
+        (snap ? czk_cli_gen_vanilla_snap_help : help)(stdout);
         return CZK_EXIT_OK;
     }
+    const char *out_dir = NULL;
+    uint64_t snap_h = 0;
     const czk_porep_shape *shape = NULL;
     const char *out_path = NULL, *data_path = NULL;
     uint64_t proof_id = UINT64_MAX, threads = 0;
@@ -171,6 +182,12 @@ int czk_cmd_gen_vanilla(int argc, char **argv) {
             req.sparse = true, takes = false;
         else if (!strcmp(a, "-v") || !strcmp(a, "--verbose"))
             verbose = true, takes = false;
+        else if (!strcmp(a, "--snap"))
+            takes = false;
+        else if (snap && !strcmp(a, "--h"))
+            ok = parse_u64(v, &snap_h) && snap_h > 0 && snap_h <= 64;
+        else if (snap && !strcmp(a, "--out-dir"))
+            ok = (out_dir = v) != NULL;
         else
             return czk_cli_fail(CMD, "unknown option '%s' (czk gen-vanilla --help)", a);
         if (!ok)
@@ -179,7 +196,8 @@ int czk_cmd_gen_vanilla(int argc, char **argv) {
     }
     if (!shape)
         return czk_cli_fail(CMD, "--sector-size is required (2KiB, 8MiB, 512MiB, 32GiB, 64GiB)");
-    if (!out_path) return czk_cli_fail(CMD, "--out is required");
+    if (!out_path && !out_dir)
+        return czk_cli_fail(CMD, snap ? "--out or --out-dir is required" : "--out is required");
     if (data_path && have_random)
         return czk_cli_fail(CMD, "--data and --random exclude each other");
     req.registered_proof = proof_id == UINT64_MAX ? shape->proof_ids[1] : proof_id;
@@ -210,6 +228,13 @@ int czk_cmd_gen_vanilla(int argc, char **argv) {
     log.last = log.t0;
     req.on_stage = on_stage;
     req.stage_arg = &log;
+    if (snap) {
+        int rc = czk_cli_gen_vanilla_snap(&req, (unsigned)snap_h, out_path, out_dir, pool);
+        on_stage(&log, NULL);
+        czk_pool_destroy(pool);
+        free(data);
+        return rc;
+    }
     czk_c1 *c1 = NULL;
     czk_seal_result res;
     czk_status st = czk_seal_generate(&c1, &res, &req, pool, &err);

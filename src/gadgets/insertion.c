@@ -126,3 +126,29 @@ czk_status czk_insert(czk_cs *cs, const czk_num *element, const czk_bool *bits, 
         out[i] = slot[outs[i]];
     return czk_cs_status(cs);
 }
+
+#define SELECT_MAX_BITS 10u
+
+czk_num czk_select(czk_cs *cs, const czk_num *from, const czk_bool *bits, unsigned n) {
+    if (n > SELECT_MAX_BITS) {
+        czk_cs_fail(cs, CZK_ERR_INVALID_ARG, "select: %u index bits, at most %u", n,
+                    SELECT_MAX_BITS);
+        return from[0];
+    }
+    if (n == 0) return from[0];
+    czk_num state[1u << (SELECT_MAX_BITS - 1)];
+    const czk_num *cur = from;
+    unsigned half = 1u << (n - 1);
+    for (unsigned i = 0; i < n; i++, half >>= 1) {
+        czk_bool bit = bits[n - 1 - i]; /* most significant first */
+        for (unsigned j = 0; j < half; j++) {
+            czk_cs_push_ns(cs, "pick %u, %u", i, j);
+            /* state[j] may overwrite cur[j] (same array after the first level): read both first */
+            czk_num a = cur[half + j], b = cur[j];
+            state[j] = czk_pick(cs, bit, &a, &b);
+            czk_cs_pop_ns(cs);
+        }
+        cur = state;
+    }
+    return state[0];
+}

@@ -78,3 +78,49 @@ czk_num czk_num_add(czk_cs *cs, const czk_num *a, const czk_num *b) {
     enforce_times_one(cs, ab, 2, r.var, "add");
     return r;
 }
+
+czk_num czk_num_mul(czk_cs *cs, const czk_num *a, const czk_num *b) {
+    czk_num r;
+    czk_fr_mul(&r.value, &a->value, &b->value);
+    r.var = czk_cs_alloc(cs, &r.value);
+    if (!czk_cs_records(cs)) return r;
+    czk_gs g = CZK_GS_INIT;
+    czk_lc_add_var(cs, &g.a, a->var);
+    czk_lc_add_var(cs, &g.b, b->var);
+    czk_lc_add_var(cs, &g.c, r.var);
+    czk_cs_push_ns(cs, "mul");
+    czk_cs_enforce(cs, &g.a, &g.b, &g.c);
+    czk_cs_pop_ns(cs);
+    czk_gs_free(&g);
+    return r;
+}
+
+#define SUM_MAX 16u
+
+czk_num czk_num_sum(czk_cs *cs, const czk_num *terms, unsigned n) {
+    czk_num r = {CZK_VAR_ONE, czk_fr_zero};
+    if (n > SUM_MAX) {
+        czk_cs_fail(cs, CZK_ERR_INVALID_ARG, "sum: %u terms, at most %u", n, SUM_MAX);
+        return r;
+    }
+    czk_var v[SUM_MAX];
+    for (unsigned i = 0; i < n; i++) {
+        czk_fr_add(&r.value, &r.value, &terms[i].value);
+        v[i] = terms[i].var;
+    }
+    r.var = czk_cs_alloc(cs, &r.value);
+    enforce_times_one(cs, v, n, r.var, "sum");
+    return r;
+}
+
+void czk_lc_equal(czk_cs *cs, const czk_lc *lc, const czk_num *x, const char *ns) {
+    if (!czk_cs_records(cs)) return;
+    czk_lc b = CZK_LC_INIT, c = CZK_LC_INIT;
+    czk_lc_add_var(cs, &b, CZK_VAR_ONE);
+    czk_lc_add_var(cs, &c, x->var);
+    czk_cs_push_ns(cs, "%s", ns);
+    czk_cs_enforce(cs, lc, &b, &c);
+    czk_cs_pop_ns(cs);
+    czk_lc_free(&b);
+    czk_lc_free(&c);
+}

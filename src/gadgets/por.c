@@ -95,16 +95,11 @@ unsigned czk_por_tree_index_bits(const czk_por_tree *t) {
     return n;
 }
 
-/* One level: bits, siblings, insert, hash; cur becomes the level's node. */
-static czk_status level(czk_cs *cs, const czk_por_tree *t, unsigned arity, uint32_t position,
-                        const czk_fr *siblings, czk_bool *bits, czk_num *cur) {
-    unsigned k = log2_arity(arity);
-    for (unsigned i = 0; i < k; i++)
-        bits[i] = czk_bit_alloc(cs, (position >> i) & 1);
-    czk_num sib[CZK_POR_MAX_ARITY - 1], row[CZK_POR_MAX_ARITY];
-    for (unsigned j = 0; j + 1 < arity; j++)
-        sib[j] = czk_num_alloc(cs, siblings ? &siblings[j] : NULL);
-    czk_status st = czk_insert(cs, cur, bits, k, sib, row);
+/* Insert cur among the siblings at the bits' position and hash the row into cur. */
+static czk_status insert_hash(czk_cs *cs, const czk_por_tree *t, unsigned arity,
+                              const czk_bool *bits, const czk_num *sib, czk_num *cur) {
+    czk_num row[CZK_POR_MAX_ARITY];
+    czk_status st = czk_insert(cs, cur, bits, log2_arity(arity), sib, row);
     if (st) return st;
     if (t->hash == CZK_POR_SHA256) return czk_sha256_hash_multi_leaf(cs, row, arity, cur);
     czk_var vars[CZK_POR_MAX_ARITY];
@@ -114,6 +109,18 @@ static czk_status level(czk_cs *cs, const czk_por_tree *t, unsigned arity, uint3
         vals[j] = row[j].value;
     }
     return czk_poseidon_circuit(cs, vars, vals, arity, &cur->var, &cur->value);
+}
+
+/* One level of czk_por: bits, siblings, insert, hash; cur becomes the level's node. */
+static czk_status level(czk_cs *cs, const czk_por_tree *t, unsigned arity, uint32_t position,
+                        const czk_fr *siblings, czk_bool *bits, czk_num *cur) {
+    unsigned k = log2_arity(arity);
+    for (unsigned i = 0; i < k; i++)
+        bits[i] = czk_bit_alloc(cs, (position >> i) & 1);
+    czk_num sib[CZK_POR_MAX_ARITY - 1];
+    for (unsigned j = 0; j + 1 < arity; j++)
+        sib[j] = czk_num_alloc(cs, siblings ? &siblings[j] : NULL);
+    return insert_hash(cs, t, arity, bits, sib, cur);
 }
 
 czk_status czk_por(czk_cs *cs, const czk_por_tree *t, const czk_num *leaf, const czk_num *root,
@@ -144,5 +151,28 @@ czk_status czk_por(czk_cs *cs, const czk_por_tree *t, const czk_num *leaf, const
     czk_num_equal(cs, &cur, root);
     if (public_root) czk_num_inputize(cs, root);
     if (computed) *computed = cur;
+    return czk_cs_status(cs);
+}
+
+czk_status czk_por_no_challenge_input(czk_cs *cs, const czk_por_tree *t, const czk_bool *bits,
+                                      const czk_num *leaf, const czk_num *siblings,
+                                      const czk_num *root) {
+    czk_err e;
+    if (czk_por_tree_check(t, &e)) return czk_cs_fail(cs, e.code, "%s", e.msg);
+    unsigned levels = czk_por_tree_levels(t), nbits = 0, off = 0;
+    czk_num cur = *leaf;
+    czk_status st = czk_cs_status(cs);
+    for (unsigned l = 0; l < levels && st == CZK_OK; l++) {
+        unsigned arity = czk_por_tree_arity(t, l);
+        czk_cs_push_ns(cs, "merkle proof %u", l);
+        st = insert_hash(cs, t, arity, bits + nbits, siblings + off, &cur);
+        czk_cs_pop_ns(cs);
+        nbits += log2_arity(arity);
+        off += arity - 1;
+    }
+    if (st) return st;
+    czk_cs_push_ns(cs, "calculated root == provided root");
+    czk_num_equal(cs, &cur, root);
+    czk_cs_pop_ns(cs);
     return czk_cs_status(cs);
 }

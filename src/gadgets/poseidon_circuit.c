@@ -256,6 +256,14 @@ czk_status czk_poseidon_circuit(czk_cs *cs, const czk_var *inputs, const czk_fr 
     czk_err err;
     const czk_poseidon_constants *pc = czk_poseidon_constants_get(arity, &err);
     if (!pc) return czk_cs_fail(cs, err.code, "%s", err.msg);
+    return czk_poseidon_circuit_with(cs, pc, inputs, input_values, out, out_value);
+}
+
+czk_status czk_poseidon_circuit_with(czk_cs *cs, const czk_poseidon_constants *pc,
+                                     const czk_var *inputs, const czk_fr *input_values,
+                                     czk_var *out, czk_fr *out_value) {
+    czk_status st = czk_cs_status(cs);
+    if (st != CZK_OK) return st;
     if (!input_values && czk_cs_has_values(cs))
         return czk_cs_fail(cs, CZK_ERR_INVALID_ARG,
                            "poseidon circuit: input values are required when the cs holds values");

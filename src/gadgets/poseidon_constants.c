@@ -338,3 +338,20 @@ const czk_poseidon_constants *czk_poseidon_constants_get(unsigned arity, czk_err
         return NULL;
     }
 }
+
+czk_status czk_poseidon_constants_custom(czk_poseidon_constants *out, unsigned arity, uint64_t id,
+                                         czk_err *err) {
+    if (id < 1 || id > 256)
+        return czk_errf(err, CZK_ERR_INVALID_ARG,
+                        "poseidon: custom hash type id %llu, must be 1..256",
+                        (unsigned long long)id);
+    czk_err e;
+    const czk_poseidon_constants *pc = czk_poseidon_constants_get(arity, &e);
+    if (!pc) {
+        if (err) *err = e;
+        return e.code;
+    }
+    *out = *pc;
+    czk_fr_from_u64(&out->domain_tag, id << 40);
+    return CZK_OK;
+}

@@ -251,15 +251,7 @@ czk_status czk_post_witness_generate_into(czk_witness *buf, const czk_post_confi
 /* ---- counts ---- */
 
 void czk_post_counts_of_shape(czk_post_counts *out, const czk_shape *sh) {
-    out->constraints = sh->num_constraints;
-    out->inputs = sh->num_inputs;
-    out->synthesized_constraints = sh->num_constraints - sh->num_inputs;
-    out->aux = sh->num_aux;
-    for (int m = 0; m < 3; m++)
-        out->nnz[m] = sh->m[m].nnz;
-    out->a_aux = sh->a_aux.popcount;
-    out->b_input = sh->b_input.popcount;
-    out->b_aux = sh->b_aux.popcount;
+    czk_shape_counts_of(out, sh);
 }
 
 czk_status czk_post_count(czk_post_counts *out, const czk_post_config *cfg, czk_err *err) {
@@ -271,21 +263,9 @@ czk_status czk_post_count(czk_post_counts *out, const czk_post_config *cfg, czk_
         one.sectors = k + 1;
         czk_shape *sh = NULL;
         if ((st = czk_post_record(&sh, &one, NULL, err))) return st;
-        czk_post_counts_of_shape(&c[k], sh);
+        czk_shape_counts_of(&c[k], sh);
         czk_shape_free(sh);
     }
-    uint64_t n = cfg->sectors - 1;
-#define EXTRA(f) out->f = c[0].f + n * (c[1].f - c[0].f)
-    EXTRA(constraints);
-    EXTRA(synthesized_constraints);
-    EXTRA(inputs);
-    EXTRA(aux);
-    EXTRA(nnz[0]);
-    EXTRA(nnz[1]);
-    EXTRA(nnz[2]);
-    EXTRA(a_aux);
-    EXTRA(b_input);
-    EXTRA(b_aux);
-#undef EXTRA
+    czk_shape_counts_extrapolate(out, &c[0], &c[1], cfg->sectors - 1);
     return CZK_OK;
 }

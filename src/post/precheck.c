@@ -60,31 +60,16 @@ static czk_status fr(czk_fr *out, const uint8_t b[32]) {
     return czk_fr_from_bytes(out, b, NULL);
 }
 
-/* The root the path computes from the leaf (native Poseidon), and the leaf index it encodes. */
+/* The root the path of proof j computes from its leaf, and the leaf index it encodes. */
 static czk_status path_root(const czk_por_tree *t, const czk_post_vanilla *v, unsigned j,
                             czk_fr *root, uint64_t *index, czk_err *err) {
-    czk_fr cur, row[CZK_POR_MAX_ARITY];
-    if (fr(&cur, v->leaves[j])) return czk_errf(err, CZK_ERR_FR_RANGE, "leaf");
-    unsigned levels = czk_por_tree_levels(t), off = 0;
-    uint64_t idx = 0, scale = 1;
-    for (unsigned l = 0; l < levels; l++) {
-        unsigned a = czk_por_tree_arity(t, l), pos = v->paths[j].positions[l];
-        for (unsigned i = 0, s = 0; i < a; i++) {
-            if (i == pos) {
-                row[i] = cur;
-            } else if (fr(&row[i], v->paths[j].siblings + 32u * (off + s++))) {
-                return czk_errf(err, CZK_ERR_FR_RANGE, "a sibling at level %u", l);
-            }
-        }
-        czk_status st = czk_poseidon_hash(&cur, row, a, err);
-        if (st) return st;
-        idx += scale * pos;
-        scale *= a;
-        off += a - 1;
-    }
-    *root = cur;
-    *index = idx;
-    return CZK_OK;
+    czk_por_proof p = {.positions = v->paths[j].positions, .siblings = v->paths[j].siblings};
+    memcpy(p.leaf, v->leaves[j], 32);
+    memcpy(p.root, v->roots[j], 32);
+    uint8_t r[32];
+    czk_status st = czk_por_proof_root(t, &p, r, index, err);
+    if (st) return st;
+    return fr(root, r) ? czk_errf(err, CZK_ERR_FR_RANGE, "the computed root") : CZK_OK;
 }
 
 /* One sector: CZK_OK, or CZK_ERR_VERIFY with err saying what fails (no sector prefix). */

@@ -41,89 +41,29 @@ static czk_status wrap(walk *w, czk_err *err, long challenge) {
                         (unsigned long long)w->sector_id, challenge);
 }
 
-static czk_status fr_check(const uint8_t *b, czk_err *err, const char *field, unsigned i,
-                           unsigned j) {
-    czk_fr x;
-    if (czk_fr_from_bytes(&x, b, NULL) == CZK_OK) return CZK_OK;
-    if (j == ~0u) return czk_errf(err, CZK_ERR_FR_RANGE, "%s is not a canonical Fr", field);
-    return czk_errf(err, CZK_ERR_FR_RANGE, "%s[%u].hashes[%u] is not a canonical Fr", field, i, j);
-}
-
-/*
- * One InclusionPath (Vec<PathElement{hashes: Vec<[u8;32]>, index: u64}>) of
- * `levels` levels of `arity`, tree levels first_level.. of the whole path.
- */
-static czk_status path(walk *w, const char *name, unsigned levels, unsigned arity,
-                       unsigned first_level, unsigned *sib_off, czk_err *err) {
-    uint64_t n;
-    czk_status st = czk_bincode_len(&w->r, CZK_POR_MAX_LEVELS, 16, &n, err, "%s", name);
-    if (st) return st;
-    if (n != levels)
-        return czk_errf(err, CZK_ERR_MISMATCH, "%s has %llu elements, the tree has %u levels of %u",
-                        name, (unsigned long long)n, levels, arity);
-    czk_post_path *p = w->v ? &w->v->paths[w->proofs] : NULL;
-    for (unsigned e = 0; e < levels; e++) {
-        uint64_t nh;
-        if ((st =
-                 czk_bincode_len(&w->r, CZK_POR_MAX_ARITY, 32, &nh, err, "%s[%u].hashes", name, e)))
-            return st;
-        if (nh != arity - 1)
-            return czk_errf(err, CZK_ERR_MISMATCH, "%s[%u] has %llu hashes, the arity is %u", name,
-                            e, (unsigned long long)nh, arity);
-        for (unsigned j = 0; j < nh; j++) {
-            const uint8_t *h;
-            if ((st = czk_bincode_array(&w->r, 32, &h, err, "%s[%u].hashes[%u]", name, e, j)))
-                return st;
-            if ((st = fr_check(h, err, name, e, j))) return st;
-            if (p) memcpy(p->siblings + 32u * (*sib_off + j), h, 32);
-        }
-        *sib_off += (unsigned)nh;
-        uint64_t index;
-        if ((st = czk_bincode_u64(&w->r, &index, err, "%s[%u].index", name, e))) return st;
-        if (index >= arity)
-            return czk_errf(err, CZK_ERR_FORMAT, "%s[%u].index is %llu, the arity is %u", name, e,
-                            (unsigned long long)index, arity);
-        if (p) p->positions[first_level + e] = (uint32_t)index;
-    }
-    return CZK_OK;
-}
-
+/* A 32-byte Domain value (czk_por_domain_read); keep may be NULL. */
 static czk_status domain(walk *w, const char *name, uint8_t *keep, czk_err *err) {
-    const uint8_t *b;
-    czk_status st = czk_bincode_array(&w->r, 32, &b, err, "%s", name);
-    if (st) return st;
-    if ((st = fr_check(b, err, name, 0, ~0u))) return st;
-    if (keep) memcpy(keep, b, 32);
-    return CZK_OK;
+    uint8_t b[32];
+    czk_status st = czk_por_domain_read(b, w->r.data, w->r.len, &w->r.pos, name, err);
+    if (!st && keep) memcpy(keep, b, 32);
+    return st;
 }
 
-/* One MerkleProof: the variant of the tree's shape. */
+/* One MerkleProof of the tree (czk_por_proof_read), kept in the second pass. */
 static czk_status merkle_proof(walk *w, czk_err *err) {
-    const czk_por_tree *t = w->tree;
-    uint32_t tag;
-    czk_status st = czk_bincode_u32(&w->r, &tag, err, "proof variant");
-    if (st) return st;
-    uint32_t want = t->top_arity ? 2 : t->sub_arity ? 1 : 0;
-    static const char *const variant[3] = {"Single", "Sub", "Top"};
-    if (tag > 2)
-        return czk_errf(err, CZK_ERR_FORMAT, "proof variant %u: not Single (0), Sub (1) or Top (2)",
-                        tag);
-    if (tag != want)
-        return czk_errf(err, CZK_ERR_MISMATCH, "a %s proof, the %u-%u-%u tree has %s proofs",
-                        variant[tag], t->base_arity, t->sub_arity, t->top_arity, variant[want]);
-    uint8_t *root = w->v ? w->v->roots[w->proofs] : NULL;
-    uint8_t *leaf = w->v ? w->v->leaves[w->proofs] : NULL;
-    unsigned off = 0;
-    if (tag == 0) {
-        if ((st = domain(w, "root", root, err)) || (st = domain(w, "leaf", leaf, err))) return st;
-        return path(w, "path", t->base_levels, t->base_arity, 0, &off, err);
+    czk_por_proof p = {.positions = NULL, .siblings = NULL};
+    if (w->v) {
+        p.positions = w->v->paths[w->proofs].positions;
+        p.siblings = w->v->paths[w->proofs].siblings;
     }
-    if ((st = path(w, "base_path", t->base_levels, t->base_arity, 0, &off, err)) ||
-        (st = path(w, "sub_path", 1, t->sub_arity, t->base_levels, &off, err)))
-        return st;
-    if (tag == 2 && (st = path(w, "top_path", 1, t->top_arity, t->base_levels + 1, &off, err)))
-        return st;
-    if ((st = domain(w, "root", root, err)) || (st = domain(w, "leaf", leaf, err))) return st;
+    size_t pos = w->r.pos;
+    czk_status st = czk_por_proof_read(&p, w->r.data, w->r.len, &pos, w->tree, err);
+    if (st) return st;
+    w->r.pos = pos;
+    if (w->v) {
+        memcpy(w->v->roots[w->proofs], p.root, 32);
+        memcpy(w->v->leaves[w->proofs], p.leaf, 32);
+    }
     return CZK_OK;
 }
 
@@ -154,14 +94,11 @@ static czk_status walk_blob(walk *w, czk_err *err) {
             if ((st = merkle_proof(w, err))) return wrap(w, err, w->proofs);
             w->proofs++;
         }
-        const uint8_t *cc, *crl;
+        uint8_t cc[32], crl[32];
         char f_cc[48], f_crl[48];
         snprintf(f_cc, sizeof f_cc, "sectors[%u].comm_c", s);
         snprintf(f_crl, sizeof f_crl, "sectors[%u].comm_r_last", s);
-        if ((st = czk_bincode_array(&w->r, 32, &cc, err, "%s", f_cc)) ||
-            (st = fr_check(cc, err, f_cc, 0, ~0u)) ||
-            (st = czk_bincode_array(&w->r, 32, &crl, err, "%s", f_crl)) ||
-            (st = fr_check(crl, err, f_crl, 0, ~0u)))
+        if ((st = domain(w, f_cc, cc, err)) || (st = domain(w, f_crl, crl, err)))
             return wrap(w, err, -1);
         if (s == 0) {
             memcpy(comm_c0, cc, 32);

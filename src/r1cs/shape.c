@@ -122,3 +122,31 @@ czk_status czk_shape_eval(const czk_shape *s, const czk_witness *w, czk_fr *a, c
     czk_pool_for(pool, (size_t)s->num_constraints, 4096, eval_rows, &j);
     return CZK_OK;
 }
+
+void czk_shape_counts_of(czk_shape_counts *out, const czk_shape *sh) {
+    out->constraints = sh->num_constraints;
+    out->inputs = sh->num_inputs;
+    out->synthesized_constraints = sh->num_constraints - sh->num_inputs;
+    out->aux = sh->num_aux;
+    for (int m = 0; m < 3; m++)
+        out->nnz[m] = sh->m[m].nnz;
+    out->a_aux = sh->a_aux.popcount;
+    out->b_input = sh->b_input.popcount;
+    out->b_aux = sh->b_aux.popcount;
+}
+
+void czk_shape_counts_extrapolate(czk_shape_counts *out, const czk_shape_counts *c1,
+                                  const czk_shape_counts *c2, uint64_t n) {
+#define EXTRA(f) out->f = c1->f + n * (c2->f - c1->f)
+    EXTRA(constraints);
+    EXTRA(synthesized_constraints);
+    EXTRA(inputs);
+    EXTRA(aux);
+    EXTRA(nnz[0]);
+    EXTRA(nnz[1]);
+    EXTRA(nnz[2]);
+    EXTRA(a_aux);
+    EXTRA(b_input);
+    EXTRA(b_aux);
+#undef EXTRA
+}

@@ -34,34 +34,11 @@
 #define SPARSE_BLOCK 1024u /* nodes in the repeated data block of a sparse sector */
 #define RANDOM_CHUNK (127u * 4096u)
 
-enum { TAG_TREE_C = 1, TAG_TREE_R = 2, TAG_LABEL = 3, TAG_POST_LEAF = 4, TAG_POST_COMM_C = 5 };
-
-typedef struct sector {
-    czk_porep_proof proof;
-    uint64_t nodes;
-    unsigned layers;
-    czk_porep_graph *g;
-    seal_tree td, tc, tr;
-    uint8_t *data; /* padded data: nodes (full) or the block (sparse) */
-    uint64_t data_nodes;
-    uint8_t *labels;  /* full: layers × nodes × 32 */
-    uint8_t *colhash; /* full: TreeC leaves */
-    uint8_t *replica; /* full: TreeR leaves */
-    /* sparse: columns of the touched nodes, sorted by node */
-    uint64_t *col_nodes;
-    uint8_t *col_rows; /* ncols × layers × 32 */
-    size_t ncols;
-    uint64_t *challenges; /* partitions × cpp */
-    uint64_t *uniq;       /* sparse: the distinct challenged nodes, sorted */
-    uint8_t key[32];      /* sparse fill key */
-    uint8_t replica_id[32], comm_d[32], comm_c[32], comm_r_last[32], comm_r[32];
-} sector;
-
 static void stage(const czk_seal_request *req, const char *name) {
     if (req->on_stage) req->on_stage(req->stage_arg, name);
 }
 
-static void sector_free(sector *s) {
+void seal_sector_free(seal_sector *s) {
     seal_tree_free(&s->td);
     seal_tree_free(&s->tc);
     seal_tree_free(&s->tr);
@@ -78,8 +55,8 @@ static void sector_free(sector *s) {
 
 /* ---- data ---- */
 
-/* The padded data of `nodes` nodes (a multiple of 4) into s->data. */
-static czk_status make_data(sector *s, const czk_seal_request *req, uint64_t nodes, czk_err *err) {
+czk_status seal_make_data(seal_sector *s, const czk_seal_request *req, uint64_t nodes,
+                          czk_err *err) {
     s->data_nodes = nodes;
     s->data = calloc(nodes, 32);
     if (!s->data)
@@ -115,14 +92,14 @@ static czk_status make_data(sector *s, const czk_seal_request *req, uint64_t nod
 /* ---- full mode ---- */
 
 struct col_job {
-    const sector *s;
+    const seal_sector *s;
     const czk_poseidon_constants *pc;
 };
 
 static void column_hash_range(void *arg, size_t begin, size_t end, unsigned worker) {
     (void)worker;
     const struct col_job *j = arg;
-    const sector *s = j->s;
+    const seal_sector *s = j->s;
     czk_fr rows[CZK_POSEIDON_MAX_ARITY], h;
     for (size_t v = begin; v < end; v++) {
         for (unsigned l = 0; l < s->layers; l++)
@@ -134,7 +111,7 @@ static void column_hash_range(void *arg, size_t begin, size_t end, unsigned work
 
 static void replica_range(void *arg, size_t begin, size_t end, unsigned worker) {
     (void)worker;
-    const sector *s = arg;
+    const seal_sector *s = arg;
     const uint8_t *last = s->labels + (uint64_t)(s->layers - 1) * s->nodes * 32;
     for (size_t v = begin; v < end; v++) {
         czk_fr a, b;
@@ -150,7 +127,8 @@ static uint64_t phys_memory(void) {
     return pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : UINT64_MAX;
 }
 
-static czk_status seal_full(sector *s, const czk_seal_request *req, czk_pool *pool, czk_err *err) {
+static czk_status seal_full(seal_sector *s, const czk_seal_request *req, czk_pool *pool,
+                            czk_err *err) {
     const czk_porep_shape *sh = s->proof.shape;
     /* data + TreeD + layers + column hashes + replica + TreeC/TreeR upper levels */
     double need = (double)sh->sector_size * (4.3 + s->layers);
@@ -161,7 +139,7 @@ static czk_status seal_full(sector *s, const czk_seal_request *req, czk_pool *po
                         sh->name, need / (1u << 30), s->layers, (double)phys_memory() / (1u << 30));
     czk_status st;
     stage(req, "data");
-    if ((st = make_data(s, req, s->nodes, err)) != CZK_OK) return st;
+    if ((st = seal_make_data(s, req, s->nodes, err)) != CZK_OK) return st;
     stage(req, "tree_d");
     seal_tree_init_d(&s->td, sh->log2_nodes);
     if ((st = seal_tree_build_dense(&s->td, s->data, s->nodes, pool, err)) != CZK_OK) return st;
@@ -223,7 +201,7 @@ static size_t find_node(const uint64_t *v, size_t n, uint64_t node) {
     return lo;
 }
 
-static czk_status all_challenges(sector *s, czk_err *err, const uint8_t *seed) {
+static czk_status all_challenges(seal_sector *s, czk_err *err, const uint8_t *seed) {
     unsigned P = s->proof.partitions, cpp = s->proof.challenges_per_partition;
     s->challenges = malloc(sizeof(uint64_t) * P * cpp);
     if (!s->challenges) return czk_errf(err, CZK_ERR_NOMEM, "challenges");
@@ -236,7 +214,7 @@ static czk_status all_challenges(sector *s, czk_err *err, const uint8_t *seed) {
 }
 
 struct sparse_col_job {
-    const sector *s;
+    const seal_sector *s;
     const czk_poseidon_constants *pc;
     uint8_t *out;
 };
@@ -254,7 +232,7 @@ static void sparse_column_range(void *arg, size_t begin, size_t end, unsigned wo
     }
 }
 
-static czk_status seal_sparse(sector *s, const czk_seal_request *req, czk_pool *pool,
+static czk_status seal_sparse(seal_sector *s, const czk_seal_request *req, czk_pool *pool,
                               czk_err *err) {
     const czk_porep_shape *sh = s->proof.shape;
     czk_status st;
@@ -268,7 +246,7 @@ static czk_status seal_sparse(sector *s, const czk_seal_request *req, czk_pool *
                         "sparse sectors take zero or random data, not caller bytes");
     stage(req, "tree_d");
     uint64_t block = s->nodes < SPARSE_BLOCK ? s->nodes : SPARSE_BLOCK;
-    if ((st = make_data(s, req, block, err)) != CZK_OK) return st;
+    if ((st = seal_make_data(s, req, block, err)) != CZK_OK) return st;
     seal_tree_init_d(&s->td, sh->log2_nodes);
     if ((st = seal_tree_build_dense(&s->td, s->data, block, pool, err)) != CZK_OK) return st;
     seal_tree_root(&s->td, s->comm_d);
@@ -361,7 +339,7 @@ static czk_status seal_sparse(sector *s, const czk_seal_request *req, czk_pool *
 
 /* ---- vanilla proofs ---- */
 
-static void column_rows(const sector *s, uint64_t node, uint8_t *rows) {
+static void column_rows(const seal_sector *s, uint64_t node, uint8_t *rows) {
     if (s->labels) {
         for (unsigned l = 0; l < s->layers; l++)
             memcpy(rows + 32 * l, s->labels + ((uint64_t)l * s->nodes + node) * 32, 32);
@@ -371,8 +349,8 @@ static void column_rows(const sector *s, uint64_t node, uint8_t *rows) {
     }
 }
 
-static czk_status column_proof(const sector *s, uint64_t node, czk_column_proof *cp, czk_c1 *c1,
-                               czk_err *err) {
+static czk_status column_proof(const seal_sector *s, uint64_t node, czk_column_proof *cp,
+                               czk_c1 *c1, czk_err *err) {
     cp->index = (uint32_t)node;
     cp->num_rows = s->layers;
     cp->rows = czk_c1_alloc(c1, 32 * (size_t)s->layers);
@@ -381,7 +359,7 @@ static czk_status column_proof(const sector *s, uint64_t node, czk_column_proof 
     return seal_tree_proof(&s->tc, node, &cp->inclusion, c1, err);
 }
 
-static czk_status vanilla_proof(const sector *s, uint64_t c, czk_vanilla_proof *vp, czk_c1 *c1,
+static czk_status vanilla_proof(const seal_sector *s, uint64_t c, czk_vanilla_proof *vp, czk_c1 *c1,
                                 czk_err *err) {
     czk_status st;
     if ((st = seal_tree_proof(&s->td, c, &vp->comm_d_proof, c1, err)) != CZK_OK) return st;
@@ -423,9 +401,8 @@ static czk_status vanilla_proof(const sector *s, uint64_t c, czk_vanilla_proof *
 
 /* ---- entry point ---- */
 
-/* Seals the sector of req into s: graph, data, labels, TreeD/TreeC/TreeR, comm_r. */
-static czk_status seal_sector(sector *s, const czk_seal_request *req, czk_pool *pool,
-                              czk_err *err) {
+czk_status seal_sector_make(seal_sector *s, const czk_seal_request *req, czk_pool *pool,
+                            czk_err *err) {
     memset(s, 0, sizeof *s);
     czk_status st = czk_porep_proof_lookup(req->registered_proof, &s->proof, err);
     if (st != CZK_OK) return st;
@@ -454,7 +431,7 @@ static czk_status seal_sector(sector *s, const czk_seal_request *req, czk_pool *
     return st;
 }
 
-static void copy_result(czk_seal_result *result, const sector *s) {
+static void copy_result(czk_seal_result *result, const seal_sector *s) {
     memcpy(result->comm_d, s->comm_d, 32);
     memcpy(result->comm_r, s->comm_r, 32);
     memcpy(result->comm_c, s->comm_c, 32);
@@ -465,8 +442,8 @@ static void copy_result(czk_seal_result *result, const sector *s) {
 czk_status czk_seal_generate(czk_c1 **out, czk_seal_result *result, const czk_seal_request *req,
                              czk_pool *pool, czk_err *err) {
     *out = NULL;
-    sector s;
-    czk_status st = seal_sector(&s, req, pool, err);
+    seal_sector s;
+    czk_status st = seal_sector_make(&s, req, pool, err);
     if (st == CZK_OK && !s.challenges) {
         stage(req, "challenges");
         st = all_challenges(&s, err, req->seed);
@@ -491,19 +468,13 @@ czk_status czk_seal_generate(czk_c1 **out, czk_seal_result *result, const czk_se
     } else {
         czk_c1_free(c1);
     }
-    sector_free(&s);
+    seal_sector_free(&s);
     return st;
 }
 
 /* ---- PoSt vanilla proofs of a sealed sector ---- */
 
-typedef struct blob {
-    uint8_t *p;
-    size_t n, cap;
-    bool nomem;
-} blob;
-
-static void put(blob *b, const void *x, size_t n) {
+void seal_put(seal_blob *b, const void *x, size_t n) {
     if (b->nomem) return;
     if (b->n + n > b->cap) {
         size_t cap = (b->n + n) * 2 + 256;
@@ -519,59 +490,58 @@ static void put(blob *b, const void *x, size_t n) {
     b->n += n;
 }
 
-static void put_u64(blob *b, uint64_t v) {
+void seal_put_u64(seal_blob *b, uint64_t v) {
     uint8_t x[8];
     for (int i = 0; i < 8; i++)
         x[i] = (uint8_t)(v >> (8 * i));
-    put(b, x, 8);
+    seal_put(b, x, 8);
 }
 
-static void put_u32(blob *b, uint32_t v) {
+static void put_u32(seal_blob *b, uint32_t v) {
     uint8_t x[4];
     for (int i = 0; i < 4; i++)
         x[i] = (uint8_t)(v >> (8 * i));
-    put(b, x, 4);
+    seal_put(b, x, 4);
 }
 
 /* The InclusionPath of levels [from, from + n) of the path of `leaf`. */
-static void put_path(blob *b, const seal_tree *t, uint64_t leaf, unsigned from, unsigned n) {
+static void put_path(seal_blob *b, const seal_tree *t, uint64_t leaf, unsigned from, unsigned n) {
     uint64_t i = leaf;
     for (unsigned l = 0; l < from; l++)
         i /= t->arity[l];
-    put_u64(b, n);
+    seal_put_u64(b, n);
     for (unsigned l = from; l < from + n; l++) {
         unsigned a = t->arity[l];
         uint64_t group = i / a;
         unsigned pos = (unsigned)(i % a);
-        put_u64(b, a - 1);
+        seal_put_u64(b, a - 1);
         for (unsigned k = 0; k < a; k++)
             if (k != pos) {
                 uint8_t node[32];
                 seal_tree_node(t, l, group * a + k, node);
-                put(b, node, 32);
+                seal_put(b, node, 32);
             }
-        put_u64(b, pos);
+        seal_put_u64(b, pos);
         i = group;
     }
 }
 
-/* A MerkleProof (Single / Sub / Top, as the tree is split) of TreeR leaf `leaf`. */
-static void put_merkle(blob *b, const seal_tree *t, uint64_t leaf) {
+void seal_put_merkle(seal_blob *b, const seal_tree *t, uint64_t leaf) {
     uint8_t root[32], value[32];
     seal_tree_root(t, root);
     seal_tree_node(t, 0, leaf, value);
     put_u32(b, (uint32_t)t->kind);
     if (t->kind == CZK_MERKLE_SINGLE) {
-        put(b, root, 32);
-        put(b, value, 32);
+        seal_put(b, root, 32);
+        seal_put(b, value, 32);
         put_path(b, t, leaf, 0, t->parts[0]);
         return;
     }
     put_path(b, t, leaf, 0, t->parts[0]);
     put_path(b, t, leaf, t->parts[0], 1);
     if (t->kind == CZK_MERKLE_TOP) put_path(b, t, leaf, t->parts[0] + 1, 1);
-    put(b, root, 32);
-    put(b, value, 32);
+    seal_put(b, root, 32);
+    seal_put(b, value, 32);
 }
 
 /*
@@ -581,7 +551,7 @@ static void put_merkle(blob *b, const seal_tree *t, uint64_t leaf) {
  * = Poseidon-2(comm_c, comm_r_last). For benchmarks: such a sector has no
  * PoRep C1 and no data.
  */
-static czk_status post_sparse(sector *s, const czk_seal_request *req, const uint64_t *leaves,
+static czk_status post_sparse(seal_sector *s, const czk_seal_request *req, const uint64_t *leaves,
                               unsigned n, czk_pool *pool, czk_err *err) {
     memset(s, 0, sizeof *s);
     czk_status st = czk_porep_proof_lookup(req->registered_proof, &s->proof, err);
@@ -640,19 +610,20 @@ czk_status czk_seal_post_vanilla(uint8_t **out, size_t *len, czk_seal_result *re
                                                 : czk_post_challenge_index(api, sector_index, n, j);
         leaves[j] = czk_post_leaf_challenge(randomness, req->sector_num, idx, proof.shape->nodes);
     }
-    sector s;
-    st = req->sparse ? post_sparse(&s, req, leaves, n, pool, err) : seal_sector(&s, req, pool, err);
-    blob b = {0};
+    seal_sector s;
+    st = req->sparse ? post_sparse(&s, req, leaves, n, pool, err)
+                     : seal_sector_make(&s, req, pool, err);
+    seal_blob b = {0};
     if (st == CZK_OK) {
         stage(req, "post");
-        put_u64(&b, req->sector_num);
-        put(&b, s.comm_r, 32);
-        put_u64(&b, 1); /* one SectorProof */
-        put_u64(&b, n);
+        seal_put_u64(&b, req->sector_num);
+        seal_put(&b, s.comm_r, 32);
+        seal_put_u64(&b, 1); /* one SectorProof */
+        seal_put_u64(&b, n);
         for (unsigned j = 0; j < n; j++)
-            put_merkle(&b, &s.tr, leaves[j]);
-        put(&b, s.comm_c, 32);
-        put(&b, s.comm_r_last, 32);
+            seal_put_merkle(&b, &s.tr, leaves[j]);
+        seal_put(&b, s.comm_c, 32);
+        seal_put(&b, s.comm_r_last, 32);
         if (b.nomem) st = czk_errf(err, CZK_ERR_NOMEM, "PoSt vanilla proof");
     }
     if (st == CZK_OK) {
@@ -662,6 +633,6 @@ czk_status czk_seal_post_vanilla(uint8_t **out, size_t *len, czk_seal_result *re
     } else {
         free(b.p);
     }
-    sector_free(&s);
+    seal_sector_free(&s);
     return st;
 }

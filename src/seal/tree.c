@@ -100,7 +100,10 @@ static const czk_poseidon_constants *level_constants(const seal_tree *t, unsigne
 
 void seal_tree_node(const seal_tree *t, unsigned level, uint64_t i, uint8_t out[32]) {
     if (!t->sparse) {
-        memcpy(out, t->dense[level] + 32 * (i % t->count[level]), 32);
+        uint64_t span = t->rspan[level];
+        uint64_t k =
+            span ? i / span * t->count[level] + i % span % t->count[level] : i % t->count[level];
+        memcpy(out, t->dense[level] + 32 * k, 32);
         return;
     }
     const uint64_t *ix = t->sp_idx[level];
@@ -186,6 +189,68 @@ czk_status seal_tree_build_dense(seal_tree *t, const uint8_t *leaves, uint64_t c
         struct level_job j = {t, pc, l, t->dense[l], t->count[l], out};
         size_t grain = t->hash == SEAL_HASH_SHA256 ? 4096 : 64;
         czk_pool_for(pool, (size_t)c, grain, level_range, &j);
+    }
+    return CZK_OK;
+}
+
+/* ---- regioned build ---- */
+
+struct region_job {
+    const seal_tree *t;
+    const czk_poseidon_constants *pc;
+    unsigned l;
+};
+
+/* Stored node q of level l + 1: its global index, then its children by lookup. */
+static void region_range(void *arg, size_t begin, size_t end, unsigned worker) {
+    (void)worker;
+    const struct region_job *j = arg;
+    const seal_tree *t = j->t;
+    unsigned l = j->l, a = t->arity[l];
+    uint64_t span = t->rspan[l + 1], cnt = t->count[l + 1];
+    uint8_t kids[CZK_MERKLE_MAX_ARITY * 32];
+    for (size_t q = begin; q < end; q++) {
+        uint64_t p = span ? q / cnt * span + q % cnt : q;
+        for (unsigned c = 0; c < a; c++)
+            seal_tree_node(t, l, p * a + c, kids + 32 * c);
+        seal_hash_children(t->hash, j->pc, kids, a, t->dense[l + 1] + 32 * q);
+    }
+}
+
+czk_status seal_tree_build_regions(seal_tree *t, const uint8_t *leaves, uint64_t count0,
+                                   uint64_t regions, czk_pool *pool, czk_err *err) {
+    if (!regions || t->width[0] % regions || (t->width[0] / regions) % count0)
+        return czk_errf(err, CZK_ERR_INTERNAL, "regioned tree: %llu regions of %llu leaves",
+                        (unsigned long long)regions, (unsigned long long)count0);
+    t->sparse = false;
+    t->dense[0] = (uint8_t *)leaves;
+    t->borrowed0 = true;
+    t->count[0] = count0;
+    t->rspan[0] = t->width[0] / regions;
+    for (unsigned l = 0; l < t->levels; l++) {
+        unsigned a = t->arity[l];
+        uint64_t stored;
+        if (t->rspan[l] >= a) { /* a parent still lies in one region */
+            t->rspan[l + 1] = t->rspan[l] / a;
+            t->count[l + 1] = t->count[l] / a ? t->count[l] / a : 1;
+            stored = t->width[l + 1] / t->rspan[l + 1] * t->count[l + 1];
+        } else {
+            t->rspan[l + 1] = 0;
+            t->count[l + 1] = stored = t->width[l + 1];
+        }
+        czk_err e2;
+        const czk_poseidon_constants *pc = level_constants(t, l, &e2);
+        if (t->hash == SEAL_HASH_POSEIDON && !pc) {
+            if (err) *err = e2;
+            return e2.code;
+        }
+        t->dense[l + 1] = malloc(32 * stored);
+        if (!t->dense[l + 1])
+            return czk_errf(err, CZK_ERR_NOMEM, "tree level %u: %llu nodes", l + 1,
+                            (unsigned long long)stored);
+        struct region_job j = {t, pc, l};
+        czk_pool_for(pool, (size_t)stored, t->hash == SEAL_HASH_SHA256 ? 1024 : 16, region_range,
+                     &j);
     }
     return CZK_OK;
 }

@@ -4,7 +4,7 @@
  * supra_seal constant files (sha256 literals), the Grain output against the
  * Poseidon authors' reference script output kept in neptune, neptune's hash
  * test vectors, and the optimized schedule against a plain HADES permutation
- * written here.
+ * written here, also with neptune's custom domain tags.
  */
 #include "support.h"
 
@@ -251,6 +251,58 @@ static void test_optimized_equals_plain_on_random_inputs(void **state) {
     }
 }
 
+/*
+ * neptune HashType::Custom(CType::Arbitrary(id)) (hash_type.rs
+ * test_domain_tags: the tag is id · 2^40, as u64 limbs [0x10000000000·id,
+ * 0, 0, 0], for id 1..=256), otherwise the MerkleTree constants: the
+ * optimized schedule with the custom tag equals the plain permutation
+ * started from that tag, and differs from the MerkleTree hash.
+ * storage-proofs-update's GEN_RANDOMNESS is arity 2, id 1; its published
+ * challenge vectors are checked in tests/snap/inputs.c.
+ */
+static void test_custom_hash_type(void **state) {
+    (void)state;
+    czk_err err;
+    czk_rng rng;
+    czk_rng_seed(&rng, 0xc7e);
+    for (uint64_t id = 1; id <= 256; id++) {
+        czk_poseidon_constants pc;
+        czk_assert_ok(czk_poseidon_constants_custom(&pc, 2, id, &err), &err);
+        uint64_t limbs[4];
+        czk_fr_to_u64s(limbs, &pc.domain_tag);
+        assert_int_equal(limbs[0], 0x0000010000000000ull * id);
+        assert_int_equal(limbs[1] | limbs[2] | limbs[3], 0);
+        const czk_poseidon_constants *mt = get(2);
+        assert_ptr_equal(pc.round_constants, mt->round_constants);
+        assert_ptr_equal(pc.table, mt->table);
+        assert_int_equal(pc.partial_rounds, mt->partial_rounds);
+        if (id > 3 && id != 256) continue;
+        czk_fr pre[2], a, b, m;
+        for (int i = 0; i < 2; i++)
+            czk_assert_ok(czk_fr_random(&pre[i], &rng, &err), &err);
+        czk_poseidon_hash_with(&pc, &a, pre);
+        plain_poseidon(&pc, &b, pre);
+        assert_true(czk_fr_eq(&a, &b));
+        czk_poseidon_hash_with(mt, &m, pre);
+        assert_false(czk_fr_eq(&a, &m));
+    }
+    /* other arities too: the tag is the only difference */
+    czk_poseidon_constants pc8;
+    czk_assert_ok(czk_poseidon_constants_custom(&pc8, 8, 7, &err), &err);
+    czk_fr pre[8], a, b;
+    for (int i = 0; i < 8; i++)
+        czk_fr_from_u64(&pre[i], (uint64_t)i);
+    czk_poseidon_hash_with(&pc8, &a, pre);
+    plain_poseidon(&pc8, &b, pre);
+    assert_true(czk_fr_eq(&a, &b));
+    /* ids outside 1..256 and bad arities are refused */
+    czk_poseidon_constants x;
+    assert_int_equal(czk_poseidon_constants_custom(&x, 2, 0, &err), CZK_ERR_INVALID_ARG);
+    assert_non_null(strstr(err.msg, "1..256"));
+    assert_int_equal(czk_poseidon_constants_custom(&x, 2, 257, &err), CZK_ERR_INVALID_ARG);
+    assert_int_equal(czk_poseidon_constants_custom(&x, 3, 1, &err), CZK_ERR_UNSUPPORTED);
+}
+
 static void test_unsupported_arity(void **state) {
     (void)state;
     const unsigned bad[] = {0, 1, 3, 5, 9, 12, 37, 64, 1000, 0xffffffffu};
@@ -300,6 +352,7 @@ int main(void) {
         cmocka_unit_test(test_mds_is_cauchy),
         cmocka_unit_test(test_neptune_vectors),
         cmocka_unit_test(test_optimized_equals_plain_on_random_inputs),
+        cmocka_unit_test(test_custom_hash_type),
         cmocka_unit_test(test_unsupported_arity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

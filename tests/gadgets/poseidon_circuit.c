@@ -20,6 +20,7 @@ typedef struct ctx {
     czk_fr values[CZK_POSEIDON_MAX_ARITY];  /* values given to the cs */
     czk_fr claimed[CZK_POSEIDON_MAX_ARITY]; /* values given to the gadget */
     bool no_values;                         /* pass input_values = NULL */
+    const czk_poseidon_constants *pc;       /* NULL: the arity's MerkleTree constants */
     /* results */
     czk_status gadget_status;
     czk_var out;
@@ -36,8 +37,10 @@ static czk_status circuit(czk_cs *cs, void *arg) {
     c->aux_before = czk_cs_num_aux(cs);
     c->cons_before = czk_cs_num_constraints(cs);
     czk_cs_push_ns(cs, "poseidon");
-    c->gadget_status = czk_poseidon_circuit(cs, in, c->no_values ? NULL : c->claimed, c->arity,
-                                            &c->out, &c->out_value);
+    const czk_fr *vals = c->no_values ? NULL : c->claimed;
+    c->gadget_status = c->pc
+                           ? czk_poseidon_circuit_with(cs, c->pc, in, vals, &c->out, &c->out_value)
+                           : czk_poseidon_circuit(cs, in, vals, c->arity, &c->out, &c->out_value);
     czk_cs_pop_ns(cs);
     c->aux_after = czk_cs_num_aux(cs);
     c->cons_after = czk_cs_num_constraints(cs);
@@ -99,6 +102,48 @@ static void test_counts_output_and_check_mode(void **state) {
             czk_cs_free(cs);
         }
     }
+}
+
+/*
+ * A custom hash type (storage-proofs-update's GEN_RANDOMNESS, arity 2, id
+ * 1): the same 311 constraints and aux, CHECK mode satisfied, the output
+ * the native hash with the custom tag (not the MerkleTree one), and the
+ * same shape as the MerkleTree circuit but for the folded constants.
+ */
+static void test_custom_hash_type(void **state) {
+    (void)state;
+    czk_rng rng;
+    czk_rng_seed(&rng, 0x6e4);
+    czk_err err;
+    czk_poseidon_constants gr;
+    czk_assert_ok(czk_poseidon_constants_custom(&gr, 2, 1, &err), &err);
+    ctx c;
+    random_ctx(&c, 2, &rng);
+    c.pc = &gr;
+    czk_cs *cs;
+    czk_assert_ok(run_mode(CZK_CS_CHECK, &c, &cs, &err), &err);
+    assert_int_equal(c.cons_after - c.cons_before, 311);
+    assert_int_equal(c.aux_after - c.aux_before, 311);
+    assert_int_equal(czk_cs_first_unsatisfied(cs), UINT64_MAX);
+    czk_fr want, mt;
+    czk_poseidon_hash_with(&gr, &want, c.values);
+    assert_true(czk_fr_eq(&c.out_value, &want));
+    czk_assert_ok(czk_poseidon_hash(&mt, c.values, 2, &err), &err);
+    assert_false(czk_fr_eq(&c.out_value, &mt));
+    czk_shape *custom = NULL, *merkle = NULL;
+    czk_assert_ok(czk_cs_take_shape(cs, &custom, &err), &err);
+    czk_cs_free(cs);
+    ctx d = c;
+    d.pc = NULL;
+    czk_assert_ok(run_mode(CZK_CS_CHECK, &d, &cs, &err), &err);
+    czk_assert_ok(czk_cs_take_shape(cs, &merkle, &err), &err);
+    czk_cs_free(cs);
+    assert_int_equal(custom->num_constraints, merkle->num_constraints);
+    for (int m = 0; m < 3; m++)
+        assert_int_equal(custom->m[m].nnz, merkle->m[m].nnz);
+    assert_false(czk_shape_equal(custom, merkle)); /* another constant folded in */
+    czk_shape_free(custom);
+    czk_shape_free(merkle);
 }
 
 /* WITNESS mode builds no linear combination but must assign exactly the
@@ -325,6 +370,7 @@ static void test_errors(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_custom_hash_type),
         cmocka_unit_test(test_counts_output_and_check_mode),
         cmocka_unit_test(test_modes_agree),
         cmocka_unit_test(test_row_pattern),

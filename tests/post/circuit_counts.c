@@ -49,18 +49,6 @@ static czk_post_counts count(const czk_post_config *cfg) {
     return c;
 }
 
-static void assert_counts_equal(const czk_post_counts *a, const czk_post_counts *b) {
-    assert_int_equal(a->constraints, b->constraints);
-    assert_int_equal(a->synthesized_constraints, b->synthesized_constraints);
-    assert_int_equal(a->inputs, b->inputs);
-    assert_int_equal(a->aux, b->aux);
-    for (int m = 0; m < 3; m++)
-        assert_int_equal(a->nnz[m], b->nnz[m]);
-    assert_int_equal(a->a_aux, b->a_aux);
-    assert_int_equal(a->b_input, b->b_input);
-    assert_int_equal(a->b_aux, b->b_aux);
-}
-
 static czk_post_config shape_config(czk_post_kind kind, const char *name) {
     for (int i = 0; i < CZK_POST_SHAPE_COUNT; i++)
         if (!strcmp(czk_post_shapes[i].name, name)) {
@@ -83,7 +71,7 @@ static void check_upstream(uint64_t leaves_per_base, unsigned base, unsigned sub
     assert_int_equal(r.synthesized_constraints, synth);
     assert_int_equal(r.constraints, synth + inputs);
     assert_int_equal(r.b_input, 1);
-    assert_counts_equal(&c, &r);
+    czk_test_assert_counts_equal(&c, &r);
 }
 
 static void test_upstream_configurations(void **state) {
@@ -135,7 +123,7 @@ static void test_production_shapes(void **state) {
         assert_int_equal(c.b_input, 1);
         if (e->record) {
             czk_post_counts r = record(&cfg);
-            assert_counts_equal(&c, &r);
+            czk_test_assert_counts_equal(&c, &r);
         }
     }
 }
@@ -164,7 +152,7 @@ static void test_big_trees_three_sectors(void **state) {
         czk_post_config cfg = shape_config(CZK_POST_WINDOW, names[k]);
         cfg.sectors = 3;
         czk_post_counts r = record(&cfg), c = count(&cfg);
-        assert_counts_equal(&c, &r);
+        czk_test_assert_counts_equal(&c, &r);
         assert_int_equal(r.inputs, 1 + 3 * 11);
     }
 }

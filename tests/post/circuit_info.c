@@ -104,8 +104,9 @@ static void test_refusals(void **state) {
     assert_int_equal(
         cli("--kind winning-post --registered-proof 4 --sector-size 2KiB", out, sizeof out), 1);
     assert_non_null(strstr(out, "is for 64GiB sectors, not 2KiB"));
-    assert_int_equal(cli("--kind snap --sector-size 2KiB", out, sizeof out), 2);
-    assert_non_null(strstr(out, "--kind takes porep, window-post or winning-post, not 'snap'"));
+    assert_int_equal(cli("--kind ni-porep --sector-size 2KiB", out, sizeof out), 2);
+    assert_non_null(
+        strstr(out, "--kind takes porep, window-post, winning-post or snap, not 'ni-porep'"));
 }
 
 int main(void) {

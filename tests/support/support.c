@@ -1,5 +1,6 @@
 #define _GNU_SOURCE /* nftw */
 #include "support.h"
+#include "czk/r1cs.h"
 
 #include <errno.h>
 #include <ftw.h>
@@ -111,4 +112,25 @@ void czk_test_cli_expect(const char *env, const char *args, int code, const char
     if (rc != code || !strstr(out, substr))
         fail_msg("%s czk %s: expected exit %d with \"%s\", got %d:\n%s", env ? env : "", args, code,
                  substr, rc, out);
+}
+
+unsigned long long czk_test_value(const char *out, const char *key) {
+    size_t kl = strlen(key);
+    for (const char *p = out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+        if (!strncmp(p, key, kl) && p[kl] == ':' && p[kl + 1] == ' ')
+            return strtoull(p + kl + 2, NULL, 10);
+    fail_msg("no line '%s: ' in:\n%s", key, out);
+    return 0;
+}
+
+void czk_test_assert_counts_equal(const czk_shape_counts *a, const czk_shape_counts *b) {
+    assert_int_equal(a->constraints, b->constraints);
+    assert_int_equal(a->synthesized_constraints, b->synthesized_constraints);
+    assert_int_equal(a->inputs, b->inputs);
+    assert_int_equal(a->aux, b->aux);
+    for (int m = 0; m < 3; m++)
+        assert_int_equal(a->nnz[m], b->nnz[m]);
+    assert_int_equal(a->a_aux, b->a_aux);
+    assert_int_equal(a->b_input, b->b_input);
+    assert_int_equal(a->b_aux, b->b_aux);
 }

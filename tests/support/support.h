@@ -54,4 +54,15 @@ int czk_test_cli(const char *env, const char *args, const char *redir, char *out
  * output holds substr. */
 void czk_test_cli_expect(const char *env, const char *args, int code, const char *substr);
 
+/*
+ * The unsigned value of the line "KEY: VALUE" in out (`czk circuit-info`
+ * style); fails the test when there is no such line.
+ */
+unsigned long long czk_test_value(const char *out, const char *key);
+
+/* Fails the test unless every field of the two counts is equal. */
+struct czk_shape_counts;
+void czk_test_assert_counts_equal(const struct czk_shape_counts *a,
+                                  const struct czk_shape_counts *b);
+
 #endif
