@@ -396,8 +396,8 @@ static void bench_acc(struct msm_arg *a, unsigned max_k, double out[28][ACC_KIND
             if (czk_cuda_msm_g1(ctx, &got, a->bases, a->scalars, a->n, &err) != CZK_OK)
                 die("msm (profile)", &err);
             czk_cuda_set_profile(ctx, 0);
-            printf("acc msm g1 2^%u %-16s %10.2f ms (median of 3)%s\n", k, ACC_NAME[v],
-                   out[k][v], v ? "  result equal to xyzz" : "");
+            printf("acc msm g1 2^%u %-16s %10.2f ms (median of 3)%s\n", k, ACC_NAME[v], out[k][v],
+                   v ? "  result equal to xyzz" : "");
             fflush(stdout);
         }
         czk_cuda_set_msm_acc(ctx, 0);
@@ -449,10 +449,11 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--spmv-rows") && i + 1 < argc)
             spmv_rows = (unsigned)atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: bench_gpu [--json PATH] [--commit ID] [--max-g1 K] [--max-g2 "
-                            "K] [--max-ntt K] [--sweep] [--variants] [--acc-compare] [--ntt-variants] "
-                            "[--no-porep2k] [--no-spmv] [--spmv-rows K] [--no-upload] "
-                            "[--no-witness-msm]\n");
+            fprintf(stderr,
+                    "usage: bench_gpu [--json PATH] [--commit ID] [--max-g1 K] [--max-g2 "
+                    "K] [--max-ntt K] [--sweep] [--variants] [--acc-compare] [--ntt-variants] "
+                    "[--no-porep2k] [--no-spmv] [--spmv-rows K] [--no-upload] "
+                    "[--no-witness-msm]\n");
             return 2;
         }
     }
@@ -670,7 +671,11 @@ int main(int argc, char **argv) {
     for (unsigned k = 20; k <= 27; k++)
         for (int v = 0; v < ACC_KINDS; v++)
             if (acc_ms[k][v] > 0)
-                printf("%-12s %12u %12.2f   %s\n", v == 1 ? "msm_g1_aff" : v == 2 ? "msm_g1_hyb" : "msm_g1_xyzz", k, acc_ms[k][v], ACC_NAME[v]);
+                printf("%-12s %12u %12.2f   %s\n",
+                       v == 1   ? "msm_g1_aff"
+                       : v == 2 ? "msm_g1_hyb"
+                                : "msm_g1_xyzz",
+                       k, acc_ms[k][v], ACC_NAME[v]);
     for (unsigned k = 20; k <= 27; k++)
         if (g2_wit[k] > 0) printf("%-12s %12u %12.2f\n", "msm_g2_wit", k, g2_wit[k]);
     if (spmv_ms > 0)

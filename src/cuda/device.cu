@@ -79,7 +79,8 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
             ctx->msm_acc = a[0] - '0';
         else
             return czk_errf(err, CZK_ERR_INVALID_ARG,
-                            "ctx_create: CZK_CUDA_MSM_ACC=%s is not 0..5, xyzz, affine or hybrid", a);
+                            "ctx_create: CZK_CUDA_MSM_ACC=%s is not 0..5, xyzz, affine or hybrid",
+                            a);
     }
     const char *t = getenv("CZK_CUDA_NTT_TWIST");
     if (t && *t) {

@@ -637,7 +637,7 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
         chunk_len(n, B, ctx->msm_chunk ? ctx->msm_chunk : G::CHUNK, 2.0 * ctx->sm_count * 384);
     /* batch-affine accumulation (G1, msm_affine.cuh): buckets halved while above ba_k points */
     constexpr bool can_affine = std::is_same<G, g1>::value;
-    const uint32_t ba_k = !can_affine                              ? 0
+    const uint32_t ba_k = !can_affine                               ? 0
                           : ctx->msm_acc == CZK_CUDA_MSM_ACC_AFFINE ? 1
                           : ctx->msm_acc == CZK_CUDA_MSM_ACC_HYBRID ? 8
                                                                     : 0;
@@ -721,9 +721,8 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
         if (ba_k) {
             pc.stop(2);
             if constexpr (can_affine) { /* phases 3 (levels) and 4 (bucket sums) */
-                czk_status st =
-                    ba.window(ctx, (const affine<ba_fp> *)bases, skeys, sidx, start, end,
-                              (xyzz<ba_fp> *)bucket.p, pc, nm, w, err);
+                czk_status st = ba.window(ctx, (const affine<ba_fp> *)bases, skeys, sidx, start,
+                                          end, (xyzz<ba_fp> *)bucket.p, pc, nm, w, err);
                 if (st) return st;
             }
         } else {
@@ -786,8 +785,10 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
                 "msm_%s n=%u%s c=%u windows=%u%s: digits %.2f, sort %.2f, chunking %.2f, "
                 "accumulate %.2f, bucket sums %.2f, running sums %.2f, final %.2f ms\n",
                 nm, n, dense ? "" : " (compacted)", c, nwin,
-                ba_k == 1 ? " batch-affine" : ba_k ? " hybrid" : "", pc.acc[0], pc.acc[1], pc.acc[2],
-                pc.acc[3], pc.acc[4], pc.acc[5], pc.acc[6]);
+                ba_k == 1 ? " batch-affine"
+                : ba_k    ? " hybrid"
+                          : "",
+                pc.acc[0], pc.acc[1], pc.acc[2], pc.acc[3], pc.acc[4], pc.acc[5], pc.acc[6]);
     horner<G>(out, host, nwin, c);
     return CZK_OK;
 }

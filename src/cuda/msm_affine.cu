@@ -52,8 +52,8 @@ void emulate_inv(F *tot, F *tmp, uint32_t total, uint32_t T, uint32_t G) {
 extern "C" czk_status czk_cuda_msm_affine_emulate(const blst_p1_affine *bases,
                                                   const uint32_t *skeys, const uint32_t *sidx,
                                                   size_t n64, uint32_t B, uint32_t K,
-                                                  uint32_t strip, uint32_t blocks,
-                                                  blst_p1 *buckets, czk_err *err) {
+                                                  uint32_t strip, uint32_t blocks, blst_p1 *buckets,
+                                                  czk_err *err) {
     static_assert(sizeof(A) == sizeof(blst_p1_affine), "layout");
     static_assert(sizeof(jacobian<F>) == sizeof(blst_p1), "layout");
     if (n64 >= (1ull << 31) || B == 0 || B > (1u << 30) || K == 0 || strip == 0 || blocks == 0)

@@ -160,10 +160,10 @@ template <class F> struct ba_level {
 
 /* Output o of bucket b. */
 struct ba_slot {
-    uint32_t j;    /* output index in the bucket */
-    uint32_t i;    /* its first input (position in the level's input) */
-    bool pair;     /* a second input follows at i + 1 */
-    bool done;     /* the bucket is done after this level: the output goes to fin */
+    uint32_t j; /* output index in the bucket */
+    uint32_t i; /* its first input (position in the level's input) */
+    bool pair;  /* a second input follows at i + 1 */
+    bool done;  /* the bucket is done after this level: the output goes to fin */
 };
 
 template <class F> CZK_HD ba_slot ba_slot_of(const ba_level<F> &L, uint32_t b, uint32_t o) {
@@ -298,7 +298,8 @@ struct ba_run {
 CZK_HD ba_run ba_inv_run(uint32_t count, uint32_t G, uint32_t g, uint32_t NT, uint32_t tid) {
     const uint64_t blo = (uint64_t)count * g / G, bhi = (uint64_t)count * (g + 1) / G;
     const uint64_t len = bhi - blo, per = (len + NT - 1) / NT;
-    const uint64_t a = tid * per < len ? tid * per : len, e = (tid + 1) * per < len ? (tid + 1) * per : len;
+    const uint64_t a = tid * per < len ? tid * per : len,
+                   e = (tid + 1) * per < len ? (tid + 1) * per : len;
     return {(uint32_t)(blo + a), (uint32_t)(blo + e)};
 }
 
@@ -391,8 +392,7 @@ template <class F> __global__ void __launch_bounds__(BA_THREADS) ba_forward_kern
     if (t < L.S) ba_forward(L, t);
 }
 
-template <class F>
-__global__ void __launch_bounds__(BA_THREADS) ba_backward_kernel(ba_level<F> L) {
+template <class F> __global__ void __launch_bounds__(BA_THREADS) ba_backward_kernel(ba_level<F> L) {
     const uint32_t t = blockIdx.x * BA_THREADS + threadIdx.x;
     if (t < L.S) ba_backward(L, t);
 }
@@ -424,8 +424,7 @@ __global__ void __launch_bounds__(NT)
 }
 
 template <class F>
-__global__ void __launch_bounds__(BA_THREADS)
-    ba_final_kernel(ba_final_args<F> A, xyzz<F> *bucket) {
+__global__ void __launch_bounds__(BA_THREADS) ba_final_kernel(ba_final_args<F> A, xyzz<F> *bucket) {
     const uint32_t b = blockIdx.x * BA_THREADS + threadIdx.x;
     if (b < A.L0.B) st_vec(bucket + b, ba_final(A, b));
 }
@@ -536,8 +535,8 @@ template <class F> struct ba_state {
             CZK_LAUNCH("msm_%s affine: forward pass, window %u level %u", nm, w, l);
             constexpr uint32_t NT = ba_inv_threads<F>();
             uint64_t g = (S + NT - 1) / NT, gmax = 4ull * (sm_count > 0 ? sm_count : 1);
-            ba_inv_kernel<F, NT><<<(unsigned)(g < gmax ? g : gmax), NT, 0, s>>>(
-                tot, tmp, os[l & 1].p + B, T);
+            ba_inv_kernel<F, NT>
+                <<<(unsigned)(g < gmax ? g : gmax), NT, 0, s>>>(tot, tmp, os[l & 1].p + B, T);
             CZK_LAUNCH("msm_%s affine: batch inversion, window %u level %u", nm, w, l);
             ba_backward_kernel<F><<<grid_for(S, BA_THREADS), BA_THREADS, 0, s>>>(L);
             CZK_LAUNCH("msm_%s affine: backward pass, window %u level %u", nm, w, l);

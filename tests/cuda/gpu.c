@@ -15,14 +15,13 @@
  * P and −P, scalars 0, 1, r − 1, one bucket holding every point, wide buckets
  * and forced strip lengths; the same levels emulated on the host with the
  * device code (test_msm_affine_emulated, no GPU needed) against blst sums of
- * each bucket, for buckets of every exceptional kind. SpMV on adversarial shapes (rows of 0–5000 terms, runs of
- * empty rows at the start, middle and end, rows ending exactly at thread and
- * tile boundaries, zero padding, coefficients 1, −1, 2^k and random, a
- * random circuit) against czk_shape_eval and a plain CSR walk, on the device
- * and through the host emulation of its kernels (test_spmv_emulated, which
- * needs no GPU), and malformed shapes refused. Also the error paths. Every
- * GPU test skips when the machine has no CUDA device (CI), so a CUDA build
- * passes there; scripts/gpu-check.sh runs them on a GPU.
+ * each bucket, for buckets of every exceptional kind. SpMV on adversarial shapes (rows of 0–5000
+ * terms, runs of empty rows at the start, middle and end, rows ending exactly at thread and tile
+ * boundaries, zero padding, coefficients 1, −1, 2^k and random, a random circuit) against
+ * czk_shape_eval and a plain CSR walk, on the device and through the host emulation of its kernels
+ * (test_spmv_emulated, which needs no GPU), and malformed shapes refused. Also the error paths.
+ * Every GPU test skips when the machine has no CUDA device (CI), so a CUDA build passes there;
+ * scripts/gpu-check.sh runs them on a GPU.
  */
 #include "support.h"
 
@@ -272,7 +271,7 @@ enum mix {
     MIX_BITS_RM1, /* the same with every other scalar r − 1 */
     MIX_ZEROS,
     MIX_ONES,
-    MIX_SINGLE, /* 0 and 1 except one uniform scalar in the middle */
+    MIX_SINGLE,  /* 0 and 1 except one uniform scalar in the middle */
     MIX_0_1_RM1, /* 0, 1 or r − 1, a third each */
 };
 
@@ -647,7 +646,7 @@ static int cmp_ba_entry(const void *a, const void *b) {
 
 /* Bucket layouts of the emulation cases. */
 enum ba_kind { BA_UNIFORM, BA_HEAVY, BA_REPEATED, BA_EQUAL, BA_EQUAL_SIGNED, BA_INFINITY };
-static const char *const BA_KIND[] = {"uniform",     "one bucket",       "3 distinct points",
+static const char *const BA_KIND[] = {"uniform",      "one bucket",      "3 distinct points",
                                       "equal points", "equal points, ±", "30 % infinity"};
 
 /*
@@ -735,13 +734,13 @@ static void test_msm_affine_emulated(void **state) {
         check_affine_emulated(BA_UNIFORM, tiny[i], 4, 10 + i);
         check_affine_emulated(BA_EQUAL_SIGNED, tiny[i], 4, 20 + i);
     }
-    check_affine_emulated(BA_UNIFORM, 1000, 16, 30);  /* ≈ 57 points per bucket, odd sizes */
-    check_affine_emulated(BA_UNIFORM, 100, 64, 31);   /* empty buckets, buckets of 1 and 2 */
-    check_affine_emulated(BA_HEAVY, 1500, 32, 32);    /* every point in one bucket */
-    check_affine_emulated(BA_REPEATED, 900, 8, 33);   /* P + P and P + (−P) at every level */
-    check_affine_emulated(BA_EQUAL, 777, 4, 34);      /* doublings all the way */
+    check_affine_emulated(BA_UNIFORM, 1000, 16, 30); /* ≈ 57 points per bucket, odd sizes */
+    check_affine_emulated(BA_UNIFORM, 100, 64, 31);  /* empty buckets, buckets of 1 and 2 */
+    check_affine_emulated(BA_HEAVY, 1500, 32, 32);   /* every point in one bucket */
+    check_affine_emulated(BA_REPEATED, 900, 8, 33);  /* P + P and P + (−P) at every level */
+    check_affine_emulated(BA_EQUAL, 777, 4, 34);     /* doublings all the way */
     check_affine_emulated(BA_EQUAL_SIGNED, 800, 4, 35);
-    check_affine_emulated(BA_INFINITY, 600, 8, 36);   /* O inputs (the bases' (0, 0)) */
+    check_affine_emulated(BA_INFINITY, 600, 8, 36); /* O inputs (the bases' (0, 0)) */
     /* bad arguments are refused */
     uint32_t key = 2 * 5 + 2, idx = 0;
     blst_p1_affine p;

@@ -435,12 +435,14 @@ static void test_prove_equal_affine(void **state) {
             prove_bytes(&gpu, p, s, w, 2, r, sv, got);
             if (memcmp(got, want, sizeof want))
                 fail_msg("%u constraints, CZK_CUDA_MSM_ACC=%s, resident: proofs differ from the "
-                         "CPU backend's", SIZES[si], acc[v]);
+                         "CPU backend's",
+                         SIZES[si], acc[v]);
             czk_assert_ok(czk_backend_cuda_set_stream_chunk(&gpu_str, 1000, &err), &err);
             prove_bytes(&gpu_str, p, s, w, 1, r, sv, got);
             if (memcmp(got, want, CZK_PROOF_BYTES))
                 fail_msg("%u constraints, CZK_CUDA_MSM_ACC=%s, streamed: proof differs from the "
-                         "CPU backend's", SIZES[si], acc[v]);
+                         "CPU backend's",
+                         SIZES[si], acc[v]);
             czk_backend_release(&gpu);
             czk_backend_release(&gpu_str);
         }
