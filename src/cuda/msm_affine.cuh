@@ -91,22 +91,6 @@ template <class F> constexpr uint32_t ba_inv_threads() {
     return sizeof(F) <= 48 ? 256 : 128;
 }
 
-/* Loads and stores that compile for the host too (the device's are vector accesses). */
-template <class T> CZK_HD T ba_ld(const T *p) {
-#ifdef __CUDA_ARCH__
-    return ld_vec(p);
-#else
-    return *p;
-#endif
-}
-template <class T> CZK_HD void ba_st(T *p, const T &v) {
-#ifdef __CUDA_ARCH__
-    st_vec(p, v);
-#else
-    *p = v;
-#endif
-}
-
 /* ⌈m/2^l⌉: the points of a bucket of m at level l. */
 CZK_HD uint32_t ba_at(uint32_t m, uint32_t l) {
     return (uint32_t)(((uint64_t)m + (1ull << l) - 1) >> l);
@@ -178,14 +162,14 @@ template <class F> CZK_HD ba_slot ba_slot_of(const ba_level<F> &L, uint32_t b, u
 
 template <class F> CZK_HD affine<F> ba_point(const ba_level<F> &L, uint32_t i) {
     if (L.level == 0) {
-        affine<F> p = ba_ld(L.bases + L.sidx[i]);
+        affine<F> p = ld_hd(L.bases + L.sidx[i]);
         return (L.skeys[i] & 1) ? p.neg() : p;
     }
-    return ba_ld(L.in + i);
+    return ld_hd(L.in + i);
 }
 
 template <class F> CZK_HD F ba_x(const ba_level<F> &L, uint32_t i) {
-    return ba_ld(L.level == 0 ? &L.bases[L.sidx[i]].x : &L.in[i].x);
+    return ld_hd(L.level == 0 ? &L.bases[L.sidx[i]].x : &L.in[i].x);
 }
 
 enum { BA_ADD, BA_DBL, BA_LEFT, BA_RIGHT, BA_INF };
@@ -259,9 +243,9 @@ template <class F> CZK_HD void ba_forward(const ba_level<F> &L, uint32_t t) {
         if (o >= os[b + 1]) b = o < os[b + 2] ? b + 1 : ba_find(os, L.B, o); /* b + 1 < B */
         const F d = ba_den(L, ba_slot_of(L, b, o));
         acc = k ? acc * d : d;
-        if (k + 1 < n) ba_st(L.pre + (size_t)k * L.S + t, acc);
+        if (k + 1 < n) st_hd(L.pre + (size_t)k * L.S + t, acc);
     }
-    ba_st(L.tot + t, acc);
+    st_hd(L.tot + t, acc);
 }
 
 /* Step 4 for strip t (L.tot[t] holds 1/c_{n−1}). */
@@ -271,7 +255,7 @@ template <class F> CZK_HD void ba_backward(const ba_level<F> &L, uint32_t t) {
     if (!n) return;
     const uint32_t *os = L.out_start;
     uint32_t b = ba_find(os, L.B, o0 + n - 1);
-    F inv_c = ba_ld(L.tot + t); /* 1/c_k */
+    F inv_c = ld_hd(L.tot + t); /* 1/c_k */
 #pragma unroll 1
     for (uint32_t k = n; k-- > 0;) {
         const uint32_t o = o0 + k;
@@ -285,9 +269,9 @@ template <class F> CZK_HD void ba_backward(const ba_level<F> &L, uint32_t t) {
             q = ba_point(L, s.i + 1);
             cs = ba_case(p, q, d);
         }
-        const F inv = k ? inv_c * ba_ld(L.pre + (size_t)(k - 1) * L.S + t) : inv_c;
+        const F inv = k ? inv_c * ld_hd(L.pre + (size_t)(k - 1) * L.S + t) : inv_c;
         if (k) inv_c = inv_c * d;
-        ba_st(s.done ? L.fin + (size_t)b * L.K + s.j : L.out + o, ba_apply(cs, p, q, inv));
+        st_hd(s.done ? L.fin + (size_t)b * L.K + s.j : L.out + o, ba_apply(cs, p, q, inv));
     }
 }
 
@@ -365,7 +349,7 @@ template <class F> CZK_HD xyzz<F> ba_final(const ba_final_args<F> &A, uint32_t b
         const uint32_t mf = ba_at(m, ba_levels(m, K));
 #pragma unroll 1
         for (uint32_t j = 0; j < mf; j++)
-            acc.add_affine(ba_ld(A.fin + (size_t)b * K + j));
+            acc.add_affine(ld_hd(A.fin + (size_t)b * K + j));
     }
     return acc;
 }

@@ -275,6 +275,30 @@ static void pinned_free(const czk_backend *be, czk_witness *p) {
     be->ops->host_free(be->self, p->aux, p->num_aux * sizeof(czk_fr));
 }
 
+/*
+ * Keys for the circuit (toxic waste from czk_rng seed `seed`), two witnesses (the second with
+ * value_seed + 1000; in0: the first one's input values) and r, s for each from the same rng.
+ */
+static czk_params *prove_case(gc *c, const czk_shape *s, uint64_t seed, czk_witness w[2],
+                              czk_fr r[2], czk_fr sv[2], czk_fr in0[8]) {
+    czk_err err;
+    czk_rng rng;
+    czk_rng_seed(&rng, seed);
+    czk_toxic tox;
+    czk_assert_ok(czk_toxic_random(&tox, &rng, &err), &err);
+    czk_params *p;
+    czk_assert_ok(czk_setup(&p, s, &tox, pool, &err), &err);
+    gc_witness(c, &w[0]);
+    memcpy(in0, c->in, 8 * sizeof *in0);
+    c->value_seed += 1000;
+    gc_witness(c, &w[1]);
+    for (int k = 0; k < 2; k++) {
+        czk_assert_ok(czk_fr_random(&r[k], &rng, &err), &err);
+        czk_assert_ok(czk_fr_random(&sv[k], &rng, &err), &err);
+    }
+    return p;
+}
+
 static void test_prove_equal(void **state) {
     (void)state;
     NEED_GPU();
@@ -285,25 +309,11 @@ static void test_prove_equal(void **state) {
         gc c = {.structure_seed = 40 + si, .value_seed = 100 + si, .ni = 6, .n = SIZES[si]};
         czk_shape *s = gc_record(&c);
         check_counts(s, SIZES[si], c.ni);
-        czk_rng rng;
-        czk_rng_seed(&rng, 77 + si);
-        czk_toxic tox;
-        czk_assert_ok(czk_toxic_random(&tox, &rng, &err), &err);
-        czk_params *p;
-        czk_assert_ok(czk_setup(&p, s, &tox, pool, &err), &err);
+        czk_witness w[2];
+        czk_fr r[2], sv[2], in0[8];
+        czk_params *p = prove_case(&c, s, 77 + si, w, r, sv, in0);
         czk_pvk pvk;
         czk_assert_ok(czk_pvk_prepare(&pvk, &p->vk, &err), &err);
-        czk_witness w[2];
-        gc_witness(&c, &w[0]);
-        czk_fr in0[8];
-        memcpy(in0, c.in, sizeof in0);
-        c.value_seed += 1000;
-        gc_witness(&c, &w[1]);
-        czk_fr r[2], sv[2];
-        for (int k = 0; k < 2; k++) {
-            czk_assert_ok(czk_fr_random(&r[k], &rng, &err), &err);
-            czk_assert_ok(czk_fr_random(&sv[k], &rng, &err), &err);
-        }
         uint8_t want[2 * CZK_PROOF_BYTES], got[2 * CZK_PROOF_BYTES];
         prove_bytes(&cpu, p, s, w, 2, r, sv, want);
         assert_memory_not_equal(want, want + CZK_PROOF_BYTES, CZK_PROOF_BYTES);
@@ -408,21 +418,9 @@ static void test_prove_equal_affine(void **state) {
     for (size_t si = 0; si < sizeof SIZES / sizeof SIZES[0]; si++) {
         gc c = {.structure_seed = 60 + si, .value_seed = 300 + si, .ni = 5, .n = SIZES[si]};
         czk_shape *s = gc_record(&c);
-        czk_rng rng;
-        czk_rng_seed(&rng, 177 + si);
-        czk_toxic tox;
-        czk_assert_ok(czk_toxic_random(&tox, &rng, &err), &err);
-        czk_params *p;
-        czk_assert_ok(czk_setup(&p, s, &tox, pool, &err), &err);
         czk_witness w[2];
-        gc_witness(&c, &w[0]);
-        c.value_seed += 1000;
-        gc_witness(&c, &w[1]);
-        czk_fr r[2], sv[2];
-        for (int k = 0; k < 2; k++) {
-            czk_assert_ok(czk_fr_random(&r[k], &rng, &err), &err);
-            czk_assert_ok(czk_fr_random(&sv[k], &rng, &err), &err);
-        }
+        czk_fr r[2], sv[2], in0[8];
+        czk_params *p = prove_case(&c, s, 177 + si, w, r, sv, in0);
         uint8_t want[2 * CZK_PROOF_BYTES], got[2 * CZK_PROOF_BYTES];
         prove_bytes(&cpu, p, s, w, 2, r, sv, want);
         for (int v = 0; v < 2; v++) {
