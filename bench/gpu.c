@@ -17,6 +17,10 @@
  * squaring by multiplication, the kernel before sqr_eo, 2 sqr_eo with cp.async,
  * 3 called forms with cp.async), and target chunk lengths 64 and 128
  * (CZK_CUDA_MSM_CHUNK; defaults G1 128, G2 64), at the largest sizes),
+ * --acc-compare (MSM G1 at 2^24 and at the largest size with each accumulation
+ * kind: XYZZ (default, CZK_CUDA_MSM_ACC 0), batch-affine (4) and hybrid (5),
+ * median of 3 each, the three results checked equal, and one profiled run of
+ * each on stderr; src/cuda/msm_affine.cuh),
  * --ntt-variants (also time NTT and H at the largest NTT size under each
  * setting of CZK_CUDA_NTT_TWIST (direct, split) and CZK_CUDA_H_ORDER (paired,
  * natural), each in a fresh context; a table on stdout).
@@ -363,6 +367,45 @@ static double bench_porep2k(void) {
     return t[2];
 }
 
+/* ---- MSM G1 accumulation kinds side by side (--acc-compare) ---- */
+
+#define ACC_KINDS 3
+static const int ACC_VALUE[ACC_KINDS] = {0, CZK_CUDA_MSM_ACC_AFFINE, CZK_CUDA_MSM_ACC_HYBRID};
+static const char *const ACC_NAME[ACC_KINDS] = {"xyzz (default)", "batch-affine", "hybrid"};
+
+/* G1 at 2^24 and 2^max_k under each kind: out[k][kind] ms; the results must agree. */
+static void bench_acc(struct msm_arg *a, unsigned max_k, double out[28][ACC_KINDS]) {
+    czk_err err;
+    const unsigned ks[2] = {24 < max_k ? 24 : max_k, max_k};
+    for (int q = 0; q < 2; q++) {
+        unsigned k = ks[q];
+        if (q && k == ks[0]) break;
+        a->n = (size_t)1 << k;
+        czk_g1 ref, got;
+        for (int v = 0; v < ACC_KINDS; v++) {
+            czk_cuda_set_msm_acc(ctx, ACC_VALUE[v]);
+            out[k][v] = time_op(run_msm, a, 3);
+            if (czk_cuda_msm_g1(ctx, v ? &got : &ref, a->bases, a->scalars, a->n, &err) != CZK_OK)
+                die("msm (accumulation kinds)", &err);
+            if (v && !blst_p1_is_equal(&got, &ref)) {
+                fprintf(stderr, "bench_gpu: msm g1 2^%u: %s result differs from %s\n", k,
+                        ACC_NAME[v], ACC_NAME[0]);
+                exit(1);
+            }
+            czk_cuda_set_profile(ctx, 1); /* phases on stderr */
+            if (czk_cuda_msm_g1(ctx, &got, a->bases, a->scalars, a->n, &err) != CZK_OK)
+                die("msm (profile)", &err);
+            czk_cuda_set_profile(ctx, 0);
+            printf("acc msm g1 2^%u %-16s %10.2f ms (median of 3)%s\n", k, ACC_NAME[v], out[k][v],
+                   v ? "  result equal to xyzz" : "");
+            fflush(stdout);
+        }
+        czk_cuda_set_msm_acc(ctx, 0);
+        printf("acc msm g1 2^%u: batch-affine / xyzz %.3f, hybrid / xyzz %.3f\n", k,
+               out[k][1] / out[k][0], out[k][2] / out[k][0]);
+    }
+}
+
 /* The rate named `name` (czk_cuda_rate_names), 0 if there is none. */
 static double rate_of(const double *rates, const char *name) {
     for (int i = 0; i < CZK_CUDA_NRATES; i++)
@@ -373,7 +416,7 @@ static double rate_of(const double *rates, const char *name) {
 int main(int argc, char **argv) {
     const char *json = NULL, *commit = "unknown";
     unsigned max_g1 = 27, max_g2 = 25, max_ntt = 27;
-    bool sweep = false, porep2k = true, variants = false, ntt_variants = false;
+    bool sweep = false, porep2k = true, variants = false, ntt_variants = false, acc_cmp = false;
     bool do_spmv = true, do_upload = true, do_wit = true;
     unsigned spmv_rows = 24;
     for (int i = 1; i < argc; i++) {
@@ -395,6 +438,8 @@ int main(int argc, char **argv) {
             variants = true;
         else if (!strcmp(argv[i], "--ntt-variants"))
             ntt_variants = true;
+        else if (!strcmp(argv[i], "--acc-compare"))
+            acc_cmp = true;
         else if (!strcmp(argv[i], "--no-spmv"))
             do_spmv = false;
         else if (!strcmp(argv[i], "--no-upload"))
@@ -404,10 +449,11 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--spmv-rows") && i + 1 < argc)
             spmv_rows = (unsigned)atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: bench_gpu [--json PATH] [--commit ID] [--max-g1 K] [--max-g2 "
-                            "K] [--max-ntt K] [--sweep] [--variants] [--ntt-variants] "
-                            "[--no-porep2k] [--no-spmv] [--spmv-rows K] [--no-upload] "
-                            "[--no-witness-msm]\n");
+            fprintf(stderr,
+                    "usage: bench_gpu [--json PATH] [--commit ID] [--max-g1 K] [--max-g2 "
+                    "K] [--max-ntt K] [--sweep] [--variants] [--acc-compare] [--ntt-variants] "
+                    "[--no-porep2k] [--no-spmv] [--spmv-rows K] [--no-upload] "
+                    "[--no-witness-msm]\n");
             return 2;
         }
     }
@@ -429,6 +475,7 @@ int main(int argc, char **argv) {
 
     double g1_ms[28] = {0}, g2_ms[28] = {0}, ntt_ms[29] = {0}, h_ms = 0;
     double g1_wit[28] = {0}, g2_wit[28] = {0}, spmv_ms = 0, spmv_gbps = 0, up[4] = {0};
+    double acc_ms[28][ACC_KINDS] = {{0}};
     if (spmv_rows < 12 || spmv_rows > 27) spmv_rows = 24;
     if (do_upload) bench_upload(up);
     if (do_spmv) spmv_ms = bench_spmv(spmv_rows, &spmv_gbps);
@@ -519,6 +566,7 @@ int main(int argc, char **argv) {
             }
             czk_cuda_set_msm_chunk(ctx, 0);
         }
+        if (acc_cmp && !g) bench_acc(&a, max_g1, acc_ms);
         if (sweep) {
             a.n = n;
             czk_cuda_set_profile(ctx, 1);
@@ -585,6 +633,11 @@ int main(int argc, char **argv) {
         for (unsigned k = 20; k <= 27; k++)
             if (g1_wit[k] > 0) fprintf(f, ",\n  \"msm_g1_wit_2p%u_ms\": %.3f", k, g1_wit[k]);
         for (unsigned k = 20; k <= 27; k++)
+            for (int v = 1; v < ACC_KINDS; v++)
+                if (acc_ms[k][v] > 0)
+                    fprintf(f, ",\n  \"msm_g1_2p%u_acc%d_ms\": %.3f", k, ACC_VALUE[v],
+                            acc_ms[k][v]);
+        for (unsigned k = 20; k <= 27; k++)
             if (g2_wit[k] > 0) fprintf(f, ",\n  \"msm_g2_wit_2p%u_ms\": %.3f", k, g2_wit[k]);
         if (spmv_ms > 0)
             fprintf(f, ",\n  \"spmv_2p%u_ms\": %.3f,\n  \"spmv_gbps\": %.1f", spmv_rows, spmv_ms,
@@ -615,6 +668,14 @@ int main(int argc, char **argv) {
     if (porep2k_ms > 0) printf("%-12s %12u %12.2f   <= 300\n", "porep2k", 22, porep2k_ms);
     for (unsigned k = 20; k <= 27; k++)
         if (g1_wit[k] > 0) printf("%-12s %12u %12.2f\n", "msm_g1_wit", k, g1_wit[k]);
+    for (unsigned k = 20; k <= 27; k++)
+        for (int v = 0; v < ACC_KINDS; v++)
+            if (acc_ms[k][v] > 0)
+                printf("%-12s %12u %12.2f   %s\n",
+                       v == 1   ? "msm_g1_aff"
+                       : v == 2 ? "msm_g1_hyb"
+                                : "msm_g1_xyzz",
+                       k, acc_ms[k][v], ACC_NAME[v]);
     for (unsigned k = 20; k <= 27; k++)
         if (g2_wit[k] > 0) printf("%-12s %12u %12.2f\n", "msm_g2_wit", k, g2_wit[k]);
     if (spmv_ms > 0)

@@ -39,6 +39,8 @@ struct czk_cuda_ctx {
     uint32_t msm_chunk;                  /* CZK_CUDA_MSM_CHUNK: target chunk length, 0 = G::CHUNK */
     int profile;                         /* print per-phase MSM times (czk_cuda_set_profile) */
     int msm_acc;                 /* accumulation kernel variant, CZK_CUDA_MSM_ACC (msm.cuh) */
+    uint32_t msm_strip;          /* batch-affine outputs per thread (tests), 0 = per level
+                                    (msm_affine.cuh) */
     czkg::fr *twist[2][29];      /* ω_M^e, e < M = 2^k, made on first use (ntt.cu) */
     czkg::fr *twist_half[2][29]; /* ω_M^e, e < M/2 = 2^(k−1), made on first use (ntt.cu) */
     int ntt_twist;               /* CZK_CUDA_NTT_TWIST: 0 direct (half tables), 1 split (ntt.cu) */

@@ -67,8 +67,21 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
                             "ctx_create: CZK_CUDA_MSM_CHUNK=%s is not in 1..65536", ch);
         ctx->msm_chunk = (uint32_t)v;
     }
-    const char *a = getenv("CZK_CUDA_MSM_ACC");
-    if (a && *a) ctx->msm_acc = atoi(a);
+    const char *a = getenv("CZK_CUDA_MSM_ACC"); /* accumulation: 0..3 XYZZ forms, 4/5 affine */
+    if (a && *a) {
+        if (!strcmp(a, "xyzz"))
+            ctx->msm_acc = 0;
+        else if (!strcmp(a, "affine"))
+            ctx->msm_acc = CZK_CUDA_MSM_ACC_AFFINE;
+        else if (!strcmp(a, "hybrid"))
+            ctx->msm_acc = CZK_CUDA_MSM_ACC_HYBRID;
+        else if (a[0] >= '0' && a[0] <= '5' && !a[1])
+            ctx->msm_acc = a[0] - '0';
+        else
+            return czk_errf(err, CZK_ERR_INVALID_ARG,
+                            "ctx_create: CZK_CUDA_MSM_ACC=%s is not 0..5, xyzz, affine or hybrid",
+                            a);
+    }
     const char *t = getenv("CZK_CUDA_NTT_TWIST");
     if (t && *t) {
         if (!strcmp(t, "direct"))
@@ -197,6 +210,10 @@ extern "C" czk_status czk_cuda_set_msm_c(czk_cuda_ctx *ctx, int c, czk_err *err)
 
 extern "C" void czk_cuda_set_msm_acc(czk_cuda_ctx *ctx, int variant) {
     ctx->msm_acc = variant;
+}
+
+extern "C" void czk_cuda_set_msm_strip(czk_cuda_ctx *ctx, uint32_t strip) {
+    ctx->msm_strip = strip;
 }
 
 extern "C" void czk_cuda_set_msm_chunk(czk_cuda_ctx *ctx, uint32_t target) {

@@ -731,6 +731,87 @@ template <class P> struct mont {
         }
         return r;
     }
+
+    /*
+     * 1/x by the binary extended Euclidean algorithm (Menezes, van Oorschot,
+     * Vanstone, Handbook of Applied Cryptography, Alg. 14.61 with Note 14.64
+     * for an odd modulus), the Montgomery factors fixed at the end: on the
+     * representative X = xR (u = X, t = m at first) it keeps x1·X ≡ u and
+     * x2·X ≡ t (mod m), halving x1, x2 as u, t are halved and subtracting
+     * the smaller of u, t from the larger, until u or t is 1; then X^(−1) =
+     * x^(−1)·R^(−1), and one Montgomery product with R³ gives x^(−1)·R. The
+     * inverse of zero is zero. Variable time (public data only: the MSM's
+     * batch inversions). About 2·log2(m) halvings and as many subtractions
+     * of N limbs: on one GPU thread an estimated ~4× shorter latency than
+     * inv()'s ~470 dependent multiplications, which a batch inversion waits
+     * for.
+     */
+    CZK_HD_NOINLINE mont inv_binary() const {
+        if (is_zero()) return zero();
+        mont m, x1 = zero(), x2 = zero(); /* x1, x2: plain residues below m */
+        uint32_t u[N], t[N], w[N];        /* t: the algorithm's v */
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            u[i] = v[i];
+            t[i] = m.v[i] = P::m(i);
+        }
+        x1.v[0] = 1;
+#pragma unroll 1
+        while (!plain_is_one(u) && !plain_is_one(t)) {
+#pragma unroll 1
+            while (!(u[0] & 1)) {
+                shr1(u);
+                x1 = half_mod(x1, m);
+            }
+#pragma unroll 1
+            while (!(t[0] & 1)) {
+                shr1(t);
+                x2 = half_mod(x2, m);
+            }
+#pragma unroll
+            for (int i = 0; i < N; i++)
+                w[i] = u[i];
+            if (plain_sub(w, t)) { /* u < t */
+                (void)plain_sub(t, u);
+                x2 = x2 - x1;
+            } else {
+#pragma unroll
+                for (int i = 0; i < N; i++)
+                    u[i] = w[i];
+                x1 = x1 - x2;
+            }
+        }
+        return (plain_is_one(u) ? x1 : x2) * (modulus_r2() * modulus_r2()); /* R²·R²/R = R³ */
+    }
+    /* Helpers of inv_binary on plain N-limb integers. */
+    CZK_HD static bool plain_is_one(const uint32_t a[N]) {
+        uint32_t acc = a[0] ^ 1;
+#pragma unroll
+        for (int i = 1; i < N; i++)
+            acc |= a[i];
+        return acc == 0;
+    }
+    CZK_HD static void shr1(uint32_t a[N]) {
+#pragma unroll
+        for (int i = 0; i < N - 1; i++)
+            a[i] = (a[i] >> 1) | (a[i + 1] << 31);
+        a[N - 1] >>= 1;
+    }
+    /* a −= b; returns the borrow */
+    CZK_HD static uint32_t plain_sub(uint32_t a[N], const uint32_t b[N]) {
+        carry_chain k;
+        a[0] = k.sub_cc(a[0], b[0]);
+#pragma unroll
+        for (int i = 1; i < N; i++)
+            a[i] = k.subc_cc(a[i], b[i]);
+        return k.subc(0, 0) & 1;
+    }
+    /* x/2 mod m for x < m: (x + m)/2 when x is odd (x + m < 2m < 2^(32N), no carry out) */
+    CZK_HD static mont half_mod(mont x, const mont &m) {
+        if (x.v[0] & 1) x = add_nr(x, m);
+        shr1(x.v);
+        return x;
+    }
 };
 
 using fp = mont<fp_params>;

@@ -56,6 +56,23 @@ template <class T> __device__ __forceinline__ void st_vec(T *p, const T &v) {
         d[i] = s[i];
 }
 
+/* ld_vec (read-only cache) / st_vec on the device, plain accesses on the host: for code that also
+ * runs on the host (emulations and checks for tests without a GPU). */
+template <class T> CZK_HD T ld_hd(const T *p) {
+#ifdef __CUDA_ARCH__
+    return ld_vec(p);
+#else
+    return *p;
+#endif
+}
+template <class T> CZK_HD void st_hd(T *p, const T &v) {
+#ifdef __CUDA_ARCH__
+    st_vec(p, v);
+#else
+    *p = v;
+#endif
+}
+
 template <class P> __device__ __forceinline__ mont<P> shfl_down(const mont<P> &a, int d) {
     mont<P> r;
 #pragma unroll

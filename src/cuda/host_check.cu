@@ -95,6 +95,11 @@ czk_status check_fp(rng64 &r, unsigned rounds, czk_err *err) {
             blst_fp_inverse(&E, &A);
             if (!same(E, a.inv())) return czk_errf(err, CZK_ERR_INTERNAL, "fp inv round %u", it);
         }
+        if (it < 256) { /* the binary inversion (batch-affine MSM), specials included */
+            blst_fp_inverse(&E, &A);
+            if (!same(E, a.inv_binary()))
+                return czk_errf(err, CZK_ERR_INTERNAL, "fp inv_binary round %u", it);
+        }
         blst_fp_cneg(&E, &A, true);
         if (!same(E, a.neg())) return czk_errf(err, CZK_ERR_INTERNAL, "fp neg round %u", it);
     }
@@ -295,6 +300,8 @@ czk_status check_fr(rng64 &r, unsigned rounds, czk_err *err) {
         if (it < 64) {
             blst_fr_inverse(&E, &A);
             if (!same(E, a.inv())) return czk_errf(err, CZK_ERR_INTERNAL, "fr inv round %u", it);
+            if (!same(E, a.inv_binary()))
+                return czk_errf(err, CZK_ERR_INTERNAL, "fr inv_binary round %u", it);
         }
     }
     return CZK_OK;

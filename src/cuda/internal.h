@@ -7,6 +7,8 @@
 #include "czk/common.h"
 #include "czk/ff.h"
 
+#include <blst.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -45,10 +47,33 @@ void czk_cuda_set_profile(czk_cuda_ctx *ctx, int on);
 /* MSM target chunk length (points per accumulation thread; msm.cuh chunk_len), 0 = the group's
  * default (G1 128, G2 64). Initially CZK_CUDA_MSM_CHUNK, read when the context is made. */
 void czk_cuda_set_msm_chunk(czk_cuda_ctx *ctx, uint32_t target);
-/* MSM accumulation kernel variant 0..CZK_CUDA_MSM_ACC_VARIANTS − 1 (forms, launch bounds,
- * prefetch; msm.cuh acc_variants); others select 0. */
+/* MSM accumulation kernel variant 0..CZK_CUDA_MSM_ACC_VARIANTS − 1 (XYZZ chunks: forms, launch
+ * bounds, prefetch; msm.cuh acc_variants) or one of the batch-affine G1 paths below (G2 takes
+ * variant 0 for them); others select 0. Initially CZK_CUDA_MSM_ACC (a number, or xyzz, affine,
+ * hybrid), read when the context is made. */
 #define CZK_CUDA_MSM_ACC_VARIANTS 4
+#define CZK_CUDA_MSM_ACC_AFFINE 4 /* G1 buckets halved by batch-affine additions to one point */
+#define CZK_CUDA_MSM_ACC_HYBRID 5 /* the same down to 8 points, summed in XYZZ */
 void czk_cuda_set_msm_acc(czk_cuda_ctx *ctx, int variant);
+/* Outputs per thread of the batch-affine levels (msm_affine.cuh), 0 = chosen per level (tests:
+ * strips that cross many buckets at small sizes). */
+void czk_cuda_set_msm_strip(czk_cuda_ctx *ctx, uint32_t strip);
+
+/*
+ * The batch-affine bucket accumulation of the G1 MSM (src/cuda/msm_affine.cuh) run on the host
+ * with the device code, for one window as the device sort leaves it: skeys[i] the sorted keys
+ * (|digit|·2 + sign; 0 = no point; bucket b holds keys 2b + 2 and 2b + 3, the sign bit negates
+ * the point), sidx[i] the index of the base. K: buckets are halved while they hold more than K
+ * points, then summed in XYZZ; strip: outputs per thread (T); blocks: blocks of the batch
+ * inversion. Out: buckets[b] = Σ of bucket b's signed bases (B entries). For tests (no GPU).
+ * Returns CZK_OK, CZK_ERR_INVALID_ARG (n >= 2^31, B of 0 or above 2^30, K, strip or blocks of 0,
+ * keys not sorted or above 2B + 1, an index >= n), CZK_ERR_NOMEM.
+ */
+CZK_NODISCARD czk_status czk_cuda_msm_affine_emulate(const blst_p1_affine *bases,
+                                                     const uint32_t *skeys, const uint32_t *sidx,
+                                                     size_t n, uint32_t B, uint32_t K,
+                                                     uint32_t strip, uint32_t blocks,
+                                                     blst_p1 *buckets, czk_err *err);
 
 /*
  * MSM memory cap (msm.cuh): with points > 0 every MSM on ctx compacts its
@@ -70,11 +95,12 @@ CZK_NODISCARD czk_status czk_cuda_fr_mix(czk_cuda_ctx *ctx, czk_fr *out, size_t 
 
 /* What the last MSM on ctx did (for tests and benchmarks). */
 typedef struct czk_cuda_msm_info {
-    bool sparse;     /* scalars classified and compacted */
-    uint64_t ones;   /* scalars equal to one (summed by batch addition), sparse path */
-    uint64_t others; /* neither zero nor one (Pippenger), sparse path */
-    unsigned pieces; /* Pippenger runs over the others (0 when there were none) */
-    unsigned c;      /* window bits of the (last) Pippenger run */
+    bool sparse;       /* scalars classified and compacted */
+    uint64_t ones;     /* scalars equal to one (summed by batch addition), sparse path */
+    uint64_t others;   /* neither zero nor one (Pippenger), sparse path */
+    unsigned pieces;   /* Pippenger runs over the others (0 when there were none) */
+    unsigned c;        /* window bits of the (last) Pippenger run */
+    unsigned affine_k; /* batch-affine levels down to this many points per bucket, 0: XYZZ */
 } czk_cuda_msm_info;
 void czk_cuda_msm_last(const czk_cuda_ctx *ctx, czk_cuda_msm_info *out);
 

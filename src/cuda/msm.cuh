@@ -47,6 +47,11 @@
  *     XYZZ partial by mixed additions. (sppark: one thread per bucket.)
  *  4. bucket sums: a bucket with few chunks is summed by one thread, one with
  *     many by a whole block.
+ *     G1 with ctx->msm_acc = CZK_CUDA_MSM_ACC_AFFINE (4) or _HYBRID (5): steps
+ *     3 and 4 are instead the batch-affine levels of msm_affine.cuh (each
+ *     bucket halved by affine pair additions with one batch inversion per
+ *     level, to 1 point, or to at most 8 then XYZZ), one host synchronisation
+ *     per window for the largest bucket.
  *  5. window sum Σ_b (b+1)·bucket_b: buckets split into segments of 64; each
  *     thread runs the running-sum trick over its segment, adds lo·(segment
  *     sum) for the segment's offset, and one block per window adds the
@@ -64,6 +69,7 @@
 
 #include "ctx.cuh"
 #include "group.cuh"
+#include "msm_affine.cuh"
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
@@ -73,6 +79,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <type_traits>
 
 namespace czkg {
 
@@ -448,7 +455,8 @@ void launch_acc(unsigned blocks64, cudaStream_t s, const typename G::A *bases, c
 
 /*
  * Accumulation variants (ctx->msm_acc, CZK_CUDA_MSM_ACC 0..3; entry 0 is the
- * default): multiplication form K, Fp squaring form S, block size T, minimum
+ * default; 4 and 5 are the G1 batch-affine paths, msm_affine.cuh, and give G2
+ * variant 0): multiplication form K, Fp squaring form S, block size T, minimum
  * blocks per SM M, prefetch PF.
  * G1: 0 MUL_EO + sqr_eo, no prefetch; 1 the same squaring by mul_eo (the
  * default before sqr_eo); 2 MUL_EO + sqr_eo with cp.async; 3 MUL_EO_CALL +
@@ -627,7 +635,14 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
     const uint32_t nseg2 = nseg > 1024 ? nseg / 1024 : 0; /* first reduction level, if any */
     const uint32_t L =
         chunk_len(n, B, ctx->msm_chunk ? ctx->msm_chunk : G::CHUNK, 2.0 * ctx->sm_count * 384);
-    const uint32_t max_chunks = n / L + (n < B ? n : B) + 1;
+    /* batch-affine accumulation (G1, msm_affine.cuh): buckets halved while above ba_k points */
+    constexpr bool can_affine = std::is_same<G, g1>::value;
+    const uint32_t ba_k = !can_affine                               ? 0
+                          : ctx->msm_acc == CZK_CUDA_MSM_ACC_AFFINE ? 1
+                          : ctx->msm_acc == CZK_CUDA_MSM_ACC_HYBRID ? 8
+                                                                    : 0;
+    const uint32_t max_chunks = ba_k ? 1 : n / L + (n < B ? n : B) + 1;
+    ctx->msm_last.affine_k = ba_k;
     cudaStream_t s = ctx->stream;
 
     dev_buf<uint32_t> keys, skeys, sidx, iota, start, end, cnt, off, big, counters;
@@ -660,6 +675,14 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
     CZK_CU(wins.alloc(nwin + 1 + ones_blocks, s), "msm_%s: allocate window sums", nm);
     CZK_CU(jac.alloc(nwin + 1, s), "msm_%s: allocate results", nm);
     const uint32_t *values = dense ? (const uint32_t *)iota.p : idx;
+    ba_state<ba_fp> ba;
+    if constexpr (can_affine) {
+        static_assert(sizeof(affine<ba_fp>) == sizeof(typename G::A), "layout");
+        if (ba_k) {
+            czk_status st = ba.init(ctx, n, B, ba_k, nm, err);
+            if (st) return st;
+        }
+    }
 
     size_t sort_bytes = 0, scan_bytes = 0;
     CZK_CU(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, (const uint32_t *)keys.p, skeys.p,
@@ -695,26 +718,36 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
         CZK_CU(cudaMemsetAsync(counters, 0, 2 * sizeof(uint32_t), s), "msm_%s: clear counters", nm);
         msm_bounds<<<grid_for(n, 256), 256, 0, s>>>(skeys, n, start, end);
         CZK_LAUNCH("msm_%s: bucket bounds, window %u", nm, w);
-        msm_chunk_count<<<grid_for(B, 256), 256, 0, s>>>(start, end, B, L, cnt);
-        CZK_LAUNCH("msm_%s: chunk counts, window %u", nm, w);
-        CZK_CU(cub::DeviceScan::ExclusiveSum(temp.p, scan_bytes, cnt.p, off.p, B, s),
-               "msm_%s: chunk offsets, window %u", nm, w);
-        msm_chunk_desc<<<grid_for(B, 256), 256, 0, s>>>(start, end, cnt, off, B, desc, counters.p);
-        CZK_LAUNCH("msm_%s: chunks, window %u", nm, w);
-        pc.stop(2);
-        pc.start();
-        launch_accumulate<G>(ctx->msm_acc, grid_for(max_chunks, 64), s, bases, skeys, sidx, desc,
-                             counters.p, partial);
-        CZK_LAUNCH("msm_%s: accumulate, window %u", nm, w);
-        pc.stop(3);
-        pc.start();
-        msm_bucket_sum<G><<<grid_for(B, G::THREADS), G::THREADS, 0, s>>>(
-            partial, cnt, off, B, bucket, big, counters.p + 1);
-        CZK_LAUNCH("msm_%s: bucket sums, window %u", nm, w);
-        msm_bucket_sum_big<G><<<2 * ctx->sm_count, G::THREADS, 0, s>>>(partial, cnt, off, bucket,
-                                                                       big, counters.p + 1);
-        CZK_LAUNCH("msm_%s: large bucket sums, window %u", nm, w);
-        pc.stop(4);
+        if (ba_k) {
+            pc.stop(2);
+            if constexpr (can_affine) { /* phases 3 (levels) and 4 (bucket sums) */
+                czk_status st = ba.window(ctx, (const affine<ba_fp> *)bases, skeys, sidx, start,
+                                          end, (xyzz<ba_fp> *)bucket.p, pc, nm, w, err);
+                if (st) return st;
+            }
+        } else {
+            msm_chunk_count<<<grid_for(B, 256), 256, 0, s>>>(start, end, B, L, cnt);
+            CZK_LAUNCH("msm_%s: chunk counts, window %u", nm, w);
+            CZK_CU(cub::DeviceScan::ExclusiveSum(temp.p, scan_bytes, cnt.p, off.p, B, s),
+                   "msm_%s: chunk offsets, window %u", nm, w);
+            msm_chunk_desc<<<grid_for(B, 256), 256, 0, s>>>(start, end, cnt, off, B, desc,
+                                                            counters.p);
+            CZK_LAUNCH("msm_%s: chunks, window %u", nm, w);
+            pc.stop(2);
+            pc.start();
+            launch_accumulate<G>(ctx->msm_acc, grid_for(max_chunks, 64), s, bases, skeys, sidx,
+                                 desc, counters.p, partial);
+            CZK_LAUNCH("msm_%s: accumulate, window %u", nm, w);
+            pc.stop(3);
+            pc.start();
+            msm_bucket_sum<G><<<grid_for(B, G::THREADS), G::THREADS, 0, s>>>(
+                partial, cnt, off, B, bucket, big, counters.p + 1);
+            CZK_LAUNCH("msm_%s: bucket sums, window %u", nm, w);
+            msm_bucket_sum_big<G><<<2 * ctx->sm_count, G::THREADS, 0, s>>>(
+                partial, cnt, off, bucket, big, counters.p + 1);
+            CZK_LAUNCH("msm_%s: large bucket sums, window %u", nm, w);
+            pc.stop(4);
+        }
         pc.start();
         msm_running_sum<G>
             <<<grid_for(nseg, 128), 128, 0, s>>>(bucket, B, seg_len, seg + (size_t)w * nseg);
@@ -749,10 +782,13 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
     pc.stop(6);
     if (pc.on)
         fprintf(stderr,
-                "msm_%s n=%u%s c=%u windows=%u: digits %.2f, sort %.2f, chunking %.2f, accumulate "
-                "%.2f, bucket sums %.2f, running sums %.2f, final %.2f ms\n",
-                nm, n, dense ? "" : " (compacted)", c, nwin, pc.acc[0], pc.acc[1], pc.acc[2],
-                pc.acc[3], pc.acc[4], pc.acc[5], pc.acc[6]);
+                "msm_%s n=%u%s c=%u windows=%u%s: digits %.2f, sort %.2f, chunking %.2f, "
+                "accumulate %.2f, bucket sums %.2f, running sums %.2f, final %.2f ms\n",
+                nm, n, dense ? "" : " (compacted)", c, nwin,
+                ba_k == 1 ? " batch-affine"
+                : ba_k    ? " hybrid"
+                          : "",
+                pc.acc[0], pc.acc[1], pc.acc[2], pc.acc[3], pc.acc[4], pc.acc[5], pc.acc[6]);
     horner<G>(out, host, nwin, c);
     return CZK_OK;
 }

@@ -77,15 +77,6 @@ template <> struct fb_traits<g2> {
     static constexpr int MUL_THREADS = 128, THREADS = 128, AFF_B = 4, ENC = 192;
 };
 
-/* A table point: through the read-only cache on the device. */
-template <class A> CZK_HD A ld_table(const A *p) {
-#ifdef __CUDA_ARCH__
-    return ld_vec(p);
-#else
-    return *p;
-#endif
-}
-
 /*
  * k·G (xyzz) from the table, k in Montgomery form: the digits come off the canonical scalar 13
  * bits at a time (a multi-limb shift in registers), with a carry as fixed_base.h recodes.
@@ -107,7 +98,7 @@ template <class G> CZK_HD typename G::X fb_point(const typename G::A *tab, const
         carry = v >= FB_HALF;
         if (carry) e -= (int)(2 * FB_HALF);
         if (e == 0) continue;
-        A q = ld_table(tab + (size_t)j * FB_HALF + (uint32_t)(e < 0 ? -e : e) - 1);
+        A q = ld_hd(tab + (size_t)j * FB_HALF + (uint32_t)(e < 0 ? -e : e) - 1);
         if (e < 0) q.y = q.y.neg();
         acc.add_affine(q);
     }

@@ -10,14 +10,18 @@
  * scalars (the rest 0 and 1), all zeros, all ones, a single other, others
  * equal to r − 1, repeated bases, and with a memory cap (Pippenger in
  * pieces), with the path taken and the compaction's counts checked against
- * the scalars. SpMV on adversarial shapes (rows of 0–5000 terms, runs of
- * empty rows at the start, middle and end, rows ending exactly at thread and
- * tile boundaries, zero padding, coefficients 1, −1, 2^k and random, a
- * random circuit) against czk_shape_eval and a plain CSR walk, on the device
- * and through the host emulation of its kernels (test_spmv_emulated, which
- * needs no GPU), and malformed shapes refused. Also the error paths. Every
- * GPU test skips when the machine has no CUDA device (CI), so a CUDA build
- * passes there; scripts/gpu-check.sh runs them on a GPU.
+ * the scalars. The G1 MSM with batch-affine accumulation (CZK_CUDA_MSM_ACC 4
+ * and 5) on sizes 1 to 2^20 with uniform scalars, repeated and equal bases,
+ * P and −P, scalars 0, 1, r − 1, one bucket holding every point, wide buckets
+ * and forced strip lengths; the same levels emulated on the host with the
+ * device code (test_msm_affine_emulated, no GPU needed) against blst sums of
+ * each bucket, for buckets of every exceptional kind. SpMV on adversarial shapes (rows of 0–5000
+ * terms, runs of empty rows at the start, middle and end, rows ending exactly at thread and tile
+ * boundaries, zero padding, coefficients 1, −1, 2^k and random, a random circuit) against
+ * czk_shape_eval and a plain CSR walk, on the device and through the host emulation of its kernels
+ * (test_spmv_emulated, which needs no GPU), and malformed shapes refused. Also the error paths.
+ * Every GPU test skips when the machine has no CUDA device (CI), so a CUDA build passes there;
+ * scripts/gpu-check.sh runs them on a GPU.
  */
 #include "support.h"
 
@@ -267,7 +271,8 @@ enum mix {
     MIX_BITS_RM1, /* the same with every other scalar r − 1 */
     MIX_ZEROS,
     MIX_ONES,
-    MIX_SINGLE, /* 0 and 1 except one uniform scalar in the middle */
+    MIX_SINGLE,  /* 0 and 1 except one uniform scalar in the middle */
+    MIX_0_1_RM1, /* 0, 1 or r − 1, a third each */
 };
 
 static void make_scalars(czk_fr *s, size_t n, enum mix mix, unsigned ppm, uint64_t seed) {
@@ -330,6 +335,9 @@ static void make_scalars(czk_fr *s, size_t n, enum mix mix, unsigned ppm, uint64
                 czk_assert_ok(czk_fr_random(&s[i], &rng, &err), &err);
             break;
         }
+        case MIX_0_1_RM1:
+            s[i] = r < 33 ? czk_fr_zero : r < 66 ? czk_fr_one : minus_one;
+            break;
         case MIX_ZEROS:
             s[i] = czk_fr_zero;
             break;
@@ -374,7 +382,9 @@ static void naive_msm(void *out, const void *bases, const czk_fr *scalars, size_
 
 /*
  * GPU MSM of n random bases and scalars of the mix against czk_msm (and, for n <= 64, the naive
- * sum); cap: czk_cuda_set_msm_cap for the call (0: none). Returns what the MSM did.
+ * sum); cap: czk_cuda_set_msm_cap for the call (0: none). dup: 1 pairs (P, P) and (Q, −Q) with
+ * equal scalars, 2 every base equal to the first, 3 the first and its negation alternating.
+ * Returns what the MSM did.
  */
 static czk_cuda_msm_info check_msm_ex(bool g2, size_t n, enum mix mix, unsigned ppm, int dup,
                                       size_t cap, uint64_t seed) {
@@ -397,7 +407,20 @@ static czk_cuda_msm_info check_msm_ex(bool g2, size_t n, enum mix mix, unsigned 
             assert_true(blst_p1_affine_in_g1((const blst_p1_affine *)bases + i));
     }
     make_scalars(sc, n, mix, ppm, seed ^ 0x5555);
-    if (dup) {
+    if (dup >= 2) { /* all points ±P: equal and opposite points in every bucket */
+        for (size_t i = 1; i < n; i++) {
+            if (g2) {
+                blst_p2_affine *b = bases;
+                b[i] = b[0];
+                if (dup == 3 && (i & 1)) blst_fp2_cneg(&b[i].y, &b[i].y, true);
+            } else {
+                blst_p1_affine *b = bases;
+                b[i] = b[0];
+                if (dup == 3 && (i & 1)) blst_fp_cneg(&b[i].y, &b[i].y, true);
+            }
+        }
+        czk_assert_ok(czk_cuda_upload(ctx, dbases, bases, n * psz, &err), &err);
+    } else if (dup) {
         /* pairs (P, P) and (P, −P) with equal scalars: doubling and cancelling in one bucket */
         for (size_t i = 0; i + 1 < n; i += 4) {
             if (g2) {
@@ -552,6 +575,182 @@ static void test_msm_g2(void **state) {
         if (sizes[i] <= 4103) check_msm(true, sizes[i], MIX_EXTREMES, 1, 70 + i);
     }
     check_msm(true, 1u << 14, MIX_ALL_TWO, 0, 80);
+}
+
+/* ---- MSM G1 with batch-affine accumulation (src/cuda/msm_affine.cuh) ---- */
+
+/* The G1 MSM with CZK_CUDA_MSM_ACC 4 (affine) and 5 (hybrid) against czk_msm. */
+static void test_msm_g1_affine(void **state) {
+    (void)state;
+    NEED_GPU();
+    czk_err err;
+    static const int acc[2] = {CZK_CUDA_MSM_ACC_AFFINE, CZK_CUDA_MSM_ACC_HYBRID};
+    static const unsigned K[2] = {1, 8};
+    static const size_t sizes[] = {1, 2, 3, 7, 1u << 10, (1u << 16) + 3, 1u << 20};
+    for (int v = 0; v < 2; v++) {
+        czk_cuda_set_msm_acc(ctx, acc[v]);
+        uint64_t seed = 900 + 100 * (uint64_t)v;
+        for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+            size_t n = sizes[i];
+            czk_cuda_msm_info info = check_msm_ex(false, n, MIX_UNIFORM, 0, 0, 0, seed++);
+            if (info.affine_k != K[v])
+                fail_msg("msm g1 n=%zu acc=%d: Pippenger ran with affine_k %u, expected %u", n,
+                         acc[v], info.affine_k, K[v]);
+            if (n > (1u << 16) + 3) continue;
+            check_msm(false, n, MIX_UNIFORM, 1, seed++); /* (P, P), (Q, −Q) with equal scalars */
+            check_msm(false, n, MIX_0_1_RM1, 0, seed++); /* r − 1: one bucket (compacted path) */
+            check_msm(false, n, MIX_EXTREMES, 1, seed++);
+            check_msm(false, n, MIX_UNIFORM, 2, seed++); /* every point equal */
+            check_msm(false, n, MIX_UNIFORM, 3, seed++); /* P, −P, P, ... */
+        }
+        check_msm(false, 1u << 16, MIX_ALL_TWO, 2, seed++); /* 2^16 equal points in one bucket */
+        check_msm(false, 1u << 16, MIX_0_1_RM1, 3, seed++);
+        check_msm(false, 1u << 20, MIX_WITNESS, 1, seed++);
+        /* wide buckets (c = 8: ≈ 512 points each, 10 levels) and strips across many buckets */
+        czk_assert_ok(czk_cuda_set_msm_c(ctx, 8, &err), &err);
+        czk_cuda_set_msm_strip(ctx, 5);
+        check_msm(false, (1u << 16) + 3, MIX_UNIFORM, 0, seed++);
+        check_msm(false, (1u << 16) + 3, MIX_UNIFORM, 3, seed++);
+        czk_cuda_set_msm_strip(ctx, 1);
+        check_msm(false, 4103, MIX_UNIFORM, 1, seed++);
+        czk_cuda_set_msm_strip(ctx, 0);
+        czk_assert_ok(czk_cuda_set_msm_c(ctx, 0, &err), &err);
+    }
+    czk_cuda_set_msm_acc(ctx, 0);
+    /* G2 ignores the affine variants (XYZZ variant 0) and stays correct */
+    czk_cuda_set_msm_acc(ctx, CZK_CUDA_MSM_ACC_AFFINE);
+    check_msm(true, 1000, MIX_UNIFORM, 1, 990);
+    czk_cuda_set_msm_acc(ctx, 0);
+}
+
+/* n points k·G, k = seed, seed + 1, ... (host, blst). */
+static blst_p1_affine *host_g1_points(size_t n, uint64_t seed) {
+    blst_p1_affine *out = xmalloc(n * sizeof *out);
+    blst_p1 p, g = *blst_p1_generator();
+    czk_fr k = fr_u64(seed);
+    czk_g1_mul(&p, &g, &k);
+    for (size_t i = 0; i < n; i++) {
+        blst_p1_to_affine(&out[i], &p);
+        blst_p1_add_or_double(&p, &p, &g);
+    }
+    return out;
+}
+
+typedef struct ba_entry {
+    uint32_t key, idx;
+} ba_entry;
+static int cmp_ba_entry(const void *a, const void *b) {
+    const ba_entry *x = a, *y = b;
+    return x->key != y->key ? (x->key < y->key ? -1 : 1) : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* Bucket layouts of the emulation cases. */
+enum ba_kind { BA_UNIFORM, BA_HEAVY, BA_REPEATED, BA_EQUAL, BA_EQUAL_SIGNED, BA_INFINITY };
+static const char *const BA_KIND[] = {"uniform",      "one bucket",      "3 distinct points",
+                                      "equal points", "equal points, ±", "30 % infinity"};
+
+/*
+ * One window's buckets by czk_cuda_msm_affine_emulate (the device code on the host) against
+ * blst sums of each bucket's signed points, for several K (1: affine to one point, 8: hybrid),
+ * strip lengths and inversion blocks.
+ */
+static void check_affine_emulated(enum ba_kind kind, uint32_t n, uint32_t B, uint64_t seed) {
+    czk_err err;
+    czk_rng rng;
+    czk_rng_seed(&rng, seed);
+    const uint32_t npool = 64;
+    blst_p1_affine *pool = host_g1_points(npool, seed * 1000 + 1);
+    blst_p1_affine *bases = xmalloc(n * sizeof *bases);
+    ba_entry *e = xmalloc(n * sizeof *e);
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t r = czk_rng_u64(&rng);
+        uint32_t sign = (r >> 40) & 1, bucket = (uint32_t)(r % B);
+        bool none = false;
+        switch (kind) {
+        case BA_UNIFORM:
+            bases[i] = pool[(r >> 20) % npool];
+            none = (r >> 50) % 11 == 0; /* a zero digit */
+            break;
+        case BA_HEAVY:
+            bases[i] = pool[(r >> 20) % npool];
+            bucket = B / 2;
+            break;
+        case BA_REPEATED:
+            bases[i] = pool[(r >> 20) % 3];
+            bucket %= 3;
+            break;
+        case BA_EQUAL:
+            bases[i] = pool[0];
+            bucket %= 2, sign = 0;
+            break;
+        case BA_EQUAL_SIGNED:
+            bases[i] = pool[0];
+            bucket %= 2;
+            break;
+        case BA_INFINITY:
+            if ((r >> 20) % 10 < 3)
+                memset(&bases[i], 0, sizeof bases[i]);
+            else
+                bases[i] = pool[(r >> 20) % npool];
+            break;
+        }
+        e[i].key = none ? 0 : 2 * (bucket + 1) + sign;
+        e[i].idx = i;
+    }
+    qsort(e, n, sizeof *e, cmp_ba_entry);
+    uint32_t *skeys = xmalloc(n * sizeof *skeys), *sidx = xmalloc(n * sizeof *sidx);
+    blst_p1 *want = xmalloc(B * sizeof *want), *got = xmalloc(B * sizeof *got);
+    memset(want, 0, B * sizeof *want);
+    for (uint32_t i = 0; i < n; i++) {
+        skeys[i] = e[i].key;
+        sidx[i] = e[i].idx;
+        if (!e[i].key) continue;
+        blst_p1 p;
+        blst_p1_from_affine(&p, &bases[e[i].idx]);
+        if (e[i].key & 1) blst_p1_cneg(&p, true);
+        blst_p1_add_or_double(&want[e[i].key / 2 - 1], &want[e[i].key / 2 - 1], &p);
+    }
+    static const uint32_t cfg[][3] = {{1, 1, 1}, {1, 3, 3}, {2, 16, 1}, {8, 3, 2}, {1, 32, 5}};
+    for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
+        memset(got, 0x77, B * sizeof *got);
+        czk_assert_ok(czk_cuda_msm_affine_emulate(bases, skeys, sidx, n, B, cfg[c][0], cfg[c][1],
+                                                  cfg[c][2], got, &err),
+                      &err);
+        for (uint32_t b = 0; b < B; b++)
+            if (!blst_p1_is_equal(&got[b], &want[b]))
+                fail_msg("emulated batch-affine buckets, %s, n=%u B=%u K=%u strip=%u blocks=%u: "
+                         "bucket %u differs from the blst sum",
+                         BA_KIND[kind], n, B, cfg[c][0], cfg[c][1], cfg[c][2], b);
+    }
+    free(pool), free(bases), free(e), free(skeys), free(sidx), free(want), free(got);
+}
+
+/* The batch-affine levels on the host (no GPU needed): every exceptional case of a pair. */
+static void test_msm_affine_emulated(void **state) {
+    (void)state;
+    czk_err err;
+    static const uint32_t tiny[] = {1, 2, 3, 7};
+    for (size_t i = 0; i < 4; i++) {
+        check_affine_emulated(BA_UNIFORM, tiny[i], 4, 10 + i);
+        check_affine_emulated(BA_EQUAL_SIGNED, tiny[i], 4, 20 + i);
+    }
+    check_affine_emulated(BA_UNIFORM, 1000, 16, 30); /* ≈ 57 points per bucket, odd sizes */
+    check_affine_emulated(BA_UNIFORM, 100, 64, 31);  /* empty buckets, buckets of 1 and 2 */
+    check_affine_emulated(BA_HEAVY, 1500, 32, 32);   /* every point in one bucket */
+    check_affine_emulated(BA_REPEATED, 900, 8, 33);  /* P + P and P + (−P) at every level */
+    check_affine_emulated(BA_EQUAL, 777, 4, 34);     /* doublings all the way */
+    check_affine_emulated(BA_EQUAL_SIGNED, 800, 4, 35);
+    check_affine_emulated(BA_INFINITY, 600, 8, 36); /* O inputs (the bases' (0, 0)) */
+    /* bad arguments are refused */
+    uint32_t key = 2 * 5 + 2, idx = 0;
+    blst_p1_affine p;
+    blst_p1 out[4];
+    memset(&p, 0, sizeof p);
+    assert_int_equal(czk_cuda_msm_affine_emulate(&p, &key, &idx, 1, 4, 1, 1, 1, out, &err),
+                     CZK_ERR_INVALID_ARG);
+    assert_non_null(strstr(err.msg, "entry 0"));
+    assert_int_equal(czk_cuda_msm_affine_emulate(&p, &key, &idx, 1, 8, 0, 1, 1, out, &err),
+                     CZK_ERR_INVALID_ARG);
 }
 
 /* ---- SpMV: adversarial shapes (the device kernels and their host emulation) ---- */
@@ -914,8 +1113,8 @@ static void test_errors(void **state) {
     czk_cuda_free(ctx, d);
     assert_int_equal(czk_cuda_ctx_create(&(czk_cuda_ctx *){NULL}, 1000, &err), CZK_ERR_INVALID_ARG);
     /* a tunable with a value outside its set (the caller's value restored after) */
-    static const char *vars[2] = {"CZK_CUDA_NTT_TWIST", "CZK_CUDA_H_ORDER"};
-    for (int v = 0; v < 2; v++) {
+    static const char *vars[3] = {"CZK_CUDA_NTT_TWIST", "CZK_CUDA_H_ORDER", "CZK_CUDA_MSM_ACC"};
+    for (int v = 0; v < 3; v++) {
         const char *old = getenv(vars[v]);
         char *saved = old ? strdup(old) : NULL;
         setenv(vars[v], "bogus", 1);
@@ -940,6 +1139,8 @@ int main(void) {
         cmocka_unit_test(test_msm_g2),
         cmocka_unit_test(test_msm_sparse_g1),
         cmocka_unit_test(test_msm_sparse_g2),
+        cmocka_unit_test(test_msm_g1_affine),
+        cmocka_unit_test(test_msm_affine_emulated),
         cmocka_unit_test(test_spmv_emulated),
         cmocka_unit_test(test_spmv_device),
     };

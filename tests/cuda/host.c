@@ -5,7 +5,8 @@
  * cases) run on the host and compared with blst: the Fp squarings (sqr_eo and
  * by multiplication) against blst_fp_sqr on edge values (0, 1, R, R², p − 1,
  * p − 2, all-ones limbs, inputs in [p, 2p)) and random inputs, Fp2 over both
- * squaring forms, and xyzz sums/doublings over both forms equal to each other
+ * squaring forms, the binary inversion (inv_binary, Fp and Fr) against
+ * blst's, and xyzz sums/doublings over both forms equal to each other
  * and to blst (src/cuda/host_check.cu). Needs no GPU, so CI checks the formulas
  * of every CUDA build; tests/cuda/gpu.c checks the device build of the same code.
  */

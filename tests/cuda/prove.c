@@ -12,7 +12,8 @@
  * (czk_prove_device + czk_prove_finalize), in a batch of two, and with the
  * five MSMs on concurrent streams as well as one after another, and with
  * the witness in the backend's page-locked memory (ops->host_alloc) — the
- * upload time is then recorded under timings.upload. The GPU
+ * upload time is then recorded under timings.upload — and with the G1 MSMs'
+ * batch-affine accumulation (CZK_CUDA_MSM_ACC affine, hybrid). The GPU
  * proofs also verify (pairing check, czk_verify). SpMV on the device is
  * checked against czk_shape_eval and against a naive evaluation of the CSR
  * written here. Every GPU test skips without a CUDA device (CI).
@@ -274,6 +275,30 @@ static void pinned_free(const czk_backend *be, czk_witness *p) {
     be->ops->host_free(be->self, p->aux, p->num_aux * sizeof(czk_fr));
 }
 
+/*
+ * Keys for the circuit (toxic waste from czk_rng seed `seed`), two witnesses (the second with
+ * value_seed + 1000; in0: the first one's input values) and r, s for each from the same rng.
+ */
+static czk_params *prove_case(gc *c, const czk_shape *s, uint64_t seed, czk_witness w[2],
+                              czk_fr r[2], czk_fr sv[2], czk_fr in0[8]) {
+    czk_err err;
+    czk_rng rng;
+    czk_rng_seed(&rng, seed);
+    czk_toxic tox;
+    czk_assert_ok(czk_toxic_random(&tox, &rng, &err), &err);
+    czk_params *p;
+    czk_assert_ok(czk_setup(&p, s, &tox, pool, &err), &err);
+    gc_witness(c, &w[0]);
+    memcpy(in0, c->in, 8 * sizeof *in0);
+    c->value_seed += 1000;
+    gc_witness(c, &w[1]);
+    for (int k = 0; k < 2; k++) {
+        czk_assert_ok(czk_fr_random(&r[k], &rng, &err), &err);
+        czk_assert_ok(czk_fr_random(&sv[k], &rng, &err), &err);
+    }
+    return p;
+}
+
 static void test_prove_equal(void **state) {
     (void)state;
     NEED_GPU();
@@ -284,25 +309,11 @@ static void test_prove_equal(void **state) {
         gc c = {.structure_seed = 40 + si, .value_seed = 100 + si, .ni = 6, .n = SIZES[si]};
         czk_shape *s = gc_record(&c);
         check_counts(s, SIZES[si], c.ni);
-        czk_rng rng;
-        czk_rng_seed(&rng, 77 + si);
-        czk_toxic tox;
-        czk_assert_ok(czk_toxic_random(&tox, &rng, &err), &err);
-        czk_params *p;
-        czk_assert_ok(czk_setup(&p, s, &tox, pool, &err), &err);
+        czk_witness w[2];
+        czk_fr r[2], sv[2], in0[8];
+        czk_params *p = prove_case(&c, s, 77 + si, w, r, sv, in0);
         czk_pvk pvk;
         czk_assert_ok(czk_pvk_prepare(&pvk, &p->vk, &err), &err);
-        czk_witness w[2];
-        gc_witness(&c, &w[0]);
-        czk_fr in0[8];
-        memcpy(in0, c.in, sizeof in0);
-        c.value_seed += 1000;
-        gc_witness(&c, &w[1]);
-        czk_fr r[2], sv[2];
-        for (int k = 0; k < 2; k++) {
-            czk_assert_ok(czk_fr_random(&r[k], &rng, &err), &err);
-            czk_assert_ok(czk_fr_random(&sv[k], &rng, &err), &err);
-        }
         uint8_t want[2 * CZK_PROOF_BYTES], got[2 * CZK_PROOF_BYTES];
         prove_bytes(&cpu, p, s, w, 2, r, sv, want);
         assert_memory_not_equal(want, want + CZK_PROOF_BYTES, CZK_PROOF_BYTES);
@@ -390,6 +401,62 @@ static void test_prove_equal(void **state) {
     czk_backend_release(&cpu);
 }
 
+/*
+ * The same proofs with the G1 MSMs' batch-affine accumulation (CZK_CUDA_MSM_ACC = affine and
+ * hybrid, read when the backend makes its contexts): resident (H dense, L/A/B compacted) and
+ * streamed in chunks of 1000 points, byte for byte the CPU backend's; the variable restored after.
+ */
+static void test_prove_equal_affine(void **state) {
+    (void)state;
+    NEED_GPU();
+    czk_err err;
+    const char *old = getenv("CZK_CUDA_MSM_ACC");
+    char *saved = old ? strdup(old) : NULL;
+    czk_backend cpu, gpu, gpu_str;
+    czk_assert_ok(czk_backend_cpu(&cpu, pool, &err), &err);
+    static const char *const acc[2] = {"affine", "hybrid"};
+    for (size_t si = 0; si < sizeof SIZES / sizeof SIZES[0]; si++) {
+        gc c = {.structure_seed = 60 + si, .value_seed = 300 + si, .ni = 5, .n = SIZES[si]};
+        czk_shape *s = gc_record(&c);
+        czk_witness w[2];
+        czk_fr r[2], sv[2], in0[8];
+        czk_params *p = prove_case(&c, s, 177 + si, w, r, sv, in0);
+        uint8_t want[2 * CZK_PROOF_BYTES], got[2 * CZK_PROOF_BYTES];
+        prove_bytes(&cpu, p, s, w, 2, r, sv, want);
+        for (int v = 0; v < 2; v++) {
+            setenv("CZK_CUDA_MSM_ACC", acc[v], 1);
+            czk_assert_ok(czk_backend_cuda(&gpu, 0, pool, 0, &err), &err);
+            czk_assert_ok(czk_backend_cuda(&gpu_str, 0, pool, 0, &err), &err);
+            unsigned drop = 0;
+            uint64_t dev = 0;
+            czk_assert_ok(gpu.ops->load(gpu.self, p, s, &drop, &dev, &err), &err);
+            prove_bytes(&gpu, p, s, w, 2, r, sv, got);
+            if (memcmp(got, want, sizeof want))
+                fail_msg("%u constraints, CZK_CUDA_MSM_ACC=%s, resident: proofs differ from the "
+                         "CPU backend's",
+                         SIZES[si], acc[v]);
+            czk_assert_ok(czk_backend_cuda_set_stream_chunk(&gpu_str, 1000, &err), &err);
+            prove_bytes(&gpu_str, p, s, w, 1, r, sv, got);
+            if (memcmp(got, want, CZK_PROOF_BYTES))
+                fail_msg("%u constraints, CZK_CUDA_MSM_ACC=%s, streamed: proof differs from the "
+                         "CPU backend's",
+                         SIZES[si], acc[v]);
+            czk_backend_release(&gpu);
+            czk_backend_release(&gpu_str);
+        }
+        czk_witness_free(&w[0]);
+        czk_witness_free(&w[1]);
+        czk_params_free(p);
+        czk_shape_free(s);
+    }
+    if (saved)
+        setenv("CZK_CUDA_MSM_ACC", saved, 1);
+    else
+        unsetenv("CZK_CUDA_MSM_ACC");
+    free(saved);
+    czk_backend_release(&cpu);
+}
+
 /* Host vectors dropped after a resident load (what the engine does): proofs still equal. */
 static void test_dropped_host_vectors(void **state) {
     (void)state;
@@ -459,6 +526,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_spmv),
         cmocka_unit_test(test_prove_equal),
+        cmocka_unit_test(test_prove_equal_affine),
         cmocka_unit_test(test_dropped_host_vectors),
         cmocka_unit_test(test_bad_device),
     };

@@ -1,0 +1,153 @@
+/*
+ * The batch-affine bucket accumulation (msm_affine.cuh) on the host: the
+ * device's per-thread bodies called thread by thread, kernel by kernel, in
+ * the device's order (czk_cuda_msm_affine_emulate, for tests without a GPU).
+ * The block-wide scan of the batch inversion runs step by step as on the
+ * device (every thread's new values, then the writes).
+ */
+#include "cuda/internal.h"
+#include "msm_affine.cuh"
+
+#include <stdlib.h>
+#include <string.h>
+#include <vector>
+
+using namespace czkg;
+
+namespace {
+
+using F = ba_fp;
+using A = affine<F>;
+
+/* Fills v with a byte pattern that is no valid field element: reads of unwritten slots show. */
+template <class T> void poison(std::vector<T> &v) {
+    memset(v.data(), 0xa5, v.size() * sizeof(T));
+}
+
+/* ba_inv_kernel, block by block. */
+void emulate_inv(F *tot, F *tmp, uint32_t total, uint32_t T, uint32_t G) {
+    constexpr uint32_t NT = ba_inv_threads<F>();
+    const uint32_t count = (total + T - 1) / T;
+    std::vector<F> pre(NT), suf(NT), na(NT), ns(NT);
+    std::vector<ba_run> run(NT);
+    for (uint32_t g = 0; g < G; g++) {
+        for (uint32_t tid = 0; tid < NT; tid++) {
+            run[tid] = ba_inv_run(count, G, g, NT, tid);
+            pre[tid] = suf[tid] = ba_inv_up(tot, tmp, run[tid]);
+        }
+        for (uint32_t off = 1; off < NT; off <<= 1) {
+            for (uint32_t tid = 0; tid < NT; tid++)
+                ba_scan_step(pre.data(), suf.data(), NT, tid, off, na[tid], ns[tid]);
+            pre = na;
+            suf = ns;
+        }
+        const F zi = pre[NT - 1].inv_binary();
+        for (uint32_t tid = 0; tid < NT; tid++)
+            ba_inv_down(tot, tmp, run[tid], ba_scan_inv(pre.data(), suf.data(), NT, tid, zi));
+    }
+}
+
+} // namespace
+
+extern "C" czk_status czk_cuda_msm_affine_emulate(const blst_p1_affine *bases,
+                                                  const uint32_t *skeys, const uint32_t *sidx,
+                                                  size_t n64, uint32_t B, uint32_t K,
+                                                  uint32_t strip, uint32_t blocks, blst_p1 *buckets,
+                                                  czk_err *err) {
+    static_assert(sizeof(A) == sizeof(blst_p1_affine), "layout");
+    static_assert(sizeof(jacobian<F>) == sizeof(blst_p1), "layout");
+    if (n64 >= (1ull << 31) || B == 0 || B > (1u << 30) || K == 0 || strip == 0 || blocks == 0)
+        return czk_errf(err, CZK_ERR_INVALID_ARG,
+                        "msm affine emulate: n = %zu, B = %u, K = %u, strip = %u, blocks = %u", n64,
+                        B, K, strip, blocks);
+    const uint32_t n = (uint32_t)n64;
+    for (uint32_t i = 0; i < n; i++)
+        if ((skeys[i] >> 1) > B || (i && skeys[i] < skeys[i - 1]) || sidx[i] >= n)
+            return czk_errf(err, CZK_ERR_INVALID_ARG,
+                            "msm affine emulate: entry %u (key %u, index %u): keys must be sorted "
+                            "and at most 2B + 1, indices below n",
+                            i, skeys[i], sidx[i]);
+    try {
+        /* msm_bounds and ba_sizes_kernel */
+        std::vector<uint32_t> start(B, 0), end(B, 0), m0(B);
+        for (uint32_t i = 0; i < n; i++) {
+            const uint32_t m = skeys[i] >> 1;
+            if (!m) continue;
+            if (!i || (skeys[i - 1] >> 1) != m) start[m - 1] = i;
+            end[m - 1] = i + 1;
+        }
+        uint32_t max_m = 0;
+        for (uint32_t b = 0; b < B; b++) {
+            m0[b] = end[b] - start[b];
+            if (m0[b] > max_m) max_m = m0[b];
+        }
+        /* ba_state::init with the strip forced */
+        uint64_t bufsz[2] = {1, 1}, pre_n = 1, tot_n = 1;
+        for (uint32_t l = 0; l < 32; l++) {
+            const uint64_t bd = ba_bound(n, B, K, l), S = (bd + strip - 1) / strip;
+            if (bd > bufsz[l & 1]) bufsz[l & 1] = bd;
+            if (S * strip > pre_n) pre_n = S * strip;
+            if (S > tot_n) tot_n = S;
+        }
+        std::vector<A> buf0(bufsz[0]), buf1(bufsz[1]), fin((size_t)B * K);
+        std::vector<F> pre(pre_n), tot(tot_n), tmp(tot_n);
+        std::vector<uint32_t> cnt((size_t)B + 1), os0((size_t)B + 1), os1((size_t)B + 1);
+        poison(buf0), poison(buf1), poison(fin), poison(pre), poison(tot), poison(tmp);
+        A *buf[2] = {buf0.data(), buf1.data()};
+        uint32_t *os[2] = {os0.data(), os1.data()};
+        const A *bp = (const A *)bases;
+        /* ba_state::window */
+        const uint32_t levels = ba_levels(max_m, K);
+        for (uint32_t l = 0; l < levels; l++) {
+            const uint64_t bd = ba_bound(n, B, K, l);
+            const uint32_t S = (uint32_t)((bd + strip - 1) / strip);
+            for (uint32_t b = 0; b <= B; b++)
+                cnt[b] = b < B ? ba_outputs(m0[b], K, l) : 0;
+            uint32_t sum = 0;
+            for (uint32_t b = 0; b <= B; b++) {
+                os[l & 1][b] = sum;
+                sum += cnt[b];
+            }
+            if (sum > bd)
+                return czk_errf(err, CZK_ERR_INTERNAL,
+                                "msm affine emulate: level %u has %u outputs, above its bound %llu",
+                                l, sum, (unsigned long long)bd);
+            ba_level<F> L;
+            L.bases = bp;
+            L.sidx = sidx;
+            L.skeys = skeys;
+            L.in = l ? buf[(l - 1) & 1] : nullptr;
+            L.out = buf[l & 1];
+            L.fin = fin.data();
+            L.m0 = m0.data();
+            L.in_start = l ? os[(l - 1) & 1] : start.data();
+            L.out_start = os[l & 1];
+            L.pre = pre.data();
+            L.tot = tot.data();
+            L.B = B, L.K = K, L.level = l, L.T = strip, L.S = S;
+            for (uint32_t t = 0; t < S; t++)
+                ba_forward(L, t);
+            emulate_inv(tot.data(), tmp.data(), sum, strip, blocks);
+            for (uint32_t t = 0; t < S; t++)
+                ba_backward(L, t);
+        }
+        ba_final_args<F> fa;
+        memset(&fa, 0, sizeof fa);
+        fa.L0.bases = bp;
+        fa.L0.sidx = sidx;
+        fa.L0.skeys = skeys;
+        fa.L0.m0 = m0.data();
+        fa.L0.in_start = start.data();
+        fa.L0.B = B;
+        fa.L0.K = K;
+        fa.fin = fin.data();
+        for (uint32_t b = 0; b < B; b++) {
+            jacobian<F> j = ba_final(fa, b).to_jacobian();
+            memcpy(&buckets[b], &j, sizeof j);
+        }
+    } catch (const std::bad_alloc &) {
+        return czk_errf(err, CZK_ERR_NOMEM, "msm affine emulate: host memory (n = %u, B = %u)", n,
+                        B);
+    }
+    return CZK_OK;
+}

@@ -1,0 +1,551 @@
+/*
+ * Batch-affine bucket accumulation for the G1 Pippenger of msm.cuh, selected
+ * by CZK_CUDA_MSM_ACC = 4 ("affine") or 5 ("hybrid"); the default stays the
+ * XYZZ chunks (msm_accumulate).
+ *
+ * After a window's sort the points of bucket b are the run [start_b, end_b)
+ * of the sorted indices. Instead of one thread summing a chunk of the run in
+ * XYZZ coordinates, the run is halved level by level by affine additions of
+ * adjacent points: at level l bucket b holds m_l = ⌈m_0/2^l⌉ points, and
+ * points 2j, 2j+1 make its output j (an odd last point is passed on). A
+ * bucket takes part while m_l > K; once it holds at most K points, one
+ * thread sums them in XYZZ (ba_final, at most K − 1 mixed additions), and the
+ * window sum runs as before (msm_running_sum). K = 1 (variant 4) halves to
+ * one point; K = 8 (variant 5, the hybrid) stops three levels earlier, where
+ * levels are small and their fixed cost (launches, the inversion's latency)
+ * outweighs the cheaper additions.
+ *
+ * One level, all buckets of the window at once:
+ *  1. count (ba_outputs): ⌈m_l/2⌉ outputs for a bucket taking part, else 0;
+ *     exclusive sum (CUB) → out_start[b]; out_start[B] = the level's outputs.
+ *  2. forward (ba_forward): thread t owns the T consecutive outputs tT ..
+ *     tT + T − 1, a strip that crosses bucket boundaries freely, so a bucket
+ *     of any size (one that holds every point, with repeated scalars)
+ *     spreads evenly over threads. Per output the denominator d of λ and
+ *     the running product c_k = d_0···d_k (Montgomery's trick) go to
+ *     pre[k·S + t] (coalesced over a warp); c_{n−1} is the strip's total.
+ *  3. inversion (ba_inv_kernel): the strip totals of the whole level are
+ *     inverted together: each thread takes a run of totals, a block-wide
+ *     product scan, ONE inversion per block (inv_binary, field.cuh), then
+ *     back-substitution. At 2^27 that is one inversion for ≈ 1.3 · 10^5
+ *     additions, so its multiplications vanish; its latency (~0.1 ms on
+ *     one thread) is a fixed cost per level.
+ *  4. backward (ba_backward): the strip in reverse: 1/d_k = (1/c_k)·c_{k−1},
+ *     1/c_{k−1} = (1/c_k)·d_k; λ, x3 = λ² − x1 − x2, y3 = λ(x1 − x3) − y1;
+ *     the result goes to the next level's buffer at its output position, or
+ *     to fin[b·K + j] once the bucket is done.
+ * Exceptional pairs are decided the same way in steps 2 and 4 (ba_case) and
+ * put d = 1 into the product: P + O = P, O + Q = Q, P + P = 2P with λ =
+ * 3x²/(2y), P + (−P) = O, a point with y = 0 (never in G1) doubled = O, an
+ * odd last point passed on. O is (0, 0) as in the bases (blst's convention;
+ * (0, 0) is not on the curve). No denominator is zero, so no product is.
+ *
+ * Multiplications per pair (M a multiplication, S a squaring; even/odd forms
+ * inline, sqr_eo ≈ 0.78 M): forward 1 M (c_k); backward 2 M (the trick),
+ * 1 M (λ), 1 S (λ²), 1 M (y3): 5 M + 1 S ≈ 5.8 M per addition, plus ≈ 3/T M
+ * for the totals' inversion (T = 32 at 2^27) — against madd-2008-s's 8 M +
+ * 2 S ≈ 9.6 M (≈ 10.8 M-equivalents measured with its additions, bench/GPU.md).
+ * A doubling costs 1 S more. At 2^27, c = 20: 1.74e9 additions ≈ 1.0e10 M,
+ * ≈ 0.38 s at 2.67e10 M/s (XYZZ accumulation now: 0.805 s).
+ *
+ * Memory traffic per pair: forward reads both x (2 · 48 B) and writes c_k
+ * (48 B); backward reads c_{k−1} (48 B) and both points (2 · 96 B) and
+ * writes the result (96 B): 480 B (level 0 reads the bases through the
+ * sorted indices, + 16 B of index and key). A window's levels hold ≈ n
+ * pairs (n/2 + n/4 + ...): at 2^27, c = 20 (13 windows of 2^19 buckets of
+ * ≈ 256 points) ≈ 2^27 · 496 B = 67 GB per window, 870 GB per MSM, ≈ 0.22–
+ * 0.25 s at 3.5–4 TB/s: below the multiplications, not far. The XYZZ path
+ * reads 96 B per addition (0.17 TB per MSM). So T is chosen for enough
+ * threads per level (≥ 1024 per SM) and at most 32 (T only sets how many
+ * totals the inversion takes; the traffic per pair does not depend on it),
+ * and pre is laid out [k][t] so that a warp's c_k accesses are contiguous.
+ * Device memory at 2^27: the two level buffers (n/2 + B and n/4 + B points,
+ * 9.8 GB), pre (n/2 · 48 B, 3.2 GB), fin (B·K·96 B: 50 / 400 MB).
+ *
+ * The per-thread bodies are __host__ __device__ and run on the host in
+ * czk_cuda_msm_affine_emulate (msm_affine.cu; tests without a GPU).
+ */
+#ifndef CZK_CUDA_MSM_AFFINE_CUH
+#define CZK_CUDA_MSM_AFFINE_CUH
+
+#include "ctx.cuh"
+#include "group.cuh"
+
+#include <cub/device/device_scan.cuh>
+
+#include <string.h>
+
+namespace czkg {
+
+/* The path's Fp: the even/odd multiplication and squaring inline (accumulation variant 0's). */
+using ba_fp = mont<with_mul<fp_params, MUL_EO, SQR_EO>>;
+
+namespace {
+
+constexpr uint32_t BA_THREADS = 256; /* forward / backward blocks */
+constexpr uint32_t BA_MAX_STRIP = 32;
+constexpr uint32_t BA_THREADS_PER_SM = 1024; /* wanted per level (T smaller below that) */
+
+/* The inversion's block: two scan arrays of F in shared memory (≤ 24 KB). */
+template <class F> constexpr uint32_t ba_inv_threads() {
+    return sizeof(F) <= 48 ? 256 : 128;
+}
+
+/* ⌈m/2^l⌉: the points of a bucket of m at level l. */
+CZK_HD uint32_t ba_at(uint32_t m, uint32_t l) {
+    return (uint32_t)(((uint64_t)m + (1ull << l) - 1) >> l);
+}
+
+/* Levels until a bucket of m points holds at most K (K >= 1). */
+CZK_HD uint32_t ba_levels(uint32_t m, uint32_t K) {
+    uint32_t l = 0;
+    while (ba_at(m, l) > K)
+        l++;
+    return l;
+}
+
+/* Outputs of a bucket of m0 points at level l: ⌈m_l/2⌉ while it takes part, else 0. */
+CZK_HD uint32_t ba_outputs(uint32_t m0, uint32_t K, uint32_t l) {
+    uint32_t m = ba_at(m0, l);
+    return m > K ? (m + 1) / 2 : 0;
+}
+
+/*
+ * The bucket of output o (o < os[B]): the largest b < B with os[b] <= o. A
+ * bucket without outputs starts where the next one does, so the largest
+ * such b is the one that has output o.
+ */
+CZK_HD uint32_t ba_find(const uint32_t *os, uint32_t B, uint32_t o) {
+    uint32_t lo = 0, hi = B;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (os[mid] <= o)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* One level of one window, as the forward and backward passes see it. */
+template <class F> struct ba_level {
+    const affine<F> *bases;       /* level 0 input: bases[sidx[i]], negated where skeys[i] & 1 */
+    const uint32_t *sidx, *skeys; /* the window's sorted indices and keys */
+    const affine<F> *in;          /* level >= 1 input: the previous level's outputs */
+    affine<F> *out;               /* outputs of buckets still taking part, at their position */
+    affine<F> *fin;               /* outputs of buckets done: fin[b·K + j] */
+    const uint32_t *m0;           /* points per bucket before the levels */
+    const uint32_t *in_start;     /* first input of bucket b (level 0: start_b) */
+    const uint32_t *out_start;    /* first output of bucket b; [B]: the level's outputs */
+    F *pre;                       /* running products, [k·S + t] */
+    F *tot;                       /* strip totals, then their inverses */
+    uint32_t B, K, level, T, S;   /* S: strips of the launch (>= ⌈outputs/T⌉) */
+};
+
+/* Output o of bucket b. */
+struct ba_slot {
+    uint32_t j; /* output index in the bucket */
+    uint32_t i; /* its first input (position in the level's input) */
+    bool pair;  /* a second input follows at i + 1 */
+    bool done;  /* the bucket is done after this level: the output goes to fin */
+};
+
+template <class F> CZK_HD ba_slot ba_slot_of(const ba_level<F> &L, uint32_t b, uint32_t o) {
+    ba_slot s;
+    const uint32_t m = ba_at(L.m0[b], L.level);
+    s.j = o - L.out_start[b];
+    s.i = L.in_start[b] + 2 * s.j;
+    s.pair = 2 * s.j + 1 < m;
+    s.done = (m + 1) / 2 <= L.K;
+    return s;
+}
+
+template <class F> CZK_HD affine<F> ba_point(const ba_level<F> &L, uint32_t i) {
+    if (L.level == 0) {
+        affine<F> p = ld_hd(L.bases + L.sidx[i]);
+        return (L.skeys[i] & 1) ? p.neg() : p;
+    }
+    return ld_hd(L.in + i);
+}
+
+template <class F> CZK_HD F ba_x(const ba_level<F> &L, uint32_t i) {
+    return ld_hd(L.level == 0 ? &L.bases[L.sidx[i]].x : &L.in[i].x);
+}
+
+enum { BA_ADD, BA_DBL, BA_LEFT, BA_RIGHT, BA_INF };
+
+/* How p + q is formed, and the denominator d of λ (one where nothing is inverted). */
+template <class F> CZK_HD int ba_case(const affine<F> &p, const affine<F> &q, F &d) {
+    d = F::one();
+    if (p.is_inf()) return BA_RIGHT;
+    if (q.is_inf()) return BA_LEFT;
+    if (p.x != q.x) {
+        d = q.x - p.x;
+        return BA_ADD;
+    }
+    if (p.y == q.y && !p.y.is_zero()) {
+        d = p.y.dbl();
+        return BA_DBL;
+    }
+    return BA_INF; /* q = −p, or y = 0 */
+}
+
+/* The forward pass's denominator: both x only, the points where x alone does not decide. */
+template <class F> CZK_HD F ba_den(const ba_level<F> &L, const ba_slot &s) {
+    if (!s.pair) return F::one();
+    const F x1 = ba_x(L, s.i), x2 = ba_x(L, s.i + 1);
+    if (x1 != x2 && !x1.is_zero() && !x2.is_zero()) return x2 - x1; /* ba_case's BA_ADD */
+    F d;
+    (void)ba_case(ba_point(L, s.i), ba_point(L, s.i + 1), d);
+    return d;
+}
+
+/* p + q given the case and inv = 1/d. */
+template <class F>
+CZK_HD affine<F> ba_apply(int cs, const affine<F> &p, const affine<F> &q, const F &inv) {
+    if (cs == BA_LEFT) return p;
+    if (cs == BA_RIGHT) return q;
+    if (cs == BA_INF) return {F::zero(), F::zero()};
+    F num;
+    if (cs == BA_ADD) {
+        num = q.y - p.y;
+    } else {
+        F xx = p.x.sqr();
+        num = xx + xx + xx;
+    }
+    const F lam = num * inv;
+    affine<F> r;
+    r.x = lam.sqr() - p.x - q.x; /* q.x = p.x when doubling */
+    r.y = lam * (p.x - r.x) - p.y;
+    return r;
+}
+
+/* Outputs of strip t: [o0, o0 + n), n = 0 past the level's end. */
+template <class F> CZK_HD uint32_t ba_strip(const ba_level<F> &L, uint32_t t, uint32_t &o0) {
+    const uint32_t total = L.out_start[L.B];
+    const uint64_t first = (uint64_t)t * L.T;
+    if (first >= total) return 0;
+    o0 = (uint32_t)first;
+    return total - o0 < L.T ? total - o0 : L.T;
+}
+
+/* Step 2 for strip t. */
+template <class F> CZK_HD void ba_forward(const ba_level<F> &L, uint32_t t) {
+    uint32_t o0 = 0;
+    const uint32_t n = ba_strip(L, t, o0);
+    if (!n) return;
+    const uint32_t *os = L.out_start;
+    uint32_t b = ba_find(os, L.B, o0);
+    F acc = F::one();
+#pragma unroll 1
+    for (uint32_t k = 0; k < n; k++) {
+        const uint32_t o = o0 + k;
+        if (o >= os[b + 1]) b = o < os[b + 2] ? b + 1 : ba_find(os, L.B, o); /* b + 1 < B */
+        const F d = ba_den(L, ba_slot_of(L, b, o));
+        acc = k ? acc * d : d;
+        if (k + 1 < n) st_hd(L.pre + (size_t)k * L.S + t, acc);
+    }
+    st_hd(L.tot + t, acc);
+}
+
+/* Step 4 for strip t (L.tot[t] holds 1/c_{n−1}). */
+template <class F> CZK_HD void ba_backward(const ba_level<F> &L, uint32_t t) {
+    uint32_t o0 = 0;
+    const uint32_t n = ba_strip(L, t, o0);
+    if (!n) return;
+    const uint32_t *os = L.out_start;
+    uint32_t b = ba_find(os, L.B, o0 + n - 1);
+    F inv_c = ld_hd(L.tot + t); /* 1/c_k */
+#pragma unroll 1
+    for (uint32_t k = n; k-- > 0;) {
+        const uint32_t o = o0 + k;
+        if (o < os[b]) b = o >= os[b - 1] ? b - 1 : ba_find(os, L.B, o); /* b > 0 here */
+        const ba_slot s = ba_slot_of(L, b, o);
+        const affine<F> p = ba_point(L, s.i);
+        affine<F> q = {F::zero(), F::zero()};
+        F d = F::one();
+        int cs = BA_LEFT;
+        if (s.pair) {
+            q = ba_point(L, s.i + 1);
+            cs = ba_case(p, q, d);
+        }
+        const F inv = k ? inv_c * ld_hd(L.pre + (size_t)(k - 1) * L.S + t) : inv_c;
+        if (k) inv_c = inv_c * d;
+        st_hd(s.done ? L.fin + (size_t)b * L.K + s.j : L.out + o, ba_apply(cs, p, q, inv));
+    }
+}
+
+/* Step 3: thread tid of block g (of G, NT threads) takes the totals [lo, hi) of `count`. */
+struct ba_run {
+    uint32_t lo, hi;
+};
+CZK_HD ba_run ba_inv_run(uint32_t count, uint32_t G, uint32_t g, uint32_t NT, uint32_t tid) {
+    const uint64_t blo = (uint64_t)count * g / G, bhi = (uint64_t)count * (g + 1) / G;
+    const uint64_t len = bhi - blo, per = (len + NT - 1) / NT;
+    const uint64_t a = tid * per < len ? tid * per : len,
+                   e = (tid + 1) * per < len ? (tid + 1) * per : len;
+    return {(uint32_t)(blo + a), (uint32_t)(blo + e)};
+}
+
+/* Running products of the run's totals into tmp; returns their product (one if empty). */
+template <class F> CZK_HD F ba_inv_up(const F *tot, F *tmp, ba_run r) {
+    F acc = F::one();
+#pragma unroll 1
+    for (uint32_t i = r.lo; i < r.hi; i++) {
+        acc = i == r.lo ? tot[i] : acc * tot[i];
+        tmp[i] = acc;
+    }
+    return acc;
+}
+
+/* The run's totals replaced by their inverses, given inv = 1/(their product). */
+template <class F> CZK_HD void ba_inv_down(F *tot, const F *tmp, ba_run r, F inv) {
+#pragma unroll 1
+    for (uint32_t i = r.hi; i-- > r.lo;) {
+        const F x = tot[i];
+        tot[i] = i > r.lo ? inv * tmp[i - 1] : inv;
+        inv = inv * x;
+    }
+}
+
+/*
+ * One Hillis–Steele step (distance off) of the block's inclusive prefix
+ * (pre) and suffix (suf) products of the threads' run products: thread
+ * tid's new values; all threads read before any writes.
+ */
+template <class F>
+CZK_HD void ba_scan_step(const F *pre, const F *suf, uint32_t NT, uint32_t tid, uint32_t off, F &a,
+                         F &s) {
+    a = pre[tid];
+    s = suf[tid];
+    if (tid >= off) a = pre[tid - off] * a;
+    if (tid + off < NT) s = s * suf[tid + off];
+}
+
+/* 1/R_tid from the finished scans and zi = 1/Π R: zi · Π_{t<tid} R_t · Π_{t>tid} R_t. */
+template <class F>
+CZK_HD F ba_scan_inv(const F *pre, const F *suf, uint32_t NT, uint32_t tid, const F &zi) {
+    const F e = tid ? pre[tid - 1] : F::one();
+    const F f = tid + 1 < NT ? suf[tid + 1] : F::one();
+    return zi * e * f;
+}
+
+/* The level's input view of level 0 (the final pass reads small buckets from there). */
+template <class F> struct ba_final_args {
+    ba_level<F> L0; /* level 0: bases, sidx, skeys, m0, in_start = start_b */
+    const affine<F> *fin;
+};
+
+/* The bucket's sum: its m_0 <= K points from the bases, or its ≤ K level outputs from fin. */
+template <class F> CZK_HD xyzz<F> ba_final(const ba_final_args<F> &A, uint32_t b) {
+    const ba_level<F> &L = A.L0;
+    const uint32_t m = L.m0[b], K = L.K;
+    xyzz<F> acc = xyzz<F>::inf();
+    if (m <= K) {
+#pragma unroll 1
+        for (uint32_t j = 0; j < m; j++)
+            acc.add_affine(ba_point(L, L.in_start[b] + j));
+    } else {
+        const uint32_t mf = ba_at(m, ba_levels(m, K));
+#pragma unroll 1
+        for (uint32_t j = 0; j < mf; j++)
+            acc.add_affine(ld_hd(A.fin + (size_t)b * K + j));
+    }
+    return acc;
+}
+
+/* ---- device kernels ---- */
+
+__global__ void ba_sizes_kernel(const uint32_t *start, const uint32_t *end, uint32_t B,
+                                uint32_t *m0, uint32_t *max_m) {
+    const uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+    const uint32_t m = b < B ? end[b] - start[b] : 0;
+    if (b < B) m0[b] = m;
+    const uint32_t w = __reduce_max_sync(0xffffffffu, m); /* blockDim.x: a multiple of 32 */
+    if ((threadIdx.x & 31) == 0 && w) atomicMax(max_m, w);
+}
+
+__global__ void ba_count_kernel(const uint32_t *m0, uint32_t B, uint32_t K, uint32_t level,
+                                uint32_t *cnt) {
+    const uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+    if (b <= B) cnt[b] = b < B ? ba_outputs(m0[b], K, level) : 0;
+}
+
+template <class F> __global__ void __launch_bounds__(BA_THREADS) ba_forward_kernel(ba_level<F> L) {
+    const uint32_t t = blockIdx.x * BA_THREADS + threadIdx.x;
+    if (t < L.S) ba_forward(L, t);
+}
+
+template <class F> __global__ void __launch_bounds__(BA_THREADS) ba_backward_kernel(ba_level<F> L) {
+    const uint32_t t = blockIdx.x * BA_THREADS + threadIdx.x;
+    if (t < L.S) ba_backward(L, t);
+}
+
+/* Step 3 over ⌈*total/T⌉ strip totals, gridDim.x blocks of NT threads (every thread of a block). */
+template <class F, uint32_t NT>
+__global__ void __launch_bounds__(NT)
+    ba_inv_kernel(F *tot, F *tmp, const uint32_t *total, uint32_t T) {
+    __shared__ F pre[NT], suf[NT];
+    __shared__ F zi;
+    const uint32_t tid = threadIdx.x, count = (*total + T - 1) / T;
+    const ba_run r = ba_inv_run(count, gridDim.x, blockIdx.x, NT, tid);
+    const F v = ba_inv_up(tot, tmp, r);
+    pre[tid] = v;
+    suf[tid] = v;
+    __syncthreads();
+#pragma unroll 1
+    for (uint32_t off = 1; off < NT; off <<= 1) {
+        F a, s;
+        ba_scan_step(pre, suf, NT, tid, off, a, s);
+        __syncthreads();
+        pre[tid] = a;
+        suf[tid] = s;
+        __syncthreads();
+    }
+    if (tid == 0) zi = pre[NT - 1].inv_binary();
+    __syncthreads();
+    ba_inv_down(tot, tmp, r, ba_scan_inv(pre, suf, NT, tid, zi));
+}
+
+template <class F>
+__global__ void __launch_bounds__(BA_THREADS) ba_final_kernel(ba_final_args<F> A, xyzz<F> *bucket) {
+    const uint32_t b = blockIdx.x * BA_THREADS + threadIdx.x;
+    if (b < A.L0.B) st_vec(bucket + b, ba_final(A, b));
+}
+
+/* ---- the host side ---- */
+
+/* Points the outputs of level l can take (a bound from n alone): Σ ⌈m_0/2^(l+1)⌉ over the buckets
+ * taking part, each with m_0 > K·2^l. */
+inline uint64_t ba_bound(uint64_t n, uint64_t B, uint32_t K, uint32_t l) {
+    uint64_t active = n / (((uint64_t)K << l) + 1);
+    if (active > B) active = B;
+    uint64_t b = (n >> (l + 1)) + active;
+    return b < n ? b : n;
+}
+
+/* Strip length T for a level of `bound` outputs (forced: ctx->msm_strip). */
+inline uint32_t ba_strip_len(uint64_t bound, int sm_count, uint32_t forced) {
+    if (forced) return forced;
+    uint64_t t = bound / ((uint64_t)(sm_count > 0 ? sm_count : 1) * BA_THREADS_PER_SM);
+    return t < 1 ? 1 : t > BA_MAX_STRIP ? BA_MAX_STRIP : (uint32_t)t;
+}
+
+/* The batch-affine accumulation of one Pippenger run: buffers for all its windows. */
+template <class F> struct ba_state {
+    using A = affine<F>;
+    uint32_t n = 0, B = 0, K = 0, strip = 0;
+    int sm_count = 0;
+    dev_buf<A> buf[2], fin;
+    dev_buf<F> pre, tot, tmp;
+    dev_buf<uint32_t> m0, cnt, os[2], max_m;
+    dev_buf<uint8_t> temp;
+    size_t temp_bytes = 0;
+
+    czk_status init(czk_cuda_ctx *ctx, uint32_t n_, uint32_t B_, uint32_t K_, const char *nm,
+                    czk_err *err) {
+        n = n_, B = B_, K = K_, strip = ctx->msm_strip, sm_count = ctx->sm_count;
+        cudaStream_t s = ctx->stream;
+        uint64_t bufsz[2] = {1, 1}, pre_n = 1, tot_n = 1;
+        for (uint32_t l = 0; l < 32; l++) {
+            const uint64_t bd = ba_bound(n, B, K, l);
+            const uint32_t T = ba_strip_len(bd, sm_count, strip);
+            const uint64_t S = (bd + T - 1) / T;
+            if (bd > bufsz[l & 1]) bufsz[l & 1] = bd;
+            if (S * T > pre_n) pre_n = S * T;
+            if (S > tot_n) tot_n = S;
+        }
+        CZK_CU(buf[0].alloc(bufsz[0], s), "msm_%s affine: allocate level buffer (%llu points)", nm,
+               (unsigned long long)bufsz[0]);
+        CZK_CU(buf[1].alloc(bufsz[1], s), "msm_%s affine: allocate level buffer (%llu points)", nm,
+               (unsigned long long)bufsz[1]);
+        CZK_CU(fin.alloc((size_t)B * K, s), "msm_%s affine: allocate bucket outputs", nm);
+        CZK_CU(pre.alloc(pre_n, s), "msm_%s affine: allocate running products (%llu)", nm,
+               (unsigned long long)pre_n);
+        CZK_CU(tot.alloc(tot_n, s), "msm_%s affine: allocate strip totals", nm);
+        CZK_CU(tmp.alloc(tot_n, s), "msm_%s affine: allocate strip totals", nm);
+        CZK_CU(m0.alloc(B, s), "msm_%s affine: allocate bucket sizes", nm);
+        CZK_CU(cnt.alloc((size_t)B + 1, s), "msm_%s affine: allocate output counts", nm);
+        CZK_CU(os[0].alloc((size_t)B + 1, s), "msm_%s affine: allocate output offsets", nm);
+        CZK_CU(os[1].alloc((size_t)B + 1, s), "msm_%s affine: allocate output offsets", nm);
+        CZK_CU(max_m.alloc(1, s), "msm_%s affine: allocate counter", nm);
+        CZK_CU(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, cnt.p, os[0].p, B + 1, s),
+               "msm_%s affine: scan size", nm);
+        CZK_CU(temp.alloc(temp_bytes, s), "msm_%s affine: allocate scan space", nm);
+        return CZK_OK;
+    }
+
+    /*
+     * One window: bucket[b] = Σ of bucket b's signed points, from the sorted keys and indices and
+     * the bucket bounds [start_b, end_b) (msm_bounds). The launches of the levels and the final
+     * pass are timed as phases 3 and 4 of pc.
+     */
+    template <class PC>
+    czk_status window(czk_cuda_ctx *ctx, const A *bases, const uint32_t *skeys,
+                      const uint32_t *sidx, const uint32_t *start, const uint32_t *end,
+                      xyzz<F> *bucket, PC &pc, const char *nm, unsigned w, czk_err *err) {
+        cudaStream_t s = ctx->stream;
+        CZK_CU(cudaMemsetAsync(max_m, 0, sizeof(uint32_t), s), "msm_%s affine: clear counter", nm);
+        ba_sizes_kernel<<<grid_for(B, 256), 256, 0, s>>>(start, end, B, m0, max_m);
+        CZK_LAUNCH("msm_%s affine: bucket sizes, window %u", nm, w);
+        uint32_t mm = 0;
+        CZK_CU(cudaMemcpyAsync(&mm, max_m.p, sizeof mm, cudaMemcpyDeviceToHost, s),
+               "msm_%s affine: download the largest bucket", nm);
+        CZK_CU(cudaStreamSynchronize(s), "msm_%s affine: synchronize", nm);
+        const uint32_t levels = ba_levels(mm, K);
+        pc.start();
+        for (uint32_t l = 0; l < levels; l++) {
+            const uint64_t bd = ba_bound(n, B, K, l);
+            const uint32_t T = ba_strip_len(bd, sm_count, strip);
+            const uint32_t S = (uint32_t)((bd + T - 1) / T);
+            ba_count_kernel<<<grid_for((size_t)B + 1, 256), 256, 0, s>>>(m0, B, K, l, cnt);
+            CZK_LAUNCH("msm_%s affine: output counts, window %u level %u", nm, w, l);
+            CZK_CU(cub::DeviceScan::ExclusiveSum(temp.p, temp_bytes, cnt.p, os[l & 1].p, B + 1, s),
+                   "msm_%s affine: output offsets, window %u level %u", nm, w, l);
+            ba_level<F> L;
+            L.bases = bases;
+            L.sidx = sidx;
+            L.skeys = skeys;
+            L.in = l ? buf[(l - 1) & 1].p : nullptr;
+            L.out = buf[l & 1];
+            L.fin = fin;
+            L.m0 = m0;
+            L.in_start = l ? os[(l - 1) & 1].p : start;
+            L.out_start = os[l & 1];
+            L.pre = pre;
+            L.tot = tot;
+            L.B = B, L.K = K, L.level = l, L.T = T, L.S = S;
+            ba_forward_kernel<F><<<grid_for(S, BA_THREADS), BA_THREADS, 0, s>>>(L);
+            CZK_LAUNCH("msm_%s affine: forward pass, window %u level %u", nm, w, l);
+            constexpr uint32_t NT = ba_inv_threads<F>();
+            uint64_t g = (S + NT - 1) / NT, gmax = 4ull * (sm_count > 0 ? sm_count : 1);
+            ba_inv_kernel<F, NT>
+                <<<(unsigned)(g < gmax ? g : gmax), NT, 0, s>>>(tot, tmp, os[l & 1].p + B, T);
+            CZK_LAUNCH("msm_%s affine: batch inversion, window %u level %u", nm, w, l);
+            ba_backward_kernel<F><<<grid_for(S, BA_THREADS), BA_THREADS, 0, s>>>(L);
+            CZK_LAUNCH("msm_%s affine: backward pass, window %u level %u", nm, w, l);
+        }
+        pc.stop(3);
+        pc.start();
+        ba_final_args<F> fa;
+        memset(&fa, 0, sizeof fa);
+        fa.L0.bases = bases;
+        fa.L0.sidx = sidx;
+        fa.L0.skeys = skeys;
+        fa.L0.m0 = m0;
+        fa.L0.in_start = start;
+        fa.L0.B = B;
+        fa.L0.K = K;
+        fa.fin = fin;
+        ba_final_kernel<F><<<grid_for(B, BA_THREADS), BA_THREADS, 0, s>>>(fa, bucket);
+        CZK_LAUNCH("msm_%s affine: bucket sums, window %u", nm, w);
+        pc.stop(4);
+        return CZK_OK;
+    }
+};
+
+} // namespace
+
+} // namespace czkg
+
+#endif
