@@ -45,10 +45,10 @@ extern const czk_g16_group czk_g16_g1, czk_g16_g2;
  * path, with st its fstat) before it is read: by its content key (format
  * 3; *current true), else by its path (formats 2 and 1, which count only
  * when path, size, mtime, device and inode equal st). Returns NONE if there
- * is none; else the digest it holds (PLAIN: a format-1 stamp, the plain
- * BLAKE2b-512; TREE: the tree digest). czk_g16_stamp_write records a
- * format-3 stamp of fd's content with the tree digest (false if it could
- * not).
+ * is none; else the digests it holds (PLAIN: a format-1 stamp, the plain
+ * BLAKE2b-512; TREE: tree digests). czk_g16_stamp_write records a format-3
+ * stamp of fd's content with the tree digest, keeping the other digests of
+ * that content key it held (false if it could not).
  */
 typedef enum czk_g16_stamp_kind {
     CZK_G16_STAMP_NONE = 0,
@@ -56,9 +56,23 @@ typedef enum czk_g16_stamp_kind {
     CZK_G16_STAMP_TREE,
 } czk_g16_stamp_kind;
 
+/* Tree digests one format-3 stamp keeps: files of the same size and first 64 KiB (e.g. a key
+ * file and a copy damaged after its vk) each keep theirs, the most recent first. */
+#define CZK_G16_STAMP_DIGESTS 4
+
+/* The digests a stamp holds (a path stamp: one). */
+typedef struct czk_g16_stamp_digests {
+    uint8_t d[CZK_G16_STAMP_DIGESTS][64];
+    unsigned n;
+} czk_g16_stamp_digests;
+
+/* Whether digest is one of c's. */
+bool czk_g16_stamp_has(const czk_g16_stamp_digests *c, const uint8_t digest[64]);
+
 bool czk_g16_stamp_dir(char *out, size_t cap, const char *stamp_dir);
 czk_g16_stamp_kind czk_g16_stamp_lookup(const char *dir, int fd, const char *path,
-                                        const struct stat *st, uint8_t digest[64], bool *current);
+                                        const struct stat *st, czk_g16_stamp_digests *digests,
+                                        bool *current);
 bool czk_g16_stamp_write(const char *dir, int fd, const struct stat *st, const uint8_t tree[64]);
 /* A stamp for the file at path as it is now, in stamp_dir (NULL: the default); false: none. */
 bool czk_g16_stamp_file(const char *path, const char *stamp_dir, const uint8_t tree[64]);

@@ -849,7 +849,7 @@ static void full_check_why(char *out, size_t cap, bool stamps, const char *dir, 
  * matching format-3 stamp records one (groth16.h, "Digests").
  */
 static czk_status read_usual(int fd, const struct stat *stt, czk_params *pa, bool full, bool plain,
-                             czk_g16_stamp_kind kind, bool current, const uint8_t cand[64],
+                             czk_g16_stamp_kind kind, bool current, const czk_g16_stamp_digests *cand,
                              bool stamps, const char *dir, const czk_params_read_opts *o, prog *pg,
                              double t0, czk_params_read_info *inf, czk_err *err) {
     czk_g16_reader *rd = NULL;
@@ -868,8 +868,8 @@ static czk_status read_usual(int fd, const struct stat *stt, czk_params *pa, boo
     if (plain) fill_digest(inf, plain_d);
     inf->bytes = s.size;
     inf->known = full || !plain ? NULL : czk_params_known_digest(inf->digest);
-    bool match = (kind == CZK_G16_STAMP_TREE && memcmp(cand, inf->tree, 64) == 0) ||
-                 (kind == CZK_G16_STAMP_PLAIN && memcmp(cand, plain_d, 64) == 0);
+    bool match = (kind == CZK_G16_STAMP_TREE && czk_g16_stamp_has(cand, inf->tree)) ||
+                 (kind == CZK_G16_STAMP_PLAIN && czk_g16_stamp_has(cand, plain_d));
     if (inf->known) {
         inf->trust = CZK_TRUST_KNOWN;
     } else if (match) {
@@ -907,10 +907,10 @@ czk_status czk_params_read(czk_params **out, const char *path, const czk_params_
     czk_status st = open_input(path, &fd, &stt, err);
     if (st) return st;
     /* a stamp of these contents (or of this path, by an older czk) says which digest is needed */
-    uint8_t cand[64];
+    czk_g16_stamp_digests cand = {.n = 0};
     bool current = false;
     czk_g16_stamp_kind kind = !full && stamps
-                                  ? czk_g16_stamp_lookup(dir, fd, path, &stt, cand, &current)
+                                  ? czk_g16_stamp_lookup(dir, fd, path, &stt, &cand, &current)
                                   : CZK_G16_STAMP_NONE;
     bool plain = kind != CZK_G16_STAMP_TREE;
     czk_params *pa = calloc(1, sizeof *pa);
@@ -927,7 +927,7 @@ czk_status czk_params_read(czk_params **out, const char *path, const czk_params_
         if (!st && done) {
             inf.seconds_read = czk_g16_now() - t0;
             inf.bytes = (uint64_t)stt.st_size;
-            if (!memcmp(cand, inf.tree, 64)) {
+            if (czk_g16_stamp_has(&cand, inf.tree)) {
                 inf.trust = CZK_TRUST_STAMP;
                 if (!(pa->lazy = calloc(1, sizeof *pa->lazy)))
                     st = czk_errf(err, CZK_ERR_NOMEM, "out of memory");
@@ -954,7 +954,7 @@ czk_status czk_params_read(czk_params **out, const char *path, const czk_params_
         }
     }
     if (!done && !st)
-        st = read_usual(fd, &stt, pa, full, plain, kind, current, cand, stamps, dir, &o, &pg, t0,
+        st = read_usual(fd, &stt, pa, full, plain, kind, current, &cand, stamps, dir, &o, &pg, t0,
                         &inf, err);
     close(fd);
     if (st) {

@@ -14,11 +14,14 @@
  *   head-sha256 <64 hex digits: the key>
  *   blake2b512-tree64m <128 hex digits>
  *
+ * with up to CZK_G16_STAMP_DIGESTS digest lines, the most recent first:
  * The key only finds the stamp before the read (and so tells the reader
  * that the tree digest alone is needed, and that an encoded read may trust
  * the file); the tree digest of the bytes read now is what counts: a file
  * with the same beginning and size but other bytes later does not match,
- * is checked in full and gets its own stamp under the same key.
+ * is checked in full and gets its digest added to the stamp of that key
+ * (the oldest beyond the limit dropped), so that a key file and a copy of
+ * it damaged after its first 64 KiB do not evict each other's stamp.
  *
  * Stamps of czk before format 3 were keyed by the absolute path (the file
  * named by SHA-256 of realpath) and hold path, size, mtime (ns), device,
@@ -128,25 +131,38 @@ static size_t read_stamp(const char *file, char *have) {
     return got;
 }
 
-/* have (got bytes) is the head `want`, the digest line of format v, a digest and a newline:
- * the digest into digest. */
+bool czk_g16_stamp_has(const czk_g16_stamp_digests *c, const uint8_t digest[64]) {
+    for (unsigned i = 0; i < c->n; i++)
+        if (!memcmp(c->d[i], digest, 64)) return true;
+    return false;
+}
+
+/* have (got bytes) is the head `want` then digest lines of format v (exactly one for formats 1
+ * and 2, 1..CZK_G16_STAMP_DIGESTS for format 3), each a digest and a newline: the digests into
+ * out. */
 static bool stamp_matches(const char *have, size_t got, const char *want, unsigned v,
-                          uint8_t digest[64]) {
-    size_t hl = strlen(want), dl = strlen(DIGEST_LINE[v]);
-    if (got != hl + dl + 129 || memcmp(have, want, hl) || memcmp(have + hl, DIGEST_LINE[v], dl) ||
-        have[got - 1] != '\n')
-        return false;
-    const char *hx = have + hl + dl;
-    for (unsigned i = 0; i < 64; i++) {
-        int a = hexval(hx[2 * i]), b = hexval(hx[2 * i + 1]);
-        if (a < 0 || b < 0) return false;
-        digest[i] = (uint8_t)(a << 4 | b);
+                          czk_g16_stamp_digests *out) {
+    size_t hl = strlen(want), dl = strlen(DIGEST_LINE[v]), line = dl + 129;
+    if (got < hl + line || (got - hl) % line || memcmp(have, want, hl)) return false;
+    unsigned n = (unsigned)((got - hl) / line);
+    if (n > (v == 3 ? CZK_G16_STAMP_DIGESTS : 1u)) return false;
+    for (unsigned k = 0; k < n; k++) {
+        const char *l = have + hl + k * line;
+        if (memcmp(l, DIGEST_LINE[v], dl) || l[line - 1] != '\n') return false;
+        const char *hx = l + dl;
+        for (unsigned i = 0; i < 64; i++) {
+            int a = hexval(hx[2 * i]), b = hexval(hx[2 * i + 1]);
+            if (a < 0 || b < 0) return false;
+            out->d[k][i] = (uint8_t)(a << 4 | b);
+        }
     }
+    out->n = n;
     return true;
 }
 
 czk_g16_stamp_kind czk_g16_stamp_lookup(const char *dir, int fd, const char *path,
-                                        const struct stat *st, uint8_t digest[64], bool *current) {
+                                        const struct stat *st, czk_g16_stamp_digests *digest,
+                                        bool *current) {
     char file[PATH_MAX + 80], *want = malloc(TEXT_CAP), *have = malloc(TEXT_CAP + 1);
     czk_g16_stamp_kind kind = CZK_G16_STAMP_NONE;
     *current = false;
@@ -189,13 +205,25 @@ static bool make_dirs(const char *dir) {
 }
 
 bool czk_g16_stamp_write(const char *dir, int fd, const struct stat *st, const uint8_t tree[64]) {
-    char file[PATH_MAX + 80], tmp[PATH_MAX + 96], *text = malloc(TEXT_CAP + 200), dx[129];
+    enum { LINES = 200 * CZK_G16_STAMP_DIGESTS };
+    char file[PATH_MAX + 80], tmp[PATH_MAX + 96], *text = malloc(TEXT_CAP + LINES), dx[129];
+    char *have = malloc(TEXT_CAP + 1);
     bool ok = false;
-    czk_g16_hex(dx, tree, 64);
     size_t hl;
-    if (text && content_head(dir, fd, st, file, sizeof file, text, TEXT_CAP) &&
-        (hl = strlen(text), snprintf(text + hl, 200, "%s%s\n", DIGEST_LINE[3], dx) < 200) &&
+    if (text && have && content_head(dir, fd, st, file, sizeof file, text, TEXT_CAP) &&
         make_dirs(dir) && snprintf(tmp, sizeof tmp, "%s.XXXXXX", file) < (int)sizeof tmp) {
+        /* this digest first, then the others the stamp of this key holds */
+        czk_g16_stamp_digests old = {.n = 0};
+        if (!stamp_matches(have, read_stamp(file, have), text, 3, &old)) old.n = 0;
+        hl = strlen(text);
+        czk_g16_hex(dx, tree, 64);
+        hl += (size_t)snprintf(text + hl, 200, "%s%s\n", DIGEST_LINE[3], dx);
+        for (unsigned i = 0, kept = 1; i < old.n && kept < CZK_G16_STAMP_DIGESTS; i++)
+            if (memcmp(old.d[i], tree, 64)) {
+                czk_g16_hex(dx, old.d[i], 64);
+                hl += (size_t)snprintf(text + hl, 200, "%s%s\n", DIGEST_LINE[3], dx);
+                kept++;
+            }
         int out = mkostemp(tmp, O_CLOEXEC);
         if (out >= 0) {
             size_t len = strlen(text), done = 0;
@@ -208,5 +236,6 @@ bool czk_g16_stamp_write(const char *dir, int fd, const struct stat *st, const u
         }
     }
     free(text);
+    free(have);
     return ok;
 }

@@ -735,6 +735,31 @@ static void test_big_file(void **state) {
     assert_false(info.has_blake2b);
     assert_true(info.stamp_written);
     czk_params_free(p);
+    /* a second file of the same size and first 64 KiB (its last two G2 points swapped: other
+     * bytes, still valid): checked in full and stamped under the same content key, without
+     * evicting the first file's digest — both keep their stamps */
+    char path2[420];
+    snprintf(path2, sizeof path2, "%s/big-swapped.params", f->dir);
+    size_t len = 0;
+    uint8_t *b = czk_test_read(path, &len), t[192];
+    assert_int_equal(len, size);
+    memcpy(t, b + len - 384, 192);
+    memmove(b + len - 384, b + len - 192, 192);
+    memcpy(b + len - 192, t, 192);
+    assert_memory_not_equal(b + len - 384, b + len - 192, 192);
+    czk_test_write(path2, b, len);
+    free(b);
+    czk_assert_ok(czk_params_read(&p, path2, &o, &info, &err), &err);
+    assert_int_equal(info.trust, CZK_TRUST_CHECKED);
+    assert_true(info.stamp_written);
+    czk_params_free(p);
+    const char *both[2] = {path, path2};
+    for (int k = 0; k < 2; k++) {
+        czk_assert_ok(czk_params_read(&p, both[k], &o, &info, &err), &err);
+        assert_int_equal(info.trust, CZK_TRUST_STAMP);
+        assert_false(info.stamp_written);
+        czk_params_free(p);
+    }
     czk_params_free(pa);
 }
 
