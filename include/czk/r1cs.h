@@ -343,6 +343,21 @@ CZK_NODISCARD czk_status czk_cs_witness_into(czk_witness *buf, czk_circuit_fn fn
                                              const atomic_int *cancel, czk_err *err)
     CZK_NONNULL(1, 2);
 
+/*
+ * Runs fn(cs, ctx) once in RECORD mode (czk_cs_record) or WITNESS mode into
+ * malloc'ed arrays (czk_cs_witness): czk_cs_create with `cancel`, czk_cs_run,
+ * czk_cs_take_shape / czk_cs_take_witness, czk_cs_free, in one call — what
+ * every circuit's record and witness functions do (porep, post, snap).
+ * Out: *out  the shape (czk_shape_free) / the assignment (czk_witness_free);
+ *            untouched on failure.
+ * Returns: CZK_OK; the errors of those calls (CZK_ERR_NOMEM, CZK_ERR_CANCELLED,
+ *   fn's status).
+ */
+CZK_NODISCARD czk_status czk_cs_record(czk_shape **out, czk_circuit_fn fn, void *ctx,
+                                       const atomic_int *cancel, czk_err *err) CZK_NONNULL(1, 2);
+CZK_NODISCARD czk_status czk_cs_witness(czk_witness *out, czk_circuit_fn fn, void *ctx,
+                                        const atomic_int *cancel, czk_err *err) CZK_NONNULL(1, 2);
+
 /* Frees a shape and its arrays. NULL is allowed. */
 void czk_shape_free(czk_shape *shape);
 /*

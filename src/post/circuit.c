@@ -203,41 +203,19 @@ czk_status czk_post_circuit_fn(czk_cs *cs, void *ctx) {
     return czk_post_synthesize(cs, c->config, c->witness);
 }
 
-static czk_status run(czk_cs_mode mode, const czk_post_config *cfg, const czk_post_witness *w,
-                      const atomic_int *cancel, czk_cs **out, czk_err *err) {
-    czk_status st = czk_post_config_check(cfg, NULL, err);
-    if (st) return st;
-    czk_cs *cs = czk_cs_create(mode, cancel, err);
-    if (!cs) return err ? err->code : CZK_ERR_NOMEM;
-    czk_post_circuit c = {cfg, w};
-    st = czk_cs_run(cs, czk_post_circuit_fn, &c, err);
-    if (st) {
-        czk_cs_free(cs);
-        return st;
-    }
-    *out = cs;
-    return CZK_OK;
-}
-
 czk_status czk_post_record(czk_shape **out, const czk_post_config *cfg, const atomic_int *cancel,
                            czk_err *err) {
-    czk_cs *cs = NULL;
-    czk_status st = run(CZK_CS_RECORD, cfg, NULL, cancel, &cs, err);
-    if (st) return st;
-    st = czk_cs_take_shape(cs, out, err);
-    czk_cs_free(cs);
-    return st;
+    czk_status st = czk_post_config_check(cfg, NULL, err);
+    czk_post_circuit c = {cfg, NULL};
+    return st ? st : czk_cs_record(out, czk_post_circuit_fn, &c, cancel, err);
 }
 
 czk_status czk_post_witness_generate(czk_witness *out, const czk_post_config *cfg,
                                      const czk_post_witness *w, const atomic_int *cancel,
                                      czk_err *err) {
-    czk_cs *cs = NULL;
-    czk_status st = run(CZK_CS_WITNESS, cfg, w, cancel, &cs, err);
-    if (st) return st;
-    st = czk_cs_take_witness(cs, out, err);
-    czk_cs_free(cs);
-    return st;
+    czk_status st = czk_post_config_check(cfg, NULL, err);
+    czk_post_circuit c = {cfg, w};
+    return st ? st : czk_cs_witness(out, czk_post_circuit_fn, &c, cancel, err);
 }
 
 czk_status czk_post_witness_generate_into(czk_witness *buf, const czk_post_config *cfg,

@@ -693,6 +693,40 @@ czk_status czk_cs_witness_into(czk_witness *buf, czk_circuit_fn fn, void *ctx,
     return st;
 }
 
+/* One run of fn in `mode`; the cs on success (the caller takes its result). */
+static czk_status run_once(czk_cs **out, czk_cs_mode mode, czk_circuit_fn fn, void *ctx,
+                           const atomic_int *cancel, czk_err *err) {
+    czk_cs *cs = czk_cs_create(mode, cancel, err);
+    if (!cs) return err && err->code ? err->code : CZK_ERR_NOMEM;
+    czk_status st = czk_cs_run(cs, fn, ctx, err);
+    if (st) {
+        czk_cs_free(cs);
+        return st;
+    }
+    *out = cs;
+    return CZK_OK;
+}
+
+czk_status czk_cs_record(czk_shape **out, czk_circuit_fn fn, void *ctx, const atomic_int *cancel,
+                         czk_err *err) {
+    czk_cs *cs = NULL;
+    czk_status st = run_once(&cs, CZK_CS_RECORD, fn, ctx, cancel, err);
+    if (st) return st;
+    st = czk_cs_take_shape(cs, out, err);
+    czk_cs_free(cs);
+    return st;
+}
+
+czk_status czk_cs_witness(czk_witness *out, czk_circuit_fn fn, void *ctx, const atomic_int *cancel,
+                          czk_err *err) {
+    czk_cs *cs = NULL;
+    czk_status st = run_once(&cs, CZK_CS_WITNESS, fn, ctx, cancel, err);
+    if (st) return st;
+    st = czk_cs_take_witness(cs, out, err);
+    czk_cs_free(cs);
+    return st;
+}
+
 void czk_witness_free(czk_witness *w) {
     if (!w) return;
     free(w->inputs);

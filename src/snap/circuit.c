@@ -418,29 +418,10 @@ czk_status czk_snap_circuit_fn(czk_cs *cs, void *ctx) {
     return czk_snap_synthesize(cs, c->shape, c->pub, c->vanilla);
 }
 
-static czk_status run(czk_cs_mode mode, const part *p, const atomic_int *cancel, czk_cs **out,
-                      czk_err *err) {
+static czk_status record_part(czk_shape **out, part *p, const atomic_int *cancel, czk_err *err) {
     czk_por_tree t;
     czk_status st = check_inputs(p->c.shape, p->c.pub, p->c.vanilla, &t, err);
-    if (st) return st;
-    czk_cs *cs = czk_cs_create(mode, cancel, err);
-    if (!cs) return err ? err->code : CZK_ERR_NOMEM;
-    st = czk_cs_run(cs, part_fn, (void *)p, err);
-    if (st) {
-        czk_cs_free(cs);
-        return st;
-    }
-    *out = cs;
-    return CZK_OK;
-}
-
-static czk_status record_part(czk_shape **out, part *p, const atomic_int *cancel, czk_err *err) {
-    czk_cs *cs = NULL;
-    czk_status st = run(CZK_CS_RECORD, p, cancel, &cs, err);
-    if (st) return st;
-    st = czk_cs_take_shape(cs, out, err);
-    czk_cs_free(cs);
-    return st;
+    return st ? st : czk_cs_record(out, part_fn, p, cancel, err);
 }
 
 czk_status czk_snap_record(czk_shape **out, const czk_snap_shape *s, const atomic_int *cancel,
@@ -453,12 +434,9 @@ czk_status czk_snap_witness_generate(czk_witness *out, const czk_snap_shape *s,
                                      const czk_snap_public *pub, const czk_snap_vanilla *v,
                                      const atomic_int *cancel, czk_err *err) {
     part p = {{s, pub, v}, UINT32_MAX, 0, 0};
-    czk_cs *cs = NULL;
-    czk_status st = run(CZK_CS_WITNESS, &p, cancel, &cs, err);
-    if (st) return st;
-    st = czk_cs_take_witness(cs, out, err);
-    czk_cs_free(cs);
-    return st;
+    czk_por_tree t;
+    czk_status st = check_inputs(s, pub, v, &t, err);
+    return st ? st : czk_cs_witness(out, part_fn, &p, cancel, err);
 }
 
 /*
