@@ -138,17 +138,6 @@ static char *envelope(const uint8_t *c1, size_t len, uint64_t sector_num, uint64
     return out;
 }
 
-static const char *porep_id(uint64_t size) {
-    switch (size) {
-    case 2048: return "porep-2k";
-    case 8ull << 20: return "porep-8m";
-    case 512ull << 20: return "porep-512m";
-    case 32ull << 30: return "porep-32g";
-    case 64ull << 30: return "porep-64g";
-    default: return NULL;
-    }
-}
-
 /* RegisteredSealProof V1_1 of a size (the sealing of the PoSt test sector) and
  * the WinningPoSt registered proof (0..4). */
 static int seal_and_winning_ids(uint64_t size, uint64_t *seal, uint64_t *winning) {
@@ -224,7 +213,7 @@ int main(int argc, char **argv) {
           : !strcmp(end, "GiB") ? 1ull << 30 : 0;
     uint64_t seal_id, win_id;
     if (!c1_path || !cache || !nporep || nporep > 16 || !ninject || ninject > MAX_INJECT ||
-        seal_and_winning_ids(size, &seal_id, &win_id) || !porep_id(size)) {
+        seal_and_winning_ids(size, &seal_id, &win_id)) {
         fprintf(stderr, "bench_preempt: --c1 and --param-cache are required; --porep 1..16, "
                         "--inject 1..%d, a PoRep sector size (2KiB 8MiB 512MiB 32GiB 64GiB)\n",
                 MAX_INJECT);
@@ -275,7 +264,10 @@ int main(int argc, char **argv) {
         czk_kinds_register_post(e, &err))
         die("engine", &err);
     uint64_t load_ms = 0;
-    if (czk_engine_preload(e, porep_id(size), true, NULL, &load_ms, &err)) die("preload", &err);
+    char porep_cid[CZK_CIRCUIT_ID_MAX];
+    if (czk_kind_circuit_id(porep_cid, CZK_KIND_POREP_C2, size, &err) ||
+        czk_engine_preload(e, porep_cid, true, NULL, &load_ms, &err))
+        die("preload", &err);
     printf("PoRep keys ready in %.1f s\n", load_ms / 1e3);
 
     czk_proof_request win = {.kind = CZK_KIND_WINNING_POST, .sector_size = size,
