@@ -78,8 +78,8 @@ static const char USAGE[] =
     "  --device N         the CUDA device (default 0)\n"
     "  --witnesses N      partitions whose witnesses are made at once, each while\n"
     "                     earlier ones are on the device (synthesis.partition_workers;\n"
-    "                     default: the engine's, half the CPUs, 2..18; each holds a\n"
-    "                     whole witness, 4.2 GB at 32GiB)\n\n"
+    "                     default: the engine's, half the CPUs, 2..18, at most 4 on\n"
+    "                     the GPU; each holds a whole witness, 4.2 GB at 32GiB)\n\n"
     "Prints the keys used, the time to be ready (keys read, shape, device upload),\n"
     "one line per partition and the time of each phase. exit status: 0 proved,\n"
     "1 the C1 is refused (parse or pre-check; the reason is printed), 2 usage,\n"
@@ -395,9 +395,14 @@ static czk_status register_kinds(czk_engine *e, prove_run *r, czk_err *err) {
  * The engine's configuration, from the command line. One job of P
  * partitions never needs more synthesis or GPU workers than P, and each
  * worker the pipeline can hold means a witness buffer filled before the
- * circuit is ready (4.2 GB at 32GiB): without --witnesses the synthesis
- * workers are the engine's default (half the CPUs, 2..18: config.c) capped
- * at P, and one partition gets one GPU worker and a GPU queue of one.
+ * circuit is ready (4.2 GB at 32GiB, page-locked on the GPU: 1.5-3 s each):
+ * without --witnesses the synthesis workers are the engine's default (half
+ * the CPUs, 2..18: config.c) capped at P, and one partition gets one GPU
+ * worker and a GPU queue of one. On the GPU the default is at most 4
+ * synthesis workers and one GPU worker (the queue then holds 2): the 32GiB
+ * sweep of bench/GPU.md ("Third run") kept the H200 100 % busy with 4
+ * workers and with one GPU worker, and each buffer fewer is 4.2 GB and
+ * ~2 s less before the first partition (13 buffers took 30 s to page-lock).
  */
 static void engine_config(czk_engine_config *c, bool use_cuda, uint64_t device, uint64_t threads,
                           uint64_t witnesses, uint32_t partitions, const czk_cli_c1_args *a) {
@@ -410,7 +415,9 @@ static void engine_config(czk_engine_config *c, bool use_cuda, uint64_t device, 
     c->threads = c->gpu_threads = (unsigned)threads;
     long half = sysconf(_SC_NPROCESSORS_ONLN) / 2;
     unsigned pw = witnesses ? (unsigned)witnesses : half < 2 ? 2 : half > 18 ? 18 : (unsigned)half;
+    if (!witnesses && use_cuda && pw > 4) pw = 4;
     c->partition_workers = !witnesses && partitions && pw > partitions ? partitions : pw;
+    if (use_cuda) c->gpu_workers_per_device = 1;
     if (partitions == 1) {
         c->gpu_workers_per_device = 1;
         c->max_gpu_queue_depth = 1;
