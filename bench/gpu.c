@@ -18,7 +18,7 @@
  * 3 called forms with cp.async), and target chunk lengths 64 and 128
  * (CZK_CUDA_MSM_CHUNK; defaults G1 128, G2 64), at the largest sizes),
  * --acc-compare (MSM G1 at 2^24 and at the largest size with each accumulation
- * kind: XYZZ (default, CZK_CUDA_MSM_ACC 0), batch-affine (4) and hybrid (5),
+ * kind: XYZZ (CZK_CUDA_MSM_ACC 0), batch-affine (4) and hybrid (5, the default),
  * median of 3 each, the three results checked equal, and one profiled run of
  * each on stderr; src/cuda/msm_affine.cuh),
  * --ntt-variants (also time NTT and H at the largest NTT size under each
@@ -371,12 +371,13 @@ static double bench_porep2k(void) {
 
 #define ACC_KINDS 3
 static const int ACC_VALUE[ACC_KINDS] = {0, CZK_CUDA_MSM_ACC_AFFINE, CZK_CUDA_MSM_ACC_HYBRID};
-static const char *const ACC_NAME[ACC_KINDS] = {"xyzz (default)", "batch-affine", "hybrid"};
+static const char *const ACC_NAME[ACC_KINDS] = {"xyzz", "batch-affine", "hybrid (default)"};
 
 /* G1 at 2^24 and 2^max_k under each kind: out[k][kind] ms; the results must agree. */
 static void bench_acc(struct msm_arg *a, unsigned max_k, double out[28][ACC_KINDS]) {
     czk_err err;
     const unsigned ks[2] = {24 < max_k ? 24 : max_k, max_k};
+    const int acc_default = czk_cuda_msm_acc(ctx);
     for (int q = 0; q < 2; q++) {
         unsigned k = ks[q];
         if (q && k == ks[0]) break;
@@ -400,7 +401,7 @@ static void bench_acc(struct msm_arg *a, unsigned max_k, double out[28][ACC_KIND
                    v ? "  result equal to xyzz" : "");
             fflush(stdout);
         }
-        czk_cuda_set_msm_acc(ctx, 0);
+        czk_cuda_set_msm_acc(ctx, acc_default);
         printf("acc msm g1 2^%u: batch-affine / xyzz %.3f, hybrid / xyzz %.3f\n", k,
                out[k][1] / out[k][0], out[k][2] / out[k][0]);
     }
@@ -550,13 +551,14 @@ int main(int argc, char **argv) {
         }
         if (variants) {
             a.n = n;
+            const int acc_default = czk_cuda_msm_acc(ctx);
             for (int v = 0; v < CZK_CUDA_MSM_ACC_VARIANTS; v++) {
                 czk_cuda_set_msm_acc(ctx, v);
                 printf("variant msm %s 2^%u acc=%d: %.2f ms\n", g ? "g2" : "g1", maxk, v,
                        time_op(run_msm, &a, 1));
                 fflush(stdout);
             }
-            czk_cuda_set_msm_acc(ctx, 0);
+            czk_cuda_set_msm_acc(ctx, acc_default);
             static const uint32_t chunks[] = {64, 128};
             for (int q = 0; q < 2; q++) {
                 czk_cuda_set_msm_chunk(ctx, chunks[q]);

@@ -67,6 +67,7 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
                             "ctx_create: CZK_CUDA_MSM_CHUNK=%s is not in 1..65536", ch);
         ctx->msm_chunk = (uint32_t)v;
     }
+    ctx->msm_acc = CZK_CUDA_MSM_ACC_HYBRID; /* bench/GPU.md: 32GiB partition 1.45 -> 1.28 s */
     const char *a = getenv("CZK_CUDA_MSM_ACC"); /* accumulation: 0..3 XYZZ forms, 4/5 affine */
     if (a && *a) {
         if (!strcmp(a, "xyzz"))
@@ -210,6 +211,10 @@ extern "C" czk_status czk_cuda_set_msm_c(czk_cuda_ctx *ctx, int c, czk_err *err)
 
 extern "C" void czk_cuda_set_msm_acc(czk_cuda_ctx *ctx, int variant) {
     ctx->msm_acc = variant;
+}
+
+extern "C" int czk_cuda_msm_acc(const czk_cuda_ctx *ctx) {
+    return ctx->msm_acc;
 }
 
 extern "C" void czk_cuda_set_msm_strip(czk_cuda_ctx *ctx, uint32_t strip) {

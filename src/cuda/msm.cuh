@@ -47,7 +47,8 @@
  *     XYZZ partial by mixed additions. (sppark: one thread per bucket.)
  *  4. bucket sums: a bucket with few chunks is summed by one thread, one with
  *     many by a whole block.
- *     G1 with ctx->msm_acc = CZK_CUDA_MSM_ACC_AFFINE (4) or _HYBRID (5): steps
+ *     G1 with ctx->msm_acc = CZK_CUDA_MSM_ACC_AFFINE (4) or _HYBRID (5, the
+ *     default; XYZZ chunks where its buffers do not fit the device): steps
  *     3 and 4 are instead the batch-affine levels of msm_affine.cuh (each
  *     bucket halved by affine pair additions with one batch inversion per
  *     level, to 1 point, or to at most 8 then XYZZ), one host synchronisation
@@ -75,6 +76,8 @@
 #include <cub/device/device_scan.cuh>
 
 #include <math.h>
+#include <memory>
+#include <new>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -637,13 +640,31 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
         chunk_len(n, B, ctx->msm_chunk ? ctx->msm_chunk : G::CHUNK, 2.0 * ctx->sm_count * 384);
     /* batch-affine accumulation (G1, msm_affine.cuh): buckets halved while above ba_k points */
     constexpr bool can_affine = std::is_same<G, g1>::value;
-    const uint32_t ba_k = !can_affine                               ? 0
-                          : ctx->msm_acc == CZK_CUDA_MSM_ACC_AFFINE ? 1
-                          : ctx->msm_acc == CZK_CUDA_MSM_ACC_HYBRID ? 8
-                                                                    : 0;
+    uint32_t ba_k = !can_affine                               ? 0
+                    : ctx->msm_acc == CZK_CUDA_MSM_ACC_AFFINE ? 1
+                    : ctx->msm_acc == CZK_CUDA_MSM_ACC_HYBRID ? 8
+                                                              : 0;
+    cudaStream_t s = ctx->stream;
+    /* Its level buffers first (≈ 13 GB at 2^27, 100 bytes a point): where the device has no room
+     * for them this MSM runs with the XYZZ chunks instead (the same sum; msm_last says which). */
+    std::unique_ptr<ba_state<ba_fp>> ba;
+    if constexpr (can_affine) {
+        static_assert(sizeof(affine<ba_fp>) == sizeof(typename G::A), "layout");
+        if (ba_k) {
+            ba.reset(new (std::nothrow) ba_state<ba_fp>());
+            czk_status st = ba ? ba->init(ctx, n, B, ba_k, nm, err)
+                               : czk_errf(err, CZK_ERR_NOMEM, "msm_%s affine: host memory", nm);
+            if (st == CZK_ERR_NOMEM) {
+                ba.reset(); /* its buffers go back to the pool */
+                ba_k = 0;
+                if (err) err->code = CZK_OK, err->msg[0] = 0;
+            } else if (st) {
+                return st;
+            }
+        }
+    }
     const uint32_t max_chunks = ba_k ? 1 : n / L + (n < B ? n : B) + 1;
     ctx->msm_last.affine_k = ba_k;
-    cudaStream_t s = ctx->stream;
 
     dev_buf<uint32_t> keys, skeys, sidx, iota, start, end, cnt, off, big, counters;
     dev_buf<uint8_t> ones;
@@ -675,14 +696,6 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
     CZK_CU(wins.alloc(nwin + 1 + ones_blocks, s), "msm_%s: allocate window sums", nm);
     CZK_CU(jac.alloc(nwin + 1, s), "msm_%s: allocate results", nm);
     const uint32_t *values = dense ? (const uint32_t *)iota.p : idx;
-    ba_state<ba_fp> ba;
-    if constexpr (can_affine) {
-        static_assert(sizeof(affine<ba_fp>) == sizeof(typename G::A), "layout");
-        if (ba_k) {
-            czk_status st = ba.init(ctx, n, B, ba_k, nm, err);
-            if (st) return st;
-        }
-    }
 
     size_t sort_bytes = 0, scan_bytes = 0;
     CZK_CU(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, (const uint32_t *)keys.p, skeys.p,
@@ -721,7 +734,7 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
         if (ba_k) {
             pc.stop(2);
             if constexpr (can_affine) { /* phases 3 (levels) and 4 (bucket sums) */
-                czk_status st = ba.window(ctx, (const affine<ba_fp> *)bases, skeys, sidx, start,
+                czk_status st = ba->window(ctx, (const affine<ba_fp> *)bases, skeys, sidx, start,
                                           end, (xyzz<ba_fp> *)bucket.p, pc, nm, w, err);
                 if (st) return st;
             }

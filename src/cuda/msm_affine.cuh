@@ -1,7 +1,9 @@
 /*
  * Batch-affine bucket accumulation for the G1 Pippenger of msm.cuh, selected
- * by CZK_CUDA_MSM_ACC = 4 ("affine") or 5 ("hybrid"); the default stays the
- * XYZZ chunks (msm_accumulate).
+ * by CZK_CUDA_MSM_ACC = 4 ("affine") or 5 ("hybrid", the default since the
+ * 32GiB engine run of bench/GPU.md "Sixth run": 1.45 -> 1.28 s per partition);
+ * 0 ("xyzz") selects the XYZZ chunks (msm_accumulate), which also serve an
+ * MSM whose level buffers do not fit in device memory (≈ 100 bytes a point).
  *
  * After a window's sort the points of bucket b are the run [start_b, end_b)
  * of the sorted indices. Instead of one thread summing a chunk of the run in

@@ -579,15 +579,21 @@ static void test_msm_g2(void **state) {
 
 /* ---- MSM G1 with batch-affine accumulation (src/cuda/msm_affine.cuh) ---- */
 
-/* The G1 MSM with CZK_CUDA_MSM_ACC 4 (affine) and 5 (hybrid) against czk_msm. */
+/* The G1 MSM with CZK_CUDA_MSM_ACC 4 (affine), 5 (hybrid, the default) and 0 (XYZZ chunks)
+ * against czk_msm; the context's variant restored after. */
 static void test_msm_g1_affine(void **state) {
     (void)state;
     NEED_GPU();
     czk_err err;
-    static const int acc[2] = {CZK_CUDA_MSM_ACC_AFFINE, CZK_CUDA_MSM_ACC_HYBRID};
-    static const unsigned K[2] = {1, 8};
+    const int saved = czk_cuda_msm_acc(ctx);
+    const char *env = getenv("CZK_CUDA_MSM_ACC");
+    if ((!env || !*env) && saved != CZK_CUDA_MSM_ACC_HYBRID)
+        fail_msg("default MSM accumulation %d, expected hybrid (%d)", saved,
+                 CZK_CUDA_MSM_ACC_HYBRID);
+    static const int acc[3] = {CZK_CUDA_MSM_ACC_AFFINE, CZK_CUDA_MSM_ACC_HYBRID, 0};
+    static const unsigned K[3] = {1, 8, 0};
     static const size_t sizes[] = {1, 2, 3, 7, 1u << 10, (1u << 16) + 3, 1u << 20};
-    for (int v = 0; v < 2; v++) {
+    for (int v = 0; v < 3; v++) {
         czk_cuda_set_msm_acc(ctx, acc[v]);
         uint64_t seed = 900 + 100 * (uint64_t)v;
         for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
@@ -616,11 +622,10 @@ static void test_msm_g1_affine(void **state) {
         czk_cuda_set_msm_strip(ctx, 0);
         czk_assert_ok(czk_cuda_set_msm_c(ctx, 0, &err), &err);
     }
-    czk_cuda_set_msm_acc(ctx, 0);
     /* G2 ignores the affine variants (XYZZ variant 0) and stays correct */
     czk_cuda_set_msm_acc(ctx, CZK_CUDA_MSM_ACC_AFFINE);
     check_msm(true, 1000, MIX_UNIFORM, 1, 990);
-    czk_cuda_set_msm_acc(ctx, 0);
+    czk_cuda_set_msm_acc(ctx, saved);
 }
 
 /* n points k·G, k = seed, seed + 1, ... (host, blst). */

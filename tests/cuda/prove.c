@@ -402,8 +402,8 @@ static void test_prove_equal(void **state) {
 }
 
 /*
- * The same proofs with the G1 MSMs' batch-affine accumulation (CZK_CUDA_MSM_ACC = affine and
- * hybrid, read when the backend makes its contexts): resident (H dense, L/A/B compacted) and
+ * The same proofs with the G1 MSMs' other accumulations (CZK_CUDA_MSM_ACC = affine and xyzz;
+ * hybrid is the default the other cases use; read when the backend makes its contexts): resident (H dense, L/A/B compacted) and
  * streamed in chunks of 1000 points, byte for byte the CPU backend's; the variable restored after.
  */
 static void test_prove_equal_affine(void **state) {
@@ -414,7 +414,7 @@ static void test_prove_equal_affine(void **state) {
     char *saved = old ? strdup(old) : NULL;
     czk_backend cpu, gpu, gpu_str;
     czk_assert_ok(czk_backend_cpu(&cpu, pool, &err), &err);
-    static const char *const acc[2] = {"affine", "hybrid"};
+    static const char *const acc[2] = {"affine", "xyzz"};
     for (size_t si = 0; si < sizeof SIZES / sizeof SIZES[0]; si++) {
         gc c = {.structure_seed = 60 + si, .value_seed = 300 + si, .ni = 5, .n = SIZES[si]};
         czk_shape *s = gc_record(&c);
