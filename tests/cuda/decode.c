@@ -85,7 +85,7 @@ static void test_host_emulation(void **state) {
 
 static struct keys {
     bool made;
-    char dir[256], path[300], stamps[300], bad[300];
+    char dir[256], path[300], stamps[300], bad[300], bad_stamps[300];
     tk_circuit c;
     czk_shape *shape;
     czk_params *ref; /* from czk_setup */
@@ -104,6 +104,7 @@ static void make_keys(void) {
     czk_test_tmpdir(K.dir, sizeof K.dir, "groth16");
     snprintf(K.path, sizeof K.path, "%s/keys.params", K.dir);
     snprintf(K.stamps, sizeof K.stamps, "%s/stamps", K.dir);
+    snprintf(K.bad_stamps, sizeof K.bad_stamps, "%s/bad-stamps", K.dir);
     snprintf(K.bad, sizeof K.bad, "%s/bad.params", K.dir);
     K.c = (tk_circuit){.structure_seed = 11, .value_seed = 12, .ni = 4, .nbits = 300, .nmul = 2000};
     K.shape = tk_record(&K.c);
@@ -161,9 +162,12 @@ static int group_teardown(void **state) {
     return teardown(state);
 }
 
-/* Reads path encoded (K's stamps); it must come back encoded. */
+/* Reads path encoded (K's stamps; K.bad's own, so that its eight damaged versions, whose
+ * content key is the good file's — same size, same first 64 KiB — do not push the good file's
+ * digest out of the stamp's CZK_G16_STAMP_DIGESTS); it must come back encoded. */
 static czk_params *read_encoded(const char *path) {
-    czk_params_read_opts o = {.flags = CZK_PARAMS_ENCODED, .stamp_dir = K.stamps, .pool = pool};
+    const char *stamps = strcmp(path, K.bad) ? K.stamps : K.bad_stamps;
+    czk_params_read_opts o = {.flags = CZK_PARAMS_ENCODED, .stamp_dir = stamps, .pool = pool};
     czk_params *p;
     czk_err err;
     czk_assert_ok(czk_params_read(&p, path, &o, NULL, &err), &err);
@@ -177,7 +181,7 @@ static void write_stamped_bytes(const uint8_t *b, size_t len) {
     uint8_t tree[64];
     czk_err err;
     czk_assert_ok(czk_tree_digest(tree, b, len, NULL, &err), &err);
-    assert_true(czk_g16_stamp_file(K.bad, K.stamps, tree));
+    assert_true(czk_g16_stamp_file(K.bad, K.bad_stamps, tree));
 }
 
 static const char *const VEC[5] = {"h", "l", "a", "b_g1", "b_g2"};
