@@ -40,6 +40,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +143,9 @@ typedef struct prove_run {
     size_t n_parts;
     uint32_t partitions;
     bool ready_printed;
+    /* the status line on a terminal (stderr), under mu: what is being done now */
+    bool tty, drawn;
+    int n_synth, n_device, n_fin, n_done;
     char *pending; /* partition lines finished before the ready line was printed */
     size_t pending_len;
 } prove_run;
@@ -171,8 +175,44 @@ static part *part_of(prove_run *r, int k) {
     return &r->parts[k];
 }
 
+/*
+ * The status line (a terminal only; the caller holds mu): between the phase lines on stdout,
+ * one line on stderr says what is going on — the shape, the device upload and witness buffers
+ * before "ready", then how many partitions are done, in synthesis and on the device. A phase
+ * line clears it first and it is drawn again after.
+ */
+static void status_draw(prove_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void status_draw(prove_run *r, const char *fmt, ...) {
+    if (!r->tty) return;
+    char text[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\rczk %s: %s (%.0f s)\033[K", CMD, text, czk_cli_now() - r->t_start);
+    fflush(stderr);
+    r->drawn = true;
+}
+
+static void status_clear(prove_run *r) {
+    if (!r->drawn) return;
+    fputs("\r\033[K", stderr);
+    fflush(stderr);
+    r->drawn = false;
+}
+
+static void status_proving(prove_run *r) {
+    if (r->ready_printed && r->n_done < (int)r->partitions)
+        status_draw(r,
+                    "proving: %d of %u partition%s done, %d in synthesis, %d on the device, "
+                    "%d finalizing",
+                    r->n_done, r->partitions, r->partitions == 1 ? "" : "s", r->n_synth,
+                    r->n_device, r->n_fin);
+}
+
 static void emit_line(prove_run *r, const char *line) {
     if (r->ready_printed) {
+        status_clear(r);
         fputs(line, stdout);
         fflush(stdout);
         return;
@@ -212,8 +252,14 @@ static void on_event(void *ctx, const czk_engine_event *ev) {
         r->witness_buffers_ms = field(ev->line, "witness_buffers_ms");
         r->ready_ms = ms;
         break;
+    case CZK_EV_SYNTH_START:
+        if (p) r->n_synth++;
+        break;
     case CZK_EV_SYNTH_END:
-        if (p) p->synth_ms = field(ev->line, "synth_ms");
+        if (p) p->synth_ms = field(ev->line, "synth_ms"), r->n_synth -= r->n_synth > 0;
+        break;
+    case CZK_EV_GPU_START:
+        if (p) r->n_device++;
         break;
     case CZK_EV_GPU_QUEUE:
         if (p) p->queued_at = ms;
@@ -222,16 +268,21 @@ static void on_event(void *ctx, const czk_engine_event *ev) {
         if (p && p->queued_at >= 0) p->queue_ms += ms - p->queued_at, p->queued_at = -1;
         break;
     case CZK_EV_GPU_END:
-        if (p) p->gpu_ms += field(ev->line, "gpu_ms");
+        if (p) p->gpu_ms += field(ev->line, "gpu_ms"), r->n_device -= r->n_device > 0;
+        break;
+    case CZK_EV_FINALIZE_START:
+        if (p) r->n_fin++;
         break;
     case CZK_EV_FINALIZE_END:
         if (p) {
+            r->n_fin -= r->n_fin > 0;
             p->fin_ms = field(ev->line, "finalize_ms");
             for (int i = 0; i < 9; i++) {
                 long long us = field(ev->line, PHASE_KEYS[i]);
                 p->phase[i] = us < 0 ? 0.0 : (double)us / 1e6;
             }
             r->last_fin_ms = ms;
+            r->n_done++;
             partition_line(r, ev->partition, p);
         }
         break;
@@ -241,6 +292,7 @@ static void on_event(void *ctx, const czk_engine_event *ev) {
     default:
         break;
     }
+    if (p) status_proving(r);
     pthread_mutex_unlock(&r->mu);
 }
 
@@ -270,6 +322,9 @@ static czk_status kind_load(void *ctx, const char *id, const char *dir, czk_pool
     *shape = NULL;
     czk_status st =
         czk_cli_c1_key(r->key_path, sizeof r->key_path, &r->key_kind, r->args, r->shape, err);
+    pthread_mutex_lock(&r->mu);
+    status_clear(r);
+    pthread_mutex_unlock(&r->mu);
     if (st) {
         r->key_missing = true;
         return st;
@@ -288,9 +343,17 @@ static czk_status kind_load(void *ctx, const char *id, const char *dir, czk_pool
     r->t_params = czk_cli_now() - t0;
     if (st) return st;
     r->encoded = (*params)->encoded;
+    pthread_mutex_lock(&r->mu);
+    status_draw(r, "keys read; the circuit's shape (from the cache, else recorded: ~1 min at "
+                   "32GiB) ...");
+    pthread_mutex_unlock(&r->mu);
     t0 = czk_cli_now();
     st = czk_porep_shape_load(shape, &r->recorded, r->shape, r->use_shape_cache, err);
     r->t_shape = czk_cli_now() - t0;
+    pthread_mutex_lock(&r->mu);
+    status_draw(r, "%switness buffers%s ...", r->use_cuda ? "device upload, " : "",
+                r->use_cuda ? " (page-locked)" : "");
+    pthread_mutex_unlock(&r->mu);
     if (st) {
         czk_params_free(*params);
         *params = NULL;
@@ -523,6 +586,7 @@ int czk_cmd_prove(int argc, char **argv) {
     r.use_cuda = use_cuda;
     r.use_shape_cache = use_shape_cache;
     r.t_start = czk_cli_now();
+    r.tty = isatty(2) == 1;
     r.load_ms = r.witness_buffers = r.witness_buffers_ms = r.ready_ms = r.done_ms = -1;
     r.last_fin_ms = -1;
     pthread_mutex_init(&r.mu, NULL);
@@ -663,6 +727,9 @@ int czk_cmd_prove(int argc, char **argv) {
             czk_cli_fail(CMD, "%s", err.msg);
         goto out;
     }
+    pthread_mutex_lock(&r.mu);
+    status_clear(&r);
+    pthread_mutex_unlock(&r.mu);
     printf("keys: %s (%s)\n      %.2f GB read in %.2f s; subgroup membership: %s%s\n", r.key_path,
            r.key_kind, (double)r.ri.bytes / 1e9, r.t_params, trust_name(r.ri.trust),
            r.encoded ? "; encoded (decoded on the GPU)" : "");
@@ -705,10 +772,21 @@ int czk_cmd_prove(int argc, char **argv) {
     r.ready_printed = true;
     if (r.pending) fputs(r.pending, stdout);
     fflush(stdout);
+    status_proving(&r);
     pthread_mutex_unlock(&r.mu);
 
     /* the proof: every partition through synthesis, device and finalizer, then verified */
-    if ((st = czk_engine_await(e, job, -1, &res, &err))) {
+    /* on a terminal the status line's clock moves once a second while a phase runs */
+    while ((st = czk_engine_await(e, job, r.tty ? 1000 : -1, &res, &err)) == CZK_ERR_TIMEOUT) {
+        pthread_mutex_lock(&r.mu);
+        status_proving(&r);
+        pthread_mutex_unlock(&r.mu);
+    }
+    pthread_mutex_lock(&r.mu);
+    status_clear(&r);
+    r.tty = false; /* nothing more is drawn */
+    pthread_mutex_unlock(&r.mu);
+    if (st) {
         czk_cli_fail(CMD, "%s", err.msg);
         goto out;
     }

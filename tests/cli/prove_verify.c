@@ -18,6 +18,12 @@
  *     timings of the same partition (the device lock held ≥ SpMV + NTT +
  *     the four G1 MSMs; the finalizer ≥ b_g2 + assemble, the CPU backend
  *     leaving the G2 MSM to it);
+ *   - on a terminal (a pseudo-terminal here) `czk prove` draws a status line
+ *     on stderr while it works — the shape and the witness buffers before
+ *     "ready", then "proving: N of 1 partition done, S in synthesis, D on
+ *     the device, F finalizing" with the partition seen on the device —
+ *     cleared ("\r\033[K") before each line it prints; into a file (the
+ *     test above) it writes no terminal control sequence at all;
  *   - `czk verify` with --registered-proof, --comm-r, --comm-d, --ticket,
  *     --seed, --miner-id and --sector-num taken from the C1's JSON accepts
  *     the proof, also with --prover-id given as the ID address payload of
@@ -32,6 +38,7 @@
  */
 #include "../porep/e2e_util.h"
 
+#include <pty.h>
 #include <time.h>
 
 #define VK "czk-test-v28-stacked-proof-of-replication-8-0-0-2KiB.vk"
@@ -140,8 +147,11 @@ static void test_prove(void **state) {
     /* no --param-cache: the test keys are found in $CZK_CACHE_DIR/test-keys, and, linked there
      * from the fixture's directory, read through the stamp of their content */
     own_cache(true);
-    int rc = czk("prove --c1 c1.json --sector-num 7 --miner-id 1000 --out proof.bin", &out, NULL);
+    char *err = NULL;
+    int rc = czk("prove --c1 c1.json --sector-num 7 --miner-id 1000 --out proof.bin", &out, &err);
     own_cache(false);
+    assert_null(strstr(err, "\033[")); /* stderr is a file: no status line */
+    free(err);
     assert_int_equal(rc, 0);
     snprintf(want, sizeof want,
              "keys: %s/test-keys/czk-test-v28-stacked-proof-of-replication-8-0-0-2KiB.params (czk "
@@ -153,6 +163,7 @@ static void test_prove(void **state) {
     assert_non_null(strstr(out, "\nready in "));
     assert_non_null(strstr(out, "backend: cpu"));
     assert_non_null(strstr(out, "wrote proof.bin: 192 bytes, 1 partition proof, each verified"));
+    assert_null(strstr(out, "\033["));
     const char *line = strstr(out, "\npartition 1/1: ");
     assert_non_null(line);
     double spmv = num_after(line, "SpMV "), ntt = num_after(line, "NTT "),
@@ -182,6 +193,60 @@ static void test_prove(void **state) {
              g.cache);
     assert_non_null(strstr(out, want));
     free(out);
+}
+
+/* Runs czk with args in g.dir on a pseudo-terminal (stdin, stdout and stderr); *all = what it
+ * wrote there (malloc'ed); returns its exit status. */
+static int czk_on_tty(char *const *args, char **all) {
+    const char *cli = getenv("CZK_TEST_CLI");
+    assert_non_null(cli);
+    int fd;
+    pid_t pid = forkpty(&fd, NULL, NULL, NULL);
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (chdir(g.dir)) _exit(127);
+        char *argv[24] = {(char *)cli};
+        for (int i = 0; args[i] && i < 22; i++)
+            argv[i + 1] = args[i];
+        execv(cli, argv);
+        _exit(127);
+    }
+    size_t len = 0, cap = 1 << 16;
+    char *buf = malloc(cap);
+    assert_non_null(buf);
+    for (;;) {
+        if (cap - len < 4096) assert_non_null(buf = realloc(buf, cap *= 2));
+        ssize_t k = read(fd, buf + len, cap - len - 1);
+        if (k <= 0) break; /* EIO once the child has closed the terminal */
+        len += (size_t)k;
+    }
+    buf[len] = 0;
+    close(fd);
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    fprintf(stderr, "$ czk prove on a terminal: %zu bytes\n", len);
+    *all = buf;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void test_prove_terminal(void **state) {
+    (void)state;
+    char *const args[] = {"prove",     "--c1",          "c1.json", "--param-cache", g.keys,
+                          "--miner-id", "1000",          "--sector-num", "7",        "--out",
+                          "proof-tty.bin", NULL};
+    char *all = NULL;
+    assert_int_equal(czk_on_tty(args, &all), 0);
+    assert_non_null(strstr(all, "\rczk prove: keys read; the circuit's shape"));
+    assert_non_null(strstr(all, "\rczk prove: witness buffers ..."));
+    assert_non_null(strstr(all, "\rczk prove: proving: 0 of 1 partition done, "));
+    assert_non_null(strstr(all, ", 1 on the device, "));
+    /* the status line is cleared before a line is printed on it */
+    assert_non_null(strstr(all, "\r\033[Kpartition 1/1: "));
+    assert_non_null(strstr(all, "\r\033[Kkeys: "));
+    const char *w = strstr(all, "wrote proof-tty.bin: 192 bytes");
+    assert_non_null(w);
+    assert_null(strstr(w, "\033[")); /* nothing drawn after the proof */
+    free(all);
 }
 
 /* verify without a C1; seed/comm_r/sector may replace the C1's values. */
@@ -299,6 +364,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_out_fails_fast),
         cmocka_unit_test(test_prove),
+        cmocka_unit_test(test_prove_terminal),
         cmocka_unit_test(test_verify_without_c1),
         cmocka_unit_test(test_bench_without_ids),
     };
