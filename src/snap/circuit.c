@@ -439,6 +439,15 @@ czk_status czk_snap_witness_generate(czk_witness *out, const czk_snap_shape *s,
     return st ? st : czk_cs_witness(out, part_fn, &p, cancel, err);
 }
 
+czk_status czk_snap_witness_generate_into(czk_witness *buf, const czk_snap_shape *s,
+                                          const czk_snap_public *pub, const czk_snap_vanilla *v,
+                                          const atomic_int *cancel, czk_err *err) {
+    part p = {{s, pub, v}, UINT32_MAX, 0, 0};
+    czk_por_tree t;
+    czk_status st = check_inputs(s, pub, v, &t, err);
+    return st ? st : czk_cs_witness_into(buf, part_fn, &p, cancel, err);
+}
+
 /*
  * The counts the circuit with only its first challenge's body would have,
  * from the recording with two: its rows are the first rows1 rows and its
