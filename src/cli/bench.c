@@ -473,9 +473,9 @@ static int run_once(const opts *o, const czk_engine_config *cfg, reqs *q, const 
                            q->post[i].snap->registered_proof, q->post[i].n,
                            q->post[i].n == 1 ? "" : "s");
                 else
-                    printf(" %s (registered proof %llu, partition %u, %zu sector%s)",
-                           o->request[i], (unsigned long long)q->post[i].proof.id,
-                           q->post[i].partition_index, q->post[i].n, q->post[i].n == 1 ? "" : "s");
+                    printf(" %s (registered proof %llu, partition %u, %zu sector%s)", o->request[i],
+                           (unsigned long long)q->post[i].proof.id, q->post[i].partition_index,
+                           q->post[i].n, q->post[i].n == 1 ? "" : "s");
             printf("\n");
         } else {
             printf("inputs:");

@@ -276,7 +276,7 @@ typedef struct czk_cli_post_req {
     czk_post_proof proof; /* PoSt: registered_proof: kind, API version, shape */
     const czk_snap_shape *snap; /* SnapDeals: the registered update proof's shape; else NULL */
     uint64_t miner_id;
-    uint8_t randomness[32]; /* PoSt: a canonical Fr (checked) */
+    uint8_t randomness[32];   /* PoSt: a canonical Fr (checked) */
     uint32_t partition_index; /* PoSt */
     uint64_t sector_number;   /* SnapDeals (carried, as Curio sends it) */
     unsigned h; /* SnapDeals: the update's h (read: always h_default, others are refused;

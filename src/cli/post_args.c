@@ -90,7 +90,7 @@ bool czk_cli_req_kind_parse(const char *s, czk_kind_id *out) {
 }
 
 const char *czk_cli_req_title(const czk_cli_post_req *r) {
-    return r->kind == CZK_KIND_SNAP_UPDATE     ? "SnapDeals"
+    return r->kind == CZK_KIND_SNAP_UPDATE    ? "SnapDeals"
            : r->kind == CZK_KIND_WINNING_POST ? "WinningPoSt"
                                               : "WindowPoSt";
 }
@@ -441,10 +441,11 @@ static bool read_post_fields(rd *d, czk_cli_post_req *r, yajl_val root, unsigned
     return true;
 }
 
-static const char *const SNAP_KEYS[] = {
-    "kind",       "registered_proof", "sector_size", "miner_id",
-    "sector_number", "h",            "partitions",  "comm_r_old",
-    "comm_d_new", "comm_r_new",       "vanilla_proof_files", "vanilla_proofs", NULL};
+static const char *const SNAP_KEYS[] = {"kind",       "registered_proof",    "sector_size",
+                                        "miner_id",   "sector_number",       "h",
+                                        "partitions", "comm_r_old",          "comm_d_new",
+                                        "comm_r_new", "vanilla_proof_files", "vanilla_proofs",
+                                        NULL};
 
 /* The fields of a SnapDeals request's root object; false (refused) with d->why. */
 static bool read_snap_fields(rd *d, czk_cli_post_req *r, yajl_val root, unsigned need,
@@ -773,9 +774,9 @@ czk_status czk_cli_req_key(char *path, size_t cap, const char **kind_name, const
         return st;
     }
     czk_key_kind k;
-    if ((st = r->snap ? czk_snap_find_key(path, cap, &k, dir, r->snap, ext, err)
-                      : czk_post_find_key(path, cap, &k, dir, r->proof.kind, r->proof.shape, ext,
-                                          err)))
+    if ((st = r->snap
+                  ? czk_snap_find_key(path, cap, &k, dir, r->snap, ext, err)
+                  : czk_post_find_key(path, cap, &k, dir, r->proof.kind, r->proof.shape, ext, err)))
         return st;
     bool f = k == CZK_KEY_FILECOIN;
     *kind_name = vk ? (f ? "Filecoin v28 verifying key" : "czk TEST verifying key")

@@ -254,8 +254,8 @@ int czk_cmd_prove_post(int argc, char **argv) {
         czk_cli_fail(CMD, "%s", err.msg);
         goto out;
     }
-    printf("pre-check: %zu vanilla proof%s verified (%.3f s); circuit %s, %u partition%s\n",
-           r.n, r.n == 1 ? "" : "s", t_intake, ji.circuit_id, ji.partitions,
+    printf("pre-check: %zu vanilla proof%s verified (%.3f s); circuit %s, %u partition%s\n", r.n,
+           r.n == 1 ? "" : "s", t_intake, ji.circuit_id, ji.partitions,
            ji.partitions == 1 ? "" : "s");
 
     /* ready: keys and shape */

@@ -264,7 +264,8 @@ int czk_cmd_setup(int argc, char **argv) {
         else if (!czk_cache_dir(dir, sizeof dir, "test-keys"))
             return czk_cli_fail(CMD, "neither CZK_CACHE_DIR nor HOME is set: give --out-dir");
         if (post) czk_post_key_names(post, pp_post.shape, NULL, name);
-        if (snap && czk_snap_key_names(ss, NULL, name, &err)) return czk_cli_fail(CMD, "%s", err.msg);
+        if (snap && czk_snap_key_names(ss, NULL, name, &err))
+            return czk_cli_fail(CMD, "%s", err.msg);
         if ((!post && !snap && czk_porep_test_key_name(name, sizeof name, ps, "", &err)) ||
             snprintf(pp, sizeof pp, "%s/%s.params", dir, name) >= (int)sizeof pp ||
             snprintf(vp, sizeof vp, "%s/%s.vk", dir, name) >= (int)sizeof vp)

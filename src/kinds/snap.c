@@ -58,7 +58,7 @@ typedef struct snap_ctx {
 
 typedef struct snap_job {
     const czk_snap_shape *shape;
-    czk_snap_public pub; /* k set per partition */
+    czk_snap_public pub;  /* k set per partition */
     czk_snap_vanilla **v; /* shape->partitions */
     unsigned n;
 } snap_job;

@@ -109,17 +109,19 @@ static void test_prove_verify(void **state) {
     (void)state;
     const czk_snap_shape *s = czk_snap_shape_for_size(2048);
     char *out = NULL, *err = NULL;
-    assert_int_equal(czk("gen-vanilla --snap --sector-size 2KiB --miner-id 1000 --sector-num 12 "
-                         "--ticket 5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a "
-                         "--random 12 --out-dir u",
-                         NULL, NULL),
-                     0);
+    assert_int_equal(
+        czk("gen-vanilla --snap --sector-size 2KiB --miner-id 1000 --sector-num 12 "
+            "--ticket 5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a "
+            "--random 12 --out-dir u",
+            NULL, NULL),
+        0);
     /* another update of the same sector key */
-    assert_int_equal(czk("gen-vanilla --snap --sector-size 2KiB --miner-id 1000 --sector-num 12 "
-                         "--ticket 5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a "
-                         "--random 13 --out-dir u2",
-                         NULL, NULL),
-                     0);
+    assert_int_equal(
+        czk("gen-vanilla --snap --sector-size 2KiB --miner-id 1000 --sector-num 12 "
+            "--ticket 5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a "
+            "--random 13 --out-dir u2",
+            NULL, NULL),
+        0);
     assert_int_equal(czk("prove --kind snap --request u/update.json --out u/proof.bin", &out, NULL),
                      0);
     assert_non_null(strstr(out, "2KiB SnapDeals update, registered update proof 0, miner 1000, "
@@ -170,9 +172,8 @@ static void test_prove_verify(void **state) {
     czk_assert_ok(czk_snap_vanilla_parse(&v, blob, blen, s, 0, &e), &e);
 
     /* czk verify */
-    assert_int_equal(czk("verify --kind snap --request u/update.json --proof u/proof.bin", &out,
-                         NULL),
-                     0);
+    assert_int_equal(
+        czk("verify --kind snap --request u/update.json --proof u/proof.bin", &out, NULL), 0);
     assert_non_null(strstr(out, "valid: 2KiB SnapDeals update proof (registered update proof 0, 1 "
                                 "partition)"));
     free(out);
@@ -182,8 +183,8 @@ static void test_prove_verify(void **state) {
     free(err);
     pb[100] ^= 1;
     czk_test_write(path_of("u/bad.bin"), pb, plen);
-    assert_int_equal(czk("verify --kind snap --request u/update.json --proof u/bad.bin", NULL, &err),
-                     1);
+    assert_int_equal(
+        czk("verify --kind snap --request u/update.json --proof u/bad.bin", NULL, &err), 1);
     assert_non_null(strstr(err, "INVALID"));
     free(err);
     czk_test_write(path_of("u/short.bin"), pb, plen - 1);
@@ -229,7 +230,8 @@ static void test_prove_verify(void **state) {
     free(err);
     edit("u/update.json", "u/h.json", "\"h\": 1", "\"h\": 2");
     assert_int_equal(czk("prove --kind snap --request u/h.json --out u/p3.bin", NULL, &err), 1);
-    assert_non_null(strstr(err, "h 2: czk proves an update with the size's h_default (1 for 2KiB)"));
+    assert_non_null(
+        strstr(err, "h 2: czk proves an update with the size's h_default (1 for 2KiB)"));
     free(err);
     edit("u/update.json", "u/n.json", "\"partitions\": 1", "\"partitions\": 16");
     assert_int_equal(czk("prove --kind snap --request u/n.json --out u/p4.bin", NULL, &err), 1);
