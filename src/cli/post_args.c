@@ -362,24 +362,53 @@ static bool check_blobs(rd *d, czk_cli_post_req *r, bool have_sectors) {
     return true;
 }
 
-/* The fields of a PoSt request's root object; false (refused) with d->why. */
-static bool read_post_fields(rd *d, czk_cli_post_req *r, yajl_val root, unsigned need,
-                             yajl_val *files_out, yajl_val *b64_out, yajl_val *sectors_out) {
-    yajl_val kind = NULL, rp = NULL, size = NULL, miner = NULL, rnd = NULL, part = NULL,
-             sectors = NULL, files = NULL, b64 = NULL;
-    yajl_val *slot[] = {&kind, &rp, &size, &miner, &rnd, &part, &sectors, &files, &b64};
+/* The root object's values by key into v[i] for keys[i] (NULL-terminated list); an unknown
+ * key is refused, naming the known ones. */
+static bool take_keys(rd *d, yajl_val root, const char *const *keys, yajl_val *v) {
     for (size_t k = 0; k < root->u.object.len; k++) {
         const char *key = root->u.object.keys[k];
         size_t j = 0;
-        while (KEYS[j] && strcmp(KEYS[j], key))
+        while (keys[j] && strcmp(keys[j], key))
             j++;
-        if (!KEYS[j])
-            return no(d,
-                      "unknown key '%s' (kind, registered_proof, sector_size, miner_id, "
-                      "randomness, partition_index, sectors, vanilla_proof_files, vanilla_proofs)",
-                      key);
-        *slot[j] = root->u.object.values[k];
+        if (keys[j]) {
+            v[j] = root->u.object.values[k];
+            continue;
+        }
+        char known[400] = "";
+        for (size_t i = 0, n = 0; keys[i] && n < sizeof known; i++)
+            n += (size_t)snprintf(known + n, sizeof known - n, "%s%s", i ? ", " : "", keys[i]);
+        return no(d, "unknown key '%s' (%s)", key, known);
     }
+    return true;
+}
+
+/* vanilla_proof_files or vanilla_proofs (not both), each a non-empty array of strings: *vp
+ * the one given (NULL: neither), *files_out / *b64_out as get_array sets them. */
+static bool take_blobs(rd *d, yajl_val files, yajl_val b64, unsigned need, yajl_val *files_out,
+                       yajl_val *b64_out, yajl_val *vp) {
+    if (!get_array(d, files, "vanilla_proof_files", files_out) ||
+        !get_array(d, b64, "vanilla_proofs", b64_out))
+        return false;
+    if (files && b64)
+        return no(d, "vanilla_proof_files and vanilla_proofs exclude each other (files or "
+                     "embedded base64)");
+    *vp = files ? files : b64;
+    if ((need & CZK_CLI_POST_BLOBS) && !*vp)
+        return no(d, "vanilla_proof_files (or vanilla_proofs) is missing");
+    for (size_t i = 0; *vp && i < (*vp)->u.array.len; i++)
+        if (!YAJL_IS_STRING((*vp)->u.array.values[i]))
+            return no(d, "%s[%zu] must be a string",
+                      files ? "vanilla_proof_files" : "vanilla_proofs", i);
+    return true;
+}
+
+/* The fields of a PoSt request's root object; false (refused) with d->why. */
+static bool read_post_fields(rd *d, czk_cli_post_req *r, yajl_val root, unsigned need,
+                             yajl_val *files_out, yajl_val *b64_out, yajl_val *sectors_out) {
+    yajl_val f[9] = {NULL};
+    if (!take_keys(d, root, KEYS, f)) return false;
+    yajl_val kind = f[0], rp = f[1], size = f[2], miner = f[3], rnd = f[4], part = f[5],
+             sectors = f[6], files = f[7], b64 = f[8];
     czk_post_kind pk;
     if (!czk_cli_post_kind_parse(kind->u.string, &pk)) return false; /* read_fields checked */
     uint64_t id, v;
@@ -412,18 +441,12 @@ static bool read_post_fields(rd *d, czk_cli_post_req *r, yajl_val root, unsigned
                       (unsigned long long)v);
         r->partition_index = (uint32_t)v;
     }
+    yajl_val vp;
     if (!get_array(d, sectors, "sectors", sectors_out) ||
-        !get_array(d, files, "vanilla_proof_files", files_out) ||
-        !get_array(d, b64, "vanilla_proofs", b64_out))
+        !take_blobs(d, files, b64, need, files_out, b64_out, &vp))
         return false;
-    if (files && b64)
-        return no(d, "vanilla_proof_files and vanilla_proofs exclude each other (files or "
-                     "embedded base64)");
-    yajl_val vp = files ? files : b64;
     if ((need & CZK_CLI_POST_SECTORS) && !sectors)
         return no(d, "sectors (sector_id and comm_r of each) is missing");
-    if ((need & CZK_CLI_POST_BLOBS) && !vp)
-        return no(d, "vanilla_proof_files (or vanilla_proofs) is missing");
     if (!sectors && !vp) return no(d, "neither sectors nor vanilla proofs are given");
     size_t n = sectors ? sectors->u.array.len : vp->u.array.len;
     if (sectors && vp && vp->u.array.len != n)
@@ -434,10 +457,6 @@ static bool read_post_fields(rd *d, czk_cli_post_req *r, yajl_val root, unsigned
                   pk == CZK_POST_WINNING ? "WinningPoSt" : "WindowPoSt",
                   pk == CZK_POST_WINNING ? "exactly " : "at most ", max);
     r->n = n;
-    for (size_t i = 0; vp && i < n; i++)
-        if (!YAJL_IS_STRING(vp->u.array.values[i]))
-            return no(d, "%s[%zu] must be a string",
-                      files ? "vanilla_proof_files" : "vanilla_proofs", i);
     return true;
 }
 
@@ -451,19 +470,7 @@ static const char *const SNAP_KEYS[] = {"kind",       "registered_proof",    "se
 static bool read_snap_fields(rd *d, czk_cli_post_req *r, yajl_val root, unsigned need,
                              yajl_val *files_out, yajl_val *b64_out) {
     yajl_val v[12] = {NULL};
-    for (size_t k = 0; k < root->u.object.len; k++) {
-        const char *key = root->u.object.keys[k];
-        size_t j = 0;
-        while (SNAP_KEYS[j] && strcmp(SNAP_KEYS[j], key))
-            j++;
-        if (!SNAP_KEYS[j])
-            return no(d,
-                      "unknown key '%s' (kind, registered_proof, sector_size, miner_id, "
-                      "sector_number, h, partitions, comm_r_old, comm_d_new, comm_r_new, "
-                      "vanilla_proof_files, vanilla_proofs)",
-                      key);
-        v[j] = root->u.object.values[k];
-    }
+    if (!take_keys(d, root, SNAP_KEYS, v)) return false;
     yajl_val rp = v[1], size = v[2], miner = v[3], num = v[4], h = v[5], parts = v[6];
     uint64_t id, x;
     czk_err err;
@@ -508,24 +515,12 @@ static bool read_snap_fields(rd *d, czk_cli_post_req *r, yajl_val root, unsigned
     memcpy(pub.comm_d_new, r->comm_d_new, 32);
     memcpy(pub.comm_r_new, r->comm_r_new, 32);
     if (czk_snap_public_inputs(in, s, &pub, &err)) return no(d, "%s", err.msg);
-    yajl_val files = v[10], b64 = v[11];
-    if (!get_array(d, files, "vanilla_proof_files", files_out) ||
-        !get_array(d, b64, "vanilla_proofs", b64_out))
-        return false;
-    if (files && b64)
-        return no(d, "vanilla_proof_files and vanilla_proofs exclude each other (files or "
-                     "embedded base64)");
-    yajl_val vp = files ? files : b64;
-    if ((need & CZK_CLI_POST_BLOBS) && !vp)
-        return no(d, "vanilla_proof_files (or vanilla_proofs) is missing");
+    yajl_val vp;
+    if (!take_blobs(d, v[10], v[11], need, files_out, b64_out, &vp)) return false;
     if (vp && vp->u.array.len != s->partitions)
         return no(d, "%zu vanilla proofs: a %s update has %u partitions, one PartitionProof each",
                   vp->u.array.len, s->name, s->partitions);
     r->n = s->partitions;
-    for (size_t i = 0; vp && i < r->n; i++)
-        if (!YAJL_IS_STRING(vp->u.array.values[i]))
-            return no(d, "%s[%zu] must be a string",
-                      files ? "vanilla_proof_files" : "vanilla_proofs", i);
     return true;
 }
 
