@@ -206,10 +206,16 @@ int czk_cmd_prove_post(int argc, char **argv) {
         c->num_devices = 1;
     }
     c->threads = c->gpu_threads = (unsigned)threads;
-    c->partition_workers = 1; /* one partition at a time; the next one's witness is made
-                                 while the device proves this one (a SnapDeals update) */
-    c->gpu_workers_per_device = 1;
-    c->max_gpu_queue_depth = 1;
+    if (parts == 1) { /* PoSt, SnapDeals 2KiB: one partition */
+        c->partition_workers = 1;
+        c->gpu_workers_per_device = 1;
+        c->max_gpu_queue_depth = 1;
+    } else { /* as czk prove for PoRep: half the CPUs (2..18) make witnesses while the device
+                proves, at most one per partition (each holds a whole witness: 2.6 GB at 32GiB) */
+        long half = sysconf(_SC_NPROCESSORS_ONLN) / 2;
+        unsigned pw = half < 2 ? 2 : half > 18 ? 18 : (unsigned)half;
+        c->partition_workers = pw > parts ? parts : pw;
+    }
     snprintf(c->log_level, sizeof c->log_level, "warn");
     /* the keys where czk prove and czk setup look (not the daemon's /data/zk/params) */
     if (cache && snprintf(c->param_cache, sizeof c->param_cache, "%s", cache) >=
