@@ -4,7 +4,9 @@
 #                      every RPC, a 2KiB PoRep proof `czk verify` accepts
 #                      (needs the porep_2kib_keys fixture: porep.e2e_keys), and
 #                      2KiB WindowPoSt / WinningPoSt proofs the post_2kib_inputs
-#                      fixture's verifier accepts (rpc.post_inputs);
+#                      fixture's verifier accepts (rpc.post_inputs), a 2KiB
+#                      SnapDeals proof `czk verify --kind snap` accepts (the
+#                      snap_2kib_keys fixture: snap.keys);
 #   rpc.go_client      grpc-go 1.33 (Curio's gRPC library), Prove and GetStatus.
 if(NOT CZK_RPC)
   return()
@@ -16,7 +18,7 @@ if(EXISTS /usr/bin/python3 AND TARGET test_rpc_post_inputs)
            COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/rpc/python_client.py
                    $<TARGET_FILE:czk> ${PROJECT_SOURCE_DIR})
   set_tests_properties(rpc.python_client PROPERTIES LABELS e2e TIMEOUT 900
-                       FIXTURES_REQUIRED "porep_2kib_keys;post_2kib_inputs"
+                       FIXTURES_REQUIRED "porep_2kib_keys;post_2kib_inputs;snap_2kib_keys"
                        ENVIRONMENT "${CZK_TEST_ENV};CZK_TEST_POST_INPUTS=$<TARGET_FILE:test_rpc_post_inputs>")
 elseif(NOT TARGET test_rpc_post_inputs)
   message(STATUS "rpc.python_client not registered: it needs the cmocka tests (CZK_TESTS)")

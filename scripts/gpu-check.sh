@@ -19,8 +19,8 @@
 # CZK_GPU_STEPS (steps after the build, default "tests bench engine"; the
 # engine step runs `czk bench` on 2KiB PoRep with gpus.backend = "cuda" and
 # writes gpu-engine.log and gpu-engine.svg into OUTDIR; the 32GiB steps
-# keys32g, prove32g, part32g, bench32g, daemon32g, winning32g, wpost32g are described above
-# their functions),
+# keys32g, prove32g, part32g, bench32g, daemon32g, winning32g, wpost32g, snap32g are described
+# above their functions),
 # CZK_GPU_ENGINE_COUNT (proofs of its main run, default 32), CZK_GPU_TESTS_OLD=0 (skip the
 # second cuda.gpu run with the old NTT paths).
 # On a machine without the project's packages (no network), unpack them under
@@ -126,8 +126,8 @@ KEY32=czk-test-v28-stacked-proof-of-replication-$TREE32-$SECTOR
 timev() { # /usr/bin/time -v where the machine has it
   if [ -x /usr/bin/time ]; then /usr/bin/time -v "$@"; else "$@"; fi
 }
-jset() { # key value: record a figure for gpu-latest.json
-  python3 - "$OUTDIR/gpu-32g.json" "$1" "$2" <<'PY'
+jset() { # key value: record a figure for gpu-latest.json (in $OUTDIR/${JSET_FILE:-gpu-32g.json})
+  python3 - "$OUTDIR/${JSET_FILE:-gpu-32g.json}" "$1" "$2" <<'PY'
 import json, sys, os
 path, key, val = sys.argv[1:4]
 d = json.load(open(path)) if os.path.exists(path) else {}
@@ -144,7 +144,8 @@ import json, sys, os
 out, commit = sys.argv[1:3]
 latest = os.path.join(out, "gpu-latest.json")
 d = json.load(open(latest)) if os.path.exists(latest) else {}
-for name in ("gpu-32g.json", "gpu-porep32g.json", "gpu-wpost32g.json", "gpu-winning32g.json"):
+for name in ("gpu-32g.json", "gpu-porep32g.json", "gpu-wpost32g.json", "gpu-winning32g.json",
+             "gpu-snap32g.json"):
     p = os.path.join(out, name)
     if os.path.exists(p):
         d.update(json.load(open(p)))
@@ -330,6 +331,86 @@ winning32g() {
   return $rc
 }
 
+# ---- SnapDeals at the size of CZK_GPU_SECTOR (issue 18) ----
+#   snap32g  TEST keys on disk (`czk setup --kind snap --backend cuda`: the partition circuit,
+#            81 M constraints at 32GiB, recorded on one thread the first time, ~35 s, 5.1 GiB of
+#            shape cache; keys 34.5 GB), two sparse updates (`czk gen-vanilla --snap --sparse`,
+#            16 partitions each), `czk prove --kind snap` of one (16 partitions, each verified) +
+#            `czk verify --kind snap` (exit 0; one byte changed: exit 1), then `czk bench
+#            --in-process --kind snap` on both (CZK_GPU_SNAP32G_COUNT proofs, default 3, 2 in
+#            flight, 1 warm-up): per-partition device time and s/proof into OUTDIR/gpu-snap32g.json
+#            (merged into gpu-latest.json), the timeline into gpu-snap32g.svg. Work folder WS
+#            (CZK_GPU_SNAP_WORK, default $BUILD/snap-<size>; ~41 GB of disk: keys + shape): the
+#            step refuses to start without the space (the 32GiB PoRep keys and shape of keys32g
+#            take 56 GB of a fresh machine's 64 GiB: run snap32g on a machine without them, or
+#            remove $W32 first). Estimated ~5 min in all on the H200 (setup ~70 s, prove ~60 s,
+#            bench ~2 min), in one device call.
+snap32g() {
+  cmake --build "$BUILD" -j "$(nproc)" --target czk >/dev/null
+  local WS=${CZK_GPU_SNAP_WORK:-$BUILD/snap-${SFX32,,}} JSET_FILE=gpu-snap32g.json rc t0 v need
+  local sk=czk-test-v28-empty-sector-update-$TREE32-$SECTOR
+  mkdir -p "$WS/keys" "$WS/cache"
+  export CZK_CACHE_DIR=$WS/cache
+  need=$((41 * 1000 * 1000 * 1000))
+  [ -s "$WS/keys/$sk.params" ] && need=$((6 * 1000 * 1000 * 1000)) # the shape, if not cached
+  v=$(df --output=avail -B1 "$WS" | tail -1)
+  if [ "$v" -lt "$need" ]; then
+    echo "snap32g: $((v / 1000000000)) GB free in $WS, needs $((need / 1000000000)) GB (keys 34.5 GB + shape 5.1 GiB)"
+    df -h "$WS" | tail -1
+    return 1
+  fi
+  if [ ! -s "$WS/keys/$sk.params" ] || [ ! -s "$WS/keys/$sk.vk" ]; then
+    t0=$SECONDS
+    timev "$BUILD/czk" setup --kind snap --sector-size $SECTOR --backend cuda --seed 1 \
+      --out-dir "$WS/keys" >"$OUTDIR/snap32g-keys.log" 2>&1 || { tail -30 "$OUTDIR/snap32g-keys.log"; return 1; }
+    grep -v '^\s[A-Z]' "$OUTDIR/snap32g-keys.log" | grep -v 'making keys'
+    jset snap32g_keygen_s $((SECONDS - t0))
+    v=$(sed -n 's/^  shape *\([0-9.]*\) s.*/\1/p' "$OUTDIR/snap32g-keys.log" | head -1)
+    jset snap32g_shape_s "${v:-null}"
+  fi
+  local r
+  for r in 1 2; do
+    [ -s "$WS/u$r/update.json" ] ||
+      "$BUILD/czk" gen-vanilla --snap --sparse --sector-size $SECTOR --miner-id 1000 --sector-num $r \
+        --random $r --out-dir "$WS/u$r" || return 1
+  done
+  t0=$SECONDS
+  timev "$BUILD/czk" prove --kind snap --request "$WS/u1/update.json" --param-cache "$WS/keys" \
+    --out "$WS/u1/proof.bin" >"$OUTDIR/snap32g-prove.log" 2>&1 || { tail -30 "$OUTDIR/snap32g-prove.log"; return 1; }
+  grep -vE '^\s[A-Z]' "$OUTDIR/snap32g-prove.log" | head -40
+  grep -E 'Maximum resident|Elapsed' "$OUTDIR/snap32g-prove.log"
+  jset snap32g_prove_s $((SECONDS - t0))
+  v=$(sed -n 's/^keys: .* ready in \([0-9.]*\) s.*/\1/p' "$OUTDIR/snap32g-prove.log" | head -1)
+  jset snap32g_ready_s "${v:-null}"
+  v=$(sed -n 's/^per partition: synthesis [0-9.]* s, device \([0-9.]*\) s.*/\1/p' "$OUTDIR/snap32g-prove.log" | head -1)
+  [ -n "$v" ] || v=$(sed -n 's/^proved: synthesis [0-9.]* s, device \([0-9.]*\) s.*/\1/p' "$OUTDIR/snap32g-prove.log" | head -1)
+  jset snap32g_prove_device_s_per_partition "${v:-null}"
+  "$BUILD/czk" verify --kind snap --request "$WS/u1/update.json" --proof "$WS/u1/proof.bin" \
+    --param-cache "$WS/keys" || { echo "snap32g: czk verify refused the proof"; return 1; }
+  cp "$WS/u1/proof.bin" "$WS/u1/bad.bin"
+  printf '\x55' | dd of="$WS/u1/bad.bin" bs=1 seek=1000 conv=notrunc status=none
+  rc=0
+  "$BUILD/czk" verify --kind snap --request "$WS/u1/update.json" --proof "$WS/u1/bad.bin" \
+    --param-cache "$WS/keys" || rc=$?
+  [ $rc -eq 1 ] || { echo "snap32g: a tampered proof gave exit $rc, not 1"; return 1; }
+  echo "snap32g: tampered proof refused (exit 1)"
+  jset snap32g_proofs_verified 1
+  printf '[gpus]\nbackend = "cuda"\n[srs]\nparam_cache = "%s"\n%s\n' "$WS/keys" \
+    "${CZK_GPU_BENCH32G_TOML:-}" >"$WS/snap.toml"
+  "$BUILD/czk" bench --in-process --config "$WS/snap.toml" --kind snap \
+    --request "$WS/u1/update.json" "$WS/u2/update.json" -c "${CZK_GPU_SNAP32G_COUNT:-3}" -j 2 \
+    --warmup 1 --no-progress --svg "$OUTDIR/gpu-snap32g.svg" | tee "$OUTDIR/snap32g-bench.log"
+  rc=${PIPESTATUS[0]}
+  v=$(awk '$1=="s/proof"{print $2}' "$OUTDIR/snap32g-bench.log" | head -1) && jset snap32g_s_per_proof "${v:-null}"
+  v=$(awk '$1=="gpu/partition"{print $3}' "$OUTDIR/snap32g-bench.log" | head -1) && jset snap32g_gpu_ms_per_partition "${v:-null}"
+  v=$(awk '$1=="synthesis/partition"{print $3}' "$OUTDIR/snap32g-bench.log" | head -1) && jset snap32g_synth_ms_per_partition "${v:-null}"
+  v=$(awk '$1=="gpu" && $2=="busy"{print $3}' "$OUTDIR/snap32g-bench.log" | head -1) && jset snap32g_busy_pct "${v:-null}"
+  v=$(awk '$1=="peak" && $2=="RSS"{print $3}' "$OUTDIR/snap32g-bench.log" | head -1) && jset snap32g_peak_rss_gib "${v:-null}"
+  jset snap32g_commit "\"$COMMIT\""
+  jmerge
+  return "$rc"
+}
+
 # CZK_GPU_STEPS: which steps after the build (default "tests bench engine").
 STEPS_WANTED=" ${CZK_GPU_STEPS:-tests bench engine} "
 want() { [[ $STEPS_WANTED == *" $1 "* ]]; }
@@ -348,6 +429,7 @@ want daemon32g && { step "$SECTOR: daemon over gRPC" daemon32g || status=1; }
 want part32g && { step "$SECTOR: partition phases" part32g || status=1; }
 want winning32g && { step "$SECTOR: WinningPoSt, preemption" winning32g || status=1; }
 want wpost32g && { step "$SECTOR: PoSt partitions (keys in memory)" wpost32g || status=1; }
+want snap32g && { step "$SECTOR: SnapDeals (setup, prove, verify, bench)" snap32g || status=1; }
 
 echo
 [ -f "$OUTDIR/gpu-engine.log" ] && want engine && grep -E '^  (s/proof|gpu busy|gpu/partition|synthesis/partition|idle gaps) ' "$OUTDIR/gpu-engine.log" | head -5

@@ -9,6 +9,7 @@
  *   czk_engine_create(&e, &opts, &err);
  *   czk_kinds_register_porep(e, &err);
  *   czk_kinds_register_post(e, &err);
+ *   czk_kinds_register_snap(e, &err);
  *   czk_kinds_register_test(e, &err);
  *
  * A new kind is a file (or folder) under src/kinds/ with its descriptor
@@ -104,10 +105,42 @@ CZK_NODISCARD czk_status czk_kind_post(czk_proof_kind *out, czk_kind_id id, cons
                                        czk_err *err) CZK_NONNULL(1);
 
 /*
+ * SnapDeals (EmptySectorUpdate, src/kinds/snap.c) over the update circuit
+ * of include/czk/snap.h: id CZK_KIND_SNAP_UPDATE (cuzk.v1
+ * SNAP_DEALS_UPDATE), name "snap-update", metric label "snap_update",
+ * default priority NORMAL (cuzk-engine.md §2).
+ * Request fields as Curio's ProveUpdateCuzk sets them (spec post-snap.md
+ * §4): registered_proof (RegisteredUpdateProof 0-4: 2KiB, 8MiB, 512MiB,
+ * 32GiB, 64GiB), sector_size (0 or the registered proof's), comm_r_old,
+ * comm_d_new, comm_r_new (raw 32-byte commitments, canonical Fr; all-zero
+ * is refused as missing), vanilla_proofs (one bincode PartitionProof per
+ * partition in order, exactly the size's count: 1, 4 or 16),
+ * sector_number and miner_id (carried, not constrained). Every blob is
+ * parsed against the shape and pre-checked at intake (czk_snap_precheck,
+ * the partitions in parallel), so a bad partition refuses the request
+ * naming the partition and challenge. One engine partition per update
+ * partition (partitions of several jobs interleave), h = the size's
+ * h_default (Curio's); every partition proof verified against the VK with
+ * czk_snap_public_inputs; the result: the partition proofs concatenated
+ * in order (16 × 192 bytes for 32GiB). Circuit ids snap-<tag>
+ * (czk_kind_circuit_id); keys: the v28 empty-sector-update .params file or
+ * czk's test keys on the key search path from param_cache
+ * (czk_snap_find_key); the shape through the shape cache
+ * (czk_snap_shape_load_in).
+ * Args: shape_cache  directory of recorded shapes (srs.shape_cache); NULL
+ *                    or "": each load records the shape, no cache.
+ * Out: *out, a descriptor whose ctx its destroy frees.
+ * Returns: CZK_OK; CZK_ERR_NOMEM.
+ */
+CZK_NODISCARD czk_status czk_kind_snap(czk_proof_kind *out, const char *shape_cache, czk_err *err)
+    CZK_NONNULL(1);
+
+/*
  * The circuit id of a kind's circuit for a sector size, in cuzk's scheme
- * (cuzk-engine.md §2: porep-32g, wpost-32g, winning-32g) for every size:
- * "<porep|wpost|winning>-<2k|8m|512m|32g|64g>" for CZK_KIND_POREP_C2,
- * CZK_KIND_WINDOW_POST, CZK_KIND_WINNING_POST (src/kinds/common.c). These
+ * (cuzk-engine.md §2: porep-32g, wpost-32g, winning-32g, snap-32g) for
+ * every size: "<porep|wpost|winning|snap>-<2k|8m|512m|32g|64g>" for
+ * CZK_KIND_POREP_C2, CZK_KIND_WINDOW_POST, CZK_KIND_WINNING_POST,
+ * CZK_KIND_SNAP_UPDATE (src/kinds/common.c). These
  * are the ids of srs.preload, PreloadSRS / EvictSRS and the status.
  * Out: out  the id ("" on failure).
  * Returns: CZK_OK; CZK_ERR_INVALID_ARG (another kind, another sector size).
@@ -117,7 +150,7 @@ CZK_NODISCARD czk_status czk_kind_circuit_id(char out[CZK_CIRCUIT_ID_MAX], czk_k
 
 /*
  * Registers the kind above with an engine (czk_engine_register_kind of its
- * descriptor): one line per kind in each composition root. PoRep and PoSt
+ * descriptor): one line per kind in each composition root. PoRep, PoSt and SnapDeals
  * take their shape cache from the engine's configuration (srs.shape_cache).
  * Returns: CZK_OK; czk_engine_register_kind's errors.
  */
@@ -125,6 +158,8 @@ CZK_NODISCARD czk_status czk_kinds_register_porep(czk_engine *e, czk_err *err) C
 CZK_NODISCARD czk_status czk_kinds_register_test(czk_engine *e, czk_err *err) CZK_NONNULL(1);
 /* Both PoSt kinds (czk_kind_post with srs.shape_cache). */
 CZK_NODISCARD czk_status czk_kinds_register_post(czk_engine *e, czk_err *err) CZK_NONNULL(1);
+/* SnapDeals (czk_kind_snap with srs.shape_cache). */
+CZK_NODISCARD czk_status czk_kinds_register_snap(czk_engine *e, czk_err *err) CZK_NONNULL(1);
 
 #ifdef __cplusplus
 }

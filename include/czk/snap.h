@@ -57,6 +57,7 @@
 
 #include "czk/common.h"
 #include "czk/ff.h"
+#include "czk/keys.h"
 #include "czk/por.h"
 #include "czk/r1cs.h"
 
@@ -285,6 +286,19 @@ CZK_NODISCARD czk_status czk_snap_witness_generate(czk_witness *out, const czk_s
     CZK_NONNULL(1, 2, 3, 4);
 
 /*
+ * The same into the caller's arrays (czk_cs_witness_into: the engine's
+ * reused, page-locked witness buffers): buf->inputs and buf->aux must hold
+ * the shape's counts.
+ * Returns: as czk_snap_witness_generate; czk_cs_witness_into's errors
+ *   (arrays too small).
+ */
+CZK_NODISCARD czk_status czk_snap_witness_generate_into(czk_witness *buf, const czk_snap_shape *s,
+                                                        const czk_snap_public *pub,
+                                                        const czk_snap_vanilla *v,
+                                                        const atomic_int *cancel, czk_err *err)
+    CZK_NONNULL(1, 2, 3, 4);
+
+/*
  * The counts of a partition's circuit without recording it whole: the
  * challenges are alike (each allocates its own variables and reads only
  * what came before the first), so the circuit is recorded once with the
@@ -298,6 +312,55 @@ CZK_NODISCARD czk_status czk_snap_witness_generate(czk_witness *out, const czk_s
  */
 CZK_NODISCARD czk_status czk_snap_count(czk_shape_counts *out, const czk_snap_shape *s,
                                         czk_err *err) CZK_NONNULL(1, 2);
+
+/* ---- keys and shapes on disk (src/snap/keys.c) ---- */
+
+#define CZK_SNAP_KEY_NAME_MAX 160 /* a key file name without extension, NUL included */
+
+/*
+ * The two file names (without extension) of the keys of the update circuit
+ * of a production size (registered_proof ≥ 0), the one place they are made:
+ *   filecoin  the v28 ceremony name, "v28-empty-sector-update-merkletree-
+ *             poseidon_hasher-<base>-<sub>-<top>-<param id>" (parameters.json;
+ *             spec post-snap.md appendix), e.g. "v28-empty-sector-update-
+ *             merkletree-poseidon_hasher-8-8-0-3b7f44a9…9d18" for 32GiB;
+ *   test      czk's test keys (`czk setup --kind snap`, known toxic waste),
+ *             "czk-test-v28-empty-sector-update-<base>-<sub>-<top>-<size>",
+ *             e.g. "czk-test-v28-empty-sector-update-8-8-0-32GiB".
+ * Out: filecoin, test (each may be NULL): CZK_SNAP_KEY_NAME_MAX bytes.
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG for one of upstream's test sizes (no
+ *   parameter file exists for them; both names "").
+ */
+CZK_NODISCARD czk_status czk_snap_key_names(const czk_snap_shape *s,
+                                            char filecoin[CZK_SNAP_KEY_NAME_MAX],
+                                            char test[CZK_SNAP_KEY_NAME_MAX], czk_err *err)
+    CZK_NONNULL(1);
+
+/*
+ * Finds the key file of the update circuit of `s` on the key search path
+ * that starts at dir (czk_key_find): the Filecoin name + ext first, then
+ * the test-key name + ext, in each directory.
+ * Out: path (at most cap bytes with the NUL); found (may be NULL): which name.
+ * Returns: CZK_OK; CZK_ERR_IO "no <ext> key for SnapDeals of 32GiB sectors
+ *   in ... (looked for ...)"; CZK_ERR_INVALID_ARG (a test size, a path that
+ *   does not fit).
+ */
+CZK_NODISCARD czk_status czk_snap_find_key(char *path, size_t cap, czk_key_kind *found,
+                                           const char *dir, const czk_snap_shape *s,
+                                           const char *ext, czk_err *err) CZK_NONNULL(1, 5, 6);
+
+/*
+ * The R1CS of a partition of `s` through the shape cache
+ * (czk_shape_cache_load): <cache_dir>/snap-v28-<size>.shape, or recorded
+ * (czk_snap_record, the blank circuit: the same for every partition) and
+ * written there.
+ * Args: cache_dir  NULL or "": record, neither read nor write a cache.
+ * Out: *out (czk_shape_free); *recorded (may be NULL): true if recorded now.
+ * Returns: CZK_OK; czk_snap_record's errors.
+ */
+CZK_NODISCARD czk_status czk_snap_shape_load_in(czk_shape **out, bool *recorded,
+                                                const czk_snap_shape *s, const char *cache_dir,
+                                                czk_err *err) CZK_NONNULL(1, 3);
 
 #ifdef __cplusplus
 }

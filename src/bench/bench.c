@@ -184,7 +184,8 @@ czk_status czk_bench_inprocess(czk_bench_runner *out, const czk_engine_config *c
     czk_status st = czk_engine_create(&p->e, &o, err);
     /* the kinds this runner proves: one line each */
     if (!st && (st = czk_kinds_register_porep(p->e, err)) == CZK_OK &&
-        (st = czk_kinds_register_post(p->e, err)) == CZK_OK)
+        (st = czk_kinds_register_post(p->e, err)) == CZK_OK &&
+        (st = czk_kinds_register_snap(p->e, err)) == CZK_OK)
         st = czk_kinds_register_test(p->e, err);
     if (st) {
         czk_engine_destroy(p->e);

@@ -21,7 +21,8 @@ static void usage(FILE *f) {
     fprintf(
         f, "usage: czk bench (--addr ADDR | --in-process [--config FILE]) -c COUNT -j CONCURRENCY\n"
            "                 (--c1 FILE... | --kind test [--test-payload TEXT] |\n"
-           "                  --kind window-post|winning-post --request FILE...) [options]\n\n"
+           "                  --kind window-post|winning-post|snap --request FILE...)\n"
+           "                 [options]\n\n"
            "Proves COUNT requests with CONCURRENCY in flight and prints, per proof, the wall,\n"
            "queue, synthesis and GPU times, then a summary: s/proof (total wall / completed),\n"
            "synthesis and GPU time per partition, GPU busy %%, idle gaps (total and per proof),\n"
@@ -43,6 +44,10 @@ static void usage(FILE *f) {
            "  --kind window-post|winning-post --request FILE...\n"
            "                        PoSt requests (czk gen-vanilla --post writes them), used\n"
            "                        round-robin; one partition each\n"
+           "  --kind snap --request FILE...\n"
+           "                        SnapDeals updates (czk gen-vanilla --snap --out-dir\n"
+           "                        writes update.json), used round-robin; all partitions\n"
+           "                        of each (16 for 32GiB), interleaved across proofs\n"
            "  --sweep KEY=V1,V2...  in-process: one run per combination of values (several\n"
            "                        KEY=... words form a grid), one row per configuration\n"
            "  --svg FILE            draw the run's timeline (a sweep: FILE-<n>.svg per row)\n"
@@ -92,7 +97,7 @@ typedef struct reqs {
     size_t n_in;
     char **test; /* per proof payload (test kind) */
     size_t n_test;
-    czk_cli_post_req post[MAX_INPUTS]; /* PoSt kinds (post_args.c) */
+    czk_cli_post_req post[MAX_INPUTS]; /* PoSt and SnapDeals kinds (post_args.c) */
     size_t n_post;
     char post_circuit[CZK_CIRCUIT_ID_MAX];
 } reqs;
@@ -179,7 +184,7 @@ static int load_inputs(reqs *q) {
     return CZK_EXIT_OK;
 }
 
-/* The PoSt requests; all of one circuit (the one preloaded). */
+/* The PoSt or SnapDeals requests; all of one circuit (the one preloaded). */
 static int load_post(reqs *q) {
     const opts *o = q->o;
     for (size_t k = 0; k < o->n_request; k++) {
@@ -188,13 +193,13 @@ static int load_post(reqs *q) {
             czk_cli_post_req_read(r, "bench", o->request[k], CZK_CLI_POST_BLOBS, CZK_EXIT_ERROR);
         if (rc) return rc;
         q->n_post++;
-        if (strcmp(czk_cli_post_kind_name(r->proof.kind), o->kind))
+        if (strcmp(czk_cli_req_kind_name(r->kind), o->kind))
             return czk_cli_fail("bench", "%s: a %s request, not --kind %s", o->request[k],
-                                czk_cli_post_kind_name(r->proof.kind), o->kind);
-        if (r->proof.shape != q->post[0].proof.shape)
+                                czk_cli_req_kind_name(r->kind), o->kind);
+        if (r->proof.shape != q->post[0].proof.shape || r->snap != q->post[0].snap)
             return czk_cli_fail("bench", "%s: %s sectors; %s has %s (one circuit per run)",
-                                o->request[k], r->proof.shape->name, o->request[0],
-                                q->post[0].proof.shape->name);
+                                o->request[k], czk_cli_req_size_name(r), o->request[0],
+                                czk_cli_req_size_name(&q->post[0]));
     }
     czk_err err;
     czk_proof_request pr;
@@ -463,9 +468,14 @@ static int run_once(const opts *o, const czk_engine_config *cfg, reqs *q, const 
         } else if (q->n_post) {
             printf("%s (%s) requests:", o->kind, q->post_circuit);
             for (size_t i = 0; i < q->n_post; i++)
-                printf(" %s (registered proof %llu, partition %u, %zu sector%s)", o->request[i],
-                       (unsigned long long)q->post[i].proof.id, q->post[i].partition_index,
-                       q->post[i].n, q->post[i].n == 1 ? "" : "s");
+                if (q->post[i].snap)
+                    printf(" %s (registered update proof %d, %zu partition%s)", o->request[i],
+                           q->post[i].snap->registered_proof, q->post[i].n,
+                           q->post[i].n == 1 ? "" : "s");
+                else
+                    printf(" %s (registered proof %llu, partition %u, %zu sector%s)", o->request[i],
+                           (unsigned long long)q->post[i].proof.id, q->post[i].partition_index,
+                           q->post[i].n, q->post[i].n == 1 ? "" : "s");
             printf("\n");
         } else {
             printf("inputs:");
@@ -749,10 +759,10 @@ int czk_cmd_bench(int argc, char **argv) {
             break;
         case O_KIND:
             if (strcmp(a, "porep") && strcmp(a, "test") && strcmp(a, "window-post") &&
-                strcmp(a, "winning-post"))
+                strcmp(a, "winning-post") && strcmp(a, "snap"))
                 return czk_cli_fail("bench",
-                                    "--kind: expected porep, test, window-post or winning-post, "
-                                    "got '%s'",
+                                    "--kind: expected porep, test, window-post, winning-post or "
+                                    "snap, got '%s'",
                                     a);
             o.kind = a;
             break;
@@ -798,12 +808,12 @@ int czk_cmd_bench(int argc, char **argv) {
                                      "events directly)");
     if (o.addr && (o.config || o.n_sets || o.n_sweep))
         return czk_cli_fail("bench", "--config, --set and --sweep need --in-process");
-    bool test = !strcmp(o.kind, "test"),
-         post = !strcmp(o.kind, "window-post") || !strcmp(o.kind, "winning-post");
+    czk_kind_id rk;
+    bool test = !strcmp(o.kind, "test"), post = czk_cli_req_kind_parse(o.kind, &rk);
     if (post ? (o.n_c1 || !o.n_request) : o.n_request)
         return czk_cli_fail("bench",
                             post ? "--kind %s takes --request FILE... (no --c1)"
-                                 : "--request is for --kind window-post or winning-post",
+                                 : "--request is for --kind window-post, winning-post or snap",
                             o.kind);
     if (!post && test == (o.n_c1 > 0))
         return czk_cli_fail("bench", test ? "--kind test takes no --c1"

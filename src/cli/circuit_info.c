@@ -162,35 +162,9 @@ static int post_info(czk_post_kind kind, const char *kind_arg, const char *size_
 /* SnapDeals: counted (czk_snap_count). */
 static int snap_info(const char *size_arg, const char *proof_arg) {
     const czk_snap_shape *shape = NULL;
-    if (size_arg) {
-        uint64_t bytes = czk_cli_parse_size(size_arg);
-        if (!bytes) return czk_cli_fail(CMD, "--sector-size takes a size, not '%s'", size_arg);
-        shape = czk_snap_shape_for_size(bytes);
-        if (!shape) {
-            czk_cli_fail(CMD,
-                         "no SnapDeals sector size of %llu bytes (2KiB, 8MiB, 512MiB, 32GiB, "
-                         "64GiB; tests 1KiB, 4KiB, 8KiB, 16KiB, 32KiB, 16MiB)",
-                         (unsigned long long)bytes);
-            return CZK_EXIT_NO;
-        }
-    }
+    int rc = czk_cli_snap_proof_arg(CMD, size_arg, proof_arg, true, CZK_EXIT_NO, &shape);
+    if (rc) return rc;
     czk_err err;
-    if (proof_arg) {
-        uint64_t id;
-        if (!czk_cli_parse_u64(proof_arg, &id))
-            return czk_cli_fail(CMD, "--registered-proof takes a number, not '%s'", proof_arg);
-        const czk_snap_shape *ps;
-        if (czk_snap_proof_lookup(id, &ps, &err)) {
-            czk_cli_fail(CMD, "%s", err.msg);
-            return CZK_EXIT_NO;
-        }
-        if (shape && ps != shape) {
-            czk_cli_fail(CMD, "registered update proof %llu is for %s sectors, not %s",
-                         (unsigned long long)id, ps->name, shape->name);
-            return CZK_EXIT_NO;
-        }
-        shape = ps;
-    }
     czk_shape_counts c;
     if (czk_snap_count(&c, shape, &err)) return czk_cli_fail(CMD, "%s", err.msg);
     printf("kind: snap\n");

@@ -12,6 +12,7 @@
 #include "czk/porep_c1.h"
 #include "czk/porep_shapes.h"
 #include "czk/post.h"
+#include "czk/snap.h"
 #include <limits.h>
 #include <stdio.h>
 
@@ -240,15 +241,21 @@ void czk_cli_progress_init(czk_cli_progress *p, const char *cmd) CZK_NONNULL(1, 
 void czk_cli_progress_fn(void *ctx, const char *stage, uint64_t done_bytes, uint64_t total_bytes);
 void czk_cli_progress_end(czk_cli_progress *p) CZK_NONNULL(1);
 
-/* ---- post_args.c: PoSt requests (czk gen-vanilla --post writes them; czk prove,
- * verify and bench --kind window-post|winning-post read them) ---- */
+/* ---- post_args.c: PoSt and SnapDeals requests (czk gen-vanilla --post and --snap
+ * --out-dir write them; czk prove, verify and bench --kind window-post|winning-post|snap
+ * read them) ---- */
 
 /* "window-post" / "winning-post". */
 const char *czk_cli_post_kind_name(czk_post_kind k);
 /* The inverse; false for anything else. */
 bool czk_cli_post_kind_parse(const char *s, czk_post_kind *out) CZK_NONNULL(1, 2);
-/* 1 if argv asks a PoSt kind (--kind other than porep, or --request): the hook of the PoRep
- * commands (prove, verify, bench) into their PoSt halves; else 0. */
+/* "window-post", "winning-post", "snap" for CZK_KIND_WINDOW_POST, CZK_KIND_WINNING_POST,
+ * CZK_KIND_SNAP_UPDATE ("?" for another id): the --kind words of the request kinds. */
+const char *czk_cli_req_kind_name(czk_kind_id k);
+/* The inverse; false for anything else (porep, test). */
+bool czk_cli_req_kind_parse(const char *s, czk_kind_id *out) CZK_NONNULL(1, 2);
+/* 1 if argv asks a request kind (--kind other than porep, or --request): the hook of the
+ * PoRep commands (prove, verify) into their halves for request files; else 0. */
 int czk_cli_post_kind_arg(int argc, char **argv);
 
 /* The registered proof of --sector-size and/or --registered-proof (not both NULL) for kind;
@@ -256,26 +263,45 @@ int czk_cli_post_kind_arg(int argc, char **argv);
  * printed ("registered proof 5 is a window-post proof, not winning-post") and CZK_EXIT_ERROR. */
 int czk_cli_post_proof_arg(const char *cmd, czk_post_kind kind, const char *size_arg,
                            const char *proof_arg, czk_post_proof *out) CZK_NONNULL(1, 5);
-/* A PoSt request file (post_args.c describes the JSON). */
+/* The SnapDeals shape of --sector-size and/or --registered-proof (RegisteredUpdateProof 0-4;
+ * not both NULL; with test_sizes also upstream's test sizes by --sector-size). CZK_EXIT_OK,
+ * or the error printed and `refused` (no such size or id, or the two disagree) or
+ * CZK_EXIT_ERROR (not a number or size). */
+int czk_cli_snap_proof_arg(const char *cmd, const char *size_arg, const char *proof_arg,
+                           bool test_sizes, int refused, const czk_snap_shape **out)
+    CZK_NONNULL(1, 6);
+/* A PoSt or SnapDeals request file (post_args.c describes the JSON). */
 typedef struct czk_cli_post_req {
-    czk_post_proof proof; /* registered_proof: kind, API version, shape */
+    czk_kind_id kind;     /* CZK_KIND_WINDOW_POST, CZK_KIND_WINNING_POST, CZK_KIND_SNAP_UPDATE */
+    czk_post_proof proof; /* PoSt: registered_proof: kind, API version, shape */
+    const czk_snap_shape *snap; /* SnapDeals: the registered update proof's shape; else NULL */
     uint64_t miner_id;
-    uint8_t randomness[32]; /* a canonical Fr (checked) */
-    uint32_t partition_index;
-    size_t n;                     /* sectors of the partition, in order */
-    czk_post_pub_sector *sectors; /* n (from the vanilla proofs when the file has none) */
+    uint8_t randomness[32];   /* PoSt: a canonical Fr (checked) */
+    uint32_t partition_index; /* PoSt */
+    uint64_t sector_number;   /* SnapDeals (carried, as Curio sends it) */
+    unsigned h; /* SnapDeals: the update's h (read: always h_default, others are refused;
+                   written: 0 = h_default) */
+    uint8_t comm_r_old[32], comm_d_new[32], comm_r_new[32]; /* SnapDeals (canonical Fr) */
+    size_t n;                     /* sectors of the partition (PoSt) or partitions (SnapDeals) */
+    czk_post_pub_sector *sectors; /* PoSt: n (from the vanilla proofs when the file has none) */
     char **files;                 /* n vanilla proof files, as opened; NULL when embedded */
     uint8_t **blobs;              /* n vanilla proofs (CZK_CLI_POST_BLOBS) */
     size_t *blob_len;
 } czk_cli_post_req;
+/* "WindowPoSt", "WinningPoSt" or "SnapDeals"; the sector size's name ("2KiB"); the proof's
+ * partitions (PoSt 1: a request is one partition; SnapDeals the size's 1, 4 or 16). */
+const char *czk_cli_req_title(const czk_cli_post_req *r) CZK_NONNULL(1);
+const char *czk_cli_req_size_name(const czk_cli_post_req *r) CZK_NONNULL(1);
+unsigned czk_cli_req_partitions(const czk_cli_post_req *r) CZK_NONNULL(1);
 
 enum { CZK_CLI_POST_SECTORS = 1, CZK_CLI_POST_BLOBS = 2 };
 
 /*
  * Reads a request file. need: CZK_CLI_POST_SECTORS (the "sectors" array
- * is required: verify), CZK_CLI_POST_BLOBS (the vanilla proofs are read
- * and parsed against the shape's tree, and their sector ids and comm_r
- * checked against "sectors": prove, bench). A request that is wrong is
+ * is required of PoSt: verify), CZK_CLI_POST_BLOBS (the vanilla proofs are
+ * read and parsed against the shape's tree, and their sector ids and comm_r
+ * checked against "sectors"; a SnapDeals blob as the PartitionProof of its
+ * place: prove, bench). A request that is wrong is
  * printed as "czk <cmd>: FILE: [refused: ]<reason naming the key, sector
  * or file>" and returns `refused`; I/O errors CZK_EXIT_ERROR. Free with
  * czk_cli_post_req_free (also after a failure).
@@ -283,8 +309,8 @@ enum { CZK_CLI_POST_SECTORS = 1, CZK_CLI_POST_BLOBS = 2 };
 int czk_cli_post_req_read(czk_cli_post_req *out, const char *cmd, const char *path, unsigned need,
                           int refused) CZK_NONNULL(1, 2, 3);
 void czk_cli_post_req_free(czk_cli_post_req *r) CZK_NONNULL(1);
-/* The engine request of r (CZK_KIND_WINDOW_POST / CZK_KIND_WINNING_POST, the fields Curio
- * sets); it points into r (its blobs), which must outlive it. */
+/* The engine request of r (its kind, the fields Curio sets); it points into r (its blobs),
+ * which must outlive it. */
 void czk_cli_post_request(czk_proof_request *out, const czk_cli_post_req *r) CZK_NONNULL(1, 2);
 /* Writes r as a request file: names[i] the vanilla proof files (relative to path's
  * directory), or with embed the blobs themselves as base64. CZK_EXIT_OK or the error
@@ -292,24 +318,26 @@ void czk_cli_post_request(czk_proof_request *out, const czk_cli_post_req *r) CZK
 int czk_cli_post_req_write(const char *cmd, const char *path, const czk_cli_post_req *r,
                            const char *const *names, bool embed) CZK_NONNULL(1, 2, 3);
 /*
- * The key file (ext ".params" or ".vk") of kind's circuit for shape:
- * key_path as given, else in cache_dir (NULL: czk_param_cache_dir) by
- * Filecoin's v28 name, then czk's test-key name (czk_post_key_names,
- * czk_key_find). *kind_name says which.
+ * The key file (ext ".params" or ".vk") of the request's circuit: key_path
+ * as given, else on the key search path from cache_dir (NULL:
+ * czk_param_cache_dir) by Filecoin's v28 name, then czk's test-key name
+ * (czk_post_find_key, czk_snap_find_key). *kind_name says which.
  * Returns: CZK_OK; CZK_ERR_IO naming both names looked for; CZK_ERR_INVALID_ARG.
  */
-CZK_NODISCARD czk_status czk_cli_post_key(char *path, size_t cap, const char **kind_name,
-                                          const char *key_path, const char *cache_dir,
-                                          const char *ext, czk_post_kind kind,
-                                          const czk_post_shape *shape, czk_err *err)
-    CZK_NONNULL(1, 3, 6, 8);
+CZK_NODISCARD czk_status czk_cli_req_key(char *path, size_t cap, const char **kind_name,
+                                         const char *key_path, const char *cache_dir,
+                                         const char *ext, const czk_cli_post_req *r, czk_err *err)
+    CZK_NONNULL(1, 3, 6, 7);
 
-/* The public inputs (ONE excluded) of a request's partition, from its sectors' ids and comm_r
- * (czk_post_public_inputs, k = partition_index; WinningPoSt over 66 copies of its sector).
- * Out: *out (n values, malloc'ed). Returns: czk_post_public_inputs's errors; CZK_ERR_NOMEM. */
-CZK_NODISCARD czk_status czk_cli_post_inputs(czk_fr **out, size_t *n, const czk_cli_post_req *r,
-                                             czk_err *err) CZK_NONNULL(1, 2, 3);
-/* The PoSt halves of the commands (gen_vanilla_post.c, prove_post.c, verify_post.c). */
+/* The public inputs (ONE excluded) of partition k of a request: PoSt (k = 0, the request's
+ * one) from its sectors' ids and comm_r (czk_post_public_inputs, with partition_index;
+ * WinningPoSt over 66 copies of its sector); SnapDeals from its commitments
+ * (czk_snap_public_inputs of partition k, h_default).
+ * Out: *out (n values, malloc'ed). Returns: those functions' errors; CZK_ERR_NOMEM. */
+CZK_NODISCARD czk_status czk_cli_req_inputs(czk_fr **out, size_t *n, const czk_cli_post_req *r,
+                                            unsigned k, czk_err *err) CZK_NONNULL(1, 2, 3);
+/* The PoSt and SnapDeals halves of the commands (gen_vanilla_post.c; prove_post.c and
+ * verify_post.c: every request kind). */
 int czk_cmd_gen_vanilla_post(int argc, char **argv);
 int czk_cmd_prove_post(int argc, char **argv);
 int czk_cmd_verify_post(int argc, char **argv);

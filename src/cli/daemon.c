@@ -221,7 +221,7 @@ int czk_cmd_daemon(int argc, char **argv) {
                             err.msg);
     /* the kinds this daemon serves: one line each */
     if (czk_kinds_register_porep(e, &err) || czk_kinds_register_post(e, &err) ||
-        czk_kinds_register_test(e, &err)) {
+        czk_kinds_register_snap(e, &err) || czk_kinds_register_test(e, &err)) {
         czk_engine_destroy(e);
         return czk_cli_fail(CMD, "engine: %s", err.msg);
     }

@@ -7,7 +7,9 @@
  * writes its partition proofs in the forms Curio has them: the JSON array
  * of standard base64 blobs that ReadSnapVanillaProof returns and cuzk is
  * sent as vanilla_proofs, and the raw bincode PartitionProof of each
- * partition with the update's commitments (spec post-snap.md §3, §4).
+ * partition with a request file naming them and the update's commitments
+ * (update.json, read by czk prove/verify/bench --kind snap; post_args.c;
+ * spec post-snap.md §3, §4).
  */
 #include "cli/cli.h"
 #include "czk/seal.h"
@@ -45,18 +47,15 @@ void czk_cli_gen_vanilla_snap_help(FILE *f) {
             "                           sector key was not sealed\n"
             "  --out FILE               the JSON array of base64 blobs, one per partition\n"
             "                           ('-' for stdout)\n"
-            "  --out-dir DIR            DIR/partition-<k>.vproof (bincode) and DIR/update.json\n"
-            "                           (registered proofs, h, comm_r_old, comm_d_new,\n"
-            "                           comm_r_new, comm_c as hex)\n"
+            "  --out-dir DIR            DIR/partition-<k>.vproof (bincode) and DIR/update.json,\n"
+            "                           the request of czk prove|verify|bench --kind snap\n"
+            "                           --request (registered update proof, miner, sector,\n"
+            "                           h, comm_r_old, comm_d_new, comm_r_new as hex, the\n"
+            "                           files)\n"
             "  --threads N, -v          as without --snap\n\n"
             "Every partition is parsed and pre-checked before anything is written. A\n"
             "summary line (partitions, comm_r_old, comm_d_new, comm_r_new, bytes, seconds)\n"
             "goes to stderr. The output is deterministic for fixed inputs.\n");
-}
-
-static void hex(char out[65], const uint8_t b[32]) {
-    for (int i = 0; i < 32; i++)
-        sprintf(out + 2 * i, "%02x", b[i]);
 }
 
 /* ["<base64>", ...]\n */
@@ -90,33 +89,35 @@ static int write_path(const char *path, const void *b, size_t n, const char *not
     return rc ? rc : czk_cli_out_commit(&o, b, n);
 }
 
+/* DIR/partition-<k>.vproof and DIR/update.json: the request file of `czk prove --kind snap`
+ * (post_args.c), naming the files. */
 static int write_dir(const char *dir, const czk_seal_snap *u, const czk_seal_request *req,
                      const czk_snap_shape *s) {
-    char path[PATH_MAX];
+    char path[PATH_MAX], names[CZK_SEAL_SNAP_MAX_PARTITIONS][32];
+    const char *np[CZK_SEAL_SNAP_MAX_PARTITIONS];
+    int rc = czk_cli_mkdir_p(CMD, dir);
+    if (rc) return rc;
     for (unsigned k = 0; k < u->partitions; k++) {
-        if (snprintf(path, sizeof path, "%s/partition-%u.vproof", dir, k) >= (int)sizeof path)
+        snprintf(names[k], sizeof names[k], "partition-%u.vproof", k);
+        np[k] = names[k];
+        if (snprintf(path, sizeof path, "%s/%s", dir, names[k]) >= (int)sizeof path)
             return czk_cli_fail(CMD, "--out-dir path too long");
-        int rc = write_path(path, u->blobs[k], u->lens[k], "written");
-        if (rc) return rc;
+        if ((rc = write_path(path, u->blobs[k], u->lens[k], "written"))) return rc;
     }
-    char r_old[65], d_new[65], r_new[65], c[65], info[1024];
-    hex(r_old, u->comm_r_old);
-    hex(d_new, u->comm_d_new);
-    hex(r_new, u->comm_r_new);
-    hex(c, u->comm_c);
-    int n =
-        snprintf(info, sizeof info,
-                 "{\"sector_size\": %llu, \"registered_update_proof\": %d, "
-                 "\"registered_seal_proof\": %llu, \"miner_id\": %llu, \"sector_number\": "
-                 "%llu, \"partitions\": %u, \"h\": %u, \"sparse\": %s,\n \"comm_r_old\": \"%s\",\n"
-                 " \"comm_d_new\": \"%s\",\n \"comm_r_new\": \"%s\",\n \"comm_c\": \"%s\"}\n",
-                 (unsigned long long)s->sector_size, s->registered_proof,
-                 (unsigned long long)req->registered_proof, (unsigned long long)req->miner_id,
-                 (unsigned long long)req->sector_num, u->partitions, u->h,
-                 req->sparse ? "true" : "false", r_old, d_new, r_new, c);
+    czk_cli_post_req r;
+    memset(&r, 0, sizeof r);
+    r.kind = CZK_KIND_SNAP_UPDATE;
+    r.snap = s;
+    r.miner_id = req->miner_id;
+    r.sector_number = req->sector_num;
+    r.h = u->h;
+    memcpy(r.comm_r_old, u->comm_r_old, 32);
+    memcpy(r.comm_d_new, u->comm_d_new, 32);
+    memcpy(r.comm_r_new, u->comm_r_new, 32);
+    r.n = u->partitions;
     if (snprintf(path, sizeof path, "%s/update.json", dir) >= (int)sizeof path)
         return czk_cli_fail(CMD, "--out-dir path too long");
-    return write_path(path, info, (size_t)n, "written");
+    return czk_cli_post_req_write(CMD, path, &r, np, false); /* r borrows nothing to free */
 }
 
 int czk_cli_gen_vanilla_snap(const czk_seal_request *req, unsigned h, const char *out,
@@ -167,9 +168,9 @@ int czk_cli_gen_vanilla_snap(const czk_seal_request *req, unsigned h, const char
     if (!rc && out_dir) rc = write_dir(out_dir, &u, req, s);
     if (!rc) {
         char r_old[65], d_new[65], r_new[65];
-        hex(r_old, u.comm_r_old);
-        hex(d_new, u.comm_d_new);
-        hex(r_new, u.comm_r_new);
+        czk_cli_hex(r_old, u.comm_r_old, 32);
+        czk_cli_hex(d_new, u.comm_d_new, 32);
+        czk_cli_hex(r_new, u.comm_r_new, 32);
         fprintf(stderr,
                 "czk gen-vanilla: snap %s%s update proof %d: %u partitions, h %u: comm_r_old %s "
                 "comm_d_new %s comm_r_new %s, %zu bytes of vanilla proofs, %.2f s\n",

@@ -9,17 +9,21 @@ static const czk_cli_command COMMANDS[] = {
     {"selftest", "run quick known-answer checks of every layer", czk_cmd_selftest},
     {"check-c1", "parse a PoRep C1 (or cuzk envelope) and pre-check its vanilla proofs",
      czk_cmd_check_c1},
-    {"circuit-info", "R1CS counts, densities and .params sizes of a PoRep partition",
+    {"circuit-info", "R1CS counts, densities and .params sizes of a partition (PoRep, PoSt, Snap)",
      czk_cmd_circuit_info},
-    {"setup", "Groth16 test keys (.params, .vk): PoRep or PoSt (--kind) of a size, or a shape",
+    {"setup",
+     "Groth16 test keys (.params, .vk): PoRep, PoSt or snap (--kind) of a size, or a shape",
      czk_cmd_setup},
     {"timeline", "summarize an engine TIMELINE log (GPU busy, idle gaps, s/proof), --svg",
      czk_cmd_timeline},
-    {"prove", "PoRep C2 (or a PoSt request, --kind) through the engine: prove, verify, write",
+    {"prove",
+     "PoRep C2 (or a PoSt/SnapDeals request, --kind) through the engine: prove, verify, write",
      czk_cmd_prove},
-    {"verify", "verify PoRep C2 (or PoSt, --kind) proofs as the chain does", czk_cmd_verify},
+    {"verify", "verify PoRep C2 (or PoSt, SnapDeals: --kind) proofs as the chain does",
+     czk_cmd_verify},
     {"gen-vanilla",
-     "seal a test sector: its C1 JSON (or sparse C1), or PoSt vanilla proofs (--post)",
+     "seal a test sector: its C1 JSON (or sparse C1), or PoSt (--post) or SnapDeals (--snap) "
+     "vanilla proofs",
      czk_cmd_gen_vanilla},
     {"daemon", "serve the gRPC service cuzk.v1.ProvingEngine (Curio's cuzk protocol)",
      czk_cmd_daemon},
@@ -46,7 +50,8 @@ int czk_cli_wants_help(int argc, char **argv) {
 
 static void usage(FILE *f) {
     fprintf(f, "usage: czk <subcommand> [options]\n\n"
-               "czk is a Groth16 proving engine for Filecoin (PoRep C2).\n\nsubcommands:\n");
+               "czk is a Groth16 proving engine for Filecoin (PoRep C2, PoSt, "
+               "SnapDeals).\n\nsubcommands:\n");
     for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
         fprintf(f, "  %-14s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
     fprintf(f, "\n`czk <subcommand> --help` describes each one.\n"

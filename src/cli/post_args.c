@@ -1,7 +1,8 @@
 /*
- * PoSt requests as files: the JSON that `czk gen-vanilla --post` writes and
- * `czk prove`, `czk verify` and `czk bench` read with --kind window-post or
- * winning-post, and the key lookup of a PoSt circuit (Filecoin's v28 name
+ * PoSt and SnapDeals requests as files: the JSON that `czk gen-vanilla
+ * --post` and `czk gen-vanilla --snap --out-dir` write and `czk prove`,
+ * `czk verify` and `czk bench` read with --kind window-post, winning-post
+ * or snap, and the key lookup of their circuits (Filecoin's v28 name
  * first, then czk's test keys, as for PoRep).
  *
  * A request file carries the SubmitProofRequest fields Curio sets for the
@@ -18,9 +19,22 @@
  * directory. The blobs are bincode FallbackPoStSectorProofs, one per sector
  * in partition order (WinningPoSt: exactly one). `sectors` gives what a
  * verifier knows without the vanilla proofs (sector ids and comm_r); when
- * both are present they must agree. The text is read with yajl's tree API
- * (a request is small: 2349 sectors are a few hundred KiB of names), every
- * key checked, unknown keys refused.
+ * both are present they must agree.
+ *
+ * A SnapDeals request carries the fields Curio's ProveUpdateCuzk sets:
+ *
+ *   {"kind": "snap", "registered_proof": 0, "sector_size": 2048,
+ *    "miner_id": 1000, "sector_number": 12, "h": 1, "partitions": 1,
+ *    "comm_r_old": "<64 hex>", "comm_d_new": "<64 hex>",
+ *    "comm_r_new": "<64 hex>", "vanilla_proof_files": ["partition-0.vproof"]}
+ *
+ * registered_proof is the RegisteredUpdateProof (0-4); h and partitions
+ * (optional) must be the size's h_default and partition count (what Curio
+ * proves); the blobs are the bincode PartitionProofs in partition order
+ * (or "vanilla_proofs", base64, as for PoSt). The commitments are what a
+ * verifier knows. The text is read with yajl's tree API (a request is
+ * small: 2349 sectors are a few hundred KiB of names), every key checked,
+ * unknown keys refused.
  */
 #include "cli/cli.h"
 #include "czk/keys.h"
@@ -49,6 +63,44 @@ bool czk_cli_post_kind_parse(const char *s, czk_post_kind *out) {
     else
         return false;
     return true;
+}
+
+const char *czk_cli_req_kind_name(czk_kind_id k) {
+    switch (k) {
+    case CZK_KIND_WINNING_POST:
+        return "winning-post";
+    case CZK_KIND_WINDOW_POST:
+        return "window-post";
+    case CZK_KIND_SNAP_UPDATE:
+        return "snap";
+    default:
+        return "?";
+    }
+}
+
+bool czk_cli_req_kind_parse(const char *s, czk_kind_id *out) {
+    czk_post_kind pk;
+    if (czk_cli_post_kind_parse(s, &pk))
+        *out = pk == CZK_POST_WINNING ? CZK_KIND_WINNING_POST : CZK_KIND_WINDOW_POST;
+    else if (!strcmp(s, "snap"))
+        *out = CZK_KIND_SNAP_UPDATE;
+    else
+        return false;
+    return true;
+}
+
+const char *czk_cli_req_title(const czk_cli_post_req *r) {
+    return r->kind == CZK_KIND_SNAP_UPDATE    ? "SnapDeals"
+           : r->kind == CZK_KIND_WINNING_POST ? "WinningPoSt"
+                                              : "WindowPoSt";
+}
+
+const char *czk_cli_req_size_name(const czk_cli_post_req *r) {
+    return r->snap ? r->snap->name : r->proof.shape->name;
+}
+
+unsigned czk_cli_req_partitions(const czk_cli_post_req *r) {
+    return r->snap ? r->snap->partitions : 1;
 }
 
 int czk_cli_post_kind_arg(int argc, char **argv) {
@@ -105,6 +157,45 @@ int czk_cli_post_proof_arg(const char *cmd, czk_post_kind kind, const char *size
     if (shape && out->shape != shape)
         return czk_cli_fail(cmd, "registered proof %llu is for %s sectors, not %s",
                             (unsigned long long)id, out->shape->name, shape->name);
+    return CZK_EXIT_OK;
+}
+
+int czk_cli_snap_proof_arg(const char *cmd, const char *size_arg, const char *proof_arg,
+                           bool test_sizes, int refused, const czk_snap_shape **out) {
+    const czk_snap_shape *shape = NULL;
+    czk_err err;
+    if (!size_arg && !proof_arg)
+        return czk_cli_fail(cmd, "--sector-size or --registered-proof is required");
+    if (size_arg) {
+        uint64_t bytes = czk_cli_parse_size(size_arg);
+        if (!bytes) return czk_cli_fail(cmd, "--sector-size takes a size, not '%s'", size_arg);
+        shape = czk_snap_shape_for_size(bytes);
+        if (!shape || (!test_sizes && shape->registered_proof < 0)) {
+            czk_cli_fail(cmd,
+                         "no SnapDeals sector size of %llu bytes (2KiB, 8MiB, 512MiB, 32GiB, "
+                         "64GiB%s)",
+                         (unsigned long long)bytes,
+                         test_sizes ? "; tests 1KiB, 4KiB, 8KiB, 16KiB, 32KiB, 16MiB" : "");
+            return refused;
+        }
+    }
+    if (proof_arg) {
+        uint64_t id;
+        if (!czk_cli_parse_u64(proof_arg, &id))
+            return czk_cli_fail(cmd, "--registered-proof takes a number, not '%s'", proof_arg);
+        const czk_snap_shape *ps;
+        if (czk_snap_proof_lookup(id, &ps, &err)) {
+            czk_cli_fail(cmd, "%s", err.msg);
+            return refused;
+        }
+        if (shape && ps != shape) {
+            czk_cli_fail(cmd, "registered update proof %llu is for %s sectors, not %s",
+                         (unsigned long long)id, ps->name, shape->name);
+            return refused;
+        }
+        shape = ps;
+    }
+    *out = shape;
     return CZK_EXIT_OK;
 }
 
@@ -271,33 +362,61 @@ static bool check_blobs(rd *d, czk_cli_post_req *r, bool have_sectors) {
     return true;
 }
 
-/* The fields of the root object; false (refused) with d->why. */
-static bool read_fields(rd *d, czk_cli_post_req *r, yajl_val root, unsigned need,
-                        yajl_val *files_out, yajl_val *b64_out, yajl_val *sectors_out) {
-    if (!YAJL_IS_OBJECT(root)) return no(d, "the request must be a JSON object");
-    yajl_val kind = NULL, rp = NULL, size = NULL, miner = NULL, rnd = NULL, part = NULL,
-             sectors = NULL, files = NULL, b64 = NULL;
-    yajl_val *slot[] = {&kind, &rp, &size, &miner, &rnd, &part, &sectors, &files, &b64};
+/* The root object's values by key into v[i] for keys[i] (NULL-terminated list); an unknown
+ * key is refused, naming the known ones. */
+static bool take_keys(rd *d, yajl_val root, const char *const *keys, yajl_val *v) {
     for (size_t k = 0; k < root->u.object.len; k++) {
         const char *key = root->u.object.keys[k];
         size_t j = 0;
-        while (KEYS[j] && strcmp(KEYS[j], key))
+        while (keys[j] && strcmp(keys[j], key))
             j++;
-        if (!KEYS[j])
-            return no(d,
-                      "unknown key '%s' (kind, registered_proof, sector_size, miner_id, "
-                      "randomness, partition_index, sectors, vanilla_proof_files, vanilla_proofs)",
-                      key);
-        *slot[j] = root->u.object.values[k];
+        if (keys[j]) {
+            v[j] = root->u.object.values[k];
+            continue;
+        }
+        char known[400] = "";
+        for (size_t i = 0, n = 0; keys[i] && n < sizeof known; i++)
+            n += (size_t)snprintf(known + n, sizeof known - n, "%s%s", i ? ", " : "", keys[i]);
+        return no(d, "unknown key '%s' (%s)", key, known);
     }
+    return true;
+}
+
+/* vanilla_proof_files or vanilla_proofs (not both), each a non-empty array of strings: *vp
+ * the one given (NULL: neither), *files_out / *b64_out as get_array sets them. */
+static bool take_blobs(rd *d, yajl_val files, yajl_val b64, unsigned need, yajl_val *files_out,
+                       yajl_val *b64_out, yajl_val *vp) {
+    if (!get_array(d, files, "vanilla_proof_files", files_out) ||
+        !get_array(d, b64, "vanilla_proofs", b64_out))
+        return false;
+    if (files && b64)
+        return no(d, "vanilla_proof_files and vanilla_proofs exclude each other (files or "
+                     "embedded base64)");
+    *vp = files ? files : b64;
+    if ((need & CZK_CLI_POST_BLOBS) && !*vp)
+        return no(d, "vanilla_proof_files (or vanilla_proofs) is missing");
+    for (size_t i = 0; *vp && i < (*vp)->u.array.len; i++)
+        if (!YAJL_IS_STRING((*vp)->u.array.values[i]))
+            return no(d, "%s[%zu] must be a string",
+                      files ? "vanilla_proof_files" : "vanilla_proofs", i);
+    return true;
+}
+
+/* The fields of a PoSt request's root object; false (refused) with d->why. */
+static bool read_post_fields(rd *d, czk_cli_post_req *r, yajl_val root, unsigned need,
+                             yajl_val *files_out, yajl_val *b64_out, yajl_val *sectors_out) {
+    yajl_val f[9] = {NULL};
+    if (!take_keys(d, root, KEYS, f)) return false;
+    yajl_val kind = f[0], rp = f[1], size = f[2], miner = f[3], rnd = f[4], part = f[5],
+             sectors = f[6], files = f[7], b64 = f[8];
     czk_post_kind pk;
-    if (!kind || !YAJL_IS_STRING(kind) || !czk_cli_post_kind_parse(kind->u.string, &pk))
-        return no(d, "kind must be \"window-post\" or \"winning-post\"");
+    if (!czk_cli_post_kind_parse(kind->u.string, &pk)) return false; /* read_fields checked */
     uint64_t id, v;
     czk_err err;
     if (!rp) return no(d, "registered_proof is missing");
     if (!get_u64(d, rp, "registered_proof", &id)) return false;
     if (czk_post_proof_lookup(id, &r->proof, &err)) return no(d, "%s", err.msg);
+    r->kind = pk == CZK_POST_WINNING ? CZK_KIND_WINNING_POST : CZK_KIND_WINDOW_POST;
     if (r->proof.kind != pk)
         return no(d, "registered_proof %llu is a %s proof, the kind is %s", (unsigned long long)id,
                   czk_cli_post_kind_name(r->proof.kind), kind->u.string);
@@ -322,18 +441,12 @@ static bool read_fields(rd *d, czk_cli_post_req *r, yajl_val root, unsigned need
                       (unsigned long long)v);
         r->partition_index = (uint32_t)v;
     }
+    yajl_val vp;
     if (!get_array(d, sectors, "sectors", sectors_out) ||
-        !get_array(d, files, "vanilla_proof_files", files_out) ||
-        !get_array(d, b64, "vanilla_proofs", b64_out))
+        !take_blobs(d, files, b64, need, files_out, b64_out, &vp))
         return false;
-    if (files && b64)
-        return no(d, "vanilla_proof_files and vanilla_proofs exclude each other (files or "
-                     "embedded base64)");
-    yajl_val vp = files ? files : b64;
     if ((need & CZK_CLI_POST_SECTORS) && !sectors)
         return no(d, "sectors (sector_id and comm_r of each) is missing");
-    if ((need & CZK_CLI_POST_BLOBS) && !vp)
-        return no(d, "vanilla_proof_files (or vanilla_proofs) is missing");
     if (!sectors && !vp) return no(d, "neither sectors nor vanilla proofs are given");
     size_t n = sectors ? sectors->u.array.len : vp->u.array.len;
     if (sectors && vp && vp->u.array.len != n)
@@ -344,10 +457,99 @@ static bool read_fields(rd *d, czk_cli_post_req *r, yajl_val root, unsigned need
                   pk == CZK_POST_WINNING ? "WinningPoSt" : "WindowPoSt",
                   pk == CZK_POST_WINNING ? "exactly " : "at most ", max);
     r->n = n;
-    for (size_t i = 0; vp && i < n; i++)
-        if (!YAJL_IS_STRING(vp->u.array.values[i]))
-            return no(d, "%s[%zu] must be a string",
-                      files ? "vanilla_proof_files" : "vanilla_proofs", i);
+    return true;
+}
+
+static const char *const SNAP_KEYS[] = {"kind",       "registered_proof",    "sector_size",
+                                        "miner_id",   "sector_number",       "h",
+                                        "partitions", "comm_r_old",          "comm_d_new",
+                                        "comm_r_new", "vanilla_proof_files", "vanilla_proofs",
+                                        NULL};
+
+/* The fields of a SnapDeals request's root object; false (refused) with d->why. */
+static bool read_snap_fields(rd *d, czk_cli_post_req *r, yajl_val root, unsigned need,
+                             yajl_val *files_out, yajl_val *b64_out) {
+    yajl_val v[12] = {NULL};
+    if (!take_keys(d, root, SNAP_KEYS, v)) return false;
+    yajl_val rp = v[1], size = v[2], miner = v[3], num = v[4], h = v[5], parts = v[6];
+    uint64_t id, x;
+    czk_err err;
+    r->kind = CZK_KIND_SNAP_UPDATE;
+    r->h = 0;
+    if (!rp) return no(d, "registered_proof (the RegisteredUpdateProof, 0-4) is missing");
+    if (!get_u64(d, rp, "registered_proof", &id)) return false;
+    if (czk_snap_proof_lookup(id, &r->snap, &err)) return no(d, "%s", err.msg);
+    const czk_snap_shape *s = r->snap;
+    r->h = s->h_default;
+    if (size) {
+        if (!get_u64(d, size, "sector_size", &x)) return false;
+        if (x != s->sector_size)
+            return no(d, "sector_size %llu: registered update proof %llu is for %s sectors",
+                      (unsigned long long)x, (unsigned long long)id, s->name);
+    }
+    if (miner && !get_u64(d, miner, "miner_id", &r->miner_id)) return false;
+    if (num && !get_u64(d, num, "sector_number", &r->sector_number)) return false;
+    if (h) {
+        if (!get_u64(d, h, "h", &x)) return false;
+        if (x != s->h_default)
+            return no(d,
+                      "h %llu: czk proves an update with the size's h_default (%u for %s), as "
+                      "Curio does",
+                      (unsigned long long)x, s->h_default, s->name);
+    }
+    if (parts) {
+        if (!get_u64(d, parts, "partitions", &x)) return false;
+        if (x != s->partitions)
+            return no(d, "partitions %llu: a %s update has %u", (unsigned long long)x, s->name,
+                      s->partitions);
+    }
+    static const char *const CN[3] = {"comm_r_old", "comm_d_new", "comm_r_new"};
+    uint8_t *cv[3] = {r->comm_r_old, r->comm_d_new, r->comm_r_new};
+    for (int i = 0; i < 3; i++) {
+        if (!v[7 + i]) return no(d, "%s is missing", CN[i]);
+        if (!get_hex32(d, v[7 + i], CN[i], cv[i])) return false;
+    }
+    czk_fr in[4];
+    czk_snap_public pub = {.h = s->h_default};
+    memcpy(pub.comm_r_old, r->comm_r_old, 32);
+    memcpy(pub.comm_d_new, r->comm_d_new, 32);
+    memcpy(pub.comm_r_new, r->comm_r_new, 32);
+    if (czk_snap_public_inputs(in, s, &pub, &err)) return no(d, "%s", err.msg);
+    yajl_val vp;
+    if (!take_blobs(d, v[10], v[11], need, files_out, b64_out, &vp)) return false;
+    if (vp && vp->u.array.len != s->partitions)
+        return no(d, "%zu vanilla proofs: a %s update has %u partitions, one PartitionProof each",
+                  vp->u.array.len, s->name, s->partitions);
+    r->n = s->partitions;
+    return true;
+}
+
+/* The root object's fields by its kind; false (refused) with d->why. */
+static bool read_fields(rd *d, czk_cli_post_req *r, yajl_val root, unsigned need,
+                        yajl_val *files_out, yajl_val *b64_out, yajl_val *sectors_out) {
+    if (!YAJL_IS_OBJECT(root)) return no(d, "the request must be a JSON object");
+    yajl_val kind = NULL;
+    for (size_t i = 0; i < root->u.object.len; i++)
+        if (!strcmp(root->u.object.keys[i], "kind")) kind = root->u.object.values[i];
+    czk_kind_id k;
+    if (!kind || !YAJL_IS_STRING(kind) || !czk_cli_req_kind_parse(kind->u.string, &k))
+        return no(d, "kind must be \"window-post\", \"winning-post\" or \"snap\"");
+    if (k == CZK_KIND_SNAP_UPDATE) return read_snap_fields(d, r, root, need, files_out, b64_out);
+    return read_post_fields(d, r, root, need, files_out, b64_out, sectors_out);
+}
+
+/* The SnapDeals blobs parsed against the shape, each as the partition of its place. */
+static bool check_snap_blobs(rd *d, czk_cli_post_req *r) {
+    for (size_t k = 0; k < r->n; k++) {
+        czk_snap_vanilla *v = NULL;
+        czk_err err;
+        bool ok = !czk_snap_vanilla_parse(&v, r->blobs[k], r->blob_len[k], r->snap, k, &err);
+        czk_snap_vanilla_free(v);
+        if (!ok) {
+            if (r->files) return no(d, "%s: %s", r->files[k], err.msg);
+            return no(d, "vanilla_proofs[%zu]: %s", k, err.msg);
+        }
+    }
     return true;
 }
 
@@ -403,7 +605,8 @@ int czk_cli_post_req_read(czk_cli_post_req *out, const char *cmd, const char *pa
     if (ok && (need & CZK_CLI_POST_BLOBS)) {
         rc = read_blobs(&d, out, files, b64);
         if (rc < 0) ok = false, rc = CZK_EXIT_OK;
-        if (ok && !rc) ok = check_blobs(&d, out, sectors != NULL);
+        if (ok && !rc)
+            ok = out->snap ? check_snap_blobs(&d, out) : check_blobs(&d, out, sectors != NULL);
     }
     yajl_tree_free(root);
     if (!ok) {
@@ -417,13 +620,22 @@ int czk_cli_post_req_read(czk_cli_post_req *out, const char *cmd, const char *pa
 
 void czk_cli_post_request(czk_proof_request *out, const czk_cli_post_req *r) {
     memset(out, 0, sizeof *out);
-    out->kind = r->proof.kind == CZK_POST_WINNING ? CZK_KIND_WINNING_POST : CZK_KIND_WINDOW_POST;
-    out->sector_size = r->proof.shape->sector_size;
-    out->registered_proof = r->proof.id;
+    out->kind = r->kind;
     out->vanilla_proofs = (const uint8_t *const *)r->blobs;
     out->vanilla_proofs_len = r->blob_len;
-    out->num_vanilla_proofs = r->n;
+    out->num_vanilla_proofs = r->blobs ? r->n : 0;
     out->miner_id = r->miner_id;
+    if (r->snap) {
+        out->sector_size = r->snap->sector_size;
+        out->registered_proof = (uint64_t)r->snap->registered_proof;
+        out->sector_number = r->sector_number;
+        memcpy(out->comm_r_old, r->comm_r_old, 32);
+        memcpy(out->comm_d_new, r->comm_d_new, 32);
+        memcpy(out->comm_r_new, r->comm_r_new, 32);
+        return;
+    }
+    out->sector_size = r->proof.shape->sector_size;
+    out->registered_proof = r->proof.id;
     memcpy(out->randomness, r->randomness, 32);
     out->partition_index = r->partition_index;
 }
@@ -467,22 +679,35 @@ int czk_cli_post_req_write(const char *cmd, const char *path, const czk_cli_post
     if (!j.g) return czk_cli_fail(cmd, "out of memory");
     yajl_gen_config(j.g, yajl_gen_beautify, 1);
     w_ok(&j, yajl_gen_map_open(j.g));
-    const char *k = czk_cli_post_kind_name(r->proof.kind);
-    w_str(&j, "kind", k, strlen(k));
-    w_u64(&j, "registered_proof", r->proof.id);
-    w_u64(&j, "sector_size", r->proof.shape->sector_size);
-    w_u64(&j, "miner_id", r->miner_id);
-    w_hex(&j, "randomness", r->randomness);
-    w_u64(&j, "partition_index", r->partition_index);
-    w_key(&j, "sectors");
-    w_ok(&j, yajl_gen_array_open(j.g));
-    for (size_t i = 0; i < r->n; i++) {
-        w_ok(&j, yajl_gen_map_open(j.g));
-        w_u64(&j, "sector_id", r->sectors[i].sector_id);
-        w_hex(&j, "comm_r", r->sectors[i].comm_r);
-        w_ok(&j, yajl_gen_map_close(j.g));
+    if (r->snap) {
+        w_str(&j, "kind", "snap", 4);
+        w_u64(&j, "registered_proof", (uint64_t)r->snap->registered_proof);
+        w_u64(&j, "sector_size", r->snap->sector_size);
+        w_u64(&j, "miner_id", r->miner_id);
+        w_u64(&j, "sector_number", r->sector_number);
+        w_u64(&j, "h", r->h ? r->h : r->snap->h_default);
+        w_u64(&j, "partitions", r->snap->partitions);
+        w_hex(&j, "comm_r_old", r->comm_r_old);
+        w_hex(&j, "comm_d_new", r->comm_d_new);
+        w_hex(&j, "comm_r_new", r->comm_r_new);
+    } else {
+        const char *k = czk_cli_post_kind_name(r->proof.kind);
+        w_str(&j, "kind", k, strlen(k));
+        w_u64(&j, "registered_proof", r->proof.id);
+        w_u64(&j, "sector_size", r->proof.shape->sector_size);
+        w_u64(&j, "miner_id", r->miner_id);
+        w_hex(&j, "randomness", r->randomness);
+        w_u64(&j, "partition_index", r->partition_index);
+        w_key(&j, "sectors");
+        w_ok(&j, yajl_gen_array_open(j.g));
+        for (size_t i = 0; i < r->n; i++) {
+            w_ok(&j, yajl_gen_map_open(j.g));
+            w_u64(&j, "sector_id", r->sectors[i].sector_id);
+            w_hex(&j, "comm_r", r->sectors[i].comm_r);
+            w_ok(&j, yajl_gen_map_close(j.g));
+        }
+        w_ok(&j, yajl_gen_array_close(j.g));
     }
-    w_ok(&j, yajl_gen_array_close(j.g));
     w_key(&j, embed ? "vanilla_proofs" : "vanilla_proof_files");
     w_ok(&j, yajl_gen_array_open(j.g));
     for (size_t i = 0; i < r->n && !j.bad; i++) {
@@ -523,9 +748,9 @@ int czk_cli_post_req_write(const char *cmd, const char *path, const czk_cli_post
 
 /* ---- keys ---- */
 
-czk_status czk_cli_post_key(char *path, size_t cap, const char **kind_name, const char *key_path,
-                            const char *cache_dir, const char *ext, czk_post_kind kind,
-                            const czk_post_shape *shape, czk_err *err) {
+czk_status czk_cli_req_key(char *path, size_t cap, const char **kind_name, const char *key_path,
+                           const char *cache_dir, const char *ext, const czk_cli_post_req *r,
+                           czk_err *err) {
     bool vk = !strcmp(ext, ".vk");
     if (key_path) {
         int n = snprintf(path, cap, "%s", key_path);
@@ -544,7 +769,10 @@ czk_status czk_cli_post_key(char *path, size_t cap, const char **kind_name, cons
         return st;
     }
     czk_key_kind k;
-    if ((st = czk_post_find_key(path, cap, &k, dir, kind, shape, ext, err))) return st;
+    if ((st = r->snap
+                  ? czk_snap_find_key(path, cap, &k, dir, r->snap, ext, err)
+                  : czk_post_find_key(path, cap, &k, dir, r->proof.kind, r->proof.shape, ext, err)))
+        return st;
     bool f = k == CZK_KEY_FILECOIN;
     *kind_name = vk ? (f ? "Filecoin v28 verifying key" : "czk TEST verifying key")
                     : (f ? "Filecoin v28 parameters" : "czk TEST keys (valid only with their .vk)");

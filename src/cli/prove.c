@@ -85,7 +85,7 @@ static const char USAGE[] =
     "one line per partition and the time of each phase. exit status: 0 proved,\n"
     "1 the C1 is refused (parse or pre-check; the reason is printed), 2 usage,\n"
     "I/O or other error\n\n"
-    "PoSt: czk prove --kind window-post|winning-post --request FILE --out FILE\n"
+    "PoSt, SnapDeals: czk prove --kind window-post|winning-post|snap --request FILE --out FILE\n"
     "(czk prove --kind window-post --help)\n";
 
 static const char *trust_name(czk_params_trust t) {

@@ -1,23 +1,26 @@
 /*
- * `czk prove --kind window-post|winning-post --request FILE --out FILE`:
- * a PoSt partition proved through the engine in this process, as `czk
- * prove` proves a PoRep C1 (the same engine, stages and backend choice;
- * only the request differs) and as the daemon proves Curio's
- * WINDOW_POST_PARTITION and WINNING_POST requests.
+ * `czk prove --kind window-post|winning-post|snap --request FILE --out FILE`:
+ * a PoSt partition or a SnapDeals update proved through the engine in this
+ * process, as `czk prove` proves a PoRep C1 (the same engine, stages and
+ * backend choice; only the request differs) and as the daemon proves
+ * Curio's WINDOW_POST_PARTITION, WINNING_POST and SNAP_DEALS_UPDATE
+ * requests.
  *
  * The output is checked first; the request file is read (post_args.c) and
- * its vanilla proofs parsed against the shape's tree, their sector ids and
- * comm_r held to the request's; an engine is made from the command line
+ * its vanilla proofs parsed against the shape (PoSt: their sector ids and
+ * comm_r held to the request's); an engine is made from the command line
  * (gpus.backend and gpus.devices from --backend/--device, synthesis.threads
  * and gpus.gpu_threads from --threads, srs.param_cache from --param-cache)
- * and the two PoSt kinds registered (czk_kinds_register_post). The request
- * goes in as Curio sends it; the kind's intake parses every blob and
- * pre-checks the partition, so one bad sector refuses the request naming
- * its sector id (exit 1) before any key is read. Then the circuit is loaded
- * (keys from the parameter cache: Filecoin's v28 file or czk's test keys;
- * the shape from the shape cache), the partition is synthesized, proved and
- * verified against the public inputs with k = partition_index before it is
- * handed out; only a verified 192-byte proof is written.
+ * and the PoSt and SnapDeals kinds registered (czk_kinds_register_post,
+ * czk_kinds_register_snap). The request goes in as Curio sends it; the
+ * kind's intake parses every blob and pre-checks it, so one bad sector
+ * (PoSt) or partition (SnapDeals: partition and challenge) refuses the
+ * request naming it (exit 1) before any key is read. Then the circuit is
+ * loaded (keys on the key search path: Filecoin's v28 file or czk's test
+ * keys; the shape from the shape cache), the partitions are synthesized,
+ * proved and each verified against its public inputs before they are
+ * handed out; only verified proofs are written: 192 bytes per partition
+ * (SnapDeals 32GiB: 16 × 192), in partition order.
  */
 #include "cli/cli.h"
 #include "czk/cuda.h"
@@ -32,43 +35,74 @@
 #include <unistd.h>
 
 #define CMD "prove"
-#define JOB_ID "czk-prove-post"
+#define JOB_ID "czk-prove-request"
 
 static const char USAGE[] =
-    "usage: czk prove --kind window-post|winning-post --request FILE --out FILE\n"
+    "usage: czk prove --kind window-post|winning-post|snap --request FILE --out FILE\n"
     "                 [--param-cache DIR] [--threads T]\n"
     "                 [--backend auto|cpu|cuda] [--device N]\n\n"
-    "Proves one PoSt partition (WindowPoSt) or a WinningPoSt through the proving\n"
-    "engine in this process and writes the proof (192 bytes), verified first.\n\n"
-    "  --kind KIND        window-post or winning-post (the request's own kind)\n"
-    "  --request FILE     the request (czk gen-vanilla --post writes it): kind,\n"
-    "                     registered_proof, miner_id, randomness (a canonical Fr),\n"
-    "                     partition_index, the sectors and their vanilla proofs\n"
-    "                     (bincode FallbackPoStSectorProof files or base64)\n"
+    "Proves one PoSt partition (WindowPoSt), a WinningPoSt or a SnapDeals update\n"
+    "(every partition) through the proving engine in this process and writes the\n"
+    "proof, verified first: 192 bytes per partition, in partition order.\n\n"
+    "  --kind KIND        window-post, winning-post or snap (the request's own kind)\n"
+    "  --request FILE     the request: PoSt (czk gen-vanilla --post writes it):\n"
+    "                     kind, registered_proof, miner_id, randomness (a canonical\n"
+    "                     Fr), partition_index, the sectors and their vanilla\n"
+    "                     proofs (bincode FallbackPoStSectorProof files or base64);\n"
+    "                     snap (czk gen-vanilla --snap --out-dir writes update.json):\n"
+    "                     registered_proof (RegisteredUpdateProof 0-4), miner_id,\n"
+    "                     sector_number, comm_r_old, comm_d_new, comm_r_new and one\n"
+    "                     bincode PartitionProof per partition\n"
     "  --out FILE         where to write the proof (checked before any work starts)\n"
     "  --param-cache DIR  where the keys are (default $FIL_PROOFS_PARAMETER_CACHE,\n"
-    "                     else /var/tmp/filecoin-proof-parameters): Filecoin's v28\n"
-    "                     file name first, then czk's test keys (czk setup --kind)\n"
+    "                     else /var/tmp/filecoin-proof-parameters, then czk's test\n"
+    "                     keys): Filecoin's v28 file name first, then czk's test keys\n"
+    "                     (czk setup --kind)\n"
     "  --threads T        threads (default: all CPUs)\n"
 
     "  --backend B        cuda, cpu, or auto (default: cuda when this czk has it and\n"
     "                     a GPU is present, else cpu)\n"
     "  --device N         the CUDA device (default 0)\n\n"
-    "exit status: 0 proved, 1 the request is refused (a bad field, or a sector's\n"
-    "vanilla proof fails the pre-check: the sector is named), 2 usage, I/O or other\n"
-    "error\n";
+    "exit status: 0 proved, 1 the request is refused (a bad field, or a vanilla\n"
+    "proof fails the pre-check: the sector, or the partition and challenge, is\n"
+    "named), 2 usage, I/O or other error\n";
 
 static void on_log(void *ctx, const char *level, const char *line) {
     (void)ctx;
     if (!strcmp(level, "warn")) fprintf(stderr, "czk %s: engine: %s\n", CMD, line);
 }
 
-/* "job czk-prove-post: payload refused by kind window-post: window-post: X" -> "X". */
-static const char *reason(const char *msg) {
-    const char *p = strstr(msg, "post: ");
-    while (p && strstr(p + 6, "post: "))
-        p = strstr(p + 6, "post: ");
-    return p ? p + 6 : msg;
+/* "job czk-prove-request: payload refused by kind window-post: window-post: X" -> "X" (and
+ * the same for snap-update). */
+static const char *reason(const char *msg, const char *kind) {
+    char tag[40];
+    snprintf(tag, sizeof tag, "%s: ", kind);
+    size_t n = strlen(tag);
+    const char *p = strstr(msg, tag);
+    while (p && strstr(p + n, tag))
+        p = strstr(p + n, tag);
+    return p ? p + n : msg;
+}
+
+/* The request in one line: "2KiB WindowPoSt, registered proof 5 (API 1.0), partition 1, 2
+ * sectors: 7 9" / "2KiB SnapDeals update, registered update proof 0, miner 1000, sector 12,
+ * 1 partition". */
+static void print_request(const char *path, const czk_cli_post_req *r) {
+    if (r->snap) {
+        printf("request: %s: %s SnapDeals update, registered update proof %d, miner %llu, sector "
+               "%llu, %u partition%s\n",
+               path, r->snap->name, r->snap->registered_proof, (unsigned long long)r->miner_id,
+               (unsigned long long)r->sector_number, r->snap->partitions,
+               r->snap->partitions == 1 ? "" : "s");
+        return;
+    }
+    printf("request: %s: %s %s, registered proof %llu (API %s), partition %u, %zu sector%s:", path,
+           r->proof.shape->name, czk_cli_req_title(r), (unsigned long long)r->proof.id,
+           r->proof.api == CZK_POST_API_1_2 ? "1.2" : "1.0", r->partition_index, r->n,
+           r->n == 1 ? "" : "s");
+    for (size_t i = 0; i < r->n && i < 16; i++)
+        printf(" %llu", (unsigned long long)r->sectors[i].sector_id);
+    printf("%s\n", r->n > 16 ? " ..." : "");
 }
 
 int czk_cmd_prove_post(int argc, char **argv) {
@@ -83,7 +117,7 @@ int czk_cmd_prove_post(int argc, char **argv) {
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     const char *req_path = NULL, *out_path = NULL, *cache = NULL, *backend_arg = "auto";
-    czk_post_kind kind = 0;
+    czk_kind_id kind = CZK_KIND_UNSPECIFIED;
     uint64_t threads = 0, device = 0;
     optind = 0;
     opterr = 0;
@@ -92,10 +126,11 @@ int czk_cmd_prove_post(int argc, char **argv) {
         const char *v = optarg;
         switch (ch) {
         case O_KIND:
-            if (!czk_cli_post_kind_parse(v, &kind))
-                return czk_cli_fail(
-                    CMD, "--kind takes porep (with --c1), window-post or winning-post, not '%s'",
-                    v);
+            if (!czk_cli_req_kind_parse(v, &kind))
+                return czk_cli_fail(CMD,
+                                    "--kind takes porep (with --c1), window-post, winning-post or "
+                                    "snap, not '%s'",
+                                    v);
             break;
         case O_REQUEST:
             req_path = v;
@@ -152,19 +187,14 @@ int czk_cmd_prove_post(int argc, char **argv) {
     czk_err err;
     czk_status st;
     double t_start = czk_cli_now();
-    const char *title = r.proof.kind == CZK_POST_WINNING ? "WinningPoSt" : "WindowPoSt";
-    if (kind && kind != r.proof.kind) {
+    const char *title = czk_cli_req_title(&r);
+    unsigned parts = czk_cli_req_partitions(&r);
+    if (kind && kind != r.kind) {
         czk_cli_fail(CMD, "%s: a %s request, not --kind %s", req_path,
-                     czk_cli_post_kind_name(r.proof.kind), czk_cli_post_kind_name(kind));
+                     czk_cli_req_kind_name(r.kind), czk_cli_req_kind_name(kind));
         goto out;
     }
-    printf("request: %s: %s %s, registered proof %llu (API %s), partition %u, %zu sector%s:",
-           req_path, r.proof.shape->name, title, (unsigned long long)r.proof.id,
-           r.proof.api == CZK_POST_API_1_2 ? "1.2" : "1.0", r.partition_index, r.n,
-           r.n == 1 ? "" : "s");
-    for (size_t i = 0; i < r.n && i < 16; i++)
-        printf(" %llu", (unsigned long long)r.sectors[i].sector_id);
-    printf("%s\n", r.n > 16 ? " ..." : "");
+    print_request(req_path, &r);
 
     czk_engine_opts eo;
     czk_engine_opts_default(&eo);
@@ -176,9 +206,16 @@ int czk_cmd_prove_post(int argc, char **argv) {
         c->num_devices = 1;
     }
     c->threads = c->gpu_threads = (unsigned)threads;
-    c->partition_workers = 1; /* one partition */
-    c->gpu_workers_per_device = 1;
-    c->max_gpu_queue_depth = 1;
+    if (parts == 1) { /* PoSt, SnapDeals 2KiB: one partition */
+        c->partition_workers = 1;
+        c->gpu_workers_per_device = 1;
+        c->max_gpu_queue_depth = 1;
+    } else { /* as czk prove for PoRep: half the CPUs (2..18) make witnesses while the device
+                proves, at most one per partition (each holds a whole witness: 2.6 GB at 32GiB) */
+        long half = sysconf(_SC_NPROCESSORS_ONLN) / 2;
+        unsigned pw = half < 2 ? 2 : half > 18 ? 18 : (unsigned)half;
+        c->partition_workers = pw > parts ? parts : pw;
+    }
     snprintf(c->log_level, sizeof c->log_level, "warn");
     /* the keys where czk prove and czk setup look (not the daemon's /data/zk/params) */
     if (cache && snprintf(c->param_cache, sizeof c->param_cache, "%s", cache) >=
@@ -192,8 +229,8 @@ int czk_cmd_prove_post(int argc, char **argv) {
     }
     eo.gpu = &czk_cuda_provider; /* BACKEND REGISTRATION (composition root): --backend cuda */
     eo.log = on_log;
-    if ((st = czk_engine_create(&e, &eo, &err)) ||
-        (st = czk_kinds_register_post(e, &err))) { /* KIND REGISTRATION: the two PoSt kinds */
+    if ((st = czk_engine_create(&e, &eo, &err)) || /* KIND REGISTRATION: PoSt and SnapDeals */
+        (st = czk_kinds_register_post(e, &err)) || (st = czk_kinds_register_snap(e, &err))) {
         czk_cli_fail(CMD, "%s", err.msg);
         goto out;
     }
@@ -206,8 +243,11 @@ int czk_cmd_prove_post(int argc, char **argv) {
     double t0 = czk_cli_now();
     if ((st = czk_engine_submit(e, &req, job, NULL, &err))) {
         if (st != CZK_ERR_NOMEM && st != CZK_ERR_INTERNAL && st != CZK_ERR_IO) {
+            char kname[CZK_KIND_NAME_MAX] = "";
+            czk_err ke;
+            if (czk_engine_kind_served(e, r.kind, kname, &ke)) kname[0] = 0;
             fprintf(stderr, "czk %s: %s: refused at pre-check: %s\n", CMD, req_path,
-                    reason(err.msg));
+                    kname[0] ? reason(err.msg, kname) : err.msg);
             rc = CZK_EXIT_NO;
         } else {
             czk_cli_fail(CMD, "%s", err.msg);
@@ -220,18 +260,18 @@ int czk_cmd_prove_post(int argc, char **argv) {
         czk_cli_fail(CMD, "%s", err.msg);
         goto out;
     }
-    printf("pre-check: %zu vanilla proof%s verified (%.3f s); circuit %s\n", r.n,
-           r.n == 1 ? "" : "s", t_intake, ji.circuit_id);
+    printf("pre-check: %zu vanilla proof%s verified (%.3f s); circuit %s, %u partition%s\n", r.n,
+           r.n == 1 ? "" : "s", t_intake, ji.circuit_id, ji.partitions,
+           ji.partitions == 1 ? "" : "s");
 
     /* ready: keys and shape */
     char kpath[PATH_MAX];
     const char *kname = "";
-    if (czk_cli_post_key(kpath, sizeof kpath, &kname, NULL, c->param_cache, ".params", r.proof.kind,
-                         r.proof.shape, &err)) {
+    if (czk_cli_req_key(kpath, sizeof kpath, &kname, NULL, c->param_cache, ".params", &r, &err)) {
         czk_cli_fail(CMD,
-                     "%s (czk setup --kind %s --sector-size %s --out-dir DIR makes test "
-                     "keys; --param-cache DIR finds them)",
-                     err.msg, czk_cli_post_kind_name(r.proof.kind), r.proof.shape->name);
+                     "%s (czk setup --kind %s --sector-size %s makes test keys where this "
+                     "command looks)",
+                     err.msg, czk_cli_req_kind_name(r.kind), czk_cli_req_size_name(&r));
         goto out;
     }
     uint64_t load_ms = 0;
@@ -254,19 +294,27 @@ int czk_cmd_prove_post(int argc, char **argv) {
         rc = refused ? CZK_EXIT_NO : CZK_EXIT_ERROR;
         goto out;
     }
-    if (res.proof_len != CZK_PROOF_BYTES) {
-        czk_cli_fail(CMD, "the engine returned %zu proof bytes, expected %d", res.proof_len,
-                     CZK_PROOF_BYTES);
+    if (res.proof_len != (size_t)parts * CZK_PROOF_BYTES) {
+        czk_cli_fail(CMD, "the engine returned %zu proof bytes, expected %u x %d", res.proof_len,
+                     parts, CZK_PROOF_BYTES);
         goto out;
     }
     if ((rc = czk_cli_out_commit(&of, res.proof, res.proof_len))) goto out;
-    printf("proved: synthesis %.3f s, device %.3f s, total %.3f s (job %.3f s); backend %s%s; "
+    printf("proved: synthesis %.3f s, device %.3f s, total %.3f s (job %.3f s); backend %s; "
            "peak RSS %.0f MiB\n",
            (double)res.synthesis_ms / 1e3, (double)res.gpu_compute_ms / 1e3,
            czk_cli_now() - t_start, (double)res.total_ms / 1e3, use_cuda ? "cuda" : "cpu",
-           use_cuda ? "" : "", (double)czk_cli_peak_rss() / (1 << 20));
-    printf("wrote %s: %d bytes, verified against the %s public inputs (partition %u)\n", out_path,
-           CZK_PROOF_BYTES, title, r.partition_index);
+           (double)czk_cli_peak_rss() / (1 << 20));
+    if (parts > 1)
+        printf("per partition: synthesis %.3f s, device %.3f s (%u partitions)\n",
+               (double)res.synthesis_ms / 1e3 / parts, (double)res.gpu_compute_ms / 1e3 / parts,
+               parts);
+    if (r.snap)
+        printf("wrote %s: %u x %d bytes, each partition verified against the %s public inputs\n",
+               out_path, parts, CZK_PROOF_BYTES, title);
+    else
+        printf("wrote %s: %d bytes, verified against the %s public inputs (partition %u)\n",
+               out_path, CZK_PROOF_BYTES, title, r.partition_index);
     rc = fflush(stdout) ? czk_cli_fail(CMD, "writing the output failed") : CZK_EXIT_OK;
 out:
     czk_engine_destroy(e);

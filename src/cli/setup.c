@@ -19,6 +19,11 @@
  *       czk_post_shape_load_in), named
  *       czk_post_key_names() ("czk-test-v28-proof-of-spacetime-fallback-
  *       window-8-0-0-2KiB.params" / ".vk"), in DIR as above.
+ *   czk setup --kind snap --sector-size SIZE [--registered-proof ID] [...]
+ *       keys for one SnapDeals update partition (every partition shares the
+ *       circuit; its shape through the shape cache, czk_snap_shape_load_in),
+ *       named czk_snap_key_names() ("czk-test-v28-empty-sector-update-
+ *       8-8-0-32GiB.params" / ".vk"), in DIR as above.
  *   czk setup --shape FILE --out PREFIX [--seed N] [--threads T] [--backend B] [--device N]
  *       keys for a recorded shape (a czk_shape_write file): PREFIX.params
  *       and PREFIX.vk.
@@ -63,12 +68,14 @@ static const char USAGE[] =
     "                         32GiB, 64GiB (or bytes), named\n"
     "                         czk-test-v28-stacked-proof-of-replication-<tree>-<size>\n"
     "  --kind KIND            porep (the default), window-post (one WindowPoSt\n"
-    "                         partition) or winning-post: PoSt keys are named\n"
+    "                         partition), winning-post or snap (one SnapDeals update\n"
+    "                         partition): PoSt keys are named\n"
     "                         czk-test-v28-proof-of-spacetime-fallback-<window|winning>-\n"
-    "                         <tree>-<size>\n"
+    "                         <tree>-<size>, SnapDeals keys\n"
+    "                         czk-test-v28-empty-sector-update-<tree>-<size>\n"
     "  --registered-proof ID  RegisteredSealProof id 0..19, or with a PoSt kind\n"
-    "                         RegisteredPoStProof 0..4 (winning), 5..14 (window)\n"
-    "                         (picks the size)\n"
+    "                         RegisteredPoStProof 0..4 (winning), 5..14 (window), with\n"
+    "                         snap RegisteredUpdateProof 0..4 (picks the size)\n"
     "  --out-dir DIR          where to write them (default: czk's test keys,\n"
     "                         $CZK_CACHE_DIR/test-keys, else ~/.cache/czk/test-keys,\n"
     "                         where czk prove, verify, bench and daemon also look)\n"
@@ -138,7 +145,8 @@ int czk_cmd_setup(int argc, char **argv) {
     const char *shape_path = NULL, *out = NULL, *size_arg = NULL, *proof_arg = NULL,
                *dir_arg = NULL, *backend_arg = "auto";
     bool seeded = false, force = false, use_shape_cache = true;
-    czk_post_kind post = 0; /* 0: PoRep */
+    czk_post_kind post = 0; /* 0: PoRep (or SnapDeals) */
+    bool snap = false;
     uint64_t seed = 0, threads = 0, device = 0;
     optind = 0; /* glibc: reinitialize (argv changes between parses) */
     opterr = 0; /* czk_cli_getopt_fail names the option */
@@ -186,9 +194,10 @@ int czk_cmd_setup(int argc, char **argv) {
                 return czk_cli_fail(CMD, "--device takes a CUDA device number, not '%s'", v);
             break;
         case O_KIND:
-            if (strcmp(v, "porep") && !czk_cli_post_kind_parse(v, &post))
-                return czk_cli_fail(CMD,
-                                    "--kind takes porep, window-post or winning-post, not '%s'", v);
+            snap = !strcmp(v, "snap");
+            if (strcmp(v, "porep") && !snap && !czk_cli_post_kind_parse(v, &post))
+                return czk_cli_fail(
+                    CMD, "--kind takes porep, window-post, winning-post or snap, not '%s'", v);
             break;
         case 'h':
             fputs(USAGE, stdout);
@@ -210,13 +219,17 @@ int czk_cmd_setup(int argc, char **argv) {
     }
     bool use_cuda;
     if (czk_cli_backend_pick(CMD, backend_arg, device, &use_cuda)) return CZK_EXIT_ERROR;
-    if (post && !porep)
+    if ((post || snap) && !porep)
         return czk_cli_fail(CMD, "--kind %s needs --sector-size (or --registered-proof)",
-                            czk_cli_post_kind_name(post));
+                            snap ? "snap" : czk_cli_post_kind_name(post));
     const czk_porep_shape *ps = NULL;
+    const czk_snap_shape *ss = NULL;
     czk_post_proof pp_post;
     if (post) {
         int rc = czk_cli_post_proof_arg(CMD, post, size_arg, proof_arg, &pp_post);
+        if (rc) return rc;
+    } else if (snap) {
+        int rc = czk_cli_snap_proof_arg(CMD, size_arg, proof_arg, false, CZK_EXIT_ERROR, &ss);
         if (rc) return rc;
     } else if (porep) {
         if (size_arg) {
@@ -251,7 +264,9 @@ int czk_cmd_setup(int argc, char **argv) {
         else if (!czk_cache_dir(dir, sizeof dir, "test-keys"))
             return czk_cli_fail(CMD, "neither CZK_CACHE_DIR nor HOME is set: give --out-dir");
         if (post) czk_post_key_names(post, pp_post.shape, NULL, name);
-        if ((!post && czk_porep_test_key_name(name, sizeof name, ps, "", &err)) ||
+        if (snap && czk_snap_key_names(ss, NULL, name, &err))
+            return czk_cli_fail(CMD, "%s", err.msg);
+        if ((!post && !snap && czk_porep_test_key_name(name, sizeof name, ps, "", &err)) ||
             snprintf(pp, sizeof pp, "%s/%s.params", dir, name) >= (int)sizeof pp ||
             snprintf(vp, sizeof vp, "%s/%s.vk", dir, name) >= (int)sizeof vp)
             return czk_cli_fail(CMD, "--out-dir too long");
@@ -268,19 +283,23 @@ int czk_cmd_setup(int argc, char **argv) {
     czk_status st;
     bool recorded = false;
     czk_post_config post_cfg;
+    const char *size_name = post ? pp_post.shape->name : snap ? ss->name : ps ? ps->name : "";
+    const char *circuit = post == CZK_POST_WINDOW ? "WindowPoSt partition"
+                          : post                  ? "WinningPoSt"
+                          : snap                  ? "SnapDeals update partition"
+                                                  : "partition";
     if (porep) /* recording takes a while the first time (a minute for 32GiB): say so first */
         printf("setup: the %s %s circuit's shape (from the shape cache, else recorded now)...\n",
-               post ? pp_post.shape->name : ps->name,
-               post == CZK_POST_WINDOW ? "WindowPoSt partition"
-               : post                  ? "WinningPoSt"
-                                       : "partition");
+               size_name, circuit);
+    char sc[PATH_MAX];
+    bool cached = use_shape_cache && czk_cache_dir(sc, sizeof sc, "shapes");
     if (post) {
-        char sc[PATH_MAX];
-        bool cached = use_shape_cache && czk_cache_dir(sc, sizeof sc, "shapes");
         czk_post_config_for(&post_cfg, post, pp_post.shape);
         st = czk_post_shape_load_in(&shape, &recorded, post, pp_post.shape, cached ? sc : NULL,
                                     &err);
-    } else if (porep)
+    } else if (snap)
+        st = czk_snap_shape_load_in(&shape, &recorded, ss, cached ? sc : NULL, &err);
+    else if (porep)
         st = czk_porep_shape_load(&shape, &recorded, ps, use_shape_cache, &err);
     else
         st = czk_shape_read(&shape, shape_path, &err);
@@ -288,9 +307,10 @@ int czk_cmd_setup(int argc, char **argv) {
     t_shape = czk_cli_now() - t0;
     if (porep && !force && keys_present(pp, vp, shape->num_inputs)) {
         printf("keys: %s and %s exist (TEST keys for %s%s); kept (--force remakes them)\n", pp, vp,
-               post ? pp_post.shape->name : ps->name,
+               size_name,
                post == CZK_POST_WINDOW ? " WindowPoSt"
                : post                  ? " WinningPoSt"
+               : snap                  ? " SnapDeals"
                                        : "");
         czk_shape_free(shape);
         return CZK_EXIT_OK;
@@ -313,6 +333,9 @@ int czk_cmd_setup(int argc, char **argv) {
         snprintf(what, sizeof what, "%s %s circuit (%u sectors x %u challenge%s)",
                  pp_post.shape->name, post == CZK_POST_WINDOW ? "WindowPoSt" : "WinningPoSt",
                  post_cfg.sectors, post_cfg.challenges, post_cfg.challenges == 1 ? "" : "s");
+    else if (snap)
+        snprintf(what, sizeof what, "%s SnapDeals update partition circuit (%u challenges)",
+                 ss->name, ss->challenges);
     else if (porep)
         snprintf(what, sizeof what, "%s partition circuit", ps->name);
     else

@@ -58,7 +58,7 @@ static const char USAGE[] =
     "                     C1's arrays\n\n"
     "exit status: 0 every proof is valid, 1 a proof is invalid or does not decode,\n"
     "2 usage, I/O or other error\n\n"
-    "PoSt: czk verify --kind window-post|winning-post --request FILE --proof FILE\n"
+    "PoSt, SnapDeals: czk verify --kind window-post|winning-post|snap --request FILE --proof FILE\n"
     "(czk verify --kind window-post --help)\n";
 
 int czk_cmd_verify(int argc, char **argv) {

@@ -1,12 +1,16 @@
 /*
- * `czk verify --kind window-post|winning-post --request FILE --proof FILE`:
- * checks a PoSt proof as the chain does. The public inputs come from the
- * request's public values only (post_args.c: registered proof, randomness,
- * partition index and each sector's id and comm_r), never from vanilla
- * proofs: FallbackPoStCompound::generate_public_inputs for partition k =
- * partition_index over the partition's sectors (czk_post_public_inputs;
- * WinningPoSt over 66 copies of its one sector). The 192-byte proof is
- * decoded with every check and verified against the .vk.
+ * `czk verify --kind window-post|winning-post|snap --request FILE --proof
+ * FILE`: checks a PoSt or SnapDeals proof as the chain does. The public
+ * inputs come from the request's public values only (post_args.c), never
+ * from vanilla proofs: PoSt, FallbackPoStCompound::generate_public_inputs
+ * for partition k = partition_index over the partition's sectors (registered
+ * proof, randomness, each sector's id and comm_r; czk_post_public_inputs;
+ * WinningPoSt over 66 copies of its one sector); SnapDeals, per partition k
+ * the update's PublicInputs (k_and_h_select with h_default, comm_r_old,
+ * comm_d_new, comm_r_new; czk_snap_public_inputs), as
+ * EmptySectorUpdateCompound::verify checks each partition proof. Each
+ * 192-byte partition proof is decoded with every check and verified
+ * against the .vk; the first that fails is named.
  */
 #include "cli/cli.h"
 #include "czk/groth16.h"
@@ -20,14 +24,17 @@
 #define CMD "verify"
 
 static const char USAGE[] =
-    "usage: czk verify --kind window-post|winning-post --request FILE --proof FILE\n"
+    "usage: czk verify --kind window-post|winning-post|snap --request FILE --proof FILE\n"
     "                  [--vk FILE | --param-cache DIR]\n\n"
     "Verifies a PoSt proof (192 bytes) against the public inputs of the request's\n"
-    "sectors (sector ids and comm_r), randomness and partition index, as the chain\n"
+    "sectors (sector ids and comm_r), randomness and partition index, or a SnapDeals\n"
+    "proof (192 bytes per partition) against the update's commitments, as the chain\n"
     "derives them.\n\n"
-    "  --kind KIND        window-post or winning-post (the request's own kind)\n"
-    "  --request FILE     the request (czk gen-vanilla --post writes it): kind,\n"
-    "                     registered_proof, randomness, partition_index, sectors\n"
+    "  --kind KIND        window-post, winning-post or snap (the request's own kind)\n"
+    "  --request FILE     the request (czk gen-vanilla --post, --snap --out-dir write\n"
+    "                     it): PoSt kind, registered_proof, randomness,\n"
+    "                     partition_index, sectors; snap registered_proof, comm_r_old,\n"
+    "                     comm_d_new, comm_r_new (the vanilla proofs are not read)\n"
     "  --proof FILE       the proof (czk prove --out)\n"
     "  --vk FILE          the verifying key to use\n"
     "  --param-cache DIR  where to look for it (default $FIL_PROOFS_PARAMETER_CACHE,\n"
@@ -36,7 +43,25 @@ static const char USAGE[] =
     "exit status: 0 the proof is valid, 1 it is invalid or does not decode,\n"
     "2 usage, I/O or other error (a request that is wrong included)\n";
 
-czk_status czk_cli_post_inputs(czk_fr **out, size_t *n, const czk_cli_post_req *r, czk_err *err) {
+czk_status czk_cli_req_inputs(czk_fr **out, size_t *n, const czk_cli_post_req *r, unsigned k,
+                              czk_err *err) {
+    if (r->snap) {
+        czk_snap_public pub = {.k = k, .h = r->snap->h_default};
+        memcpy(pub.comm_r_old, r->comm_r_old, 32);
+        memcpy(pub.comm_d_new, r->comm_d_new, 32);
+        memcpy(pub.comm_r_new, r->comm_r_new, 32);
+        *n = CZK_SNAP_INPUTS - 1;
+        if (!(*out = malloc(*n * sizeof **out)))
+            return czk_errf(err, CZK_ERR_NOMEM, "out of memory for %zu public inputs", *n);
+        czk_status st = czk_snap_public_inputs(*out, r->snap, &pub, err);
+        if (st) {
+            free(*out);
+            *out = NULL;
+        }
+        return st;
+    }
+    if (k)
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "a PoSt request is one partition, not %u", k + 1);
     czk_post_config cfg;
     czk_post_config_for(&cfg, r->proof.kind, r->proof.shape);
     *n = czk_post_num_inputs(&cfg) - 1;
@@ -69,7 +94,7 @@ int czk_cmd_verify_post(int argc, char **argv) {
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     const char *req_path = NULL, *proof_path = NULL, *vk_arg = NULL, *cache = NULL;
-    czk_post_kind kind = 0;
+    czk_kind_id kind = CZK_KIND_UNSPECIFIED;
     optind = 0;
     opterr = 0;
     int ch;
@@ -77,10 +102,11 @@ int czk_cmd_verify_post(int argc, char **argv) {
         const char *v = optarg;
         switch (ch) {
         case O_KIND:
-            if (!czk_cli_post_kind_parse(v, &kind))
-                return czk_cli_fail(
-                    CMD, "--kind takes porep (with --c1), window-post or winning-post, not '%s'",
-                    v);
+            if (!czk_cli_req_kind_parse(v, &kind))
+                return czk_cli_fail(CMD,
+                                    "--kind takes porep (with --c1), window-post, winning-post or "
+                                    "snap, not '%s'",
+                                    v);
             break;
         case O_REQUEST:
             req_path = v;
@@ -116,7 +142,7 @@ int czk_cmd_verify_post(int argc, char **argv) {
     rc = CZK_EXIT_ERROR;
     uint8_t *proof = NULL;
     size_t plen = 0;
-    czk_fr *in = NULL;
+    czk_fr *in = NULL, *in_k = NULL; /* partition 0's inputs; partition k's */
     size_t nin = 0;
     czk_vk vk = {0};
     czk_pvk *pvk = NULL;
@@ -124,27 +150,27 @@ int czk_cmd_verify_post(int argc, char **argv) {
     char vpath[PATH_MAX];
     const char *kind_name;
     double t0 = czk_cli_now();
-    if (kind && kind != r.proof.kind) {
+    unsigned parts = czk_cli_req_partitions(&r);
+    if (kind && kind != r.kind) {
         czk_cli_fail(CMD, "%s: a %s request, not --kind %s", req_path,
-                     czk_cli_post_kind_name(r.proof.kind), czk_cli_post_kind_name(kind));
+                     czk_cli_req_kind_name(r.kind), czk_cli_req_kind_name(kind));
         goto out;
     }
     if ((rc = czk_cli_read_file(CMD, proof_path, &proof, &plen))) goto out;
     rc = CZK_EXIT_ERROR;
-    if (czk_cli_post_key(vpath, sizeof vpath, &kind_name, vk_arg, cache, ".vk", r.proof.kind,
-                         r.proof.shape, &err) ||
+    if (czk_cli_req_key(vpath, sizeof vpath, &kind_name, vk_arg, cache, ".vk", &r, &err) ||
         czk_vk_read(&vk, vpath, &err)) {
         czk_cli_fail(CMD, "%s", err.msg);
         goto out;
     }
     printf("vk: %s (%s)\n", vpath, kind_name);
-    if (czk_cli_post_inputs(&in, &nin, &r, &err)) {
+    if (czk_cli_req_inputs(&in, &nin, &r, 0, &err)) {
         czk_cli_fail(CMD, "%s: %s", req_path, err.msg);
         goto out;
     }
     if (vk.ic_len != nin + 1) {
         czk_cli_fail(CMD, "%s has %u inputs; the %s %s circuit has %zu", vpath, vk.ic_len,
-                     r.proof.shape->name, czk_cli_post_kind_name(r.proof.kind), nin + 1);
+                     czk_cli_req_size_name(&r), czk_cli_req_title(&r), nin + 1);
         goto out;
     }
     if (!(pvk = malloc(sizeof *pvk)) || czk_pvk_prepare(pvk, &vk, &err)) {
@@ -155,29 +181,48 @@ int czk_cmd_verify_post(int argc, char **argv) {
         goto out;
     }
     char what[160];
-    snprintf(what, sizeof what, "%s %s proof (registered proof %llu, partition %u, %zu sector%s)",
-             r.proof.shape->name, r.proof.kind == CZK_POST_WINNING ? "WinningPoSt" : "WindowPoSt",
-             (unsigned long long)r.proof.id, r.partition_index, r.n, r.n == 1 ? "" : "s");
-    czk_proof p;
-    czk_status st;
-    if (plen != CZK_PROOF_BYTES) {
-        fprintf(stderr, "czk %s: %s: INVALID: %zu bytes, a PoSt proof has %u\n", CMD, proof_path,
-                plen, CZK_PROOF_BYTES);
+    if (r.snap)
+        snprintf(what, sizeof what,
+                 "%s SnapDeals update proof (registered update proof %d, %u partition%s)",
+                 r.snap->name, r.snap->registered_proof, parts, parts == 1 ? "" : "s");
+    else
+        snprintf(what, sizeof what,
+                 "%s %s proof (registered proof %llu, partition %u, %zu sector%s)",
+                 r.proof.shape->name, czk_cli_req_title(&r), (unsigned long long)r.proof.id,
+                 r.partition_index, r.n, r.n == 1 ? "" : "s");
+    if (plen != (size_t)parts * CZK_PROOF_BYTES) {
+        fprintf(stderr, "czk %s: %s: INVALID: %zu bytes, a %s %s proof has %u (%u x %u)\n", CMD,
+                proof_path, plen, czk_cli_req_size_name(&r), czk_cli_req_title(&r),
+                parts * CZK_PROOF_BYTES, parts, CZK_PROOF_BYTES);
         rc = CZK_EXIT_NO;
-    } else if (czk_proof_decode(&p, proof, &err)) {
-        fprintf(stderr, "czk %s: %s: INVALID: does not decode: %s\n", CMD, proof_path, err.msg);
-        rc = CZK_EXIT_NO;
-    } else if ((st = czk_verify(pvk, &p, in, nin, &err))) {
-        if (st == CZK_ERR_VERIFY || st == CZK_ERR_INVALID_ARG) {
-            fprintf(stderr, "czk %s: %s: INVALID: %s: %s\n", CMD, proof_path, what, err.msg);
-            rc = CZK_EXIT_NO;
-        } else {
-            czk_cli_fail(CMD, "%s", err.msg);
-        }
-    } else {
-        printf("valid: %s (%.3f s)\n", what, czk_cli_now() - t0);
-        rc = CZK_EXIT_OK;
+        goto out;
     }
+    /* each partition's proof against its own public inputs; the first bad one is named */
+    rc = CZK_EXIT_OK;
+    for (unsigned k = 0; k < parts && rc == CZK_EXIT_OK; k++) {
+        char part[48] = "";
+        if (parts > 1) snprintf(part, sizeof part, "partition %u: ", k);
+        czk_proof p;
+        czk_status st;
+        if (k && (st = czk_cli_req_inputs(&in_k, &nin, &r, k, &err))) {
+            rc = czk_cli_fail(CMD, "%s: %s", req_path, err.msg);
+        } else if (czk_proof_decode(&p, proof + (size_t)k * CZK_PROOF_BYTES, &err)) {
+            fprintf(stderr, "czk %s: %s: INVALID: %sdoes not decode: %s\n", CMD, proof_path, part,
+                    err.msg);
+            rc = CZK_EXIT_NO;
+        } else if ((st = czk_verify(pvk, &p, k ? in_k : in, nin, &err))) {
+            if (st == CZK_ERR_VERIFY || st == CZK_ERR_INVALID_ARG) {
+                fprintf(stderr, "czk %s: %s: INVALID: %s: %s%s\n", CMD, proof_path, what, part,
+                        err.msg);
+                rc = CZK_EXIT_NO;
+            } else {
+                rc = czk_cli_fail(CMD, "%s", err.msg);
+            }
+        }
+        free(in_k);
+        in_k = NULL;
+    }
+    if (rc == CZK_EXIT_OK) printf("valid: %s (%.3f s)\n", what, czk_cli_now() - t0);
 out:
     if (pvk) {
         czk_pvk_free(pvk);

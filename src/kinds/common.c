@@ -1,6 +1,7 @@
 /*
  * What czk's kinds share: circuit ids (cuzk's scheme, cuzk-engine.md §2:
- * porep-32g, wpost-32g, winning-32g, extended here to every sector size),
+ * porep-32g, wpost-32g, winning-32g, snap-32g, extended here to every sector
+ * size),
  * the registration of a descriptor and the read of its .params file.
  */
 #include "kinds/common.h"
@@ -29,6 +30,8 @@ static const char *prefix_of(czk_kind_id kind) {
         return "wpost-";
     case CZK_KIND_WINNING_POST:
         return "winning-";
+    case CZK_KIND_SNAP_UPDATE:
+        return "snap-";
     default:
         return NULL;
     }

@@ -430,13 +430,28 @@ czk_status czk_snap_record(czk_shape **out, const czk_snap_shape *s, const atomi
     return record_part(out, &p, cancel, err);
 }
 
-czk_status czk_snap_witness_generate(czk_witness *out, const czk_snap_shape *s,
-                                     const czk_snap_public *pub, const czk_snap_vanilla *v,
-                                     const atomic_int *cancel, czk_err *err) {
+/* WITNESS mode into malloc'ed arrays (into false) or the caller's (true). */
+static czk_status witness(czk_witness *out, bool into, const czk_snap_shape *s,
+                          const czk_snap_public *pub, const czk_snap_vanilla *v,
+                          const atomic_int *cancel, czk_err *err) {
     part p = {{s, pub, v}, UINT32_MAX, 0, 0};
     czk_por_tree t;
     czk_status st = check_inputs(s, pub, v, &t, err);
-    return st ? st : czk_cs_witness(out, part_fn, &p, cancel, err);
+    if (st) return st;
+    return into ? czk_cs_witness_into(out, part_fn, &p, cancel, err)
+                : czk_cs_witness(out, part_fn, &p, cancel, err);
+}
+
+czk_status czk_snap_witness_generate(czk_witness *out, const czk_snap_shape *s,
+                                     const czk_snap_public *pub, const czk_snap_vanilla *v,
+                                     const atomic_int *cancel, czk_err *err) {
+    return witness(out, false, s, pub, v, cancel, err);
+}
+
+czk_status czk_snap_witness_generate_into(czk_witness *buf, const czk_snap_shape *s,
+                                          const czk_snap_public *pub, const czk_snap_vanilla *v,
+                                          const atomic_int *cancel, czk_err *err) {
+    return witness(buf, true, s, pub, v, cancel, err);
 }
 
 /*

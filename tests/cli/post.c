@@ -54,22 +54,8 @@ static size_t file_size(const char *rel) {
     return (size_t)sb.st_size;
 }
 
-/* Replaces the first `from` in file rel by `to` (the file must hold it). */
 static void edit(const char *rel, const char *out_rel, const char *from, const char *to) {
-    size_t n = 0;
-    char *t = czk_test_slurp(path_of(rel), &n);
-    assert_non_null(t);
-    char *p = strstr(t, from);
-    if (!p) fail_msg("%s holds no '%s'", rel, from);
-    size_t a = (size_t)(p - t), fl = strlen(from), tl = strlen(to);
-    char *o = malloc(n - fl + tl + 1);
-    assert_non_null(o);
-    memcpy(o, t, a);
-    memcpy(o + a, to, tl);
-    memcpy(o + a + tl, p + fl, n - a - fl + 1);
-    czk_test_write(path_of(out_rel), o, n - fl + tl);
-    free(o);
-    free(t);
+    e2e_edit(g.dir, rel, out_rel, from, to);
 }
 
 static int group_setup(void **state) {

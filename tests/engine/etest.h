@@ -187,14 +187,15 @@ static inline czk_engine *et_start_bare(const czk_engine_opts *o) {
     return e;
 }
 
-/* An engine serving czk's kinds: the test kind, PoRep C2 and the two PoSt kinds (the tests'
- * composition root). */
+/* An engine serving czk's kinds: the test kind, PoRep C2, the two PoSt kinds and SnapDeals
+ * (the tests' composition root). */
 static inline czk_engine *et_start(const czk_engine_opts *o) {
     czk_engine *e = et_start_bare(o);
     czk_err err;
     czk_assert_ok(czk_kinds_register_test(e, &err), &err);
     czk_assert_ok(czk_kinds_register_porep(e, &err), &err);
     czk_assert_ok(czk_kinds_register_post(e, &err), &err);
+    czk_assert_ok(czk_kinds_register_snap(e, &err), &err);
     return e;
 }
 

@@ -63,6 +63,29 @@ static inline int e2e_czk(const char *dir, const char *args, char **out, char **
     return WEXITSTATUS(rc);
 }
 
+/* Replaces the first `from` in dir/rel by `to` and writes the text to dir/out_rel (rel must
+ * hold it): a request file with one field changed. */
+static inline void e2e_edit(const char *dir, const char *rel, const char *out_rel, const char *from,
+                            const char *to) {
+    char in[1200], outp[1200];
+    snprintf(in, sizeof in, "%s/%s", dir, rel);
+    snprintf(outp, sizeof outp, "%s/%s", dir, out_rel);
+    size_t n = 0;
+    char *t = czk_test_slurp(in, &n);
+    assert_non_null(t);
+    char *p = strstr(t, from);
+    if (!p) fail_msg("%s holds no '%s'", rel, from);
+    size_t a = (size_t)(p - t), fl = strlen(from), tl = strlen(to);
+    char *o = malloc(n - fl + tl + 1);
+    assert_non_null(o);
+    memcpy(o, t, a);
+    memcpy(o + a, to, tl);
+    memcpy(o + a + tl, p + fl, n - a - fl + 1);
+    czk_test_write(outp, o, n - fl + tl);
+    free(o);
+    free(t);
+}
+
 /* Parses a C1 file (raw JSON). */
 static inline czk_c1 *e2e_c1_read(const char *path) {
     size_t n = 0;

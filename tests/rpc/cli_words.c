@@ -192,7 +192,8 @@ static void test_words(void **state) {
     free(out);
     /* czk --help: prove runs on either backend */
     assert_int_equal(run("--help", &out), 0);
-    assert_non_null(strstr(out, "prove          PoRep C2 (or a PoSt request, --kind) through the engine"));
+    assert_non_null(strstr(
+        out, "prove          PoRep C2 (or a PoSt/SnapDeals request, --kind) through the engine"));
     assert_null(strstr(out, "on the CPU"));
     free(out);
     czk_test_rm_rf(g_dir);

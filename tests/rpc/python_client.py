@@ -6,9 +6,10 @@ Stubs are generated from proto/cuzk/v1/proving.proto at test time with
 grpc_tools.protoc into a temporary directory. The daemon is started here with
 a cuzk.toml written here (param_cache = the 2KiB PoRep test keys that
 scripts/demo.sh and the porep.e2e_keys fixture make, and the 2KiB PoSt test
-keys and vanilla proofs of the rpc.post_inputs fixture, $CZK_TEST_POST_INPUTS;
-czk's test kind, ProofKind 100, for checks where the proof kind does not
-matter) and stopped with SIGTERM.
+keys and vanilla proofs of the rpc.post_inputs fixture, $CZK_TEST_POST_INPUTS,
+and the 2KiB SnapDeals test keys of the snap.keys fixture; czk's test kind,
+ProofKind 100, for checks where the proof kind does not matter) and stopped
+with SIGTERM.
 
 Checked, every RPC:
   - GetStatus answers at once after start (before any keys are loaded);
@@ -23,9 +24,8 @@ Checked, every RPC:
     circuit INVALID_ARGUMENT;
   - malformed requests: no `submit`, PROOF_KIND_UNSPECIFIED, a PoRep envelope
     that is not JSON, a PoRep envelope whose SectorSize differs, bytes that are
-    not a protobuf message, a PoSt blob that is no vanilla proof:
-    INVALID_ARGUMENT; SnapDeals: UNIMPLEMENTED; the daemon keeps serving after
-    each;
+    not a protobuf message, a PoSt or SnapDeals blob that is no vanilla
+    proof: INVALID_ARGUMENT; the daemon keeps serving after each;
   - WindowPoSt V1 (partition 1, 2 sectors; SubmitProof while a slow job holds
     the synthesis workers: GetStatus names its queue 'window-post', then
     AwaitProof), WindowPoSt V1_2 (partition 3) and WinningPoSt (Prove), 2KiB,
@@ -38,6 +38,14 @@ Checked, every RPC:
   - a 2KiB PoRep C2 proof (C1 from `czk gen-vanilla`, cuzk's envelope JSON
     with base64 Phase1Out) whose bytes `czk verify` accepts, and refuses
     with one byte flipped;
+  - SNAP_DEALS_UPDATE, 2KiB, with the fields Curio's ProveUpdateCuzk sets
+    (registered update proof 0, the bincode PartitionProof of `czk
+    gen-vanilla --snap`, sector number, miner id, comm_r_old, comm_d_new,
+    comm_r_new): COMPLETED, 192 bytes that `czk verify --kind snap` accepts
+    against the update's commitments and refuses with one byte flipped; the
+    partition with one TreeR sibling of challenge 3 changed: INVALID_ARGUMENT
+    naming partition 0 and challenge 3, and the daemon keeps serving;
+    snap_update metrics and snap-2k in the SRS cache;
   - daemon.status_listen: GET /status is JSON with the counters, memory,
     workers, partitions and SRS; GET /metrics the same text; 404 and 405;
   - SIGTERM: the daemon exits 0.
@@ -162,6 +170,28 @@ def main():
         pool = concurrent.futures.ThreadPoolExecutor(max_workers=8)
         porep_future = pool.submit(lambda: stub.Prove(porep_req, timeout=600))
 
+        # ---- a SnapDeals update runs in the background too (~30 s of CPU) ----
+        snap_dir = os.path.join(work, "snap")
+        subprocess.run([czk, "gen-vanilla", "--snap", "--sector-size", "2KiB", "--random", "5",
+                        "--miner-id", "1000", "--sector-num", "12", "--out-dir", snap_dir],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        snap_req_path = os.path.join(snap_dir, "update.json")
+        with open(snap_req_path) as f:
+            update = json.load(f)
+        with open(os.path.join(snap_dir, update["vanilla_proof_files"][0]), "rb") as f:
+            snap_blob = f.read()
+
+        def snap_submit(blobs, request_id=""):
+            return pb.SubmitProofRequest(
+                request_id=request_id, proof_kind=pb.SNAP_DEALS_UPDATE, sector_size=2048,
+                registered_proof=update["registered_proof"], vanilla_proofs=blobs,
+                sector_number=12, miner_id=1000,
+                comm_r_old=bytes.fromhex(update["comm_r_old"]),
+                comm_r_new=bytes.fromhex(update["comm_r_new"]),
+                comm_d_new=bytes.fromhex(update["comm_d_new"]))
+        snap_future = pool.submit(lambda: stub.Prove(pb.ProveRequest(
+            submit=snap_submit([snap_blob], "snap-1000-12")), timeout=600))
+
         # ---- the PoSt requests of the post_2kib_inputs fixture (tests/rpc/post_inputs.c) ----
         post_dir = os.path.join(keys, "post-2KiB-inputs")
         with open(os.path.join(post_dir, "manifest.json")) as f:
@@ -212,9 +242,14 @@ def main():
             check(code == grpc.StatusCode.INVALID_ARGUMENT, "%s: INVALID_ARGUMENT (%s)" % (what, code))
             check(code_of(lambda: stub.GetStatus(pb.GetStatusRequest(), timeout=10))
                   == grpc.StatusCode.OK, "  ... and the daemon keeps serving")
-        code = code_of(lambda: stub.SubmitProof(pb.SubmitProofRequest(
-            proof_kind=pb.SNAP_DEALS_UPDATE, vanilla_proofs=[b"x"]), timeout=30))
-        check(code == grpc.StatusCode.UNIMPLEMENTED, "SnapDeals: UNIMPLEMENTED (%s)" % code)
+        try:
+            stub.SubmitProof(snap_submit([b"x"]), timeout=30)
+            code, msg = grpc.StatusCode.OK, ""
+        except grpc.RpcError as e:
+            code, msg = e.code(), e.details()
+        check(code == grpc.StatusCode.INVALID_ARGUMENT and "partition 0" in msg,
+              "SnapDeals with a blob that is no PartitionProof: INVALID_ARGUMENT naming partition "
+              "0 (%s: %s)" % (code, msg))
         for kind, rp in ((pb.WINDOW_POST_PARTITION, 5), (pb.WINNING_POST, 0)):
             code = code_of(lambda: stub.SubmitProof(pb.SubmitProofRequest(
                 proof_kind=kind, registered_proof=rp, randomness=post_rnd,
@@ -340,12 +375,39 @@ def main():
               "WindowPoSt with the randomness unmasked: INVALID_ARGUMENT (%s: %s)" % (code, msg))
         check(code_of(lambda: stub.GetStatus(pb.GetStatusRequest(), timeout=10))
               == grpc.StatusCode.OK, "  ... and the daemon keeps serving")
+        # a SnapDeals partition tampered: the bincode layout of a 2KiB PartitionProof (spec
+        # post-snap.md §3): comm_c, 8 apex leafs, 10 ChallengeProofs of a Single TreeR proof
+        # (tag, root, leaf, 2 path elements of 7 hashes and an index), a Single TreeD proof (6
+        # elements of 1 hash) and another TreeR; the low byte of challenge 3's proof_r_new's
+        # first sibling changes (still a canonical Fr)
+        tree_r, tree_d = 4 + 32 + 32 + 8 + 2 * (8 + 7 * 32 + 8), 4 + 32 + 32 + 8 + 6 * 48
+        head, per = 32 + 8 + 8 * 32 + 8, 2 * tree_r + tree_d
+        check(len(snap_blob) == head + 10 * per, "the 2KiB PartitionProof has %d bytes (%d)"
+              % (head + 10 * per, len(snap_blob)))
+        bad = bytearray(snap_blob)
+        bad[head + 3 * per + tree_r + tree_d + 4 + 32 + 32 + 8 + 8] ^= 1
+        try:
+            stub.Prove(pb.ProveRequest(submit=snap_submit([bytes(bad)])), timeout=60)
+            code, msg = grpc.StatusCode.OK, ""
+        except grpc.RpcError as e:
+            code, msg = e.code(), e.details()
+        check(code == grpc.StatusCode.INVALID_ARGUMENT and "partition 0" in msg
+              and "challenge 3" in msg,
+              "SnapDeals with partition 0 tampered: INVALID_ARGUMENT naming partition 0 and "
+              "challenge 3 (%s: %s)" % (code, msg))
+        r = stub.Prove(pb.ProveRequest(submit=pb.SubmitProofRequest(
+            proof_kind=TEST_KIND, vanilla_proof=b"seed=10 partitions=1 log=8")), timeout=300)
+        check(r.result.status == pb.AwaitProofResponse.COMPLETED,
+              "  ... and the daemon keeps serving: a test proof COMPLETED after it (%s)"
+              % r.result.status)
+        completed += 1
 
         # the two PoRep payloads and the four PoSt requests the kinds refused above count as
         # failed proofs too (as in cuzk, where the engine parses the C1); the requests refused
         # before a job existed (no submit, unspecified kind, not protobuf, unimplemented kinds)
         # do not
-        failed = 1 + 2 + 4
+        # and the two SnapDeals requests
+        failed = 1 + 2 + 4 + 2
 
         # ---- PreloadSRS / EvictSRS ----
         pre = stub.PreloadSRS(pb.PreloadSrsRequest(circuit_id="test-9"), timeout=300)
@@ -385,6 +447,26 @@ def main():
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         check(v.returncode != 0, "czk verify refuses it with one byte flipped (%d)" % v.returncode)
 
+        # ---- the SnapDeals proof, verified by czk verify --kind snap ----
+        r = snap_future.result()
+        check(r.result.status == pb.AwaitProofResponse.COMPLETED and len(r.result.proof) == 192,
+              "SnapDeals 2KiB Prove: COMPLETED, 1 x 192 bytes (%s %d %r)" %
+              (r.result.status, len(r.result.proof), r.result.error_message))
+        completed += 1
+        snap_proof = os.path.join(work, "snap.proof")
+        for flip, want, what in ((False, 0, "accepts the proof bytes"),
+                                 (True, 1, "refuses them with one byte flipped")):
+            b = bytearray(r.result.proof)
+            if flip:
+                b[100] ^= 1
+            with open(snap_proof, "wb") as f:
+                f.write(bytes(b))
+            v = subprocess.run([czk, "verify", "--kind", "snap", "--request", snap_req_path,
+                                "--proof", snap_proof, "--param-cache", keys],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            check(v.returncode == want, "czk verify --kind snap %s (%d: %s)" %
+                  (what, v.returncode, v.stdout.decode(errors="replace").strip()[-200:]))
+
         # ---- GetMetrics: counters equal what ran ----
         m = stub.GetMetrics(pb.GetMetricsRequest(), timeout=10).prometheus_text
         samples = {}
@@ -404,8 +486,12 @@ def main():
               "GetMetrics czk_proofs_total porep_c2 failed = 2 (the refused envelopes)")
         check(samples.get('czk_proofs_total{proof_kind="test",status="cancelled"}') == 1,
               "GetMetrics czk_proofs_total test cancelled = 1")
-        check(samples.get('czk_proof_duration_seconds_count{proof_kind="test"}') == completed - 4,
-              "GetMetrics czk_proof_duration_seconds_count test = %d" % (completed - 4))
+        check(samples.get('czk_proof_duration_seconds_count{proof_kind="test"}') == completed - 5,
+              "GetMetrics czk_proof_duration_seconds_count test = %d" % (completed - 5))
+        check(samples.get('cuzk_proofs_completed{proof_kind="snap_update"}') == 1
+              and samples.get('czk_proofs_total{proof_kind="snap_update",status="failed"}') == 2,
+              "GetMetrics cuzk_proofs_completed snap_update = 1, czk_proofs_total snap_update "
+              "failed = 2")
         check(samples.get('cuzk_proofs_completed{proof_kind="window_post"}') == 2
               and samples.get('cuzk_proofs_completed{proof_kind="winning_post"}') == 1,
               "GetMetrics cuzk_proofs_completed window_post = 2, winning_post = 1")
@@ -413,8 +499,9 @@ def main():
               and samples.get('czk_proofs_total{proof_kind="winning_post",status="failed"}') == 1,
               "GetMetrics czk_proofs_total window_post failed = 3, winning_post failed = 1")
         srs = {x.circuit_id for x in stub.GetStatus(pb.GetStatusRequest(), timeout=10).loaded_srs}
-        check({"wpost-2k", "winning-2k", "porep-2k"} <= srs,
-              "GetStatus: wpost-2k and winning-2k in the SRS cache beside porep-2k (%s)" % sorted(srs))
+        check({"wpost-2k", "winning-2k", "porep-2k", "snap-2k"} <= srs,
+              "GetStatus: wpost-2k, winning-2k and snap-2k in the SRS cache beside porep-2k (%s)"
+              % sorted(srs))
         st = stub.GetStatus(pb.GetStatusRequest(), timeout=10)
         check(st.total_proofs_completed == completed and st.total_proofs_failed == failed,
               "GetStatus counters: %d completed, %d failed" % (st.total_proofs_completed,

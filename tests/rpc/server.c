@@ -8,9 +8,9 @@
  * over the wire are verified here against the test's own keys with public
  * inputs recomputed here (etest.h). Checked: every RPC answers; concurrent
  * Prove calls; a client's deadline cancels a running proof in the engine;
- * malformed and refused requests get INVALID_ARGUMENT (SnapDeals
- * UNIMPLEMENTED; PoSt requests refused by their kinds) and the server keeps
- * serving; a 50 MB request goes
+ * malformed and refused requests get INVALID_ARGUMENT (PoSt and SnapDeals
+ * requests refused by their kinds; a registered update proof the SnapDeals
+ * kind does not know UNIMPLEMENTED) and the server keeps serving; a 50 MB request goes
  * through; the socket's mode is 0660; a second server on a live unix socket
  * or TCP port is refused ("address in use"), a stale socket is replaced and a
  * socket someone else put at our path is left alone; bad listen addresses say
@@ -225,8 +225,12 @@ static void test_bad_requests(void **state) {
     expect_prove_refused(&r, 3, "UNSPECIFIED");
     r.kind = (czk_kind_id)7;
     expect_prove_refused(&r, 3, "unknown proof_kind 7");
+    /* SnapDeals is served: refused by its kind, an unknown registered proof UNIMPLEMENTED */
     r.kind = CZK_KIND_SNAP_UPDATE;
-    expect_prove_refused(&r, 12, "not implemented");
+    r.registered_proof = 0;
+    expect_prove_refused(&r, 3, "snap-update: comm_r_old is missing");
+    r.registered_proof = 5;
+    expect_prove_refused(&r, 12, "registered update proof 5: known are 0-4");
     /* the PoSt kinds are served: a request without their fields is refused by the kind */
     r.kind = CZK_KIND_WINDOW_POST;
     r.registered_proof = 5;

@@ -10,6 +10,7 @@
  *   - `czk gen-vanilla --snap`: the JSON array of base64 blobs Curio
  *     stores, equal blob for blob to the bincode files of --out-dir, each
  *     partition parsed and pre-checked with the commitments of update.json
+ *     (the request file of czk prove --kind snap, naming the bincode files)
  *     (a sealed 2KiB sector key; a sparse 8MiB one of 4 partitions), and
  *     its refusals.
  */
@@ -86,7 +87,7 @@ static void gen_and_check(const char *dir, const char *size_args, const czk_snap
     if (!u) fail_msg("update.json: %s", e);
     static const char *p_k[] = {"partitions", NULL}, *p_h[] = {"h", NULL},
                       *p_ro[] = {"comm_r_old", NULL}, *p_d[] = {"comm_d_new", NULL},
-                      *p_rn[] = {"comm_r_new", NULL}, *p_id[] = {"registered_update_proof", NULL};
+                      *p_rn[] = {"comm_r_new", NULL}, *p_id[] = {"registered_proof", NULL};
     assert_int_equal(YAJL_GET_INTEGER(yajl_tree_get(u, p_k, yajl_t_number)), s->partitions);
     assert_int_equal(YAJL_GET_INTEGER(yajl_tree_get(u, p_id, yajl_t_number)), s->registered_proof);
     czk_snap_public pub;
