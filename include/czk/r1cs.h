@@ -114,6 +114,16 @@ void czk_lc_sub_var(czk_cs *cs, czk_lc *lc, czk_var v);
 void czk_lc_add_lc(czk_cs *cs, czk_lc *dst, const czk_lc *src, const czk_fr *scale);
 void czk_lc_copy(czk_cs *cs, czk_lc *dst, const czk_lc *src);
 /*
+ * dst += scale·src (scale NULL = 1; dst must not be src), by one merge of
+ * the two term lists from their ends: when both are normalized
+ * (czk_lc_normalize's form) the result is normalized too, in
+ * O(dst + src) steps instead of a sort. Otherwise every term still goes in
+ * once (or summed with a term of the same variable) and the result is the
+ * same linear combination, only perhaps not normal. A zero scale adds
+ * nothing. Failures: those of czk_lc_add_lc (dst is then unchanged).
+ */
+void czk_lc_merge(czk_cs *cs, czk_lc *dst, const czk_lc *src, const czk_fr *scale);
+/*
  * Sorts by variable (inputs before aux, each by index) and merges repeated
  * variables by adding coefficients; zero results are dropped (bellpepper-core
  * lc.rs). In place, never fails, never allocates (insertion sort for nearly
