@@ -243,7 +243,7 @@ static void post_make(post_input *pi, czk_post_kind kind, const czk_post_shape *
         czk_post_witness_fill(pw, (const czk_post_vanilla *const *)v, nsec, kind, &err))
         die("PoSt witness fill", &err);
     t = czk_now();
-    if (czk_post_witness_generate(&pi->w, &pi->cfg, pw, NULL, &err)) die("PoSt witness", &err);
+    if (czk_post_witness_generate(&pi->w, &pi->cfg, pw, pool, NULL, &err)) die("PoSt witness", &err);
     pi->t_witness = czk_now() - t;
     size_t npub = nsec;
     if (kind == CZK_POST_WINNING) {
@@ -393,7 +393,7 @@ int main(int argc, char **argv) {
     t = czk_now();
     if (post) {
         czk_post_config_for(&pi.cfg, (czk_post_kind)post, psh);
-        if (czk_post_record(&shape, &pi.cfg, NULL, &err)) die("shape", &err);
+        if (czk_post_record(&shape, &pi.cfg, pool, NULL, &err)) die("shape", &err);
     } else if (czk_porep_shape_load(&shape, &recorded, ps, true, &err))
         die("shape", &err);
     double t_shape = czk_now() - t;

@@ -98,7 +98,7 @@ static void satisfied(const czk_post_config *cfg) {
     }
     /* WITNESS mode gives the same assignment */
     czk_witness v;
-    czk_assert_ok(czk_post_witness_generate(&v, cfg, f.w, NULL, &err), &err);
+    czk_assert_ok(czk_post_witness_generate(&v, cfg, f.w, NULL, NULL, &err), &err);
     assert_int_equal(v.num_inputs, w.num_inputs);
     assert_int_equal(v.num_aux, w.num_aux);
     assert_memory_equal(v.inputs, w.inputs, w.num_inputs * sizeof(czk_fr));
