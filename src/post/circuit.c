@@ -8,7 +8,14 @@
  * its comm_r, and proves its challenged leaves into its own comm_r_last, so
  * the R1CS of a partition is the R1CS of one sector repeated. That is what
  * czk_post_count uses to give the counts of a 125 M-constraint WindowPoSt
- * partition from the recordings of one and two sectors.
+ * partition from the recordings of one and two sectors, and what the
+ * recording and the witness use: the sectors are the parts of
+ * czk_cs_run_parts (r1cs.h), recorded as sectors 0 and 1 plus shifted copies
+ * of sector 0 (a sector's rows depend on nothing but the configuration: in
+ * RECORD there is no witness, and its index only names its namespace), and
+ * synthesized as witnesses on a pool, each sector into its place. The
+ * serial run (czk_post_synthesize, czk_post_circuit_fn) gives the same shape
+ * and assignment byte for byte; tests/post/circuit_parts.c holds them to it.
  *
  * Order matters to the last allocation (the Groth16 key fixes every
  * variable's column and every constraint's row); the namespaces are

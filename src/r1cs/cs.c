@@ -528,12 +528,16 @@ static bool bitmap_alloc(czk_bitmap *bm, uint64_t bits) {
 typedef struct fin_job {
     czk_cs *cs;
     int mi;
+    bool shared; /* other threads set bits of the same bitmaps */
 } fin_job;
 
-/* Sets bit idx of a bitmap that other threads set bits of too. */
-static inline void bit_set(uint64_t *words, uint32_t idx) {
+/* Sets bit idx (atomically when the bitmap is shared, and only when it is not set yet). */
+static inline void bit_set(uint64_t *words, uint32_t idx, bool shared) {
     uint64_t b = 1ull << (idx & 63), *w = &words[idx >> 6];
-    if (!(__atomic_load_n(w, __ATOMIC_RELAXED) & b)) __atomic_fetch_or(w, b, __ATOMIC_RELAXED);
+    if (!shared)
+        *w |= b;
+    else if (!(__atomic_load_n(w, __ATOMIC_RELAXED) & b))
+        __atomic_fetch_or(w, b, __ATOMIC_RELAXED);
 }
 
 /* Non-zeros [begin, end) of matrix mi: tagged variable -> column, density bits. */
@@ -542,6 +546,7 @@ static void fin_range(void *arg, size_t begin, size_t end, unsigned worker) {
     const fin_job *j = arg;
     czk_cs *cs = j->cs;
     int mi = j->mi;
+    bool sh = j->shared;
     uint32_t ni = cs->num_inputs, *col = cs->m[mi].col;
     uint64_t *da = cs->dens[0].words, *dbi = cs->dens[1].words, *dba = cs->dens[2].words;
     for (size_t k = begin; k < end; k++) {
@@ -549,11 +554,11 @@ static void fin_range(void *arg, size_t begin, size_t end, unsigned worker) {
         uint32_t idx = czk_var_index(v);
         if (czk_var_is_input(v)) {
             col[k] = idx;
-            if (mi == 1) bit_set(dbi, idx);
+            if (mi == 1) bit_set(dbi, idx, sh);
         } else {
             col[k] = ni + idx;
-            if (mi == 0) bit_set(da, idx);
-            if (mi == 1) bit_set(dba, idx);
+            if (mi == 0) bit_set(da, idx, sh);
+            if (mi == 1) bit_set(dba, idx, sh);
         }
     }
 }
@@ -567,8 +572,9 @@ static bool finalize_shape(czk_cs *cs) {
         }
     }
     for (int mi = 0; mi < 3; mi++) {
-        fin_job j = {cs, mi};
-        czk_pool_for(cs->pool, cs->m[mi].nnz, 1u << 20, fin_range, &j);
+        uint64_t grain = 1u << 20;
+        fin_job j = {cs, mi, czk_pool_threads(cs->pool) > 1 && cs->m[mi].nnz > grain};
+        czk_pool_for(cs->pool, cs->m[mi].nnz, grain, fin_range, &j);
     }
     for (int i = 0; i < 3; i++) {
         czk_bitmap *bm = &cs->dens[i];
