@@ -275,7 +275,9 @@ CZK_NODISCARD czk_status czk_cs_run(czk_cs *cs, czk_circuit_fn fn, void *ctx, cz
  *   RECORD   parts 0 and 1 run in cs; when part 1's rows are part 0's shifted
  *            (same counts, columns, coefficients, row lengths), parts 2 ..
  *            are written as copies of part 0 shifted, on the pool's threads,
- *            instead of being run; otherwise they run in cs one by one.
+ *            instead of being run (so nothing they would do by their index
+ *            alone, failing included, happens); otherwise they run in cs one
+ *            by one.
  *   WITNESS  part 0 runs in cs; parts 1 .. run on the pool's threads, each
  *            storing its values at its place in cs's arrays. A part that
  *            allocates other counts than part 0 (or leaves a namespace open)
