@@ -25,10 +25,11 @@
  * ~50 s and 8.3 GiB for 32GiB), the C1 (--c1, else a sparse one made here:
  * czk_seal_generate, registered proof V1_1 of the size, miner 1000, sector
  * 7, ticket 01…, seed 02…, random 1 — what scripts/gpu-check.sh makes with
- * `czk gen-vanilla --sparse`), the witness of partition 0 (one thread), the
- * keys (--params: a .params file, e.g. from `czk setup --backend cuda`;
- * else random distinct subgroup points made on the device, so the proof
- * cannot verify but the work is the same), load() (keys and shape made
+ * `czk gen-vanilla --sparse`), the witness of partition 0 (PoRep: one
+ * thread; PoSt: its sectors on the pool), the keys (--params: a .params
+ * file, e.g. from `czk setup --backend cuda`; else random distinct
+ * subgroup points made on the device, so the proof cannot verify but the
+ * work is the same), load() (keys and shape made
  * resident), then one warm-up and --reps timed proofs (default 3) with the
  * five MSMs concurrent (the default) and --reps with them one after another
  * (czk_backend_cuda_set_serial_msm), each phase the median. With --params every proof
@@ -243,7 +244,7 @@ static void post_make(post_input *pi, czk_post_kind kind, const czk_post_shape *
         czk_post_witness_fill(pw, (const czk_post_vanilla *const *)v, nsec, kind, &err))
         die("PoSt witness fill", &err);
     t = czk_now();
-    if (czk_post_witness_generate(&pi->w, &pi->cfg, pw, NULL, &err)) die("PoSt witness", &err);
+    if (czk_post_witness_generate(&pi->w, &pi->cfg, pw, pool, NULL, &err)) die("PoSt witness", &err);
     pi->t_witness = czk_now() - t;
     size_t npub = nsec;
     if (kind == CZK_POST_WINNING) {
@@ -255,10 +256,11 @@ static void post_make(post_input *pi, czk_post_kind kind, const czk_post_shape *
     if (!(pi->inputs = calloc(pi->ninputs + 1, sizeof *pi->inputs))) die("host memory", NULL);
     if (czk_post_public_inputs(pi->inputs, &pi->cfg, pi->proof.api, rnd, pub, npub, 0, &err))
         die("PoSt public inputs", &err);
-    printf("%s: %u sector%s (%s) in %.1f s, vanilla proofs pre-checked; witness (one thread) in "
+    printf("%s: %u sector%s (%s) in %.1f s, vanilla proofs pre-checked; witness (%u threads) in "
            "%.2f s\n",
            kind == CZK_POST_WINNING ? "WinningPoSt" : "WindowPoSt", nsec, nsec == 1 ? "" : "s",
-           sh->sector_size > (512ull << 20) ? "sparse" : "sealed", pi->t_vanilla, pi->t_witness);
+           sh->sector_size > (512ull << 20) ? "sparse" : "sealed", pi->t_vanilla,
+           czk_pool_threads(pool), pi->t_witness);
     czk_post_witness_free(pw);
     for (unsigned i = 0; i < nsec; i++)
         czk_post_vanilla_free(v[i]);
@@ -393,7 +395,7 @@ int main(int argc, char **argv) {
     t = czk_now();
     if (post) {
         czk_post_config_for(&pi.cfg, (czk_post_kind)post, psh);
-        if (czk_post_record(&shape, &pi.cfg, NULL, &err)) die("shape", &err);
+        if (czk_post_record(&shape, &pi.cfg, pool, NULL, &err)) die("shape", &err);
     } else if (czk_porep_shape_load(&shape, &recorded, ps, true, &err))
         die("shape", &err);
     double t_shape = czk_now() - t;

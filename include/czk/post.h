@@ -192,15 +192,30 @@ typedef struct czk_post_circuit {
 } czk_post_circuit;
 czk_status czk_post_circuit_fn(czk_cs *cs, void *ctx);
 
-/* Records the shape (RECORD mode, finalization included); free with czk_shape_free.
- * Returns: CZK_OK; the errors of czk_post_synthesize and czk_cs_run. */
+/*
+ * Records the shape (RECORD mode, finalization included); free with
+ * czk_shape_free. The sectors are the circuit's parts (czk_cs_run_parts):
+ * sectors 0 and 1 are recorded, the others written as copies of sector 0
+ * with their variables shifted, byte for byte the serial recording's shape
+ * (czk_cs_record of czk_post_circuit_fn). A 32GiB WindowPoSt partition
+ * (2349 sectors) records 2 sectors and copies 2347.
+ * Args: pool  the copies and the column pass run on its threads; NULL: on
+ *             the calling thread.
+ * Returns: CZK_OK; the errors of czk_post_synthesize and czk_cs_run.
+ */
 CZK_NODISCARD czk_status czk_post_record(czk_shape **out, const czk_post_config *cfg,
-                                         const atomic_int *cancel, czk_err *err) CZK_NONNULL(1, 2);
+                                         czk_pool *pool, const atomic_int *cancel, czk_err *err)
+    CZK_NONNULL(1, 2);
 
-/* The assignment of one partition (WITNESS mode); free with czk_witness_free.
- * Returns: as czk_post_record. */
+/*
+ * The assignment of one partition (WITNESS mode); free with czk_witness_free.
+ * Args: pool  sectors 1 .. are synthesized on its threads, each into its
+ *             place (czk_cs_run_parts); NULL: serially on the calling thread.
+ *             The result is the same either way.
+ * Returns: as czk_post_record.
+ */
 CZK_NODISCARD czk_status czk_post_witness_generate(czk_witness *out, const czk_post_config *cfg,
-                                                   const czk_post_witness *w,
+                                                   const czk_post_witness *w, czk_pool *pool,
                                                    const atomic_int *cancel, czk_err *err)
     CZK_NONNULL(1, 2);
 
@@ -209,13 +224,14 @@ CZK_NODISCARD czk_status czk_post_witness_generate(czk_witness *out, const czk_p
  * witness buffers): buf arrives with buf->inputs and buf->aux pointing at
  * arrays of buf->num_inputs and buf->num_aux values
  * (czk_cs_set_witness_buffers) and returns with the same arrays and the
- * witness's counts; never pass it to czk_witness_free.
+ * witness's counts; never pass it to czk_witness_free. pool: as
+ * czk_post_witness_generate.
  * Returns: as czk_post_record; CZK_ERR_INVALID_ARG (arrays too small: the
  *   message names which).
  */
 CZK_NODISCARD czk_status czk_post_witness_generate_into(czk_witness *buf,
                                                         const czk_post_config *cfg,
-                                                        const czk_post_witness *w,
+                                                        const czk_post_witness *w, czk_pool *pool,
                                                         const atomic_int *cancel, czk_err *err)
     CZK_NONNULL(1, 2);
 

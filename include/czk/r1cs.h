@@ -114,6 +114,16 @@ void czk_lc_sub_var(czk_cs *cs, czk_lc *lc, czk_var v);
 void czk_lc_add_lc(czk_cs *cs, czk_lc *dst, const czk_lc *src, const czk_fr *scale);
 void czk_lc_copy(czk_cs *cs, czk_lc *dst, const czk_lc *src);
 /*
+ * dst += scale·src (scale NULL = 1; dst must not be src), by one merge of
+ * the two term lists from their ends: when both are normalized
+ * (czk_lc_normalize's form) the result is normalized too, in
+ * O(dst + src) steps instead of a sort. Otherwise every term still goes in
+ * once (or summed with a term of the same variable) and the result is the
+ * same linear combination, only perhaps not normal. A zero scale adds
+ * nothing. Failures: those of czk_lc_add_lc (dst is then unchanged).
+ */
+void czk_lc_merge(czk_cs *cs, czk_lc *dst, const czk_lc *src, const czk_fr *scale);
+/*
  * Sorts by variable (inputs before aux, each by index) and merges repeated
  * variables by adding coefficients; zero results are dropped (bellpepper-core
  * lc.rs). In place, never fails, never allocates (insertion sort for nearly
@@ -252,6 +262,44 @@ typedef czk_status (*czk_circuit_fn)(czk_cs *cs, void *ctx);
  */
 CZK_NODISCARD czk_status czk_cs_run(czk_cs *cs, czk_circuit_fn fn, void *ctx, czk_err *err);
 
+/*
+ * A circuit of a prefix and `count` parts that repeat (the PoSt sectors):
+ * prefix(cs, ctx), then part(cs, ctx, i) for i = 0 .. count − 1, stopping
+ * at the first failure — run as that one circuit, whose shape and witness
+ * are those of the serial run, byte for byte. The contract that lets it be
+ * faster: every part allocates its own variables and emits the same rows,
+ * whatever its index and values (ONE, the prefix's variables and its own are
+ * all it reads; the variables it makes are those of part 0 shifted by i
+ * times a part's counts), and part may run on several threads at once with
+ * the same ctx (WITNESS mode), each in a cs of its own.
+ *   RECORD   parts 0 and 1 run in cs; when part 1's rows are part 0's shifted
+ *            (same counts, columns, coefficients, row lengths), parts 2 ..
+ *            are written as copies of part 0 shifted, on the pool's threads,
+ *            instead of being run (so nothing they would do by their index
+ *            alone, failing included, happens); otherwise they run in cs one
+ *            by one.
+ *   WITNESS  part 0 runs in cs; parts 1 .. run on the pool's threads, each
+ *            storing its values at its place in cs's arrays. A part that
+ *            allocates other counts than part 0 (or leaves a namespace open)
+ *            makes parts 1 .. run again in cs one by one; otherwise the
+ *            first failure in part order is the run's (as serially).
+ *   CHECK    serially, as one circuit.
+ * The shape's column rewrite and densities are computed on the pool too.
+ * Args: parts  prefix may be NULL; count may be 0 (then prefix alone).
+ *       pool   NULL: all serially on the calling thread.
+ * Returns: as czk_cs_run (a part's non-OK return without a recorded
+ *   failure is "the circuit returned ...").
+ */
+typedef czk_status (*czk_part_fn)(czk_cs *cs, void *ctx, uint64_t part);
+typedef struct czk_cs_parts {
+    czk_circuit_fn prefix; /* may be NULL */
+    czk_part_fn part;      /* may be NULL when count is 0 */
+    uint64_t count;
+    void *ctx;
+} czk_cs_parts;
+CZK_NODISCARD czk_status czk_cs_run_parts(czk_cs *cs, const czk_cs_parts *parts, czk_pool *pool,
+                                          czk_err *err) CZK_NONNULL(1, 2);
+
 /* CHECK mode: index of the first unsatisfied constraint, or UINT64_MAX. */
 uint64_t czk_cs_first_unsatisfied(const czk_cs *cs);
 /* CHECK mode: the namespace path ("a/b/c", "" at the top level) that was
@@ -357,6 +405,21 @@ CZK_NODISCARD czk_status czk_cs_record(czk_shape **out, czk_circuit_fn fn, void 
                                        const atomic_int *cancel, czk_err *err) CZK_NONNULL(1, 2);
 CZK_NODISCARD czk_status czk_cs_witness(czk_witness *out, czk_circuit_fn fn, void *ctx,
                                         const atomic_int *cancel, czk_err *err) CZK_NONNULL(1, 2);
+
+/*
+ * czk_cs_record, czk_cs_witness and czk_cs_witness_into of a circuit of
+ * parts (czk_cs_run_parts on `pool`, NULL: the calling thread alone).
+ * Out, Returns: as those.
+ */
+CZK_NODISCARD czk_status czk_cs_record_parts(czk_shape **out, const czk_cs_parts *parts,
+                                             czk_pool *pool, const atomic_int *cancel, czk_err *err)
+    CZK_NONNULL(1, 2);
+CZK_NODISCARD czk_status czk_cs_witness_parts(czk_witness *out, const czk_cs_parts *parts,
+                                              czk_pool *pool, const atomic_int *cancel,
+                                              czk_err *err) CZK_NONNULL(1, 2);
+CZK_NODISCARD czk_status czk_cs_witness_parts_into(czk_witness *buf, const czk_cs_parts *parts,
+                                                   czk_pool *pool, const atomic_int *cancel,
+                                                   czk_err *err) CZK_NONNULL(1, 2);
 
 /* Frees a shape and its arrays. NULL is allowed. */
 void czk_shape_free(czk_shape *shape);

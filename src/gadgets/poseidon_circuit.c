@@ -13,6 +13,13 @@
  *     and the pre-key is folded into the constraints instead; the tag is a
  *     constant, so its first S-box is computed here and costs nothing.
  *
+ * Every element's linear combination is kept normalized: the matrix products
+ * merge the t sorted term lists (czk_lc_merge) instead of appending them and
+ * sorting, so the cs takes each as it is. In a partial round the new first
+ * element sums t lists over the same t + r variables, 9 × 66 terms at the
+ * end of arity 8's 57 rounds: a sort of those was half of a 32GiB WindowPoSt
+ * recording; the merges leave the coefficient products, which are needed.
+ *
  * Values are computed natively alongside (they are the optimized native
  * hash's intermediate values). In WITNESS mode no linear combination is
  * built at all; constraints are still announced to the cs, empty, so that
@@ -143,8 +150,7 @@ static void product(gadget *g, const czk_fr *mat) {
         if (g->rec) {
             czk_lc_clear(&n->lc);
             for (unsigned i = 0; i < t; i++)
-                czk_lc_add_lc(g->cs, &n->lc, &g->e[i].lc, &mat[i * t + j]);
-            czk_lc_normalize(&n->lc); /* merge now: t inputs of ~t + RP terms each */
+                czk_lc_merge(g->cs, &n->lc, &g->e[i].lc, &mat[i * t + j]);
         }
     }
     elt *swap = g->e;
@@ -166,13 +172,13 @@ static void sparse_product(gadget *g, const czk_fr *s) {
     if (g->rec) {
         czk_lc_clear(&g->tmp);
         for (unsigned i = 0; i < t; i++)
-            czk_lc_add_lc(g->cs, &g->tmp, &e[i].lc, &w_hat[i]);
+            czk_lc_merge(g->cs, &g->tmp, &e[i].lc, &w_hat[i]);
     }
     for (unsigned j = 1; j < t; j++) {
         czk_fr_mul(&p, &e[0].val, &v_rest[j - 1]);
         czk_fr_add(&e[j].val, &e[j].val, &p);
         e[j].allocated = false;
-        if (g->rec) czk_lc_add_lc(g->cs, &e[j].lc, &e[0].lc, &v_rest[j - 1]);
+        if (g->rec) czk_lc_merge(g->cs, &e[j].lc, &e[0].lc, &v_rest[j - 1]);
     }
     e[0].val = v0;
     e[0].allocated = false;

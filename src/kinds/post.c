@@ -225,13 +225,12 @@ static czk_status post_synthesize(void *ctx, void *job, uint32_t k, const czk_sh
     const post_ctx *c = ctx;
     (void)k;
     (void)shape;
-    (void)pool;
     const post_job *j = job;
     czk_post_witness *w = NULL;
     czk_status st = czk_post_witness_alloc(&w, &j->cfg, err);
     if (!st)
         st = czk_post_witness_fill(w, (const czk_post_vanilla *const *)j->v, j->n, c->kind, err);
-    if (!st) st = czk_post_witness_generate_into(out, &j->cfg, w, cancel, err);
+    if (!st) st = czk_post_witness_generate_into(out, &j->cfg, w, pool, cancel, err);
     czk_post_witness_free(w);
     return st;
 }

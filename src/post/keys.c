@@ -45,9 +45,12 @@ typedef struct record_ctx {
     const char *what;
 } record_ctx;
 
+/* On threads of its own: the online CPUs (one when no thread can be started). */
 static czk_status record_shape(void *ctx, czk_shape **out, czk_err *err) {
     const record_ctx *r = ctx;
-    czk_status st = czk_post_record(out, &r->cfg, NULL, err);
+    czk_pool *pool = r->cfg.sectors > 2 ? czk_pool_create(0, NULL) : NULL;
+    czk_status st = czk_post_record(out, &r->cfg, pool, NULL, err);
+    czk_pool_destroy(pool);
     if (st) czk_err_wrap(err, "recording the %s circuit", r->what);
     return st;
 }

@@ -29,6 +29,7 @@
  */
 #include "r1cs_internal.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +80,8 @@ struct czk_cs {
 
     uint64_t first_unsat;
     char *unsat_path;
+
+    czk_pool *pool; /* czk_cs_run_parts: finalization's threads (NULL: this one) */
 };
 
 czk_status czk_cs_fail(czk_cs *cs, czk_status code, const char *fmt, ...) {
@@ -522,7 +525,45 @@ static bool bitmap_alloc(czk_bitmap *bm, uint64_t bits) {
     return bm->words != NULL;
 }
 
-/* Rewrites tagged variables into [inputs | aux] columns; computes densities. */
+typedef struct fin_job {
+    czk_cs *cs;
+    int mi;
+    bool shared; /* other threads set bits of the same bitmaps */
+} fin_job;
+
+/* Sets bit idx (atomically when the bitmap is shared, and only when it is not set yet). */
+static inline void bit_set(uint64_t *words, uint32_t idx, bool shared) {
+    uint64_t b = 1ull << (idx & 63), *w = &words[idx >> 6];
+    if (!shared)
+        *w |= b;
+    else if (!(__atomic_load_n(w, __ATOMIC_RELAXED) & b))
+        __atomic_fetch_or(w, b, __ATOMIC_RELAXED);
+}
+
+/* Non-zeros [begin, end) of matrix mi: tagged variable -> column, density bits. */
+static void fin_range(void *arg, size_t begin, size_t end, unsigned worker) {
+    (void)worker;
+    const fin_job *j = arg;
+    czk_cs *cs = j->cs;
+    int mi = j->mi;
+    bool sh = j->shared;
+    uint32_t ni = cs->num_inputs, *col = cs->m[mi].col;
+    uint64_t *da = cs->dens[0].words, *dbi = cs->dens[1].words, *dba = cs->dens[2].words;
+    for (size_t k = begin; k < end; k++) {
+        czk_var v = col[k];
+        uint32_t idx = czk_var_index(v);
+        if (czk_var_is_input(v)) {
+            col[k] = idx;
+            if (mi == 1) bit_set(dbi, idx, sh);
+        } else {
+            col[k] = ni + idx;
+            if (mi == 0) bit_set(da, idx, sh);
+            if (mi == 1) bit_set(dba, idx, sh);
+        }
+    }
+}
+
+/* Rewrites tagged variables into [inputs | aux] columns; computes densities (on cs->pool). */
 static bool finalize_shape(czk_cs *cs) {
     for (int i = 0; i < 3; i++) {
         if (!bitmap_alloc(&cs->dens[i], i == 1 ? cs->num_inputs : cs->num_aux)) {
@@ -530,23 +571,10 @@ static bool finalize_shape(czk_cs *cs) {
             return false;
         }
     }
-    uint32_t ni = cs->num_inputs;
     for (int mi = 0; mi < 3; mi++) {
-        rec_mat *m = &cs->m[mi];
-        uint32_t *col = m->col;
-        uint64_t *da = cs->dens[0].words, *dbi = cs->dens[1].words, *dba = cs->dens[2].words;
-        for (uint64_t k = 0; k < m->nnz; k++) {
-            czk_var v = col[k];
-            uint32_t idx = czk_var_index(v);
-            if (czk_var_is_input(v)) {
-                col[k] = idx;
-                if (mi == 1) dbi[idx >> 6] |= 1ull << (idx & 63);
-            } else {
-                col[k] = ni + idx;
-                if (mi == 0) da[idx >> 6] |= 1ull << (idx & 63);
-                if (mi == 1) dba[idx >> 6] |= 1ull << (idx & 63);
-            }
-        }
+        uint64_t grain = 1u << 20;
+        fin_job j = {cs, mi, czk_pool_threads(cs->pool) > 1 && cs->m[mi].nnz > grain};
+        czk_pool_for(cs->pool, cs->m[mi].nnz, grain, fin_range, &j);
     }
     for (int i = 0; i < 3; i++) {
         czk_bitmap *bm = &cs->dens[i];
@@ -558,19 +586,269 @@ static bool finalize_shape(czk_cs *cs) {
     return true;
 }
 
-czk_status czk_cs_run(czk_cs *cs, czk_circuit_fn fn, void *ctx, czk_err *err) {
+/* ---- circuits of parts ---- */
+
+/* A non-OK return of a circuit's function that recorded no failure fails cs. */
+static void returned(czk_cs *cs, czk_status st) {
+    if (st != CZK_OK && !cs->err.code)
+        czk_cs_fail(cs, st, "the circuit returned %s", czk_status_name(st));
+}
+
+static void parts_serial(czk_cs *cs, const czk_cs_parts *p, uint64_t from) {
+    for (uint64_t i = from; i < p->count && !cs->err.code; i++)
+        returned(cs, p->part(cs, p->ctx, i));
+}
+
+/* Where a cs stands: counts, matrix sizes, namespace depth. */
+typedef struct cs_mark {
+    uint32_t in, aux, depth;
+    uint64_t k, nnz[3];
+} cs_mark;
+
+static cs_mark mark_of(const czk_cs *cs) {
+    cs_mark m = {cs->num_inputs, cs->num_aux, cs->depth, cs->num_constraints, {0, 0, 0}};
+    for (int i = 0; i < 3; i++)
+        m.nnz[i] = cs->m[i].nnz;
+    return m;
+}
+
+/* One part's step: from m0 (before part 0) to m1 (after it); the totals of `count` parts. */
+typedef struct part_step {
+    cs_mark m0, d, total;
+} part_step;
+
+/* False when m2 (after part 1) is not m1 + the step, or the totals leave the cs's limits. */
+static bool step_of(part_step *s, const cs_mark *m0, const cs_mark *m1, const cs_mark *m2,
+                    uint64_t count) {
+    s->m0 = *m0;
+    cs_mark d = {m1->in - m0->in, m1->aux - m0->aux, 0, m1->k - m0->k, {0, 0, 0}};
+    for (int i = 0; i < 3; i++)
+        d.nnz[i] = m1->nnz[i] - m0->nnz[i];
+    s->d = d;
+    if (m0->depth != m1->depth || (m2 && m1->depth != m2->depth)) return false;
+    if (m2 && (m2->in - m1->in != d.in || m2->aux - m1->aux != d.aux || m2->k - m1->k != d.k))
+        return false;
+    for (int i = 0; i < 3; i++)
+        if (m2 && m2->nnz[i] - m1->nnz[i] != d.nnz[i]) return false;
+    /* totals, each checked against its limit before it is formed */
+    if ((d.in && count > (MAX_VARS - m0->in) / d.in) ||
+        (d.aux && count > (MAX_VARS - m0->aux) / d.aux))
+        return false;
+    /* constraints: the parts' and one per input after them, under 2^64 − 2 */
+    uint64_t in_total = m0->in + count * d.in;
+    if (d.k && count > (UINT64_MAX / 2 - m0->k) / d.k) return false;
+    s->total = (cs_mark){(uint32_t)in_total,
+                         (uint32_t)(m0->aux + count * d.aux),
+                         m0->depth,
+                         m0->k + count * d.k,
+                         {0, 0, 0}};
+    for (int i = 0; i < 3; i++) {
+        if (d.nnz[i] && count > (UINT64_MAX / 2 - m0->nnz[i]) / d.nnz[i]) return false;
+        s->total.nnz[i] = m0->nnz[i] + count * d.nnz[i];
+    }
+    return true;
+}
+
+/* A tagged variable of part 0 (made after m0) as part q's; ONE and the prefix's stay. */
+static inline uint32_t shift_var(uint32_t v, const part_step *s, uint64_t q) {
+    if (v & CZK_VAR_INPUT_BIT)
+        return (v & ~CZK_VAR_INPUT_BIT) >= s->m0.in ? v + (uint32_t)(q * s->d.in) : v;
+    return v >= s->m0.aux ? v + (uint32_t)(q * s->d.aux) : v;
+}
+
+/* RECORD: whether part 1's rows are part 0's shifted by one part. */
+static bool part1_shifted(const czk_cs *cs, const part_step *s) {
+    for (int mi = 0; mi < 3; mi++) {
+        const rec_mat *m = &cs->m[mi];
+        uint64_t b0 = s->m0.nnz[mi], b1 = b0 + s->d.nnz[mi];
+        for (uint64_t e = 0; e < s->d.nnz[mi]; e++)
+            if (m->col[b1 + e] != shift_var(m->col[b0 + e], s, 1) ||
+                m->coeff[b1 + e] != m->coeff[b0 + e])
+                return false;
+        const uint64_t *r0 = m->row_ptr + s->m0.k, *r1 = r0 + s->d.k;
+        for (uint64_t j = 1; j <= s->d.k; j++)
+            if (r1[j] - b1 != r0[j] - b0) return false;
+    }
+    return true;
+}
+
+typedef struct rep_job {
+    czk_cs *cs;
+    const part_step *s;
+} rep_job;
+
+/* Parts 2 + [begin, end): part 0's rows shifted. */
+static void rep_range(void *arg, size_t begin, size_t end, unsigned worker) {
+    (void)worker;
+    const rep_job *j = arg;
+    const part_step *s = j->s;
+    for (uint64_t q = 2 + (uint64_t)begin; q < 2 + (uint64_t)end; q++)
+        for (int mi = 0; mi < 3; mi++) {
+            rec_mat *m = &j->cs->m[mi];
+            uint64_t b0 = s->m0.nnz[mi], n = s->d.nnz[mi], off = q * n;
+            const uint32_t *sc = m->col + b0, *sk = m->coeff + b0;
+            uint32_t *dc = m->col + b0 + off, *dk = m->coeff + b0 + off;
+            for (uint64_t e = 0; e < n; e++)
+                dc[e] = shift_var(sc[e], s, q);
+            memcpy(dk, sk, n * sizeof *dk);
+            const uint64_t *r0 = m->row_ptr + s->m0.k;
+            uint64_t *rq = m->row_ptr + s->m0.k + q * s->d.k;
+            for (uint64_t r = 1; r <= s->d.k; r++)
+                rq[r] = r0[r] + off;
+        }
+}
+
+/* RECORD: parts 0 and 1 run; the rest copied from part 0 when part 1 is part 0 shifted. */
+static void parts_record(czk_cs *cs, const czk_cs_parts *p) {
+    cs_mark m0 = mark_of(cs);
+    returned(cs, p->part(cs, p->ctx, 0));
+    if (cs->err.code || p->count == 1) return;
+    cs_mark m1 = mark_of(cs);
+    returned(cs, p->part(cs, p->ctx, 1));
+    if (cs->err.code || p->count == 2) return;
+    cs_mark m2 = mark_of(cs);
+    part_step s;
+    if (!step_of(&s, &m0, &m1, &m2, p->count) || !part1_shifted(cs, &s)) {
+        parts_serial(cs, p, 2);
+        return;
+    }
+    if (cs->cancel && atomic_load(cs->cancel)) {
+        czk_cs_fail(cs, CZK_ERR_CANCELLED, "cancelled after %u inputs, %u aux, %llu constraints",
+                    cs->num_inputs, cs->num_aux, (unsigned long long)cs->num_constraints);
+        return;
+    }
+    /* room for every part and the finalization rows (one per input, in A) */
+    uint64_t rows = s.total.k + s.total.in + 1;
+    for (int mi = 0; mi < 3; mi++) {
+        rec_mat *m = &cs->m[mi];
+        uint64_t need = s.total.nnz[mi] + (mi == 0 ? s.total.in : 0), c1 = m->cap, c2 = m->cap;
+        if (!grow((void **)&m->row_ptr, &m->rp_cap, rows, sizeof(uint64_t)) ||
+            !grow((void **)&m->col, &c1, need, sizeof(uint32_t)) ||
+            !grow((void **)&m->coeff, &c2, need, sizeof(uint32_t))) {
+            czk_cs_oom(cs, "constraint matrices");
+            return;
+        }
+        m->cap = c1 < c2 ? c1 : c2;
+    }
+    rep_job j = {cs, &s};
+    czk_pool_for(cs->pool, p->count - 2, 0, rep_range, &j);
+    cs->num_inputs = s.total.in;
+    cs->num_aux = s.total.aux;
+    cs->num_constraints = s.total.k;
+    for (int mi = 0; mi < 3; mi++)
+        cs->m[mi].nnz = s.total.nnz[mi];
+}
+
+typedef struct wit_job {
+    czk_cs *cs;
+    const czk_cs_parts *p;
+    part_step s;
+    pthread_mutex_t lock;
+    uint64_t first;     /* the first part that failed or differs from part 0; UINT64_MAX: none */
+    bool first_differs; /* it allocated other counts (or left a namespace open) */
+    czk_err first_err;  /* else its failure */
+} wit_job;
+
+static void wit_failed(wit_job *j, uint64_t q, bool differs, const czk_err *e) {
+    pthread_mutex_lock(&j->lock);
+    if (q < j->first) {
+        j->first = q;
+        j->first_differs = differs;
+        if (e) j->first_err = *e;
+    }
+    pthread_mutex_unlock(&j->lock);
+}
+
+/* Parts 1 + [begin, end), each in a WITNESS cs of its own that stores into cs's arrays at
+ * the part's place (bounded by it: an allocation past it is counted, not stored). */
+static void wit_range(void *arg, size_t begin, size_t end, unsigned worker) {
+    (void)worker;
+    wit_job *j = arg;
+    const part_step *s = &j->s;
+    for (uint64_t q = 1 + (uint64_t)begin; q < 1 + (uint64_t)end; q++) {
+        pthread_mutex_lock(&j->lock);
+        bool later = q > j->first; /* a part before it failed: the run ends there */
+        pthread_mutex_unlock(&j->lock);
+        if (later) continue;
+        czk_err e;
+        czk_cs *sub = czk_cs_create(CZK_CS_WITNESS, j->cs->cancel, &e);
+        if (!sub) {
+            wit_failed(j, q, false, &e);
+            continue;
+        }
+        sub->ran = sub->external = true;
+        sub->in_vals = j->cs->in_vals;
+        sub->aux_vals = j->cs->aux_vals;
+        sub->num_inputs = (uint32_t)(s->m0.in + q * s->d.in);
+        sub->num_aux = (uint32_t)(s->m0.aux + q * s->d.aux);
+        sub->num_constraints = s->m0.k + q * s->d.k;
+        sub->in_cap = sub->num_inputs + (uint64_t)s->d.in;
+        sub->aux_cap = sub->num_aux + (uint64_t)s->d.aux;
+        sub->depth = s->m0.depth;
+        returned(sub, j->p->part(sub, j->p->ctx, q));
+        bool differs =
+            sub->overflow ||
+            (!sub->err.code &&
+             (sub->num_inputs != sub->in_cap || sub->num_aux != sub->aux_cap ||
+              sub->num_constraints != s->m0.k + (q + 1) * s->d.k || sub->depth != s->m0.depth));
+        if (differs || sub->err.code) wit_failed(j, q, differs, &sub->err);
+        czk_cs_free(sub);
+    }
+}
+
+/* WITNESS on a pool: part 0 runs in cs, parts 1 .. on the pool's threads. */
+static void parts_witness(czk_cs *cs, const czk_cs_parts *p) {
+    cs_mark m0 = mark_of(cs);
+    returned(cs, p->part(cs, p->ctx, 0));
+    if (cs->err.code || p->count == 1) return;
+    cs_mark m1 = mark_of(cs);
+    wit_job j = {.cs = cs, .p = p, .first = UINT64_MAX};
+    if (!step_of(&j.s, &m0, &m1, NULL, p->count) ||
+        (cs->external && (j.s.total.in > cs->in_cap || j.s.total.aux > cs->aux_cap))) {
+        parts_serial(cs, p, 1); /* as serially: its limits' failures, the buffers' overflow */
+        return;
+    }
+    if (!cs->external &&
+        (!grow((void **)&cs->in_vals, &cs->in_cap, j.s.total.in, sizeof(czk_fr)) ||
+         !grow((void **)&cs->aux_vals, &cs->aux_cap, j.s.total.aux, sizeof(czk_fr)))) {
+        czk_cs_oom(cs, "assignment");
+        return;
+    }
+    pthread_mutex_init(&j.lock, NULL);
+    czk_pool_for(cs->pool, p->count - 1, 1, wit_range, &j);
+    pthread_mutex_destroy(&j.lock);
+    if (j.first == UINT64_MAX) {
+        cs->num_inputs = j.s.total.in;
+        cs->num_aux = j.s.total.aux;
+        cs->num_constraints = j.s.total.k;
+    } else if (j.first_differs) {
+        parts_serial(cs, p, 1);
+    } else {
+        cs->err = j.first_err;
+    }
+}
+
+czk_status czk_cs_run_parts(czk_cs *cs, const czk_cs_parts *p, czk_pool *pool, czk_err *err) {
     if (cs->ran) return czk_errf(err, CZK_ERR_INVALID_ARG, "a constraint system runs only once");
     cs->ran = true;
+    if (p->count && !p->part)
+        czk_cs_fail(cs, CZK_ERR_INVALID_ARG, "a circuit of %llu parts without a part function",
+                    (unsigned long long)p->count);
     if (cs->num_inputs || cs->num_aux || cs->num_constraints)
         czk_cs_fail(cs, CZK_ERR_INVALID_ARG,
                     "variables or constraints were added before czk_cs_run (ONE must be input 0)");
     if (cs->cancel && atomic_load(cs->cancel))
         czk_cs_fail(cs, CZK_ERR_CANCELLED, "cancelled before the circuit ran");
+    cs->pool = pool;
     czk_cs_alloc_input(cs, &czk_fr_one);
-    if (!cs->err.code) {
-        czk_status st = fn(cs, ctx);
-        if (st != CZK_OK && !cs->err.code)
-            czk_cs_fail(cs, st, "the circuit returned %s", czk_status_name(st));
+    if (!cs->err.code && p->prefix) returned(cs, p->prefix(cs, p->ctx));
+    if (!cs->err.code && p->count) {
+        if (cs->mode == CZK_CS_RECORD)
+            parts_record(cs, p);
+        else if (cs->mode == CZK_CS_WITNESS && pool)
+            parts_witness(cs, p);
+        else
+            parts_serial(cs, p, 0);
     }
     if (!cs->err.code && cs->depth)
         czk_cs_fail(cs, CZK_ERR_INVALID_ARG, "%u namespaces pushed and not popped", cs->depth);
@@ -594,17 +872,23 @@ czk_status czk_cs_run(czk_cs *cs, czk_circuit_fn fn, void *ctx, czk_err *err) {
                     cs->num_inputs, cs->num_aux, (unsigned long long)cs->in_cap,
                     (unsigned long long)cs->aux_cap);
     if (!cs->err.code && czk_cs_records(cs)) finalize_shape(cs);
+    cs->pool = NULL;
     if (cs->err.code) {
         if (err) *err = cs->err;
         return cs->err.code;
     }
     cs->finalized = true;
     if (cs->first_unsat != UINT64_MAX) {
-        const char *p = cs->unsat_path;
+        const char *path = cs->unsat_path;
         return czk_errf(err, CZK_ERR_UNSATISFIED, "constraint %llu (%s) is not satisfied",
-                        (unsigned long long)cs->first_unsat, p && *p ? p : "top level");
+                        (unsigned long long)cs->first_unsat, path && *path ? path : "top level");
     }
     return CZK_OK;
+}
+
+czk_status czk_cs_run(czk_cs *cs, czk_circuit_fn fn, void *ctx, czk_err *err) {
+    czk_cs_parts p = {fn, NULL, 0, ctx};
+    return czk_cs_run_parts(cs, &p, NULL, err);
 }
 
 /* ---- taking the results ---- */
@@ -680,25 +964,31 @@ czk_status czk_cs_take_witness(czk_cs *cs, czk_witness *out, czk_err *err) {
     return CZK_OK;
 }
 
-czk_status czk_cs_witness_into(czk_witness *buf, czk_circuit_fn fn, void *ctx,
-                               const atomic_int *cancel, czk_err *err) {
+czk_status czk_cs_witness_parts_into(czk_witness *buf, const czk_cs_parts *parts, czk_pool *pool,
+                                     const atomic_int *cancel, czk_err *err) {
     czk_cs *cs = czk_cs_create(CZK_CS_WITNESS, cancel, err);
     if (!cs) return err && err->code ? err->code : CZK_ERR_NOMEM;
     czk_witness got;
     czk_status st =
         czk_cs_set_witness_buffers(cs, buf->inputs, buf->num_inputs, buf->aux, buf->num_aux, err);
-    if (!st) st = czk_cs_run(cs, fn, ctx, err);
+    if (!st) st = czk_cs_run_parts(cs, parts, pool, err);
     if (!st && !(st = czk_cs_take_witness(cs, &got, err))) *buf = got; /* same arrays, counts */
     czk_cs_free(cs);
     return st;
 }
 
-/* One run of fn in `mode`; the cs on success (the caller takes its result). */
-static czk_status run_once(czk_cs **out, czk_cs_mode mode, czk_circuit_fn fn, void *ctx,
-                           const atomic_int *cancel, czk_err *err) {
+czk_status czk_cs_witness_into(czk_witness *buf, czk_circuit_fn fn, void *ctx,
+                               const atomic_int *cancel, czk_err *err) {
+    czk_cs_parts p = {fn, NULL, 0, ctx};
+    return czk_cs_witness_parts_into(buf, &p, NULL, cancel, err);
+}
+
+/* One run in `mode`; the cs on success (the caller takes its result). */
+static czk_status run_once(czk_cs **out, czk_cs_mode mode, const czk_cs_parts *parts,
+                           czk_pool *pool, const atomic_int *cancel, czk_err *err) {
     czk_cs *cs = czk_cs_create(mode, cancel, err);
     if (!cs) return err && err->code ? err->code : CZK_ERR_NOMEM;
-    czk_status st = czk_cs_run(cs, fn, ctx, err);
+    czk_status st = czk_cs_run_parts(cs, parts, pool, err);
     if (st) {
         czk_cs_free(cs);
         return st;
@@ -707,24 +997,36 @@ static czk_status run_once(czk_cs **out, czk_cs_mode mode, czk_circuit_fn fn, vo
     return CZK_OK;
 }
 
-czk_status czk_cs_record(czk_shape **out, czk_circuit_fn fn, void *ctx, const atomic_int *cancel,
-                         czk_err *err) {
+czk_status czk_cs_record_parts(czk_shape **out, const czk_cs_parts *parts, czk_pool *pool,
+                               const atomic_int *cancel, czk_err *err) {
     czk_cs *cs = NULL;
-    czk_status st = run_once(&cs, CZK_CS_RECORD, fn, ctx, cancel, err);
+    czk_status st = run_once(&cs, CZK_CS_RECORD, parts, pool, cancel, err);
     if (st) return st;
     st = czk_cs_take_shape(cs, out, err);
     czk_cs_free(cs);
     return st;
 }
 
-czk_status czk_cs_witness(czk_witness *out, czk_circuit_fn fn, void *ctx, const atomic_int *cancel,
-                          czk_err *err) {
+czk_status czk_cs_witness_parts(czk_witness *out, const czk_cs_parts *parts, czk_pool *pool,
+                                const atomic_int *cancel, czk_err *err) {
     czk_cs *cs = NULL;
-    czk_status st = run_once(&cs, CZK_CS_WITNESS, fn, ctx, cancel, err);
+    czk_status st = run_once(&cs, CZK_CS_WITNESS, parts, pool, cancel, err);
     if (st) return st;
     st = czk_cs_take_witness(cs, out, err);
     czk_cs_free(cs);
     return st;
+}
+
+czk_status czk_cs_record(czk_shape **out, czk_circuit_fn fn, void *ctx, const atomic_int *cancel,
+                         czk_err *err) {
+    czk_cs_parts p = {fn, NULL, 0, ctx};
+    return czk_cs_record_parts(out, &p, NULL, cancel, err);
+}
+
+czk_status czk_cs_witness(czk_witness *out, czk_circuit_fn fn, void *ctx, const atomic_int *cancel,
+                          czk_err *err) {
+    czk_cs_parts p = {fn, NULL, 0, ctx};
+    return czk_cs_witness_parts(out, &p, NULL, cancel, err);
 }
 
 void czk_witness_free(czk_witness *w) {

@@ -103,6 +103,49 @@ void czk_lc_copy(czk_cs *cs, czk_lc *dst, const czk_lc *src) {
     czk_lc_add_lc(cs, dst, src, NULL);
 }
 
+void czk_lc_merge(czk_cs *cs, czk_lc *dst, const czk_lc *src, const czk_fr *scale) {
+    if (cs && czk_cs_status(cs) != CZK_OK) return;
+    if (scale && czk_fr_is_zero(scale)) return;
+    uint32_t nd = dst->len, ns = src->len;
+    if ((uint64_t)nd + ns > UINT32_MAX) {
+        if (cs) czk_cs_fail(cs, CZK_ERR_INVALID_ARG, "linear combination has 2^32 - 1 terms");
+        return;
+    }
+    if (!czk_lc_reserve(cs, dst, nd + ns)) return;
+    bool plain = !scale || czk_fr_is_one(scale);
+    czk_term *d = dst->terms;
+    const czk_term *s = src->terms;
+    /* From the ends: the write position w stays above i (w - i = j + 1 + merged pairs),
+     * so no unread term of dst is overwritten. */
+    uint64_t i = nd, j = ns, w = (uint64_t)nd + ns;
+    while (j > 0) {
+        const czk_term *y = &s[j - 1];
+        uint32_t ky = czk_var_key(y->var);
+        if (i > 0 && czk_var_key(d[i - 1].var) > ky) {
+            d[--w] = d[--i];
+            continue;
+        }
+        czk_fr c;
+        if (plain)
+            c = y->coeff;
+        else
+            czk_fr_mul(&c, &y->coeff, scale);
+        j--;
+        if (i > 0 && d[i - 1].var == y->var) {
+            czk_fr_add(&c, &c, &d[--i].coeff);
+            if (czk_fr_is_zero(&c)) continue;
+        }
+        czk_term *t = &d[--w];
+        t->var = y->var;
+        t->reserved = 0;
+        t->coeff = c;
+    }
+    /* dst's remaining head [0, i) is in place already; close the gap after it. */
+    uint64_t tail = (uint64_t)nd + ns - w;
+    if (w > i) memmove(d + i, d + w, tail * sizeof *d);
+    dst->len = (uint32_t)(i + tail);
+}
+
 static int term_cmp(const void *x, const void *y) {
     uint32_t a = czk_var_key(((const czk_term *)x)->var),
              b = czk_var_key(((const czk_term *)y)->var);

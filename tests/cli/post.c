@@ -111,7 +111,7 @@ static void test_setup(void **state) {
     czk_post_config_for(&cfg, CZK_POST_WINDOW, czk_post_shape_for_size(2048));
     czk_shape *shape = NULL;
     czk_err err;
-    czk_assert_ok(czk_post_record(&shape, &cfg, NULL, &err), &err);
+    czk_assert_ok(czk_post_record(&shape, &cfg, NULL, NULL, &err), &err);
     czk_assert_ok(czk_shape_write(shape, path_of("window.shape"), &err), &err);
     czk_shape_free(shape);
     assert_int_equal(

@@ -7,7 +7,7 @@
  * which is what generate_public_inputs lists; a wrong sibling, leaf, comm_c
  * or comm_r makes a constraint of that sector fail, named by its namespace;
  * a value ≥ r is refused naming the sector and field. The WITNESS-mode
- * assignment equals CHECK mode's.
+ * assignment equals CHECK mode's, serially and with the sectors on a pool.
  */
 #include "support.h"
 
@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "../gadgets/native_tree.h"
+#include "czk/pool.h"
 #include "czk/post.h"
 
 typedef struct fixture {
@@ -98,8 +99,17 @@ static void satisfied(const czk_post_config *cfg) {
     }
     /* WITNESS mode gives the same assignment */
     czk_witness v;
-    czk_assert_ok(czk_post_witness_generate(&v, cfg, f.w, NULL, &err), &err);
+    czk_assert_ok(czk_post_witness_generate(&v, cfg, f.w, NULL, NULL, &err), &err);
     assert_int_equal(v.num_inputs, w.num_inputs);
+    assert_int_equal(v.num_aux, w.num_aux);
+    assert_memory_equal(v.inputs, w.inputs, w.num_inputs * sizeof(czk_fr));
+    assert_memory_equal(v.aux, w.aux, w.num_aux * sizeof(czk_fr));
+    czk_witness_free(&v);
+    /* and so do the sectors synthesized on a pool (czk_cs_run_parts) */
+    czk_pool *pool = czk_pool_create(2, &err);
+    assert_non_null(pool);
+    czk_assert_ok(czk_post_witness_generate(&v, cfg, f.w, pool, NULL, &err), &err);
+    czk_pool_destroy(pool);
     assert_int_equal(v.num_aux, w.num_aux);
     assert_memory_equal(v.inputs, w.inputs, w.num_inputs * sizeof(czk_fr));
     assert_memory_equal(v.aux, w.aux, w.num_aux * sizeof(czk_fr));

@@ -35,7 +35,7 @@
 static czk_post_counts record(const czk_post_config *cfg) {
     czk_shape *sh = NULL;
     czk_err err;
-    czk_assert_ok(czk_post_record(&sh, cfg, NULL, &err), &err);
+    czk_assert_ok(czk_post_record(&sh, cfg, NULL, NULL, &err), &err);
     czk_post_counts c;
     czk_post_counts_of_shape(&c, sh);
     czk_shape_free(sh);

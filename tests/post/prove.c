@@ -60,7 +60,7 @@ typedef struct keys {
 
 static void make_keys(keys *k, const czk_post_config *cfg, uint64_t seed) {
     czk_err err;
-    czk_assert_ok(czk_post_record(&k->shape, cfg, NULL, &err), &err);
+    czk_assert_ok(czk_post_record(&k->shape, cfg, NULL, NULL, &err), &err);
     czk_rng rng;
     czk_rng_seed(&rng, seed);
     czk_toxic toxic;
@@ -86,7 +86,7 @@ static void prove_verify(const keys *k, const czk_post_config *cfg, czk_post_kin
     czk_assert_ok(czk_post_witness_alloc(&pw, cfg, &err), &err);
     czk_assert_ok(czk_post_witness_fill(pw, v, n, kind, &err), &err);
     czk_witness w;
-    czk_assert_ok(czk_post_witness_generate(&w, cfg, pw, NULL, &err), &err);
+    czk_assert_ok(czk_post_witness_generate(&w, cfg, pw, NULL, NULL, &err), &err);
     czk_post_witness_free(pw);
     czk_backend be;
     czk_assert_ok(czk_backend_cpu(&be, pool, &err), &err);

@@ -1,5 +1,5 @@
 /* CZK_TEST_LABELS: unit */
-/* Linear combinations (append, scale, copy, normalize) and the constants 2^k and −1. */
+/* Linear combinations (append, scale, copy, merge, normalize) and the constants 2^k and −1. */
 #include "support.h"
 #include "czk/r1cs.h"
 
@@ -154,12 +154,92 @@ static void test_add_lc_and_copy(void **state) {
     czk_cs_free(cs);
 }
 
+/* A random lc over inputs 0..9 and aux 0..29 (slots 0..39), its per-slot sums in sum[]. */
+static void random_lc(czk_cs *cs, czk_rng *rng, czk_lc *lc, czk_fr sum[40], int max_terms) {
+    czk_lc_clear(lc);
+    for (int i = 0; i < 40; i++)
+        sum[i] = czk_fr_zero;
+    int n = (int)(czk_rng_u64(rng) % (uint64_t)(max_terms + 1));
+    for (int i = 0; i < n; i++) {
+        int slot = (int)(czk_rng_u64(rng) % 40);
+        czk_var v = slot < 10 ? czk_var_input((uint32_t)slot) : czk_var_aux((uint32_t)slot - 10);
+        czk_fr c = fr(czk_rng_u64(rng) % 3);
+        if (czk_rng_u64(rng) & 1) czk_fr_neg(&c, &c);
+        czk_lc_add(cs, lc, v, &c);
+        czk_fr_add(&sum[slot], &sum[slot], &c);
+    }
+}
+
+/* The lc equals the per-slot sums, normalized (sorted, merged, no zero). */
+static void assert_lc_is(const czk_lc *lc, const czk_fr sum[40]) {
+    uint32_t k = 0;
+    for (int slot = 0; slot < 40; slot++) {
+        if (czk_fr_is_zero(&sum[slot])) continue;
+        czk_var v = slot < 10 ? czk_var_input((uint32_t)slot) : czk_var_aux((uint32_t)slot - 10);
+        assert_true(k < lc->len);
+        assert_int_equal(lc->terms[k].var, v);
+        assert_true(czk_fr_eq(&lc->terms[k].coeff, &sum[slot]));
+        k++;
+    }
+    assert_int_equal(lc->len, k);
+}
+
+/* czk_lc_merge of normalized lcs against the slot sums of dst + scale·src. */
+static void test_merge_random(void **state) {
+    (void)state;
+    czk_rng rng;
+    czk_rng_seed(&rng, 11);
+    czk_err err;
+    czk_cs *cs = czk_cs_create(CZK_CS_RECORD, NULL, &err);
+    czk_lc d = CZK_LC_INIT, s = CZK_LC_INIT;
+    czk_fr sd[40], ss[40];
+    for (int round = 0; round < 400; round++) {
+        random_lc(cs, &rng, &d, sd, round % 7 == 0 ? 0 : 60);
+        random_lc(cs, &rng, &s, ss, round % 11 == 0 ? 0 : 60);
+        czk_lc_normalize(&d);
+        czk_lc_normalize(&s);
+        czk_fr k;
+        int which = round % 4; /* NULL, 1, −1 (cancellations), a random scale */
+        const czk_fr *scale = which == 0 ? NULL : which == 1 ? &czk_fr_one : &k;
+        if (which == 2)
+            k = czk_fr_minus_one;
+        else
+            k = fr(1 + czk_rng_u64(&rng) % 1000);
+        for (int i = 0; i < 40; i++) {
+            czk_fr p = ss[i];
+            if (scale) czk_fr_mul(&p, &p, scale);
+            czk_fr_add(&sd[i], &sd[i], &p);
+        }
+        czk_lc_merge(cs, &d, &s, scale);
+        assert_lc_is(&d, sd);
+    }
+    /* d − d: merging −1·copy leaves nothing; a zero scale adds nothing */
+    random_lc(cs, &rng, &d, sd, 60);
+    czk_lc_normalize(&d);
+    czk_lc_copy(cs, &s, &d);
+    czk_lc_merge(cs, &d, &s, &czk_fr_zero);
+    assert_lc_is(&d, sd);
+    czk_lc_merge(cs, &d, &s, &czk_fr_minus_one);
+    assert_int_equal(d.len, 0);
+    /* not normalized: the same lc, terms of one variable summed once normalized */
+    random_lc(cs, &rng, &d, sd, 60);
+    random_lc(cs, &rng, &s, ss, 60);
+    czk_lc_merge(cs, &d, &s, NULL);
+    for (int i = 0; i < 40; i++)
+        czk_fr_add(&sd[i], &sd[i], &ss[i]);
+    czk_lc_normalize(&d);
+    assert_lc_is(&d, sd);
+    assert_int_equal(czk_cs_status(cs), CZK_OK);
+    czk_lc_free(&d);
+    czk_lc_free(&s);
+    czk_cs_free(cs);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pow2_and_minus_one),
-        cmocka_unit_test(test_normalize_literal),
-        cmocka_unit_test(test_normalize_random),
-        cmocka_unit_test(test_add_lc_and_copy),
+        cmocka_unit_test(test_pow2_and_minus_one), cmocka_unit_test(test_normalize_literal),
+        cmocka_unit_test(test_normalize_random),   cmocka_unit_test(test_add_lc_and_copy),
+        cmocka_unit_test(test_merge_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

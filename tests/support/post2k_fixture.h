@@ -66,7 +66,7 @@ CZK_NODISCARD static inline czk_status czk_post2k_keys(czk_vk *vk, bool *made, c
     }
     czk_shape *shape = NULL;
     czk_params *p = NULL;
-    czk_status st = czk_post_record(&shape, &cfg, NULL, err);
+    czk_status st = czk_post_record(&shape, &cfg, NULL, NULL, err);
     if (!st) st = czk_test_keys(&p, shape, kind == CZK_POST_WINNING ? 2 : 1, pool, err);
     czk_shape_free(shape);
     if (!st) st = czk_params_write_stamped(p, pp, NULL, NULL, pool, err);
