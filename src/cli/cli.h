@@ -60,6 +60,11 @@ void czk_cli_gen_vanilla_snap_help(FILE *f);
 double czk_cli_now(void);
 /* Peak resident memory of this process in bytes (VmHWM), 0 if unknown. */
 uint64_t czk_cli_peak_rss(void);
+/* The synthesis workers of a one-job engine (czk prove) without --witnesses: half the CPUs,
+ * 2..18, at most 4 on the GPU (the 32GiB sweep of bench/GPU.md "Third run" kept the H200 busy
+ * with 4; each worker more is one more witness buffer to page-lock before "ready"), at most
+ * `partitions` when that is not 0. */
+unsigned czk_cli_witness_workers(bool use_cuda, uint32_t partitions);
 /* A decimal u64 (no sign, no spaces); false if it is not one. */
 bool czk_cli_parse_u64(const char *s, uint64_t *out);
 /* "2048", "2KiB", "32GiB", "2k"... -> bytes; 0 if unparsable. */

@@ -23,6 +23,13 @@ double czk_cli_now(void) {
     return czk_now();
 }
 
+unsigned czk_cli_witness_workers(bool use_cuda, uint32_t partitions) {
+    long half = sysconf(_SC_NPROCESSORS_ONLN) / 2;
+    unsigned pw = half < 2 ? 2 : half > 18 ? 18 : (unsigned)half;
+    if (use_cuda && pw > 4) pw = 4;
+    return partitions && pw > partitions ? partitions : pw;
+}
+
 uint64_t czk_cli_peak_rss(void) {
     return czk_proc_status_bytes(0, "VmHWM");
 }

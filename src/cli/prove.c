@@ -476,10 +476,8 @@ static void engine_config(czk_engine_config *c, bool use_cuda, uint64_t device, 
         c->num_devices = 1;
     }
     c->threads = c->gpu_threads = (unsigned)threads;
-    long half = sysconf(_SC_NPROCESSORS_ONLN) / 2;
-    unsigned pw = witnesses ? (unsigned)witnesses : half < 2 ? 2 : half > 18 ? 18 : (unsigned)half;
-    if (!witnesses && use_cuda && pw > 4) pw = 4;
-    c->partition_workers = !witnesses && partitions && pw > partitions ? partitions : pw;
+    c->partition_workers =
+        witnesses ? (unsigned)witnesses : czk_cli_witness_workers(use_cuda, partitions);
     if (use_cuda) c->gpu_workers_per_device = 1;
     if (partitions == 1) {
         c->gpu_workers_per_device = 1;

@@ -210,11 +210,11 @@ int czk_cmd_prove_post(int argc, char **argv) {
         c->partition_workers = 1;
         c->gpu_workers_per_device = 1;
         c->max_gpu_queue_depth = 1;
-    } else { /* as czk prove for PoRep: half the CPUs (2..18) make witnesses while the device
-                proves, at most one per partition (each holds a whole witness: 2.6 GB at 32GiB) */
-        long half = sysconf(_SC_NPROCESSORS_ONLN) / 2;
-        unsigned pw = half < 2 ? 2 : half > 18 ? 18 : (unsigned)half;
-        c->partition_workers = pw > parts ? parts : pw;
+    } else { /* as czk prove for PoRep: half the CPUs (2..18, at most 4 and one GPU worker on
+                the GPU) make witnesses while the device proves, at most one per partition (each
+                holds a whole witness: 2.6 GB at 32GiB) */
+        c->partition_workers = czk_cli_witness_workers(use_cuda, parts);
+        if (use_cuda) c->gpu_workers_per_device = 1;
     }
     snprintf(c->log_level, sizeof c->log_level, "warn");
     /* the keys where czk prove and czk setup look (not the daemon's /data/zk/params) */
