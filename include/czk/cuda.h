@@ -49,6 +49,24 @@ int czk_cuda_device_count(void);
 /* Whether this build contains the CUDA backend (CZK_CUDA=ON). Never fails. */
 bool czk_cuda_built(void);
 
+/*
+ * Which card CUDA device index `device` is (cudaGetDeviceProperties: name,
+ * uuid, pciDomainID:pciBusID:pciDeviceID.0, totalGlobalMem). The index is
+ * the runtime's: CUDA_VISIBLE_DEVICES (indices or GPU-<uuid> forms) and
+ * CUDA_DEVICE_ORDER are applied by the CUDA runtime before czk sees any
+ * device, and czk enumerates devices through the runtime only (never NVML
+ * or nvidia-smi), so index 0 is the first device CUDA_VISIBLE_DEVICES
+ * leaves.
+ * Args: device  0 .. czk_cuda_device_count()−1.
+ * Out: *out     filled (czk_device_identity, include/czk/groth16.h);
+ *               zeroed on failure.
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG "identify: device D of N";
+ *   CZK_ERR_DEVICE (the runtime's query failed, named);
+ *   CZK_ERR_UNSUPPORTED in a build without CUDA.
+ */
+CZK_NODISCARD czk_status czk_cuda_device_identity(int device, czk_device_identity *out,
+                                                  czk_err *err) CZK_NONNULL(2);
+
 typedef struct czk_cuda_ctx czk_cuda_ctx;
 
 /*
@@ -319,7 +337,8 @@ CZK_NODISCARD czk_status czk_backend_cuda(czk_backend *out, int device, czk_pool
 /*
  * The CUDA backend as a czk_backend_provider (src/cuda/provider.c): name
  * "cuda", built czk_cuda_built, device_count czk_cuda_device_count, make
- * czk_backend_cuda, shape_resident from czk_backend_cuda_residency. The
+ * czk_backend_cuda, shape_resident from czk_backend_cuda_residency, identify
+ * czk_cuda_device_identity. The
  * composition roots hand it to the engine (czk_engine_opts.gpu).
  */
 extern const czk_backend_provider czk_cuda_provider;

@@ -791,6 +791,24 @@ CZK_NODISCARD czk_status czk_backend_cpu(czk_backend *out, czk_pool *pool, czk_e
 void czk_backend_release(czk_backend *b);
 
 /*
+ * Which card a device is, as the status pages show it (GetStatus, /status).
+ *   name              the card's name ("NVIDIA H200"; a CPU pseudo-device:
+ *                     "cpu pseudo-device K").
+ *   uuid              "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", the form
+ *                     nvidia-smi -L prints and CUDA_VISIBLE_DEVICES accepts;
+ *                     "" when there is none (a pseudo-device).
+ *   pci_bus_id        "0000:17:00.0" (domain:bus:device.function, as
+ *                     nvidia-smi prints it); "" when there is none.
+ *   vram_total_bytes  the card's memory; 0 when there is none.
+ */
+typedef struct czk_device_identity {
+    char name[96];
+    char uuid[48];
+    char pci_bus_id[32];
+    uint64_t vram_total_bytes;
+} czk_device_identity;
+
+/*
  * A kind of device backend as a composition root hands it to the engine
  * (czk_engine_opts.gpu; the CUDA backend's is czk_cuda_provider in
  * include/czk/cuda.h): the engine makes and asks devices only through it.
@@ -802,6 +820,12 @@ void czk_backend_release(czk_backend *b);
  *                    vram_budget_bytes as gpus.vram_budget (0: the device's).
  *   shape_resident(b, params)  whether b holds the CSR arrays of the shape
  *                    loaded with params on its device (so the host copy may go).
+ *   identify(device, out, err)  (may be NULL: the engine then names a device
+ *                    by its backend) which card device index `device` is;
+ *                    CZK_OK, or the status of the query (out zeroed).
+ * Device indices are the runtime's (0 .. device_count() − 1): for CUDA those
+ * left by CUDA_VISIBLE_DEVICES, in the order CUDA_DEVICE_ORDER gives
+ * (FASTEST_FIRST by default, PCI_BUS_ID as nvidia-smi numbers them).
  */
 typedef struct czk_backend_provider {
     const char *name;
@@ -811,6 +835,7 @@ typedef struct czk_backend_provider {
     czk_status (*make)(czk_backend *out, int device, czk_pool *pool, uint64_t vram_budget_bytes,
                        czk_err *err);
     bool (*shape_resident)(const czk_backend *b, const czk_params *params);
+    czk_status (*identify)(int device, czk_device_identity *out, czk_err *err);
 } czk_backend_provider;
 
 /*

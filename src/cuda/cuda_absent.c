@@ -28,6 +28,11 @@ czk_status czk_cuda_decode_host_check(unsigned group, const uint8_t *enc, size_t
 bool czk_cuda_built(void) {
     return false;
 }
+czk_status czk_cuda_device_identity(int device, czk_device_identity *out, czk_err *err) {
+    (void)device;
+    memset(out, 0, sizeof *out);
+    return NO_CUDA("identify");
+}
 czk_status czk_cuda_ctx_create(czk_cuda_ctx **out, int device, czk_err *err) {
     (void)device;
     *out = NULL;

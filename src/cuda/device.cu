@@ -34,6 +34,27 @@ extern "C" bool czk_cuda_built(void) {
     return true;
 }
 
+extern "C" czk_status czk_cuda_device_identity(int device, czk_device_identity *out, czk_err *err) {
+    memset(out, 0, sizeof *out);
+    int n = czk_cuda_device_count();
+    if (device < 0 || device >= n)
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "identify: device %d of %d", device, n);
+    cudaDeviceProp prop;
+    CZK_CU(cudaGetDeviceProperties(&prop, device), "identify: properties of device %d", device);
+    snprintf(out->name, sizeof out->name, "%.*s", (int)sizeof prop.name, prop.name);
+    /* nvidia-smi's form: GPU-8-4-4-4-12 hex digits of the 16 bytes in order */
+    const unsigned char *u = (const unsigned char *)prop.uuid.bytes;
+    char hex[33];
+    for (int i = 0; i < 16; i++)
+        snprintf(hex + 2 * i, 3, "%02x", u[i]);
+    snprintf(out->uuid, sizeof out->uuid, "GPU-%.8s-%.4s-%.4s-%.4s-%.12s", hex, hex + 8, hex + 12,
+             hex + 16, hex + 20);
+    snprintf(out->pci_bus_id, sizeof out->pci_bus_id, "%04x:%02x:%02x.0",
+             (unsigned)prop.pciDomainID, (unsigned)prop.pciBusID, (unsigned)prop.pciDeviceID);
+    out->vram_total_bytes = (uint64_t)prop.totalGlobalMem;
+    return CZK_OK;
+}
+
 static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
     CZK_CU(cudaSetDevice(device), "ctx_create: select device %d", device);
     cudaDeviceProp prop;

@@ -19,4 +19,5 @@ const czk_backend_provider czk_cuda_provider = {
     .device_count = czk_cuda_device_count,
     .make = czk_backend_cuda,
     .shape_resident = shape_resident,
+    .identify = czk_cuda_device_identity,
 };
