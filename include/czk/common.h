@@ -56,7 +56,8 @@ typedef enum czk_status {
     CZK_ERR_VERIFY,            /* a proof does not verify */
 
     /* devices */
-    CZK_ERR_DEVICE = 400,      /* a GPU call or kernel failed (driver, launch, fault) */
+    CZK_ERR_DEVICE = 400,      /* a GPU call or kernel failed (driver, launch, fault); the
+                                  engine takes it from a backend as that device's failure */
 } czk_status;
 
 /* A one-line error message; `code` repeats the returned status. */

@@ -24,7 +24,19 @@
  * Partitions of several jobs interleave: while the device proves the last
  * partitions of one sector, the next sector's partitions are synthesized.
  * Without a GPU the CPU backend is a pseudo-device with the same workers,
- * lock and events.
+ * lock and events (gpus.cpu_devices of them, each its own CPU backend).
+ *
+ * Several devices: every device of gpus.devices (default: every device the
+ * backend finds) has its own backend, its own GPU workers and lock, and its
+ * own resident copy of each circuit's keys and matrices where they fit its
+ * memory. A partition in the GPU queue goes to the device that will be free
+ * first (least device time still ahead of it, then fewest partitions held),
+ * so the partitions of one sector run on several devices at once. A device
+ * whose backend returns CZK_ERR_DEVICE (a launch error, a lost device) is
+ * marked failed (status: failed, error) and takes no more work; the
+ * partition it held goes back to the GPU queue for the others (a partition
+ * under which two devices failed fails its job), and the engine goes on.
+ * When no device is left, jobs fail with CZK_ERR_DEVICE.
  *
  * Memory: one budget (memory.total_budget, or the smaller of MemTotal and
  * the process's cgroup v2 memory.max, less memory.safety_margin) covers the
@@ -179,9 +191,15 @@ typedef struct czk_engine_config {
     uint64_t safety_margin;        /* memory.safety_margin bytes (5 GiB) */
     uint64_t eviction_min_idle_ms; /* memory.eviction_min_idle (5 min) */
     /* [gpus] */
-    int devices[CZK_ENGINE_MAX_DEVICES]; /* gpus.devices ordinals; none = all found (CPU:
-                                            one pseudo-device) */
+    int devices[CZK_ENGINE_MAX_DEVICES]; /* gpus.devices: CUDA indices (after
+                                            CUDA_VISIBLE_DEVICES); none = all found (CPU:
+                                            gpus.cpu_devices pseudo-devices); one that does
+                                            not exist fails czk_engine_create */
     unsigned num_devices;
+    unsigned cpu_devices; /* gpus.cpu_devices: CPU pseudo-devices when the engine proves on
+                             the CPU (gpus.backend "cpu", or "auto" without a GPU), each with
+                             its own CPU backend and GPU workers (1; 1..CZK_ENGINE_MAX_DEVICES;
+                             more than 1 spreads partitions as over several GPUs, for tests) */
     unsigned gpu_threads;            /* gpus.gpu_threads: CPU threads of the GPU path (0 = all) */
     unsigned gpu_workers_per_device; /* gpus.gpu_workers_per_device (2) */
     unsigned finalize_workers;       /* gpus.finalize_workers: finalizer threads (2) */
@@ -398,6 +416,9 @@ typedef enum czk_event_type {
                               upload_us spmv_us ntt_us msm_h_us msm_l_us msm_a_us
                               msm_b1_us msm_b2_us assemble_us */
     CZK_EV_JOB_DONE,       /* job-level: status=<COMPLETED|FAILED|CANCELLED> total_ms=<n> */
+    CZK_EV_DEVICE_FAILED,  /* the partition whose device part failed with CZK_ERR_DEVICE:
+                              device=<d> requeued=<0|1> error=<status>; the device takes no
+                              more work */
     CZK_EV_COUNT
 } czk_event_type;
 
@@ -520,6 +541,15 @@ typedef struct czk_proof_kind {
 typedef czk_status (*czk_backend_factory)(void *ctx, int device, czk_pool *pool, czk_backend *out,
                                           czk_err *err);
 
+/*
+ * Tests only: the r, s with which partition `partition` of job `job_id` is
+ * randomized (czk_prove_finalize), so that proofs can be compared byte for
+ * byte across runs and device layouts. A daemon never sets it: fresh random
+ * values are what keep proofs zero-knowledge.
+ */
+typedef void (*czk_randomness_fn)(void *ctx, const char *job_id, uint32_t partition, czk_fr *r,
+                                  czk_fr *s);
+
 typedef struct czk_engine_opts {
     czk_engine_config config;         /* copied */
     czk_backend_factory make_backend; /* NULL: gpus.backend decides ("auto": the devices of
@@ -533,6 +563,8 @@ typedef struct czk_engine_opts {
     void *event_ctx;
     void (*log)(void *ctx, const char *level, const char *line); /* NULL: stderr */
     void *log_ctx;
+    czk_randomness_fn randomness; /* tests only (above); NULL: fresh r, s per partition */
+    void *randomness_ctx;
 } czk_engine_opts;
 
 /* Fills opts with czk_engine_config_default and no hooks (all else zero). */
@@ -721,8 +753,17 @@ typedef enum czk_srs_tier {
 const char *czk_srs_tier_name(czk_srs_tier t);
 
 typedef struct czk_engine_device_status {
-    int ordinal;                    /* -1: the CPU pseudo-device */
-    char name[64];                  /* backend name */
+    int index;     /* its place among the engine's devices (0 ..) */
+    int ordinal;   /* the CUDA index; < 0 a CPU pseudo-device: -1 - k for pseudo-device k
+                      (-1 when there is one) */
+    char name[64]; /* backend name ("cuda", "cpu") */
+    czk_device_identity identity;   /* the card: name, UUID, PCI bus id, VRAM total
+                                       (a pseudo-device: "cpu pseudo-device K", no UUID) */
+    bool failed;                    /* its backend reported a device failure (CZK_ERR_DEVICE):
+                                       it takes no more work; its partitions were requeued */
+    char error[256];                /* failed: the failure, as the backend named it */
+    uint64_t failed_ms;             /* failed: when (ms since start) */
+    uint64_t partitions_requeued;   /* handed back to the GPU queue when it failed */
     unsigned workers, busy_workers; /* GPU workers of the device; those holding a partition */
     bool vram_known;                /* the backend reports device memory (CPU: false) */
     uint64_t vram_total_bytes, vram_free_bytes; /* 0 when not known */
@@ -737,7 +778,8 @@ typedef struct czk_engine_srs_status {
     czk_srs_tier tier;
     uint64_t size_bytes;      /* parameters in host memory (COLD: the kind's estimate of
                                  what loading takes, 0 = unknown) */
-    uint64_t device_bytes;    /* parameters resident on devices */
+    uint64_t device_bytes;    /* parameters resident on devices (summed over them) */
+    uint64_t device_mask;     /* bit i: device index i holds its own copy of them */
     uint64_t shape_bytes;     /* the recorded R1CS shape in host memory */
     bool shape_on_devices;    /* its matrices are only on the devices (host: counts, bitmaps) */
     uint64_t partition_bytes; /* measured working memory of one partition, its witness
@@ -869,6 +911,7 @@ typedef struct czk_engine_status {
     /* the pipeline, partitions in each stage */
     uint32_t synth_queue, synthesizing, gpu_queue, on_device, finalize_queue, finalizing;
     uint32_t synth_workers, gpu_workers, finalize_workers;
+    uint32_t devices_failed; /* devices that take no more work (device failures) */
     uint32_t jobs_queued, jobs_running, jobs_cancelling, results_stored;
     /* counters since start */
     uint64_t proofs_completed, proofs_failed, proofs_cancelled, verify_failures;

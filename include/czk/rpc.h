@@ -236,11 +236,20 @@ CZK_NODISCARD czk_status czk_rpc_cancel(czk_rpc_client *c, const char *job_id, b
 
 /* GetStatusResponse as plain C. Strings are NUL-terminated, cut to fit. */
 typedef struct czk_rpc_gpu_status {
-    uint32_t ordinal;
-    char name[64];
+    uint32_t ordinal; /* the CUDA index; 0 for a CPU pseudo-device */
+    char name[96];    /* the card's name ("NVIDIA H200", "cpu pseudo-device 0") */
     uint64_t vram_total_bytes, vram_free_bytes;
     char current_job_id[CZK_JOB_ID_MAX];
     char current_proof_kind[32];
+    /* czk's fields (a cuzk daemon leaves them empty) */
+    uint32_t index;      /* its place among the daemon's devices */
+    char uuid[48];       /* "GPU-..." ("" none) */
+    char pci_bus_id[32]; /* "0000:17:00.0" ("" none) */
+    char backend[16];    /* "cuda", "cpu" */
+    bool cpu_pseudo_device;
+    bool failed;     /* a device failure: it takes no more work */
+    char error[256]; /* failed: why */
+    uint64_t partitions_proved, partitions_requeued, busy_ms;
 } czk_rpc_gpu_status;
 
 typedef struct czk_rpc_srs_status {

@@ -364,6 +364,10 @@ static int cmd_status(const client *cl, int64_t deadline) {
         printf("  %u %-24s vram %llu free / %llu total  job %s %s\n", g->ordinal, g->name,
                (unsigned long long)g->vram_free_bytes, (unsigned long long)g->vram_total_bytes,
                g->current_job_id[0] ? g->current_job_id : "-", g->current_proof_kind);
+        if (g->uuid[0] || g->pci_bus_id[0]) printf("      %s  PCI %s\n", g->uuid, g->pci_bus_id);
+        if (g->failed)
+            printf("      FAILED (%llu partitions requeued): %s\n",
+                   (unsigned long long)g->partitions_requeued, g->error);
     }
     static const char *const TIER[] = {"HOT", "WARM", "COLD"};
     printf("SRS:\n");

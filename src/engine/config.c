@@ -38,6 +38,7 @@ void czk_engine_config_default(czk_engine_config *c) {
     c->eviction_min_idle_ms = 5 * 60 * 1000;
     c->gpu_threads = 0;
     c->gpu_workers_per_device = 2;
+    c->cpu_devices = 1;
     c->finalize_workers = 2;
     snprintf(c->backend, sizeof c->backend, "auto");
     c->max_batch_size = 1;
@@ -181,6 +182,7 @@ static const key KEYS[] = {
     {"gpus.finalize_workers", K_UINT, F(finalize_workers), 0, NULL},
     {"gpus.backend", K_ENUM, S(backend), "auto cpu cuda"},
     {"gpus.vram_budget", K_BUDGET, F(vram_budget), 0, NULL},
+    {"gpus.cpu_devices", K_UINT, F(cpu_devices), 0, NULL},
     {"scheduler.max_batch_size", K_UINT, F(max_batch_size), 0, NULL},
     {"scheduler.max_batch_wait_ms", K_U64, F(max_batch_wait_ms), 0, NULL},
     {"scheduler.sort_by_type", K_BOOL, F(sort_by_type), 0, NULL},

@@ -321,6 +321,8 @@ czk_status czk_engine_submit(czk_engine *e, const czk_proof_request *req,
             if (j->srs->state == SRS_FAILED)
                 czk_job_fail(e, j, j->srs->load_err.code, "job %s: SRS %s: %s", j->id, j->srs->id,
                              j->srs->load_err.msg);
+            else if (e->num_failed_devices == e->num_devices)
+                czk_job_fail(e, j, CZK_ERR_DEVICE, "job %s: every device has failed", j->id);
             for (uint32_t p = 0; p < kinfo.num_partitions && !terminal(j->state); p++) {
                 czk_item *it = calloc(1, sizeof *it);
                 if (!it) {
@@ -587,6 +589,40 @@ czk_status czk_engine_kind_served(czk_engine *e, czk_kind_id kind, char name[CZK
 
 /* ---- create / shutdown / destroy ---- */
 
+static void put(char *buf, size_t cap, size_t *n, const char *fmt, ...) CZK_PRINTF(4, 5);
+
+/* "0 NVIDIA H200 GPU-… 0000:17:00.0, 1 ..." of the provider's devices, into buf. */
+static void list_found(const czk_backend_provider *g, int n, char *buf, size_t cap) {
+    size_t k = 0;
+    buf[0] = 0;
+    for (int i = 0; i < n; i++) {
+        czk_device_identity id;
+        czk_err ierr;
+        bool known = g->identify && !g->identify(i, &id, &ierr);
+        put(buf, cap, &k, "%s%d", i ? ", " : "", i);
+        if (known)
+            put(buf, cap, &k, " %s%s%s%s%s", id.name, id.uuid[0] ? " " : "", id.uuid,
+                id.pci_bus_id[0] ? " " : "", id.pci_bus_id);
+    }
+    if (!n) put(buf, cap, &k, "none");
+}
+
+/* A device's identity: a pseudo-device's own, else the provider's where it can tell (g may be
+ * NULL: a backend factory's device), else its backend's name and index. */
+static void identify(czk_engine *e, czk_device *d, const czk_backend_provider *g) {
+    czk_device_identity *id = &d->id;
+    memset(id, 0, sizeof *id);
+    if (d->ordinal < 0) {
+        snprintf(id->name, sizeof id->name, "cpu pseudo-device %d", -1 - d->ordinal);
+        return;
+    }
+    czk_err ierr;
+    if (g && g->identify && !g->identify(d->ordinal, id, &ierr)) return;
+    if (g && g->identify) czk_engine_log(e, 1, "engine: device %d: %s", d->ordinal, ierr.msg);
+    memset(id, 0, sizeof *id);
+    snprintf(id->name, sizeof id->name, "%s device %d", d->name, d->ordinal);
+}
+
 static czk_status make_devices(czk_engine *e, czk_err *err) {
     const czk_engine_config *c = &e->cfg;
     int ordinals[CZK_ENGINE_MAX_DEVICES];
@@ -619,21 +655,42 @@ static czk_status make_devices(czk_engine *e, czk_err *err) {
         else
             cpu = true;
     }
-    if (cpu) {
-        ordinals[n++] = -1;
+    if (!c->cpu_devices || c->cpu_devices > CZK_ENGINE_MAX_DEVICES)
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "engine: gpus.cpu_devices = %u: 1..%d",
+                        c->cpu_devices, CZK_ENGINE_MAX_DEVICES);
+    if (cpu || (!c->num_devices && ngpu <= 0)) {
+        for (unsigned k = 0; k < c->cpu_devices; k++) /* pseudo-device k */
+            ordinals[n++] = -1 - (int)k;
     } else if (c->num_devices) {
-        for (unsigned i = 0; i < c->num_devices; i++)
-            ordinals[n++] = c->devices[i];
-    } else if (ngpu > 0) {
+        for (unsigned i = 0; i < c->num_devices; i++) {
+            int o = c->devices[i];
+            if (use_gpu && (o < 0 || o >= ngpu)) {
+                char found[1024];
+                list_found(g, ngpu, found, sizeof found);
+                const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+                return czk_errf(err, CZK_ERR_INVALID_ARG,
+                                "engine: gpus.devices names device %d, which does not exist: "
+                                "%s finds %d device%s (%s)%s%s",
+                                o, g->label, ngpu, ngpu == 1 ? "" : "s", found,
+                                vis ? "; CUDA_VISIBLE_DEVICES=" : "", vis ? vis : "");
+            }
+            for (int k = 0; k < n; k++)
+                if (ordinals[k] == o)
+                    czk_engine_log(e, 1,
+                                   "engine: gpus.devices names device %d twice: two backends "
+                                   "share it",
+                                   o);
+            ordinals[n++] = o;
+        }
+    } else {
         for (int i = 0; i < ngpu && i < CZK_ENGINE_MAX_DEVICES; i++)
             ordinals[n++] = i;
-    } else {
-        ordinals[n++] = -1;
     }
     e->devices = calloc((size_t)n, sizeof *e->devices);
     if (!e->devices) return czk_errf(err, CZK_ERR_NOMEM, "engine: out of memory");
     for (int i = 0; i < n; i++) {
         czk_device *d = &e->devices[i];
+        d->index = i;
         d->ordinal = ordinals[i];
         e->num_devices = i + 1;
         czk_status st = e->opts.make_backend ? e->opts.make_backend(e->opts.backend_ctx, d->ordinal,
@@ -644,6 +701,7 @@ static czk_status make_devices(czk_engine *e, czk_err *err) {
         if (st) return czk_err_wrap(err, "engine: backend of device %d", d->ordinal);
         snprintf(d->name, sizeof d->name, "%s", d->backend.ops->name);
         d->workers = c->gpu_workers_per_device;
+        identify(e, d, use_gpu ? g : NULL);
     }
     return CZK_OK;
 }
@@ -726,6 +784,9 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_opts *opts, czk_
     if (e->num_devices == 1 && e->devices[0].ordinal < 0)
         snprintf(devs, sizeof devs, "the CPU (no GPU) × %u prover worker%s",
                  c->gpu_workers_per_device, c->gpu_workers_per_device == 1 ? "" : "s");
+    else if (e->devices[0].ordinal < 0)
+        snprintf(devs, sizeof devs, "%d CPU pseudo-devices × %u prover worker%s", e->num_devices,
+                 c->gpu_workers_per_device, c->gpu_workers_per_device == 1 ? "" : "s");
     else
         snprintf(devs, sizeof devs, "%d device%s × %u GPU worker%s", e->num_devices,
                  e->num_devices == 1 ? "" : "s", c->gpu_workers_per_device,
@@ -742,6 +803,16 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_opts *opts, czk_
                    : e->gpu_queue_limit    ? " partitions at most"
                                            : " (no limit)",
                    c->synthesis_lookahead);
+
+    for (int i = 0; i < e->num_devices && !(e->num_devices == 1 && e->devices[0].ordinal < 0);
+         i++) {
+        const czk_device *d = &e->devices[i];
+        czk_engine_log(e, 2, "engine: device %d: %s %d, %s%s%s%s%s, %.1f GiB (backend %s)", i,
+                       d->ordinal < 0 ? "pseudo-device" : "CUDA index",
+                       d->ordinal < 0 ? -1 - d->ordinal : d->ordinal, d->id.name,
+                       d->id.uuid[0] ? ", " : "", d->id.uuid, d->id.pci_bus_id[0] ? ", PCI " : "",
+                       d->id.pci_bus_id, (double)d->id.vram_total_bytes / (1u << 30), d->name);
+    }
 
     /* threads */
     e->num_synth_workers = (int)c->partition_workers;

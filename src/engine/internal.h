@@ -83,6 +83,7 @@ typedef struct srs_entry {
     uint64_t reserved;     /* budget charged to srs (host params) */
     uint64_t shape_bytes;  /* budget charged to shapes */
     uint64_t device_bytes; /* on devices (not in the host budget) */
+    uint64_t device_mask;  /* bit i: device i holds the parameters in its memory */
     uint32_t refs;         /* jobs holding it (until their last partition is out) */
     uint64_t idle_since;   /* ms; valid while refs == 0 */
     uint64_t load_start, load_ms;
@@ -138,6 +139,7 @@ typedef struct czk_item {
     unsigned deferred;
     uint64_t gpu_ms;
     czk_prove_timings tm; /* its device part and finalization (FINALIZE_END's *_us fields) */
+    uint64_t failed_on;   /* bit i: device i failed while it held this partition */
     struct czk_item *next;
 } czk_item;
 
@@ -182,11 +184,20 @@ static inline bool czk_job_ended(const czk_job *j) {
 /* ---- devices and workers ---- */
 
 typedef struct czk_device {
-    int ordinal;
-    char name[64];
+    int index;     /* in e->devices */
+    int ordinal;   /* the CUDA index; < 0 a CPU pseudo-device: -1 - k for pseudo-device k */
+    char name[64]; /* the backend's name */
+    czk_device_identity id;
     czk_backend backend;
     unsigned workers, busy;
     uint64_t proved, busy_ms;
+    uint64_t ema_ms; /* device time of its recent partitions (moving average; 0 = none yet) */
+    /* a device failure (CZK_ERR_DEVICE from its backend): it takes no more work, its
+     * partitions went back to the GPU queue */
+    bool failed;
+    char fail_msg[256];
+    uint64_t fail_ms;
+    uint64_t requeued; /* partitions it handed back to the GPU queue when it failed */
     bool locked;      /* the device lock (pipeline.c dev_acquire; held only around device
                          work) is held ... */
     uint64_t lock_t0; /* ... since this ms ... */
@@ -202,6 +213,7 @@ typedef enum gpu_phase {
     GW_WAIT, /* waits for the device lock */
     GW_HOLD, /* holds it */
     GW_POST, /* released it; hands the partition on, then takes the next */
+    GW_GONE, /* its device failed: the worker has stopped */
 } gpu_phase;
 
 typedef struct czk_gpu_worker {
@@ -256,6 +268,7 @@ struct czk_engine {
     czk_pool *synth_pool, *gpu_pool, *fin_pool;
     czk_device *devices;
     int num_devices;
+    int num_failed_devices;
     czk_worker_arg *synth_workers, *fin_workers;
     czk_gpu_worker *gpu_workers;
     int num_synth_workers, num_gpu_workers, num_fin_workers;

@@ -32,7 +32,15 @@
  * memory while a device works.
  *
  * GPU workers: gpus.gpu_workers_per_device per device take items from the
- * GPU queue and call czk_prove_device with the device's lock; the backend
+ * GPU queue and call czk_prove_device with the device's lock. With several
+ * devices a free worker takes the next item only when its device is the
+ * one that will be free first (dev_first_free: the device time still ahead
+ * of each, from its recent partitions' average, then the partitions it
+ * holds, then its index), so a sector's partitions spread over the devices
+ * and none idles while another has a backlog. A device failure
+ * (CZK_ERR_DEVICE from its backend) marks the device failed, its workers
+ * stop, and the partition goes back to the GPU queue, its witness intact,
+ * for another device. The backend
  * holds the lock only around device work, so one worker's host-side
  * preparation overlaps another's kernels. GPU_START/GPU_END are emitted
  * by the lock itself. When device work ends the worker hands the partial
@@ -425,6 +433,12 @@ void *czk_synth_main(void *arg) {
             czk_item_free(e, it);
             continue;
         }
+        if (e->num_failed_devices == e->num_devices) {
+            czk_job_fail(e, j, CZK_ERR_DEVICE, "job %s partition %u: every device has failed",
+                         j->id, it->k);
+            czk_item_free(e, it);
+            continue;
+        }
         j->n_synth++;
         e->c_synthesized++;
         it->stage = IT_GPU_QUEUE;
@@ -503,19 +517,93 @@ static void dev_release(void *ctx) {
     pthread_mutex_unlock(&e->mu);
 }
 
+/*
+ * Device time a device still has ahead of it (mu held), ms: per partition its
+ * workers hold and have not finished on the device, the device's recent average,
+ * less what the one on the device has done already. 0 while no average is known.
+ */
+static uint64_t dev_backlog(const czk_engine *e, const czk_device *d, uint64_t now) {
+    uint64_t t = 0;
+    for (int i = 0; i < e->num_gpu_workers; i++) {
+        const czk_gpu_worker *w = &e->gpu_workers[i];
+        if (w->dev != d || !w->item || w->phase == GW_POST) continue; /* POST: done with it */
+        uint64_t done = w->phase == GW_HOLD && now > w->lock_t0 ? now - w->lock_t0 : 0;
+        t += d->ema_ms > done ? d->ema_ms - done : 0;
+    }
+    return t;
+}
+
+/*
+ * Whether the GPU queue's next partition is for device d, whose worker asks
+ * (mu held): of the devices that have not failed and have a free worker, the one
+ * that will be free first — the least backlog, then the fewest partitions held,
+ * then the lowest index (a strict order: exactly one device is first, and its
+ * free worker takes the partition).
+ */
+static bool dev_first_free(czk_engine *e, const czk_device *d) {
+    if (e->num_devices - e->num_failed_devices <= 1) return true;
+    uint64_t now = czk_engine_ms(e), mine = dev_backlog(e, d, now);
+    for (int i = 0; i < e->num_devices; i++) {
+        const czk_device *o = &e->devices[i];
+        if (o == d || o->failed || o->busy >= o->workers) continue;
+        uint64_t b = dev_backlog(e, o, now);
+        if (b != mine ? b < mine : o->busy != d->busy ? o->busy < d->busy : o->index < d->index)
+            return false;
+    }
+    return true;
+}
+
+/* Fails every job that has not ended (mu held): no device is left to prove it. */
+static void fail_all_deviceless(czk_engine *e) {
+    char why[400];
+    size_t n = 0;
+    why[0] = 0;
+    for (int i = 0; i < e->num_devices && n < sizeof why; i++) {
+        int w = snprintf(why + n, sizeof why - n, "%sdevice %d: %s", i ? "; " : "", i,
+                         e->devices[i].fail_msg);
+        if (w > 0) n += (size_t)w;
+    }
+    for (czk_job *j = e->jobs; j; j = j->next)
+        if (!czk_job_ended(j))
+            czk_job_fail(e, j, CZK_ERR_DEVICE, "job %s: every device has failed (%s)", j->id, why);
+}
+
+/*
+ * A device failure (mu held): the device's backend returned CZK_ERR_DEVICE for
+ * it (a launch error, a lost device). The device takes no more work; its workers
+ * stop as they come back; what it held goes back to the GPU queue for the others.
+ */
+static void dev_fail(czk_engine *e, czk_device *d, const czk_item *it, const char *msg) {
+    d->failed = true;
+    d->fail_ms = czk_engine_ms(e);
+    snprintf(d->fail_msg, sizeof d->fail_msg, "%.250s", msg);
+    e->num_failed_devices++;
+    czk_engine_log(e, 0,
+                   "device %d (%s %s): failed on job %s partition %u: %s; it takes no more work "
+                   "(%d of %d devices left)",
+                   d->index, d->name, d->id.name, it->job->id, it->k, msg,
+                   e->num_devices - e->num_failed_devices, e->num_devices);
+    pthread_cond_broadcast(&e->gpu_cv);
+    pthread_cond_broadcast(&e->dev_cv);
+    if (e->num_failed_devices == e->num_devices) fail_all_deviceless(e);
+}
+
 void *czk_gpu_main(void *arg) {
     czk_gpu_worker *gw = arg;
     czk_engine *e = gw->e;
     czk_device *dev = gw->dev;
     pthread_mutex_lock(&e->mu);
-    while (!e->stopping) {
+    while (!e->stopping && !dev->failed) {
         czk_item *it = q_best(e->gpu_q, NULL, e);
-        if (!it) {
+        if (!it || !dev_first_free(e, dev)) {
             if (gw->phase != GW_IDLE) {
                 gw->phase = GW_IDLE;
                 pthread_cond_broadcast(&e->dev_cv);
             }
-            pthread_cond_wait(&e->gpu_cv, &e->mu);
+            if (it) /* another device is free sooner: it takes this one; look again soon */
+                czk_timed_wait(&e->gpu_cv, &e->mu, 20);
+            else
+                pthread_cond_wait(&e->gpu_cv, &e->mu);
             continue;
         }
         q_remove(&e->gpu_q, it);
@@ -524,6 +612,7 @@ void *czk_gpu_main(void *arg) {
         dev->busy++;
         gw->phase = GW_PREP;
         pthread_cond_broadcast(&e->dev_cv);
+        if (e->gpu_q) pthread_cond_broadcast(&e->gpu_cv); /* the order of devices changed */
         if (e->gpu_queue_limit) pthread_cond_broadcast(&e->synth_cv); /* room to pace */
         it->stage = IT_GPU;
         it->since = czk_engine_ms(e);
@@ -533,6 +622,7 @@ void *czk_gpu_main(void *arg) {
         const czk_shape *shape = j->srs->shape;
         czk_timeline_emit(e, CZK_EV_GPU_PICKUP, j->id, (int)it->k, gw->index, "device=%d",
                           dev->ordinal);
+        uint64_t gpu_ms0 = it->gpu_ms;
         pthread_mutex_unlock(&e->mu);
 
         czk_device_lock lk = {dev_acquire, dev_release, gw, &j->cancel};
@@ -549,6 +639,48 @@ void *czk_gpu_main(void *arg) {
         if (st == CZK_ERR_CANCELLED && czk_job_ended(j))
             czk_engine_log(e, 2, "job %s partition %u device %d: stopped (%s)", j->id, it->k,
                            dev->ordinal, err.msg);
+        /* a device failure, or any error of a device that has failed meanwhile: the
+         * partition (its witness intact) goes back to the queue for the other devices,
+         * unless two devices have failed under it or none is left */
+        if (st == CZK_ERR_DEVICE || (st && st != CZK_ERR_CANCELLED && dev->failed)) {
+            if (!dev->failed) {
+                dev_fail(e, dev, it, err.msg);
+                it->failed_on |= 1ull << dev->index; /* index < CZK_ENGINE_MAX_DEVICES */
+            }
+            bool requeue = !czk_job_ended(j) && e->num_failed_devices < e->num_devices &&
+                           __builtin_popcountll(it->failed_on) < 2;
+            czk_timeline_emit(e, CZK_EV_DEVICE_FAILED, j->id, (int)it->k, gw->index,
+                              "device=%d requeued=%d error=%s", dev->ordinal, requeue,
+                              czk_status_name(st));
+            if (requeue) {
+                dev->requeued++;
+                memset(&it->sums, 0, sizeof it->sums);
+                it->deferred = 0;
+                memset(&it->tm, 0, sizeof it->tm);
+                it->stage = IT_GPU_QUEUE;
+                it->since = czk_engine_ms(e);
+                q_push(&e->gpu_q, it);
+                e->n_gpu_q++;
+                czk_engine_log(e, 1,
+                               "job %s partition %u: back in the GPU queue (device %d failed)",
+                               j->id, it->k, dev->index);
+                czk_timeline_emit(e, CZK_EV_GPU_QUEUE, j->id, (int)it->k, -1, "depth=%u requeued=1",
+                                  e->n_gpu_q);
+                pthread_cond_broadcast(&e->gpu_cv);
+                pthread_cond_broadcast(&e->dev_cv);
+                continue;
+            }
+            if (!czk_job_ended(j))
+                czk_job_fail(e, j, CZK_ERR_DEVICE,
+                             "job %s partition %u: device %d (%s) failed%s: %s", j->id, it->k,
+                             dev->index, dev->id.name,
+                             e->num_failed_devices == e->num_devices
+                                 ? ", and no device is left"
+                                 : " after another device had failed under this partition",
+                             err.msg);
+            czk_item_free(e, it);
+            continue;
+        }
         if (st && !czk_job_ended(j))
             czk_job_fail(e, j, st, "job %s partition %u device %d (%s): %s", j->id, it->k,
                          dev->ordinal, dev->name, err.msg);
@@ -557,6 +689,8 @@ void *czk_gpu_main(void *arg) {
             continue;
         }
         dev->proved++;
+        uint64_t ms = it->gpu_ms - gpu_ms0;
+        dev->ema_ms = dev->ema_ms ? (3 * dev->ema_ms + ms + 2) / 4 : ms ? ms : 1;
         e->c_proved++;
         j->n_proved++;
         j->gpu_ms += it->gpu_ms;
@@ -578,6 +712,10 @@ void *czk_gpu_main(void *arg) {
         q_push(&e->fin_q, it);
         e->n_fin_q++;
         pthread_cond_broadcast(&e->fin_cv);
+    }
+    if (dev->failed) { /* its device failed: this worker stops, the others serve */
+        gw->phase = GW_GONE;
+        pthread_cond_broadcast(&e->dev_cv);
     }
     pthread_mutex_unlock(&e->mu);
     return NULL;
@@ -650,8 +788,12 @@ void *czk_fin_main(void *arg) {
         czk_err err;
         czk_err_clear(&err);
         czk_proof proof;
-        czk_status st = czk_prove_finalize(params, shape, &it->w, &it->sums, it->deferred, NULL,
-                                           NULL, &proof, e->gpu_pool, &it->tm, &err);
+        czk_fr r, s;
+        bool fixed = e->opts.randomness != NULL; /* tests only */
+        if (fixed) e->opts.randomness(e->opts.randomness_ctx, j->id, it->k, &r, &s);
+        czk_status st =
+            czk_prove_finalize(params, shape, &it->w, &it->sums, it->deferred, fixed ? &r : NULL,
+                               fixed ? &s : NULL, &proof, e->gpu_pool, &it->tm, &err);
         uint64_t wbytes = czk_wpool_buffer_bytes(shape);
 
         pthread_mutex_lock(&e->mu);

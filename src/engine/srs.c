@@ -27,9 +27,11 @@
  * simply stay in the synthesis queue until their entry is READY. The load
  * reserves the kind's size estimate first (the .params file size: the
  * in-memory affine points are as large as their uncompressed encoding),
- * then corrects the charge to what was really loaded. After the load each
- * device's backend may take the parameters onto the device (ops->load);
- * where every device did, the host vectors it no longer reads are freed
+ * then corrects the charge to what was really loaded. After the load every
+ * device's backend, one device after another, may take its own copy of the
+ * parameters onto its device (ops->load; several GPUs hold one copy each,
+ * device_mask says which; a device that has failed is skipped); where
+ * every device did, the host vectors it no longer reads are freed
  * and their bytes return to the budget ("device-resident where VRAM
  * allows"). Otherwise the host copy stays, in anonymous page-aligned memory
  * advised for huge pages, ready to be pinned by a CUDA backend. Likewise the
@@ -416,7 +418,7 @@ static void load_one(czk_engine *e, srs_entry *s) {
     czk_params *params = NULL;
     czk_shape *shape = NULL;
     czk_pvk *pvk = NULL;
-    uint64_t device_bytes = 0;
+    uint64_t device_bytes = 0, device_mask = 0;
     uint64_t shape_dropped = 0;
     czk_status st = k->load_circuit(k->ctx, s->id, e->cfg.param_cache, e->gpu_pool, &e->stop_flag,
                                     on_load_progress, &lp, &params, &shape, &err);
@@ -434,17 +436,30 @@ static void load_one(czk_engine *e, srs_entry *s) {
         advise_huge(params->b_g2, (size_t)params->b_g2_len * sizeof(czk_g2_affine));
         unsigned droppable = ~0u;
         bool all = e->num_devices > 0;
+        /* each device its own copy, one after another (a device that cannot hold them
+         * decodes the shared host vectors in place, which must not happen under another
+         * device's upload of them); a failed device takes nothing */
+        pthread_mutex_lock(&e->mu);
+        bool failed[CZK_ENGINE_MAX_DEVICES];
+        for (int d = 0; d < e->num_devices; d++)
+            failed[d] = e->devices[d].failed;
+        pthread_mutex_unlock(&e->mu);
         for (int d = 0; d < e->num_devices; d++) {
             czk_backend *b = &e->devices[d].backend;
             unsigned drop = 0;
             uint64_t dev = 0;
             czk_err lerr;
+            czk_err_clear(&lerr);
+            if (failed[d]) continue;
             if (!b->ops->load || b->ops->load(b->self, params, shape, &drop, &dev, &lerr)) {
+                if (b->ops->load && lerr.code != CZK_ERR_NOMEM)
+                    czk_engine_log(e, 1, "srs %s: device %d keeps no copy: %s", s->id, d, lerr.msg);
                 all = false;
                 continue;
             }
             droppable &= drop;
             device_bytes += dev;
+            if (dev) device_mask |= 1ull << d;
         }
         if (all && device_bytes) {
             /* every device holds them: free the host vectors the device part no longer reads */
@@ -452,8 +467,8 @@ static void load_one(czk_engine *e, srs_entry *s) {
             bool shape_everywhere = true;
             const czk_backend_provider *g = e->opts.gpu;
             for (int d = 0; d < e->num_devices && shape_everywhere; d++)
-                shape_everywhere =
-                    g && g->shape_resident && g->shape_resident(&e->devices[d].backend, params);
+                shape_everywhere = failed[d] || (g && g->shape_resident &&
+                                                 g->shape_resident(&e->devices[d].backend, params));
             if (shape_everywhere) shape_dropped = drop_shape_matrices(shape);
         }
     }
@@ -483,6 +498,7 @@ static void load_one(czk_engine *e, srs_entry *s) {
         e->budget.shapes += sb;
         s->shape_bytes = sb;
         s->device_bytes = device_bytes;
+        s->device_mask = device_mask;
         s->params = params;
         s->shape = shape;
         s->pvk = pvk;
@@ -499,11 +515,13 @@ static void load_one(czk_engine *e, srs_entry *s) {
         s->state = SRS_READY;
         if (!s->refs) s->idle_since = czk_engine_ms(e);
         czk_engine_log(e, 2,
-                       "srs %s: loaded in %llu ms (params %llu bytes host, %llu on devices; "
+                       "srs %s: loaded in %llu ms (params %llu bytes host, %llu on devices "
+                       "(mask 0x%llx); "
                        "shape %llu bytes host%s, %llu constraints; %u witness buffers in %llu "
                        "ms)",
                        s->id, (unsigned long long)s->load_ms, (unsigned long long)host,
-                       (unsigned long long)device_bytes, (unsigned long long)sb,
+                       (unsigned long long)device_bytes, (unsigned long long)device_mask,
+                       (unsigned long long)sb,
                        shape_dropped ? ", its matrices only on the devices" : "",
                        (unsigned long long)shape->num_constraints, s->prefilled,
                        (unsigned long long)s->prefill_ms);

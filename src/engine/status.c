@@ -155,8 +155,14 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out, czk_err
     for (int i = 0; i < e->num_devices; i++) {
         const czk_device *d = &e->devices[i];
         czk_engine_device_status *o = &s->devices[s->num_devices++];
+        o->index = d->index;
         o->ordinal = d->ordinal;
         snprintf(o->name, sizeof o->name, "%s", d->name);
+        o->identity = d->id;
+        o->failed = d->failed;
+        snprintf(o->error, sizeof o->error, "%s", d->fail_msg);
+        o->failed_ms = d->fail_ms;
+        o->partitions_requeued = d->requeued;
         o->workers = d->workers;
         o->busy_workers = d->busy;
         snprintf(o->current_job_id, sizeof o->current_job_id, "%s", d->current_job);
@@ -173,6 +179,7 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out, czk_err
                                         : CZK_SRS_WARM;
         o->size_bytes = x->reserved;
         o->device_bytes = x->device_bytes;
+        o->device_mask = x->device_mask;
         o->shape_bytes = x->shape_bytes;
         o->shape_on_devices = x->shape_host_dropped;
         o->partition_bytes = x->part_bytes;
@@ -294,6 +301,7 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out, czk_err
     s->synth_workers = (uint32_t)e->num_synth_workers;
     s->gpu_workers = (uint32_t)e->num_gpu_workers;
     s->finalize_workers = (uint32_t)e->num_fin_workers;
+    s->devices_failed = (uint32_t)e->num_failed_devices;
     for (int k = 0; k < CZK_KIND_MAX; k++) {
         s->proofs_completed += e->c_completed[k];
         s->proofs_failed += e->c_failed[k];
@@ -324,6 +332,11 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out, czk_err
         const czk_backend *b = &e->devices[i].backend;
         czk_engine_device_status *o = &s->devices[i];
         czk_err merr;
+        if (o->failed) { /* its backend is not asked again */
+            o->vram_total_bytes = o->identity.vram_total_bytes;
+            o->vram_known = o->vram_total_bytes != 0;
+            continue;
+        }
         if (b->ops && b->ops->mem_info &&
             !b->ops->mem_info(b->self, &o->vram_total_bytes, &o->vram_free_bytes, &merr))
             o->vram_known = true;

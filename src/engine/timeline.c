@@ -28,9 +28,9 @@
 #include <time.h>
 
 static const char *const EVENT_NAMES[CZK_EV_COUNT] = {
-    "JOB_SUBMIT",     "SRS_LOAD_START", "SRS_LOAD_END", "SRS_EVICT", "SYNTH_START",
-    "SYNTH_END",      "GPU_QUEUE",      "GPU_PICKUP",   "GPU_START", "GPU_END",
-    "FINALIZE_START", "FINALIZE_END",   "JOB_DONE",
+    "JOB_SUBMIT",     "SRS_LOAD_START", "SRS_LOAD_END", "SRS_EVICT",     "SYNTH_START",
+    "SYNTH_END",      "GPU_QUEUE",      "GPU_PICKUP",   "GPU_START",     "GPU_END",
+    "FINALIZE_START", "FINALIZE_END",   "JOB_DONE",     "DEVICE_FAILED",
 };
 
 const char *czk_event_name(czk_event_type t) {

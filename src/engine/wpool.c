@@ -11,7 +11,8 @@
  * finalizer reads them; when the partition leaves the pipeline its buffer
  * goes back to the entry's idle list for the next one.
  *
- * A buffer comes from the first device's backend when it offers host_alloc
+ * A buffer comes from the first device's backend (the first that has not
+ * failed) when it offers host_alloc
  * (page-locked memory: the upload runs at full PCIe speed, no staging copy),
  * else from czk_hostmem_alloc (anonymous, 2 MiB aligned, huge-page advised,
  * touched once). Several devices share it, so a GPU backend's host_alloc
@@ -97,7 +98,11 @@ czk_status czk_wpool_alloc(czk_engine *e, const czk_shape *shape, czk_wbuf **out
                         (unsigned long long)bytes);
     czk_wbuf *b = calloc(1, sizeof *b);
     if (!b) return czk_errf(err, CZK_ERR_NOMEM, "witness buffer: out of memory");
-    const czk_backend *be = e->num_devices ? &e->devices[0].backend : NULL;
+    const czk_backend *be = NULL; /* the first device that has not failed */
+    pthread_mutex_lock(&e->mu);
+    for (int i = 0; i < e->num_devices && !be; i++)
+        if (!e->devices[i].failed) be = &e->devices[i].backend;
+    pthread_mutex_unlock(&e->mu);
     if (be && be->ops->host_alloc && (b->block = be->ops->host_alloc(be->self, (size_t)bytes)))
         b->owner = be;
     else if (!(b->block = czk_hostmem_alloc((size_t)bytes))) {

@@ -219,6 +219,17 @@ czk_status czk_metrics_format(const czk_engine_status *s, char **out, czk_err *e
     for (size_t i = 0; i < s->num_devices; i++)
         sb_printf(&b, "czk_gpu_partitions_proved_total{device=\"%d\"} %llu\n",
                   s->devices[i].ordinal, (unsigned long long)s->devices[i].partitions_proved);
+    family(&b, "czk_gpu_failed", "gauge",
+           "1 when the device failed (its backend reported a device error): it takes no more "
+           "work.");
+    for (size_t i = 0; i < s->num_devices; i++)
+        sb_printf(&b, "czk_gpu_failed{device=\"%d\"} %d\n", s->devices[i].ordinal,
+                  s->devices[i].failed ? 1 : 0);
+    family(&b, "czk_gpu_partitions_requeued_total", "counter",
+           "Partitions a device handed back to the GPU queue when it failed.");
+    for (size_t i = 0; i < s->num_devices; i++)
+        sb_printf(&b, "czk_gpu_partitions_requeued_total{device=\"%d\"} %llu\n",
+                  s->devices[i].ordinal, (unsigned long long)s->devices[i].partitions_requeued);
     family(&b, "czk_gpu_vram_bytes", "gauge",
            "Device memory, where the backend reports it (total and free).");
     for (size_t i = 0; i < s->num_devices; i++) {

@@ -100,6 +100,7 @@ static void gen_status(jg *j, const czk_engine_status *s, size_t timeline_lines)
     k_u64(j, "finalize_queue", s->finalize_queue);
     k_u64(j, "finalizing", s->finalizing);
     k_u64(j, "gpu_queue_limit", s->gpu_queue_limit);
+    k_u64(j, "devices_failed", s->devices_failed);
     close_map(j);
 
     k_open(j, "queues", true);
@@ -162,8 +163,19 @@ static void gen_status(jg *j, const czk_engine_status *s, size_t timeline_lines)
     for (size_t i = 0; i < s->num_devices; i++) {
         const czk_engine_device_status *d = &s->devices[i];
         open_map(j);
+        k_int(j, "index", d->index);
         k_int(j, "ordinal", d->ordinal);
         k_str(j, "name", d->name);
+        k_str(j, "device_name", d->identity.name);
+        k_str(j, "uuid", d->identity.uuid);
+        k_str(j, "pci_bus_id", d->identity.pci_bus_id);
+        k_bool(j, "cpu_pseudo_device", d->ordinal < 0);
+        k_bool(j, "failed", d->failed);
+        if (d->failed) {
+            k_str(j, "error", d->error);
+            k_u64(j, "failed_ms", d->failed_ms);
+        }
+        k_u64(j, "partitions_requeued", d->partitions_requeued);
         k_u64(j, "workers", d->workers);
         k_u64(j, "busy_workers", d->busy_workers);
         j_str(j, "vram_total_bytes");
@@ -195,6 +207,10 @@ static void gen_status(jg *j, const czk_engine_status *s, size_t timeline_lines)
         k_str(j, "tier", czk_srs_tier_name(x->tier));
         k_u64(j, "size_bytes", x->size_bytes);
         k_u64(j, "device_bytes", x->device_bytes);
+        k_open(j, "devices", true); /* the device indices holding their own copy */
+        for (int b = 0; b < 64; b++)
+            if (x->device_mask >> b & 1) j_u64(j, (uint64_t)b);
+        close_array(j);
         k_u64(j, "shape_bytes", x->shape_bytes);
         k_bool(j, "shape_on_devices", x->shape_on_devices);
         k_u64(j, "partition_bytes", x->partition_bytes);

@@ -427,6 +427,16 @@ czk_status czk_rpc_get_status(czk_rpc_client *c, czk_rpc_status **out, int64_t d
         snprintf(d->current_job_id, sizeof d->current_job_id, "%s", czk_rpc_str(g->current_job_id));
         snprintf(d->current_proof_kind, sizeof d->current_proof_kind, "%s",
                  czk_rpc_str(g->current_proof_kind));
+        d->index = g->index;
+        snprintf(d->uuid, sizeof d->uuid, "%s", czk_rpc_str(g->uuid));
+        snprintf(d->pci_bus_id, sizeof d->pci_bus_id, "%s", czk_rpc_str(g->pci_bus_id));
+        snprintf(d->backend, sizeof d->backend, "%s", czk_rpc_str(g->backend));
+        d->cpu_pseudo_device = g->cpu_pseudo_device;
+        d->failed = g->failed;
+        snprintf(d->error, sizeof d->error, "%s", czk_rpc_str(g->error));
+        d->partitions_proved = g->partitions_proved;
+        d->partitions_requeued = g->partitions_requeued;
+        d->busy_ms = g->busy_ms;
     }
     s->num_gpus = r->n_gpus;
     for (size_t i = 0; i < r->n_loaded_srs; i++) {

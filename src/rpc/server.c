@@ -630,8 +630,18 @@ static grpc_status_code h_status(srv_call *c, grpc_slice in, answer *a, keep *k)
         const czk_engine_device_status *d = &e->devices[i];
         Cuzk__V1__GPUStatus *g = &k->gpus[i];
         cuzk__v1__gpustatus__init(g);
-        g->ordinal = d->ordinal < 0 ? 0 : (uint32_t)d->ordinal; /* the CPU pseudo-device: 0 */
-        g->name = (char *)d->name;
+        g->ordinal = d->ordinal < 0 ? 0 : (uint32_t)d->ordinal; /* a CPU pseudo-device: 0 */
+        g->name = (char *)d->identity.name;
+        g->index = (uint32_t)d->index;
+        g->uuid = (char *)d->identity.uuid;
+        g->pci_bus_id = (char *)d->identity.pci_bus_id;
+        g->backend = (char *)d->name;
+        g->cpu_pseudo_device = d->ordinal < 0;
+        g->failed = d->failed;
+        g->error = (char *)d->error;
+        g->partitions_proved = d->partitions_proved;
+        g->partitions_requeued = d->partitions_requeued;
+        g->busy_ms = d->busy_ms;
         g->vram_total_bytes = d->vram_total_bytes;
         g->vram_free_bytes = d->vram_free_bytes;
         g->current_job_id = (char *)d->current_job_id;

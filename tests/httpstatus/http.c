@@ -187,6 +187,11 @@ static void test_endpoint(void **state) {
     assert_int_equal(YAJL_GET_ARRAY(gpus)->len, 1);
     yajl_val g0 = YAJL_GET_ARRAY(gpus)->values[0];
     assert_int_equal(ju(g0, "ordinal", NULL), (uint64_t)-1);
+    assert_int_equal(ju(g0, "index", NULL), 0);
+    assert_string_equal(YAJL_GET_STRING(jget(g0, "device_name", NULL)), "cpu pseudo-device 0");
+    assert_string_equal(YAJL_GET_STRING(jget(g0, "uuid", NULL)), "");
+    assert_true(YAJL_IS_TRUE(jget(g0, "cpu_pseudo_device", NULL)));
+    assert_true(YAJL_IS_FALSE(jget(g0, "failed", NULL)));
     assert_true(YAJL_IS_NULL(jget(g0, "vram_total_bytes", NULL))); /* the CPU reports none */
     yajl_tree_free(v);
     resp_free(&r);

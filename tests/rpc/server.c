@@ -106,7 +106,14 @@ static void test_status_and_metrics(void **state) {
     czk_assert_ok(czk_rpc_get_status(g_client, &s, 5000, &code, &err), &err);
     assert_int_equal(code, 0);
     assert_int_equal(s->num_gpus, 1); /* the CPU pseudo-device */
-    assert_true(s->gpus[0].name[0] != 0);
+    assert_string_equal(s->gpus[0].name, "cpu pseudo-device 0");
+    assert_string_equal(s->gpus[0].backend, "cpu-slow"); /* the tests' slow pseudo-GPU */
+    assert_true(s->gpus[0].cpu_pseudo_device);
+    assert_int_equal(s->gpus[0].ordinal, 0);
+    assert_int_equal(s->gpus[0].index, 0);
+    assert_string_equal(s->gpus[0].uuid, "");
+    assert_string_equal(s->gpus[0].pci_bus_id, "");
+    assert_false(s->gpus[0].failed);
     czk_rpc_status_free(s);
     char *text;
     czk_assert_ok(czk_rpc_get_metrics(g_client, &text, 5000, NULL, &err), &err);
