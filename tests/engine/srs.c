@@ -15,7 +15,12 @@
  * copy of h, l, a and b_g1) lets the engine free those host vectors: the
  * status shows them as device bytes, the host budget shrinks to ic and
  * b_g2 (kept for the CPU's G2 MSM in finalization), proofs still verify,
- * and eviction asks the backend to unload.
+ * and eviction asks the backend to unload. With two such devices each gets
+ * its own copy (two loads, device_mask 0b11, the host vectors freed since
+ * both hold them) and partitions run on both; when the second has no room
+ * (its load says CZK_ERR_NOMEM) the first still holds its copy, the host
+ * keeps the vectors for the second (device_mask 0b01, tier HOT) and proofs
+ * from both verify.
  */
 #include "etest.h"
 
@@ -195,6 +200,8 @@ typedef struct dev_be {
     const czk_params *owner; /* the host params it was loaded for */
     czk_params dev;          /* shallow: the device copies of the four vectors */
     int loads, unloads;
+    bool no_room; /* its load says CZK_ERR_NOMEM: it reads the host vectors */
+    int proved;   /* device parts it ran */
 } dev_be;
 
 static czk_status dev_sums(void *self, const czk_params *p, const czk_shape *s,
@@ -208,7 +215,13 @@ static czk_status dev_device(void *self, const czk_params *p, const czk_shape *s
                              const czk_witness *w, const czk_device_lock *lock, czk_msm_sums *out,
                              unsigned *deferred, czk_prove_timings *t, czk_err *err) {
     dev_be *b = self;
-    if (p != b->owner || p->h || p->l || p->a || p->b_g1)
+    b->proved++;
+    if (b->no_room) {
+        if (!p->h || !p->l || !p->a || !p->b_g1)
+            return czk_errf(err, CZK_ERR_INTERNAL, "dev backend: host vectors dropped under it");
+        return czk_prove_device(&b->cpu, p, s, w, lock, out, deferred, t, err);
+    }
+    if (p != b->owner)
         return czk_errf(err, CZK_ERR_INTERNAL, "dev backend: params not resident as loaded");
     czk_params v = *p;
     v.h = b->dev.h;
@@ -227,9 +240,10 @@ static void *dup_vec(const void *p, size_t n) {
 
 static czk_status dev_load(void *self, const czk_params *p, const czk_shape *s, unsigned *drop,
                            uint64_t *bytes, czk_err *err) {
-    (void)s, (void)err;
+    (void)s;
     dev_be *b = self;
     b->loads++;
+    if (b->no_room) return czk_errf(err, CZK_ERR_NOMEM, "dev backend: no room");
     b->owner = p;
     b->dev.h = dup_vec(p->h, p->h_len * sizeof *p->h);
     b->dev.l = dup_vec(p->l, p->l_len * sizeof *p->l);
@@ -242,6 +256,7 @@ static czk_status dev_load(void *self, const czk_params *p, const czk_shape *s, 
 
 static void dev_unload(void *self, const czk_params *p) {
     dev_be *b = self;
+    if (b->no_room && !b->owner) return; /* it holds nothing */
     assert_ptr_equal(p, b->owner);
     b->unloads++;
     free(b->dev.h), free(b->dev.l), free(b->dev.a), free(b->dev.b_g1);
@@ -249,7 +264,9 @@ static void dev_unload(void *self, const czk_params *p) {
     b->owner = NULL;
 }
 
-static dev_be *g_dev; /* the one made for the test's engine */
+static dev_be *g_devs[2]; /* those made for the test's engine, by ordinal */
+#define g_dev g_devs[0]
+static bool g_no_room[2];
 
 static void dev_destroy(void *self) {
     dev_be *b = self;
@@ -263,14 +280,15 @@ static const czk_backend_ops DEV_OPS = {"dev",      dev_sums, dev_destroy, dev_d
 static czk_status dev_factory(void *ctx, int device, czk_pool *pool, czk_backend *out,
                               czk_err *err) {
     (void)ctx;
-    assert_int_equal(device, 0);
+    assert_true(device == 0 || device == 1);
     dev_be *b = calloc(1, sizeof *b);
+    b->no_room = g_no_room[device];
     assert_non_null(b);
     czk_status st = czk_backend_cpu(&b->cpu, pool, err);
     if (st) return st;
     out->ops = &DEV_OPS;
     out->self = b;
-    g_dev = b;
+    g_devs[device] = b;
     return CZK_OK;
 }
 
@@ -313,11 +331,65 @@ static void test_device_resident(void **state) {
     czk_engine_destroy(e);
 }
 
+/* Two devices: each its own copy, or one copy and the host's for the device without room. */
+static void two_devices(bool second_has_room) {
+    czk_engine_opts o;
+    et_opts(&o, NULL, 0);
+    snprintf(o.config.param_cache, sizeof o.config.param_cache, "%s", g_dir);
+    snprintf(o.config.backend, sizeof o.config.backend, "cuda");
+    o.config.devices[0] = 0;
+    o.config.devices[1] = 1;
+    o.config.num_devices = 2;
+    o.config.gpu_workers_per_device = 1;
+    o.make_backend = dev_factory;
+    g_no_room[0] = false;
+    g_no_room[1] = !second_has_room;
+    czk_engine *e = et_start(&o);
+    czk_err err;
+    czk_assert_ok(czk_engine_preload(e, "test-8", true, NULL, NULL, &err), &err);
+    assert_int_equal(g_devs[0]->loads, 1);
+    assert_int_equal(g_devs[1]->loads, 1);
+    const czk_params *p = g_k8;
+    uint64_t one = 96ull * (p->h_len + p->l_len + p->a_len + p->b_g1_len);
+    czk_engine_status *s = et_status(e);
+    assert_int_equal(s->num_devices, 2);
+    assert_int_equal(s->srs[0].tier, CZK_SRS_HOT);
+    assert_int_equal(s->srs[0].device_mask, second_has_room ? 3u : 1u);
+    assert_int_equal(s->srs[0].device_bytes, second_has_room ? 2 * one : one);
+    /* the host keeps h, l, a, b_g1 only for a device that reads them from there */
+    assert_int_equal(s->srs[0].size_bytes,
+                     96ull * p->vk.ic_len + 192ull * p->b_g2_len + (second_has_room ? 0 : one));
+    czk_engine_status_free(s);
+    char id[CZK_JOB_ID_MAX];
+    et_submit(e, id, NULL, CZK_PRIORITY_UNSPECIFIED, "seed=82 partitions=8 log=8");
+    czk_job_result r = et_await(e, id);
+    et_verify(&g_k8->vk, &r, 82, 8, 8);
+    czk_job_result_free(&r);
+    assert_int_equal(g_devs[0]->proved + g_devs[1]->proved, 8);
+    assert_true(g_devs[0]->proved >= 1 && g_devs[1]->proved >= 1);
+    czk_engine_status_free(et_wait_idle(e));
+    for (int i = 0; i < 200; i++) {
+        bool was;
+        if (!czk_engine_evict(e, "test-8", &was, NULL, &err)) break;
+        usleep(5000); /* the job lets go of its keys once its last partition is out */
+    }
+    assert_int_equal(g_devs[0]->unloads, 1);
+    assert_int_equal(g_devs[1]->unloads, second_has_room ? 1 : 0);
+    czk_engine_destroy(e);
+}
+
+static void test_two_devices_resident(void **state) {
+    (void)state;
+    two_devices(true);
+    two_devices(false);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tight_budget),
         cmocka_unit_test(test_evict_by_priority),
         cmocka_unit_test(test_device_resident),
+        cmocka_unit_test(test_two_devices_resident),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
