@@ -111,6 +111,7 @@ static void test_values(void **state) {
                        "gpu_threads = 32\n"
                        "gpu_workers_per_device = 3\n"
                        "vram_budget = \"100GiB\"\n"
+                       "cpu_devices = 2\n"
                        "[scheduler]\n"
                        "sort_by_type = false\n"
                        "result_retention = 90\n"
@@ -161,6 +162,7 @@ static void test_values(void **state) {
     assert_int_equal(c.gpu_threads, 32);
     assert_int_equal(c.gpu_workers_per_device, 3);
     assert_int_equal(c.vram_budget, 100ull << 30);
+    assert_int_equal(c.cpu_devices, 2);
     assert_false(c.sort_by_type);
     assert_int_equal(c.result_retention_ms, 90000);
     assert_int_equal(c.threads, 8);
@@ -381,7 +383,7 @@ static void test_example_file(void **state) {
     while (fgets(line, sizeof line, f))
         if (line[0] >= 'a' && line[0] <= 'z' && strstr(line, " = ")) keys++;
     fclose(f);
-    assert_int_equal(keys, 34); /* the 31 keys of the table in src/engine/config.c and the 6 of
+    assert_int_equal(keys, 35); /* the 32 keys of the table in src/engine/config.c and the 6 of
                                    [daemon] (src/httpstatus/daemon_config.c), less the two
                                    deprecated ones (named in a comment) and the alias */
 }
