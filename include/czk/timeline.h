@@ -38,12 +38,13 @@ typedef struct czk_tl_event {
     char job[128];   /* "-" for events of no job */
     int partition;   /* -1 when absent or "-" */
     int worker;      /* -1 when absent or "-" */
-    int device;      /* device=<d>; -1 is the CPU pseudo-device; CZK_TL_NO_DEVICE when absent */
+    int device;      /* device=<d>: a CUDA index, or < 0 CPU pseudo-device -1 - d (-1 the
+                        first); CZK_TL_NO_DEVICE when absent */
     long long value; /* synth_ms / gpu_ms / finalize_ms, -1 if absent */
     char status[16]; /* JOB_DONE status=, "" if absent */
 } czk_tl_event;
 
-#define CZK_TL_NO_DEVICE (-2)
+#define CZK_TL_NO_DEVICE (-2147483647 - 1) /* INT_MIN: no device= field */
 
 /* A growing list of events. Zero-initialize it (or czk_tl_init). */
 typedef struct czk_tl {

@@ -57,10 +57,15 @@ bool czk_tl_parse_line(const char *line, czk_tl_event *out) {
     out->partition = v < 0 || v > 1000000 ? -1 : (int)v;
     v = field(rest, "worker");
     out->worker = v < 0 || v > 1000000 ? -1 : (int)v;
-    v = field(rest, "device");
-    out->device = v >= 0 && v <= 1000000      ? (int)v
-                  : strstr(rest, "device=-1") ? -1
-                                              : CZK_TL_NO_DEVICE;
+    out->device = CZK_TL_NO_DEVICE; /* device=<d>, d >= 0 or a pseudo-device's d < 0 */
+    for (const char *d = strstr(rest, "device="); d; d = strstr(d + 1, "device="))
+        if (d == rest || d[-1] == ' ') {
+            char *end;
+            long x = strtol(d + 7, &end, 10);
+            if (end != d + 7 && (!*end || strchr(" \r\n", *end)) && x >= -1000000 && x <= 1000000)
+                out->device = (int)x;
+            break;
+        }
     out->value = field(rest, "synth_ms");
     if (out->value < 0) out->value = field(rest, "gpu_ms");
     if (out->value < 0) out->value = field(rest, "finalize_ms");
@@ -287,8 +292,10 @@ void czk_tl_summary_print(FILE *f, const czk_tl_summary *s) {
         char name[32];
         if (d->device == CZK_TL_NO_DEVICE)
             snprintf(name, sizeof name, "device ?");
-        else if (d->device == -1) /* the CPU pseudo-device */
+        else if (d->device == -1) /* the CPU pseudo-device (the first of several) */
             snprintf(name, sizeof name, "device cpu");
+        else if (d->device < 0) /* CPU pseudo-device k: ordinal -1 - k */
+            snprintf(name, sizeof name, "device cpu %d", -1 - d->device);
         else
             snprintf(name, sizeof name, "device %d", d->device);
         uint64_t spanms = d->t1 - d->t0;

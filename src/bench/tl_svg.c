@@ -141,6 +141,8 @@ static void lane_name(char *out, size_t cap, const lane *l) {
         snprintf(dev, sizeof dev, "cpu");
     else if (l->device == CZK_TL_NO_DEVICE)
         snprintf(dev, sizeof dev, "?");
+    else if (l->device < 0) /* CPU pseudo-device k */
+        snprintf(dev, sizeof dev, "cpu %d", -1 - l->device);
     else
         snprintf(dev, sizeof dev, "%d", l->device);
     switch (l->kind) {

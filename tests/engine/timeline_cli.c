@@ -74,6 +74,32 @@ static void test_summary(void **state) {
         if (!strstr(out, want[i])) fail_msg("missing '%s' in:\n%s", want[i], out);
 }
 
+/* Two CPU pseudo-devices (device=-1 and -2): device -1 busy [100,200] and [300,400] (200 of
+ * 300 ms, one gap of 100 ms), device -2 busy [150,350] (all of its 200 ms), each on its own. */
+static const char LOG2[] = "TIMELINE,100,GPU_START,a,partition=0 worker=0 device=-1\n"
+                           "TIMELINE,150,GPU_START,a,partition=1 worker=1 device=-2\n"
+                           "TIMELINE,200,GPU_END,a,partition=0 worker=0 device=-1 gpu_ms=100\n"
+                           "TIMELINE,300,GPU_START,a,partition=2 worker=0 device=-1\n"
+                           "TIMELINE,350,GPU_END,a,partition=1 worker=1 device=-2 gpu_ms=200\n"
+                           "TIMELINE,400,GPU_END,a,partition=2 worker=0 device=-1 gpu_ms=100\n";
+
+static void test_two_devices(void **state) {
+    (void)state;
+    char path[] = "/tmp/czk-timeline-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, LOG2, sizeof LOG2 - 1), (ssize_t)(sizeof LOG2 - 1));
+    close(fd);
+    char *out = run(path);
+    unlink(path);
+    const char *want[] = {
+        "device cpu             busy 66.7% of 300 ms; idle gaps 1, total 100 ms, max 100 ms",
+        "device cpu 1           busy 100.0% of 200 ms; idle gaps 0, total 0 ms",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        if (!strstr(out, want[i])) fail_msg("missing '%s' in:\n%s", want[i], out);
+}
+
 static void test_bad_input(void **state) {
     (void)state;
     char *out = run("/nonexistent/log");
@@ -85,6 +111,7 @@ static void test_bad_input(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_summary),
+        cmocka_unit_test(test_two_devices),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
