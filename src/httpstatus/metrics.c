@@ -198,8 +198,9 @@ czk_status czk_metrics_format(const czk_engine_status *s, char **out, czk_err *e
               "%u\n",
               s->synth_queue, s->synthesizing, s->gpu_queue, s->on_device, s->finalize_queue,
               s->finalizing);
-    family(&b, "czk_gpu_busy_ratio", "gauge",
-           "Fraction of the uptime the device lock was held (device -1: the CPU pseudo-device).");
+    family(
+        &b, "czk_gpu_busy_ratio", "gauge",
+        "Fraction of the uptime the device lock was held (device < 0: CPU pseudo-device -1 - d).");
     for (size_t i = 0; i < s->num_devices; i++) {
         const czk_engine_device_status *d = &s->devices[i];
         double r = s->uptime_ms ? (double)d->busy_ms / (double)s->uptime_ms : 0.0;
