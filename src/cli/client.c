@@ -361,7 +361,9 @@ static int cmd_status(const client *cl, int64_t deadline) {
     printf("devices:\n");
     for (size_t i = 0; i < s->num_gpus; i++) {
         const czk_rpc_gpu_status *g = &s->gpus[i];
-        printf("  %u %-24s vram %llu free / %llu total  job %s %s\n", g->ordinal, g->name,
+        /* a GPU by its CUDA index; a CPU pseudo-device by its place */
+        printf("  %u %-24s vram %llu free / %llu total  job %s %s\n",
+               g->cpu_pseudo_device ? g->index : g->ordinal, g->name,
                (unsigned long long)g->vram_free_bytes, (unsigned long long)g->vram_total_bytes,
                g->current_job_id[0] ? g->current_job_id : "-", g->current_proof_kind);
         if (g->uuid[0] || g->pci_bus_id[0]) printf("      %s  PCI %s\n", g->uuid, g->pci_bus_id);

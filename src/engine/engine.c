@@ -807,11 +807,16 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_opts *opts, czk_
     for (int i = 0; i < e->num_devices && !(e->num_devices == 1 && e->devices[0].ordinal < 0);
          i++) {
         const czk_device *d = &e->devices[i];
-        czk_engine_log(e, 2, "engine: device %d: %s %d, %s%s%s%s%s, %.1f GiB (backend %s)", i,
-                       d->ordinal < 0 ? "pseudo-device" : "CUDA index",
-                       d->ordinal < 0 ? -1 - d->ordinal : d->ordinal, d->id.name,
-                       d->id.uuid[0] ? ", " : "", d->id.uuid, d->id.pci_bus_id[0] ? ", PCI " : "",
-                       d->id.pci_bus_id, (double)d->id.vram_total_bytes / (1u << 30), d->name);
+        char what[256];
+        size_t k = 0;
+        what[0] = 0;
+        if (d->ordinal >= 0) put(what, sizeof what, &k, "CUDA index %d, ", d->ordinal);
+        put(what, sizeof what, &k, "%s", d->id.name);
+        if (d->id.uuid[0]) put(what, sizeof what, &k, ", %s", d->id.uuid);
+        if (d->id.pci_bus_id[0]) put(what, sizeof what, &k, ", PCI %s", d->id.pci_bus_id);
+        if (d->id.vram_total_bytes)
+            put(what, sizeof what, &k, ", %.1f GiB", (double)d->id.vram_total_bytes / (1u << 30));
+        czk_engine_log(e, 2, "engine: device %d: %s (backend %s)", i, what, d->name);
     }
 
     /* threads */
