@@ -12,9 +12,18 @@
  * Residency and streaming are described in include/czk/cuda.h; encoded
  * parameters (CZK_PARAMS_ENCODED) are uploaded as read and decoded on the
  * device vector by vector (decode.cu), else decoded on the host before
- * they are pinned or streamed. All device
- * work of one backend runs under its mutex (one context, one stream); the
- * engine's device lock, where given, is taken outside it.
+ * they are pinned or streamed. A circuit's upload,
+ * SpMV, H and gathers run under the backend's mutex on the main context; the
+ * engine's device lock, where given, is taken outside it. Its MSMs run in
+ * the MSM stage (one circuit at a time): with resident keys and room for the
+ * concurrent MSMs, outside the mutex and the device lock, on the extra
+ * contexts (MSM H on its own), with the buffers the circuit filled swapped
+ * for a spare set, so that the next circuit's upload, SpMV and H (another
+ * GPU worker of the engine) run beside them: two circuits in flight per
+ * device, ≈ 20 GB more device memory at 32GiB. CZK_CUDA_OVERLAP=0 (read at
+ * creation) keeps the MSMs inside the lock, as before. Dense witnesses
+ * (most L scalars neither 0 nor 1, as in PoSt; learnt from the last L MSM
+ * of those keys) run the stage's five MSMs one after another.
  *
  * Host-to-device copies (witness, host a, b, c, keys, shape) go through
  * upload_fast (staging.cu): directly from page-locked memory (host_alloc'ed
@@ -90,11 +99,21 @@ struct resident {
     czk_cuda_shape *dshape;
     uint32_t *a_idx, *b_idx; /* device index lists into z (with the vectors) */
     uint64_t device_bytes;
+    unsigned users;     /* MSM stages running on it outside mu (drop waits for 0) */
+    bool witness_dense; /* the last L MSM found most scalars neither 0 nor 1 (PoSt): the five
+                           MSMs of the overlapped stage then run one after another */
 };
 
 enum { NAUX = 4 };
 constexpr size_t MSM_CAP = (size_t)1 << 24; /* points per Pippenger piece on the extra contexts */
 constexpr unsigned COPY_THREADS = 4;        /* host side of staged uploads */
+
+/* The buffers one circuit's MSMs read: the witness z, a ‖ b ‖ c (h in a after H), the gathered
+ * A and B scalars. */
+struct stage_bufs {
+    void *z, *abc, *sc, *sc2;
+    size_t z_cap, abc_cap, sc_cap, sc2_cap;
+};
 
 struct cuda_be {
     czk_cuda_ctx *ctx;
@@ -102,14 +121,22 @@ struct cuda_be {
     uint64_t budget, used;
     size_t chunk;    /* 0: default */
     bool serial_msm; /* the five MSMs one after another (CZK_CUDA_SERIAL_MSM at creation) */
+    bool overlap;    /* the MSM stage outside the device lock (off: CZK_CUDA_OVERLAP=0) */
     pthread_mutex_t mu;
+    pthread_cond_t cv; /* a resident's users fell */
     resident *res;
     /* work buffers, grown as needed, used under mu */
     void *z, *abc, *sc, *sc2, *bases, *idx;
     size_t z_cap, abc_cap, sc_cap, sc2_cap, bases_cap, idx_cap;
+    /* the other set of z, abc, sc, sc2: the buffers of the MSM stage in flight, swapped with
+     * the ones above when a circuit hands its MSMs to the stage (under mu and msm_mu) */
+    stage_bufs spare;
+    /* the MSM stage: held by whichever circuit runs its MSMs (with or without mu) */
+    pthread_mutex_t msm_mu;
     /* more contexts (streams) on the same device, so that the five MSMs of a circuit run
      * at once when the parameters are resident and memory allows; NULL: one after another */
     czk_cuda_ctx *aux[NAUX];
+    czk_cuda_ctx *hctx;  /* MSM H of the overlapped stage (no memory cap); NULL: no overlap */
     czk_pool *copy_pool; /* host side of staged uploads (NULL: the calling thread) */
 };
 
@@ -360,13 +387,62 @@ czk_status checkpoint(const czk_device_lock *lock, const char *after, czk_err *e
                : CZK_OK;
 }
 
-/* The device part of one circuit, under be->mu. abc_host: a, b, c of N each computed on the host
- * (when the shape is not resident), else NULL. lock: NULL, or the one whose cancel flag the
- * checkpoints read. */
+/* The five MSMs of a circuit from resident bases (dv): at once, each on its own context ctxs[k]
+ * (its own thread), or with `serial` one after another on ctxs[0] (dense witness scalars, where
+ * concurrent full MSMs contend: bench/GPU.md, seventh run). h = a[0 .. N − 1), l over z_aux. */
+czk_status five_msms(czk_cuda_ctx *const ctxs[NVEC], bool serial, const void *const dv[NVEC],
+                     const czk_params *p, size_t N, const czk_fr *a, const czk_fr *z_aux,
+                     size_t naux, const czk_fr *sa, const czk_fr *sb, czk_msm_sums *out,
+                     czk_prove_timings *t, czk_err *err) {
+    czk_cuda_ctx *c[NVEC];
+    for (int k = 0; k < NVEC; k++)
+        c[k] = serial ? ctxs[0] : ctxs[k];
+    msm_job jobs[NVEC] = {
+        {c[0], false, &out->h, dv[V_H], a, N - 1, "h", 0, CZK_OK, {}},
+        {c[1], false, &out->l, dv[V_L], z_aux, naux, "l", 0, CZK_OK, {}},
+        {c[2], false, &out->a, dv[V_A], sa, p->a_len, "a", 0, CZK_OK, {}},
+        {c[3], false, &out->b1, dv[V_B1], sb, p->b_g1_len, "b_g1", 0, CZK_OK, {}},
+        {c[4], true, &out->b2, dv[V_B2], sb, p->b_g2_len, "b_g2", 0, CZK_OK, {}},
+    };
+    pthread_t th[NVEC];
+    bool started[NVEC] = {false};
+    if (!serial)
+        for (int k = 1; k < NVEC; k++)
+            started[k] = pthread_create(&th[k], NULL, msm_job_run, &jobs[k]) == 0;
+    msm_job_run(&jobs[0]);
+    for (int k = 1; k < NVEC; k++)
+        if (started[k])
+            pthread_join(th[k], NULL);
+        else if (serial && jobs[k - 1].st)
+            jobs[k].st = CZK_ERR_CANCELLED, jobs[k].err = jobs[k - 1].err; /* not run */
+        else
+            msm_job_run(&jobs[k]); /* serial, or no thread: run it here */
+    double *acc[NVEC] = {&t->msm_h, &t->msm_l, &t->msm_a, &t->msm_b1, &t->msm_b2};
+    for (int k = 0; k < NVEC; k++)
+        *acc[k] += jobs[k].secs;
+    for (int k = 0; k < NVEC; k++)
+        if (jobs[k].st) {
+            if (err) *err = jobs[k].err;
+            return jobs[k].st;
+        }
+    return CZK_OK;
+}
+
+/* The device part of one circuit, entered under be->mu and the device lock (lock: NULL, or the
+ * one whose cancel flag the checkpoints read). abc_host: a, b, c of N each computed on the host
+ * (when the shape is not resident), else NULL.
+ *
+ * The MSMs run when the circuit holds the MSM stage (msm_mu: the previous circuit's MSMs have
+ * ended). With resident keys, the extra contexts and room for the concurrent MSMs, the stage runs
+ * outside mu and the device lock: the circuit hands its buffers to the stage (swapped with the
+ * spare set, which the previous stage no longer reads), marks the keys in use, and releases mu
+ * and the device lock, so that the next circuit's upload, SpMV and H run beside these MSMs;
+ * *released then says so (the caller must not release them again). */
 czk_status one_circuit(cuda_be *be, resident *r, const czk_params *p, const czk_shape *s,
                        const czk_witness *w, const czk_fr *abc_host, const czk_device_lock *lock,
-                       czk_msm_sums *out, czk_prove_timings *t, czk_err *err) {
+                       bool *released, czk_msm_sums *out, czk_prove_timings *t, czk_err *err) {
     czk_cuda_ctx *ctx = be->ctx;
+    *released = false;
     CZK_CU(cudaSetDevice(ctx->device), "prove: select device");
     unsigned lg = czk_domain_log(s->num_constraints);
     size_t N = (size_t)1 << lg, ni = s->num_inputs, naux = s->num_aux, nv = ni + naux;
@@ -407,56 +483,72 @@ czk_status one_circuit(cuda_be *be, resident *r, const czk_params *p, const czk_
     double t3 = now_s();
     t->spmv += t3 - t2; /* the gathers: compaction of the witness */
     if ((st = checkpoint(lock, "the gathers", err))) return st;
-    if (rd && parallel_ok(be, N, p)) {
-        /* the five MSMs at once, each on its own stream (context) */
-        msm_job jobs[NVEC] = {
-            {be->ctx, false, &out->h, dv[V_H], a, N - 1, "h", 0, CZK_OK, {}},
-            {be->aux[0], false, &out->l, dv[V_L], z + ni, naux, "l", 0, CZK_OK, {}},
-            {be->aux[1], false, &out->a, dv[V_A], sa, p->a_len, "a", 0, CZK_OK, {}},
-            {be->aux[2], false, &out->b1, dv[V_B1], sb, p->b_g1_len, "b_g1", 0, CZK_OK, {}},
-            {be->aux[3], true, &out->b2, dv[V_B2], sb, p->b_g2_len, "b_g2", 0, CZK_OK, {}},
-        };
-        pthread_t th[NVEC];
-        bool started[NVEC] = {false};
-        for (int k = 1; k < NVEC; k++)
-            started[k] = pthread_create(&th[k], NULL, msm_job_run, &jobs[k]) == 0;
-        msm_job_run(&jobs[0]);
-        for (int k = 1; k < NVEC; k++)
-            if (started[k])
-                pthread_join(th[k], NULL);
-            else
-                msm_job_run(&jobs[k]); /* no thread: run it here */
-        double *acc[NVEC] = {&t->msm_h, &t->msm_l, &t->msm_a, &t->msm_b1, &t->msm_b2};
-        for (int k = 0; k < NVEC; k++)
-            *acc[k] += jobs[k].secs;
-        for (int k = 0; k < NVEC; k++)
-            if (jobs[k].st) {
-                if (err) *err = jobs[k].err;
-                return jobs[k].st;
-            }
-        return CZK_OK;
+
+    pthread_mutex_lock(&be->msm_mu); /* the previous circuit's MSMs have ended */
+    double t3w = now_s(); /* the MSMs' times start here: a wait for the stage is in none */
+    if ((st = checkpoint(lock, "the wait for the MSM stage", err))) {
+        pthread_mutex_unlock(&be->msm_mu);
+        return st;
     }
-    if ((st = msm_any<G1T>(be, &out->h, dv[V_H], hv.p[V_H], a, N - 1, "h", err))) return st;
-    double t4 = now_s();
-    t->msm_h += t4 - t3;
-    if ((st = checkpoint(lock, "MSM h", err))) return st;
-    if ((st = msm_any<G1T>(be, &out->l, dv[V_L], hv.p[V_L], z + ni, naux, "l", err))) return st;
-    double t5 = now_s();
-    t->msm_l += t5 - t4;
-    if ((st = checkpoint(lock, "MSM l", err))) return st;
-    if ((st = msm_any<G1T>(be, &out->a, dv[V_A], hv.p[V_A], sa, p->a_len, "a", err))) return st;
-    double t6 = now_s();
-    t->msm_a += t6 - t5;
-    if ((st = checkpoint(lock, "MSM a", err))) return st;
+    bool par = rd && parallel_ok(be, N, p);
+    if (par && be->overlap && be->hctx) {
+        /* hand the buffers to the stage; the spare set (the previous stage's) becomes ours */
+        stage_bufs mine = {be->z, be->abc, be->sc, be->sc2,
+                           be->z_cap, be->abc_cap, be->sc_cap, be->sc2_cap};
+        be->z = be->spare.z, be->abc = be->spare.abc, be->sc = be->spare.sc;
+        be->sc2 = be->spare.sc2;
+        be->z_cap = be->spare.z_cap, be->abc_cap = be->spare.abc_cap;
+        be->sc_cap = be->spare.sc_cap, be->sc2_cap = be->spare.sc2_cap;
+        be->spare = mine;
+        bool dense = r->witness_dense;
+        r->users++;
+        pthread_mutex_unlock(&be->mu);
+        czk_device_lock_release(lock);
+        *released = true;
+        czk_cuda_ctx *ctxs[NVEC] = {be->hctx, be->aux[0], be->aux[1], be->aux[2], be->aux[3]};
+        st = five_msms(ctxs, dense, dv, p, N, a, z + ni, naux, sa, sb, out, t, err);
+        czk_cuda_msm_info li;
+        czk_cuda_msm_last(dense ? be->hctx : be->aux[0], &li);
+        pthread_mutex_unlock(&be->msm_mu);
+        pthread_mutex_lock(&be->mu);
+        if (!st && naux && li.sparse) r->witness_dense = li.others * 2 > naux;
+        if (!st && naux && !li.sparse && dense) r->witness_dense = true; /* no sample: dense */
+        r->users--;
+        pthread_cond_broadcast(&be->cv);
+        pthread_mutex_unlock(&be->mu);
+        return st;
+    }
+    if (par) {
+        czk_cuda_ctx *ctxs[NVEC] = {be->ctx, be->aux[0], be->aux[1], be->aux[2], be->aux[3]};
+        st = five_msms(ctxs, false, dv, p, N, a, z + ni, naux, sa, sb, out, t, err);
+        pthread_mutex_unlock(&be->msm_mu);
+        return st;
+    }
+    st = CZK_OK;
+    double t4 = t3w;
+    if ((st = msm_any<G1T>(be, &out->h, dv[V_H], hv.p[V_H], a, N - 1, "h", err))) goto done;
+    t->msm_h += now_s() - t4;
+    if ((st = checkpoint(lock, "MSM h", err))) goto done;
+    t4 = now_s();
+    if ((st = msm_any<G1T>(be, &out->l, dv[V_L], hv.p[V_L], z + ni, naux, "l", err))) goto done;
+    t->msm_l += now_s() - t4;
+    if ((st = checkpoint(lock, "MSM l", err))) goto done;
+    t4 = now_s();
+    if ((st = msm_any<G1T>(be, &out->a, dv[V_A], hv.p[V_A], sa, p->a_len, "a", err))) goto done;
+    t->msm_a += now_s() - t4;
+    if ((st = checkpoint(lock, "MSM a", err))) goto done;
+    t4 = now_s();
     if ((st = msm_any<G1T>(be, &out->b1, dv[V_B1], hv.p[V_B1], sb, p->b_g1_len, "b_g1", err)))
-        return st;
-    double t7 = now_s();
-    t->msm_b1 += t7 - t6;
-    if ((st = checkpoint(lock, "MSM b_g1", err))) return st;
+        goto done;
+    t->msm_b1 += now_s() - t4;
+    if ((st = checkpoint(lock, "MSM b_g1", err))) goto done;
+    t4 = now_s();
     if ((st = msm_any<G2T>(be, &out->b2, dv[V_B2], hv.p[V_B2], sb, p->b_g2_len, "b_g2", err)))
-        return st;
-    t->msm_b2 += now_s() - t7;
-    return CZK_OK;
+        goto done;
+    t->msm_b2 += now_s() - t4;
+done:
+    pthread_mutex_unlock(&be->msm_mu);
+    return st;
 }
 
 struct eval_pad {
@@ -515,10 +607,12 @@ czk_status circuit(cuda_be *be, const czk_params *p, const czk_shape *s, const c
         st = czk_errf(err, CZK_ERR_INTERNAL,
                       "prove: the parameters left the device during the call, and their host "
                       "vectors are encoded");
-    else
-        st = one_circuit(be, r, p, s, w, abc, lock, out, t, err);
-    pthread_mutex_unlock(&be->mu);
-    czk_device_lock_release(lock);
+    bool released = false;
+    if (!st) st = one_circuit(be, r, p, s, w, abc, lock, &released, out, t, err);
+    if (!released) {
+        pthread_mutex_unlock(&be->mu);
+        czk_device_lock_release(lock);
+    }
     free(abc);
     if (st && st != CZK_ERR_CANCELLED) czk_err_wrap(err, "cuda prove");
     return st;
@@ -714,6 +808,13 @@ czk_status be_load(void *self, const czk_params *p, const czk_shape *s, unsigned
 void be_unload(void *self, const czk_params *p) {
     cuda_be *be = (cuda_be *)self;
     pthread_mutex_lock(&be->mu);
+    for (;;) { /* an MSM stage still reading the keys ends first */
+        bool busy = false;
+        for (resident *r = be->res; r; r = r->next)
+            busy |= r->params == p && r->users > 0;
+        if (!busy) break;
+        pthread_cond_wait(&be->cv, &be->mu);
+    }
     for (resident *r = be->res; r;) {
         resident *nx = r->next;
         if (r->params == p) drop(be, r);
@@ -727,14 +828,18 @@ void be_destroy(void *self) {
     if (!be) return;
     while (be->res)
         drop(be, be->res);
-    void *bufs[] = {be->z, be->abc, be->sc, be->sc2, be->bases, be->idx};
+    void *bufs[] = {be->z,       be->abc,      be->sc,       be->sc2,       be->bases,
+                    be->idx,     be->spare.z,  be->spare.abc, be->spare.sc, be->spare.sc2};
     for (void *b : bufs)
         czk_cuda_free(be->ctx, b);
     for (int k = 0; k < NAUX; k++)
         czk_cuda_ctx_destroy(be->aux[k]);
+    czk_cuda_ctx_destroy(be->hctx);
     czk_cuda_ctx_destroy(be->ctx);
     czk_pool_destroy(be->copy_pool);
     pthread_mutex_destroy(&be->mu);
+    pthread_mutex_destroy(&be->msm_mu);
+    pthread_cond_destroy(&be->cv);
     free(be);
 }
 
@@ -805,6 +910,12 @@ extern "C" czk_status czk_backend_cuda(czk_backend *out, int device, czk_pool *p
         if (be->aux[k]) czk_cuda_set_msm_cap(be->aux[k], MSM_CAP);
     {
         czk_err e2;
+        const char *ov = getenv("CZK_CUDA_OVERLAP"); /* benchmark knob: 0 = MSMs in the lock */
+        be->overlap = !(ov && !strcmp(ov, "0"));
+        if (be->aux[0] && czk_cuda_ctx_create(&be->hctx, device, &e2)) be->hctx = NULL;
+    }
+    {
+        czk_err e2;
         unsigned nt = czk_cpu_count() < COPY_THREADS ? czk_cpu_count() : COPY_THREADS;
         const char *ct = getenv("CZK_CUDA_COPY_THREADS"); /* benchmark knob, 1..64 */
         if (ct && atoi(ct) >= 1 && atoi(ct) <= 64) nt = (unsigned)atoi(ct);
@@ -812,6 +923,8 @@ extern "C" czk_status czk_backend_cuda(czk_backend *out, int device, czk_pool *p
         czk_cuda_set_copy_pool(be->ctx, be->copy_pool);
     }
     pthread_mutex_init(&be->mu, NULL);
+    pthread_mutex_init(&be->msm_mu, NULL);
+    pthread_cond_init(&be->cv, NULL);
     be->serial_msm = getenv("CZK_CUDA_SERIAL_MSM") != NULL; /* read once, here */
     be->pool = pool;
     be->budget = vram_budget_bytes;
