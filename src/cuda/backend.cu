@@ -15,13 +15,16 @@
  * they are pinned or streamed. A circuit's upload,
  * SpMV, H and gathers run under the backend's mutex on the main context; the
  * engine's device lock, where given, is taken outside it. Its MSMs run in
- * the MSM stage (one circuit at a time): with resident keys and room for the
- * concurrent MSMs, outside the mutex and the device lock, on the extra
+ * the MSM stage (one circuit at a time). With CZK_CUDA_OVERLAP=1 (read at
+ * creation; off by default: on the H200 at 32GiB it gave a 1.24 s period in
+ * bench_porep32g but 14.28 s/proof in czk bench against 13.40 s without, see
+ * bench/GPU.md, eighth run), resident keys and room for the concurrent MSMs,
+ * they run outside the mutex and the device lock, on the extra
  * contexts (MSM H on its own), with the buffers the circuit filled swapped
  * for a spare set, so that the next circuit's upload, SpMV and H (another
  * GPU worker of the engine) run beside them: two circuits in flight per
- * device, ≈ 20 GB more device memory at 32GiB. CZK_CUDA_OVERLAP=0 (read at
- * creation) keeps the MSMs inside the lock, as before. Dense witnesses
+ * device, ≈ 20 GB more device memory at 32GiB. By default the MSMs run
+ * inside the lock, concurrently on the main and extra contexts. Dense witnesses
  * (most L scalars neither 0 nor 1, as in PoSt; learnt from the last L MSM
  * of those keys) run the stage's five MSMs one after another.
  *
@@ -121,7 +124,7 @@ struct cuda_be {
     uint64_t budget, used;
     size_t chunk;    /* 0: default */
     bool serial_msm; /* the five MSMs one after another (CZK_CUDA_SERIAL_MSM at creation) */
-    bool overlap;    /* the MSM stage outside the device lock (off: CZK_CUDA_OVERLAP=0) */
+    bool overlap;    /* the MSM stage outside the device lock (on: CZK_CUDA_OVERLAP=1) */
     pthread_mutex_t mu;
     pthread_cond_t cv; /* a resident's users fell */
     resident *res;
@@ -910,8 +913,8 @@ extern "C" czk_status czk_backend_cuda(czk_backend *out, int device, czk_pool *p
         if (be->aux[k]) czk_cuda_set_msm_cap(be->aux[k], MSM_CAP);
     {
         czk_err e2;
-        const char *ov = getenv("CZK_CUDA_OVERLAP"); /* benchmark knob: 0 = MSMs in the lock */
-        be->overlap = !(ov && !strcmp(ov, "0"));
+        const char *ov = getenv("CZK_CUDA_OVERLAP"); /* benchmark knob: 1 = MSMs outside */
+        be->overlap = ov && !strcmp(ov, "1");
         if (be->aux[0] && czk_cuda_ctx_create(&be->hctx, device, &e2)) be->hctx = NULL;
     }
     {
