@@ -15,7 +15,13 @@
 #   CZK_BUILD_DIR  build folder (default build/release)
 #   CZK_CACHE_DIR  keys, shapes and stamps (default ~/.cache/czk)
 #   CZK_THREADS    threads (default: all CPUs)
+#   CZK_DEMO_DIR   where the C1 and the proof are kept (default $CZK_BUILD_DIR/demo)
 set -euo pipefail
+case "${1:-}" in
+  -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+  '') ;;
+  *) echo "demo: no arguments expected, not '$1' (see --help)" >&2; exit 2 ;;
+esac
 cd "$(dirname "$0")/.."
 CZK="${CZK_BUILD_DIR:-build/release}/czk"
 CACHE="${CZK_CACHE_DIR:-$HOME/.cache/czk}"
@@ -23,8 +29,8 @@ KEYS="$CACHE/test-keys"
 THREADS=(--threads "${CZK_THREADS:-0}")
 [ "${CZK_THREADS:-0}" = 0 ] && THREADS=()
 [ -x "$CZK" ] || { echo "demo: $CZK not found: run scripts/setup.sh first" >&2; exit 2; }
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/czk-demo-XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+WORK="${CZK_DEMO_DIR:-${CZK_BUILD_DIR:-build/release}/demo}"
+mkdir -p "$WORK"
 
 declare -a STEPS=()
 step() { # name, command...
@@ -48,3 +54,4 @@ echo
 echo "step                                      time"
 printf '%s\n' "${STEPS[@]}"
 echo "demo: a 2KiB PoRep C2 proof made on the CPU and verified (TEST keys, not Filecoin's)"
+echo "demo: C1 $WORK/c1.json, proof $WORK/proof.bin (kept; the demo overwrites them next time)"
