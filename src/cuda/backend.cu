@@ -915,7 +915,8 @@ extern "C" czk_status czk_backend_cuda(czk_backend *out, int device, czk_pool *p
         czk_err e2;
         const char *ov = getenv("CZK_CUDA_OVERLAP"); /* benchmark knob: 1 = MSMs outside */
         be->overlap = ov && !strcmp(ov, "1");
-        if (be->aux[0] && czk_cuda_ctx_create(&be->hctx, device, &e2)) be->hctx = NULL;
+        if (be->overlap && be->aux[0] && czk_cuda_ctx_create(&be->hctx, device, &e2))
+            be->hctx = NULL; /* only the overlapped stage uses it */
     }
     {
         czk_err e2;
