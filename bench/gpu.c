@@ -407,6 +407,52 @@ static void bench_acc(struct msm_arg *a, unsigned max_k, double out[28][ACC_KIND
     }
 }
 
+/*
+ * G1 at 2^k under each window size of `list` (comma-separated, 6..22; "c:K" also sets the
+ * hybrid's K; --c-sweep), with the context's accumulation: median of 3 and the phase profile on
+ * stderr; every result must equal the one of the default window size.
+ */
+static void bench_c_sweep(struct msm_arg *a, unsigned k, const char *list) {
+    czk_err err;
+    a->n = (size_t)1 << k;
+    czk_g1 ref, got;
+    if (czk_cuda_msm_g1(ctx, &ref, a->bases, a->scalars, a->n, &err) != CZK_OK)
+        die("msm (c sweep reference)", &err);
+    czk_cuda_msm_info info;
+    czk_cuda_msm_last(ctx, &info);
+    printf("c sweep msm g1 2^%u: default c = %u\n", k, info.c);
+    for (const char *p = list; *p;) {
+        char *end;
+        long c = strtol(p, &end, 10), hk = 0;
+        if (end != p && *end == ':') hk = strtol(end + 1, &end, 10); /* c:K, the hybrid's K */
+        if (end == p || czk_cuda_set_msm_c(ctx, (int)c, &err) != CZK_OK ||
+            (hk && (hk < 2 || hk > 64))) {
+            fprintf(stderr, "bench_gpu: --c-sweep: bad window size or K at '%s'\n", p);
+            exit(2);
+        }
+        czk_cuda_set_msm_hybrid_k(ctx, (uint32_t)hk);
+        double ms = time_op(run_msm, a, 3);
+        if (czk_cuda_msm_g1(ctx, &got, a->bases, a->scalars, a->n, &err) != CZK_OK)
+            die("msm (c sweep)", &err);
+        if (!blst_p1_is_equal(&got, &ref)) {
+            fprintf(stderr, "bench_gpu: msm g1 2^%u c=%ld: result differs from the default c\n", k,
+                    c);
+            exit(1);
+        }
+        czk_cuda_set_profile(ctx, 1);
+        fprintf(stderr, "c sweep msm g1 2^%u c=%ld K=%ld profile:\n", k, c, hk ? hk : 8);
+        if (czk_cuda_msm_g1(ctx, &got, a->bases, a->scalars, a->n, &err) != CZK_OK)
+            die("msm (c sweep profile)", &err);
+        czk_cuda_set_profile(ctx, 0);
+        czk_cuda_set_msm_hybrid_k(ctx, 0);
+        printf("c sweep msm g1 2^%u c=%ld K=%ld: %.2f ms (median of 3), result equal\n", k, c,
+               hk ? hk : 8, ms);
+        fflush(stdout);
+        p = *end == ',' ? end + 1 : end;
+    }
+    if (czk_cuda_set_msm_c(ctx, 0, &err) != CZK_OK) die("set c", &err);
+}
+
 /* The rate named `name` (czk_cuda_rate_names), 0 if there is none. */
 static double rate_of(const double *rates, const char *name) {
     for (int i = 0; i < CZK_CUDA_NRATES; i++)
@@ -419,6 +465,7 @@ int main(int argc, char **argv) {
     unsigned max_g1 = 27, max_g2 = 25, max_ntt = 27;
     bool sweep = false, porep2k = true, variants = false, ntt_variants = false, acc_cmp = false;
     bool do_spmv = true, do_upload = true, do_wit = true;
+    const char *c_sweep = NULL;
     unsigned spmv_rows = 24;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json") && i + 1 < argc)
@@ -439,6 +486,8 @@ int main(int argc, char **argv) {
             variants = true;
         else if (!strcmp(argv[i], "--ntt-variants"))
             ntt_variants = true;
+        else if (!strcmp(argv[i], "--c-sweep") && i + 1 < argc)
+            c_sweep = argv[++i];
         else if (!strcmp(argv[i], "--acc-compare"))
             acc_cmp = true;
         else if (!strcmp(argv[i], "--no-spmv"))
@@ -453,7 +502,7 @@ int main(int argc, char **argv) {
             fprintf(stderr,
                     "usage: bench_gpu [--json PATH] [--commit ID] [--max-g1 K] [--max-g2 "
                     "K] [--max-ntt K] [--sweep] [--variants] [--acc-compare] [--ntt-variants] "
-                    "[--no-porep2k] [--no-spmv] [--spmv-rows K] [--no-upload] "
+                    "[--c-sweep C,C,...] [--no-porep2k] [--no-spmv] [--spmv-rows K] [--no-upload] "
                     "[--no-witness-msm]\n");
             return 2;
         }
@@ -519,6 +568,12 @@ int main(int argc, char **argv) {
                 }
             unsetenv("CZK_CUDA_NTT_TWIST");
             unsetenv("CZK_CUDA_H_ORDER");
+            setenv("CZK_CUDA_H_TRANSFORMS", "7", 1); /* bellperson's sequence, default paths */
+            if (czk_cuda_ctx_create(&ctx, 0, &err) != CZK_OK) die("ctx_create", &err);
+            const double h7 = time_op(run_h, &a, 5);
+            czk_cuda_ctx_destroy(ctx);
+            ctx = main_ctx;
+            unsetenv("CZK_CUDA_H_TRANSFORMS");
             printf("\nntt variants, 2^%u (median of 5, ms)\n", max_ntt);
             printf("%-22s %-20s %12s %12s\n", "CZK_CUDA_NTT_TWIST", "CZK_CUDA_H_ORDER", "ntt", "h");
             for (int t = 0; t < 2; t++)
@@ -527,7 +582,9 @@ int main(int argc, char **argv) {
                            t == 0 && o == 0 ? "   (default)"
                            : t && o         ? "   (old paths)"
                                             : "");
-            printf("\n");
+            printf("h 2^%u with seven transforms (CZK_CUDA_H_TRANSFORMS=7): %.2f ms, six: %.2f ms "
+                   "(%.3f)\n\n",
+                   max_ntt, h7, vh[0][0], vh[0][0] / h7);
             fflush(stdout);
         }
         czk_cuda_free(ctx, a.a), czk_cuda_free(ctx, a.b), czk_cuda_free(ctx, a.c);
@@ -569,6 +626,7 @@ int main(int argc, char **argv) {
             czk_cuda_set_msm_chunk(ctx, 0);
         }
         if (acc_cmp && !g) bench_acc(&a, max_g1, acc_ms);
+        if (c_sweep && !g) bench_c_sweep(&a, max_g1, c_sweep);
         if (sweep) {
             a.n = n;
             czk_cuda_set_profile(ctx, 1);

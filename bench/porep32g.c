@@ -41,7 +41,7 @@
  * 2·reps partitions (porep32g_period_ms).
  *
  * The phases are czk_prove_timings: upload (witness to the device), SpMV
- * (a, b, c on the device, and the gathers of the compacted scalars), H (7
+ * (a, b, c on the device, and the gathers of the compacted scalars), H (6
  * NTTs and the pointwise steps), the five MSMs (in the concurrent runs each
  * MSM's own wall time, so they overlap), assembly (host). The partition
  * wall is czk_prove's, host checks included.
@@ -195,7 +195,7 @@ static void scalar_mix(const char *name, const czk_witness *w, const czk_bitmap 
 
 enum { PH_UPLOAD, PH_SPMV, PH_H, PH_MSM_H, PH_L, PH_A, PH_B1, PH_B2, PH_ASM, PH_WALL, NPH };
 static const char *const PH_NAME[NPH] = {
-    "upload (witness)", "SpMV + gathers", "H (7 NTTs 2^k)",  "MSM H",           "MSM L", "MSM A",
+    "upload (witness)", "SpMV + gathers", "H (6 NTTs 2^k)",  "MSM H",           "MSM L", "MSM A",
     "MSM B G1",         "MSM B G2 (G2)",  "assembly (host)", "partition (wall)"};
 
 typedef struct run_set {

@@ -65,7 +65,8 @@ build() {
       bench_porep32g bench_witness czk
 }
 tests() { ctest --test-dir "$BUILD" --output-on-failure -R '^cuda\.' | tee "$OUTDIR/tests.log"; return "${PIPESTATUS[0]}"; }
-# The NTT/H tests again with the old NTT paths (src/cuda/ntt.cu: split twist, H in natural order).
+# The NTT/H tests again with the old NTT paths (src/cuda/ntt.cu: split twist, H in natural order
+# and the seven-transform form, both in test_h).
 tests_old() {
   CZK_CUDA_NTT_TWIST=split CZK_CUDA_H_ORDER=natural CZK_TEST_NTT_ONLY=1 \
     ctest --test-dir "$BUILD" --output-on-failure -R '^cuda\.gpu$'

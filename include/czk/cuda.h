@@ -79,7 +79,9 @@ typedef struct czk_cuda_ctx czk_cuda_ctx;
  * (the former path: full tables up to M = 2^18, two-table products above);
  * CZK_CUDA_H_ORDER = paired (default: czk_cuda_h's inverse transforms leave
  * bit-reversed order and the forward ones take it, one bit reversal instead
- * of seven) or natural (the former path). See src/cuda/ntt.cu.
+ * of seven) or natural (the former path); CZK_CUDA_H_TRANSFORMS = 6 (default:
+ * czk_cuda_h without the forward transform of c) or 7 (bellperson's sequence).
+ * See src/cuda/ntt.cu.
  * Args: device  0 .. czk_cuda_device_count()−1.
  * Out:  *out    the context (czk_cuda_ctx_destroy); NULL on failure, when
  *               whatever was made is freed again.
@@ -145,6 +147,9 @@ CZK_NODISCARD czk_status czk_cuda_ntt(czk_cuda_ctx *ctx, czk_fr *data, unsigned 
  * (constraint evaluations, zero-padded to N), as bellperson's prover
  * computes it (spec/gpu-prover.md §1):
  *   a, b, c <- coset_fft(ifft(·));  a <- (a·b − c) / (g^N − 1);  a <- icoset_fft(a).
+ * By default with six transforms, not seven: icoset_fft is linear and undoes
+ * coset_fft, so h = (icoset_fft(A·B) − ifft(c)) / (g^N − 1) with A, B the coset
+ * evaluations of a and b; the same values for any a, b, c (CZK_CUDA_H_TRANSFORMS).
  * Args: log_n    1 <= log_n <= CZK_NTT_MAX_LOG (28).
  * In/Out: a, b, c  N czk_fr each, device memory (Montgomery form). On return
  *   a[0 .. N) holds the coefficients of h (the prover uses the first N − 1);

@@ -41,10 +41,12 @@ struct czk_cuda_ctx {
     int msm_acc;                 /* accumulation kernel variant, CZK_CUDA_MSM_ACC (msm.cuh) */
     uint32_t msm_strip;          /* batch-affine outputs per thread (tests), 0 = per level
                                     (msm_affine.cuh) */
+    uint32_t msm_hybrid_k;       /* hybrid: buckets halved while above this many points, 0 = 8 */
     czkg::fr *twist[2][29];      /* ω_M^e, e < M = 2^k, made on first use (ntt.cu) */
     czkg::fr *twist_half[2][29]; /* ω_M^e, e < M/2 = 2^(k−1), made on first use (ntt.cu) */
     int ntt_twist;               /* CZK_CUDA_NTT_TWIST: 0 direct (half tables), 1 split (ntt.cu) */
     int h_order;                 /* CZK_CUDA_H_ORDER: 0 paired (DIF then DIT), 1 natural (ntt.cu) */
+    int h_transforms;            /* CZK_CUDA_H_TRANSFORMS: 6 (default) or 7 (ntt.cu, czk_cuda_h) */
     size_t msm_cap;              /* MSM: always compact, at most this many points per Pippenger
                                     piece (czk_cuda_set_msm_cap); 0 = no cap (msm.cuh) */
     czk_pool *copy_pool;         /* threads for the host side of staged uploads (NULL: caller) */

@@ -124,6 +124,16 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
             return czk_errf(err, CZK_ERR_INVALID_ARG,
                             "ctx_create: CZK_CUDA_H_ORDER=%s is not paired or natural", o);
     }
+    ctx->h_transforms = 6;
+    /* benchmark knob: 7 = bellperson's sequence */
+    const char *ht = getenv("CZK_CUDA_H_TRANSFORMS");
+    if (ht && *ht) {
+        if (!strcmp(ht, "6") || !strcmp(ht, "7"))
+            ctx->h_transforms = ht[0] - '0';
+        else
+            return czk_errf(err, CZK_ERR_INVALID_ARG,
+                            "ctx_create: CZK_CUDA_H_TRANSFORMS=%s is not 6 or 7", ht);
+    }
     return ntt_tables_init(ctx, err);
 }
 
@@ -240,6 +250,10 @@ extern "C" int czk_cuda_msm_acc(const czk_cuda_ctx *ctx) {
 
 extern "C" void czk_cuda_set_msm_strip(czk_cuda_ctx *ctx, uint32_t strip) {
     ctx->msm_strip = strip;
+}
+
+extern "C" void czk_cuda_set_msm_hybrid_k(czk_cuda_ctx *ctx, uint32_t k) {
+    if (k == 0 || (k >= 2 && k <= 64)) ctx->msm_hybrid_k = k;
 }
 
 extern "C" void czk_cuda_set_msm_chunk(czk_cuda_ctx *ctx, uint32_t target) {

@@ -60,6 +60,9 @@ int czk_cuda_msm_acc(const czk_cuda_ctx *ctx);
 /* Outputs per thread of the batch-affine levels (msm_affine.cuh), 0 = chosen per level (tests:
  * strips that cross many buckets at small sizes). */
 void czk_cuda_set_msm_strip(czk_cuda_ctx *ctx, uint32_t strip);
+/* The hybrid's bucket size where the batch-affine levels stop and XYZZ sums the rest
+ * (CZK_CUDA_MSM_ACC_HYBRID; 2..64, 0 = the default 8); others are ignored (benchmarks). */
+void czk_cuda_set_msm_hybrid_k(czk_cuda_ctx *ctx, uint32_t k);
 
 /*
  * The batch-affine bucket accumulation of the G1 MSM (src/cuda/msm_affine.cuh) run on the host

@@ -642,8 +642,9 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
     constexpr bool can_affine = std::is_same<G, g1>::value;
     uint32_t ba_k = !can_affine                               ? 0
                     : ctx->msm_acc == CZK_CUDA_MSM_ACC_AFFINE ? 1
-                    : ctx->msm_acc == CZK_CUDA_MSM_ACC_HYBRID ? 8
-                                                              : 0;
+                    : ctx->msm_acc == CZK_CUDA_MSM_ACC_HYBRID
+                        ? (ctx->msm_hybrid_k ? ctx->msm_hybrid_k : 8)
+                        : 0;
     cudaStream_t s = ctx->stream;
     /* Its level buffers first (≈ 13 GB at 2^27, 100 bytes a point): where the device has no room
      * for them this MSM runs with the XYZZ chunks instead (the same sum; msm_last says which). */
@@ -735,7 +736,7 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
             pc.stop(2);
             if constexpr (can_affine) { /* phases 3 (levels) and 4 (bucket sums) */
                 czk_status st = ba->window(ctx, (const affine<ba_fp> *)bases, skeys, sidx, start,
-                                          end, (xyzz<ba_fp> *)bucket.p, pc, nm, w, err);
+                                           end, (xyzz<ba_fp> *)bucket.p, pc, nm, w, err);
                 if (st) return st;
             }
         } else {
@@ -802,6 +803,12 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
                 : ba_k    ? " hybrid"
                           : "",
                 pc.acc[0], pc.acc[1], pc.acc[2], pc.acc[3], pc.acc[4], pc.acc[5], pc.acc[6]);
+    if constexpr (can_affine)
+        if (pc.on && ba)
+            fprintf(stderr,
+                    "msm_%s levels: counts+offsets %.2f, forward %.2f, inversion %.2f, backward "
+                    "%.2f ms\n",
+                    nm, ba->t_pass[0], ba->t_pass[1], ba->t_pass[2], ba->t_pass[3]);
     horner<G>(out, host, nwin, c);
     return CZK_OK;
 }

@@ -443,6 +443,7 @@ template <class F> struct ba_state {
     dev_buf<uint32_t> m0, cnt, os[2], max_m;
     dev_buf<uint8_t> temp;
     size_t temp_bytes = 0;
+    double t_pass[4] = {0}; /* profile (pc.on): counts + offsets, forward, inversion, backward ms */
 
     czk_status init(czk_cuda_ctx *ctx, uint32_t n_, uint32_t B_, uint32_t K_, const char *nm,
                     czk_err *err) {
@@ -496,7 +497,16 @@ template <class F> struct ba_state {
         CZK_CU(cudaStreamSynchronize(s), "msm_%s affine: synchronize", nm);
         const uint32_t levels = ba_levels(mm, K);
         pc.start();
+        double tk = 0; /* the kernel split of the levels, when profiling */
+        auto tick = [&](int k) {
+            if (!pc.on) return;
+            (void)cudaStreamSynchronize(s);
+            const double t = pc.now();
+            if (k >= 0) t_pass[k] += t - tk;
+            tk = t;
+        };
         for (uint32_t l = 0; l < levels; l++) {
+            tick(-1);
             const uint64_t bd = ba_bound(n, B, K, l);
             const uint32_t T = ba_strip_len(bd, sm_count, strip);
             const uint32_t S = (uint32_t)((bd + T - 1) / T);
@@ -517,15 +527,19 @@ template <class F> struct ba_state {
             L.pre = pre;
             L.tot = tot;
             L.B = B, L.K = K, L.level = l, L.T = T, L.S = S;
+            tick(0);
             ba_forward_kernel<F><<<grid_for(S, BA_THREADS), BA_THREADS, 0, s>>>(L);
             CZK_LAUNCH("msm_%s affine: forward pass, window %u level %u", nm, w, l);
+            tick(1);
             constexpr uint32_t NT = ba_inv_threads<F>();
             uint64_t g = (S + NT - 1) / NT, gmax = 4ull * (sm_count > 0 ? sm_count : 1);
             ba_inv_kernel<F, NT>
                 <<<(unsigned)(g < gmax ? g : gmax), NT, 0, s>>>(tot, tmp, os[l & 1].p + B, T);
             CZK_LAUNCH("msm_%s affine: batch inversion, window %u level %u", nm, w, l);
+            tick(2);
             ba_backward_kernel<F><<<grid_for(S, BA_THREADS), BA_THREADS, 0, s>>>(L);
             CZK_LAUNCH("msm_%s affine: backward pass, window %u level %u", nm, w, l);
+            tick(3);
         }
         pc.stop(3);
         pc.start();

@@ -25,16 +25,21 @@
  * Scalings are folded into the passes: 1/N and the coset factor g^i into the
  * bit-reversal pass (they act on the input), g^−i into the last pass's store
  * (it acts on the output). In H, coset_fft(ifft(x)) is one inverse transform
- * whose last pass multiplies by g^i, then a plain forward transform.
+ * whose last pass multiplies by g^i, then a plain forward transform. H takes
+ * six transforms, not bellperson's seven: h = icoset_fft((A·B − C)·z_inv) =
+ * z_inv·(icoset_fft(A·B) − ifft(c)) by linearity (icoset_fft(coset_fft(y)) = y),
+ * so c gets only its inverse transform (scaled by z_inv/N) and is subtracted
+ * after the final one (CZK_CUDA_H_TRANSFORMS=7: the seven, for comparison).
  *
  * DIF order (natural input, bit-reversed output, no bit-reversal pass): the
  * same passes transposed and in reverse order (the DFT matrix is symmetric;
  * a DIT pass is twist·stages, its transpose stages^T·twist with
  * Gentleman–Sande butterflies). czk_cuda_h with CZK_CUDA_H_ORDER=paired (the
- * default) runs each ifft as DIF (1/N at its first load, g^rev(i) at its last
- * store: position i holds coefficient rev(i)) and each coset fft as DIT
- * without the bit reversal, so only the final coset inverse transform does
- * one; natural runs all seven transforms natural to natural.
+ * default) runs the iffts of a and b as DIF (1/N at the first load, g^rev(i)
+ * at the last store: position i holds coefficient rev(i)) and their coset
+ * ffts as DIT without the bit reversal, so only c's ifft (its coefficients
+ * are subtracted in natural order) and the final coset inverse transform
+ * have one; natural runs every transform natural to natural.
  *
  * Semantics are bellperson's EvaluationDomain (src/domain.rs) as czk_ntt
  * (include/czk/ntt.h) states them; sppark's NTT (spec/gpu-prover.md §3) has
@@ -314,11 +319,25 @@ __global__ void __launch_bounds__(ntt_threads<BE>())
     }
 }
 
-/* a <- (a·b − c)·z_inv */
+/* a <- (a·b − c)·z_inv (seven transforms) */
 __global__ void h_pointwise(fr *a, const fr *b, const fr *c, size_t n, fr z_inv) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     st_fr(a + i, (ld_fr(a + i) * ld_fr(b + i) - ld_fr(c + i)) * z_inv);
+}
+
+/* a <- a·b (six transforms: z_inv is already in a) */
+__global__ void h_product(fr *a, const fr *b, size_t n) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    st_fr(a + i, ld_fr(a + i) * ld_fr(b + i));
+}
+
+/* a <- a − c (six transforms: the coefficients of c, scaled by z_inv, subtracted last) */
+__global__ void h_subtract(fr *a, const fr *c, size_t n) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    st_fr(a + i, ld_fr(a + i) - ld_fr(c + i));
 }
 
 typedef void (*pass_fn)(fr *, unsigned, unsigned, const fr *, const fr *, const fr *, const fr *,
@@ -617,13 +636,30 @@ extern "C" czk_status czk_cuda_h(czk_cuda_ctx *ctx, czk_fr *a, czk_fr *b, czk_fr
     czk_fr_inv(&z_inv, &gn);
     fr *v[3] = {(fr *)a, (fr *)b, (fr *)c};
     const char *names[3] = {"h: a", "h: b", "h: c"};
+    /*
+     * Six transforms (default): icoset_fft is linear and icoset_fft(coset_fft(ifft(c))) =
+     * ifft(c), so h = icoset_fft(A·B)·z_inv − ifft(c)·z_inv with A, B the coset evaluations of
+     * a and b; c needs only its inverse transform (natural order, scaled by z_inv/N) and z_inv
+     * rides in a's first scaling. Seven (CZK_CUDA_H_TRANSFORMS=7): bellperson's sequence.
+     */
+    const bool six = ctx->h_transforms != 7;
+    czk_fr a_scale = n_inv, c_scale;
+    czk_fr_mul(&c_scale, &n_inv, &z_inv);
+    if (six) a_scale = c_scale;
     for (int k = 0; k < 3; k++) {
         czk_status st;
+        const fr scale = host_fr(k == 0 ? a_scale : n_inv);
+        if (six && k == 2) {
+            st = ntt_run(ctx, v[k], log_n, 1, SCALE_CONST, host_fr(c_scale), nullptr, nullptr,
+                         nullptr, nullptr, names[k], err);
+            if (st != CZK_OK) return st;
+            continue;
+        }
         if (ctx->h_order == 0) {
             /* paired: coefficients·g^j land bit-reversed (DIF; position i holds coefficient
              * rev(i), scaled by g^rev(i)), the forward DIT takes them without a bit reversal */
-            st = ntt_run(ctx, v[k], log_n, 1, SCALE_CONST, host_fr(n_inv), nullptr, nullptr,
-                         ctx->gen_lo[0], ctx->gen_hi[0], names[k], err, ORDER_NR, true);
+            st = ntt_run(ctx, v[k], log_n, 1, SCALE_CONST, scale, nullptr, nullptr, ctx->gen_lo[0],
+                         ctx->gen_hi[0], names[k], err, ORDER_NR, true);
             if (st != CZK_OK) return st;
             st = ntt_run(ctx, v[k], log_n, 0, SCALE_NONE, fr::one(), nullptr, nullptr, nullptr,
                          nullptr, names[k], err, ORDER_RN);
@@ -631,18 +667,25 @@ extern "C" czk_status czk_cuda_h(czk_cuda_ctx *ctx, czk_fr *a, czk_fr *b, czk_fr
             continue;
         }
         /* natural: coset_fft(ifft(x)): the inverse transform's last pass multiplies by g^i */
-        st = ntt_run(ctx, v[k], log_n, 1, SCALE_CONST, host_fr(n_inv), nullptr, nullptr,
-                     ctx->gen_lo[0], ctx->gen_hi[0], names[k], err);
+        st = ntt_run(ctx, v[k], log_n, 1, SCALE_CONST, scale, nullptr, nullptr, ctx->gen_lo[0],
+                     ctx->gen_hi[0], names[k], err);
         if (st != CZK_OK) return st;
         st = ntt_run(ctx, v[k], log_n, 0, SCALE_NONE, fr::one(), nullptr, nullptr, nullptr, nullptr,
                      names[k], err);
         if (st != CZK_OK) return st;
     }
     size_t n = (size_t)1 << log_n;
-    h_pointwise<<<grid_for(n, 256), 256, 0, ctx->stream>>>(v[0], v[1], v[2], n, host_fr(z_inv));
+    if (six)
+        h_product<<<grid_for(n, 256), 256, 0, ctx->stream>>>(v[0], v[1], n);
+    else
+        h_pointwise<<<grid_for(n, 256), 256, 0, ctx->stream>>>(v[0], v[1], v[2], n, host_fr(z_inv));
     CZK_LAUNCH("h 2^%u: pointwise", log_n);
     czk_status st = ntt_kind(ctx, v[0], log_n, CZK_NTT_COSET_INVERSE, err);
     if (st != CZK_OK) return st;
+    if (six) {
+        h_subtract<<<grid_for(n, 256), 256, 0, ctx->stream>>>(v[0], v[2], n);
+        CZK_LAUNCH("h 2^%u: subtract", log_n);
+    }
     CZK_CU(cudaStreamSynchronize(ctx->stream), "h 2^%u: synchronize", log_n);
     return CZK_OK;
 }

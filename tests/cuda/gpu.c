@@ -221,6 +221,17 @@ static void test_h(void **state) {
      * reverse) */
     static const unsigned sizes[] = {1, 4, 10, 12, 17, 21};
     czk_err err;
+    /* a second context with bellperson's seven transforms (CZK_CUDA_H_TRANSFORMS=7) */
+    const char *old = getenv("CZK_CUDA_H_TRANSFORMS");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("CZK_CUDA_H_TRANSFORMS", "7", 1);
+    czk_cuda_ctx *ctx7 = NULL;
+    czk_assert_ok(czk_cuda_ctx_create(&ctx7, 0, &err), &err);
+    if (saved)
+        setenv("CZK_CUDA_H_TRANSFORMS", saved, 1);
+    else
+        unsetenv("CZK_CUDA_H_TRANSFORMS");
+    free(saved);
     for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
         unsigned log_n = sizes[si];
         size_t n = (size_t)1 << log_n;
@@ -245,18 +256,31 @@ static void test_h(void **state) {
             czk_fr_mul(&abc[0][i], &t, &zinv);
         }
         cpu_ntt(abc[0], log_n, CZK_NTT_COSET_INVERSE);
-        czk_assert_ok(czk_cuda_h(ctx, dev[0], dev[1], dev[2], log_n, &err), &err);
+        /* the default (six transforms) on ctx, then bellperson's seven on ctx7, same inputs */
+        czk_fr *in[3];
+        for (int k = 0; k < 3; k++) {
+            in[k] = xmalloc(n * sizeof(czk_fr));
+            czk_assert_ok(czk_cuda_download(ctx, in[k], dev[k], n * sizeof(czk_fr), &err), &err);
+        }
         czk_fr *got = xmalloc(n * sizeof *got);
-        czk_assert_ok(czk_cuda_download(ctx, got, dev[0], n * sizeof *got, &err), &err);
-        char what[32];
-        snprintf(what, sizeof what, "h 2^%u", log_n);
-        assert_frs_equal(got, abc[0], n, what);
+        for (int form = 0; form < 2; form++) {
+            czk_cuda_ctx *c = form ? ctx7 : ctx;
+            for (int k = 0; form && k < 3; k++)
+                czk_assert_ok(czk_cuda_upload(c, dev[k], in[k], n * sizeof(czk_fr), &err), &err);
+            czk_assert_ok(czk_cuda_h(c, dev[0], dev[1], dev[2], log_n, &err), &err);
+            czk_assert_ok(czk_cuda_download(c, got, dev[0], n * sizeof *got, &err), &err);
+            char what[48];
+            snprintf(what, sizeof what, "h 2^%u, %s transforms", log_n, form ? "seven" : "six");
+            assert_frs_equal(got, abc[0], n, what);
+        }
         free(got);
         for (int k = 0; k < 3; k++) {
             free(abc[k]);
+            free(in[k]);
             czk_cuda_free(ctx, dev[k]);
         }
     }
+    czk_cuda_ctx_destroy(ctx7);
 }
 
 /* ---- MSM ---- */
@@ -1118,8 +1142,9 @@ static void test_errors(void **state) {
     czk_cuda_free(ctx, d);
     assert_int_equal(czk_cuda_ctx_create(&(czk_cuda_ctx *){NULL}, 1000, &err), CZK_ERR_INVALID_ARG);
     /* a tunable with a value outside its set (the caller's value restored after) */
-    static const char *vars[3] = {"CZK_CUDA_NTT_TWIST", "CZK_CUDA_H_ORDER", "CZK_CUDA_MSM_ACC"};
-    for (int v = 0; v < 3; v++) {
+    static const char *vars[4] = {"CZK_CUDA_NTT_TWIST", "CZK_CUDA_H_ORDER", "CZK_CUDA_MSM_ACC",
+                                  "CZK_CUDA_H_TRANSFORMS"};
+    for (int v = 0; v < 4; v++) {
         const char *old = getenv(vars[v]);
         char *saved = old ? strdup(old) : NULL;
         setenv(vars[v], "bogus", 1);
