@@ -401,7 +401,25 @@ static void bench_acc(struct msm_arg *a, unsigned max_k, double out[28][ACC_KIND
                    v ? "  result equal to xyzz" : "");
             fflush(stdout);
         }
+        /* the hybrid with one window at a time (CZK_CUDA_MSM_SLOTS=1) against its default */
+        czk_cuda_set_msm_acc(ctx, CZK_CUDA_MSM_ACC_HYBRID);
+        czk_cuda_set_msm_slots(ctx, 1);
+        const double one = time_op(run_msm, a, 3);
+        if (czk_cuda_msm_g1(ctx, &got, a->bases, a->scalars, a->n, &err) != CZK_OK)
+            die("msm (one slot)", &err);
+        if (!blst_p1_is_equal(&got, &ref)) {
+            fprintf(stderr, "bench_gpu: msm g1 2^%u: hybrid with one slot differs from xyzz\n", k);
+            exit(1);
+        }
+        czk_cuda_set_msm_slots(ctx, 0);
+        if (czk_cuda_msm_g1(ctx, &got, a->bases, a->scalars, a->n, &err) != CZK_OK)
+            die("msm (slots)", &err);
+        czk_cuda_msm_info info;
+        czk_cuda_msm_last(ctx, &info);
         czk_cuda_set_msm_acc(ctx, acc_default);
+        printf("acc msm g1 2^%u hybrid, one window slot: %.2f ms; default (%u slots): %.2f ms "
+               "(%.3f)\n",
+               k, one, info.slots, out[k][2], out[k][2] / one);
         printf("acc msm g1 2^%u: batch-affine / xyzz %.3f, hybrid / xyzz %.3f\n", k,
                out[k][1] / out[k][0], out[k][2] / out[k][0]);
     }

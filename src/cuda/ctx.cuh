@@ -29,7 +29,9 @@ struct czk_cuda_ctx {
     int device;
     int sm_count;
     cudaStream_t stream;
+    cudaStream_t stream2; /* the second window slot of the batch-affine MSM (msm.cuh) */
     cudaEvent_t ev_start, ev_stop;
+    cudaEvent_t ev_fork, ev_join; /* stream <-> stream2 ordering (msm.cuh), no timing */
     char describe[320];
     /* NTT tables, [0] forward, [1] inverse (see ntt.cu) */
     czkg::fr *omega_lo[2], *omega_hi[2]; /* ω_{2^28}^{±t}, ω_{2^28}^{±t·2^14}, t < 2^14 */
@@ -42,6 +44,7 @@ struct czk_cuda_ctx {
     uint32_t msm_strip;          /* batch-affine outputs per thread (tests), 0 = per level
                                     (msm_affine.cuh) */
     uint32_t msm_hybrid_k;       /* hybrid: buckets halved while above this many points, 0 = 8 */
+    int msm_slots;               /* CZK_CUDA_MSM_SLOTS: 0 two windows from 2^22, 1 one, 2 two */
     czkg::fr *twist[2][29];      /* ω_M^e, e < M = 2^k, made on first use (ntt.cu) */
     czkg::fr *twist_half[2][29]; /* ω_M^e, e < M/2 = 2^(k−1), made on first use (ntt.cu) */
     int ntt_twist;               /* CZK_CUDA_NTT_TWIST: 0 direct (half tables), 1 split (ntt.cu) */

@@ -66,6 +66,10 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
     CZK_CU(cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking), "ctx_create: stream");
     CZK_CU(cudaEventCreate(&ctx->ev_start), "ctx_create: event");
     CZK_CU(cudaEventCreate(&ctx->ev_stop), "ctx_create: event");
+    CZK_CU(cudaStreamCreateWithFlags(&ctx->stream2, cudaStreamNonBlocking),
+           "ctx_create: second stream");
+    CZK_CU(cudaEventCreateWithFlags(&ctx->ev_fork, cudaEventDisableTiming), "ctx_create: event");
+    CZK_CU(cudaEventCreateWithFlags(&ctx->ev_join, cudaEventDisableTiming), "ctx_create: event");
     /* Keep freed temporaries in the stream-ordered pool between calls. */
     cudaMemPool_t pool;
     CZK_CU(cudaDeviceGetDefaultMemPool(&pool, device), "ctx_create: memory pool");
@@ -88,7 +92,7 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
                             "ctx_create: CZK_CUDA_MSM_CHUNK=%s is not in 1..65536", ch);
         ctx->msm_chunk = (uint32_t)v;
     }
-    ctx->msm_acc = CZK_CUDA_MSM_ACC_HYBRID; /* bench/GPU.md: 32GiB partition 1.45 -> 1.28 s */
+    ctx->msm_acc = CZK_CUDA_MSM_ACC_HYBRID;     /* bench/GPU.md: 32GiB partition 1.45 -> 1.28 s */
     const char *a = getenv("CZK_CUDA_MSM_ACC"); /* accumulation: 0..3 XYZZ forms, 4/5 affine */
     if (a && *a) {
         if (!strcmp(a, "xyzz"))
@@ -124,6 +128,15 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
             return czk_errf(err, CZK_ERR_INVALID_ARG,
                             "ctx_create: CZK_CUDA_H_ORDER=%s is not paired or natural", o);
     }
+    /* benchmark knob: 1 = one window at a time, 2 = two at every size (0, unset: from 2^22) */
+    const char *sl = getenv("CZK_CUDA_MSM_SLOTS");
+    if (sl && *sl) {
+        if (!strcmp(sl, "1") || !strcmp(sl, "2"))
+            ctx->msm_slots = sl[0] - '0';
+        else
+            return czk_errf(err, CZK_ERR_INVALID_ARG,
+                            "ctx_create: CZK_CUDA_MSM_SLOTS=%s is not 1 or 2", sl);
+    }
     ctx->h_transforms = 6;
     /* benchmark knob: 7 = bellperson's sequence */
     const char *ht = getenv("CZK_CUDA_H_TRANSFORMS");
@@ -158,11 +171,15 @@ extern "C" void czk_cuda_ctx_destroy(czk_cuda_ctx *ctx) {
     if (!ctx) return;
     (void)cudaSetDevice(ctx->device);
     if (ctx->stream) (void)cudaStreamSynchronize(ctx->stream);
+    if (ctx->stream2) (void)cudaStreamSynchronize(ctx->stream2);
     staging_free(ctx);
     ntt_tables_free(ctx);
     if (ctx->ev_start) (void)cudaEventDestroy(ctx->ev_start);
     if (ctx->ev_stop) (void)cudaEventDestroy(ctx->ev_stop);
+    if (ctx->ev_fork) (void)cudaEventDestroy(ctx->ev_fork);
+    if (ctx->ev_join) (void)cudaEventDestroy(ctx->ev_join);
     if (ctx->stream) (void)cudaStreamDestroy(ctx->stream);
+    if (ctx->stream2) (void)cudaStreamDestroy(ctx->stream2);
     /* Give pooled temporaries back to the device. */
     cudaMemPool_t pool;
     if (cudaDeviceGetDefaultMemPool(&pool, ctx->device) == cudaSuccess)
@@ -250,6 +267,10 @@ extern "C" int czk_cuda_msm_acc(const czk_cuda_ctx *ctx) {
 
 extern "C" void czk_cuda_set_msm_strip(czk_cuda_ctx *ctx, uint32_t strip) {
     ctx->msm_strip = strip;
+}
+
+extern "C" void czk_cuda_set_msm_slots(czk_cuda_ctx *ctx, int slots) {
+    if (slots >= 0 && slots <= 2) ctx->msm_slots = slots;
 }
 
 extern "C" void czk_cuda_set_msm_hybrid_k(czk_cuda_ctx *ctx, uint32_t k) {

@@ -63,6 +63,9 @@ void czk_cuda_set_msm_strip(czk_cuda_ctx *ctx, uint32_t strip);
 /* The hybrid's bucket size where the batch-affine levels stop and XYZZ sums the rest
  * (CZK_CUDA_MSM_ACC_HYBRID; 2..64, 0 = the default 8); others are ignored (benchmarks). */
 void czk_cuda_set_msm_hybrid_k(czk_cuda_ctx *ctx, uint32_t k);
+/* Batch-affine windows in flight (msm.cuh): 0 = two from 2^22 points where the second slot fits
+ * (the default), 1 = one, 2 = two at every size (tests). Initially CZK_CUDA_MSM_SLOTS. */
+void czk_cuda_set_msm_slots(czk_cuda_ctx *ctx, int slots);
 
 /*
  * The batch-affine bucket accumulation of the G1 MSM (src/cuda/msm_affine.cuh) run on the host
@@ -106,6 +109,7 @@ typedef struct czk_cuda_msm_info {
     unsigned pieces;   /* Pippenger runs over the others (0 when there were none) */
     unsigned c;        /* window bits of the (last) Pippenger run */
     unsigned affine_k; /* batch-affine levels down to this many points per bucket, 0: XYZZ */
+    unsigned slots;    /* windows in flight (2: batch-affine with a second slot, msm.cuh) */
 } czk_cuda_msm_info;
 void czk_cuda_msm_last(const czk_cuda_ctx *ctx, czk_cuda_msm_info *out);
 

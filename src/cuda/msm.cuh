@@ -708,6 +708,52 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
     CZK_CU(temp.alloc(sort_bytes > scan_bytes ? sort_bytes : scan_bytes, s),
            "msm_%s: allocate sort space (%zu bytes)", nm, sort_bytes);
 
+    /*
+     * Two windows in flight on the batch-affine path: window w runs on slot w & 1 (slot 1 on
+     * ctx->stream2, with its own sorted arrays, bounds, buckets, sort space and level buffers,
+     * ≈ 15 GB more at 2^27), so that one window's forward passes (memory-bound), inversions (one
+     * thread's latency) and sort fill the SMs beside the other's backward passes (bound by the
+     * multiplications). Slot 1 only where it fits (else one slot, as before), not when profiling
+     * (the phase clock waits on one stream), and not for small MSMs (n < 2^22).
+     */
+    struct slot {
+        dev_buf<uint32_t> skeys, sidx, start, end;
+        dev_buf<X> bucket;
+        dev_buf<uint8_t> temp;
+        std::unique_ptr<ba_state<ba_fp>> ba;
+    } two;
+    bool use_two = false;
+    if constexpr (can_affine) {
+        if (ba_k && !ctx->profile &&
+            (ctx->msm_slots == 2 || (ctx->msm_slots == 0 && n >= (1u << 22)))) {
+            two.ba.reset(new (std::nothrow) ba_state<ba_fp>());
+            czk_err e2;
+            use_two =
+                two.ba && two.ba->init(ctx, n, B, ba_k, nm, &e2) == CZK_OK &&
+                two.skeys.alloc(n, s) == cudaSuccess && two.sidx.alloc(n, s) == cudaSuccess &&
+                two.start.alloc(B, s) == cudaSuccess && two.end.alloc(B, s) == cudaSuccess &&
+                two.bucket.alloc(B, s) == cudaSuccess &&
+                two.temp.alloc(sort_bytes > scan_bytes ? sort_bytes : scan_bytes, s) == cudaSuccess;
+            (void)cudaGetLastError(); /* a failed allocation: one slot */
+            if (!use_two) {
+                two.ba.reset();
+                dev_buf<uint32_t> *u[4] = {&two.skeys, &two.sidx, &two.start, &two.end};
+                for (dev_buf<uint32_t> *b : u)
+                    if (b->p) (void)cudaFreeAsync(b->p, s), b->p = nullptr;
+                if (two.bucket.p) (void)cudaFreeAsync(two.bucket.p, s), two.bucket.p = nullptr;
+                if (two.temp.p) (void)cudaFreeAsync(two.temp.p, s), two.temp.p = nullptr;
+            }
+        }
+    }
+    ctx->msm_last.slots = use_two ? 2 : 1;
+    /* on any return, stream2 is idle before the buffers above are freed (stream-ordered on s) */
+    struct stream_join {
+        cudaStream_t s2;
+        ~stream_join() {
+            (void)cudaStreamSynchronize(s2);
+        }
+    } join{ctx->stream2};
+
     phase_clock pc{ctx->profile != 0, s, 0};
     pc.start();
     msm_digits<<<grid_for(n, 256), 256, 0, s>>>(scalars, idx, n, c, nwin, keys,
@@ -719,27 +765,40 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
     }
     pc.stop(0);
 
+    if (use_two) { /* slot 1 starts after the digits (and the allocations on s) */
+        CZK_CU(cudaEventRecord(ctx->ev_fork, s), "msm_%s: fork", nm);
+        CZK_CU(cudaStreamWaitEvent(ctx->stream2, ctx->ev_fork, 0), "msm_%s: fork", nm);
+    }
     for (unsigned w = 0; w < nwin; w++) {
+        const bool one = !use_two || (w & 1) == 0;
+        cudaStream_t ws = one ? s : ctx->stream2;
+        uint32_t *w_skeys = one ? skeys.p : two.skeys.p, *w_sidx = one ? sidx.p : two.sidx.p;
+        uint32_t *w_start = one ? start.p : two.start.p, *w_end = one ? end.p : two.end.p;
+        X *w_bucket = one ? bucket.p : two.bucket.p;
+        uint8_t *w_temp = one ? temp.p : two.temp.p;
         pc.start();
-        CZK_CU(cub::DeviceRadixSort::SortPairs(temp.p, sort_bytes,
-                                               (const uint32_t *)keys.p + (size_t)w * n, skeys.p,
-                                               values, sidx.p, n, 0, (int)c + 1, s),
+        CZK_CU(cub::DeviceRadixSort::SortPairs(w_temp, sort_bytes,
+                                               (const uint32_t *)keys.p + (size_t)w * n, w_skeys,
+                                               values, w_sidx, n, 0, (int)c + 1, ws),
                "msm_%s: sort window %u", nm, w);
         pc.stop(1);
         pc.start();
-        CZK_CU(cudaMemsetAsync(start, 0, B * sizeof(uint32_t), s), "msm_%s: clear bounds", nm);
-        CZK_CU(cudaMemsetAsync(end, 0, B * sizeof(uint32_t), s), "msm_%s: clear bounds", nm);
-        CZK_CU(cudaMemsetAsync(counters, 0, 2 * sizeof(uint32_t), s), "msm_%s: clear counters", nm);
-        msm_bounds<<<grid_for(n, 256), 256, 0, s>>>(skeys, n, start, end);
+        CZK_CU(cudaMemsetAsync(w_start, 0, B * sizeof(uint32_t), ws), "msm_%s: clear bounds", nm);
+        CZK_CU(cudaMemsetAsync(w_end, 0, B * sizeof(uint32_t), ws), "msm_%s: clear bounds", nm);
+        msm_bounds<<<grid_for(n, 256), 256, 0, ws>>>(w_skeys, n, w_start, w_end);
         CZK_LAUNCH("msm_%s: bucket bounds, window %u", nm, w);
         if (ba_k) {
             pc.stop(2);
             if constexpr (can_affine) { /* phases 3 (levels) and 4 (bucket sums) */
-                czk_status st = ba->window(ctx, (const affine<ba_fp> *)bases, skeys, sidx, start,
-                                           end, (xyzz<ba_fp> *)bucket.p, pc, nm, w, err);
+                ba_state<ba_fp> *wba = one ? ba.get() : two.ba.get();
+                czk_status st =
+                    wba->window(ws, (const affine<ba_fp> *)bases, w_skeys, w_sidx, w_start, w_end,
+                                (xyzz<ba_fp> *)w_bucket, pc, nm, w, err);
                 if (st) return st;
             }
         } else {
+            CZK_CU(cudaMemsetAsync(counters, 0, 2 * sizeof(uint32_t), s), "msm_%s: clear counters",
+                   nm);
             msm_chunk_count<<<grid_for(B, 256), 256, 0, s>>>(start, end, B, L, cnt);
             CZK_LAUNCH("msm_%s: chunk counts, window %u", nm, w);
             CZK_CU(cub::DeviceScan::ExclusiveSum(temp.p, scan_bytes, cnt.p, off.p, B, s),
@@ -764,9 +823,13 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
         }
         pc.start();
         msm_running_sum<G>
-            <<<grid_for(nseg, 128), 128, 0, s>>>(bucket, B, seg_len, seg + (size_t)w * nseg);
+            <<<grid_for(nseg, 128), 128, 0, ws>>>(w_bucket, B, seg_len, seg + (size_t)w * nseg);
         CZK_LAUNCH("msm_%s: running sums, window %u", nm, w);
         pc.stop(5);
+    }
+    if (use_two) { /* the window sums wait for slot 1; so do the frees of its buffers on s */
+        CZK_CU(cudaEventRecord(ctx->ev_join, ctx->stream2), "msm_%s: join", nm);
+        CZK_CU(cudaStreamWaitEvent(s, ctx->ev_join, 0), "msm_%s: join", nm);
     }
     pc.start();
     if (nseg2) { /* nseg = nseg2 · 1024, nseg2 <= 1024 */

@@ -479,15 +479,15 @@ template <class F> struct ba_state {
     }
 
     /*
-     * One window: bucket[b] = Σ of bucket b's signed points, from the sorted keys and indices and
-     * the bucket bounds [start_b, end_b) (msm_bounds). The launches of the levels and the final
-     * pass are timed as phases 3 and 4 of pc.
+     * One window on stream s: bucket[b] = Σ of bucket b's signed points, from the sorted keys and
+     * indices and the bucket bounds [start_b, end_b) (msm_bounds). Waits for s once (the largest
+     * bucket sets the number of levels). The launches of the levels and the final pass are timed
+     * as phases 3 and 4 of pc (whose stream is then s).
      */
     template <class PC>
-    czk_status window(czk_cuda_ctx *ctx, const A *bases, const uint32_t *skeys,
-                      const uint32_t *sidx, const uint32_t *start, const uint32_t *end,
-                      xyzz<F> *bucket, PC &pc, const char *nm, unsigned w, czk_err *err) {
-        cudaStream_t s = ctx->stream;
+    czk_status window(cudaStream_t s, const A *bases, const uint32_t *skeys, const uint32_t *sidx,
+                      const uint32_t *start, const uint32_t *end, xyzz<F> *bucket, PC &pc,
+                      const char *nm, unsigned w, czk_err *err) {
         CZK_CU(cudaMemsetAsync(max_m, 0, sizeof(uint32_t), s), "msm_%s affine: clear counter", nm);
         ba_sizes_kernel<<<grid_for(B, 256), 256, 0, s>>>(start, end, B, m0, max_m);
         CZK_LAUNCH("msm_%s affine: bucket sizes, window %u", nm, w);

@@ -645,6 +645,22 @@ static void test_msm_g1_affine(void **state) {
         check_msm(false, 4103, MIX_UNIFORM, 1, seed++);
         czk_cuda_set_msm_strip(ctx, 0);
         czk_assert_ok(czk_cuda_set_msm_c(ctx, 0, &err), &err);
+        /* two windows in flight (the default from 2^22 points), forced at small sizes */
+        czk_cuda_set_msm_slots(ctx, 2);
+        static const size_t two_sizes[] = {2, 1000, (1u << 16) + 3, 1u << 20};
+        for (size_t i = 0; v < 2 && i < sizeof two_sizes / sizeof *two_sizes; i++) {
+            czk_cuda_msm_info info =
+                check_msm_ex(false, two_sizes[i], MIX_UNIFORM, 0, 0, 0, seed++);
+            if (info.slots != 2)
+                fail_msg("msm g1 n=%zu acc=%d: %u window slots, expected 2", two_sizes[i], acc[v],
+                         info.slots);
+            check_msm(false, two_sizes[i], MIX_UNIFORM, 3, seed++); /* P, −P, P, ... */
+        }
+        if (v < 2) {
+            check_msm(false, 1u << 16, MIX_ALL_TWO, 2, seed++);
+            check_msm(false, 1u << 20, MIX_WITNESS, 1, seed++);
+        }
+        czk_cuda_set_msm_slots(ctx, 0);
     }
     /* G2 ignores the affine variants (XYZZ variant 0) and stays correct */
     czk_cuda_set_msm_acc(ctx, CZK_CUDA_MSM_ACC_AFFINE);
