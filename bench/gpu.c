@@ -371,7 +371,7 @@ static double bench_porep2k(void) {
 
 #define ACC_KINDS 3
 static const int ACC_VALUE[ACC_KINDS] = {0, CZK_CUDA_MSM_ACC_AFFINE, CZK_CUDA_MSM_ACC_HYBRID};
-static const char *const ACC_NAME[ACC_KINDS] = {"xyzz", "batch-affine", "hybrid (default)"};
+static const char *const ACC_NAME[ACC_KINDS] = {"xyzz", "batch-affine", "hybrid"};
 
 /* G1 at 2^24 and 2^max_k under each kind: out[k][kind] ms; the results must agree. */
 static void bench_acc(struct msm_arg *a, unsigned max_k, double out[28][ACC_KINDS]) {

@@ -15,15 +15,15 @@
  * they are pinned or streamed. A circuit's upload,
  * SpMV, H and gathers run under the backend's mutex on the main context; the
  * engine's device lock, where given, is taken outside it. Its MSMs run in
- * the MSM stage (one circuit at a time). With CZK_CUDA_OVERLAP=1 (read at
- * creation; off by default: on the H200 at 32GiB it gave a 1.24 s period in
- * bench_porep32g but 14.28 s/proof in czk bench against 13.40 s without, see
- * bench/GPU.md, eighth run), resident keys and room for the concurrent MSMs,
- * they run outside the mutex and the device lock, on the extra
+ * the MSM stage (one circuit at a time). By default (CZK_CUDA_OVERLAP=0, read
+ * at creation, turns it off: on the H200 at 32GiB overlap gave 1.20 s per
+ * partition in bench_porep32g against 1.35 s and 12.18 s/proof in czk bench
+ * against 13.48 s, bench/GPU.md ninth run), with resident keys and room for
+ * the concurrent MSMs, they run outside the mutex and the device lock, on the extra
  * contexts (MSM H on its own), with the buffers the circuit filled swapped
  * for a spare set, so that the next circuit's upload, SpMV and H (another
  * GPU worker of the engine) run beside them: two circuits in flight per
- * device, ≈ 20 GB more device memory at 32GiB. By default the MSMs run
+ * device, ≈ 20 GB more device memory at 32GiB. Otherwise the MSMs run
  * inside the lock, concurrently on the main and extra contexts. Dense witnesses
  * (most L scalars neither 0 nor 1, as in PoSt; learnt from the last L MSM
  * of those keys) run the stage's five MSMs one after another.
@@ -124,7 +124,7 @@ struct cuda_be {
     uint64_t budget, used;
     size_t chunk;    /* 0: default */
     bool serial_msm; /* the five MSMs one after another (CZK_CUDA_SERIAL_MSM at creation) */
-    bool overlap;    /* the MSM stage outside the device lock (on: CZK_CUDA_OVERLAP=1) */
+    bool overlap;    /* the MSM stage outside the device lock (off: CZK_CUDA_OVERLAP=0) */
     pthread_mutex_t mu;
     pthread_cond_t cv; /* a resident's users fell */
     resident *res;
@@ -178,26 +178,13 @@ uint64_t working_bytes(const czk_shape *s) {
     return 3 * N * 32 + 2 * nv * 32 + 80 * N + N * 32 + (256ull << 20);
 }
 
-/* Device memory free for new allocations: what the device has free plus what the stream-ordered
- * pool holds unused (MSM temporaries stay pooled between calls). 0 if unknown. */
+/* Device memory free for new allocations on the backend's device (device_free_bytes). */
 uint64_t device_avail(cuda_be *be) {
-    size_t dfree = 0, dtotal = 0;
-    if (cudaSetDevice(be->ctx->device) != cudaSuccess ||
-        cudaMemGetInfo(&dfree, &dtotal) != cudaSuccess) {
+    if (cudaSetDevice(be->ctx->device) != cudaSuccess) {
         (void)cudaGetLastError();
         return 0;
     }
-    uint64_t avail = dfree;
-    cudaMemPool_t pool;
-    unsigned long long reserved = 0, used = 0; /* the attributes are 64-bit */
-    if (cudaDeviceGetDefaultMemPool(&pool, be->ctx->device) == cudaSuccess &&
-        cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved) ==
-            cudaSuccess &&
-        cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) == cudaSuccess &&
-        reserved > used)
-        avail += reserved - used;
-    (void)cudaGetLastError();
-    return avail;
+    return device_free_bytes(be->ctx->device);
 }
 
 czk_status ensure(cuda_be *be, void **buf, size_t *cap, size_t bytes, const char *what,
@@ -373,14 +360,39 @@ uint64_t witness_msm_bytes(uint64_t n, bool g2) {
 /* Whether the five MSMs may run at once: the extra contexts exist and the device has room for
  * all their temporaries (the H MSM's dense Pippenger, about 80 bytes per point, and the witness
  * MSMs', witness_msm_bytes; see cuda.h). */
+uint64_t parallel_need(size_t N, const czk_params *p) {
+    return 80ull * N + witness_msm_bytes(p->l_len, false) + witness_msm_bytes(p->a_len, false) +
+           witness_msm_bytes(p->b_g1_len, false) + witness_msm_bytes(p->b_g2_len, true) +
+           (512ull << 20);
+}
 bool parallel_ok(cuda_be *be, size_t N, const czk_params *p) {
     for (int k = 0; k < NAUX; k++)
         if (!be->aux[k]) return false;
     if (be->serial_msm) return false;
-    uint64_t need = 80ull * N + witness_msm_bytes(p->l_len, false) +
-                    witness_msm_bytes(p->a_len, false) + witness_msm_bytes(p->b_g1_len, false) +
-                    witness_msm_bytes(p->b_g2_len, true) + (512ull << 20);
-    return need <= device_avail(be);
+    return parallel_need(N, p) <= device_avail(be);
+}
+
+/*
+ * Before the overlapped stage hands this circuit's buffers to its MSMs, the spare set (which
+ * the next circuit then fills) is grown to this circuit's sizes, where the device has room for
+ * it beside the MSMs' temporaries (parallel_need): so the next circuit of the same kind never
+ * fails for lack of device memory for its buffers while these MSMs run. False (this circuit's
+ * MSMs then run inside the lock) where there is no room.
+ */
+bool spare_ready(cuda_be *be, size_t N, const czk_params *p) {
+    void **buf[4] = {&be->spare.z, &be->spare.abc, &be->spare.sc, &be->spare.sc2};
+    size_t *cap[4] = {&be->spare.z_cap, &be->spare.abc_cap, &be->spare.sc_cap, &be->spare.sc2_cap};
+    const size_t want[4] = {be->z_cap, be->abc_cap, be->sc_cap, be->sc2_cap};
+    uint64_t more = 0;
+    for (int k = 0; k < 4; k++)
+        if (*cap[k] < want[k]) more += want[k];
+    if (!more) return true;
+    if (parallel_need(N, p) + more > device_avail(be)) return false;
+    for (int k = 0; k < 4; k++) {
+        czk_err e;
+        if (*cap[k] < want[k] && ensure(be, buf[k], cap[k], want[k], "spare set", &e)) return false;
+    }
+    return true;
 }
 
 /* A checkpoint between phases: CZK_ERR_CANCELLED when lock's job was cancelled. */
@@ -494,9 +506,9 @@ czk_status one_circuit(cuda_be *be, resident *r, const czk_params *p, const czk_
         return st;
     }
     bool par = rd && parallel_ok(be, N, p);
-    if (par && be->overlap && be->hctx) {
+    if (par && be->overlap && be->hctx && spare_ready(be, N, p)) {
         /* hand the buffers to the stage; the spare set (the previous stage's) becomes ours */
-        stage_bufs mine = {be->z, be->abc, be->sc, be->sc2,
+        stage_bufs mine = {be->z,     be->abc,     be->sc,     be->sc2,
                            be->z_cap, be->abc_cap, be->sc_cap, be->sc2_cap};
         be->z = be->spare.z, be->abc = be->spare.abc, be->sc = be->spare.sc;
         be->sc2 = be->spare.sc2;
@@ -831,8 +843,8 @@ void be_destroy(void *self) {
     if (!be) return;
     while (be->res)
         drop(be, be->res);
-    void *bufs[] = {be->z,       be->abc,      be->sc,       be->sc2,       be->bases,
-                    be->idx,     be->spare.z,  be->spare.abc, be->spare.sc, be->spare.sc2};
+    void *bufs[] = {be->z,   be->abc,     be->sc,        be->sc2,      be->bases,
+                    be->idx, be->spare.z, be->spare.abc, be->spare.sc, be->spare.sc2};
     for (void *b : bufs)
         czk_cuda_free(be->ctx, b);
     for (int k = 0; k < NAUX; k++)
@@ -913,8 +925,8 @@ extern "C" czk_status czk_backend_cuda(czk_backend *out, int device, czk_pool *p
         if (be->aux[k]) czk_cuda_set_msm_cap(be->aux[k], MSM_CAP);
     {
         czk_err e2;
-        const char *ov = getenv("CZK_CUDA_OVERLAP"); /* benchmark knob: 1 = MSMs outside */
-        be->overlap = ov && !strcmp(ov, "1");
+        const char *ov = getenv("CZK_CUDA_OVERLAP"); /* benchmark knob: 0 = MSMs inside */
+        be->overlap = !(ov && !strcmp(ov, "0"));
         if (be->overlap && be->aux[0] && czk_cuda_ctx_create(&be->hctx, device, &e2))
             be->hctx = NULL; /* only the overlapped stage uses it */
     }

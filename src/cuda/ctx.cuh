@@ -93,6 +93,28 @@ template <class T> struct dev_buf {
     }
 };
 
+/* Device memory free for new allocations on the current device (`device`): what the device has
+ * free plus what the stream-ordered pool holds unused (MSM temporaries stay pooled between
+ * calls). 0 if unknown. */
+static inline uint64_t device_free_bytes(int device) {
+    size_t dfree = 0, dtotal = 0;
+    if (cudaMemGetInfo(&dfree, &dtotal) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    uint64_t avail = dfree;
+    cudaMemPool_t pool;
+    unsigned long long reserved = 0, used = 0; /* the attributes are 64-bit */
+    if (cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess &&
+        cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved) ==
+            cudaSuccess &&
+        cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) == cudaSuccess &&
+        reserved > used)
+        avail += reserved - used;
+    (void)cudaGetLastError();
+    return avail;
+}
+
 /* Grid size for n threads in blocks of b. */
 static inline unsigned grid_for(size_t n, unsigned b) {
     return (unsigned)((n + b - 1) / b);

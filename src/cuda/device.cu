@@ -92,7 +92,9 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
                             "ctx_create: CZK_CUDA_MSM_CHUNK=%s is not in 1..65536", ch);
         ctx->msm_chunk = (uint32_t)v;
     }
-    ctx->msm_acc = CZK_CUDA_MSM_ACC_HYBRID;     /* bench/GPU.md: 32GiB partition 1.45 -> 1.28 s */
+    /* bench/GPU.md: the hybrid took a 32GiB partition from 1.45 to 1.28 s (sixth run), but below
+     * 2^22 points it is slower than XYZZ (2^20: 34.0 against 23.7 ms; 2^21: 45.5 against 27.2) */
+    ctx->msm_acc = CZK_CUDA_MSM_ACC_AUTO;
     const char *a = getenv("CZK_CUDA_MSM_ACC"); /* accumulation: 0..3 XYZZ forms, 4/5 affine */
     if (a && *a) {
         if (!strcmp(a, "xyzz"))
@@ -101,12 +103,14 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
             ctx->msm_acc = CZK_CUDA_MSM_ACC_AFFINE;
         else if (!strcmp(a, "hybrid"))
             ctx->msm_acc = CZK_CUDA_MSM_ACC_HYBRID;
-        else if (a[0] >= '0' && a[0] <= '5' && !a[1])
+        else if (!strcmp(a, "auto"))
+            ctx->msm_acc = CZK_CUDA_MSM_ACC_AUTO;
+        else if (a[0] >= '0' && a[0] <= '6' && !a[1])
             ctx->msm_acc = a[0] - '0';
         else
-            return czk_errf(err, CZK_ERR_INVALID_ARG,
-                            "ctx_create: CZK_CUDA_MSM_ACC=%s is not 0..5, xyzz, affine or hybrid",
-                            a);
+            return czk_errf(
+                err, CZK_ERR_INVALID_ARG,
+                "ctx_create: CZK_CUDA_MSM_ACC=%s is not 0..6, xyzz, affine, hybrid or auto", a);
     }
     const char *t = getenv("CZK_CUDA_NTT_TWIST");
     if (t && *t) {

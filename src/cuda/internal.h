@@ -50,10 +50,11 @@ void czk_cuda_set_msm_chunk(czk_cuda_ctx *ctx, uint32_t target);
 /* MSM accumulation kernel variant 0..CZK_CUDA_MSM_ACC_VARIANTS − 1 (XYZZ chunks: forms, launch
  * bounds, prefetch; msm.cuh acc_variants) or one of the batch-affine G1 paths below (G2 takes
  * variant 0 for them); others select 0. Initially CZK_CUDA_MSM_ACC (a number, or xyzz, affine,
- * hybrid), read when the context is made; HYBRID when it is unset. */
+ * hybrid, auto), read when the context is made; AUTO when it is unset. */
 #define CZK_CUDA_MSM_ACC_VARIANTS 4
 #define CZK_CUDA_MSM_ACC_AFFINE 4 /* G1 buckets halved by batch-affine additions to one point */
 #define CZK_CUDA_MSM_ACC_HYBRID 5 /* the same down to 8 points, summed in XYZZ */
+#define CZK_CUDA_MSM_ACC_AUTO 6   /* the default: HYBRID from 2^22 points, XYZZ (0) below */
 void czk_cuda_set_msm_acc(czk_cuda_ctx *ctx, int variant);
 /* The variant czk_cuda_set_msm_acc or CZK_CUDA_MSM_ACC chose. */
 int czk_cuda_msm_acc(const czk_cuda_ctx *ctx);

@@ -47,12 +47,14 @@
  *     XYZZ partial by mixed additions. (sppark: one thread per bucket.)
  *  4. bucket sums: a bucket with few chunks is summed by one thread, one with
  *     many by a whole block.
- *     G1 with ctx->msm_acc = CZK_CUDA_MSM_ACC_AFFINE (4) or _HYBRID (5, the
- *     default; XYZZ chunks where its buffers do not fit the device): steps
- *     3 and 4 are instead the batch-affine levels of msm_affine.cuh (each
- *     bucket halved by affine pair additions with one batch inversion per
- *     level, to 1 point, or to at most 8 then XYZZ), one host synchronisation
- *     per window for the largest bucket.
+ *     G1 with ctx->msm_acc = CZK_CUDA_MSM_ACC_AFFINE (4) or _HYBRID (5; the
+ *     default _AUTO (6) takes it from 2^22 points, XYZZ below, where the
+ *     hybrid measured slower; XYZZ chunks where its buffers do not fit the
+ *     device): steps 3 and 4 are instead the batch-affine levels of
+ *     msm_affine.cuh (each bucket halved by affine pair additions with one
+ *     batch inversion per level, to 1 point, or to at most 8 then XYZZ), one
+ *     host synchronisation per window for the largest bucket; from 2^22
+ *     points two windows are in flight, on two streams.
  *  5. window sum Σ_b (b+1)·bucket_b: buckets split into segments of 64; each
  *     thread runs the running-sum trick over its segment, adds lo·(segment
  *     sum) for the segment's offset, and one block per window adds the
@@ -640,11 +642,12 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
         chunk_len(n, B, ctx->msm_chunk ? ctx->msm_chunk : G::CHUNK, 2.0 * ctx->sm_count * 384);
     /* batch-affine accumulation (G1, msm_affine.cuh): buckets halved while above ba_k points */
     constexpr bool can_affine = std::is_same<G, g1>::value;
+    const bool hybrid = ctx->msm_acc == CZK_CUDA_MSM_ACC_HYBRID ||
+                        (ctx->msm_acc == CZK_CUDA_MSM_ACC_AUTO && n >= (1u << 22));
     uint32_t ba_k = !can_affine                               ? 0
                     : ctx->msm_acc == CZK_CUDA_MSM_ACC_AFFINE ? 1
-                    : ctx->msm_acc == CZK_CUDA_MSM_ACC_HYBRID
-                        ? (ctx->msm_hybrid_k ? ctx->msm_hybrid_k : 8)
-                        : 0;
+                    : hybrid ? (ctx->msm_hybrid_k ? ctx->msm_hybrid_k : 8)
+                             : 0;
     cudaStream_t s = ctx->stream;
     /* Its level buffers first (≈ 13 GB at 2^27, 100 bytes a point): where the device has no room
      * for them this MSM runs with the XYZZ chunks instead (the same sum; msm_last says which). */
@@ -716,6 +719,10 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
      * multiplications). Slot 1 only where it fits (else one slot, as before), not when profiling
      * (the phase clock waits on one stream), and not for small MSMs (n < 2^22).
      */
+    /* Slot 1 needs ≈ 120 bytes a point (level buffers ≈ 100, sorted arrays 8, sort space);
+     * it is taken only with SLOT_RESERVE left beyond that, the room the concurrent witness MSMs
+     * of a circuit need (backend.cu: ≈ 2 GB each at 32GiB, with their memory cap). */
+    constexpr uint64_t SLOT_RESERVE = 8ull << 30;
     struct slot {
         dev_buf<uint32_t> skeys, sidx, start, end;
         dev_buf<X> bucket;
@@ -725,7 +732,9 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
     bool use_two = false;
     if constexpr (can_affine) {
         if (ba_k && !ctx->profile &&
-            (ctx->msm_slots == 2 || (ctx->msm_slots == 0 && n >= (1u << 22)))) {
+            (ctx->msm_slots == 2 ||
+             (ctx->msm_slots == 0 && n >= (1u << 22) &&
+              device_free_bytes(ctx->device) >= 120ull * n + SLOT_RESERVE))) {
             two.ba.reset(new (std::nothrow) ba_state<ba_fp>());
             czk_err e2;
             use_two =

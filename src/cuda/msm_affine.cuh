@@ -1,7 +1,8 @@
 /*
  * Batch-affine bucket accumulation for the G1 Pippenger of msm.cuh, selected
- * by CZK_CUDA_MSM_ACC = 4 ("affine") or 5 ("hybrid", the default since the
- * 32GiB engine run of bench/GPU.md "Sixth run": 1.45 -> 1.28 s per partition);
+ * by CZK_CUDA_MSM_ACC = 4 ("affine") or 5 ("hybrid"; the default, 6 "auto",
+ * takes it from 2^22 points since the 32GiB engine run of bench/GPU.md "Sixth
+ * run": 1.45 -> 1.28 s per partition, and XYZZ below, where it is faster);
  * 0 ("xyzz") selects the XYZZ chunks (msm_accumulate), which also serve an
  * MSM whose level buffers do not fit in device memory (≈ 100 bytes a point).
  *

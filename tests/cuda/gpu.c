@@ -611,9 +611,17 @@ static void test_msm_g1_affine(void **state) {
     czk_err err;
     const int saved = czk_cuda_msm_acc(ctx);
     const char *env = getenv("CZK_CUDA_MSM_ACC");
-    if ((!env || !*env) && saved != CZK_CUDA_MSM_ACC_HYBRID)
-        fail_msg("default MSM accumulation %d, expected hybrid (%d)", saved,
-                 CZK_CUDA_MSM_ACC_HYBRID);
+    if ((!env || !*env) && saved != CZK_CUDA_MSM_ACC_AUTO)
+        fail_msg("default MSM accumulation %d, expected auto (%d)", saved, CZK_CUDA_MSM_ACC_AUTO);
+    /* auto: XYZZ below 2^22 points, the hybrid (K = 8) from there */
+    czk_cuda_set_msm_acc(ctx, CZK_CUDA_MSM_ACC_AUTO);
+    static const size_t auto_n[2] = {(1u << 22) - 1, 1u << 22};
+    for (int i = 0; i < 2; i++) {
+        czk_cuda_msm_info info = check_msm_ex(false, auto_n[i], MIX_UNIFORM, 0, 0, 0, 880 + i);
+        if (info.affine_k != (i ? 8u : 0u))
+            fail_msg("msm g1 n=%zu auto: affine_k %u, expected %u", auto_n[i], info.affine_k,
+                     i ? 8u : 0u);
+    }
     static const int acc[3] = {CZK_CUDA_MSM_ACC_AFFINE, CZK_CUDA_MSM_ACC_HYBRID, 0};
     static const unsigned K[3] = {1, 8, 0};
     static const size_t sizes[] = {1, 2, 3, 7, 1u << 10, (1u << 16) + 3, 1u << 20};
