@@ -18,12 +18,17 @@
  * 3 called forms with cp.async), and target chunk lengths 64 and 128
  * (CZK_CUDA_MSM_CHUNK; defaults G1 128, G2 64), at the largest sizes),
  * --acc-compare (MSM G1 at 2^24 and at the largest size with each accumulation
- * kind: XYZZ (CZK_CUDA_MSM_ACC 0), batch-affine (4) and hybrid (5, the default),
- * median of 3 each, the three results checked equal, and one profiled run of
+ * kind: XYZZ (CZK_CUDA_MSM_ACC 0), batch-affine (4) and hybrid (5, what the
+ * default auto takes from 2^22 points), median of 3 each, the three results
+ * checked equal, the hybrid with one window slot too, and one profiled run of
  * each on stderr; src/cuda/msm_affine.cuh),
+ * --c-sweep C[:K],... (MSM G1 at the largest size under each window size C,
+ * with K the hybrid's bucket size where its levels stop; median of 3, each
+ * result checked equal to the default's, profile on stderr),
  * --ntt-variants (also time NTT and H at the largest NTT size under each
  * setting of CZK_CUDA_NTT_TWIST (direct, split) and CZK_CUDA_H_ORDER (paired,
- * natural), each in a fresh context; a table on stdout).
+ * natural), each in a fresh context, and H with CZK_CUDA_H_TRANSFORMS=7; a
+ * table on stdout).
  *
  * Rows for the 32GiB partition's phases (skippable: --no-spmv, --no-upload,
  * --no-witness-msm):

@@ -603,8 +603,8 @@ static void test_msm_g2(void **state) {
 
 /* ---- MSM G1 with batch-affine accumulation (src/cuda/msm_affine.cuh) ---- */
 
-/* The G1 MSM with CZK_CUDA_MSM_ACC 4 (affine), 5 (hybrid, the default) and 0 (XYZZ chunks)
- * against czk_msm; the context's variant restored after. */
+/* The G1 MSM with CZK_CUDA_MSM_ACC 4 (affine), 5 (hybrid; the default 6, auto, takes it from
+ * 2^22 points) and 0 (XYZZ chunks) against czk_msm; the context's variant restored after. */
 static void test_msm_g1_affine(void **state) {
     (void)state;
     NEED_GPU();

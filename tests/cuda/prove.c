@@ -13,7 +13,7 @@
  * five MSMs on concurrent streams as well as one after another, and with
  * the witness in the backend's page-locked memory (ops->host_alloc) — the
  * upload time is then recorded under timings.upload — and with the G1 MSMs'
- * batch-affine accumulation (CZK_CUDA_MSM_ACC affine, hybrid). The GPU
+ * accumulations forced (CZK_CUDA_MSM_ACC affine, hybrid, xyzz). The GPU
  * proofs also verify (pairing check, czk_verify). SpMV on the device is
  * checked against czk_shape_eval and against a naive evaluation of the CSR
  * written here. Every GPU test skips without a CUDA device (CI).
@@ -402,8 +402,9 @@ static void test_prove_equal(void **state) {
 }
 
 /*
- * The same proofs with the G1 MSMs' other accumulations (CZK_CUDA_MSM_ACC = affine and xyzz;
- * hybrid is the default the other cases use; read when the backend makes its contexts): resident (H dense, L/A/B compacted) and
+ * The same proofs with the G1 MSMs' accumulations forced (CZK_CUDA_MSM_ACC = affine, hybrid and
+ * xyzz; the default, auto, takes XYZZ at these sizes, below 2^22 points; read when the backend
+ * makes its contexts): resident (H dense, L/A/B compacted) and
  * streamed in chunks of 1000 points, byte for byte the CPU backend's; the variable restored after.
  */
 static void test_prove_equal_affine(void **state) {
@@ -414,7 +415,7 @@ static void test_prove_equal_affine(void **state) {
     char *saved = old ? strdup(old) : NULL;
     czk_backend cpu, gpu, gpu_str;
     czk_assert_ok(czk_backend_cpu(&cpu, pool, &err), &err);
-    static const char *const acc[2] = {"affine", "xyzz"};
+    static const char *const acc[3] = {"affine", "hybrid", "xyzz"};
     for (size_t si = 0; si < sizeof SIZES / sizeof SIZES[0]; si++) {
         gc c = {.structure_seed = 60 + si, .value_seed = 300 + si, .ni = 5, .n = SIZES[si]};
         czk_shape *s = gc_record(&c);
@@ -423,7 +424,7 @@ static void test_prove_equal_affine(void **state) {
         czk_params *p = prove_case(&c, s, 177 + si, w, r, sv, in0);
         uint8_t want[2 * CZK_PROOF_BYTES], got[2 * CZK_PROOF_BYTES];
         prove_bytes(&cpu, p, s, w, 2, r, sv, want);
-        for (int v = 0; v < 2; v++) {
+        for (int v = 0; v < 3; v++) {
             setenv("CZK_CUDA_MSM_ACC", acc[v], 1);
             czk_assert_ok(czk_backend_cuda(&gpu, 0, pool, 0, &err), &err);
             czk_assert_ok(czk_backend_cuda(&gpu_str, 0, pool, 0, &err), &err);
