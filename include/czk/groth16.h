@@ -694,7 +694,7 @@ typedef struct czk_msm_sums {
 typedef struct czk_prove_timings {
     double witness; /* czk_prove_circuits only: running the circuits in WITNESS mode */
     double spmv;    /* a, b, c = A·z, B·z, C·z */
-    double ntt;     /* the quotient H: 3 iNTT, 3 coset NTT, pointwise, coset iNTT */
+    double ntt;     /* the quotient H: 3 iNTT, 2 coset NTT, pointwise, coset iNTT, subtraction */
     double msm_h, msm_l, msm_a, msm_b1, msm_b2;
     double assemble; /* randomization with r, s and conversion to affine */
     double total;
@@ -780,7 +780,9 @@ typedef struct czk_backend {
 
 /*
  * The CPU backend (bellperson's native prover): czk_shape_eval, czk_ntt and
- * the bit-aware czk_msm_g1/g2 on the pool. The pool must outlive the backend.
+ * the bit-aware czk_msm_g1/g2 on the pool; H in six transforms instead of
+ * bellperson's seven (the same coefficients: src/groth16/prove.c). The pool
+ * must outlive the backend.
  * Out: *out  the backend (czk_backend_release).
  * Returns: CZK_OK; CZK_ERR_NOMEM.
  */
