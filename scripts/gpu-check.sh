@@ -22,7 +22,9 @@
 # keys32g, prove32g, part32g, bench32g, daemon32g, winning32g, wpost32g, snap32g are described
 # above their functions),
 # CZK_GPU_ENGINE_COUNT (proofs of its main run, default 32), CZK_GPU_TESTS_OLD=0 (skip the
-# second cuda.gpu run with the old NTT paths).
+# second cuda.gpu run with the old NTT paths and the cuda.prove/engine run with
+# CZK_CUDA_OVERLAP=0), CZK_GPU_TESTS (regex of the tests step). On the lent machine the
+# copy's `git rev-parse` can be stale: pass CZK_COMMIT.
 # On a machine without the project's packages (no network), unpack them under
 # deps/sysroot: for f in libcmocka0 libcmocka-dev libb2-1 libb2-dev libyajl2
 # libyajl-dev; apt-get download, dpkg -x into deps/sysroot; copy
@@ -64,12 +66,19 @@ build() {
       test_cuda_prove test_cuda_engine test_cuda_porep test_cuda_setup test_cuda_decode bench_gpu bench_setup \
       bench_porep32g bench_witness czk
 }
-tests() { ctest --test-dir "$BUILD" --output-on-failure -R '^cuda\.' | tee "$OUTDIR/tests.log"; return "${PIPESTATUS[0]}"; }
+# CZK_GPU_TESTS: the ctest regex of the tests step (default every cuda.* test; e.g.
+# '^cuda\.(gpu|prove)$' for a short validation call).
+tests() {
+  ctest --test-dir "$BUILD" --output-on-failure -R "${CZK_GPU_TESTS:-^cuda\.}" | tee "$OUTDIR/tests.log"
+  return "${PIPESTATUS[0]}"
+}
 # The NTT/H tests again with the old NTT paths (src/cuda/ntt.cu: split twist, H in natural order
-# and the seven-transform form, both in test_h).
+# and the seven-transform form, both in test_h), and the proofs with the MSM stage inside the
+# device lock (CZK_CUDA_OVERLAP=0; the default overlaps it with the next circuit).
 tests_old() {
   CZK_CUDA_NTT_TWIST=split CZK_CUDA_H_ORDER=natural CZK_TEST_NTT_ONLY=1 \
-    ctest --test-dir "$BUILD" --output-on-failure -R '^cuda\.gpu$'
+    ctest --test-dir "$BUILD" --output-on-failure -R '^cuda\.gpu$' &&
+    CZK_CUDA_OVERLAP=0 ctest --test-dir "$BUILD" --output-on-failure -R '^cuda\.(prove|engine)$'
 }
 # The engine on the GPU: `czk bench --in-process` with gpus.backend = "cuda" on
 # 2KiB PoRep (TEST keys made here with `czk setup`, C1s with `czk gen-vanilla`),
@@ -419,7 +428,7 @@ status=0
 step "build (sm_90)" build || exit 1
 if want tests; then
   step "tests (cuda.*)" tests || status=1
-  [ "${CZK_GPU_TESTS_OLD:-1}" = 0 ] || step "tests (cuda.gpu, old NTT)" tests_old || status=1
+  [ "${CZK_GPU_TESTS_OLD:-1}" = 0 ] || step "tests (old NTT; overlap off)" tests_old || status=1
 fi
 want bench && { step "benchmark" bench || status=1; }
 want engine && { step "engine: czk bench, 2KiB, cuda" engine || status=1; }
