@@ -55,6 +55,28 @@ extern "C" czk_status czk_cuda_device_identity(int device, czk_device_identity *
     return CZK_OK;
 }
 
+/* Tunable `var`: unset or empty leaves *out; names[k] sets values[k]; anything else is
+ * CZK_ERR_INVALID_ARG "ctx_create: VAR=value is not a, b or c". */
+static czk_status env_choice(const char *var, const char *const *names, const int *values,
+                             int count, int *out, czk_err *err) {
+    const char *v = getenv(var);
+    if (!v || !*v) return CZK_OK;
+    char list[160] = "";
+    for (int k = 0; k < count; k++) {
+        if (!strcmp(v, names[k])) {
+            *out = values[k];
+            return CZK_OK;
+        }
+        size_t len = strlen(list);
+        snprintf(list + len, sizeof list - len, "%s%s",
+                 k == 0           ? ""
+                 : k + 1 == count ? " or "
+                                  : ", ",
+                 names[k]);
+    }
+    return czk_errf(err, CZK_ERR_INVALID_ARG, "ctx_create: %s=%s is not %s", var, v, list);
+}
+
 static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
     CZK_CU(cudaSetDevice(device), "ctx_create: select device %d", device);
     cudaDeviceProp prop;
@@ -95,62 +117,28 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
     /* bench/GPU.md: the hybrid took a 32GiB partition from 1.45 to 1.28 s (sixth run), but below
      * 2^22 points it is slower than XYZZ (2^20: 34.0 against 23.7 ms; 2^21: 45.5 against 27.2) */
     ctx->msm_acc = CZK_CUDA_MSM_ACC_AUTO;
-    const char *a = getenv("CZK_CUDA_MSM_ACC"); /* accumulation: 0..3 XYZZ forms, 4/5 affine */
-    if (a && *a) {
-        if (!strcmp(a, "xyzz"))
-            ctx->msm_acc = 0;
-        else if (!strcmp(a, "affine"))
-            ctx->msm_acc = CZK_CUDA_MSM_ACC_AFFINE;
-        else if (!strcmp(a, "hybrid"))
-            ctx->msm_acc = CZK_CUDA_MSM_ACC_HYBRID;
-        else if (!strcmp(a, "auto"))
-            ctx->msm_acc = CZK_CUDA_MSM_ACC_AUTO;
-        else if (a[0] >= '0' && a[0] <= '6' && !a[1])
-            ctx->msm_acc = a[0] - '0';
-        else
-            return czk_errf(
-                err, CZK_ERR_INVALID_ARG,
-                "ctx_create: CZK_CUDA_MSM_ACC=%s is not 0..6, xyzz, affine, hybrid or auto", a);
-    }
-    const char *t = getenv("CZK_CUDA_NTT_TWIST");
-    if (t && *t) {
-        if (!strcmp(t, "direct"))
-            ctx->ntt_twist = 0;
-        else if (!strcmp(t, "split"))
-            ctx->ntt_twist = 1;
-        else
-            return czk_errf(err, CZK_ERR_INVALID_ARG,
-                            "ctx_create: CZK_CUDA_NTT_TWIST=%s is not direct or split", t);
-    }
-    const char *o = getenv("CZK_CUDA_H_ORDER");
-    if (o && *o) {
-        if (!strcmp(o, "paired"))
-            ctx->h_order = 0;
-        else if (!strcmp(o, "natural"))
-            ctx->h_order = 1;
-        else
-            return czk_errf(err, CZK_ERR_INVALID_ARG,
-                            "ctx_create: CZK_CUDA_H_ORDER=%s is not paired or natural", o);
-    }
-    /* benchmark knob: 1 = one window at a time, 2 = two at every size (0, unset: from 2^22) */
-    const char *sl = getenv("CZK_CUDA_MSM_SLOTS");
-    if (sl && *sl) {
-        if (!strcmp(sl, "1") || !strcmp(sl, "2"))
-            ctx->msm_slots = sl[0] - '0';
-        else
-            return czk_errf(err, CZK_ERR_INVALID_ARG,
-                            "ctx_create: CZK_CUDA_MSM_SLOTS=%s is not 1 or 2", sl);
-    }
+    static const char *const twist[] = {"direct", "split"}, *const order[] = {"paired", "natural"};
+    static const char *const slots[] = {"1", "2"}, *const transforms[] = {"6", "7"};
+    static const int twist_v[] = {0, 1}, order_v[] = {0, 1}, slots_v[] = {1, 2},
+                     transforms_v[] = {6, 7};
+    /* accumulation: 0..3 XYZZ forms, 4 batch-affine, 5 hybrid, 6 auto (internal.h) */
+    static const char *const acc[] = {"xyzz", "affine", "hybrid", "auto", "0", "1",
+                                      "2",    "3",      "4",      "5",    "6"};
+    static const int acc_v[] = {0, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6};
+    static_assert(CZK_CUDA_MSM_ACC_AFFINE == 4 && CZK_CUDA_MSM_ACC_HYBRID == 5 &&
+                      CZK_CUDA_MSM_ACC_AUTO == 6,
+                  "acc_v names the variants by number");
     ctx->h_transforms = 6;
-    /* benchmark knob: 7 = bellperson's sequence */
-    const char *ht = getenv("CZK_CUDA_H_TRANSFORMS");
-    if (ht && *ht) {
-        if (!strcmp(ht, "6") || !strcmp(ht, "7"))
-            ctx->h_transforms = ht[0] - '0';
-        else
-            return czk_errf(err, CZK_ERR_INVALID_ARG,
-                            "ctx_create: CZK_CUDA_H_TRANSFORMS=%s is not 6 or 7", ht);
-    }
+    czk_status st;
+    if ((st = env_choice("CZK_CUDA_MSM_ACC", acc, acc_v, 11, &ctx->msm_acc, err)) ||
+        (st = env_choice("CZK_CUDA_NTT_TWIST", twist, twist_v, 2, &ctx->ntt_twist, err)) ||
+        (st = env_choice("CZK_CUDA_H_ORDER", order, order_v, 2, &ctx->h_order, err)) ||
+        /* benchmark knobs: 1 = one window at a time, 2 = two at every size (unset: two from
+         * 2^22); 7 = bellperson's sequence of transforms in H */
+        (st = env_choice("CZK_CUDA_MSM_SLOTS", slots, slots_v, 2, &ctx->msm_slots, err)) ||
+        (st = env_choice("CZK_CUDA_H_TRANSFORMS", transforms, transforms_v, 2, &ctx->h_transforms,
+                         err)))
+        return st;
     return ntt_tables_init(ctx, err);
 }
 
