@@ -234,6 +234,8 @@ bench32g() {
     --svg "$OUTDIR/gpu-bench32g.svg" | tee "$OUTDIR/bench32g.log"
   local rc=${PIPESTATUS[0]} v
   v=$(awk '$1=="s/proof"{print $2}' "$OUTDIR/bench32g.log" | head -1) && jset porep32g_s_per_proof "${v:-null}"
+  v=$(awk '$1=="steady" && $2=="s/proof"{print $3}' "$OUTDIR/bench32g.log" | head -1) &&
+    jset porep32g_s_per_proof_steady "${v:-null}"
   v=$(awk '$1=="gpu/partition"{print $3}' "$OUTDIR/bench32g.log" | head -1) && jset porep32g_gpu_ms_per_partition "${v:-null}"
   v=$(awk '$1=="gpu" && $2=="busy"{print $3}' "$OUTDIR/bench32g.log" | head -1) && jset porep32g_busy_pct "${v:-null}"
   v=$(awk '$1=="peak" && $2=="RSS"{print $3}' "$OUTDIR/bench32g.log" | head -1) && jset porep32g_peak_rss_gib "${v:-null}"

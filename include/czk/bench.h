@@ -122,9 +122,14 @@ typedef struct czk_bench_plan {
 typedef struct czk_bench_result {
     czk_bench_row *rows; /* count, in request order */
     size_t count;
-    size_t completed, failed;            /* failed: every row not COMPLETED */
-    double wall_s;                       /* first submit to last result (client clock) */
-    double s_per_proof;                  /* wall_s / completed; 0 when none completed */
+    size_t completed, failed; /* failed: every row not COMPLETED */
+    double wall_s;            /* first submit to last result (client clock) */
+    double s_per_proof;       /* wall_s / completed; 0 when none completed */
+    /* The mean interval between results once the pipeline is full: with c = the proofs in
+     * flight (concurrency, at most count) and the completed rows' end_s sorted, (end[last] −
+     * end[c−1]) / (completed − c), the first c results being the ramp; 0 when completed <= c. */
+    double steady_s_per_proof;
+    unsigned steady_after;               /* c */
     double synthesis_avg_ms, gpu_avg_ms; /* per partition (timeline), else per proof (rows) */
     bool per_partition; /* the two averages above are per partition (from the timeline) */
     bool have_timeline; /* tl below is filled */

@@ -271,6 +271,27 @@ static void *client_main(void *arg) {
     }
 }
 
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* czk_bench_result.steady_s_per_proof for c in flight (0: too few results, or no memory). */
+static double steady_interval(const czk_bench_result *res, unsigned c) {
+    double *t = malloc(res->count * sizeof *t);
+    if (!t) return 0;
+    size_t m = 0;
+    for (size_t i = 0; i < res->count; i++)
+        if (res->rows[i].state == CZK_JOB_COMPLETED) t[m++] = res->rows[i].end_s;
+    double v = 0;
+    if (c >= 1 && m > c) {
+        qsort(t, m, sizeof *t, cmp_double);
+        v = (t[m - 1] - t[c - 1]) / (double)(m - c);
+    }
+    free(t);
+    return v;
+}
+
 czk_status czk_bench_run(czk_bench_runner *r, const czk_bench_plan *plan, czk_bench_result *res,
                          czk_err *err) {
     memset(res, 0, sizeof *res);
@@ -311,6 +332,8 @@ czk_status czk_bench_run(czk_bench_runner *r, const czk_bench_plan *plan, czk_be
             res->failed++;
     }
     res->s_per_proof = res->completed ? res->wall_s / (double)res->completed : 0.0;
+    res->steady_after = j;
+    res->steady_s_per_proof = steady_interval(res, j);
     /* averages per proof from the results; per partition from the timeline when there is one */
     double syn = 0, gpu = 0;
     for (size_t i = 0; i < res->count; i++)

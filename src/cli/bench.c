@@ -25,6 +25,7 @@ static void usage(FILE *f) {
            "                 [options]\n\n"
            "Proves COUNT requests with CONCURRENCY in flight and prints, per proof, the wall,\n"
            "queue, synthesis and GPU times, then a summary: s/proof (total wall / completed),\n"
+           "steady s/proof (the interval between results after the first CONCURRENCY),\n"
            "synthesis and GPU time per partition, GPU busy %%, idle gaps (total and per proof),\n"
            "peak RSS and the configuration used.\n\n"
            "  --addr ADDR           a czk daemon (host:port or unix:PATH)\n"
@@ -316,6 +317,9 @@ static void print_summary(const czk_bench_result *r, czk_bench_runner *runner, c
         printf("  %-22s %.3f (wall / completed)\n", "s/proof", r->s_per_proof);
     else
         printf("  %-22s - (none completed)\n", "s/proof");
+    if (r->steady_s_per_proof > 0)
+        printf("  %-22s %.3f (interval between results after the first %u, the ramp)\n",
+               "steady s/proof", r->steady_s_per_proof, r->steady_after);
     const char *unit = r->per_partition ? "partition" : "proof";
     if (r->per_partition) {
         printf("  %-22s avg %.1f ms (min %.0f, max %.0f; %zu partition%s)\n", "synthesis/partition",

@@ -8,7 +8,8 @@
  *     and 3 at some moment; request ids "<prefix>-<index>", all distinct, in
  *     every row; on_done called 7 times with done = 1..7;
  *   - wall = the last row's end, s/proof = wall / completed, wall ≥ 7 × 40 / 3 ms
- *     (the sleeps cannot overlap more than 3 deep);
+ *     (the sleeps cannot overlap more than 3 deep); steady s/proof = the interval
+ *     between the 3rd and the 7th result over 4, at least 2 × 40 / 4 ms;
  *   - a FAILED job counts as failed (not an error of the run), a prove error
  *     is returned with its message and the row says UNKNOWN;
  *   - concurrency larger than count runs count at once; count 0 is refused;
@@ -111,6 +112,22 @@ static void test_run(void **state) {
     assert_true(res.wall_s == last);
     assert_true(res.wall_s >= 7 * 0.040 / 3);
     assert_true(res.s_per_proof == res.wall_s / 7);
+    /* steady: the interval between results after the first 3 (naively: the 3rd and 7th ends);
+     * 3 threads of 40 ms give 4 more results in no less than 2 × 40 ms */
+    {
+        double e[7];
+        for (size_t i = 0; i < 7; i++)
+            e[i] = res.rows[i].end_s;
+        for (size_t i = 0; i < 7; i++) /* insertion sort */
+            for (size_t k = i; k > 0 && e[k - 1] > e[k]; k--) {
+                double t = e[k];
+                e[k] = e[k - 1];
+                e[k - 1] = t;
+            }
+        assert_int_equal(res.steady_after, 3);
+        assert_true(res.steady_s_per_proof == (e[6] - e[2]) / 4);
+        assert_true(res.steady_s_per_proof >= 2 * 0.040 / 4 * 0.99);
+    }
     /* no timeline: averages per proof from the rows */
     assert_false(res.have_timeline);
     assert_false(res.per_partition);
@@ -127,6 +144,7 @@ static void test_run(void **state) {
     assert_int_equal(res.rows[2].state, CZK_JOB_FAILED);
     assert_string_equal(res.rows[2].error, "bad input");
     assert_true(res.s_per_proof == res.wall_s / 3);
+    assert_true(res.steady_s_per_proof > 0); /* 3 completed, 2 in flight: one interval */
     czk_bench_result_free(&res);
     f = (fake){.fail_at = -1, .error_at = 1};
     pthread_mutex_init(&f.mu, NULL);
