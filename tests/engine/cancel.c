@@ -28,22 +28,7 @@
 #define LOG 8      /* the engine's jobs (keys in g_dir) */
 #define BIG_LOG 12 /* the backend test's circuit: a device part of a few hundred ms */
 
-static char g_dir[256];
-static czk_params *g_keys; /* test-8 */
-
-static int group_setup(void **state) {
-    (void)state;
-    czk_test_tmpdir(g_dir, sizeof g_dir, "engine");
-    g_keys = et_make_keys(g_dir, LOG, 61);
-    return 0;
-}
-
-static int group_teardown(void **state) {
-    (void)state;
-    czk_params_free(g_keys);
-    czk_test_rm_rf(g_dir);
-    return 0;
-}
+ET_KEYS_GROUP(LOG, 61) /* test-8 */
 
 /* ---- the CPU backend's checkpoints ---- */
 

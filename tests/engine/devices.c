@@ -25,22 +25,7 @@
 
 #include <stdatomic.h>
 
-static char g_dir[256];
-static czk_params *g_keys; /* test-8 */
-
-static int group_setup(void **state) {
-    (void)state;
-    czk_test_tmpdir(g_dir, sizeof g_dir, "engine");
-    g_keys = et_make_keys(g_dir, 8, 88);
-    return 0;
-}
-
-static int group_teardown(void **state) {
-    (void)state;
-    czk_params_free(g_keys);
-    czk_test_rm_rf(g_dir);
-    return 0;
-}
+ET_KEYS_GROUP(8, 88) /* test-8 */
 
 /* ---- r, s fixed per (job, partition): the same in every engine of a test ---- */
 
@@ -180,8 +165,7 @@ static void dispatch(unsigned workers) {
         int depth = 0;
         for (size_t k = 0; k < i; k++) {
             const ev_rec *q = &log.v[k];
-            if ((q->type == CZK_EV_GPU_START || q->type == CZK_EV_GPU_END) &&
-                start_device(q) != d)
+            if ((q->type == CZK_EV_GPU_START || q->type == CZK_EV_GPU_END) && start_device(q) != d)
                 depth += q->type == CZK_EV_GPU_START ? 1 : -1;
         }
         overlap |= depth > 0;

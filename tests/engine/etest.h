@@ -324,4 +324,25 @@ static inline czk_params *et_make_keys(const char *dir, unsigned log, uint64_t s
     return p;
 }
 
+/*
+ * The group fixture of the engine tests that share one key set: g_dir, a fresh temporary
+ * folder holding czk-test-<LOG>.params (et_make_keys, seed SEED), g_keys those parameters, and
+ * group_setup / group_teardown for cmocka_run_group_tests.
+ */
+#define ET_KEYS_GROUP(LOG, SEED)                                                                   \
+    static char g_dir[256];                                                                        \
+    static czk_params *g_keys;                                                                     \
+    static int group_setup(void **state) {                                                         \
+        (void)state;                                                                               \
+        czk_test_tmpdir(g_dir, sizeof g_dir, "engine");                                            \
+        g_keys = et_make_keys(g_dir, (LOG), (SEED));                                               \
+        return 0;                                                                                  \
+    }                                                                                              \
+    static int group_teardown(void **state) {                                                      \
+        (void)state;                                                                               \
+        czk_params_free(g_keys);                                                                   \
+        czk_test_rm_rf(g_dir);                                                                     \
+        return 0;                                                                                  \
+    }
+
 #endif

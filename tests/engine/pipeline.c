@@ -12,22 +12,7 @@
  */
 #include "etest.h"
 
-static char g_dir[256];
-static czk_params *g_keys; /* test-8 */
-
-static int group_setup(void **state) {
-    (void)state;
-    czk_test_tmpdir(g_dir, sizeof g_dir, "engine");
-    g_keys = et_make_keys(g_dir, 8, 77);
-    return 0;
-}
-
-static int group_teardown(void **state) {
-    (void)state;
-    czk_params_free(g_keys);
-    czk_test_rm_rf(g_dir);
-    return 0;
-}
+ET_KEYS_GROUP(8, 77) /* test-8 */
 
 static czk_engine *start(ev_log *log, unsigned gpu_ms, unsigned gpu_queue_depth) {
     czk_engine_opts o;
