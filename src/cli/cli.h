@@ -117,6 +117,9 @@ void czk_cli_out_drop(czk_cli_out *o);
  * CZK_EXIT_OK, or prints why CUDA cannot be used ("this czk was built without CUDA", "no
  * CUDA device", "--device is not a CUDA device here") and returns CZK_EXIT_ERROR. */
 int czk_cli_backend_pick(const char *cmd, const char *backend, uint64_t device, bool *use_cuda);
+/* Why czk_cli_backend_pick chose the CPU for --backend `backend`: "--backend cpu", "auto: this
+ * czk was built without CUDA" or "auto: no CUDA device found (no GPU or no driver)". */
+const char *czk_cli_cpu_reason(const char *backend);
 /* mkdir -p dir. CZK_EXIT_OK, or prints "cannot create DIR: ..." and returns CZK_EXIT_ERROR. */
 int czk_cli_mkdir_p(const char *cmd, const char *dir);
 /* Parses a raw C1 JSON, or cuzk's envelope (told apart by the first key;

@@ -197,6 +197,12 @@ int czk_cli_backend_pick(const char *cmd, const char *backend, uint64_t device, 
     return CZK_EXIT_OK;
 }
 
+const char *czk_cli_cpu_reason(const char *backend) {
+    if (!strcmp(backend, "cpu")) return "--backend cpu";
+    return !czk_cuda_built() ? "auto: this czk was built without CUDA"
+                             : "auto: no CUDA device found (no GPU or no driver)";
+}
+
 int czk_cli_mkdir_p(const char *cmd, const char *dir) {
     char mk[PATH_MAX];
     if (!*dir) return czk_cli_fail(cmd, "the directory name is empty");

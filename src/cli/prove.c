@@ -757,8 +757,9 @@ int czk_cmd_prove(int argc, char **argv) {
                    srs->shape_on_devices ? " (its matrices only on the device)"
                                          : " (matrices kept: host SpMV)");
     } else {
-        printf("backend: cpu, %ld threads\n",
-               threads ? (long)threads : sysconf(_SC_NPROCESSORS_ONLN));
+        printf("backend: cpu, %ld threads (%s)\n",
+               threads ? (long)threads : sysconf(_SC_NPROCESSORS_ONLN),
+               czk_cli_cpu_reason(backend_arg));
     }
     czk_engine_status_free(es);
     double t_ready = czk_cli_now() - r.t_start;

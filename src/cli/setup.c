@@ -347,7 +347,8 @@ int czk_cmd_setup(int argc, char **argv) {
                       : "shape cache",
            be.ops->name);
     if (use_cuda) printf(" (device %llu)", (unsigned long long)device);
-    printf(", %u threads\n", czk_pool_threads(pool));
+    printf(", %u threads%s%s%s\n", czk_pool_threads(pool), use_cuda ? "" : " (",
+           use_cuda ? "" : czk_cli_cpu_reason(backend_arg), use_cuda ? "" : ")");
     printf("  %-8s %8.2f s\n", "shape", t_shape);
     fflush(stdout);
     czk_rng rng;
