@@ -80,8 +80,12 @@ typedef struct czk_cuda_ctx czk_cuda_ctx;
  * CZK_CUDA_H_ORDER = paired (default: czk_cuda_h's inverse transforms leave
  * bit-reversed order and the forward ones take it, one bit reversal instead
  * of seven) or natural (the former path); CZK_CUDA_H_TRANSFORMS = 6 (default:
- * czk_cuda_h without the forward transform of c) or 7 (bellperson's sequence).
- * See src/cuda/ntt.cu.
+ * czk_cuda_h without the forward transform of c) or 7 (bellperson's sequence);
+ * CZK_CUDA_MSM_ACC = auto (default: batch-affine "hybrid" accumulation from
+ * 2^22 points, XYZZ below), xyzz, affine, hybrid or a variant number 0..6;
+ * CZK_CUDA_MSM_SLOTS = 1 (one batch-affine window at a time) or 2 (two at every
+ * size; default: two from 2^22 points where they fit); CZK_CUDA_MSM_CHUNK (XYZZ
+ * chunk length). See src/cuda/ntt.cu and src/cuda/msm.cuh.
  * Args: device  0 .. czk_cuda_device_count()−1.
  * Out:  *out    the context (czk_cuda_ctx_destroy); NULL on failure, when
  *               whatever was made is freed again.
@@ -283,7 +287,11 @@ CZK_NODISCARD czk_status czk_cuda_spmv(czk_cuda_ctx *ctx, const czk_cuda_shape *
  *      b_g1, b_g2 always compact their scalars and run Pippenger on at most
  *      2^24 of them at a time: 4 bytes per point plus at most 2^24·80 (G1)
  *      or 2^24·160 (G2) bytes); otherwise, or with CZK_CUDA_SERIAL_MSM set
- *      in the environment, one after another.
+ *      in the environment, one after another. With resident parameters and
+ *      room for a second buffer set, the MSM stage runs outside the device
+ *      lock (the lock is released after step 3 and the gathers), beside the
+ *      next circuit's steps 1–3 (CZK_CUDA_OVERLAP=0, read at creation, keeps
+ *      it inside; bench/GPU.md, ninth run).
  * The common code (czk_prove, czk_prove_finalize) randomizes and encodes.
  * Timings (czk_prove_timings): upload = step 1 and the upload of a host
  * a, b, c; spmv = the device SpMV (or the host one) and the gathers of the
