@@ -300,11 +300,12 @@ int czk_cmd_prove_post(int argc, char **argv) {
         goto out;
     }
     if ((rc = czk_cli_out_commit(&of, res.proof, res.proof_len))) goto out;
-    printf("proved: synthesis %.3f s, device %.3f s, total %.3f s (job %.3f s); backend %s; "
+    printf("proved: synthesis %.3f s, device %.3f s, total %.3f s (job %.3f s); backend %s%s%s%s; "
            "peak RSS %.0f MiB\n",
            (double)res.synthesis_ms / 1e3, (double)res.gpu_compute_ms / 1e3,
            czk_cli_now() - t_start, (double)res.total_ms / 1e3, use_cuda ? "cuda" : "cpu",
-           (double)czk_cli_peak_rss() / (1 << 20));
+           use_cuda ? "" : " (", use_cuda ? "" : czk_cli_cpu_reason(backend_arg),
+           use_cuda ? "" : ")", (double)czk_cli_peak_rss() / (1 << 20));
     if (parts > 1)
         printf("per partition: synthesis %.3f s, device %.3f s (%u partitions)\n",
                (double)res.synthesis_ms / 1e3 / parts, (double)res.gpu_compute_ms / 1e3 / parts,
