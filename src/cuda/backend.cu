@@ -357,14 +357,16 @@ uint64_t witness_msm_bytes(uint64_t n, bool g2) {
     return 4 * n + (g2 ? 160 : 80) * core;
 }
 
-/* Whether the five MSMs may run at once: the extra contexts exist and the device has room for
- * all their temporaries (the H MSM's dense Pippenger, about 80 bytes per point, and the witness
- * MSMs', witness_msm_bytes; see cuda.h). */
+/* Device memory the five MSMs need at once: the H MSM's dense Pippenger, about 80 bytes per
+ * point, the witness MSMs' (witness_msm_bytes) and 512 MiB of margin; see cuda.h. */
 uint64_t parallel_need(size_t N, const czk_params *p) {
     return 80ull * N + witness_msm_bytes(p->l_len, false) + witness_msm_bytes(p->a_len, false) +
            witness_msm_bytes(p->b_g1_len, false) + witness_msm_bytes(p->b_g2_len, true) +
            (512ull << 20);
 }
+
+/* Whether the five MSMs may run at once: the extra contexts exist and the device has room for
+ * all their temporaries (parallel_need). */
 bool parallel_ok(cuda_be *be, size_t N, const czk_params *p) {
     for (int k = 0; k < NAUX; k++)
         if (!be->aux[k]) return false;

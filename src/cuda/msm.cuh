@@ -707,9 +707,9 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
            "msm_%s: sort size", nm);
     CZK_CU(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, cnt.p, off.p, B, s),
            "msm_%s: scan size", nm);
+    const size_t temp_bytes = sort_bytes > scan_bytes ? sort_bytes : scan_bytes;
     dev_buf<uint8_t> temp;
-    CZK_CU(temp.alloc(sort_bytes > scan_bytes ? sort_bytes : scan_bytes, s),
-           "msm_%s: allocate sort space (%zu bytes)", nm, sort_bytes);
+    CZK_CU(temp.alloc(temp_bytes, s), "msm_%s: allocate sort space (%zu bytes)", nm, sort_bytes);
 
     /*
      * Two windows in flight on the batch-affine path: window w runs on slot w & 1 (slot 1 on
@@ -717,51 +717,45 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
      * ≈ 15 GB more at 2^27), so that one window's forward passes (memory-bound), inversions (one
      * thread's latency) and sort fill the SMs beside the other's backward passes (bound by the
      * multiplications). Slot 1 only where it fits (else one slot, as before), not when profiling
-     * (the phase clock waits on one stream), and not for small MSMs (n < 2^22).
+     * (the phase clock waits on one stream), and not for small MSMs (n < 2^22). Slot 1 needs
+     * ≈ 120 bytes a point (level buffers ≈ 100, sorted arrays 8, sort space); it is taken only
+     * with SLOT_RESERVE left beyond that, the room the concurrent witness MSMs of a circuit need
+     * (backend.cu: ≈ 2 GB each at 32GiB, with their memory cap).
      */
-    /* Slot 1 needs ≈ 120 bytes a point (level buffers ≈ 100, sorted arrays 8, sort space);
-     * it is taken only with SLOT_RESERVE left beyond that, the room the concurrent witness MSMs
-     * of a circuit need (backend.cu: ≈ 2 GB each at 32GiB, with their memory cap). */
     constexpr uint64_t SLOT_RESERVE = 8ull << 30;
     struct slot {
         dev_buf<uint32_t> skeys, sidx, start, end;
         dev_buf<X> bucket;
         dev_buf<uint8_t> temp;
-        std::unique_ptr<ba_state<ba_fp>> ba;
-    } two;
-    bool use_two = false;
+        ba_state<ba_fp> ba;
+    };
+    std::unique_ptr<slot> two; /* null: one slot */
     if constexpr (can_affine) {
         if (ba_k && !ctx->profile &&
             (ctx->msm_slots == 2 ||
              (ctx->msm_slots == 0 && n >= (1u << 22) &&
               device_free_bytes(ctx->device) >= 120ull * n + SLOT_RESERVE))) {
-            two.ba.reset(new (std::nothrow) ba_state<ba_fp>());
+            two.reset(new (std::nothrow) slot());
             czk_err e2;
-            use_two =
-                two.ba && two.ba->init(ctx, n, B, ba_k, nm, &e2) == CZK_OK &&
-                two.skeys.alloc(n, s) == cudaSuccess && two.sidx.alloc(n, s) == cudaSuccess &&
-                two.start.alloc(B, s) == cudaSuccess && two.end.alloc(B, s) == cudaSuccess &&
-                two.bucket.alloc(B, s) == cudaSuccess &&
-                two.temp.alloc(sort_bytes > scan_bytes ? sort_bytes : scan_bytes, s) == cudaSuccess;
+            const bool ok =
+                two && two->ba.init(ctx, n, B, ba_k, nm, &e2) == CZK_OK &&
+                two->skeys.alloc(n, s) == cudaSuccess && two->sidx.alloc(n, s) == cudaSuccess &&
+                two->start.alloc(B, s) == cudaSuccess && two->end.alloc(B, s) == cudaSuccess &&
+                two->bucket.alloc(B, s) == cudaSuccess &&
+                two->temp.alloc(temp_bytes, s) == cudaSuccess;
             (void)cudaGetLastError(); /* a failed allocation: one slot */
-            if (!use_two) {
-                two.ba.reset();
-                dev_buf<uint32_t> *u[4] = {&two.skeys, &two.sidx, &two.start, &two.end};
-                for (dev_buf<uint32_t> *b : u)
-                    if (b->p) (void)cudaFreeAsync(b->p, s), b->p = nullptr;
-                if (two.bucket.p) (void)cudaFreeAsync(two.bucket.p, s), two.bucket.p = nullptr;
-                if (two.temp.p) (void)cudaFreeAsync(two.temp.p, s), two.temp.p = nullptr;
-            }
+            if (!ok) two.reset();     /* its buffers go back to the pool */
         }
     }
+    const bool use_two = two != nullptr;
     ctx->msm_last.slots = use_two ? 2 : 1;
-    /* on any return, stream2 is idle before the buffers above are freed (stream-ordered on s) */
+    /* on any return, stream2 is idle before slot 1's buffers are freed (stream-ordered on s) */
     struct stream_join {
         cudaStream_t s2;
         ~stream_join() {
-            (void)cudaStreamSynchronize(s2);
+            if (s2) (void)cudaStreamSynchronize(s2);
         }
-    } join{ctx->stream2};
+    } join{use_two ? ctx->stream2 : nullptr};
 
     phase_clock pc{ctx->profile != 0, s, 0};
     pc.start();
@@ -781,10 +775,10 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
     for (unsigned w = 0; w < nwin; w++) {
         const bool one = !use_two || (w & 1) == 0;
         cudaStream_t ws = one ? s : ctx->stream2;
-        uint32_t *w_skeys = one ? skeys.p : two.skeys.p, *w_sidx = one ? sidx.p : two.sidx.p;
-        uint32_t *w_start = one ? start.p : two.start.p, *w_end = one ? end.p : two.end.p;
-        X *w_bucket = one ? bucket.p : two.bucket.p;
-        uint8_t *w_temp = one ? temp.p : two.temp.p;
+        uint32_t *w_skeys = one ? skeys.p : two->skeys.p, *w_sidx = one ? sidx.p : two->sidx.p;
+        uint32_t *w_start = one ? start.p : two->start.p, *w_end = one ? end.p : two->end.p;
+        X *w_bucket = one ? bucket.p : two->bucket.p;
+        uint8_t *w_temp = one ? temp.p : two->temp.p;
         pc.start();
         CZK_CU(cub::DeviceRadixSort::SortPairs(w_temp, sort_bytes,
                                                (const uint32_t *)keys.p + (size_t)w * n, w_skeys,
@@ -799,7 +793,7 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
         if (ba_k) {
             pc.stop(2);
             if constexpr (can_affine) { /* phases 3 (levels) and 4 (bucket sums) */
-                ba_state<ba_fp> *wba = one ? ba.get() : two.ba.get();
+                ba_state<ba_fp> *wba = one ? ba.get() : &two->ba;
                 czk_status st =
                     wba->window(ws, (const affine<ba_fp> *)bases, w_skeys, w_sidx, w_start, w_end,
                                 (xyzz<ba_fp> *)w_bucket, pc, nm, w, err);
