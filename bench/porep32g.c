@@ -8,7 +8,7 @@
  *
  *   bench_porep32g [--sector-size 32GiB] [--c1 FILE] [--params FILE | --setup]
  *                  [--kind porep|window-post|winning-post] [--sectors N]
- *                  [--reps N] [--json FILE] [--commit ID] [--threads T]
+ *                  [--reps N] [--json FILE] [--commit ID] [--threads T] [--pageable]
  *
  * --setup makes real TEST keys in memory on the GPU (czk_setup_with on
  * czk_setup_backend_cuda, toxic waste from seed 1), so that the proofs verify
@@ -30,7 +30,10 @@
  * file, e.g. from `czk setup --backend cuda`; else random distinct
  * subgroup points made on the device, so the proof cannot verify but the
  * work is the same), load() (keys and shape made
- * resident), then one warm-up and --reps timed proofs (default 3) with the
+ * resident), the witness copied into the backend's page-locked memory (as
+ * the engine's witness buffers are; --pageable keeps it in malloc'ed memory,
+ * the upload then goes through the staging ring at about a third of the
+ * speed), then one warm-up and --reps timed proofs (default 3) with the
  * five MSMs concurrent (the default) and --reps with them one after another
  * (czk_backend_cuda_set_serial_msm), each phase the median. With --params every proof
  * is pairing-checked against public inputs derived as the chain does
@@ -51,7 +54,8 @@
  * porep32g_upload_ms, porep32g_spmv_ms, porep32g_h_ms, porep32g_msm_h_ms,
  * porep32g_msm_witness_ms (L + A + B1 + B2, serial), porep32g_serial_ms,
  * porep32g_witness_s, porep32g_load_s, porep32g_params_read_s,
- * porep32g_verified (proofs pairing-checked; 0 with random keys); with a
+ * porep32g_witness_pinned (1: page-locked), porep32g_verified (proofs
+ * pairing-checked; 0 with random keys); with a
  * PoSt kind the same keys begin wpost32g_ / winning32g_ (the size's tag for
  * other sizes is not in the name: the json's *_sector says it).
  */
@@ -326,14 +330,14 @@ int main(int argc, char **argv) {
     const char *kind_arg = "porep";
     int reps = 3;
     unsigned threads = 0, nsec = 4;
-    bool do_setup = false;
+    bool do_setup = false, pageable = false;
     static const struct option LONG[] = {
         {"sector-size", required_argument, NULL, 's'}, {"c1", required_argument, NULL, 'c'},
         {"params", required_argument, NULL, 'p'},      {"reps", required_argument, NULL, 'r'},
         {"json", required_argument, NULL, 'j'},        {"commit", required_argument, NULL, 'm'},
         {"threads", required_argument, NULL, 't'},     {"kind", required_argument, NULL, 'k'},
         {"sectors", required_argument, NULL, 'n'},     {"setup", no_argument, NULL, 'S'},
-        {NULL, 0, NULL, 0}};
+        {"pageable", no_argument, NULL, 'P'},          {NULL, 0, NULL, 0}};
     int ch;
     while ((ch = getopt_long(argc, argv, "", LONG, NULL)) != -1) {
         switch (ch) {
@@ -367,10 +371,13 @@ int main(int argc, char **argv) {
         case 'S':
             do_setup = true;
             break;
+        case 'P':
+            pageable = true;
+            break;
         default:
             fprintf(stderr, "usage: bench_porep32g [--sector-size S] [--c1 FILE] [--params FILE | "
                             "--setup] [--kind porep|window-post|winning-post] [--sectors N] "
-                            "[--reps N] [--json FILE] [--commit ID] [--threads T]\n");
+                            "[--reps N] [--json FILE] [--commit ID] [--threads T] [--pageable]\n");
             return 2;
         }
     }
@@ -562,6 +569,20 @@ keys:
            gib(vram_total - vram_free), gib(vram_total));
     fflush(stdout);
 
+    /* the witness in the backend's page-locked memory, as the engine's witness buffers are
+     * (src/engine/wpool.c), unless --pageable */
+    czk_witness wh = w; /* the one the generator made (freed last) */
+    void *pin = NULL;
+    size_t pin_bytes = ((size_t)w.num_inputs + w.num_aux) * sizeof(czk_fr);
+    if (!pageable && be.ops->host_alloc && (pin = be.ops->host_alloc(be.self, pin_bytes))) {
+        w.inputs = (czk_fr *)pin;
+        w.aux = w.inputs + w.num_inputs;
+        memcpy(w.inputs, wh.inputs, (size_t)w.num_inputs * sizeof(czk_fr));
+        if (w.num_aux) memcpy(w.aux, wh.aux, (size_t)w.num_aux * sizeof(czk_fr));
+    }
+    printf("witness: %s memory (%.2f GiB)\n", pin ? "page-locked" : "pageable", gib(pin_bytes));
+    fflush(stdout);
+
     /* proofs */
     run_set conc = {0}, ser = {0};
     int verified = 0;
@@ -656,6 +677,7 @@ keys:
                  {"witness_s", t_witness, 2},
                  {"load_s", t_load, 1},
                  {do_setup ? "setup_s" : "params_read_s", t_read, 1},
+                 {"witness_pinned", pin != NULL, 0},
                  {"reps", reps, 0},
                  {"verified", verified, 0}};
         fprintf(f, "{\n  \"%s_commit\": \"%s\",\n  \"%s_sector\": \"%s\"", jp, commit, jp,
@@ -665,6 +687,8 @@ keys:
         fprintf(f, "\n}\n");
         fclose(f);
     }
+    if (pin) be.ops->host_free(be.self, pin, pin_bytes);
+    w = wh;
     czk_backend_release(&be);
     if (pvk) czk_pvk_free(pvk);
     free(pvk);
