@@ -19,8 +19,8 @@
 # CZK_GPU_STEPS (steps after the build, default "tests bench engine"; the
 # engine step runs `czk bench` on 2KiB PoRep with gpus.backend = "cuda" and
 # writes gpu-engine.log and gpu-engine.svg into OUTDIR; the 32GiB steps
-# keys32g, prove32g, part32g, bench32g, daemon32g, winning32g, wpost32g, snap32g are described
-# above their functions),
+# knobs, keys32g, prove32g, part32g, bench32g, daemon32g, winning32g, wpost32g, snap32g are
+# described above their functions),
 # CZK_GPU_ENGINE_COUNT (proofs of its main run, default 32), CZK_GPU_TESTS_OLD=0 (skip the
 # second cuda.gpu run with the old NTT paths and the cuda.prove/engine run with
 # CZK_CUDA_OVERLAP=0), CZK_GPU_TESTS (regex of the tests step). On the lent machine the
@@ -106,6 +106,21 @@ bench() {
   "$BUILD/bench_gpu" --json "$OUTDIR/gpu-latest.json" --commit "$COMMIT" --ntt-variants \
     ${CZK_GPU_BENCH_ARGS:-} |
     tee "$BUILD/bench.log"
+}
+# knobs: bench_gpu (with CZK_GPU_BENCH_ARGS) once per value of one tunable, CZK_GPU_KNOB =
+# "VAR=v1,v2,..." (e.g. CZK_CUDA_MSM_PREFETCH=0,1,3); each run's log in $BUILD/knob-VAR-v.log,
+# and per value the MSM G1 rows, the --c-sweep results and the levels' profile lines.
+knobs() {
+  local var=${CZK_GPU_KNOB%%=*} vals=${CZK_GPU_KNOB#*=} v log rc=0
+  [ -n "$var" ] && [ -n "$vals" ] && [ "$var" != "$CZK_GPU_KNOB" ] || { echo "knobs: CZK_GPU_KNOB=VAR=v1,v2"; return 2; }
+  for v in ${vals//,/ }; do
+    log=$BUILD/knob-$var-$v.log
+    # shellcheck disable=SC2086
+    env "$var=$v" "$BUILD/bench_gpu" --commit "$COMMIT" ${CZK_GPU_BENCH_ARGS:-} >"$log" 2>&1 || rc=1
+    echo "-- $var=$v"
+    grep -E '^msm_g1 +2[0-9] |^c sweep .*: [0-9.]+ ms|levels: counts' "$log" || tail -5 "$log"
+  done
+  return $rc
 }
 
 # ---- 32GiB PoRep (issue "32GiB PoRep C2 end to end"): keys, a proof, the partition, the engine ----
@@ -213,13 +228,25 @@ prove32g() {
   echo "prove32g: tampered proof refused (exit 1)"
   jset porep32g_proofs_verified 1
 }
+# CZK_GPU_PART32G_ENV: before the recorded run, one run per setting ("VAR=v VAR2=w;VAR=x"), its
+# table printed (the json is the default run's).
 part32g() {
   prep32g
-  local keys=()
+  local keys=() e rc=0
   [ -s "$W32/keys/$KEY32.params" ] && keys=(--params "$W32/keys/$KEY32.params")
+  if [ -n "${CZK_GPU_PART32G_ENV:-}" ]; then
+    IFS=';' read -ra envs <<<"$CZK_GPU_PART32G_ENV"
+    for e in "${envs[@]}"; do
+      echo "-- part32g with $e"
+      # shellcheck disable=SC2086
+      env $e "$BUILD/bench_porep32g" --c1 "$W32/c1-1.json" "${keys[@]}" --reps 3 \
+        >"$OUTDIR/part32g-knob.log" 2>&1 || rc=1
+      sed -n '/^| phase/,/^proofs/p' "$OUTDIR/part32g-knob.log"
+    done
+  fi
   "$BUILD/bench_porep32g" --c1 "$W32/c1-1.json" "${keys[@]}" --reps 3 \
     --json "$OUTDIR/gpu-porep32g.json" --commit "$COMMIT" | tee "$OUTDIR/part32g.log"
-  local rc=${PIPESTATUS[0]}
+  [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
   jmerge
   return "$rc"
 }
@@ -433,6 +460,7 @@ if want tests; then
   [ "${CZK_GPU_TESTS_OLD:-1}" = 0 ] || step "tests (old NTT; overlap off)" tests_old || status=1
 fi
 want bench && { step "benchmark" bench || status=1; }
+want knobs && { step "benchmark per ${CZK_GPU_KNOB%%=*}" knobs || status=1; }
 want engine && { step "engine: czk bench, 2KiB, cuda" engine || status=1; }
 want keys32g && { step "$SECTOR: keys (czk setup, GPU)" keys32g || status=1; }
 want prove32g && { step "$SECTOR: czk prove + verify" prove32g || status=1; }
