@@ -84,10 +84,8 @@ typedef struct czk_cuda_ctx czk_cuda_ctx;
  * CZK_CUDA_MSM_ACC = auto (default: batch-affine "hybrid" accumulation from
  * 2^22 points, XYZZ below), xyzz, affine, hybrid or a variant number 0..6;
  * CZK_CUDA_MSM_SLOTS = 1 (one batch-affine window at a time) or 2 (two at every
- * size; default: two from 2^22 points where they fit); CZK_CUDA_MSM_PREFETCH =
- * 0..7 (the batch-affine passes' loop forms: bit 0 the forward pass one output
- * ahead, the default 1; bit 1 the backward pass; bit 2 the forward form held
- * to three blocks per SM); CZK_CUDA_MSM_CHUNK (XYZZ chunk length). See src/cuda/ntt.cu and src/cuda/msm.cuh.
+ * size; default: two from 2^22 points where they fit); CZK_CUDA_MSM_CHUNK (XYZZ
+ * chunk length). See src/cuda/ntt.cu and src/cuda/msm.cuh.
  * Args: device  0 .. czk_cuda_device_count()−1.
  * Out:  *out    the context (czk_cuda_ctx_destroy); NULL on failure, when
  *               whatever was made is freed again.
@@ -295,7 +293,7 @@ CZK_NODISCARD czk_status czk_cuda_spmv(czk_cuda_ctx *ctx, const czk_cuda_shape *
  *      next circuit's steps 1–3 (CZK_CUDA_OVERLAP=0, read at creation, keeps
  *      it inside; bench/GPU.md, ninth run); there MSM H's streams have the
  *      device's highest priority (CZK_CUDA_MSM_H_PRIORITY=0: the default
- *      priority; bench/GPU.md, tenth run).
+ *      priority; bench/GPU.md, eleventh run).
  * The common code (czk_prove, czk_prove_finalize) randomizes and encodes.
  * Timings (czk_prove_timings): upload = step 1 and the upload of a host
  * a, b, c; spmv = the device SpMV (or the host one) and the gathers of the

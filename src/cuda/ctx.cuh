@@ -45,7 +45,6 @@ struct czk_cuda_ctx {
                                     (msm_affine.cuh) */
     uint32_t msm_hybrid_k;       /* hybrid: buckets halved while above this many points, 0 = 8 */
     int msm_slots;               /* CZK_CUDA_MSM_SLOTS: 0 two windows from 2^22, 1 one, 2 two */
-    int msm_prefetch;            /* CZK_CUDA_MSM_PREFETCH: batch-affine loop forms (msm_affine.cuh) */
     czkg::fr *twist[2][29];      /* ω_M^e, e < M = 2^k, made on first use (ntt.cu) */
     czkg::fr *twist_half[2][29]; /* ω_M^e, e < M/2 = 2^(k−1), made on first use (ntt.cu) */
     int ntt_twist;               /* CZK_CUDA_NTT_TWIST: 0 direct (half tables), 1 split (ntt.cu) */

@@ -129,11 +129,6 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
                       CZK_CUDA_MSM_ACC_AUTO == 6,
                   "acc_v names the variants by number");
     ctx->h_transforms = 6;
-    /* the batch-affine passes one output ahead: bit 0 forward, bit 1 backward, bit 2 the forward
-     * form held to 3 blocks per SM (msm_affine.cuh) */
-    ctx->msm_prefetch = 1;
-    static const char *const prefetch[] = {"0", "1", "2", "3", "4", "5", "6", "7"};
-    static const int prefetch_v[] = {0, 1, 2, 3, 4, 5, 6, 7};
     czk_status st;
     if ((st = env_choice("CZK_CUDA_MSM_ACC", acc, acc_v, 11, &ctx->msm_acc, err)) ||
         (st = env_choice("CZK_CUDA_NTT_TWIST", twist, twist_v, 2, &ctx->ntt_twist, err)) ||
@@ -142,8 +137,6 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
          * 2^22); 7 = bellperson's sequence of transforms in H */
         (st = env_choice("CZK_CUDA_MSM_SLOTS", slots, slots_v, 2, &ctx->msm_slots, err)) ||
         (st = env_choice("CZK_CUDA_H_TRANSFORMS", transforms, transforms_v, 2, &ctx->h_transforms,
-                         err)) ||
-        (st = env_choice("CZK_CUDA_MSM_PREFETCH", prefetch, prefetch_v, 8, &ctx->msm_prefetch,
                          err)))
         return st;
     return ntt_tables_init(ctx, err);
@@ -287,12 +280,6 @@ extern "C" czk_status czk_cuda_ctx_set_priority(czk_cuda_ctx *ctx, bool high, cz
         *streams[k] = fresh;
     }
     return CZK_OK;
-}
-
-extern "C" int czk_cuda_set_msm_prefetch(czk_cuda_ctx *ctx, int forms) {
-    const int old = ctx->msm_prefetch;
-    if (forms >= 0 && forms <= 7) ctx->msm_prefetch = forms;
-    return old;
 }
 
 extern "C" void czk_cuda_set_msm_hybrid_k(czk_cuda_ctx *ctx, uint32_t k) {

@@ -74,10 +74,6 @@ void czk_cuda_set_msm_slots(czk_cuda_ctx *ctx, int slots);
  * idle (nothing queued on its streams). Returns CZK_OK, CZK_ERR_DEVICE.
  */
 CZK_NODISCARD czk_status czk_cuda_ctx_set_priority(czk_cuda_ctx *ctx, bool high, czk_err *err);
-/* The batch-affine passes' loop forms (msm_affine.cuh; 0..7, others ignored): bit 0 the forward
- * pass one output ahead (the default 1), bit 1 the backward pass, bit 2 the forward form held to
- * three blocks per SM. Initially CZK_CUDA_MSM_PREFETCH. Returns the previous value. */
-int czk_cuda_set_msm_prefetch(czk_cuda_ctx *ctx, int forms);
 
 /*
  * The batch-affine bucket accumulation of the G1 MSM (src/cuda/msm_affine.cuh) run on the host
@@ -85,18 +81,15 @@ int czk_cuda_set_msm_prefetch(czk_cuda_ctx *ctx, int forms);
  * (|digit|·2 + sign; 0 = no point; bucket b holds keys 2b + 2 and 2b + 3, the sign bit negates
  * the point), sidx[i] the index of the base. K: buckets are halved while they hold more than K
  * points, then summed in XYZZ; strip: outputs per thread (T); blocks: blocks of the batch
- * inversion; prefetch: the passes' loop forms (bit 0: the forward pass one output ahead, bit
- * 1: the backward pass, bit 2: register bounds only, no effect here; CZK_CUDA_MSM_PREFETCH). Out: buckets[b] = Σ of bucket b's signed bases (B
- * entries). For tests (no GPU).
+ * inversion. Out: buckets[b] = Σ of bucket b's signed bases (B entries). For tests (no GPU).
  * Returns CZK_OK, CZK_ERR_INVALID_ARG (n >= 2^31, B of 0 or above 2^30, K, strip or blocks of 0,
- * prefetch above 7, keys not sorted or above 2B + 1, an index >= n), CZK_ERR_NOMEM.
+ * keys not sorted or above 2B + 1, an index >= n), CZK_ERR_NOMEM.
  */
 CZK_NODISCARD czk_status czk_cuda_msm_affine_emulate(const blst_p1_affine *bases,
                                                      const uint32_t *skeys, const uint32_t *sidx,
                                                      size_t n, uint32_t B, uint32_t K,
                                                      uint32_t strip, uint32_t blocks,
-                                                     uint32_t prefetch, blst_p1 *buckets,
-                                                     czk_err *err);
+                                                     blst_p1 *buckets, czk_err *err);
 
 /*
  * MSM memory cap (msm.cuh): with points > 0 every MSM on ctx compacts its

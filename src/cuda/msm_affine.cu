@@ -52,16 +52,14 @@ void emulate_inv(F *tot, F *tmp, uint32_t total, uint32_t T, uint32_t G) {
 extern "C" czk_status czk_cuda_msm_affine_emulate(const blst_p1_affine *bases,
                                                   const uint32_t *skeys, const uint32_t *sidx,
                                                   size_t n64, uint32_t B, uint32_t K,
-                                                  uint32_t strip, uint32_t blocks, uint32_t prefetch,
-                                                  blst_p1 *buckets, czk_err *err) {
+                                                  uint32_t strip, uint32_t blocks, blst_p1 *buckets,
+                                                  czk_err *err) {
     static_assert(sizeof(A) == sizeof(blst_p1_affine), "layout");
     static_assert(sizeof(jacobian<F>) == sizeof(blst_p1), "layout");
-    if (n64 >= (1ull << 31) || B == 0 || B > (1u << 30) || K == 0 || strip == 0 || blocks == 0 ||
-        prefetch > 7)
+    if (n64 >= (1ull << 31) || B == 0 || B > (1u << 30) || K == 0 || strip == 0 || blocks == 0)
         return czk_errf(err, CZK_ERR_INVALID_ARG,
-                        "msm affine emulate: n = %zu, B = %u, K = %u, strip = %u, blocks = %u, "
-                        "prefetch = %u",
-                        n64, B, K, strip, blocks, prefetch);
+                        "msm affine emulate: n = %zu, B = %u, K = %u, strip = %u, blocks = %u", n64,
+                        B, K, strip, blocks);
     const uint32_t n = (uint32_t)n64;
     for (uint32_t i = 0; i < n; i++)
         if ((skeys[i] >> 1) > B || (i && skeys[i] < skeys[i - 1]) || sidx[i] >= n)
@@ -128,16 +126,10 @@ extern "C" czk_status czk_cuda_msm_affine_emulate(const blst_p1_affine *bases,
             L.tot = tot.data();
             L.B = B, L.K = K, L.level = l, L.T = strip, L.S = S;
             for (uint32_t t = 0; t < S; t++)
-                if (prefetch & 1)
-                    ba_forward_prefetch(L, t);
-                else
-                    ba_forward(L, t);
+                ba_forward(L, t);
             emulate_inv(tot.data(), tmp.data(), sum, strip, blocks);
             for (uint32_t t = 0; t < S; t++)
-                if (prefetch & 2)
-                    ba_backward_prefetch(L, t);
-                else
-                    ba_backward(L, t);
+                ba_backward(L, t);
         }
         ba_final_args<F> fa;
         memset(&fa, 0, sizeof fa);

@@ -65,6 +65,11 @@
  * Device memory at 2^27: the two level buffers (n/2 + B and n/4 + B points,
  * 9.8 GB), pre (n/2 · 48 B, 3.2 GB), fin (B·K·96 B: 50 / 400 MB).
  *
+ * Tried and dropped (bench/GPU.md, eleventh run): issuing the next output's
+ * loads before this output's arithmetic in either pass. It costs registers
+ * (forward 80 → 106, backward 128 → 204) and so blocks per SM, and lost at
+ * 2^27: forward one ahead 637 → 655 ms, backward one ahead → 744 ms.
+ *
  * The per-thread bodies are __host__ __device__ and run on the host in
  * czk_cuda_msm_affine_emulate (msm_affine.cu; tests without a GPU).
  */
@@ -251,70 +256,6 @@ template <class F> CZK_HD void ba_forward(const ba_level<F> &L, uint32_t t) {
     st_hd(L.tot + t, acc);
 }
 
-/*
- * Steps 2 and 4 with the next output's loads issued before this output's
- * arithmetic (ctx->msm_prefetch, CZK_CUDA_MSM_PREFETCH; same results): a strip's
- * outputs are a chain of dependent loads (bucket bounds, then at level 0 the
- * sorted index, then the base) followed by multiplications that need them, so
- * with one output in flight per thread the passes wait on memory latency
- * (bench/GPU.md, ninth run: the forward passes ran at ≈ 1.7 TB/s, bound by
- * latency). One output ahead costs the registers of its inputs: both x in the
- * forward pass, both points and c_{k−1} in the backward pass.
- */
-template <class F> struct ba_fwd_in {
-    F x1, x2;
-    uint32_t i;
-    bool pair;
-};
-
-/* The bucket of output o, from the bucket b of a neighbouring output (dir +1: o follows it). */
-template <class F>
-CZK_HD uint32_t ba_step_bucket(const ba_level<F> &L, uint32_t b, uint32_t o, bool up) {
-    const uint32_t *os = L.out_start;
-    if (up) return o >= os[b + 1] ? (o < os[b + 2] ? b + 1 : ba_find(os, L.B, o)) : b;
-    return o < os[b] ? (o >= os[b - 1] ? b - 1 : ba_find(os, L.B, o)) : b;
-}
-
-template <class F> CZK_HD ba_fwd_in<F> ba_fwd_load(const ba_level<F> &L, uint32_t b, uint32_t o) {
-    const ba_slot s = ba_slot_of(L, b, o);
-    ba_fwd_in<F> r;
-    r.i = s.i;
-    r.pair = s.pair;
-    r.x1 = ba_x(L, s.i);
-    r.x2 = s.pair ? ba_x(L, s.i + 1) : r.x1;
-    return r;
-}
-
-/* ba_den on loaded x (the full points read again only where x alone does not decide). */
-template <class F> CZK_HD F ba_den_of(const ba_level<F> &L, const ba_fwd_in<F> &r) {
-    if (!r.pair) return F::one();
-    if (r.x1 != r.x2 && !r.x1.is_zero() && !r.x2.is_zero()) return r.x2 - r.x1;
-    F d;
-    (void)ba_case(ba_point(L, r.i), ba_point(L, r.i + 1), d);
-    return d;
-}
-
-template <class F> CZK_HD void ba_forward_prefetch(const ba_level<F> &L, uint32_t t) {
-    uint32_t o0 = 0;
-    const uint32_t n = ba_strip(L, t, o0);
-    if (!n) return;
-    uint32_t b = ba_find(L.out_start, L.B, o0);
-    ba_fwd_in<F> next = ba_fwd_load(L, b, o0);
-    F acc = F::one();
-#pragma unroll 1
-    for (uint32_t k = 0; k < n; k++) {
-        const ba_fwd_in<F> cur = next;
-        if (k + 1 < n) {
-            b = ba_step_bucket(L, b, o0 + k + 1, true); /* b + 1 < B there */
-            next = ba_fwd_load(L, b, o0 + k + 1);
-        }
-        const F d = ba_den_of(L, cur);
-        acc = k ? acc * d : d;
-        if (k + 1 < n) st_hd(L.pre + (size_t)k * L.S + t, acc);
-    }
-    st_hd(L.tot + t, acc);
-}
-
 /* Step 4 for strip t (L.tot[t] holds 1/c_{n−1}). */
 template <class F> CZK_HD void ba_backward(const ba_level<F> &L, uint32_t t) {
     uint32_t o0 = 0;
@@ -339,48 +280,6 @@ template <class F> CZK_HD void ba_backward(const ba_level<F> &L, uint32_t t) {
         const F inv = k ? inv_c * ld_hd(L.pre + (size_t)(k - 1) * L.S + t) : inv_c;
         if (k) inv_c = inv_c * d;
         st_hd(s.done ? L.fin + (size_t)b * L.K + s.j : L.out + o, ba_apply(cs, p, q, inv));
-    }
-}
-
-template <class F> struct ba_bwd_in {
-    affine<F> p, q;
-    F c; /* c_{k−1} (k > 0) */
-    ba_slot s;
-    uint32_t b;
-};
-
-template <class F>
-CZK_HD ba_bwd_in<F> ba_bwd_load(const ba_level<F> &L, uint32_t t, uint32_t b, uint32_t o0,
-                                uint32_t k) {
-    ba_bwd_in<F> r;
-    r.b = b;
-    r.s = ba_slot_of(L, b, o0 + k);
-    r.p = ba_point(L, r.s.i);
-    r.q = r.s.pair ? ba_point(L, r.s.i + 1) : affine<F>{F::zero(), F::zero()};
-    r.c = k ? ld_hd(L.pre + (size_t)(k - 1) * L.S + t) : F::one();
-    return r;
-}
-
-template <class F> CZK_HD void ba_backward_prefetch(const ba_level<F> &L, uint32_t t) {
-    uint32_t o0 = 0;
-    const uint32_t n = ba_strip(L, t, o0);
-    if (!n) return;
-    uint32_t b = ba_find(L.out_start, L.B, o0 + n - 1);
-    F inv_c = ld_hd(L.tot + t); /* 1/c_k */
-    ba_bwd_in<F> next = ba_bwd_load(L, t, b, o0, n - 1);
-#pragma unroll 1
-    for (uint32_t k = n; k-- > 0;) {
-        const ba_bwd_in<F> cur = next;
-        if (k) {
-            b = ba_step_bucket(L, b, o0 + k - 1, false); /* b > 0 there */
-            next = ba_bwd_load(L, t, b, o0, k - 1);
-        }
-        F d = F::one();
-        const int cs = cur.s.pair ? ba_case(cur.p, cur.q, d) : BA_LEFT;
-        const F inv = k ? inv_c * cur.c : inv_c;
-        if (k) inv_c = inv_c * d;
-        st_hd(cur.s.done ? L.fin + (size_t)cur.b * L.K + cur.s.j : L.out + o0 + k,
-              ba_apply(cs, cur.p, cur.q, inv));
     }
 }
 
@@ -480,28 +379,14 @@ __global__ void ba_count_kernel(const uint32_t *m0, uint32_t B, uint32_t K, uint
     if (b <= B) cnt[b] = b < B ? ba_outputs(m0[b], K, level) : 0;
 }
 
-/* Each loop form its own kernel (a kernel holding both takes the registers of the larger); the
- * prefetching forms with MINB blocks per SM asked of the register allocator (launch bounds). */
 template <class F> __global__ void __launch_bounds__(BA_THREADS) ba_forward_kernel(ba_level<F> L) {
     const uint32_t t = blockIdx.x * BA_THREADS + threadIdx.x;
     if (t < L.S) ba_forward(L, t);
 }
 
-template <class F, int MINB>
-__global__ void __launch_bounds__(BA_THREADS, MINB) ba_forward_pf_kernel(ba_level<F> L) {
-    const uint32_t t = blockIdx.x * BA_THREADS + threadIdx.x;
-    if (t < L.S) ba_forward_prefetch(L, t);
-}
-
 template <class F> __global__ void __launch_bounds__(BA_THREADS) ba_backward_kernel(ba_level<F> L) {
     const uint32_t t = blockIdx.x * BA_THREADS + threadIdx.x;
     if (t < L.S) ba_backward(L, t);
-}
-
-template <class F>
-__global__ void __launch_bounds__(BA_THREADS, 1) ba_backward_pf_kernel(ba_level<F> L) {
-    const uint32_t t = blockIdx.x * BA_THREADS + threadIdx.x;
-    if (t < L.S) ba_backward_prefetch(L, t);
 }
 
 /* Step 3 over ⌈*total/T⌉ strip totals, gridDim.x blocks of NT threads (every thread of a block). */
@@ -557,7 +442,7 @@ inline uint32_t ba_strip_len(uint64_t bound, int sm_count, uint32_t forced) {
 /* The batch-affine accumulation of one Pippenger run: buffers for all its windows. */
 template <class F> struct ba_state {
     using A = affine<F>;
-    uint32_t n = 0, B = 0, K = 0, strip = 0, prefetch = 0;
+    uint32_t n = 0, B = 0, K = 0, strip = 0;
     int sm_count = 0;
     dev_buf<A> buf[2], fin;
     dev_buf<F> pre, tot, tmp;
@@ -569,7 +454,6 @@ template <class F> struct ba_state {
     czk_status init(czk_cuda_ctx *ctx, uint32_t n_, uint32_t B_, uint32_t K_, const char *nm,
                     czk_err *err) {
         n = n_, B = B_, K = K_, strip = ctx->msm_strip, sm_count = ctx->sm_count;
-        prefetch = (uint32_t)ctx->msm_prefetch;
         cudaStream_t s = ctx->stream;
         uint64_t bufsz[2] = {1, 1}, pre_n = 1, tot_n = 1;
         for (uint32_t l = 0; l < 32; l++) {
@@ -650,13 +534,7 @@ template <class F> struct ba_state {
             L.tot = tot;
             L.B = B, L.K = K, L.level = l, L.T = T, L.S = S;
             tick(0);
-            const unsigned gs = grid_for(S, BA_THREADS);
-            if ((prefetch & 5) == 5)
-                ba_forward_pf_kernel<F, 3><<<gs, BA_THREADS, 0, s>>>(L);
-            else if (prefetch & 1)
-                ba_forward_pf_kernel<F, 2><<<gs, BA_THREADS, 0, s>>>(L);
-            else
-                ba_forward_kernel<F><<<gs, BA_THREADS, 0, s>>>(L);
+            ba_forward_kernel<F><<<grid_for(S, BA_THREADS), BA_THREADS, 0, s>>>(L);
             CZK_LAUNCH("msm_%s affine: forward pass, window %u level %u", nm, w, l);
             tick(1);
             constexpr uint32_t NT = ba_inv_threads<F>();
@@ -665,10 +543,7 @@ template <class F> struct ba_state {
                 <<<(unsigned)(g < gmax ? g : gmax), NT, 0, s>>>(tot, tmp, os[l & 1].p + B, T);
             CZK_LAUNCH("msm_%s affine: batch inversion, window %u level %u", nm, w, l);
             tick(2);
-            if (prefetch & 2)
-                ba_backward_pf_kernel<F><<<gs, BA_THREADS, 0, s>>>(L);
-            else
-                ba_backward_kernel<F><<<gs, BA_THREADS, 0, s>>>(L);
+            ba_backward_kernel<F><<<grid_for(S, BA_THREADS), BA_THREADS, 0, s>>>(L);
             CZK_LAUNCH("msm_%s affine: backward pass, window %u level %u", nm, w, l);
             tick(3);
         }

@@ -669,21 +669,6 @@ static void test_msm_g1_affine(void **state) {
             check_msm(false, 1u << 20, MIX_WITNESS, 1, seed++);
         }
         czk_cuda_set_msm_slots(ctx, 0);
-        /* the passes' other loop forms (CZK_CUDA_MSM_PREFETCH; the default runs everywhere above) */
-        static const int forms[] = {0, 2, 3, 7};
-        for (size_t f = 0; v < 2 && f < sizeof forms / sizeof *forms; f++) {
-            const int was = czk_cuda_set_msm_prefetch(ctx, forms[f]);
-            check_msm(false, 1000, MIX_UNIFORM, 3, seed++);          /* P, −P, P, ... */
-            check_msm(false, (1u << 16) + 3, MIX_UNIFORM, 0, seed++);
-            check_msm(false, 1u << 16, MIX_ALL_TWO, 2, seed++);      /* doublings, one bucket */
-            czk_assert_ok(czk_cuda_set_msm_c(ctx, 8, &err), &err); /* strips across buckets */
-            czk_cuda_set_msm_strip(ctx, 5);
-            check_msm(false, (1u << 16) + 3, MIX_UNIFORM, 1, seed++);
-            czk_cuda_set_msm_strip(ctx, 0);
-            czk_assert_ok(czk_cuda_set_msm_c(ctx, 0, &err), &err);
-            if (forms[f] == 3) check_msm(false, 1u << 20, MIX_UNIFORM, 0, seed++);
-            czk_cuda_set_msm_prefetch(ctx, was);
-        }
     }
     /* G2 ignores the affine variants (XYZZ variant 0) and stays correct */
     czk_cuda_set_msm_acc(ctx, CZK_CUDA_MSM_ACC_AFFINE);
@@ -778,19 +763,17 @@ static void check_affine_emulated(enum ba_kind kind, uint32_t n, uint32_t B, uin
         if (e[i].key & 1) blst_p1_cneg(&p, true);
         blst_p1_add_or_double(&want[e[i].key / 2 - 1], &want[e[i].key / 2 - 1], &p);
     }
-    /* K, strip, blocks, prefetch (the four loop forms of the passes, bits 0 and 1) */
-    static const uint32_t cfg[][4] = {{1, 1, 1, 0},  {1, 3, 3, 1}, {2, 16, 1, 2}, {8, 3, 2, 3},
-                                      {1, 32, 5, 0}, {1, 1, 1, 3}, {8, 3, 2, 0},  {1, 32, 5, 3}};
+    static const uint32_t cfg[][3] = {{1, 1, 1}, {1, 3, 3}, {2, 16, 1}, {8, 3, 2}, {1, 32, 5}};
     for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
         memset(got, 0x77, B * sizeof *got);
         czk_assert_ok(czk_cuda_msm_affine_emulate(bases, skeys, sidx, n, B, cfg[c][0], cfg[c][1],
-                                                  cfg[c][2], cfg[c][3], got, &err),
+                                                  cfg[c][2], got, &err),
                       &err);
         for (uint32_t b = 0; b < B; b++)
             if (!blst_p1_is_equal(&got[b], &want[b]))
-                fail_msg("emulated batch-affine buckets, %s, n=%u B=%u K=%u strip=%u blocks=%u "
-                         "prefetch=%u: bucket %u differs from the blst sum",
-                         BA_KIND[kind], n, B, cfg[c][0], cfg[c][1], cfg[c][2], cfg[c][3], b);
+                fail_msg("emulated batch-affine buckets, %s, n=%u B=%u K=%u strip=%u blocks=%u: "
+                         "bucket %u differs from the blst sum",
+                         BA_KIND[kind], n, B, cfg[c][0], cfg[c][1], cfg[c][2], b);
     }
     free(pool), free(bases), free(e), free(skeys), free(sidx), free(want), free(got);
 }
@@ -816,10 +799,10 @@ static void test_msm_affine_emulated(void **state) {
     blst_p1_affine p;
     blst_p1 out[4];
     memset(&p, 0, sizeof p);
-    assert_int_equal(czk_cuda_msm_affine_emulate(&p, &key, &idx, 1, 4, 1, 1, 1, 0, out, &err),
+    assert_int_equal(czk_cuda_msm_affine_emulate(&p, &key, &idx, 1, 4, 1, 1, 1, out, &err),
                      CZK_ERR_INVALID_ARG);
     assert_non_null(strstr(err.msg, "entry 0"));
-    assert_int_equal(czk_cuda_msm_affine_emulate(&p, &key, &idx, 1, 8, 0, 1, 1, 0, out, &err),
+    assert_int_equal(czk_cuda_msm_affine_emulate(&p, &key, &idx, 1, 8, 0, 1, 1, out, &err),
                      CZK_ERR_INVALID_ARG);
 }
 
