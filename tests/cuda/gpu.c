@@ -676,6 +676,25 @@ static void test_msm_g1_affine(void **state) {
     czk_cuda_set_msm_acc(ctx, saved);
 }
 
+/* Streams made again at the highest and then the default priority (backend.cu gives MSM H's
+ * context the highest): MSMs on them still equal the host's, two window slots included. */
+static void test_ctx_priority(void **state) {
+    (void)state;
+    NEED_GPU();
+    czk_err err;
+    const int acc = czk_cuda_msm_acc(ctx);
+    for (int high = 1; high >= 0; high--) {
+        czk_assert_ok(czk_cuda_ctx_set_priority(ctx, high, &err), &err);
+        check_msm(false, 1000, MIX_UNIFORM, 0, 1500 + (uint64_t)high);
+        check_msm(true, 1000, MIX_UNIFORM, 0, 1510 + (uint64_t)high);
+        czk_cuda_set_msm_acc(ctx, CZK_CUDA_MSM_ACC_HYBRID);
+        czk_cuda_set_msm_slots(ctx, 2); /* stream2 too */
+        check_msm(false, (1u << 16) + 3, MIX_UNIFORM, 0, 1520 + (uint64_t)high);
+        czk_cuda_set_msm_slots(ctx, 0);
+        czk_cuda_set_msm_acc(ctx, acc);
+    }
+}
+
 /* n points k·G, k = seed, seed + 1, ... (host, blst). */
 static blst_p1_affine *host_g1_points(size_t n, uint64_t seed) {
     blst_p1_affine *out = xmalloc(n * sizeof *out);
@@ -1194,6 +1213,7 @@ int main(void) {
         cmocka_unit_test(test_msm_sparse_g1),
         cmocka_unit_test(test_msm_sparse_g2),
         cmocka_unit_test(test_msm_g1_affine),
+        cmocka_unit_test(test_ctx_priority),
         cmocka_unit_test(test_msm_affine_emulated),
         cmocka_unit_test(test_spmv_emulated),
         cmocka_unit_test(test_spmv_device),
