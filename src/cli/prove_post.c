@@ -10,9 +10,12 @@
  * its vanilla proofs parsed against the shape (PoSt: their sector ids and
  * comm_r held to the request's); an engine is made from the command line
  * (gpus.backend and gpus.devices from --backend/--device, synthesis.threads
- * and gpus.gpu_threads from --threads, srs.param_cache from --param-cache)
- * and the PoSt and SnapDeals kinds registered (czk_kinds_register_post,
- * czk_kinds_register_snap). The request goes in as Curio sends it; the
+ * and gpus.gpu_threads from --threads, srs.param_cache from --param-cache,
+ * or from the folder of --params, which must be the file the key search
+ * finds there, since the engine finds keys by name) and the PoSt and
+ * SnapDeals kinds registered (czk_kinds_register_post,
+ * czk_kinds_register_snap; with --no-shape-cache czk_kind_post and
+ * czk_kind_snap without a shape cache, so every load records the shape). The request goes in as Curio sends it; the
  * kind's intake parses every blob and pre-checks it, so one bad sector
  * (PoSt) or partition (SnapDeals: partition and challenge) refuses the
  * request naming it (exit 1) before any key is read. Then the circuit is
@@ -39,8 +42,8 @@
 
 static const char USAGE[] =
     "usage: czk prove --kind window-post|winning-post|snap --request FILE --out FILE\n"
-    "                 [--param-cache DIR] [--threads T]\n"
-    "                 [--backend auto|cpu|cuda] [--device N]\n\n"
+    "                 [--params FILE | --param-cache DIR] [--threads T]\n"
+    "                 [--no-shape-cache] [--backend auto|cpu|cuda] [--device N]\n\n"
     "Proves one PoSt partition (WindowPoSt), a WinningPoSt or a SnapDeals update\n"
     "(every partition) through the proving engine in this process and writes the\n"
     "proof, verified first: 192 bytes per partition, in partition order.\n\n"
@@ -54,11 +57,15 @@ static const char USAGE[] =
     "                     sector_number, comm_r_old, comm_d_new, comm_r_new and one\n"
     "                     bincode PartitionProof per partition\n"
     "  --out FILE         where to write the proof (checked before any work starts)\n"
+    "  --params FILE      the .params file to use: the engine finds keys by name,\n"
+    "                     so FILE must be named as the key search below names it\n"
+    "                     (its .vk beside it); its folder is searched first\n"
     "  --param-cache DIR  where the keys are (default $FIL_PROOFS_PARAMETER_CACHE,\n"
     "                     else /var/tmp/filecoin-proof-parameters, then czk's test\n"
     "                     keys): Filecoin's v28 file name first, then czk's test keys\n"
     "                     (czk setup --kind)\n"
     "  --threads T        threads (default: all CPUs)\n"
+    "  --no-shape-cache   record the circuit instead of using $CZK_CACHE_DIR/shapes\n"
 
     "  --backend B        cuda, cpu, or auto (default: cuda when this czk has it and\n"
     "                     a GPU is present, else cpu)\n"
@@ -105,18 +112,51 @@ static void print_request(const char *path, const czk_cli_post_req *r) {
     printf("%s\n", r->n > 16 ? " ..." : "");
 }
 
+/* The PoSt and SnapDeals kinds, with the engine's shape cache or (!shape_cache) none. */
+static czk_status register_kinds(czk_engine *e, bool shape_cache, czk_err *err) {
+    if (shape_cache) {
+        czk_status st = czk_kinds_register_post(e, err);
+        return st ? st : czk_kinds_register_snap(e, err);
+    }
+    static const czk_kind_id POST[2] = {CZK_KIND_WINNING_POST, CZK_KIND_WINDOW_POST};
+    for (int i = 0; i < 3; i++) {
+        czk_proof_kind k;
+        czk_status st = i < 2 ? czk_kind_post(&k, POST[i], NULL, err) : czk_kind_snap(&k, NULL, err);
+        if (st) return st;
+        if ((st = czk_engine_register_kind(e, &k, err))) {
+            if (k.destroy) k.destroy(k.ctx); /* not taken */
+            return st;
+        }
+    }
+    return CZK_OK;
+}
+
 int czk_cmd_prove_post(int argc, char **argv) {
-    enum { O_KIND = 256, O_REQUEST, O_OUT, O_CACHE, O_THREADS, O_BACKEND, O_DEVICE };
+    enum {
+        O_KIND = 256,
+        O_REQUEST,
+        O_OUT,
+        O_PARAMS,
+        O_CACHE,
+        O_THREADS,
+        O_NO_SHAPE_CACHE,
+        O_BACKEND,
+        O_DEVICE
+    };
     static const struct option LONG[] = {{"kind", required_argument, NULL, O_KIND},
                                          {"request", required_argument, NULL, O_REQUEST},
                                          {"out", required_argument, NULL, O_OUT},
+                                         {"params", required_argument, NULL, O_PARAMS},
                                          {"param-cache", required_argument, NULL, O_CACHE},
+                                         {"no-shape-cache", no_argument, NULL, O_NO_SHAPE_CACHE},
                                          {"threads", required_argument, NULL, O_THREADS},
                                          {"backend", required_argument, NULL, O_BACKEND},
                                          {"device", required_argument, NULL, O_DEVICE},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
-    const char *req_path = NULL, *out_path = NULL, *cache = NULL, *backend_arg = "auto";
+    const char *req_path = NULL, *out_path = NULL, *cache = NULL, *params = NULL,
+               *backend_arg = "auto";
+    bool shape_cache = true;
     czk_kind_id kind = CZK_KIND_UNSPECIFIED;
     uint64_t threads = 0, device = 0;
     optind = 0;
@@ -138,8 +178,14 @@ int czk_cmd_prove_post(int argc, char **argv) {
         case O_OUT:
             out_path = v;
             break;
+        case O_PARAMS:
+            params = v;
+            break;
         case O_CACHE:
             cache = v;
+            break;
+        case O_NO_SHAPE_CACHE:
+            shape_cache = false;
             break;
         case O_THREADS:
             if (!czk_cli_parse_u64(v, &threads) || threads > 4096)
@@ -169,6 +215,17 @@ int czk_cmd_prove_post(int argc, char **argv) {
         fputs(USAGE, stderr);
         return czk_cli_fail(CMD, "--request and --out are required");
     }
+    if (params && cache) return czk_cli_fail(CMD, "--params and --param-cache exclude each other");
+    char pdir[PATH_MAX];
+    if (params) { /* its folder is searched first; the file itself is checked below */
+        const char *slash = strrchr(params, '/');
+        int len = !slash ? snprintf(pdir, sizeof pdir, ".")
+                         : snprintf(pdir, sizeof pdir, "%.*s", slash == params ? 1 : (int)(slash - params), params);
+        if (len < 0 || len >= (int)sizeof pdir) return czk_cli_fail(CMD, "--params path too long");
+        if (access(params, R_OK))
+            return czk_cli_fail(CMD, "--params %s: cannot be read", params);
+        cache = pdir;
+    }
     bool use_cuda;
     if (czk_cli_backend_pick(CMD, backend_arg, device, &use_cuda)) return CZK_EXIT_ERROR;
 
@@ -195,6 +252,21 @@ int czk_cmd_prove_post(int argc, char **argv) {
         goto out;
     }
     print_request(req_path, &r);
+    if (params) { /* the engine loads the key file the search finds: it must be this one */
+        char found[PATH_MAX], a[PATH_MAX], b[PATH_MAX];
+        const char *fname = "";
+        if (czk_cli_req_key(found, sizeof found, &fname, NULL, cache, ".params", &r, &err)) {
+            czk_cli_fail(CMD, "--params %s: the engine finds keys by name: %s", params, err.msg);
+            goto out;
+        }
+        if (!realpath(found, a) || !realpath(params, b) || strcmp(a, b)) {
+            czk_cli_fail(CMD,
+                         "--params %s: the engine finds keys by name, and the search for this "
+                         "request's finds %s (%s), not that file",
+                         params, found, fname);
+            goto out;
+        }
+    }
 
     czk_engine_opts eo;
     czk_engine_opts_default(&eo);
@@ -230,10 +302,11 @@ int czk_cmd_prove_post(int argc, char **argv) {
     eo.gpu = &czk_cuda_provider; /* BACKEND REGISTRATION (composition root): --backend cuda */
     eo.log = on_log;
     if ((st = czk_engine_create(&e, &eo, &err)) || /* KIND REGISTRATION: PoSt and SnapDeals */
-        (st = czk_kinds_register_post(e, &err)) || (st = czk_kinds_register_snap(e, &err))) {
+        (st = register_kinds(e, shape_cache, &err))) {
         czk_cli_fail(CMD, "%s", err.msg);
         goto out;
     }
+    if (!shape_cache) printf("shape: recorded at load (--no-shape-cache)\n");
 
     /* intake: the kind parses every blob and pre-checks the partition */
     czk_proof_request req;

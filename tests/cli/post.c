@@ -17,6 +17,10 @@
  *     the V1 proof is refused (exit 1) for partition 0 or another
  *     randomness, the V1_2 one for a changed comm_r; `czk bench --kind
  *     window-post --request` completes two proofs of the V1 request;
+ *   - `czk prove --kind --params FILE` proves with the key file named as the
+ *     search names it and refuses (exit 2) another name for the same bytes,
+ *     --params with --param-cache, and a file that cannot be read;
+ *     --no-shape-cache proves and writes no shape into the shape cache;
  *   - one tampered sector blob: prove exits 1 naming that sector (and no
  *     proof file is left); an unmasked randomness is refused by gen-vanilla
  *     (exit 2, saying Curio masks byte 31) and in a request (exit 1); a
@@ -183,6 +187,63 @@ static void test_window_v1(void **state) {
     free(err);
 }
 
+/* --params (the key file itself; the engine finds keys by name, so another name is refused) and
+ * --no-shape-cache (the shape recorded at load, nothing written to the shape cache). */
+static void test_params_and_shape_cache(void **state) {
+    (void)state;
+    need_keys();
+    char *out = NULL, *err = NULL;
+    assert_int_equal(czk("prove --kind window-post --request w1/request.json --params keys/" WINDOW_KEY
+                         ".params --out w1/pp.bin --backend cpu",
+                         &out, NULL),
+                     0);
+    assert_non_null(strstr(out, "keys: keys/" WINDOW_KEY ".params"));
+    free(out);
+    assert_int_equal(file_size("w1/pp.bin") , 192);
+    assert_int_equal(czk("verify --kind window-post --request w1/request.json --proof w1/pp.bin "
+                         "--param-cache keys",
+                         NULL, NULL),
+                     0);
+    /* the same bytes under another name: the engine would not find it */
+    assert_int_equal(mkdir(path_of("renamed"), 0755), 0);
+    assert_int_equal(link(path_of("keys/" WINDOW_KEY ".params"), path_of("renamed/w.params")), 0);
+    assert_int_equal(czk("prove --kind window-post --request w1/request.json --params "
+                         "renamed/w.params --out w1/pr.bin --backend cpu",
+                         NULL, &err),
+                     2);
+    assert_non_null(strstr(err, "--params renamed/w.params: the engine finds keys by name"));
+    assert_non_null(strstr(err, WINDOW_KEY)); /* the name it looked for */
+    free(err);
+    assert_int_equal(access(path_of("w1/pr.bin"), F_OK), -1);
+    assert_int_equal(czk("prove --kind window-post --request w1/request.json --params keys/" WINDOW_KEY
+                         ".params --param-cache keys --out w1/pr.bin",
+                         NULL, &err),
+                     2);
+    assert_non_null(strstr(err, "--params and --param-cache exclude each other"));
+    free(err);
+    assert_int_equal(czk("prove --kind window-post --request w1/request.json --params keys/none.params "
+                         "--out w1/pr.bin",
+                         NULL, &err),
+                     2);
+    assert_non_null(strstr(err, "--params keys/none.params: cannot be read"));
+    free(err);
+    /* --no-shape-cache under a fresh cache directory: it proves and writes no shape there */
+    setenv("CZK_CACHE_DIR", path_of("cache-none"), 1);
+    int rc = czk("prove --kind window-post --request w1/request.json --param-cache keys "
+                 "--no-shape-cache --out w1/pn.bin --backend cpu",
+                 &out, NULL);
+    setenv("CZK_CACHE_DIR", path_of("cache"), 1);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(out, "shape: recorded at load (--no-shape-cache)"));
+    free(out);
+    assert_int_equal(access(path_of("cache-none/shapes/post-v28-window-2KiB.shape"), F_OK), -1);
+    assert_int_equal(access(path_of("cache/shapes/post-v28-window-2KiB.shape"), F_OK), 0);
+    assert_int_equal(czk("verify --kind window-post --request w1/request.json --proof w1/pn.bin "
+                         "--param-cache keys",
+                         NULL, NULL),
+                     0);
+}
+
 static void test_bench(void **state) {
     (void)state;
     need_keys();
@@ -347,6 +408,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_setup),
         cmocka_unit_test(test_window_v1),
+        cmocka_unit_test(test_params_and_shape_cache),
         cmocka_unit_test(test_bench),
         cmocka_unit_test(test_window_v1_2),
         cmocka_unit_test(test_winning),
