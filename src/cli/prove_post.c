@@ -15,15 +15,15 @@
  * finds there, since the engine finds keys by name) and the PoSt and
  * SnapDeals kinds registered (czk_kinds_register_post,
  * czk_kinds_register_snap; with --no-shape-cache czk_kind_post and
- * czk_kind_snap without a shape cache, so every load records the shape). The request goes in as Curio sends it; the
- * kind's intake parses every blob and pre-checks it, so one bad sector
- * (PoSt) or partition (SnapDeals: partition and challenge) refuses the
- * request naming it (exit 1) before any key is read. Then the circuit is
- * loaded (keys on the key search path: Filecoin's v28 file or czk's test
- * keys; the shape from the shape cache), the partitions are synthesized,
- * proved and each verified against its public inputs before they are
- * handed out; only verified proofs are written: 192 bytes per partition
- * (SnapDeals 32GiB: 16 × 192), in partition order.
+ * czk_kind_snap without a shape cache, so every load records the shape). The
+ * request goes in as Curio sends it; the kind's intake parses every blob and
+ * pre-checks it, so one bad sector (PoSt) or partition (SnapDeals: partition
+ * and challenge) refuses the request naming it (exit 1) before any key is
+ * read. Then the circuit is loaded (keys on the key search path: Filecoin's
+ * v28 file or czk's test keys; the shape from the shape cache), the
+ * partitions are synthesized, proved and each verified against its public
+ * inputs before they are handed out; only verified proofs are written: 192
+ * bytes per partition (SnapDeals 32GiB: 16 × 192), in partition order.
  */
 #include "cli/cli.h"
 #include "czk/cuda.h"
@@ -121,7 +121,8 @@ static czk_status register_kinds(czk_engine *e, bool shape_cache, czk_err *err) 
     static const czk_kind_id POST[2] = {CZK_KIND_WINNING_POST, CZK_KIND_WINDOW_POST};
     for (int i = 0; i < 3; i++) {
         czk_proof_kind k;
-        czk_status st = i < 2 ? czk_kind_post(&k, POST[i], NULL, err) : czk_kind_snap(&k, NULL, err);
+        czk_status st =
+            i < 2 ? czk_kind_post(&k, POST[i], NULL, err) : czk_kind_snap(&k, NULL, err);
         if (st) return st;
         if ((st = czk_engine_register_kind(e, &k, err))) {
             if (k.destroy) k.destroy(k.ctx); /* not taken */
@@ -220,10 +221,10 @@ int czk_cmd_prove_post(int argc, char **argv) {
     if (params) { /* its folder is searched first; the file itself is checked below */
         const char *slash = strrchr(params, '/');
         int len = !slash ? snprintf(pdir, sizeof pdir, ".")
-                         : snprintf(pdir, sizeof pdir, "%.*s", slash == params ? 1 : (int)(slash - params), params);
+                         : snprintf(pdir, sizeof pdir, "%.*s",
+                                    slash == params ? 1 : (int)(slash - params), params);
         if (len < 0 || len >= (int)sizeof pdir) return czk_cli_fail(CMD, "--params path too long");
-        if (access(params, R_OK))
-            return czk_cli_fail(CMD, "--params %s: cannot be read", params);
+        if (access(params, R_OK)) return czk_cli_fail(CMD, "--params %s: cannot be read", params);
         cache = pdir;
     }
     bool use_cuda;

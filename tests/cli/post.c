@@ -193,13 +193,14 @@ static void test_params_and_shape_cache(void **state) {
     (void)state;
     need_keys();
     char *out = NULL, *err = NULL;
-    assert_int_equal(czk("prove --kind window-post --request w1/request.json --params keys/" WINDOW_KEY
-                         ".params --out w1/pp.bin --backend cpu",
-                         &out, NULL),
-                     0);
+    assert_int_equal(
+        czk("prove --kind window-post --request w1/request.json --params keys/" WINDOW_KEY
+            ".params --out w1/pp.bin --backend cpu",
+            &out, NULL),
+        0);
     assert_non_null(strstr(out, "keys: keys/" WINDOW_KEY ".params"));
     free(out);
-    assert_int_equal(file_size("w1/pp.bin") , 192);
+    assert_int_equal(file_size("w1/pp.bin"), 192);
     assert_int_equal(czk("verify --kind window-post --request w1/request.json --proof w1/pp.bin "
                          "--param-cache keys",
                          NULL, NULL),
@@ -215,16 +216,18 @@ static void test_params_and_shape_cache(void **state) {
     assert_non_null(strstr(err, WINDOW_KEY)); /* the name it looked for */
     free(err);
     assert_int_equal(access(path_of("w1/pr.bin"), F_OK), -1);
-    assert_int_equal(czk("prove --kind window-post --request w1/request.json --params keys/" WINDOW_KEY
-                         ".params --param-cache keys --out w1/pr.bin",
-                         NULL, &err),
-                     2);
+    assert_int_equal(
+        czk("prove --kind window-post --request w1/request.json --params keys/" WINDOW_KEY
+            ".params --param-cache keys --out w1/pr.bin",
+            NULL, &err),
+        2);
     assert_non_null(strstr(err, "--params and --param-cache exclude each other"));
     free(err);
-    assert_int_equal(czk("prove --kind window-post --request w1/request.json --params keys/none.params "
-                         "--out w1/pr.bin",
-                         NULL, &err),
-                     2);
+    assert_int_equal(
+        czk("prove --kind window-post --request w1/request.json --params keys/none.params "
+            "--out w1/pr.bin",
+            NULL, &err),
+        2);
     assert_non_null(strstr(err, "--params keys/none.params: cannot be read"));
     free(err);
     /* --no-shape-cache under a fresh cache directory: it proves and writes no shape there */
