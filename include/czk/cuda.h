@@ -291,9 +291,9 @@ CZK_NODISCARD czk_status czk_cuda_spmv(czk_cuda_ctx *ctx, const czk_cuda_shape *
  *      room for a second buffer set, the MSM stage runs outside the device
  *      lock (the lock is released after step 3 and the gathers), beside the
  *      next circuit's steps 1–3 (CZK_CUDA_OVERLAP=0, read at creation, keeps
- *      it inside; bench/GPU.md, ninth run); there MSM H's streams have the
- *      device's highest priority (CZK_CUDA_MSM_H_PRIORITY=0: the default
- *      priority; bench/GPU.md, eleventh run).
+ *      it inside; bench/GPU.md, ninth run); CZK_CUDA_MSM_H_PRIORITY=1 gives
+ *      MSM H's streams there the device's highest priority (off by default;
+ *      bench/GPU.md, eleventh run).
  * The common code (czk_prove, czk_prove_finalize) randomizes and encodes.
  * Timings (czk_prove_timings): upload = step 1 and the upload of a host
  * a, b, c; spmv = the device SpMV (or the host one) and the gathers of the

@@ -20,9 +20,9 @@
  * partition in bench_porep32g against 1.35 s and 12.18 s/proof in czk bench
  * against 13.48 s, bench/GPU.md ninth run), with resident keys and room for
  * the concurrent MSMs, they run outside the mutex and the device lock, on the extra
- * contexts (MSM H on its own, its streams at the device's highest priority
- * so that the others' blocks fill its gaps; CZK_CUDA_MSM_H_PRIORITY=0: equal
- * priority), with the buffers the circuit filled swapped
+ * contexts (MSM H on its own; CZK_CUDA_MSM_H_PRIORITY=1 gives its streams
+ * the device's highest priority, off by default: bench/GPU.md, eleventh
+ * run), with the buffers the circuit filled swapped
  * for a spare set, so that the next circuit's upload, SpMV and H (another
  * GPU worker of the engine) run beside them: two circuits in flight per
  * device, ≈ 20 GB more device memory at 32GiB. Otherwise the MSMs run
@@ -933,10 +933,12 @@ extern "C" czk_status czk_backend_cuda(czk_backend *out, int device, czk_pool *p
         be->overlap = !(ov && !strcmp(ov, "0"));
         if (be->overlap && be->aux[0] && czk_cuda_ctx_create(&be->hctx, device, &e2))
             be->hctx = NULL; /* only the overlapped stage uses it */
-        /* MSM H first where it competes with the witness MSMs and the next circuit's H: the
-         * others' blocks fill its gaps (CZK_CUDA_MSM_H_PRIORITY=0: equal priority) */
+        /* CZK_CUDA_MSM_H_PRIORITY=1: MSM H first where it competes with the witness MSMs and the
+         * next circuit's H, whose blocks then fill its gaps. Off by default: it gained 6 ms on a
+         * 32GiB partition, and it would put a WinningPoSt's kernels (default priority) behind
+         * every queued MSM H kernel of the PoRep stage, not measured (bench/GPU.md, eleventh run) */
         const char *hp = getenv("CZK_CUDA_MSM_H_PRIORITY");
-        if (be->hctx && !(hp && !strcmp(hp, "0"))) {
+        if (be->hctx && hp && !strcmp(hp, "1")) {
             const czk_status pst = czk_cuda_ctx_set_priority(be->hctx, true, &e2);
             (void)pst; /* refused: equal priority, the stage runs as before */
         }

@@ -41,7 +41,10 @@ extern "C" czk_status czk_cuda_device_identity(int device, czk_device_identity *
         return czk_errf(err, CZK_ERR_INVALID_ARG, "identify: device %d of %d", device, n);
     cudaDeviceProp prop;
     CZK_CU(cudaGetDeviceProperties(&prop, device), "identify: properties of device %d", device);
-    snprintf(out->name, sizeof out->name, "%.*s", (int)sizeof prop.name, prop.name);
+    /* at most what fits (and never past prop.name, which need not end in a NUL) */
+    constexpr size_t name_max =
+        sizeof out->name - 1 < sizeof prop.name ? sizeof out->name - 1 : sizeof prop.name;
+    snprintf(out->name, sizeof out->name, "%.*s", (int)name_max, prop.name);
     /* nvidia-smi's form: GPU-8-4-4-4-12 hex digits of the 16 bytes in order */
     const unsigned char *u = (const unsigned char *)prop.uuid.bytes;
     char hex[33];
