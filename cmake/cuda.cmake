@@ -29,6 +29,9 @@ if(CZK_HAVE_CUDA)
   set_target_properties(czk_cuda PROPERTIES CUDA_SEPARABLE_COMPILATION OFF
                         CUDA_RUNTIME_LIBRARY Static)
   target_compile_options(czk_cuda PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall -Xcompiler=-Wno-unknown-pragmas --expt-relaxed-constexpr>)
+  if(CZK_WERROR) # the host compiler's warnings on .cu files too (gpu-check.sh: CZK_WERROR=OFF)
+    target_compile_options(czk_cuda PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Werror>)
+  endif()
   message(STATUS "czk: CUDA backend on (${CZK_NVCC}, architectures ${CMAKE_CUDA_ARCHITECTURES})")
 else()
   czk_layer(cuda SOURCES ${PROJECT_SOURCE_DIR}/src/cuda/cuda_absent.c
