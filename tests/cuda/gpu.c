@@ -676,8 +676,9 @@ static void test_msm_g1_affine(void **state) {
     czk_cuda_set_msm_acc(ctx, saved);
 }
 
-/* Streams made again at the highest and then the default priority (backend.cu gives MSM H's
- * context the highest): MSMs on them still equal the host's, two window slots included. */
+/* Streams made again at the highest and then the default priority (backend.cu does so for MSM
+ * H's context with CZK_CUDA_MSM_H_PRIORITY=1): MSMs on them still equal the host's, two window
+ * slots included. */
 static void test_ctx_priority(void **state) {
     (void)state;
     NEED_GPU();
