@@ -20,8 +20,10 @@
  * --acc-compare (MSM G1 at 2^24 and at the largest size with each accumulation
  * kind: XYZZ (CZK_CUDA_MSM_ACC 0), batch-affine (4) and hybrid (5, what the
  * default auto takes from 2^22 points), median of 3 each, the three results
- * checked equal, the hybrid with one window slot too, and one profiled run of
- * each on stderr; src/cuda/msm_affine.cuh),
+ * checked equal, the hybrid with one window slot and with its digits two
+ * windows at a time too, and one profiled run of each on stderr; MSM G2 at
+ * 2^20..2^22 and the largest size the same way, and G2's witness mix with the
+ * others in XYZZ and in the hybrid; src/cuda/msm_affine.cuh),
  * --c-sweep C[:K],... (MSM G1 at the largest size under each window size C,
  * with K the hybrid's bucket size where its levels stop; median of 3, each
  * result checked equal to the default's, profile on stderr),
@@ -417,17 +419,86 @@ static void bench_acc(struct msm_arg *a, unsigned max_k, double out[28][ACC_KIND
             exit(1);
         }
         czk_cuda_set_msm_slots(ctx, 0);
+        /* the digits two windows at a time (what the default does where all of them would not
+         * leave room for the second slot), against all up front */
+        czk_cuda_set_msm_digit_group(ctx, 2);
+        const double pairs = time_op(run_msm, a, 3);
+        if (czk_cuda_msm_g1(ctx, &got, a->bases, a->scalars, a->n, &err) != CZK_OK)
+            die("msm (digits in pairs)", &err);
+        if (!blst_p1_is_equal(&got, &ref)) {
+            fprintf(stderr, "bench_gpu: msm g1 2^%u: digits two windows at a time differ\n", k);
+            exit(1);
+        }
+        czk_cuda_set_msm_digit_group(ctx, 0);
         if (czk_cuda_msm_g1(ctx, &got, a->bases, a->scalars, a->n, &err) != CZK_OK)
             die("msm (slots)", &err);
         czk_cuda_msm_info info;
         czk_cuda_msm_last(ctx, &info);
         czk_cuda_set_msm_acc(ctx, acc_default);
-        printf("acc msm g1 2^%u hybrid, one window slot: %.2f ms; default (%u slots): %.2f ms "
-               "(%.3f)\n",
-               k, one, info.slots, out[k][2], out[k][2] / one);
+        printf("acc msm g1 2^%u hybrid, one window slot: %.2f ms; default (%u slots, digits %u "
+               "windows at a time): %.2f ms (%.3f); digits two windows at a time: %.2f ms\n",
+               k, one, info.slots, info.digit_group, out[k][2], out[k][2] / one, pairs);
         printf("acc msm g1 2^%u: batch-affine / xyzz %.3f, hybrid / xyzz %.3f\n", k,
                out[k][1] / out[k][0], out[k][2] / out[k][0]);
     }
+}
+
+/*
+ * G2 (--acc-compare) at 2^20, 2^21, 2^22 and 2^max_k under XYZZ, the hybrid and pure batch-affine
+ * (the levels over Fp2), median of 3, every result equal to XYZZ's; then the 32GiB witness mix at
+ * 2^max_k with the others' Pippenger in XYZZ and in the hybrid (CZK_CUDA_MSM_G2_AFFINE_LOG).
+ * Scalars: a->scalars (uniform) on entry; the mix overwrites them.
+ */
+static void bench_acc_g2(struct msm_arg *a, unsigned max_k) {
+    czk_err err;
+    const int acc_default = czk_cuda_msm_acc(ctx);
+    const unsigned ks[4] = {20, 21, 22, max_k};
+    for (int q = 0; q < 4; q++) {
+        const unsigned k = ks[q];
+        if (k > max_k || (q == 3 && max_k <= 22)) break;
+        a->n = (size_t)1 << k;
+        czk_g2 ref, got;
+        double ms[ACC_KINDS];
+        for (int v = 0; v < ACC_KINDS; v++) {
+            czk_cuda_set_msm_acc(ctx, ACC_VALUE[v]);
+            ms[v] = time_op(run_msm, a, 3);
+            if (czk_cuda_msm_g2(ctx, v ? &got : &ref, a->bases, a->scalars, a->n, &err) != CZK_OK)
+                die("msm g2 (accumulation kinds)", &err);
+            if (v && !blst_p2_is_equal(&got, &ref)) {
+                fprintf(stderr, "bench_gpu: msm g2 2^%u: %s result differs from xyzz\n", k,
+                        ACC_NAME[v]);
+                exit(1);
+            }
+        }
+        printf("acc msm g2 2^%u: xyzz %.2f ms, batch-affine %.2f (%.3f), hybrid %.2f (%.3f) "
+               "(median of 3, results equal)\n",
+               k, ms[0], ms[1], ms[1] / ms[0], ms[2], ms[2] / ms[0]);
+        fflush(stdout);
+    }
+    czk_cuda_set_msm_acc(ctx, acc_default);
+    a->n = (size_t)1 << max_k;
+    if (czk_cuda_fr_mix(ctx, a->scalars, a->n, 510000, 470000, 13 + max_k, &err) != CZK_OK)
+        die("witness mix", &err);
+    czk_g2 ref, got;
+    double ms[2];
+    for (int h = 0; h < 2; h++) {
+        czk_cuda_set_msm_g2_affine_log(ctx, h ? 10 : 32);
+        ms[h] = time_op(run_msm, a, 3);
+        if (czk_cuda_msm_g2(ctx, h ? &got : &ref, a->bases, a->scalars, a->n, &err) != CZK_OK)
+            die("msm g2 (witness mix)", &err);
+    }
+    czk_cuda_msm_info info;
+    czk_cuda_msm_last(ctx, &info);
+    czk_cuda_set_msm_g2_affine_log(ctx, 32);
+    if (!blst_p2_is_equal(&got, &ref)) {
+        fprintf(stderr, "bench_gpu: msm g2 2^%u witness mix: hybrid differs from xyzz\n", max_k);
+        exit(1);
+    }
+    printf("acc msm g2 2^%u witness mix (%llu ones, %llu others, c=%u): others in xyzz %.2f ms, "
+           "in the hybrid %.2f (%.3f)\n",
+           max_k, (unsigned long long)info.ones, (unsigned long long)info.others, info.c, ms[0],
+           ms[1], ms[1] / ms[0]);
+    fflush(stdout);
 }
 
 /*
@@ -649,6 +720,10 @@ int main(int argc, char **argv) {
             czk_cuda_set_msm_chunk(ctx, 0);
         }
         if (acc_cmp && !g) bench_acc(&a, max_g1, acc_ms);
+        if (acc_cmp && g) {
+            bench_acc_g2(&a, max_g2);
+            if (czk_cuda_fr_random(ctx, a.scalars, n, 12, &err) != CZK_OK) die("random", &err);
+        }
         if (c_sweep && !g) bench_c_sweep(&a, max_g1, c_sweep);
         if (sweep) {
             a.n = n;

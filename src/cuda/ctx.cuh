@@ -40,11 +40,16 @@ struct czk_cuda_ctx {
     int msm_c;                           /* CZK_CUDA_MSM_C, 0 = per size */
     uint32_t msm_chunk;                  /* CZK_CUDA_MSM_CHUNK: target chunk length, 0 = G::CHUNK */
     int profile;                         /* print per-phase MSM times (czk_cuda_set_profile) */
+    bool msm_log; /* CZK_CUDA_MSM_LOG=1: one stderr line per Pippenger run of ≥ 2^22 points */
     int msm_acc;                 /* accumulation kernel variant, CZK_CUDA_MSM_ACC (msm.cuh) */
     uint32_t msm_strip;          /* batch-affine outputs per thread (tests), 0 = per level
                                     (msm_affine.cuh) */
     uint32_t msm_hybrid_k;       /* hybrid: buckets halved while above this many points, 0 = 8 */
     int msm_slots;               /* CZK_CUDA_MSM_SLOTS: 0 two windows from 2^22, 1 one, 2 two */
+    unsigned msm_g2_affine_log;  /* CZK_CUDA_MSM_G2_AFFINE_LOG: auto takes the hybrid on G2 from
+                                    2^this points (32: never) (msm.cuh) */
+    unsigned msm_digit_group;    /* CZK_CUDA_MSM_DIGITS: windows whose digits are made together,
+                                    0 = all, or two where that lets slot 1 fit (msm.cuh) */
     czkg::fr *twist[2][29];      /* ω_M^e, e < M = 2^k, made on first use (ntt.cu) */
     czkg::fr *twist_half[2][29]; /* ω_M^e, e < M/2 = 2^(k−1), made on first use (ntt.cu) */
     int ntt_twist;               /* CZK_CUDA_NTT_TWIST: 0 direct (half tables), 1 split (ntt.cu) */

@@ -122,8 +122,9 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
     ctx->msm_acc = CZK_CUDA_MSM_ACC_AUTO;
     static const char *const twist[] = {"direct", "split"}, *const order[] = {"paired", "natural"};
     static const char *const slots[] = {"1", "2"}, *const transforms[] = {"6", "7"};
+    static const char *const digits[] = {"all", "1", "2"};
     static const int twist_v[] = {0, 1}, order_v[] = {0, 1}, slots_v[] = {1, 2},
-                     transforms_v[] = {6, 7};
+                     transforms_v[] = {6, 7}, digits_v[] = {64, 1, 2};
     /* accumulation: 0..3 XYZZ forms, 4 batch-affine, 5 hybrid, 6 auto (internal.h) */
     static const char *const acc[] = {"xyzz", "affine", "hybrid", "auto", "0", "1",
                                       "2",    "3",      "4",      "5",    "6"};
@@ -142,6 +143,23 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
         (st = env_choice("CZK_CUDA_H_TRANSFORMS", transforms, transforms_v, 2, &ctx->h_transforms,
                          err)))
         return st;
+    /* benchmark knob: the digits of all windows up front, or 1 / 2 windows at a time (unset: all,
+     * or two at a time where that lets the second window slot fit) */
+    int dg = 0;
+    if ((st = env_choice("CZK_CUDA_MSM_DIGITS", digits, digits_v, 3, &dg, err))) return st;
+    ctx->msm_digit_group = (unsigned)dg;
+    ctx->msm_g2_affine_log = 32; /* never, until measured (bench/GPU.md, twelfth run) */
+    const char *g2l = getenv("CZK_CUDA_MSM_G2_AFFINE_LOG");
+    if (g2l && *g2l) {
+        char *e = NULL;
+        long v = strtol(g2l, &e, 10);
+        if (*e || v < 10 || v > 32)
+            return czk_errf(err, CZK_ERR_INVALID_ARG,
+                            "ctx_create: CZK_CUDA_MSM_G2_AFFINE_LOG=%s is not in 10..32", g2l);
+        ctx->msm_g2_affine_log = (unsigned)v;
+    }
+    const char *lg = getenv("CZK_CUDA_MSM_LOG"); /* benchmarks: what the large MSMs chose */
+    ctx->msm_log = lg && !strcmp(lg, "1");
     return ntt_tables_init(ctx, err);
 }
 
@@ -266,6 +284,14 @@ extern "C" void czk_cuda_set_msm_strip(czk_cuda_ctx *ctx, uint32_t strip) {
 
 extern "C" void czk_cuda_set_msm_slots(czk_cuda_ctx *ctx, int slots) {
     if (slots >= 0 && slots <= 2) ctx->msm_slots = slots;
+}
+
+extern "C" void czk_cuda_set_msm_digit_group(czk_cuda_ctx *ctx, unsigned windows) {
+    if (windows <= 64) ctx->msm_digit_group = windows;
+}
+
+extern "C" void czk_cuda_set_msm_g2_affine_log(czk_cuda_ctx *ctx, unsigned log) {
+    if (log >= 10 && log <= 32) ctx->msm_g2_affine_log = log;
 }
 
 extern "C" czk_status czk_cuda_ctx_set_priority(czk_cuda_ctx *ctx, bool high, czk_err *err) {

@@ -895,6 +895,11 @@ template <class B> struct fp2_t {
         fp n = (c0.sqr() + c1.sqr()).inv();
         return {c0 * n, (c1 * n).neg()};
     }
+    /* The same with Fp's binary inversion (one thread's latency; the batch-affine levels). */
+    CZK_HD_NOINLINE fp2 inv_binary() const {
+        fp n = (c0.sqr() + c1.sqr()).inv_binary();
+        return {c0 * n, (c1 * n).neg()};
+    }
 };
 using fp2 = fp2_t<fp>;
 

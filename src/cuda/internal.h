@@ -67,6 +67,12 @@ void czk_cuda_set_msm_hybrid_k(czk_cuda_ctx *ctx, uint32_t k);
 /* Batch-affine windows in flight (msm.cuh): 0 = two from 2^22 points where the second slot fits
  * (the default), 1 = one, 2 = two at every size (tests). Initially CZK_CUDA_MSM_SLOTS. */
 void czk_cuda_set_msm_slots(czk_cuda_ctx *ctx, int slots);
+/* Windows whose digits the Pippenger makes together: 0 = all, or two at a time where that lets
+ * the second window slot fit (the default); 1..64 forces that many (tests, benchmarks). */
+void czk_cuda_set_msm_digit_group(czk_cuda_ctx *ctx, unsigned windows);
+/* Auto accumulation takes the batch-affine hybrid on G2 from 2^log points (10..32; 32: never, the
+ * default; CZK_CUDA_MSM_G2_AFFINE_LOG). */
+void czk_cuda_set_msm_g2_affine_log(czk_cuda_ctx *ctx, unsigned log);
 /*
  * The context's two streams made again with the device's highest stream priority (high) or the
  * default one: where kernels of several contexts wait for SMs, the block scheduler starts the
@@ -118,6 +124,7 @@ typedef struct czk_cuda_msm_info {
     unsigned c;        /* window bits of the (last) Pippenger run */
     unsigned affine_k; /* batch-affine levels down to this many points per bucket, 0: XYZZ */
     unsigned slots;    /* windows in flight (2: batch-affine with a second slot, msm.cuh) */
+    unsigned digit_group; /* windows whose digits were made together (all: the window count) */
 } czk_cuda_msm_info;
 void czk_cuda_msm_last(const czk_cuda_ctx *ctx, czk_cuda_msm_info *out);
 

@@ -37,7 +37,12 @@
  *     recoded into W = ⌈255/c⌉ signed digits in [−2^(c−1), 2^(c−1)]. Zero
  *     scalars give zero digits (skipped from here on); on the dense path
  *     scalars equal to one are flagged and get zero digits too (step 6 sums
- *     them). Key per window = |digit|·2 + sign (0 for a zero digit).
+ *     them). Key per window = |digit|·2 + sign (0 for a zero digit). The
+ *     digits of all W windows are made in one pass (4·W bytes a point: 7 GB
+ *     at 2^27), except where that would leave no room for the second window
+ *     slot of the batch-affine path: then two windows at a time (1 GB at
+ *     2^27), each pair before its sorts, the scalars read once per pair
+ *     (CZK_CUDA_MSM_DIGITS = all / 1 / 2 forces a choice).
  *  2. per window: radix sort of (key, point index) pairs over c+1 bits (CUB),
  *     which groups the point indices by bucket; bucket bounds in the sorted array.
  *  3. accumulation: each bucket's run is cut into equal chunks of at most L
@@ -47,10 +52,12 @@
  *     XYZZ partial by mixed additions. (sppark: one thread per bucket.)
  *  4. bucket sums: a bucket with few chunks is summed by one thread, one with
  *     many by a whole block.
- *     G1 with ctx->msm_acc = CZK_CUDA_MSM_ACC_AFFINE (4) or _HYBRID (5; the
- *     default _AUTO (6) takes it from 2^22 points, XYZZ below, where the
- *     hybrid measured slower; XYZZ chunks where its buffers do not fit the
- *     device): steps 3 and 4 are instead the batch-affine levels of
+ *     With ctx->msm_acc = CZK_CUDA_MSM_ACC_AFFINE (4) or _HYBRID (5; the
+ *     default _AUTO (6) takes it on G1 from 2^22 points, XYZZ below, where
+ *     the hybrid measured slower, and on G2 from 2^ctx->msm_g2_affine_log
+ *     points, CZK_CUDA_MSM_G2_AFFINE_LOG, never by default until measured;
+ *     XYZZ chunks where its buffers do not fit the device): steps 3 and 4
+ *     are instead the batch-affine levels of
  *     msm_affine.cuh (each bucket halved by affine pair additions with one
  *     batch inversion per level, to 1 point, or to at most 8 then XYZZ), one
  *     host synchronisation per window for the largest bucket; from 2^22
@@ -97,14 +104,15 @@ __device__ __forceinline__ fr ld_fr(const fr *p) {
     return ld_vec(p);
 }
 
-/* Digits of scalars[idx ? idx[i] : i], i < n; ones flagged (and given zero digits) when ones !=
- * NULL. */
+/* Digits of windows [w0, w1) of scalars[idx ? idx[i] : i], i < n, window w to keys[(w − w0)·n +
+ * i] (the windows below w0 are recoded for their carry only). With dense, scalars equal to one get
+ * zero digits, and are flagged in ones where ones != NULL. */
 __global__ void msm_digits(const fr *scalars, const uint32_t *idx, uint32_t n, unsigned c,
-                           unsigned nwin, uint32_t *keys, uint8_t *ones) {
+                           unsigned w0, unsigned w1, uint32_t *keys, bool dense, uint8_t *ones) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     fr s = ld_fr(scalars + (idx ? idx[i] : i));
-    bool one = ones && s.is_one();
+    bool one = dense && s.is_one();
     bool skip = one || s.is_zero();
     if (ones) ones[i] = one;
     uint32_t k[8];
@@ -126,7 +134,7 @@ __global__ void msm_digits(const fr *scalars, const uint32_t *idx, uint32_t n, u
     const uint32_t mask = (1u << c) - 1, half = 1u << (c - 1);
     uint32_t carry = 0;
 #pragma unroll 1
-    for (unsigned w = 0; w < nwin; w++) {
+    for (unsigned w = 0; w < w1; w++) {
         uint32_t d = (k[0] & mask) + carry;
 #pragma unroll
         for (int j = 0; j < 7; j++)
@@ -142,7 +150,7 @@ __global__ void msm_digits(const fr *scalars, const uint32_t *idx, uint32_t n, u
             sgn = 0;
             carry = 0;
         }
-        keys[(size_t)w * n + i] = mag ? (mag << 1) | (sgn ^ neg) : 0;
+        if (w >= w0) keys[(size_t)(w - w0) * n + i] = mag ? (mag << 1) | (sgn ^ neg) : 0;
     }
 }
 
@@ -640,31 +648,33 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
     const uint32_t nseg2 = nseg > 1024 ? nseg / 1024 : 0; /* first reduction level, if any */
     const uint32_t L =
         chunk_len(n, B, ctx->msm_chunk ? ctx->msm_chunk : G::CHUNK, 2.0 * ctx->sm_count * 384);
-    /* batch-affine accumulation (G1, msm_affine.cuh): buckets halved while above ba_k points */
-    constexpr bool can_affine = std::is_same<G, g1>::value;
-    const bool hybrid = ctx->msm_acc == CZK_CUDA_MSM_ACC_HYBRID ||
-                        (ctx->msm_acc == CZK_CUDA_MSM_ACC_AUTO && n >= (1u << 22));
-    uint32_t ba_k = !can_affine                               ? 0
-                    : ctx->msm_acc == CZK_CUDA_MSM_ACC_AFFINE ? 1
+    /* batch-affine accumulation (msm_affine.cuh; G1 over ba_fp, G2 over ba_fp2): buckets halved
+     * while above ba_k points. Auto: G1 from 2^22 points, G2 from 2^ctx->msm_g2_affine_log. */
+    constexpr bool is_g1 = std::is_same<G, g1>::value;
+    using BF = typename std::conditional<is_g1, ba_fp, ba_fp2>::type;
+    const unsigned auto_log = is_g1 ? 22u : ctx->msm_g2_affine_log;
+    const bool hybrid =
+        ctx->msm_acc == CZK_CUDA_MSM_ACC_HYBRID ||
+        (ctx->msm_acc == CZK_CUDA_MSM_ACC_AUTO && auto_log < 32 && n >= (1ull << auto_log));
+    uint32_t ba_k = ctx->msm_acc == CZK_CUDA_MSM_ACC_AFFINE ? 1
                     : hybrid ? (ctx->msm_hybrid_k ? ctx->msm_hybrid_k : 8)
                              : 0;
     cudaStream_t s = ctx->stream;
-    /* Its level buffers first (≈ 13 GB at 2^27, 100 bytes a point): where the device has no room
-     * for them this MSM runs with the XYZZ chunks instead (the same sum; msm_last says which). */
-    std::unique_ptr<ba_state<ba_fp>> ba;
-    if constexpr (can_affine) {
-        static_assert(sizeof(affine<ba_fp>) == sizeof(typename G::A), "layout");
-        if (ba_k) {
-            ba.reset(new (std::nothrow) ba_state<ba_fp>());
-            czk_status st = ba ? ba->init(ctx, n, B, ba_k, nm, err)
-                               : czk_errf(err, CZK_ERR_NOMEM, "msm_%s affine: host memory", nm);
-            if (st == CZK_ERR_NOMEM) {
-                ba.reset(); /* its buffers go back to the pool */
-                ba_k = 0;
-                if (err) err->code = CZK_OK, err->msg[0] = 0;
-            } else if (st) {
-                return st;
-            }
+    /* Its level buffers first (≈ 13 GB at 2^27 on G1, 100 bytes a point, twice that on G2): where
+     * the device has no room for them this MSM runs with the XYZZ chunks instead (the same sum;
+     * msm_last says which). */
+    std::unique_ptr<ba_state<BF>> ba;
+    static_assert(sizeof(affine<BF>) == sizeof(typename G::A), "layout");
+    if (ba_k) {
+        ba.reset(new (std::nothrow) ba_state<BF>());
+        czk_status st = ba ? ba->init(ctx, n, B, ba_k, nm, err)
+                           : czk_errf(err, CZK_ERR_NOMEM, "msm_%s affine: host memory", nm);
+        if (st == CZK_ERR_NOMEM) {
+            ba.reset(); /* its buffers go back to the pool */
+            ba_k = 0;
+            if (err) err->code = CZK_OK, err->msg[0] = 0;
+        } else if (st) {
+            return st;
         }
     }
     const uint32_t max_chunks = ba_k ? 1 : n / L + (n < B ? n : B) + 1;
@@ -675,8 +685,24 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
     dev_buf<uint2> desc;
     dev_buf<X> partial, bucket, seg, wins;
     dev_buf<J> jac;
-    CZK_CU(keys.alloc((size_t)nwin * n, s), "msm_%s: allocate digits (%u windows × %u)", nm, nwin,
-           n);
+    /* Slot 1 (below) is wanted: the digits of all windows (4·nwin bytes a point, 7 GB at 2^27)
+     * are made up front where slot 1 fits beside them, else two windows at a time, before those
+     * windows' sorts (the scalars read once per pair: ≈ +1 ms a pair at 2^27). */
+    constexpr uint64_t SLOT_RESERVE = 8ull << 30;
+    /* slot 1's bytes a point: level buffers (n/2 + n/4 points), running products (n/2), sorted
+     * arrays and sort space: 120 on G1, 216 on G2 */
+    constexpr uint64_t SLOT_PER_POINT = 3 * sizeof(affine<BF>) / 4 + sizeof(BF) / 2 + 24;
+    const bool want_two = ba_k && !ctx->profile &&
+                          (ctx->msm_slots == 2 || (ctx->msm_slots == 0 && n >= (1u << 22)));
+    unsigned group = nwin; /* windows whose digits are made together */
+    if (ctx->msm_digit_group)
+        group = ctx->msm_digit_group < nwin ? ctx->msm_digit_group : nwin;
+    else if (want_two && device_free_bytes(ctx->device) <
+                             (4ull * nwin + 20 + SLOT_PER_POINT) * n + SLOT_RESERVE)
+        group = 2 < nwin ? 2 : nwin;
+    ctx->msm_last.digit_group = group;
+    CZK_CU(keys.alloc((size_t)group * n, s), "msm_%s: allocate digits (%u windows × %u)", nm,
+           group, n);
     CZK_CU(skeys.alloc(n, s), "msm_%s: allocate sorted keys", nm);
     CZK_CU(sidx.alloc(n, s), "msm_%s: allocate sorted indices", nm);
     if (dense) CZK_CU(iota.alloc(n, s), "msm_%s: allocate indices", nm);
@@ -722,30 +748,24 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
      * with SLOT_RESERVE left beyond that, the room the concurrent witness MSMs of a circuit need
      * (backend.cu: ≈ 2 GB each at 32GiB, with their memory cap).
      */
-    constexpr uint64_t SLOT_RESERVE = 8ull << 30;
     struct slot {
         dev_buf<uint32_t> skeys, sidx, start, end;
         dev_buf<X> bucket;
         dev_buf<uint8_t> temp;
-        ba_state<ba_fp> ba;
+        ba_state<BF> ba;
     };
     std::unique_ptr<slot> two; /* null: one slot */
-    if constexpr (can_affine) {
-        if (ba_k && !ctx->profile &&
-            (ctx->msm_slots == 2 ||
-             (ctx->msm_slots == 0 && n >= (1u << 22) &&
-              device_free_bytes(ctx->device) >= 120ull * n + SLOT_RESERVE))) {
-            two.reset(new (std::nothrow) slot());
-            czk_err e2;
-            const bool ok =
-                two && two->ba.init(ctx, n, B, ba_k, nm, &e2) == CZK_OK &&
-                two->skeys.alloc(n, s) == cudaSuccess && two->sidx.alloc(n, s) == cudaSuccess &&
-                two->start.alloc(B, s) == cudaSuccess && two->end.alloc(B, s) == cudaSuccess &&
-                two->bucket.alloc(B, s) == cudaSuccess &&
-                two->temp.alloc(temp_bytes, s) == cudaSuccess;
-            (void)cudaGetLastError(); /* a failed allocation: one slot */
-            if (!ok) two.reset();     /* its buffers go back to the pool */
-        }
+    if (want_two && (ctx->msm_slots == 2 ||
+                     device_free_bytes(ctx->device) >= SLOT_PER_POINT * n + SLOT_RESERVE)) {
+        two.reset(new (std::nothrow) slot());
+        czk_err e2;
+        const bool ok =
+            two && two->ba.init(ctx, n, B, ba_k, nm, &e2) == CZK_OK &&
+            two->skeys.alloc(n, s) == cudaSuccess && two->sidx.alloc(n, s) == cudaSuccess &&
+            two->start.alloc(B, s) == cudaSuccess && two->end.alloc(B, s) == cudaSuccess &&
+            two->bucket.alloc(B, s) == cudaSuccess && two->temp.alloc(temp_bytes, s) == cudaSuccess;
+        (void)cudaGetLastError(); /* a failed allocation: one slot */
+        if (!ok) two.reset();     /* its buffers go back to the pool */
     }
     const bool use_two = two != nullptr;
     ctx->msm_last.slots = use_two ? 2 : 1;
@@ -757,9 +777,24 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
         }
     } join{use_two ? ctx->stream2 : nullptr};
 
+    /* digits made a group at a time with two slots: made on s after stream2's last sort
+     * (ev_sorted), and stream2's sorts after them (ev_digits) */
+    struct event_pair {
+        cudaEvent_t e[2] = {nullptr, nullptr};
+        ~event_pair() {
+            for (cudaEvent_t x : e)
+                if (x) (void)cudaEventDestroy(x);
+        }
+    } gev;
+    const bool grouped_two = use_two && group < nwin;
+    if (grouped_two)
+        for (cudaEvent_t &x : gev.e)
+            CZK_CU(cudaEventCreateWithFlags(&x, cudaEventDisableTiming), "msm_%s: event", nm);
+    cudaEvent_t ev_sorted = gev.e[0], ev_digits = gev.e[1];
+
     phase_clock pc{ctx->profile != 0, s, 0};
     pc.start();
-    msm_digits<<<grid_for(n, 256), 256, 0, s>>>(scalars, idx, n, c, nwin, keys,
+    msm_digits<<<grid_for(n, 256), 256, 0, s>>>(scalars, idx, n, c, 0, group, keys, dense,
                                                 dense ? ones.p : nullptr);
     CZK_LAUNCH("msm_%s: digits", nm);
     if (dense) {
@@ -779,12 +814,28 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
         uint32_t *w_start = one ? start.p : two->start.p, *w_end = one ? end.p : two->end.p;
         X *w_bucket = one ? bucket.p : two->bucket.p;
         uint8_t *w_temp = one ? temp.p : two->temp.p;
+        if (w && w % group == 0) { /* the next group's digits, over the last group's */
+            if (grouped_two)
+                CZK_CU(cudaStreamWaitEvent(s, ev_sorted, 0), "msm_%s: wait for slot 1", nm);
+            pc.start();
+            const unsigned w1 = w + group < nwin ? w + group : nwin;
+            msm_digits<<<grid_for(n, 256), 256, 0, s>>>(scalars, idx, n, c, w, w1, keys, dense,
+                                                        nullptr);
+            CZK_LAUNCH("msm_%s: digits of windows %u..%u", nm, w, w1 - 1);
+            pc.stop(0);
+            if (grouped_two)
+                CZK_CU(cudaEventRecord(ev_digits, s), "msm_%s: digits made", nm);
+        }
+        if (grouped_two && !one)
+            CZK_CU(cudaStreamWaitEvent(ws, ev_digits, 0), "msm_%s: wait for the digits", nm);
         pc.start();
         CZK_CU(cub::DeviceRadixSort::SortPairs(w_temp, sort_bytes,
-                                               (const uint32_t *)keys.p + (size_t)w * n, w_skeys,
-                                               values, w_sidx, n, 0, (int)c + 1, ws),
+                                               (const uint32_t *)keys.p + (size_t)(w % group) * n,
+                                               w_skeys, values, w_sidx, n, 0, (int)c + 1, ws),
                "msm_%s: sort window %u", nm, w);
         pc.stop(1);
+        if (grouped_two && !one)
+            CZK_CU(cudaEventRecord(ev_sorted, ws), "msm_%s: sorted", nm);
         pc.start();
         CZK_CU(cudaMemsetAsync(w_start, 0, B * sizeof(uint32_t), ws), "msm_%s: clear bounds", nm);
         CZK_CU(cudaMemsetAsync(w_end, 0, B * sizeof(uint32_t), ws), "msm_%s: clear bounds", nm);
@@ -792,13 +843,12 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
         CZK_LAUNCH("msm_%s: bucket bounds, window %u", nm, w);
         if (ba_k) {
             pc.stop(2);
-            if constexpr (can_affine) { /* phases 3 (levels) and 4 (bucket sums) */
-                ba_state<ba_fp> *wba = one ? ba.get() : &two->ba;
-                czk_status st =
-                    wba->window(ws, (const affine<ba_fp> *)bases, w_skeys, w_sidx, w_start, w_end,
-                                (xyzz<ba_fp> *)w_bucket, pc, nm, w, err);
-                if (st) return st;
-            }
+            /* phases 3 (levels) and 4 (bucket sums) */
+            ba_state<BF> *wba = one ? ba.get() : &two->ba;
+            czk_status st =
+                wba->window(ws, (const affine<BF> *)bases, w_skeys, w_sidx, w_start, w_end,
+                            (xyzz<BF> *)w_bucket, pc, nm, w, err);
+            if (st) return st;
         } else {
             CZK_CU(cudaMemsetAsync(counters, 0, 2 * sizeof(uint32_t), s), "msm_%s: clear counters",
                    nm);
@@ -869,12 +919,18 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
                 : ba_k    ? " hybrid"
                           : "",
                 pc.acc[0], pc.acc[1], pc.acc[2], pc.acc[3], pc.acc[4], pc.acc[5], pc.acc[6]);
-    if constexpr (can_affine)
-        if (pc.on && ba)
-            fprintf(stderr,
-                    "msm_%s levels: counts+offsets %.2f, forward %.2f, inversion %.2f, backward "
-                    "%.2f ms\n",
-                    nm, ba->t_pass[0], ba->t_pass[1], ba->t_pass[2], ba->t_pass[3]);
+    if (ctx->msm_log && n >= (1u << 22))
+        fprintf(stderr, "msm_%s n=%u%s c=%u windows=%u: %s, %u slot%s, digits %u windows at a time\n",
+                nm, n, dense ? "" : " (compacted)", c, nwin,
+                ba_k == 1 ? "batch-affine"
+                : ba_k    ? "hybrid"
+                          : "xyzz",
+                use_two ? 2u : 1u, use_two ? "s" : "", group);
+    if (pc.on && ba)
+        fprintf(stderr,
+                "msm_%s levels: counts+offsets %.2f, forward %.2f, inversion %.2f, backward "
+                "%.2f ms\n",
+                nm, ba->t_pass[0], ba->t_pass[1], ba->t_pass[2], ba->t_pass[3]);
     horner<G>(out, host, nwin, c);
     return CZK_OK;
 }

@@ -87,6 +87,8 @@ namespace czkg {
 
 /* The path's Fp: the even/odd multiplication and squaring inline (accumulation variant 0's). */
 using ba_fp = mont<with_mul<fp_params, MUL_EO, SQR_EO>>;
+/* G2's: Fp2 over it (Karatsuba, three of ba_fp's products; the inversion by the norm). */
+using ba_fp2 = fp2_t<ba_fp>;
 
 namespace {
 

@@ -668,11 +668,93 @@ static void test_msm_g1_affine(void **state) {
             check_msm(false, 1u << 16, MIX_ALL_TWO, 2, seed++);
             check_msm(false, 1u << 20, MIX_WITNESS, 1, seed++);
         }
+        /* the digits made two windows (and one window) at a time, as where the digits of all
+         * windows would not leave room for slot 1: with two slots (the events between the
+         * streams) and with one; MIX_EXTREMES is dense with some ones (flagged in the first group
+         * only, zero digits in every group) */
+        static const unsigned groups[] = {2, 1};
+        for (int slots = 2; v < 2 && slots >= 1; slots--) {
+            czk_cuda_set_msm_slots(ctx, slots);
+            for (size_t g = 0; g < sizeof groups / sizeof *groups; g++) {
+                czk_cuda_set_msm_digit_group(ctx, groups[g]);
+                czk_cuda_msm_info info =
+                    check_msm_ex(false, (1u << 16) + 3, MIX_UNIFORM, 0, 0, 0, seed++);
+                if (info.digit_group != groups[g] || info.slots != (unsigned)slots)
+                    fail_msg("msm g1 acc=%d: digits %u windows at a time in %u slots, expected "
+                             "%u in %d",
+                             acc[v], info.digit_group, info.slots, groups[g], slots);
+                check_msm(false, 4103, MIX_EXTREMES, 1, seed++);
+                check_msm(false, 1u << 20, MIX_WITNESS, 0, seed++);
+            }
+            czk_cuda_set_msm_digit_group(ctx, 0);
+        }
         czk_cuda_set_msm_slots(ctx, 0);
     }
-    /* G2 ignores the affine variants (XYZZ variant 0) and stays correct */
-    czk_cuda_set_msm_acc(ctx, CZK_CUDA_MSM_ACC_AFFINE);
-    check_msm(true, 1000, MIX_UNIFORM, 1, 990);
+    czk_cuda_set_msm_acc(ctx, saved);
+}
+
+/* The G2 MSM with the batch-affine levels over Fp2 (variants 4 and 5, and auto from
+ * 2^msm_g2_affine_log points) against czk_msm_g2; the context's settings restored after. */
+static void test_msm_g2_affine(void **state) {
+    (void)state;
+    NEED_GPU();
+    czk_err err;
+    const int saved = czk_cuda_msm_acc(ctx);
+    /* auto: XYZZ by default; with the threshold at 2^12, XYZZ below it and the hybrid from it */
+    czk_cuda_set_msm_acc(ctx, CZK_CUDA_MSM_ACC_AUTO);
+    if (!getenv("CZK_CUDA_MSM_G2_AFFINE_LOG")) {
+        czk_cuda_msm_info info = check_msm_ex(true, 4096, MIX_UNIFORM, 0, 0, 0, 1700);
+        if (info.affine_k != 0)
+            fail_msg("msm g2 n=4096 auto, default threshold: affine_k %u, expected 0",
+                     info.affine_k);
+    }
+    czk_cuda_set_msm_g2_affine_log(ctx, 12);
+    for (int i = 0; i < 2; i++) {
+        size_t n = 4095 + (size_t)i;
+        czk_cuda_msm_info info = check_msm_ex(true, n, MIX_UNIFORM, 0, 0, 0, 1701 + (uint64_t)i);
+        if (info.affine_k != (i ? 8u : 0u))
+            fail_msg("msm g2 n=%zu auto from 2^12: affine_k %u, expected %u", n, info.affine_k,
+                     i ? 8u : 0u);
+    }
+    czk_cuda_set_msm_g2_affine_log(ctx, 32);
+    static const int acc[2] = {CZK_CUDA_MSM_ACC_AFFINE, CZK_CUDA_MSM_ACC_HYBRID};
+    static const unsigned K[2] = {1, 8};
+    static const size_t sizes[] = {1, 2, 7, 1000, (1u << 14) + 3};
+    for (int v = 0; v < 2; v++) {
+        czk_cuda_set_msm_acc(ctx, acc[v]);
+        uint64_t seed = 1710 + 100 * (uint64_t)v;
+        for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+            size_t n = sizes[i];
+            czk_cuda_msm_info info = check_msm_ex(true, n, MIX_UNIFORM, 0, 0, 0, seed++);
+            if (info.affine_k != K[v])
+                fail_msg("msm g2 n=%zu acc=%d: affine_k %u, expected %u", n, acc[v],
+                         info.affine_k, K[v]);
+            check_msm(true, n, MIX_UNIFORM, 1, seed++); /* (P, P), (Q, −Q) with equal scalars */
+            check_msm(true, n, MIX_EXTREMES, 1, seed++);
+            check_msm(true, n, MIX_UNIFORM, 2, seed++); /* every point equal */
+            check_msm(true, n, MIX_UNIFORM, 3, seed++); /* P, −P, P, ... */
+        }
+        check_msm(true, 1u << 14, MIX_ALL_TWO, 2, seed++); /* 2^14 equal points in one bucket */
+        check_msm(true, 1u << 16, MIX_WITNESS, 1, seed++);
+        /* wide buckets (c = 8) and strips across many buckets */
+        czk_assert_ok(czk_cuda_set_msm_c(ctx, 8, &err), &err);
+        czk_cuda_set_msm_strip(ctx, 5);
+        check_msm(true, (1u << 14) + 3, MIX_UNIFORM, 3, seed++);
+        czk_cuda_set_msm_strip(ctx, 0);
+        czk_assert_ok(czk_cuda_set_msm_c(ctx, 0, &err), &err);
+        /* two windows in flight, and their digits two windows at a time */
+        czk_cuda_set_msm_slots(ctx, 2);
+        for (unsigned g = 0; g <= 2; g += 2) {
+            czk_cuda_set_msm_digit_group(ctx, g);
+            czk_cuda_msm_info info =
+                check_msm_ex(true, (1u << 14) + 3, MIX_UNIFORM, 0, 0, 0, seed++);
+            if (info.slots != 2)
+                fail_msg("msm g2 acc=%d: %u window slots, expected 2", acc[v], info.slots);
+            check_msm(true, 4103, MIX_UNIFORM, 3, seed++);
+        }
+        czk_cuda_set_msm_digit_group(ctx, 0);
+        czk_cuda_set_msm_slots(ctx, 0);
+    }
     czk_cuda_set_msm_acc(ctx, saved);
 }
 
@@ -1186,9 +1268,9 @@ static void test_errors(void **state) {
     czk_cuda_free(ctx, d);
     assert_int_equal(czk_cuda_ctx_create(&(czk_cuda_ctx *){NULL}, 1000, &err), CZK_ERR_INVALID_ARG);
     /* a tunable with a value outside its set (the caller's value restored after) */
-    static const char *vars[4] = {"CZK_CUDA_NTT_TWIST", "CZK_CUDA_H_ORDER", "CZK_CUDA_MSM_ACC",
-                                  "CZK_CUDA_H_TRANSFORMS"};
-    for (int v = 0; v < 4; v++) {
+    static const char *vars[5] = {"CZK_CUDA_NTT_TWIST", "CZK_CUDA_H_ORDER", "CZK_CUDA_MSM_ACC",
+                                  "CZK_CUDA_H_TRANSFORMS", "CZK_CUDA_MSM_DIGITS"};
+    for (int v = 0; v < 5; v++) {
         const char *old = getenv(vars[v]);
         char *saved = old ? strdup(old) : NULL;
         setenv(vars[v], "bogus", 1);
@@ -1211,6 +1293,7 @@ int main(void) {
         cmocka_unit_test(test_h),
         cmocka_unit_test(test_msm_g1),
         cmocka_unit_test(test_msm_g2),
+        cmocka_unit_test(test_msm_g2_affine),
         cmocka_unit_test(test_msm_sparse_g1),
         cmocka_unit_test(test_msm_sparse_g2),
         cmocka_unit_test(test_msm_g1_affine),
