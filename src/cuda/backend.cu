@@ -337,15 +337,19 @@ struct msm_job {
     double secs;
     czk_status st;
     czk_err err;
+    void *scratch; /* dead device memory the MSM may use for its digits (NULL: none) */
+    size_t scratch_bytes;
 };
 
 void *msm_job_run(void *arg) {
     msm_job *j = (msm_job *)arg;
     double t0 = now_s();
+    if (j->scratch) czk_cuda_set_msm_scratch(j->ctx, j->scratch, j->scratch_bytes);
     j->st = j->g2 ? czk_cuda_msm_g2(j->ctx, (czk_g2 *)j->out, (const czk_g2_affine *)j->bases,
                                     j->scalars, j->n, &j->err)
                   : czk_cuda_msm_g1(j->ctx, (czk_g1 *)j->out, (const czk_g1_affine *)j->bases,
                                     j->scalars, j->n, &j->err);
+    if (j->scratch) czk_cuda_set_msm_scratch(j->ctx, NULL, 0);
     if (j->st) czk_err_wrap(&j->err, "MSM %s (%zu points)", j->name, j->n);
     j->secs = now_s() - t0;
     return NULL;
@@ -409,19 +413,22 @@ czk_status checkpoint(const czk_device_lock *lock, const char *after, czk_err *e
 /* The five MSMs of a circuit from resident bases (dv): at once, each on its own context ctxs[k]
  * (its own thread), or with `serial` one after another on ctxs[0] (dense witness scalars, where
  * concurrent full MSMs contend: bench/GPU.md, seventh run). h = a[0 .. N − 1), l over z_aux. */
+/* The five MSMs of a circuit; a: H's result (N), followed by its dead b and c (2N), which MSM H
+ * may overwrite with its digits. */
 czk_status five_msms(czk_cuda_ctx *const ctxs[NVEC], bool serial, const void *const dv[NVEC],
-                     const czk_params *p, size_t N, const czk_fr *a, const czk_fr *z_aux,
-                     size_t naux, const czk_fr *sa, const czk_fr *sb, czk_msm_sums *out,
-                     czk_prove_timings *t, czk_err *err) {
+                     const czk_params *p, size_t N, czk_fr *a, const czk_fr *z_aux, size_t naux,
+                     const czk_fr *sa, const czk_fr *sb, czk_msm_sums *out, czk_prove_timings *t,
+                     czk_err *err) {
     czk_cuda_ctx *c[NVEC];
     for (int k = 0; k < NVEC; k++)
         c[k] = serial ? ctxs[0] : ctxs[k];
     msm_job jobs[NVEC] = {
-        {c[0], false, &out->h, dv[V_H], a, N - 1, "h", 0, CZK_OK, {}},
-        {c[1], false, &out->l, dv[V_L], z_aux, naux, "l", 0, CZK_OK, {}},
-        {c[2], false, &out->a, dv[V_A], sa, p->a_len, "a", 0, CZK_OK, {}},
-        {c[3], false, &out->b1, dv[V_B1], sb, p->b_g1_len, "b_g1", 0, CZK_OK, {}},
-        {c[4], true, &out->b2, dv[V_B2], sb, p->b_g2_len, "b_g2", 0, CZK_OK, {}},
+        {c[0], false, &out->h, dv[V_H], a, N - 1, "h", 0, CZK_OK, {}, a + N,
+         2 * N * sizeof(czk_fr)},
+        {c[1], false, &out->l, dv[V_L], z_aux, naux, "l", 0, CZK_OK, {}, NULL, 0},
+        {c[2], false, &out->a, dv[V_A], sa, p->a_len, "a", 0, CZK_OK, {}, NULL, 0},
+        {c[3], false, &out->b1, dv[V_B1], sb, p->b_g1_len, "b_g1", 0, CZK_OK, {}, NULL, 0},
+        {c[4], true, &out->b2, dv[V_B2], sb, p->b_g2_len, "b_g2", 0, CZK_OK, {}, NULL, 0},
     };
     pthread_t th[NVEC];
     bool started[NVEC] = {false};

@@ -48,6 +48,8 @@ struct czk_cuda_ctx {
     int msm_slots;               /* CZK_CUDA_MSM_SLOTS: 0 two windows from 2^22, 1 one, 2 two */
     unsigned msm_g2_affine_log;  /* CZK_CUDA_MSM_G2_AFFINE_LOG: auto takes the hybrid on G2 from
                                     2^this points (32: never) (msm.cuh) */
+    void *msm_scratch;           /* device memory the next MSMs may use for their digits */
+    size_t msm_scratch_bytes;    /* (czk_cuda_set_msm_scratch; 0: none) */
     unsigned msm_digit_group;    /* CZK_CUDA_MSM_DIGITS: windows whose digits are made together,
                                     0 = all, or two where that lets slot 1 fit (msm.cuh) */
     czkg::fr *twist[2][29];      /* ω_M^e, e < M = 2^k, made on first use (ntt.cu) */

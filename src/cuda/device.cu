@@ -290,6 +290,11 @@ extern "C" void czk_cuda_set_msm_digit_group(czk_cuda_ctx *ctx, unsigned windows
     if (windows <= 64) ctx->msm_digit_group = windows;
 }
 
+extern "C" void czk_cuda_set_msm_scratch(czk_cuda_ctx *ctx, void *p, size_t bytes) {
+    ctx->msm_scratch = p;
+    ctx->msm_scratch_bytes = p ? bytes : 0;
+}
+
 extern "C" void czk_cuda_set_msm_g2_affine_log(czk_cuda_ctx *ctx, unsigned log) {
     if (log >= 10 && log <= 32) ctx->msm_g2_affine_log = log;
 }

@@ -70,6 +70,11 @@ void czk_cuda_set_msm_slots(czk_cuda_ctx *ctx, int slots);
 /* Windows whose digits the Pippenger makes together: 0 = all, or two at a time where that lets
  * the second window slot fit (the default); 1..64 forces that many (tests, benchmarks). */
 void czk_cuda_set_msm_digit_group(czk_cuda_ctx *ctx, unsigned windows);
+/* Device memory (bytes at p, 4-byte aligned) the context's MSMs may overwrite with their window
+ * digits where it holds them, until set again (NULL, 0: none): the caller's dead buffers, so that
+ * the digits do not take device memory of their own (MSM H: H's b and c). Stream order: the MSM
+ * runs on the context's streams; the caller orders its own uses of p before and after. */
+void czk_cuda_set_msm_scratch(czk_cuda_ctx *ctx, void *p, size_t bytes);
 /* Auto accumulation takes the batch-affine hybrid on G2 from 2^log points (10..32; 32: never, the
  * default; CZK_CUDA_MSM_G2_AFFINE_LOG). */
 void czk_cuda_set_msm_g2_affine_log(czk_cuda_ctx *ctx, unsigned log);
@@ -125,6 +130,7 @@ typedef struct czk_cuda_msm_info {
     unsigned affine_k; /* batch-affine levels down to this many points per bucket, 0: XYZZ */
     unsigned slots;    /* windows in flight (2: batch-affine with a second slot, msm.cuh) */
     unsigned digit_group; /* windows whose digits were made together (all: the window count) */
+    bool digits_in_scratch; /* the digits were made in the context's scratch memory */
 } czk_cuda_msm_info;
 void czk_cuda_msm_last(const czk_cuda_ctx *ctx, czk_cuda_msm_info *out);
 

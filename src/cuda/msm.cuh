@@ -685,24 +685,34 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
     dev_buf<uint2> desc;
     dev_buf<X> partial, bucket, seg, wins;
     dev_buf<J> jac;
-    /* Slot 1 (below) is wanted: the digits of all windows (4·nwin bytes a point, 7 GB at 2^27)
-     * are made up front where slot 1 fits beside them, else two windows at a time, before those
-     * windows' sorts (the scalars read once per pair: ≈ +1 ms a pair at 2^27). */
+    /* The digits of all windows (4·nwin bytes a point, 7 GB at 2^27) go to the caller's scratch
+     * memory where it holds them (czk_cuda_set_msm_scratch: MSM H in a circuit gets the dead b
+     * and c of H, 8.6 GB at 32GiB), else to a buffer of their own. Where slot 1 (below) is wanted
+     * and would not fit beside that buffer, they are made two windows at a time instead, before
+     * those windows' sorts (the scalars read once per pair: +17 ms at 2^27, bench/GPU.md twelfth
+     * run, about what slot 1 gains). */
     constexpr uint64_t SLOT_RESERVE = 8ull << 30;
     /* slot 1's bytes a point: level buffers (n/2 + n/4 points), running products (n/2), sorted
      * arrays and sort space: 120 on G1, 216 on G2 */
     constexpr uint64_t SLOT_PER_POINT = 3 * sizeof(affine<BF>) / 4 + sizeof(BF) / 2 + 24;
     const bool want_two = ba_k && !ctx->profile &&
                           (ctx->msm_slots == 2 || (ctx->msm_slots == 0 && n >= (1u << 22)));
+    const uint64_t all_keys = 4ull * nwin * n;
     unsigned group = nwin; /* windows whose digits are made together */
     if (ctx->msm_digit_group)
         group = ctx->msm_digit_group < nwin ? ctx->msm_digit_group : nwin;
-    else if (want_two && device_free_bytes(ctx->device) <
-                             (4ull * nwin + 20 + SLOT_PER_POINT) * n + SLOT_RESERVE)
+    else if (want_two && ctx->msm_scratch_bytes < all_keys &&
+             device_free_bytes(ctx->device) <
+                 (4ull * nwin + 20 + SLOT_PER_POINT) * n + SLOT_RESERVE)
         group = 2 < nwin ? 2 : nwin;
     ctx->msm_last.digit_group = group;
-    CZK_CU(keys.alloc((size_t)group * n, s), "msm_%s: allocate digits (%u windows × %u)", nm,
-           group, n);
+    uint32_t *kp = (uint32_t *)ctx->msm_scratch; /* the digits: scratch, or keys */
+    if (ctx->msm_scratch_bytes < 4ull * group * n) {
+        CZK_CU(keys.alloc((size_t)group * n, s), "msm_%s: allocate digits (%u windows × %u)", nm,
+               group, n);
+        kp = keys.p;
+    }
+    ctx->msm_last.digits_in_scratch = kp != keys.p;
     CZK_CU(skeys.alloc(n, s), "msm_%s: allocate sorted keys", nm);
     CZK_CU(sidx.alloc(n, s), "msm_%s: allocate sorted indices", nm);
     if (dense) CZK_CU(iota.alloc(n, s), "msm_%s: allocate indices", nm);
@@ -728,7 +738,7 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
     const uint32_t *values = dense ? (const uint32_t *)iota.p : idx;
 
     size_t sort_bytes = 0, scan_bytes = 0;
-    CZK_CU(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, (const uint32_t *)keys.p, skeys.p,
+    CZK_CU(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, (const uint32_t *)kp, skeys.p,
                                            values, sidx.p, n, 0, (int)c + 1, s),
            "msm_%s: sort size", nm);
     CZK_CU(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, cnt.p, off.p, B, s),
@@ -794,7 +804,7 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
 
     phase_clock pc{ctx->profile != 0, s, 0};
     pc.start();
-    msm_digits<<<grid_for(n, 256), 256, 0, s>>>(scalars, idx, n, c, 0, group, keys, dense,
+    msm_digits<<<grid_for(n, 256), 256, 0, s>>>(scalars, idx, n, c, 0, group, kp, dense,
                                                 dense ? ones.p : nullptr);
     CZK_LAUNCH("msm_%s: digits", nm);
     if (dense) {
@@ -819,7 +829,7 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
                 CZK_CU(cudaStreamWaitEvent(s, ev_sorted, 0), "msm_%s: wait for slot 1", nm);
             pc.start();
             const unsigned w1 = w + group < nwin ? w + group : nwin;
-            msm_digits<<<grid_for(n, 256), 256, 0, s>>>(scalars, idx, n, c, w, w1, keys, dense,
+            msm_digits<<<grid_for(n, 256), 256, 0, s>>>(scalars, idx, n, c, w, w1, kp, dense,
                                                         nullptr);
             CZK_LAUNCH("msm_%s: digits of windows %u..%u", nm, w, w1 - 1);
             pc.stop(0);
@@ -830,7 +840,7 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
             CZK_CU(cudaStreamWaitEvent(ws, ev_digits, 0), "msm_%s: wait for the digits", nm);
         pc.start();
         CZK_CU(cub::DeviceRadixSort::SortPairs(w_temp, sort_bytes,
-                                               (const uint32_t *)keys.p + (size_t)(w % group) * n,
+                                               (const uint32_t *)kp + (size_t)(w % group) * n,
                                                w_skeys, values, w_sidx, n, 0, (int)c + 1, ws),
                "msm_%s: sort window %u", nm, w);
         pc.stop(1);

@@ -688,6 +688,27 @@ static void test_msm_g1_affine(void **state) {
             }
             czk_cuda_set_msm_digit_group(ctx, 0);
         }
+        /* the digits in the caller's scratch memory (MSM H: H's dead b and c), filled with a
+         * pattern first; one too small for them is left alone */
+        if (v < 2) {
+            czk_cuda_set_msm_slots(ctx, 2);
+            const size_t sbytes = (size_t)64 << 20;
+            void *scratch = dev_alloc(sbytes);
+            static const size_t want[2] = {(size_t)64 << 20, 16};
+            for (int q = 0; q < 2; q++) {
+                czk_assert_ok(czk_cuda_fr_random(ctx, scratch, sbytes / sizeof(czk_fr), 7, &err),
+                              &err);
+                czk_cuda_set_msm_scratch(ctx, scratch, want[q]);
+                czk_cuda_msm_info info =
+                    check_msm_ex(false, (1u << 16) + 3, MIX_UNIFORM, 0, 0, 0, seed++);
+                if (info.digits_in_scratch != (q == 0))
+                    fail_msg("msm g1 acc=%d: digits in scratch %d with %zu bytes of it", acc[v],
+                             (int)info.digits_in_scratch, want[q]);
+                check_msm(false, 1u << 20, MIX_WITNESS, 0, seed++);
+            }
+            czk_cuda_set_msm_scratch(ctx, NULL, 0);
+            czk_cuda_free(ctx, scratch);
+        }
         czk_cuda_set_msm_slots(ctx, 0);
     }
     czk_cuda_set_msm_acc(ctx, saved);
