@@ -148,7 +148,9 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
     int dg = 0;
     if ((st = env_choice("CZK_CUDA_MSM_DIGITS", digits, digits_v, 3, &dg, err))) return st;
     ctx->msm_digit_group = (unsigned)dg;
-    ctx->msm_g2_affine_log = 32; /* never, until measured (bench/GPU.md, twelfth run) */
+    /* never: bench/GPU.md twelfth run, slower on the 32GiB B2's others (+16 ms) and below 2^22
+     * points; 0.79× at 2^22, 0.70× at 2^25 dense, which no proof kind runs */
+    ctx->msm_g2_affine_log = 32;
     const char *g2l = getenv("CZK_CUDA_MSM_G2_AFFINE_LOG");
     if (g2l && *g2l) {
         char *e = NULL;

@@ -55,7 +55,9 @@
  *     With ctx->msm_acc = CZK_CUDA_MSM_ACC_AFFINE (4) or _HYBRID (5; the
  *     default _AUTO (6) takes it on G1 from 2^22 points, XYZZ below, where
  *     the hybrid measured slower, and on G2 from 2^ctx->msm_g2_affine_log
- *     points, CZK_CUDA_MSM_G2_AFFINE_LOG, never by default until measured;
+ *     points, CZK_CUDA_MSM_G2_AFFINE_LOG, never by default (bench/GPU.md,
+ *     twelfth run: 0.70× at 2^25 dense, but slower below 2^22 and on the
+ *     32GiB witness's 1.2 M others of B G2);
  *     XYZZ chunks where its buffers do not fit the device): steps 3 and 4
  *     are instead the batch-affine levels of
  *     msm_affine.cuh (each bucket halved by affine pair additions with one
