@@ -552,7 +552,10 @@ czk_status one_circuit(cuda_be *be, resident *r, const czk_params *p, const czk_
     }
     st = CZK_OK;
     double t4 = t3w;
-    if ((st = msm_any<G1T>(be, &out->h, dv[V_H], hv.p[V_H], a, N - 1, "h", err))) goto done;
+    czk_cuda_set_msm_scratch(ctx, b, 2 * N * sizeof(czk_fr)); /* H's dead b and c: the digits */
+    st = msm_any<G1T>(be, &out->h, dv[V_H], hv.p[V_H], a, N - 1, "h", err);
+    czk_cuda_set_msm_scratch(ctx, NULL, 0);
+    if (st) goto done;
     t->msm_h += now_s() - t4;
     if ((st = checkpoint(lock, "MSM h", err))) goto done;
     t4 = now_s();
