@@ -918,6 +918,23 @@ extern "C" czk_status czk_backend_cuda(czk_backend *out, int device, czk_pool *p
                                        uint64_t vram_budget_bytes, czk_err *err) {
     out->ops = NULL;
     out->self = NULL;
+    /* benchmark knobs for MSM H's context alone (the overlapped stage's; CZK_CUDA_MSM_C would set
+     * the witness MSMs' contexts too): its window size and the hybrid's K (bench/GPU.md, twelfth
+     * run: c = 22, K = 4 was 1.9 % faster at 2^27 in bench_gpu, unmeasured in a partition) */
+    static const struct {
+        const char *var;
+        long lo, hi;
+    } hk[2] = {{"CZK_CUDA_MSM_H_C", 6, 22}, {"CZK_CUDA_MSM_H_K", 2, 64}};
+    long h_knob[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {
+        const char *v = getenv(hk[k].var);
+        if (!v || !*v) continue;
+        char *e = NULL;
+        h_knob[k] = strtol(v, &e, 10);
+        if (*e || h_knob[k] < hk[k].lo || h_knob[k] > hk[k].hi)
+            return czk_errf(err, CZK_ERR_INVALID_ARG, "cuda backend: %s=%s is not in %ld..%ld",
+                            hk[k].var, v, hk[k].lo, hk[k].hi);
+    }
     cuda_be *be = (cuda_be *)calloc(1, sizeof *be);
     if (!be) return czk_errf(err, CZK_ERR_NOMEM, "cuda backend: host memory");
     czk_status st = czk_cuda_ctx_create(&be->ctx, device, err);
@@ -952,6 +969,11 @@ extern "C" czk_status czk_backend_cuda(czk_backend *out, int device, czk_pool *p
             const czk_status pst = czk_cuda_ctx_set_priority(be->hctx, true, &e2);
             (void)pst; /* refused: equal priority, the stage runs as before */
         }
+        if (be->hctx && h_knob[0]) {
+            const czk_status cst = czk_cuda_set_msm_c(be->hctx, (int)h_knob[0], &e2);
+            (void)cst; /* 6..22, checked above: accepted */
+        }
+        if (be->hctx && h_knob[1]) czk_cuda_set_msm_hybrid_k(be->hctx, (uint32_t)h_knob[1]);
     }
     {
         czk_err e2;

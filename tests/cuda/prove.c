@@ -458,6 +458,65 @@ static void test_prove_equal_affine(void **state) {
     czk_backend_release(&cpu);
 }
 
+/*
+ * MSM H's window size and K on its own context (CZK_CUDA_MSM_H_C, CZK_CUDA_MSM_H_K, read when the
+ * backend is made): proofs byte for byte the CPU backend's; a value out of range refuses the
+ * backend, naming the variable.
+ */
+static void test_msm_h_knobs(void **state) {
+    (void)state;
+    NEED_GPU();
+    czk_err err;
+    static const char *const vars[3] = {"CZK_CUDA_MSM_H_C", "CZK_CUDA_MSM_H_K",
+                                        "CZK_CUDA_MSM_ACC"};
+    char *saved[3];
+    for (int k = 0; k < 3; k++) {
+        const char *o = getenv(vars[k]);
+        saved[k] = o ? strdup(o) : NULL;
+    }
+    czk_backend cpu, gpu;
+    czk_assert_ok(czk_backend_cpu(&cpu, pool, &err), &err);
+    gc c = {.structure_seed = 64, .value_seed = 310, .ni = 5, .n = 3000};
+    czk_shape *s = gc_record(&c);
+    czk_witness w[2];
+    czk_fr r[2], sv[2], in0[8];
+    czk_params *p = prove_case(&c, s, 190, w, r, sv, in0);
+    uint8_t want[2 * CZK_PROOF_BYTES], got[2 * CZK_PROOF_BYTES];
+    prove_bytes(&cpu, p, s, w, 2, r, sv, want);
+    setenv(vars[2], "hybrid", 1); /* K matters only there */
+    setenv(vars[0], "9", 1);
+    setenv(vars[1], "4", 1);
+    czk_assert_ok(czk_backend_cuda(&gpu, 0, pool, 0, &err), &err);
+    unsigned drop = 0;
+    uint64_t dev = 0;
+    czk_assert_ok(gpu.ops->load(gpu.self, p, s, &drop, &dev, &err), &err);
+    prove_bytes(&gpu, p, s, w, 2, r, sv, got);
+    assert_memory_equal(got, want, sizeof want);
+    czk_backend_release(&gpu);
+    static const char *const bad[2][2] = {{"23", "9x"}, {"1", "65"}};
+    for (int k = 0; k < 2; k++)
+        for (int b = 0; b < 2; b++) {
+            setenv(vars[k], bad[k][b], 1);
+            czk_backend x;
+            assert_int_equal(czk_backend_cuda(&x, 0, pool, 0, &err), CZK_ERR_INVALID_ARG);
+            assert_null(x.ops);
+            assert_non_null(strstr(err.msg, vars[k]));
+            setenv(vars[k], k ? "4" : "9", 1);
+        }
+    for (int k = 0; k < 3; k++) {
+        if (saved[k])
+            setenv(vars[k], saved[k], 1);
+        else
+            unsetenv(vars[k]);
+        free(saved[k]);
+    }
+    czk_witness_free(&w[0]);
+    czk_witness_free(&w[1]);
+    czk_params_free(p);
+    czk_shape_free(s);
+    czk_backend_release(&cpu);
+}
+
 /* Host vectors dropped after a resident load (what the engine does): proofs still equal. */
 static void test_dropped_host_vectors(void **state) {
     (void)state;
@@ -528,6 +587,7 @@ int main(void) {
         cmocka_unit_test(test_spmv),
         cmocka_unit_test(test_prove_equal),
         cmocka_unit_test(test_prove_equal_affine),
+        cmocka_unit_test(test_msm_h_knobs),
         cmocka_unit_test(test_dropped_host_vectors),
         cmocka_unit_test(test_bad_device),
     };
