@@ -24,6 +24,9 @@
  * windows at a time too, and one profiled run of each on stderr; MSM G2 at
  * 2^20..2^22 and the largest size the same way, and G2's witness mix with the
  * others in XYZZ and in the hybrid; src/cuda/msm_affine.cuh),
+ * --wit-sweep (after the witness-mix rows: the others' Pippenger of G1's mix at
+ * the largest G1 size and of G2's at the largest G2 size under window sizes
+ * 11..16, XYZZ and hybrid, each result checked equal to the default's),
  * --c-sweep C[:K],... (MSM G1 at the largest size under each window size C,
  * with K the hybrid's bucket size where its levels stop; median of 3, each
  * result checked equal to the default's, profile on stderr),
@@ -547,6 +550,50 @@ static void bench_c_sweep(struct msm_arg *a, unsigned k, const char *list) {
     if (czk_cuda_set_msm_c(ctx, 0, &err) != CZK_OK) die("set c", &err);
 }
 
+/*
+ * The witness mix's others (--wit-sweep): a->scalars hold the 32GiB witness mix at 2^k (a->g2:
+ * the group); the others' Pippenger under window sizes 11..16 with XYZZ and with the hybrid
+ * (forced: CZK_CUDA_MSM_ACC 0 / 5; the ones' sum depends on neither), median of 3, every result
+ * equal to the default's; a table on stdout. The context's c and accumulation restored after.
+ */
+static void bench_wit_sweep(struct msm_arg *a, unsigned k) {
+    czk_err err;
+    a->n = (size_t)1 << k;
+    czk_g1 r1, g1v;
+    czk_g2 r2, g2v;
+    czk_status st = a->g2 ? czk_cuda_msm_g2(ctx, &r2, a->bases, a->scalars, a->n, &err)
+                          : czk_cuda_msm_g1(ctx, &r1, a->bases, a->scalars, a->n, &err);
+    if (st != CZK_OK) die("msm (witness sweep reference)", &err);
+    czk_cuda_msm_info info;
+    czk_cuda_msm_last(ctx, &info);
+    const int acc_default = czk_cuda_msm_acc(ctx);
+    const char *gname = a->g2 ? "g2" : "g1";
+    printf("\nwitness sweep, msm %s 2^%u (%llu ones, %llu others; default c = %u), median of 3 "
+           "(ms)\n%4s %10s %10s\n",
+           gname, k, (unsigned long long)info.ones, (unsigned long long)info.others, info.c, "c",
+           "xyzz", "hybrid");
+    for (int c = 11; c <= 16; c++) {
+        double ms[2];
+        for (int h = 0; h < 2; h++) {
+            czk_cuda_set_msm_acc(ctx, h ? CZK_CUDA_MSM_ACC_HYBRID : 0);
+            if (czk_cuda_set_msm_c(ctx, c, &err) != CZK_OK) die("set c", &err);
+            ms[h] = time_op(run_msm, a, 3);
+            st = a->g2 ? czk_cuda_msm_g2(ctx, &g2v, a->bases, a->scalars, a->n, &err)
+                       : czk_cuda_msm_g1(ctx, &g1v, a->bases, a->scalars, a->n, &err);
+            if (st != CZK_OK) die("msm (witness sweep)", &err);
+            if (a->g2 ? !blst_p2_is_equal(&g2v, &r2) : !blst_p1_is_equal(&g1v, &r1)) {
+                fprintf(stderr, "bench_gpu: witness sweep msm %s 2^%u c=%d %s: result differs\n",
+                        gname, k, c, h ? "hybrid" : "xyzz");
+                exit(1);
+            }
+        }
+        printf("%4d %10.2f %10.2f%s\n", c, ms[0], ms[1], (unsigned)c == info.c ? "   (default c)" : "");
+        fflush(stdout);
+    }
+    if (czk_cuda_set_msm_c(ctx, 0, &err) != CZK_OK) die("set c", &err);
+    czk_cuda_set_msm_acc(ctx, acc_default);
+}
+
 /* The rate named `name` (czk_cuda_rate_names), 0 if there is none. */
 static double rate_of(const double *rates, const char *name) {
     for (int i = 0; i < CZK_CUDA_NRATES; i++)
@@ -558,7 +605,7 @@ int main(int argc, char **argv) {
     const char *json = NULL, *commit = "unknown";
     unsigned max_g1 = 27, max_g2 = 25, max_ntt = 27;
     bool sweep = false, porep2k = true, variants = false, ntt_variants = false, acc_cmp = false;
-    bool do_spmv = true, do_upload = true, do_wit = true;
+    bool do_spmv = true, do_upload = true, do_wit = true, wit_sweep = false;
     const char *c_sweep = NULL;
     unsigned spmv_rows = 24;
     for (int i = 1; i < argc; i++) {
@@ -590,6 +637,8 @@ int main(int argc, char **argv) {
             do_upload = false;
         else if (!strcmp(argv[i], "--no-witness-msm"))
             do_wit = false;
+        else if (!strcmp(argv[i], "--wit-sweep"))
+            wit_sweep = true;
         else if (!strcmp(argv[i], "--spmv-rows") && i + 1 < argc)
             spmv_rows = (unsigned)atoi(argv[++i]);
         else {
@@ -597,7 +646,7 @@ int main(int argc, char **argv) {
                     "usage: bench_gpu [--json PATH] [--commit ID] [--max-g1 K] [--max-g2 "
                     "K] [--max-ntt K] [--sweep] [--variants] [--acc-compare] [--ntt-variants] "
                     "[--c-sweep C,C,...] [--no-porep2k] [--no-spmv] [--spmv-rows K] [--no-upload] "
-                    "[--no-witness-msm]\n");
+                    "[--no-witness-msm] [--wit-sweep]\n");
             return 2;
         }
     }
@@ -755,6 +804,7 @@ int main(int argc, char **argv) {
                        (unsigned long long)info.others, info.c);
                 fflush(stdout);
             }
+            if (wit_sweep) bench_wit_sweep(&a, maxk); /* the mix at 2^maxk is still there */
         }
         czk_cuda_free(ctx, a.bases), czk_cuda_free(ctx, a.scalars);
     }
