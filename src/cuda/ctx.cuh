@@ -50,6 +50,9 @@ struct czk_cuda_ctx {
                                     2^this points (32: never) (msm.cuh) */
     void *msm_scratch;           /* device memory the next MSMs may use for their digits */
     size_t msm_scratch_bytes;    /* (czk_cuda_set_msm_scratch; 0: none) */
+    int msm_sparse_acc;          /* CZK_CUDA_MSM_SPARSE_ACC: the others' accumulation on the
+                                    sparse path, −1 = msm_acc (msm.cuh) */
+    int msm_sparse_c;            /* CZK_CUDA_MSM_SPARSE_C: their window size, 0 = msm_c */
     unsigned msm_digit_group;    /* CZK_CUDA_MSM_DIGITS: windows whose digits are made together,
                                     0 = all, or two where that lets slot 1 fit (msm.cuh) */
     czkg::fr *twist[2][29];      /* ω_M^e, e < M = 2^k, made on first use (ntt.cu) */

@@ -160,6 +160,19 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
                             "ctx_create: CZK_CUDA_MSM_G2_AFFINE_LOG=%s is not in 10..32", g2l);
         ctx->msm_g2_affine_log = (unsigned)v;
     }
+    /* benchmark knobs: the sparse path's others (the witness MSMs' Pippenger) alone */
+    ctx->msm_sparse_acc = -1;
+    if ((st = env_choice("CZK_CUDA_MSM_SPARSE_ACC", acc, acc_v, 11, &ctx->msm_sparse_acc, err)))
+        return st;
+    const char *sc = getenv("CZK_CUDA_MSM_SPARSE_C");
+    if (sc && *sc) {
+        char *e = NULL;
+        long v = strtol(sc, &e, 10);
+        if (*e || v < 6 || v > 22)
+            return czk_errf(err, CZK_ERR_INVALID_ARG,
+                            "ctx_create: CZK_CUDA_MSM_SPARSE_C=%s is not in 6..22", sc);
+        ctx->msm_sparse_c = (int)v;
+    }
     const char *lg = getenv("CZK_CUDA_MSM_LOG"); /* benchmarks: what the large MSMs chose */
     ctx->msm_log = lg && !strcmp(lg, "1");
     return ntt_tables_init(ctx, err);
@@ -295,6 +308,11 @@ extern "C" void czk_cuda_set_msm_digit_group(czk_cuda_ctx *ctx, unsigned windows
 extern "C" void czk_cuda_set_msm_scratch(czk_cuda_ctx *ctx, void *p, size_t bytes) {
     ctx->msm_scratch = p;
     ctx->msm_scratch_bytes = p ? bytes : 0;
+}
+
+extern "C" void czk_cuda_set_msm_sparse(czk_cuda_ctx *ctx, int acc, int c) {
+    if (acc >= -1 && acc <= CZK_CUDA_MSM_ACC_AUTO) ctx->msm_sparse_acc = acc;
+    if (c == 0 || (c >= 6 && c <= 22)) ctx->msm_sparse_c = c;
 }
 
 extern "C" void czk_cuda_set_msm_g2_affine_log(czk_cuda_ctx *ctx, unsigned log) {

@@ -78,6 +78,10 @@ void czk_cuda_set_msm_scratch(czk_cuda_ctx *ctx, void *p, size_t bytes);
 /* Auto accumulation takes the batch-affine hybrid on G2 from 2^log points (10..32; 32: never, the
  * default; CZK_CUDA_MSM_G2_AFFINE_LOG). */
 void czk_cuda_set_msm_g2_affine_log(czk_cuda_ctx *ctx, unsigned log);
+/* The sparse path's Pippenger over the others (neither 0 nor 1) with accumulation acc (−1: the
+ * context's, else a CZK_CUDA_MSM_ACC value) and window size c (0: the context's, else 6..22);
+ * CZK_CUDA_MSM_SPARSE_ACC / CZK_CUDA_MSM_SPARSE_C. Values out of range leave the setting. */
+void czk_cuda_set_msm_sparse(czk_cuda_ctx *ctx, int acc, int c);
 /*
  * The context's two streams made again with the device's highest stream priority (high) or the
  * default one: where kernels of several contexts wait for SMs, the block scheduler starts the

@@ -1039,6 +1039,18 @@ czk_status msm(czk_cuda_ctx *ctx, typename G::host_point *out, const typename G:
     czk_status st = sum_list<G>(ctx, &acc, bases, list, n1, err);
     if (st) return st;
     const uint32_t piece = ctx->msm_cap && ctx->msm_cap < m ? (uint32_t)ctx->msm_cap : m;
+    /* the others' Pippenger under the sparse path's own accumulation and window size, where set
+     * (CZK_CUDA_MSM_SPARSE_ACC / _C, benchmark knobs); the context's restored on every return */
+    struct sparse_override {
+        czk_cuda_ctx *ctx;
+        int acc, c;
+        ~sparse_override() {
+            ctx->msm_acc = acc;
+            ctx->msm_c = c;
+        }
+    } restore{ctx, ctx->msm_acc, ctx->msm_c};
+    if (ctx->msm_sparse_acc >= 0) ctx->msm_acc = ctx->msm_sparse_acc;
+    if (ctx->msm_sparse_c) ctx->msm_c = ctx->msm_sparse_c;
     for (uint32_t o = 0; o < m; o += piece) {
         uint32_t len = m - o < piece ? m - o : piece;
         if ((st =

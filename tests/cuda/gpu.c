@@ -562,6 +562,21 @@ static void test_msm_sparse_g1(void **state) {
     assert_true(info.pieces >= 3);
     info = check_msm_ex(false, 4103, MIX_UNIFORM, 0, 0, 1000, 412);
     assert_true(info.sparse && info.pieces == 5);
+    /* the others under the sparse path's own accumulation and window size, on both groups; the
+     * context's own settings untouched */
+    const int acc = czk_cuda_msm_acc(ctx);
+    czk_cuda_set_msm_sparse(ctx, CZK_CUDA_MSM_ACC_HYBRID, 12);
+    for (int g = 0; g < 2; g++) {
+        info = check_msm_ex(g == 1, g ? 1u << 17 : 1u << 20, MIX_BITS, 30000, 0, 0, 420 + g);
+        if (!info.sparse || info.c != 12 || info.affine_k != 8)
+            fail_msg("msm %s sparse override: sparse %d, c %u, affine_k %u; expected 1, 12, 8",
+                     g ? "g2" : "g1", (int)info.sparse, info.c, info.affine_k);
+    }
+    czk_cuda_set_msm_sparse(ctx, -1, 0);
+    assert_int_equal(czk_cuda_msm_acc(ctx), acc);
+    info = check_msm_ex(false, 1000, MIX_UNIFORM, 0, 0, 0, 423); /* dense: the context's c */
+    assert_false(info.sparse);
+    assert_int_not_equal(info.c, 12);
 }
 
 static void test_msm_sparse_g2(void **state) {
@@ -1289,9 +1304,11 @@ static void test_errors(void **state) {
     czk_cuda_free(ctx, d);
     assert_int_equal(czk_cuda_ctx_create(&(czk_cuda_ctx *){NULL}, 1000, &err), CZK_ERR_INVALID_ARG);
     /* a tunable with a value outside its set (the caller's value restored after) */
-    static const char *vars[5] = {"CZK_CUDA_NTT_TWIST", "CZK_CUDA_H_ORDER", "CZK_CUDA_MSM_ACC",
-                                  "CZK_CUDA_H_TRANSFORMS", "CZK_CUDA_MSM_DIGITS"};
-    for (int v = 0; v < 5; v++) {
+    static const char *vars[8] = {"CZK_CUDA_NTT_TWIST",         "CZK_CUDA_H_ORDER",
+                                  "CZK_CUDA_MSM_ACC",           "CZK_CUDA_H_TRANSFORMS",
+                                  "CZK_CUDA_MSM_DIGITS",        "CZK_CUDA_MSM_SPARSE_ACC",
+                                  "CZK_CUDA_MSM_SPARSE_C",      "CZK_CUDA_MSM_G2_AFFINE_LOG"};
+    for (int v = 0; v < 8; v++) {
         const char *old = getenv(vars[v]);
         char *saved = old ? strdup(old) : NULL;
         setenv(vars[v], "bogus", 1);
