@@ -587,7 +587,8 @@ static void bench_wit_sweep(struct msm_arg *a, unsigned k) {
                 exit(1);
             }
         }
-        printf("%4d %10.2f %10.2f%s\n", c, ms[0], ms[1], (unsigned)c == info.c ? "   (default c)" : "");
+        printf("%4d %10.2f %10.2f%s\n", c, ms[0], ms[1],
+               (unsigned)c == info.c ? "   (default c)" : "");
         fflush(stdout);
     }
     if (czk_cuda_set_msm_c(ctx, 0, &err) != CZK_OK) die("set c", &err);

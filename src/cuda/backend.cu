@@ -423,13 +423,14 @@ czk_status five_msms(czk_cuda_ctx *const ctxs[NVEC], bool serial, const void *co
     for (int k = 0; k < NVEC; k++)
         c[k] = serial ? ctxs[0] : ctxs[k];
     msm_job jobs[NVEC] = {
-        {c[0], false, &out->h, dv[V_H], a, N - 1, "h", 0, CZK_OK, {}, a + N,
-         2 * N * sizeof(czk_fr)},
-        {c[1], false, &out->l, dv[V_L], z_aux, naux, "l", 0, CZK_OK, {}, NULL, 0},
-        {c[2], false, &out->a, dv[V_A], sa, p->a_len, "a", 0, CZK_OK, {}, NULL, 0},
-        {c[3], false, &out->b1, dv[V_B1], sb, p->b_g1_len, "b_g1", 0, CZK_OK, {}, NULL, 0},
-        {c[4], true, &out->b2, dv[V_B2], sb, p->b_g2_len, "b_g2", 0, CZK_OK, {}, NULL, 0},
-    };
+        {c[0], false, &out->h, dv[V_H], a, N - 1, "h", 0, CZK_OK, {}},
+        {c[1], false, &out->l, dv[V_L], z_aux, naux, "l", 0, CZK_OK, {}},
+        {c[2], false, &out->a, dv[V_A], sa, p->a_len, "a", 0, CZK_OK, {}},
+        {c[3], false, &out->b1, dv[V_B1], sb, p->b_g1_len, "b_g1", 0, CZK_OK, {}},
+        {c[4], true, &out->b2, dv[V_B2], sb, p->b_g2_len, "b_g2", 0, CZK_OK, {}},
+    }; /* the others: no scratch */
+    jobs[0].scratch = a + N;
+    jobs[0].scratch_bytes = 2 * N * sizeof(czk_fr);
     pthread_t th[NVEC];
     bool started[NVEC] = {false};
     if (!serial)

@@ -40,7 +40,7 @@ struct czk_cuda_ctx {
     int msm_c;                           /* CZK_CUDA_MSM_C, 0 = per size */
     uint32_t msm_chunk;                  /* CZK_CUDA_MSM_CHUNK: target chunk length, 0 = G::CHUNK */
     int profile;                         /* print per-phase MSM times (czk_cuda_set_profile) */
-    bool msm_log; /* CZK_CUDA_MSM_LOG=1: one stderr line per Pippenger run of ≥ 2^22 points */
+    bool msm_log;                /* CZK_CUDA_MSM_LOG=1: a stderr line per MSM of ≥ 2^22 points */
     int msm_acc;                 /* accumulation kernel variant, CZK_CUDA_MSM_ACC (msm.cuh) */
     uint32_t msm_strip;          /* batch-affine outputs per thread (tests), 0 = per level
                                     (msm_affine.cuh) */

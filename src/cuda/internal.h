@@ -126,14 +126,14 @@ CZK_NODISCARD czk_status czk_cuda_fr_mix(czk_cuda_ctx *ctx, czk_fr *out, size_t 
 
 /* What the last MSM on ctx did (for tests and benchmarks). */
 typedef struct czk_cuda_msm_info {
-    bool sparse;       /* scalars classified and compacted */
-    uint64_t ones;     /* scalars equal to one (summed by batch addition), sparse path */
-    uint64_t others;   /* neither zero nor one (Pippenger), sparse path */
-    unsigned pieces;   /* Pippenger runs over the others (0 when there were none) */
-    unsigned c;        /* window bits of the (last) Pippenger run */
-    unsigned affine_k; /* batch-affine levels down to this many points per bucket, 0: XYZZ */
-    unsigned slots;    /* windows in flight (2: batch-affine with a second slot, msm.cuh) */
-    unsigned digit_group; /* windows whose digits were made together (all: the window count) */
+    bool sparse;            /* scalars classified and compacted */
+    uint64_t ones;          /* scalars equal to one (summed by batch addition), sparse path */
+    uint64_t others;        /* neither zero nor one (Pippenger), sparse path */
+    unsigned pieces;        /* Pippenger runs over the others (0 when there were none) */
+    unsigned c;             /* window bits of the (last) Pippenger run */
+    unsigned affine_k;      /* batch-affine levels down to this many points per bucket, 0: XYZZ */
+    unsigned slots;         /* windows in flight (2: batch-affine with a second slot, msm.cuh) */
+    unsigned digit_group;   /* windows whose digits were made together (all: the window count) */
     bool digits_in_scratch; /* the digits were made in the context's scratch memory */
 } czk_cuda_msm_info;
 void czk_cuda_msm_last(const czk_cuda_ctx *ctx, czk_cuda_msm_info *out);

@@ -697,8 +697,8 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
     /* slot 1's bytes a point: level buffers (n/2 + n/4 points), running products (n/2), sorted
      * arrays and sort space: 120 on G1, 216 on G2 */
     constexpr uint64_t SLOT_PER_POINT = 3 * sizeof(affine<BF>) / 4 + sizeof(BF) / 2 + 24;
-    const bool want_two = ba_k && !ctx->profile &&
-                          (ctx->msm_slots == 2 || (ctx->msm_slots == 0 && n >= (1u << 22)));
+    const bool want_two =
+        ba_k && !ctx->profile && (ctx->msm_slots == 2 || (ctx->msm_slots == 0 && n >= (1u << 22)));
     const uint64_t all_keys = 4ull * nwin * n;
     unsigned group = nwin; /* windows whose digits are made together */
     if (ctx->msm_digit_group)
@@ -835,8 +835,7 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
                                                         nullptr);
             CZK_LAUNCH("msm_%s: digits of windows %u..%u", nm, w, w1 - 1);
             pc.stop(0);
-            if (grouped_two)
-                CZK_CU(cudaEventRecord(ev_digits, s), "msm_%s: digits made", nm);
+            if (grouped_two) CZK_CU(cudaEventRecord(ev_digits, s), "msm_%s: digits made", nm);
         }
         if (grouped_two && !one)
             CZK_CU(cudaStreamWaitEvent(ws, ev_digits, 0), "msm_%s: wait for the digits", nm);
@@ -846,8 +845,7 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
                                                w_skeys, values, w_sidx, n, 0, (int)c + 1, ws),
                "msm_%s: sort window %u", nm, w);
         pc.stop(1);
-        if (grouped_two && !one)
-            CZK_CU(cudaEventRecord(ev_sorted, ws), "msm_%s: sorted", nm);
+        if (grouped_two && !one) CZK_CU(cudaEventRecord(ev_sorted, ws), "msm_%s: sorted", nm);
         pc.start();
         CZK_CU(cudaMemsetAsync(w_start, 0, B * sizeof(uint32_t), ws), "msm_%s: clear bounds", nm);
         CZK_CU(cudaMemsetAsync(w_end, 0, B * sizeof(uint32_t), ws), "msm_%s: clear bounds", nm);
@@ -857,9 +855,8 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
             pc.stop(2);
             /* phases 3 (levels) and 4 (bucket sums) */
             ba_state<BF> *wba = one ? ba.get() : &two->ba;
-            czk_status st =
-                wba->window(ws, (const affine<BF> *)bases, w_skeys, w_sidx, w_start, w_end,
-                            (xyzz<BF> *)w_bucket, pc, nm, w, err);
+            czk_status st = wba->window(ws, (const affine<BF> *)bases, w_skeys, w_sidx, w_start,
+                                        w_end, (xyzz<BF> *)w_bucket, pc, nm, w, err);
             if (st) return st;
         } else {
             CZK_CU(cudaMemsetAsync(counters, 0, 2 * sizeof(uint32_t), s), "msm_%s: clear counters",
@@ -932,8 +929,9 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
                           : "",
                 pc.acc[0], pc.acc[1], pc.acc[2], pc.acc[3], pc.acc[4], pc.acc[5], pc.acc[6]);
     if (ctx->msm_log && n >= (1u << 22))
-        fprintf(stderr, "msm_%s n=%u%s c=%u windows=%u: %s, %u slot%s, digits %u windows at a time\n",
-                nm, n, dense ? "" : " (compacted)", c, nwin,
+        fprintf(stderr,
+                "msm_%s n=%u%s c=%u windows=%u: %s, %u slot%s, digits %u windows at a time\n", nm,
+                n, dense ? "" : " (compacted)", c, nwin,
                 ba_k == 1 ? "batch-affine"
                 : ba_k    ? "hybrid"
                           : "xyzz",

@@ -763,8 +763,8 @@ static void test_msm_g2_affine(void **state) {
             size_t n = sizes[i];
             czk_cuda_msm_info info = check_msm_ex(true, n, MIX_UNIFORM, 0, 0, 0, seed++);
             if (info.affine_k != K[v])
-                fail_msg("msm g2 n=%zu acc=%d: affine_k %u, expected %u", n, acc[v],
-                         info.affine_k, K[v]);
+                fail_msg("msm g2 n=%zu acc=%d: affine_k %u, expected %u", n, acc[v], info.affine_k,
+                         K[v]);
             check_msm(true, n, MIX_UNIFORM, 1, seed++); /* (P, P), (Q, −Q) with equal scalars */
             check_msm(true, n, MIX_EXTREMES, 1, seed++);
             check_msm(true, n, MIX_UNIFORM, 2, seed++); /* every point equal */
@@ -1304,10 +1304,10 @@ static void test_errors(void **state) {
     czk_cuda_free(ctx, d);
     assert_int_equal(czk_cuda_ctx_create(&(czk_cuda_ctx *){NULL}, 1000, &err), CZK_ERR_INVALID_ARG);
     /* a tunable with a value outside its set (the caller's value restored after) */
-    static const char *vars[8] = {"CZK_CUDA_NTT_TWIST",         "CZK_CUDA_H_ORDER",
-                                  "CZK_CUDA_MSM_ACC",           "CZK_CUDA_H_TRANSFORMS",
-                                  "CZK_CUDA_MSM_DIGITS",        "CZK_CUDA_MSM_SPARSE_ACC",
-                                  "CZK_CUDA_MSM_SPARSE_C",      "CZK_CUDA_MSM_G2_AFFINE_LOG"};
+    static const char *vars[8] = {"CZK_CUDA_NTT_TWIST",    "CZK_CUDA_H_ORDER",
+                                  "CZK_CUDA_MSM_ACC",      "CZK_CUDA_H_TRANSFORMS",
+                                  "CZK_CUDA_MSM_DIGITS",   "CZK_CUDA_MSM_SPARSE_ACC",
+                                  "CZK_CUDA_MSM_SPARSE_C", "CZK_CUDA_MSM_G2_AFFINE_LOG"};
     for (int v = 0; v < 8; v++) {
         const char *old = getenv(vars[v]);
         char *saved = old ? strdup(old) : NULL;

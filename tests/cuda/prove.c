@@ -467,8 +467,7 @@ static void test_msm_h_knobs(void **state) {
     (void)state;
     NEED_GPU();
     czk_err err;
-    static const char *const vars[3] = {"CZK_CUDA_MSM_H_C", "CZK_CUDA_MSM_H_K",
-                                        "CZK_CUDA_MSM_ACC"};
+    static const char *const vars[3] = {"CZK_CUDA_MSM_H_C", "CZK_CUDA_MSM_H_K", "CZK_CUDA_MSM_ACC"};
     char *saved[3];
     for (int k = 0; k < 3; k++) {
         const char *o = getenv(vars[k]);
