@@ -105,6 +105,12 @@ CZK_NODISCARD czk_status czk_cuda_msm_affine_emulate(const blst_p1_affine *bases
                                                      size_t n, uint32_t B, uint32_t K,
                                                      uint32_t strip, uint32_t blocks,
                                                      blst_p1 *buckets, czk_err *err);
+/* The same on G2 (the levels over Fp2, msm_affine.cuh's ba_fp2). */
+CZK_NODISCARD czk_status czk_cuda_msm_affine_emulate_g2(const blst_p2_affine *bases,
+                                                        const uint32_t *skeys, const uint32_t *sidx,
+                                                        size_t n, uint32_t B, uint32_t K,
+                                                        uint32_t strip, uint32_t blocks,
+                                                        blst_p2 *buckets, czk_err *err);
 
 /*
  * MSM memory cap (msm.cuh): with points > 0 every MSM on ctx compacts its

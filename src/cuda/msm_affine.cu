@@ -16,16 +16,13 @@ using namespace czkg;
 
 namespace {
 
-using F = ba_fp;
-using A = affine<F>;
-
 /* Fills v with a byte pattern that is no valid field element: reads of unwritten slots show. */
 template <class T> void poison(std::vector<T> &v) {
     memset(v.data(), 0xa5, v.size() * sizeof(T));
 }
 
 /* ba_inv_kernel, block by block. */
-void emulate_inv(F *tot, F *tmp, uint32_t total, uint32_t T, uint32_t G) {
+template <class F> void emulate_inv(F *tot, F *tmp, uint32_t total, uint32_t T, uint32_t G) {
     constexpr uint32_t NT = ba_inv_threads<F>();
     const uint32_t count = (total + T - 1) / T;
     std::vector<F> pre(NT), suf(NT), na(NT), ns(NT);
@@ -47,15 +44,14 @@ void emulate_inv(F *tot, F *tmp, uint32_t total, uint32_t T, uint32_t G) {
     }
 }
 
-} // namespace
-
-extern "C" czk_status czk_cuda_msm_affine_emulate(const blst_p1_affine *bases,
-                                                  const uint32_t *skeys, const uint32_t *sidx,
-                                                  size_t n64, uint32_t B, uint32_t K,
-                                                  uint32_t strip, uint32_t blocks, blst_p1 *buckets,
-                                                  czk_err *err) {
-    static_assert(sizeof(A) == sizeof(blst_p1_affine), "layout");
-    static_assert(sizeof(jacobian<F>) == sizeof(blst_p1), "layout");
+/* The window over F (G1: ba_fp, G2: ba_fp2); HA, HP: blst's affine and projective types. */
+template <class F, class HA, class HP>
+czk_status emulate(const HA *bases, const uint32_t *skeys, const uint32_t *sidx, size_t n64,
+                   uint32_t B, uint32_t K, uint32_t strip, uint32_t blocks, HP *buckets,
+                   czk_err *err) {
+    using A = affine<F>;
+    static_assert(sizeof(A) == sizeof(HA), "layout");
+    static_assert(sizeof(jacobian<F>) == sizeof(HP), "layout");
     if (n64 >= (1ull << 31) || B == 0 || B > (1u << 30) || K == 0 || strip == 0 || blocks == 0)
         return czk_errf(err, CZK_ERR_INVALID_ARG,
                         "msm affine emulate: n = %zu, B = %u, K = %u, strip = %u, blocks = %u", n64,
@@ -127,7 +123,7 @@ extern "C" czk_status czk_cuda_msm_affine_emulate(const blst_p1_affine *bases,
             L.B = B, L.K = K, L.level = l, L.T = strip, L.S = S;
             for (uint32_t t = 0; t < S; t++)
                 ba_forward(L, t);
-            emulate_inv(tot.data(), tmp.data(), sum, strip, blocks);
+            emulate_inv<F>(tot.data(), tmp.data(), sum, strip, blocks);
             for (uint32_t t = 0; t < S; t++)
                 ba_backward(L, t);
         }
@@ -150,4 +146,21 @@ extern "C" czk_status czk_cuda_msm_affine_emulate(const blst_p1_affine *bases,
                         B);
     }
     return CZK_OK;
+}
+
+} // namespace
+
+extern "C" czk_status czk_cuda_msm_affine_emulate(const blst_p1_affine *bases,
+                                                  const uint32_t *skeys, const uint32_t *sidx,
+                                                  size_t n, uint32_t B, uint32_t K, uint32_t strip,
+                                                  uint32_t blocks, blst_p1 *buckets, czk_err *err) {
+    return emulate<ba_fp>(bases, skeys, sidx, n, B, K, strip, blocks, buckets, err);
+}
+
+extern "C" czk_status czk_cuda_msm_affine_emulate_g2(const blst_p2_affine *bases,
+                                                     const uint32_t *skeys, const uint32_t *sidx,
+                                                     size_t n, uint32_t B, uint32_t K,
+                                                     uint32_t strip, uint32_t blocks,
+                                                     blst_p2 *buckets, czk_err *err) {
+    return emulate<ba_fp2>(bases, skeys, sidx, n, B, K, strip, blocks, buckets, err);
 }

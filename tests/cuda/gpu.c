@@ -827,6 +827,19 @@ static blst_p1_affine *host_g1_points(size_t n, uint64_t seed) {
     return out;
 }
 
+/* The same on G2. */
+static blst_p2_affine *host_g2_points(size_t n, uint64_t seed) {
+    blst_p2_affine *out = xmalloc(n * sizeof *out);
+    blst_p2 p, g = *blst_p2_generator();
+    czk_fr k = fr_u64(seed);
+    czk_g2_mul(&p, &g, &k);
+    for (size_t i = 0; i < n; i++) {
+        blst_p2_to_affine(&out[i], &p);
+        blst_p2_add_or_double(&p, &p, &g);
+    }
+    return out;
+}
+
 typedef struct ba_entry {
     uint32_t key, idx;
 } ba_entry;
@@ -841,79 +854,102 @@ static const char *const BA_KIND[] = {"uniform",      "one bucket",      "3 dist
                                       "equal points", "equal points, ±", "30 % infinity"};
 
 /*
- * One window's buckets by czk_cuda_msm_affine_emulate (the device code on the host) against
- * blst sums of each bucket's signed points, for several K (1: affine to one point, 8: hybrid),
- * strip lengths and inversion blocks.
+ * One window's buckets by czk_cuda_msm_affine_emulate (the device code on the host; _g2 with g2)
+ * against blst sums of each bucket's signed points, for several K (1: affine to one point, 8:
+ * hybrid), strip lengths and inversion blocks.
  */
-static void check_affine_emulated(enum ba_kind kind, uint32_t n, uint32_t B, uint64_t seed) {
+static void check_affine_emulated_in(bool g2, enum ba_kind kind, uint32_t n, uint32_t B,
+                                     uint64_t seed) {
     czk_err err;
     czk_rng rng;
     czk_rng_seed(&rng, seed);
     const uint32_t npool = 64;
-    blst_p1_affine *pool = host_g1_points(npool, seed * 1000 + 1);
-    blst_p1_affine *bases = xmalloc(n * sizeof *bases);
+    const size_t asz = g2 ? sizeof(blst_p2_affine) : sizeof(blst_p1_affine);
+    const size_t psz = g2 ? sizeof(blst_p2) : sizeof(blst_p1);
+    uint8_t *pool = g2 ? (uint8_t *)host_g2_points(npool, seed * 1000 + 1)
+                       : (uint8_t *)host_g1_points(npool, seed * 1000 + 1);
+    uint8_t *bases = xmalloc(n * asz);
     ba_entry *e = xmalloc(n * sizeof *e);
     for (uint32_t i = 0; i < n; i++) {
         uint64_t r = czk_rng_u64(&rng);
-        uint32_t sign = (r >> 40) & 1, bucket = (uint32_t)(r % B);
-        bool none = false;
+        uint32_t sign = (r >> 40) & 1, bucket = (uint32_t)(r % B),
+                 from = (uint32_t)((r >> 20) % npool);
+        bool none = false, inf = false;
         switch (kind) {
         case BA_UNIFORM:
-            bases[i] = pool[(r >> 20) % npool];
             none = (r >> 50) % 11 == 0; /* a zero digit */
             break;
         case BA_HEAVY:
-            bases[i] = pool[(r >> 20) % npool];
             bucket = B / 2;
             break;
         case BA_REPEATED:
-            bases[i] = pool[(r >> 20) % 3];
+            from = (uint32_t)((r >> 20) % 3);
             bucket %= 3;
             break;
         case BA_EQUAL:
-            bases[i] = pool[0];
+            from = 0;
             bucket %= 2, sign = 0;
             break;
         case BA_EQUAL_SIGNED:
-            bases[i] = pool[0];
+            from = 0;
             bucket %= 2;
             break;
         case BA_INFINITY:
-            if ((r >> 20) % 10 < 3)
-                memset(&bases[i], 0, sizeof bases[i]);
-            else
-                bases[i] = pool[(r >> 20) % npool];
+            inf = (r >> 20) % 10 < 3;
             break;
         }
+        if (inf)
+            memset(bases + i * asz, 0, asz);
+        else
+            memcpy(bases + i * asz, pool + from * asz, asz);
         e[i].key = none ? 0 : 2 * (bucket + 1) + sign;
         e[i].idx = i;
     }
     qsort(e, n, sizeof *e, cmp_ba_entry);
     uint32_t *skeys = xmalloc(n * sizeof *skeys), *sidx = xmalloc(n * sizeof *sidx);
-    blst_p1 *want = xmalloc(B * sizeof *want), *got = xmalloc(B * sizeof *got);
-    memset(want, 0, B * sizeof *want);
+    uint8_t *want = xmalloc(B * psz), *got = xmalloc(B * psz);
+    memset(want, 0, B * psz);
     for (uint32_t i = 0; i < n; i++) {
         skeys[i] = e[i].key;
         sidx[i] = e[i].idx;
         if (!e[i].key) continue;
-        blst_p1 p;
-        blst_p1_from_affine(&p, &bases[e[i].idx]);
-        if (e[i].key & 1) blst_p1_cneg(&p, true);
-        blst_p1_add_or_double(&want[e[i].key / 2 - 1], &want[e[i].key / 2 - 1], &p);
+        const uint8_t *src = bases + e[i].idx * asz;
+        void *w = want + (e[i].key / 2 - 1) * psz;
+        if (g2) {
+            blst_p2 p;
+            blst_p2_from_affine(&p, (const blst_p2_affine *)src);
+            if (e[i].key & 1) blst_p2_cneg(&p, true);
+            blst_p2_add_or_double(w, w, &p);
+        } else {
+            blst_p1 p;
+            blst_p1_from_affine(&p, (const blst_p1_affine *)src);
+            if (e[i].key & 1) blst_p1_cneg(&p, true);
+            blst_p1_add_or_double(w, w, &p);
+        }
     }
     static const uint32_t cfg[][3] = {{1, 1, 1}, {1, 3, 3}, {2, 16, 1}, {8, 3, 2}, {1, 32, 5}};
     for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
-        memset(got, 0x77, B * sizeof *got);
-        czk_assert_ok(czk_cuda_msm_affine_emulate(bases, skeys, sidx, n, B, cfg[c][0], cfg[c][1],
-                                                  cfg[c][2], got, &err),
+        memset(got, 0x77, B * psz);
+        czk_assert_ok(g2 ? czk_cuda_msm_affine_emulate_g2((const blst_p2_affine *)bases, skeys,
+                                                          sidx, n, B, cfg[c][0], cfg[c][1],
+                                                          cfg[c][2], (blst_p2 *)got, &err)
+                         : czk_cuda_msm_affine_emulate((const blst_p1_affine *)bases, skeys, sidx,
+                                                       n, B, cfg[c][0], cfg[c][1], cfg[c][2],
+                                                       (blst_p1 *)got, &err),
                       &err);
-        for (uint32_t b = 0; b < B; b++)
-            if (!blst_p1_is_equal(&got[b], &want[b]))
-                fail_msg("emulated batch-affine buckets, %s, n=%u B=%u K=%u strip=%u blocks=%u: "
-                         "bucket %u differs from the blst sum",
-                         BA_KIND[kind], n, B, cfg[c][0], cfg[c][1], cfg[c][2], b);
+        for (uint32_t b = 0; b < B; b++) {
+            const void *x = got + b * psz, *y = want + b * psz;
+            if (g2 ? !blst_p2_is_equal(x, y) : !blst_p1_is_equal(x, y))
+                fail_msg("emulated batch-affine buckets, %s, %s, n=%u B=%u K=%u strip=%u "
+                         "blocks=%u: bucket %u differs from the blst sum",
+                         g2 ? "G2" : "G1", BA_KIND[kind], n, B, cfg[c][0], cfg[c][1], cfg[c][2], b);
+        }
     }
     free(pool), free(bases), free(e), free(skeys), free(sidx), free(want), free(got);
+}
+
+static void check_affine_emulated(enum ba_kind kind, uint32_t n, uint32_t B, uint64_t seed) {
+    check_affine_emulated_in(false, kind, n, B, seed);
 }
 
 /* The batch-affine levels on the host (no GPU needed): every exceptional case of a pair. */
@@ -932,6 +968,14 @@ static void test_msm_affine_emulated(void **state) {
     check_affine_emulated(BA_EQUAL, 777, 4, 34);     /* doublings all the way */
     check_affine_emulated(BA_EQUAL_SIGNED, 800, 4, 35);
     check_affine_emulated(BA_INFINITY, 600, 8, 36); /* O inputs (the bases' (0, 0)) */
+    /* G2: the same levels over Fp2 (every case, smaller sizes) */
+    for (size_t i = 0; i < 4; i++)
+        check_affine_emulated_in(true, BA_EQUAL_SIGNED, tiny[i], 4, 40 + i);
+    check_affine_emulated_in(true, BA_UNIFORM, 300, 8, 50);
+    check_affine_emulated_in(true, BA_HEAVY, 200, 16, 51);
+    check_affine_emulated_in(true, BA_REPEATED, 200, 8, 52);
+    check_affine_emulated_in(true, BA_EQUAL, 150, 4, 53);
+    check_affine_emulated_in(true, BA_INFINITY, 200, 8, 54);
     /* bad arguments are refused */
     uint32_t key = 2 * 5 + 2, idx = 0;
     blst_p1_affine p;
