@@ -412,9 +412,8 @@ czk_status checkpoint(const czk_device_lock *lock, const char *after, czk_err *e
 
 /* The five MSMs of a circuit from resident bases (dv): at once, each on its own context ctxs[k]
  * (its own thread), or with `serial` one after another on ctxs[0] (dense witness scalars, where
- * concurrent full MSMs contend: bench/GPU.md, seventh run). h = a[0 .. N − 1), l over z_aux. */
-/* The five MSMs of a circuit; a: H's result (N), followed by its dead b and c (2N), which MSM H
- * may overwrite with its digits. */
+ * concurrent full MSMs contend: bench/GPU.md, seventh run). h = a[0 .. N − 1), l over z_aux; a is
+ * followed by H's dead b and c (2N), which MSM H may overwrite with its digits. */
 czk_status five_msms(czk_cuda_ctx *const ctxs[NVEC], bool serial, const void *const dv[NVEC],
                      const czk_params *p, size_t N, czk_fr *a, const czk_fr *z_aux, size_t naux,
                      const czk_fr *sa, const czk_fr *sb, czk_msm_sums *out, czk_prove_timings *t,
@@ -922,20 +921,11 @@ extern "C" czk_status czk_backend_cuda(czk_backend *out, int device, czk_pool *p
     /* benchmark knobs for MSM H's context alone (the overlapped stage's; CZK_CUDA_MSM_C would set
      * the witness MSMs' contexts too): its window size and the hybrid's K (bench/GPU.md, twelfth
      * run: c = 22, K = 4 was 1.9 % faster at 2^27 in bench_gpu, unmeasured in a partition) */
-    static const struct {
-        const char *var;
-        long lo, hi;
-    } hk[2] = {{"CZK_CUDA_MSM_H_C", 6, 22}, {"CZK_CUDA_MSM_H_K", 2, 64}};
     long h_knob[2] = {0, 0};
-    for (int k = 0; k < 2; k++) {
-        const char *v = getenv(hk[k].var);
-        if (!v || !*v) continue;
-        char *e = NULL;
-        h_knob[k] = strtol(v, &e, 10);
-        if (*e || h_knob[k] < hk[k].lo || h_knob[k] > hk[k].hi)
-            return czk_errf(err, CZK_ERR_INVALID_ARG, "cuda backend: %s=%s is not in %ld..%ld",
-                            hk[k].var, v, hk[k].lo, hk[k].hi);
-    }
+    czk_status kst;
+    if ((kst = czk_cuda_env_range("cuda backend", "CZK_CUDA_MSM_H_C", 6, 22, &h_knob[0], err)) ||
+        (kst = czk_cuda_env_range("cuda backend", "CZK_CUDA_MSM_H_K", 2, 64, &h_knob[1], err)))
+        return kst;
     cuda_be *be = (cuda_be *)calloc(1, sizeof *be);
     if (!be) return czk_errf(err, CZK_ERR_NOMEM, "cuda backend: host memory");
     czk_status st = czk_cuda_ctx_create(&be->ctx, device, err);

@@ -80,15 +80,15 @@ static czk_status env_choice(const char *var, const char *const *names, const in
     return czk_errf(err, CZK_ERR_INVALID_ARG, "ctx_create: %s=%s is not %s", var, v, list);
 }
 
-/* An integer tunable in lo..hi: *out left as it is when var is unset or empty. */
-static czk_status env_range(const char *var, long lo, long hi, long *out, czk_err *err) {
+extern "C" czk_status czk_cuda_env_range(const char *who, const char *var, long lo, long hi,
+                                         long *out, czk_err *err) {
     const char *v = getenv(var);
     if (!v || !*v) return CZK_OK;
     char *e = NULL;
     long x = strtol(v, &e, 10);
     if (*e || x < lo || x > hi)
-        return czk_errf(err, CZK_ERR_INVALID_ARG, "ctx_create: %s=%s is not in %ld..%ld", var, v,
-                        lo, hi);
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "%s: %s=%s is not in %ld..%ld", who, var, v, lo,
+                        hi);
     *out = x;
     return CZK_OK;
 }
@@ -163,16 +163,16 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
     ctx->msm_digit_group = (unsigned)dg;
     /* never: bench/GPU.md twelfth run, slower on the 32GiB B2's others (+16 ms) and below 2^22
      * points; 0.79× at 2^22, 0.70× at 2^25 dense, which no proof kind runs */
-    ctx->msm_g2_affine_log = 32;
     long v = 32;
-    if ((st = env_range("CZK_CUDA_MSM_G2_AFFINE_LOG", 10, 32, &v, err))) return st;
+    if ((st = czk_cuda_env_range("ctx_create", "CZK_CUDA_MSM_G2_AFFINE_LOG", 10, 32, &v, err)))
+        return st;
     ctx->msm_g2_affine_log = (unsigned)v;
     /* benchmark knobs: the sparse path's others (the witness MSMs' Pippenger) alone */
     ctx->msm_sparse_acc = -1;
     if ((st = env_choice("CZK_CUDA_MSM_SPARSE_ACC", acc, acc_v, 11, &ctx->msm_sparse_acc, err)))
         return st;
     v = 0;
-    if ((st = env_range("CZK_CUDA_MSM_SPARSE_C", 6, 22, &v, err))) return st;
+    if ((st = czk_cuda_env_range("ctx_create", "CZK_CUDA_MSM_SPARSE_C", 6, 22, &v, err))) return st;
     ctx->msm_sparse_c = (int)v;
     const char *lg = getenv("CZK_CUDA_MSM_LOG"); /* benchmarks: what the large MSMs chose */
     ctx->msm_log = lg && !strcmp(lg, "1");

@@ -82,6 +82,11 @@ void czk_cuda_set_msm_g2_affine_log(czk_cuda_ctx *ctx, unsigned log);
  * context's, else a CZK_CUDA_MSM_ACC value) and window size c (0: the context's, else 6..22);
  * CZK_CUDA_MSM_SPARSE_ACC / CZK_CUDA_MSM_SPARSE_C. Values out of range leave the setting. */
 void czk_cuda_set_msm_sparse(czk_cuda_ctx *ctx, int acc, int c);
+/* An integer tunable: *out = the environment variable var in lo..hi; unset or empty leaves *out.
+ * Returns CZK_OK, or CZK_ERR_INVALID_ARG "who: VAR=value is not in lo..hi" (not a whole number,
+ * or out of range). */
+CZK_NODISCARD czk_status czk_cuda_env_range(const char *who, const char *var, long lo, long hi,
+                                            long *out, czk_err *err);
 /*
  * The context's two streams made again with the device's highest stream priority (high) or the
  * default one: where kernels of several contexts wait for SMs, the block scheduler starts the
