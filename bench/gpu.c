@@ -517,7 +517,7 @@ static void bench_c_sweep(struct msm_arg *a, unsigned k, const char *list) {
         die("msm (c sweep reference)", &err);
     czk_cuda_msm_info info;
     czk_cuda_msm_last(ctx, &info);
-    printf("c sweep msm g1 2^%u: default c = %u\n", k, info.c);
+    printf("c sweep msm g1 2^%u: default c = %u, K = %u\n", k, info.c, info.affine_k);
     for (const char *p = list; *p;) {
         char *end;
         long c = strtol(p, &end, 10), hk = 0;
@@ -536,14 +536,16 @@ static void bench_c_sweep(struct msm_arg *a, unsigned k, const char *list) {
                     c);
             exit(1);
         }
+        czk_cuda_msm_last(ctx, &info); /* the K that ran (0 = not the batch-affine path) */
+        const unsigned ran_k = info.affine_k;
         czk_cuda_set_profile(ctx, 1);
-        fprintf(stderr, "c sweep msm g1 2^%u c=%ld K=%ld profile:\n", k, c, hk ? hk : 8);
+        fprintf(stderr, "c sweep msm g1 2^%u c=%ld K=%u profile:\n", k, c, ran_k);
         if (czk_cuda_msm_g1(ctx, &got, a->bases, a->scalars, a->n, &err) != CZK_OK)
             die("msm (c sweep profile)", &err);
         czk_cuda_set_profile(ctx, 0);
         czk_cuda_set_msm_hybrid_k(ctx, 0);
-        printf("c sweep msm g1 2^%u c=%ld K=%ld: %.2f ms (median of 3), result equal\n", k, c,
-               hk ? hk : 8, ms);
+        printf("c sweep msm g1 2^%u c=%ld K=%u: %.2f ms (median of 3), result equal\n", k, c,
+               ran_k, ms);
         fflush(stdout);
         p = *end == ',' ? end + 1 : end;
     }

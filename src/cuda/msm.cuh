@@ -72,8 +72,8 @@
  *  7. host: the W window sums are combined by Horner's rule (c doublings
  *     each) with blst, plus the sum of step 6.
  * The window size c minimises W(c)·(1.1·n + 16·2^(c−1)) (accumulation plus
- * bucket reduction, weights fitted to H200 sweeps) over 6..22, unless
- * CZK_CUDA_MSM_C fixes it; CZK_CUDA_MSM_CHUNK sets the target chunk length
+ * bucket reduction, weights fitted to H200 sweeps) over 6..22 (22 for the
+ * hybrid above 2^26 points, measured), unless CZK_CUDA_MSM_C fixes it; CZK_CUDA_MSM_CHUNK sets the target chunk length
  * (benchmarks; both read when the context is made: ctx->msm_c, ctx->msm_chunk).
  */
 #ifndef CZK_CUDA_MSM_CUH
@@ -639,7 +639,21 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
     memset(out, 0, sizeof *out); /* infinity (Z = 0) */
     if (n == 0) return CZK_OK;
     const bool dense = idx == nullptr;
-    const unsigned c = ctx->msm_c ? (unsigned)ctx->msm_c : choose_c(n);
+    /* batch-affine accumulation (msm_affine.cuh; G1 over ba_fp, G2 over ba_fp2): buckets halved
+     * while above ba_k points. Auto: G1 from 2^22 points, G2 from 2^ctx->msm_g2_affine_log. */
+    constexpr bool is_g1 = std::is_same<G, g1>::value;
+    using BF = typename std::conditional<is_g1, ba_fp, ba_fp2>::type;
+    const unsigned auto_log = is_g1 ? 22u : ctx->msm_g2_affine_log;
+    const bool hybrid =
+        ctx->msm_acc == CZK_CUDA_MSM_ACC_HYBRID ||
+        (ctx->msm_acc == CZK_CUDA_MSM_ACC_AUTO && auto_log < 32 && n >= (1ull << auto_log));
+    /* Above 2^26 points (MSM H of the 32GiB kinds, 2^27 − 1) the hybrid takes c = 22, K = 4 where
+     * neither is set: the cost model's c = 20 (with K = 8) fits XYZZ's buckets, and c = 22, K = 4
+     * measured 1.9 % faster at 2^27 and 10 ms faster in the partition's MSM stage (bench/GPU.md,
+     * twelfth and thirteenth runs; 2^28, 64GiB, unmeasured). Should the level buffers not fit, the
+     * XYZZ fallback below keeps c = 22 (≈ 7 % more work than its own choice, by the model). */
+    const bool big_hybrid = hybrid && n > (1u << 26);
+    const unsigned c = ctx->msm_c ? (unsigned)ctx->msm_c : big_hybrid ? 22u : choose_c(n);
     *c_used = c;
     const unsigned nwin = windows_for(c);
     const uint32_t B = 1u << (c - 1);
@@ -650,16 +664,8 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
     const uint32_t nseg2 = nseg > 1024 ? nseg / 1024 : 0; /* first reduction level, if any */
     const uint32_t L =
         chunk_len(n, B, ctx->msm_chunk ? ctx->msm_chunk : G::CHUNK, 2.0 * ctx->sm_count * 384);
-    /* batch-affine accumulation (msm_affine.cuh; G1 over ba_fp, G2 over ba_fp2): buckets halved
-     * while above ba_k points. Auto: G1 from 2^22 points, G2 from 2^ctx->msm_g2_affine_log. */
-    constexpr bool is_g1 = std::is_same<G, g1>::value;
-    using BF = typename std::conditional<is_g1, ba_fp, ba_fp2>::type;
-    const unsigned auto_log = is_g1 ? 22u : ctx->msm_g2_affine_log;
-    const bool hybrid =
-        ctx->msm_acc == CZK_CUDA_MSM_ACC_HYBRID ||
-        (ctx->msm_acc == CZK_CUDA_MSM_ACC_AUTO && auto_log < 32 && n >= (1ull << auto_log));
     uint32_t ba_k = ctx->msm_acc == CZK_CUDA_MSM_ACC_AFFINE ? 1
-                    : hybrid ? (ctx->msm_hybrid_k ? ctx->msm_hybrid_k : 8)
+                    : hybrid ? (ctx->msm_hybrid_k ? ctx->msm_hybrid_k : big_hybrid ? 4 : 8)
                              : 0;
     cudaStream_t s = ctx->stream;
     /* Its level buffers first (≈ 13 GB at 2^27 on G1, 100 bytes a point, twice that on G2): where
@@ -930,12 +936,13 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
                 pc.acc[0], pc.acc[1], pc.acc[2], pc.acc[3], pc.acc[4], pc.acc[5], pc.acc[6]);
     if (ctx->msm_log && n >= (1u << 22))
         fprintf(stderr,
-                "msm_%s n=%u%s c=%u windows=%u: %s, %u slot%s, digits %u windows at a time\n", nm,
-                n, dense ? "" : " (compacted)", c, nwin,
+                "msm_%s n=%u%s c=%u windows=%u: %s (K = %u), %u slot%s, digits %u windows at a "
+                "time\n",
+                nm, n, dense ? "" : " (compacted)", c, nwin,
                 ba_k == 1 ? "batch-affine"
                 : ba_k    ? "hybrid"
                           : "xyzz",
-                use_two ? 2u : 1u, use_two ? "s" : "", group);
+                ba_k, use_two ? 2u : 1u, use_two ? "s" : "", group);
     if (pc.on && ba)
         fprintf(stderr,
                 "msm_%s levels: counts+offsets %.2f, forward %.2f, inversion %.2f, backward "
