@@ -73,7 +73,9 @@ typedef struct czk_cuda_ctx czk_cuda_ctx;
  * Creates a context on device `device` (0 .. czk_cuda_device_count()−1):
  * selects it, creates a stream and two timing events, and builds the NTT
  * tables (4 MB of device memory). Tunables are read once from the
- * environment: CZK_CUDA_MSM_C (MSM window bits, 6..22; default chosen per size);
+ * environment: CZK_CUDA_MSM_C (MSM window bits, 6..22; default chosen per size:
+ * 22, with the hybrid's buckets halved down to 4 points, for a hybrid MSM above
+ * 2^26 points);
  * CZK_CUDA_NTT_TWIST = direct (default: NTT twists from half tables of ω_M^e,
  * e < M/2, made on first use and kept, 2 GiB per direction for 2^27) or split
  * (the former path: full tables up to M = 2^18, two-table products above);
@@ -293,7 +295,11 @@ CZK_NODISCARD czk_status czk_cuda_spmv(czk_cuda_ctx *ctx, const czk_cuda_shape *
  *      next circuit's steps 1–3 (CZK_CUDA_OVERLAP=0, read at creation, keeps
  *      it inside; bench/GPU.md, ninth run); CZK_CUDA_MSM_H_PRIORITY=1 gives
  *      MSM H's streams there the device's highest priority (off by default;
- *      bench/GPU.md, eleventh run).
+ *      bench/GPU.md, eleventh run); CZK_CUDA_MSM_H_C (6..22) and
+ *      CZK_CUDA_MSM_H_K (2..64) set the window size and the hybrid's K of
+ *      MSM H's context alone (benchmark knobs; unset: the context's choice;
+ *      a bad value makes czk_backend_cuda fail with CZK_ERR_INVALID_ARG
+ *      naming it).
  * The common code (czk_prove, czk_prove_finalize) randomizes and encodes.
  * Timings (czk_prove_timings): upload = step 1 and the upload of a host
  * a, b, c; spmv = the device SpMV (or the host one) and the gathers of the
