@@ -73,8 +73,9 @@
  *     each) with blst, plus the sum of step 6.
  * The window size c minimises W(c)·(1.1·n + 16·2^(c−1)) (accumulation plus
  * bucket reduction, weights fitted to H200 sweeps) over 6..22 (22 for the
- * hybrid above 2^26 points, measured), unless CZK_CUDA_MSM_C fixes it; CZK_CUDA_MSM_CHUNK sets the target chunk length
- * (benchmarks; both read when the context is made: ctx->msm_c, ctx->msm_chunk).
+ * hybrid above 2^26 points, measured), unless CZK_CUDA_MSM_C fixes it;
+ * CZK_CUDA_MSM_CHUNK sets the target chunk length (benchmarks; both read when
+ * the context is made: ctx->msm_c, ctx->msm_chunk).
  */
 #ifndef CZK_CUDA_MSM_CUH
 #define CZK_CUDA_MSM_CUH
@@ -647,8 +648,9 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
     const bool hybrid =
         ctx->msm_acc == CZK_CUDA_MSM_ACC_HYBRID ||
         (ctx->msm_acc == CZK_CUDA_MSM_ACC_AUTO && auto_log < 32 && n >= (1ull << auto_log));
-    /* Above 2^26 points (MSM H of the 32GiB kinds, 2^27 − 1) the hybrid takes c = 22, K = 4 where
-     * neither is set: the cost model's c = 20 (with K = 8) fits XYZZ's buckets, and c = 22, K = 4
+    /* Above 2^26 points (MSM H of the 32GiB kinds, 2^27 − 1) the hybrid takes c = 22 unless
+     * CZK_CUDA_MSM_C sets c, and K = 4 unless K is set (at c = 20, K = 4 and 8 measured equal:
+     * twelfth run): the cost model's c = 20 (with K = 8) fits XYZZ's buckets, and c = 22, K = 4
      * measured 1.9 % faster at 2^27 and 10 ms faster in the partition's MSM stage (bench/GPU.md,
      * twelfth and thirteenth runs; 2^28, 64GiB, unmeasured). Should the level buffers not fit, the
      * XYZZ fallback below keeps c = 22 (≈ 7 % more work than its own choice, by the model). */
