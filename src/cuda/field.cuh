@@ -21,6 +21,8 @@
  *               mont_t structure); every product half is one mad/madc.
  *   MUL_CALL    MUL_WIDE as a called (not inlined) function.
  *   MUL_EO_CALL MUL_EO as a called function.
+ *   MUL_F64     limbs of 48 (Fp) / 52 (Fr) bits as doubles on the FP64 pipe
+ *               (field_f64.cuh): 64 + 64 limb products for Fp.
  * Squaring has its own forms (a parameter struct's SQR picks the one sqr() uses):
  *   SQR_MUL     a·a by the multiplication above.
  *   SQR_EO      sqr_eo: CIOS rounds in the even/odd structure whose product
@@ -77,9 +79,11 @@
 #define CZK_CUDA_SQR_FP SQR_MUL
 #endif
 
+#include "field_f64.cuh"
+
 namespace czkg {
 
-enum { MUL_WIDE = 0, MUL_CHAIN = 1, MUL_EO = 2, MUL_CALL = 3, MUL_EO_CALL = 4 };
+enum { MUL_WIDE = 0, MUL_CHAIN = 1, MUL_EO = 2, MUL_CALL = 3, MUL_EO_CALL = 4, MUL_F64 = 5 };
 enum { SQR_MUL = 0, SQR_EO = 1 };
 
 /*
@@ -175,6 +179,7 @@ struct carry_chain {
 /* Modulus parameters: limbs of m, R mod m (one), R² mod m, m − 2, and −1/m mod 2^32. */
 struct fp_params {
     static constexpr int N = 12;
+    static constexpr int F64_LB = 48; /* MUL_F64: 8 limbs of 48 bits (field_f64.cuh) */
     static constexpr int MUL = CZK_CUDA_MUL_FP;
     static constexpr int SQR = CZK_CUDA_SQR_FP;
     static constexpr uint32_t M0 = 0xfffcfffdu;
@@ -203,6 +208,7 @@ struct fp_params {
 
 struct fr_params {
     static constexpr int N = 8;
+    static constexpr int F64_LB = 52; /* MUL_F64: 5 limbs of 52 bits (field_f64.cuh) */
     static constexpr int MUL = CZK_CUDA_MUL_FR;
     static constexpr int SQR = SQR_MUL;
     static constexpr uint32_t M0 = 0xffffffffu;
@@ -665,8 +671,17 @@ template <class P> struct mont {
         return r;
     }
 
+    /* Montgomery multiplication on the FP64 pipe (field_f64.cuh); a, b < 2m for Fp, < m for Fr. */
+    CZK_HD static mont mul_f64(const mont &a, const mont &b) {
+        mont r;
+        f64_mont<P>::mul(r.v, a.v, b.v);
+        reduce_once(r.v);
+        return r;
+    }
+
     /* The inline form of P::MUL (what a called form runs inside). */
     CZK_HD static mont mul_inline(const mont &a, const mont &b) {
+        if (P::MUL == MUL_F64) return mul_f64(a, b);
         if (P::MUL == MUL_CHAIN) return mul_chain(a, b);
         if (P::MUL == MUL_EO || P::MUL == MUL_EO_CALL) return mul_eo(a, b);
         return mul_wide(a, b);

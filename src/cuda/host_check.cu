@@ -9,6 +9,8 @@
 #include "curve.cuh"
 
 #include <blst.h>
+#include <fenv.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -85,6 +87,11 @@ czk_status check_fp(rng64 &r, unsigned rounds, czk_err *err) {
             return czk_errf(err, CZK_ERR_INTERNAL, "fp mul_eo round %u", it);
         if (!same(E, fp::mul_call(a, b)))
             return czk_errf(err, CZK_ERR_INTERNAL, "fp mul_call round %u", it);
+        if (!same(E, fp::mul_f64(a, b)))
+            return czk_errf(err, CZK_ERR_INTERNAL, "fp mul_f64 round %u", it);
+        /* the FP64 form takes inputs below 2p (add_nr), like mul_eo */
+        if (!same(fp::mul_eo(fp::add_nr(a, fp::one().neg()), b), fp::mul_f64(fp::add_nr(a, fp::one().neg()), b)))
+            return czk_errf(err, CZK_ERR_INTERNAL, "fp mul_f64 of an input above p, round %u", it);
         blst_fp_add(&E, &A, &B);
         if (!same(E, a + b)) return czk_errf(err, CZK_ERR_INTERNAL, "fp add round %u", it);
         blst_fp_sub(&E, &A, &B);
@@ -286,6 +293,8 @@ czk_status check_fr(rng64 &r, unsigned rounds, czk_err *err) {
             return czk_errf(err, CZK_ERR_INTERNAL, "fr mul_chain round %u", it);
         if (!same(E, fr::mul_eo(a, b)))
             return czk_errf(err, CZK_ERR_INTERNAL, "fr mul_eo round %u", it);
+        if (!same(E, fr::mul_f64(a, b)))
+            return czk_errf(err, CZK_ERR_INTERNAL, "fr mul_f64 round %u", it);
         blst_fr_add(&E, &A, &B);
         if (!same(E, a + b)) return czk_errf(err, CZK_ERR_INTERNAL, "fr add round %u", it);
         blst_fr_sub(&E, &A, &B);
@@ -572,9 +581,58 @@ czk_status check_curve_forms(rng64 &r, unsigned rounds, const char *name, czk_er
 
 } // namespace
 
+/*
+ * The floating-point facts field_f64.cuh rests on, checked against this
+ * host's IEEE fma (libm, correctly rounded in the current rounding mode)
+ * rather than the exact-integer emulation the host build of the form uses:
+ * for integers a, b < 2^LB and C = 2^(LB+52), fma rounded toward zero of
+ * a·b + C is C + ⌊a·b/2^LB⌋·2^LB (the emulation's value); (C + 2^52) − t is
+ * exact; fma(a, b, that) is exactly 2^52 + (a·b mod 2^LB) in any rounding
+ * mode; and the bit patterns are bits(C) + hi and bits(2^52) + lo.
+ */
+template <int LB> bool check_f64_split(rng64 &r, unsigned rounds, unsigned *bad_round) {
+    const double C = ldexp(1.0, LB + 52), two52 = ldexp(1.0, 52);
+    const uint64_t mask = (1ull << LB) - 1;
+    unsigned rounded_up = 0; /* fma to nearest above the toward-zero one: the modes took effect */
+    for (unsigned it = 0; it < rounds; it++) {
+        uint64_t ai = r.next() & mask, bi = r.next() & mask;
+        if (it < 4) ai = bi = mask - it; /* the largest limbs */
+        if (it == 4) ai = 0;
+        const volatile double a = (double)ai, b = (double)bi;
+        const unsigned __int128 p = (unsigned __int128)ai * bi;
+        const uint64_t hi = (uint64_t)(p >> LB), lo = (uint64_t)p & mask;
+        const int mode = fegetround();
+        fesetround(FE_TOWARDZERO);
+        const double t = fma(a, b, C);
+        fesetround(mode);
+        const double s = (C + two52) - t;
+        rounded_up += fma(a, b, C) > t;
+        double l[2];
+        fesetround(FE_TONEAREST);
+        l[0] = fma(a, b, s);
+        fesetround(FE_UPWARD);
+        l[1] = fma(a, b, s);
+        fesetround(mode);
+        const bool ok = t == f64_fma_rz_pow2(a, b, C) && f64_bits(t) == f64_bits(C) + hi &&
+                        l[0] == l[1] && l[0] == f64_fma_exact(a, b, s) &&
+                        f64_bits(l[0]) == f64_bits(two52) + lo && s == two52 - (double)hi * ldexp(1.0, LB);
+        if (!ok) {
+            *bad_round = it;
+            return false;
+        }
+    }
+    *bad_round = rounds;
+    return rounds < 64 || rounded_up > rounds / 4;
+}
+
 extern "C" czk_status czk_cuda_host_check(uint64_t seed, unsigned rounds, czk_err *err) {
     rng64 r{seed};
     czk_status st;
+    unsigned bad = 0;
+    if (!check_f64_split<48>(r, rounds, &bad))
+        return czk_errf(err, CZK_ERR_INTERNAL, "f64 limb split (48-bit limbs) round %u", bad);
+    if (!check_f64_split<52>(r, rounds, &bad))
+        return czk_errf(err, CZK_ERR_INTERNAL, "f64 limb split (52-bit limbs) round %u", bad);
     if ((st = check_fp(r, rounds, err)) != CZK_OK) return st;
     if ((st = check_fp_sqr(r, rounds, err)) != CZK_OK) return st;
     if ((st = check_fr(r, rounds, err)) != CZK_OK) return st;

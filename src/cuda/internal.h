@@ -28,14 +28,27 @@ CZK_NODISCARD czk_status czk_cuda_host_check(uint64_t seed, unsigned rounds, czk
  * Throughput microbenchmarks on the context's device (for bench/gpu.c):
  * multiplications/s of Fp and Fr in each form of field.cuh, Fp squarings/s
  * (sqr_eo and by multiplication), and G1 xyzz += affine additions/s with
- * four forms (czk_cuda_rate_names lists the entries). Each kernel fills the
+ * four forms, and the FP64 form (field_f64.cuh) alone, beside the even/odd
+ * form in one thread (mix: one chain each) and in alternate warps (wmix)
+ * (czk_cuda_rate_names lists the entries). Each kernel fills the
  * GPU with independent dependency chains; timed with CUDA events.
  */
 typedef struct czk_cuda_ctx czk_cuda_ctx;
-#define CZK_CUDA_NRATES 13
+#define CZK_CUDA_NRATES 20
 extern const char *const czk_cuda_rate_names[CZK_CUDA_NRATES];
 CZK_NODISCARD czk_status czk_cuda_rates(czk_cuda_ctx *ctx, double rates[CZK_CUDA_NRATES],
                                         czk_err *err);
+
+/*
+ * The FP64 multiplication form (field_f64.cuh) against the even/odd form on
+ * the device: n random Fp inputs (below p, and below 2p every other time, as
+ * Fp2's Karatsuba gives) and n random Fr inputs below r from seed, the first
+ * 64 of each next to the modulus (m − 1 .. m − 4).
+ * Out: bad[0], bad[1]  products of Fp, Fr where the two forms differ.
+ * Returns: CZK_OK; CZK_ERR_DEVICE (a CUDA error).
+ */
+CZK_NODISCARD czk_status czk_cuda_f64_check(czk_cuda_ctx *ctx, uint64_t seed, uint64_t n,
+                                            uint64_t bad[2], czk_err *err);
 
 /*
  * Tuning knobs for benchmarks: the MSM window size (0 = chosen per size,
@@ -61,6 +74,13 @@ int czk_cuda_msm_acc(const czk_cuda_ctx *ctx);
 /* Outputs per thread of the batch-affine levels (msm_affine.cuh), 0 = chosen per level (tests:
  * strips that cross many buckets at small sizes). */
 void czk_cuda_set_msm_strip(czk_cuda_ctx *ctx, uint32_t strip);
+/* The batch-affine backward pass's products on the FP64 pipe (G1; msm_affine.cuh): a mix of the
+ * BA_F64_* bits, 0 = none; CZK_CUDA_MSM_F64 = off, inv-y (17), inv-run-y (19), inv-lam-y (21),
+ * all (31); a mix without a kernel of its own runs as 0. The NTT passes' Fr products on the FP64
+ * pipe (CZK_CUDA_NTT_F64 = 0 / 1). Proofs are the same either way (tests, benchmarks). */
+void czk_cuda_set_msm_f64(czk_cuda_ctx *ctx, int mix);
+int czk_cuda_msm_f64(const czk_cuda_ctx *ctx);
+void czk_cuda_set_ntt_f64(czk_cuda_ctx *ctx, int on);
 /* The hybrid's bucket size where the batch-affine levels stop and XYZZ sums the rest
  * (CZK_CUDA_MSM_ACC_HYBRID; 2..64, 0 = the default 8); others are ignored (benchmarks). */
 void czk_cuda_set_msm_hybrid_k(czk_cuda_ctx *ctx, uint32_t k);

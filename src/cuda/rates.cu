@@ -20,7 +20,7 @@ namespace {
 constexpr int ITERS = 256;
 constexpr int CHAINS = 2;
 
-template <class F> __global__ void __launch_bounds__(256) mul_rate(F *io) {
+template <class F> __device__ __forceinline__ void mul_chains(F *io) {
     uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
     F x[CHAINS], y = io[t];
 #pragma unroll
@@ -37,6 +37,10 @@ template <class F> __global__ void __launch_bounds__(256) mul_rate(F *io) {
     for (int c = 1; c < CHAINS; c++)
         s = s + x[c];
     io[t] = s;
+}
+
+template <class F> __global__ void __launch_bounds__(256) mul_rate(F *io) {
+    mul_chains(io);
 }
 
 template <class F> __global__ void __launch_bounds__(256) sqr_rate(F *io) {
@@ -56,6 +60,32 @@ template <class F> __global__ void __launch_bounds__(256) sqr_rate(F *io) {
     for (int c = 1; c < CHAINS; c++)
         s = s + x[c];
     io[t] = s;
+}
+
+/* Two chains of one thread in two forms (the same values): FA's multiplication on x[0], FB's on
+ * x[1], so one thread's instruction stream interleaves the two pipes' work. */
+template <class FA, class FB> __global__ void __launch_bounds__(256) mul_rate_mix(FA *io) {
+    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    FA x0 = io[t + 1], y0 = io[t];
+    FB x1, y1;
+    memcpy(&x1, &io[t + 2], sizeof x1);
+    memcpy(&y1, &io[t], sizeof y1);
+#pragma unroll 1
+    for (int i = 0; i < ITERS; i++) {
+        x0 = x0 * y0;
+        x1 = x1 * y1;
+    }
+    FA s;
+    memcpy(&s, &x1, sizeof s);
+    io[t] = x0 + s;
+}
+
+/* Even warps in form FA, odd warps in form FB (two pipes fed by different warps). */
+template <class FA, class FB> __global__ void __launch_bounds__(256) mul_rate_wmix(FA *io) {
+    if ((threadIdx.x >> 5) & 1)
+        mul_chains<FB>((FB *)io);
+    else
+        mul_chains<FA>(io);
 }
 
 template <class F>
@@ -80,9 +110,12 @@ using namespace czkg;
 extern "C" const char *const czk_cuda_rate_names[CZK_CUDA_NRATES] = {
     "fp_mul_wide",     "fp_mul_chain", "fp_mul_eo",     "fp_mul_call", "fp_mul_eo_call",
     "fr_mul_wide",     "fr_mul_eo",    "fp_sqr_eo",     "fp_sqr_mul",  "g1_madd_call",
-    "g1_madd_eo_call", "g1_madd_eo",   "g1_madd_eo_sqr"};
+    "g1_madd_eo_call", "g1_madd_eo",   "g1_madd_eo_sqr", "fp_mul_f64",  "fr_mul_f64",
+    "fp_mul_mix",      "fr_mul_mix",   "fp_mul_wmix",   "fr_mul_wmix", "g1_madd_f64"};
 /* Rows before FIRST_MADD count field operations (CHAINS per thread and iteration). */
 constexpr int FIRST_MADD = 9;
+/* Field rows after the madd rows (the FP64 forms, field_f64.cuh); the last row is a madd. */
+constexpr int FIRST_F64 = 13, LAST_MADD = 19;
 
 namespace {
 template <class F> void launch_mul(unsigned blocks, unsigned threads, cudaStream_t s, void *p) {
@@ -90,6 +123,13 @@ template <class F> void launch_mul(unsigned blocks, unsigned threads, cudaStream
 }
 template <class F> void launch_sqr(unsigned blocks, unsigned threads, cudaStream_t s, void *p) {
     sqr_rate<F><<<blocks, threads, 0, s>>>((F *)p);
+}
+template <class FA, class FB>
+void launch_mix(unsigned blocks, unsigned threads, cudaStream_t s, void *p, bool by_warp) {
+    if (by_warp)
+        mul_rate_wmix<FA, FB><<<blocks, threads, 0, s>>>((FA *)p);
+    else
+        mul_rate_mix<FA, FB><<<blocks, threads, 0, s>>>((FA *)p);
 }
 template <class F>
 void launch_madd(unsigned blocks, unsigned threads, cudaStream_t s, const void *pts, void *out) {
@@ -158,6 +198,27 @@ extern "C" czk_status czk_cuda_rates(czk_cuda_ctx *ctx, double rates[CZK_CUDA_NR
             case 12:
                 launch_madd<fp_k<MUL_EO, SQR_EO>>(blocks, threads, s, pts.p, out.p);
                 break;
+            case 13:
+                launch_mul<fp_k<MUL_F64>>(blocks, threads, s, bfp.p);
+                break;
+            case 14:
+                launch_mul<fr_k<MUL_F64>>(blocks, threads, s, bfr.p);
+                break;
+            case 15:
+                launch_mix<fp_k<MUL_EO>, fp_k<MUL_F64>>(blocks, threads, s, bfp.p, false);
+                break;
+            case 16:
+                launch_mix<fr_k<MUL_EO>, fr_k<MUL_F64>>(blocks, threads, s, bfr.p, false);
+                break;
+            case 17:
+                launch_mix<fp_k<MUL_EO>, fp_k<MUL_F64>>(blocks, threads, s, bfp.p, true);
+                break;
+            case 18:
+                launch_mix<fr_k<MUL_EO>, fr_k<MUL_F64>>(blocks, threads, s, bfr.p, true);
+                break;
+            case 19:
+                launch_madd<fp_k<MUL_F64>>(blocks, threads, s, pts.p, out.p);
+                break;
             }
             CZK_LAUNCH("rates: kernel %d", k);
             CZK_CU(cudaEventRecord(ctx->ev_stop, s), "rates: event");
@@ -165,8 +226,87 @@ extern "C" czk_status czk_cuda_rates(czk_cuda_ctx *ctx, double rates[CZK_CUDA_NR
         }
         float ms = 0;
         CZK_CU(cudaEventElapsedTime(&ms, ctx->ev_start, ctx->ev_stop), "rates: elapsed");
-        double ops = (double)total * ITERS * (k < FIRST_MADD ? CHAINS : 1);
+        const bool field = k < FIRST_MADD || (k >= FIRST_F64 && k < LAST_MADD);
+        double ops = (double)total * ITERS * (field ? CHAINS : 1);
         rates[k] = ops / (ms * 1e-3);
     }
+    return CZK_OK;
+}
+
+namespace czkg {
+namespace {
+
+/* splitmix64 of (seed, i, k): the check's inputs, made on the device. */
+__device__ __forceinline__ uint64_t mix64(uint64_t z) {
+    z += 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* A value below m (top limb masked), or m − 1 − (i mod 4) for the first inputs; Fp: below 2m
+ * every other time (add_nr, the inputs fp2's Karatsuba gives). */
+template <class F> __device__ F check_input(uint64_t seed, uint64_t i, int which) {
+    F x;
+    if (i < 64) {
+#pragma unroll
+        for (int k = 0; k < F::N; k++)
+            x.v[k] = F::params::m(k);
+        x.v[0] -= (uint32_t)((i >> (2 * which)) & 3) + 1;
+        return x;
+    }
+#pragma unroll
+    for (int k = 0; k < F::N; k++)
+        x.v[k] = (uint32_t)mix64(seed ^ (i * 64 + k * 2 + which) * 0xd1342543de82ef95ull);
+    x.v[F::N - 1] &= F::N == 12 ? 0x0fffffffu : 0x3fffffffu;
+    if (F::N == 12 && ((i >> which) & 1)) {
+        F m;
+#pragma unroll
+        for (int k = 0; k < F::N; k++)
+            m.v[k] = F::params::m(k);
+        x = F::add_nr(x, m);
+    }
+    return x;
+}
+
+template <class F, class FF>
+__global__ void __launch_bounds__(256) f64_check_kernel(uint64_t seed, uint64_t n,
+                                                        unsigned long long *bad) {
+    const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const F a = check_input<F>(seed, i, 0), b = check_input<F>(seed, i, 1);
+    const F e = F::mul_eo(a, b);
+    FF af, bf;
+    memcpy(&af, &a, sizeof af);
+    memcpy(&bf, &b, sizeof bf);
+    const FF f = af * bf;
+    uint32_t diff = 0;
+#pragma unroll
+    for (int k = 0; k < F::N; k++)
+        diff |= e.v[k] ^ f.v[k];
+    if (diff) atomicAdd(bad, 1ull);
+}
+
+} // namespace
+
+} // namespace czkg
+
+extern "C" czk_status czk_cuda_f64_check(czk_cuda_ctx *ctx, uint64_t seed, uint64_t n,
+                                         uint64_t bad[2], czk_err *err) {
+    CZK_CU(cudaSetDevice(ctx->device), "f64 check: select device");
+    cudaStream_t s = ctx->stream;
+    dev_buf<unsigned long long> cnt;
+    CZK_CU(cnt.alloc(2, s), "f64 check: allocate");
+    CZK_CU(cudaMemsetAsync(cnt.p, 0, 2 * sizeof(unsigned long long), s), "f64 check: clear");
+    const unsigned blocks = (unsigned)((n + 255) / 256);
+    f64_check_kernel<fp, fp_k<MUL_F64>><<<blocks, 256, 0, s>>>(seed, n, cnt.p);
+    CZK_LAUNCH("f64 check: Fp");
+    f64_check_kernel<fr, fr_k<MUL_F64>><<<blocks, 256, 0, s>>>(seed, n, cnt.p + 1);
+    CZK_LAUNCH("f64 check: Fr");
+    unsigned long long h[2];
+    CZK_CU(cudaMemcpyAsync(h, cnt.p, sizeof h, cudaMemcpyDeviceToHost, s), "f64 check: download");
+    CZK_CU(cudaStreamSynchronize(s), "f64 check: wait");
+    bad[0] = h[0];
+    bad[1] = h[1];
     return CZK_OK;
 }

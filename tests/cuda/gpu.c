@@ -158,8 +158,12 @@ static void test_ntt(void **state) {
     NEED_GPU();
     static const unsigned sizes[] = {1, 2, 5, 8, 10, 11, 13, 16, 19, 21};
     czk_err err;
-    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
-        unsigned log_n = sizes[si];
+    /* every size with the passes' products in the integer form, then on the FP64 pipe
+     * (CZK_CUDA_NTT_F64) */
+    for (size_t si = 0; si < 2 * (sizeof sizes / sizeof *sizes); si++) {
+        const int f64 = si >= sizeof sizes / sizeof *sizes;
+        czk_cuda_set_ntt_f64(ctx, f64);
+        unsigned log_n = sizes[si % (sizeof sizes / sizeof *sizes)];
         size_t n = (size_t)1 << log_n;
         czk_fr *x = xmalloc(n * sizeof *x), *want = xmalloc(n * sizeof *x),
                *got = xmalloc(n * sizeof *x);
@@ -179,11 +183,30 @@ static void test_ntt(void **state) {
             czk_assert_ok(czk_cuda_ntt(ctx, d, log_n, kind, &err), &err);
             czk_assert_ok(czk_cuda_download(ctx, got, d, n * sizeof *x, &err), &err);
             char what[64];
-            snprintf(what, sizeof what, "ntt 2^%u kind %d", log_n, kind);
+            snprintf(what, sizeof what, "ntt 2^%u kind %d%s", log_n, kind, f64 ? " (f64)" : "");
             assert_frs_equal(got, want, n, what);
         }
         czk_cuda_free(ctx, d);
         free(x), free(want), free(got);
+    }
+    czk_cuda_set_ntt_f64(ctx, getenv("CZK_CUDA_NTT_F64") && !strcmp(getenv("CZK_CUDA_NTT_F64"), "1"));
+}
+
+/* The FP64 multiplication form (field_f64.cuh) against the even/odd form on the device, 2^22
+ * random Fp (below p and below 2p) and Fr inputs and the values next to the moduli. The host
+ * build of both forms is checked against blst by cuda.host. */
+static void test_mul_f64(void **state) {
+    (void)state;
+    NEED_GPU();
+    czk_err err;
+    uint64_t bad[2] = {1, 1};
+    for (uint64_t seed = 1; seed <= 2; seed++) {
+        czk_assert_ok(czk_cuda_f64_check(ctx, seed, (uint64_t)1 << 22, bad, &err), &err);
+        if (bad[0] || bad[1])
+            fail_msg("mul_f64 differs from mul_eo on the device: %llu Fp, %llu Fr products (seed "
+                     "%llu)",
+                     (unsigned long long)bad[0], (unsigned long long)bad[1],
+                     (unsigned long long)seed);
     }
 }
 
@@ -263,16 +286,20 @@ static void test_h(void **state) {
             czk_assert_ok(czk_cuda_download(ctx, in[k], dev[k], n * sizeof(czk_fr), &err), &err);
         }
         czk_fr *got = xmalloc(n * sizeof *got);
-        for (int form = 0; form < 2; form++) {
-            czk_cuda_ctx *c = form ? ctx7 : ctx;
+        /* six transforms, seven, six with the FP64 products (CZK_CUDA_NTT_F64) */
+        for (int form = 0; form < 3; form++) {
+            czk_cuda_ctx *c = form == 1 ? ctx7 : ctx;
+            czk_cuda_set_ntt_f64(ctx, form == 2);
             for (int k = 0; form && k < 3; k++)
                 czk_assert_ok(czk_cuda_upload(c, dev[k], in[k], n * sizeof(czk_fr), &err), &err);
             czk_assert_ok(czk_cuda_h(c, dev[0], dev[1], dev[2], log_n, &err), &err);
             czk_assert_ok(czk_cuda_download(c, got, dev[0], n * sizeof *got, &err), &err);
             char what[48];
-            snprintf(what, sizeof what, "h 2^%u, %s transforms", log_n, form ? "seven" : "six");
+            snprintf(what, sizeof what, "h 2^%u, %s transforms%s", log_n,
+                     form == 1 ? "seven" : "six", form == 2 ? " (f64)" : "");
             assert_frs_equal(got, abc[0], n, what);
         }
+        czk_cuda_set_ntt_f64(ctx, 0);
         free(got);
         for (int k = 0; k < 3; k++) {
             free(abc[k]);
@@ -725,6 +752,19 @@ static void test_msm_g1_affine(void **state) {
             czk_cuda_free(ctx, scratch);
         }
         czk_cuda_set_msm_slots(ctx, 0);
+        /* the backward pass's products on the FP64 pipe, each mix with a kernel (CZK_CUDA_MSM_F64):
+         * exceptional pairs, one wide bucket, the witness mix */
+        static const int f64_mix[] = {17, 19, 21, 31};
+        const int mix_saved = czk_cuda_msm_f64(ctx);
+        for (size_t m = 0; v < 2 && m < sizeof f64_mix / sizeof *f64_mix; m++) {
+            czk_cuda_set_msm_f64(ctx, f64_mix[m]);
+            check_msm(false, 1000, MIX_UNIFORM, 1, seed++);
+            check_msm(false, (1u << 16) + 3, MIX_UNIFORM, 3, seed++);
+            check_msm(false, 1u << 16, MIX_ALL_TWO, 2, seed++);
+            check_msm(false, 1u << 20, MIX_WITNESS, 0, seed++);
+            check_msm(false, 1u << 20, MIX_UNIFORM, 0, seed++);
+        }
+        czk_cuda_set_msm_f64(ctx, mix_saved);
     }
     czk_cuda_set_msm_acc(ctx, saved);
 }
@@ -1348,11 +1388,12 @@ static void test_errors(void **state) {
     czk_cuda_free(ctx, d);
     assert_int_equal(czk_cuda_ctx_create(&(czk_cuda_ctx *){NULL}, 1000, &err), CZK_ERR_INVALID_ARG);
     /* a tunable with a value outside its set (the caller's value restored after) */
-    static const char *vars[8] = {"CZK_CUDA_NTT_TWIST",    "CZK_CUDA_H_ORDER",
-                                  "CZK_CUDA_MSM_ACC",      "CZK_CUDA_H_TRANSFORMS",
-                                  "CZK_CUDA_MSM_DIGITS",   "CZK_CUDA_MSM_SPARSE_ACC",
-                                  "CZK_CUDA_MSM_SPARSE_C", "CZK_CUDA_MSM_G2_AFFINE_LOG"};
-    for (int v = 0; v < 8; v++) {
+    static const char *vars[10] = {"CZK_CUDA_NTT_TWIST",    "CZK_CUDA_H_ORDER",
+                                   "CZK_CUDA_MSM_ACC",      "CZK_CUDA_H_TRANSFORMS",
+                                   "CZK_CUDA_MSM_DIGITS",   "CZK_CUDA_MSM_SPARSE_ACC",
+                                   "CZK_CUDA_MSM_SPARSE_C", "CZK_CUDA_MSM_G2_AFFINE_LOG",
+                                   "CZK_CUDA_MSM_F64",      "CZK_CUDA_NTT_F64"};
+    for (int v = 0; v < 10; v++) {
         const char *old = getenv(vars[v]);
         char *saved = old ? strdup(old) : NULL;
         setenv(vars[v], "bogus", 1);
@@ -1370,6 +1411,7 @@ static void test_errors(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_mul_f64),
         cmocka_unit_test(test_ntt),
         cmocka_unit_test(test_ntt_roundtrip_large),
         cmocka_unit_test(test_h),
