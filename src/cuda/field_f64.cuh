@@ -18,8 +18,8 @@
  * additions a limb product, against 2 IMAD (lo, hi) a 32-bit product in the
  * integer forms: 64 + 64 products for Fp instead of 144 + 144.
  *
- * Reduction: product scanning, then one Montgomery round a column
- * (operand-scanning order within the round): the digit q = (T_k·p') mod 2^w
+ * Reduction: row k of the product, then the Montgomery round of column k
+ * (CIOS order, so that few columns are live): the digit q = (T_k·p') mod 2^w
  * (w = LB, the last one w = RB − LB·(D−1): 48 for Fr) by the same split,
  * q·p added into the columns, the column carried into the next. For a
  * full-width round only the high half of q·p_0 is formed: the low half is
@@ -190,7 +190,12 @@ template <class P> struct f64_mont {
         acc[k + 1] += f64_bits(t);
     }
 
-    /* r = a·b/R mod m, r < 2m (reduce once for < m); a, b < 2m (see the header). */
+    /*
+     * r = a·b/R mod m, r < 2m (reduce once for < m); a, b < 2m (see the header). Row i of the
+     * product (a_i·b into columns i .. i+D) then round i of the reduction, so only columns
+     * i .. i+D are live: a column is complete when its round comes (the rows and rounds before
+     * it are all that add to it).
+     */
     CZK_HD static void mul(uint32_t r[N], const uint32_t aw[N], const uint32_t bw[N]) {
         double a[D], b[D];
         split(aw, a);
@@ -200,12 +205,10 @@ template <class P> struct f64_mont {
         for (int k = 0; k <= 2 * D; k++)
             acc[k] = 0 - (n_lo(k) * BITS_52 + n_hi(k) * BITS_C);
 #pragma unroll
-        for (int i = 0; i < D; i++)
+        for (int k = 0; k < D; k++) {
 #pragma unroll
             for (int j = 0; j < D; j++)
-                mac(acc, i + j, a[i], b[j]);
-#pragma unroll
-        for (int k = 0; k < D; k++) {
+                mac(acc, k + j, a[k], b[j]);
             const bool part = PARTIAL && k == D - 1;
             const uint64_t v = acc[k];
             const double x =
