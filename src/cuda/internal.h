@@ -130,6 +130,14 @@ CZK_NODISCARD czk_status czk_cuda_msm_affine_emulate(const blst_p1_affine *bases
                                                      size_t n, uint32_t B, uint32_t K,
                                                      uint32_t strip, uint32_t blocks,
                                                      blst_p1 *buckets, czk_err *err);
+/* The same with the backward pass's products on the FP64 form: mix 17 (1/d and y3) or 31 (all)
+ * of msm_affine.cuh's BA_F64_* bits (CZK_ERR_INVALID_ARG for others). */
+CZK_NODISCARD czk_status czk_cuda_msm_affine_emulate_f64(const blst_p1_affine *bases,
+                                                         const uint32_t *skeys,
+                                                         const uint32_t *sidx, size_t n,
+                                                         uint32_t B, uint32_t K, uint32_t strip,
+                                                         uint32_t blocks, int mix,
+                                                         blst_p1 *buckets, czk_err *err);
 /* The same on G2 (the levels over Fp2, msm_affine.cuh's ba_fp2). */
 CZK_NODISCARD czk_status czk_cuda_msm_affine_emulate_g2(const blst_p2_affine *bases,
                                                         const uint32_t *skeys, const uint32_t *sidx,

@@ -968,21 +968,29 @@ static void check_affine_emulated_in(bool g2, enum ba_kind kind, uint32_t n, uin
         }
     }
     static const uint32_t cfg[][3] = {{1, 1, 1}, {1, 3, 3}, {2, 16, 1}, {8, 3, 2}, {1, 32, 5}};
-    for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
+    /* G1 also with the backward pass's products on the FP64 form (mixes 17 and 31) */
+    static const int mixes[3] = {0, 17, 31};
+    for (size_t c = 0; c < (g2 ? 1 : 3) * (sizeof cfg / sizeof cfg[0]); c++) {
+        const size_t ci = c % (sizeof cfg / sizeof cfg[0]);
+        const int mix = mixes[c / (sizeof cfg / sizeof cfg[0])];
         memset(got, 0x77, B * psz);
         czk_assert_ok(g2 ? czk_cuda_msm_affine_emulate_g2((const blst_p2_affine *)bases, skeys,
-                                                          sidx, n, B, cfg[c][0], cfg[c][1],
-                                                          cfg[c][2], (blst_p2 *)got, &err)
-                         : czk_cuda_msm_affine_emulate((const blst_p1_affine *)bases, skeys, sidx,
-                                                       n, B, cfg[c][0], cfg[c][1], cfg[c][2],
-                                                       (blst_p1 *)got, &err),
+                                                          sidx, n, B, cfg[ci][0], cfg[ci][1],
+                                                          cfg[ci][2], (blst_p2 *)got, &err)
+                    : mix ? czk_cuda_msm_affine_emulate_f64((const blst_p1_affine *)bases, skeys,
+                                                            sidx, n, B, cfg[ci][0], cfg[ci][1],
+                                                            cfg[ci][2], mix, (blst_p1 *)got, &err)
+                          : czk_cuda_msm_affine_emulate((const blst_p1_affine *)bases, skeys, sidx,
+                                                        n, B, cfg[ci][0], cfg[ci][1], cfg[ci][2],
+                                                        (blst_p1 *)got, &err),
                       &err);
         for (uint32_t b = 0; b < B; b++) {
             const void *x = got + b * psz, *y = want + b * psz;
             if (g2 ? !blst_p2_is_equal(x, y) : !blst_p1_is_equal(x, y))
                 fail_msg("emulated batch-affine buckets, %s, %s, n=%u B=%u K=%u strip=%u "
-                         "blocks=%u: bucket %u differs from the blst sum",
-                         g2 ? "G2" : "G1", BA_KIND[kind], n, B, cfg[c][0], cfg[c][1], cfg[c][2], b);
+                         "blocks=%u FP64 mix %d: bucket %u differs from the blst sum",
+                         g2 ? "G2" : "G1", BA_KIND[kind], n, B, cfg[ci][0], cfg[ci][1],
+                         cfg[ci][2], mix, b);
         }
     }
     free(pool), free(bases), free(e), free(skeys), free(sidx), free(want), free(got);
