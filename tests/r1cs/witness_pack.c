@@ -13,6 +13,8 @@
  */
 #include "support.h"
 
+#include "mixed_witness.h"
+
 #include "czk/pool.h"
 #include "czk/r1cs.h"
 
@@ -20,30 +22,13 @@
 #include <string.h>
 
 static uint64_t rng_state;
-static uint64_t rnd(void) { /* splitmix64 */
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
+
+static czk_fr value_of(unsigned k) {
+    return mw_value(k, &rng_state);
 }
 
-/* A value of class k: 0 zero, 1 one, 2 an other (some one bit away from zero or from one). */
-static czk_fr value_of(unsigned k) {
-    czk_fr v = k == 1 ? czk_fr_one : czk_fr_zero;
-    if (k == 2) {
-        switch (rnd() % 4) {
-        case 0: /* near zero */
-            v.l[rnd() % 4] ^= 1ull << (rnd() % 64);
-            break;
-        case 1: /* near one */
-            v = czk_fr_one;
-            v.l[rnd() % 4] ^= 1ull << (rnd() % 64);
-            break;
-        default:
-            czk_fr_from_u64(&v, 2 + rnd() % 1000000);
-        }
-    }
-    return v;
+static uint64_t rnd(void) {
+    return mw_rand(&rng_state);
 }
 
 typedef struct wit {
@@ -58,8 +43,7 @@ static wit make(uint32_t ni, uint32_t na, uint32_t other_ppm) {
     uint64_t n = (uint64_t)ni + na;
     t.z = malloc((n ? n : 1) * sizeof(czk_fr));
     assert_non_null(t.z);
-    for (uint64_t i = 0; i < n; i++)
-        t.z[i] = value_of(rnd() % 1000000 < other_ppm ? 2 : (unsigned)(rnd() % 2));
+    mw_fill(t.z, n, (1000000 - other_ppm) / 2, other_ppm, &rng_state);
     t.w = (czk_witness){.inputs = t.z, .aux = t.z + ni, .num_inputs = ni, .num_aux = na};
     return t;
 }
@@ -166,10 +150,7 @@ static void test_porep_mix(void **state) {
     rng_state = 7;
     uint32_t na = (1u << 20) + 7;
     wit t = make(2, na, 0);
-    for (uint64_t i = 0; i < (uint64_t)na + 2; i++) {
-        uint64_t r = rnd() % 100;
-        t.z[i] = value_of(r < 51 ? 0 : r < 98 ? 1 : 2);
-    }
+    mw_fill(t.z, (uint64_t)na + 2, 510000, 20000, &rng_state);
     check_one(&t, pool);
     check_one(&t, NULL);
     free(t.z);
