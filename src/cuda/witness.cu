@@ -155,10 +155,10 @@ using namespace czkg;
 
 extern "C" czk_status czk_cuda_witness_expand(czk_cuda_ctx *ctx, czk_fr *z_dev,
                                               const czk_witness_packed *p, czk_err *err) {
+    CZK_CU(cudaSetDevice(ctx->device), "packed witness: select device");
     size_t bytes = 0;
     czk_status st = packed_scratch_bytes(p, &bytes, err);
     if (st) return st;
-    CZK_CU(cudaSetDevice(ctx->device), "packed witness: select device");
     void *scratch = NULL;
     if ((st = czk_cuda_alloc(ctx, &scratch, bytes, err))) return st;
     st = upload_packed(ctx, z_dev, p, scratch, bytes, err);

@@ -1355,11 +1355,7 @@ static void test_witness_expand(void **state) {
             void *block = pinned ? czk_cuda_host_alloc(pbytes) : xmalloc(pbytes);
             assert_non_null(block);
             czk_fr *z = xmalloc(n * sizeof *z), *got = xmalloc(n * sizeof *got);
-            mw_fill(z, n, mix[m][0], mix[m][1], &rng);
-            czk_witness w = {.inputs = z,
-                             .aux = z + sizes[a][0],
-                             .num_inputs = sizes[a][0],
-                             .num_aux = sizes[a][1]};
+            czk_witness w = mw_witness(z, sizes[a][0], sizes[a][1], mix[m][0], mix[m][1], &rng);
             czk_witness_packed p;
             czk_witness_packed_place(&p, block, n);
             if (czk_witness_pack(&p, &w, pool)) { /* a few small ones have too many others */

@@ -47,11 +47,7 @@ static void test_witness_expand_emulated(void **state) {
             assert_non_null(z);
             assert_non_null(got);
             assert_non_null(block);
-            mw_fill(z, n, mix[m][0], mix[m][1], &rng);
-            czk_witness w = {.inputs = z,
-                             .aux = z + sizes[a][0],
-                             .num_inputs = sizes[a][0],
-                             .num_aux = sizes[a][1]};
+            czk_witness w = mw_witness(z, sizes[a][0], sizes[a][1], mix[m][0], mix[m][1], &rng);
             czk_witness_packed p;
             czk_witness_packed_place(&p, block, n);
             uint64_t others = 0; /* a few small witnesses get more than the room holds */

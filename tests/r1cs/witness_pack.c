@@ -36,15 +36,13 @@ typedef struct wit {
     czk_fr *z; /* inputs ‖ aux, one array (w's arrays point into it) */
 } wit;
 
-/* A witness of ni inputs and na aux; each value an other with probability other_ppm / 10^6,
- * else zero or one at even odds. */
-static wit make(uint32_t ni, uint32_t na, uint32_t other_ppm) {
+/* A witness of ni inputs and na aux (mw_fill's mix: zero_ppm, other_ppm). */
+static wit make(uint32_t ni, uint32_t na, uint32_t zero_ppm, uint32_t other_ppm) {
     wit t;
     uint64_t n = (uint64_t)ni + na;
     t.z = malloc((n ? n : 1) * sizeof(czk_fr));
     assert_non_null(t.z);
-    mw_fill(t.z, n, (1000000 - other_ppm) / 2, other_ppm, &rng_state);
-    t.w = (czk_witness){.inputs = t.z, .aux = t.z + ni, .num_inputs = ni, .num_aux = na};
+    t.w = mw_witness(t.z, ni, na, zero_ppm, other_ppm, &rng_state);
     return t;
 }
 
@@ -133,7 +131,7 @@ static void test_random(void **state) {
     for (size_t a = 0; a < sizeof ni / sizeof ni[0]; a++)
         for (size_t b = 0; b < sizeof na / sizeof na[0]; b++)
             for (size_t c = 0; c < sizeof ppm / sizeof ppm[0]; c++) {
-                wit t = make(ni[a], na[b], ppm[c]);
+                wit t = make(ni[a], na[b], (1000000 - ppm[c]) / 2, ppm[c]);
                 check_one(&t, NULL);
                 check_one(&t, pool);
                 free(t.z);
@@ -149,8 +147,7 @@ static void test_porep_mix(void **state) {
     assert_non_null(pool);
     rng_state = 7;
     uint32_t na = (1u << 20) + 7;
-    wit t = make(2, na, 0);
-    mw_fill(t.z, (uint64_t)na + 2, 510000, 20000, &rng_state);
+    wit t = make(2, na, 510000, 20000);
     check_one(&t, pool);
     check_one(&t, NULL);
     free(t.z);
@@ -168,7 +165,7 @@ static void test_room(void **state) {
         czk_pool *pl = use_pool ? pool : NULL;
         uint32_t na = 8 * 65536 + 9; /* 9 chunks of 2^16 values on the pool */
         uint64_t n = na + 1, cap = (n + 31) / 32;
-        wit t = make(1, na, 0);
+        wit t = make(1, na, 500000, 0);
         for (uint64_t i = 0; i < n; i++)
             t.z[i] = value_of((unsigned)(rnd() % 2));
         for (uint64_t k = 0; k < cap; k++) /* cap others spread over the whole witness */
@@ -203,7 +200,7 @@ static void test_room(void **state) {
 static void test_refused(void **state) {
     (void)state;
     rng_state = 5;
-    wit t = make(1, 64, 0); /* 65 values: 3 words */
+    wit t = make(1, 64, 500000, 0); /* 65 values: 3 words */
     void *block;
     czk_witness_packed p = room(64, &block); /* 2 words */
     assert_false(czk_witness_pack(&p, &t.w, NULL));

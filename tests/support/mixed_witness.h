@@ -8,6 +8,7 @@
 #define CZK_TEST_MIXED_WITNESS_H
 
 #include "czk/ff.h"
+#include "czk/r1cs.h"
 
 #include <stdint.h>
 
@@ -42,6 +43,13 @@ static inline void mw_fill(czk_fr *z, uint64_t n, uint32_t zero_ppm, uint32_t ot
         uint64_t r = mw_rand(state) % 1000000;
         z[i] = mw_value(r < other_ppm ? 2 : r < other_ppm + zero_ppm ? 0 : 1, state);
     }
+}
+
+/* z's first ni + na values from mw_fill, viewed as a witness of ni inputs and na aux. */
+static inline czk_witness mw_witness(czk_fr *z, uint32_t ni, uint32_t na, uint32_t zero_ppm,
+                                     uint32_t other_ppm, uint64_t *state) {
+    mw_fill(z, (uint64_t)ni + na, zero_ppm, other_ppm, state);
+    return (czk_witness){.inputs = z, .aux = z + ni, .num_inputs = ni, .num_aux = na};
 }
 
 #endif
