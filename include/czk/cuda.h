@@ -277,7 +277,7 @@ CZK_NODISCARD czk_status czk_cuda_spmv(czk_cuda_ctx *ctx, const czk_cuda_shape *
  *      host-side copies on the backend's own 4 threads). Where the witness
  *      comes with its packed form (czk_witness.packed, made by the engine's
  *      synthesis worker: czk_witness_pack) only that is copied — 2 bits a
- *      value and the values neither 0 nor 1, ≈ 1/40 of the bytes for PoRep
+ *      value and the values neither 0 nor 1, ≈ 2 % of the bytes for PoRep
  *      — into the not yet written a, b, c, and expanded into z on the
  *      device (src/cuda/witness.cu; a 32GiB partition's upload 0.075 s →
  *      a few ms); CZK_CUDA_PACKED=0 in the environment, read at creation,

@@ -367,9 +367,9 @@ typedef struct czk_witness {
 /*
  * A witness packed for upload: z = inputs ‖ aux as 2 bits a value — 0 zero,
  * 1 one (czk_fr_one, Montgomery form), 2 any other value — and the other
- * values in z's order. A PoRep witness is about 51 % zeros, 47 % ones and 2 %
- * others, so its packed form is ≈ 1/40 of its 32 bytes a value (a 32GiB
- * partition: 4.2 GB → ≈ 32 MB of codes + ≈ 55 MB of others).
+ * values in z's order. A PoRep witness is about 51 % zeros, 47 % ones and
+ * 1–2 % others, so its packed form is ≈ 2 % of its bytes (a 32GiB
+ * partition: 4.2 GB → ≈ 33 MB of codes + ≈ 40–55 MB of others).
  * Value i's code is bits 2·(i mod 32) and 2·(i mod 32) + 1 of codes[i / 32]
  * (little-endian words, so a word's 32 codes lie in value order); codes past
  * n are 0; code 3 does not occur. Expanding it gives z back byte for byte.
@@ -402,12 +402,17 @@ void czk_witness_packed_place(czk_witness_packed *p, void *block, uint64_t n) CZ
 
 /*
  * Packs w's z = inputs ‖ aux into p's arrays: codes and others as described
- * above. A memory-bound pass over the witness (reads 32 bytes a value, once)
- * in chunks on `pool` (NULL: the calling thread), then a copy of the others.
+ * above. A memory-bound pass over the witness (reads its 32 bytes a value
+ * once), then a copy of the others (bench/RESULTS.md "Packed witness").
+ * In:     w     the witness.
+ * In/Out: p     arrives laid out (czk_witness_packed_place, or codes, others
+ *               and their caps set by the caller); returns packed.
+ * Args:   pool  chunks of at least 2^16 values on its threads (NULL: the
+ *               calling thread).
  * Returns: true with p->n = num_inputs + num_aux and p->num_others set;
  *   false (p->n = 0: nothing packed, the codes and others undefined) when z
  *   has more others than p->others_cap, more values than 32·codes_cap, or
- *   none. Never fails otherwise.
+ *   no values at all. Never fails otherwise.
  */
 bool czk_witness_pack(czk_witness_packed *p, const czk_witness *w, czk_pool *pool)
     CZK_NONNULL(1, 2);

@@ -1,6 +1,6 @@
 /*
  * The packed witness (czk_witness_packed, include/czk/r1cs.h): 2 bits a
- * value and the values that are neither 0 nor 1, for an upload of ≈ 1/40 of
+ * value and the values that are neither 0 nor 1, for an upload of ≈ 2 % of
  * the witness's bytes (the CUDA backend expands it on the device).
  *
  * Two passes, so that chunks can run on a pool: the first reads z once and
