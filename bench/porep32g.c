@@ -9,6 +9,7 @@
  *   bench_porep32g [--sector-size 32GiB] [--c1 FILE] [--params FILE | --setup]
  *                  [--kind porep|window-post|winning-post] [--sectors N]
  *                  [--reps N] [--json FILE] [--commit ID] [--threads T] [--pageable]
+ *                  [--no-pack]
  *
  * --setup makes real TEST keys in memory on the GPU (czk_setup_with on
  * czk_setup_backend_cuda, toxic waste from seed 1), so that the proofs verify
@@ -33,7 +34,13 @@
  * resident), the witness copied into the backend's page-locked memory (as
  * the engine's witness buffers are; --pageable keeps it in malloc'ed memory,
  * the upload then goes through the staging ring at about a third of the
- * speed), then one warm-up and --reps timed proofs (default 3) with the
+ * speed), the witness packed as the engine's synthesis worker packs it
+ * (czk_witness_pack into a block of czk_witness_packed_bytes in the same
+ * kind of memory, once on one thread and once on the pool, both timed; the
+ * backend then uploads the packed form and expands it on the device; a
+ * witness with more others than the room, as WindowPoSt's, stays unpacked;
+ * --no-pack uploads the full witness, the path before the packed upload),
+ * then one warm-up and --reps timed proofs (default 3) with the
  * five MSMs concurrent (the default) and --reps with them one after another
  * (czk_backend_cuda_set_serial_msm), each phase the median. With --params every proof
  * is pairing-checked against public inputs derived as the chain does
@@ -54,7 +61,9 @@
  * porep32g_upload_ms, porep32g_spmv_ms, porep32g_h_ms, porep32g_msm_h_ms,
  * porep32g_msm_witness_ms (L + A + B1 + B2, serial), porep32g_serial_ms,
  * porep32g_witness_s, porep32g_load_s, porep32g_params_read_s,
- * porep32g_witness_pinned (1: page-locked), porep32g_verified (proofs
+ * porep32g_witness_pinned (1: page-locked), porep32g_packed (1: the packed
+ * upload), porep32g_pack_ms (packing on the pool; porep32g_pack1_ms on one
+ * thread), porep32g_packed_mb (codes + others), porep32g_verified (proofs
  * pairing-checked; 0 with random keys); with a
  * PoSt kind the same keys begin wpost32g_ / winning32g_ (the size's tag for
  * other sizes is not in the name: the json's *_sector says it).
@@ -330,14 +339,20 @@ int main(int argc, char **argv) {
     const char *kind_arg = "porep";
     int reps = 3;
     unsigned threads = 0, nsec = 4;
-    bool do_setup = false, pageable = false;
-    static const struct option LONG[] = {
-        {"sector-size", required_argument, NULL, 's'}, {"c1", required_argument, NULL, 'c'},
-        {"params", required_argument, NULL, 'p'},      {"reps", required_argument, NULL, 'r'},
-        {"json", required_argument, NULL, 'j'},        {"commit", required_argument, NULL, 'm'},
-        {"threads", required_argument, NULL, 't'},     {"kind", required_argument, NULL, 'k'},
-        {"sectors", required_argument, NULL, 'n'},     {"setup", no_argument, NULL, 'S'},
-        {"pageable", no_argument, NULL, 'P'},          {NULL, 0, NULL, 0}};
+    bool do_setup = false, pageable = false, no_pack = false;
+    static const struct option LONG[] = {{"sector-size", required_argument, NULL, 's'},
+                                         {"c1", required_argument, NULL, 'c'},
+                                         {"params", required_argument, NULL, 'p'},
+                                         {"reps", required_argument, NULL, 'r'},
+                                         {"json", required_argument, NULL, 'j'},
+                                         {"commit", required_argument, NULL, 'm'},
+                                         {"threads", required_argument, NULL, 't'},
+                                         {"kind", required_argument, NULL, 'k'},
+                                         {"sectors", required_argument, NULL, 'n'},
+                                         {"setup", no_argument, NULL, 'S'},
+                                         {"pageable", no_argument, NULL, 'P'},
+                                         {"no-pack", no_argument, NULL, 'N'},
+                                         {NULL, 0, NULL, 0}};
     int ch;
     while ((ch = getopt_long(argc, argv, "", LONG, NULL)) != -1) {
         switch (ch) {
@@ -374,10 +389,14 @@ int main(int argc, char **argv) {
         case 'P':
             pageable = true;
             break;
+        case 'N':
+            no_pack = true;
+            break;
         default:
             fprintf(stderr, "usage: bench_porep32g [--sector-size S] [--c1 FILE] [--params FILE | "
                             "--setup] [--kind porep|window-post|winning-post] [--sectors N] "
-                            "[--reps N] [--json FILE] [--commit ID] [--threads T] [--pageable]\n");
+                            "[--reps N] [--json FILE] [--commit ID] [--threads T] [--pageable] "
+                            "[--no-pack]\n");
             return 2;
         }
     }
@@ -581,6 +600,49 @@ keys:
         if (w.num_aux) memcpy(w.aux, wh.aux, (size_t)w.num_aux * sizeof(czk_fr));
     }
     printf("witness: %s memory (%.2f GiB)\n", pin ? "page-locked" : "pageable", gib(pin_bytes));
+
+    /* its packed form, made as the engine's synthesis worker makes it (src/engine/wpool.c): in
+     * the same kind of memory, on one thread and on the pool; the backend uploads it instead */
+    uint64_t nz = (uint64_t)w.num_inputs + w.num_aux;
+    size_t pk_bytes = czk_witness_packed_bytes(nz);
+    void *pk_block = NULL;
+    bool pk_pinned = false, packed = false;
+    czk_witness_packed pk;
+    memset(&pk, 0, sizeof pk);
+    double t_pack1 = 0, t_pack = 0, packed_mb = 0;
+    if (!no_pack) {
+        if (pin && (pk_block = be.ops->host_alloc(be.self, pk_bytes)))
+            pk_pinned = true;
+        else if (!(pk_block = malloc(pk_bytes)))
+            die("host memory for the packed witness", NULL);
+        memset(pk_block, 0, pk_bytes); /* touched, as the engine's buffers are */
+        czk_witness_packed_place(&pk, pk_block, nz);
+        t = czk_now();
+        packed = czk_witness_pack(&pk, &w, NULL);
+        t_pack1 = czk_now() - t;
+        t = czk_now();
+        packed = czk_witness_pack(&pk, &w, pool);
+        t_pack = czk_now() - t;
+        packed_mb =
+            packed ? (double)((nz + 31) / 32 * 8 + pk.num_others * sizeof(czk_fr)) / 1e6 : 0;
+        if (packed) {
+            w.packed = &pk;
+            printf("packed: %llu others, %.1f MB (codes %.1f + others %.1f; %.2f %% of the "
+                   "witness) in %s memory, in %.1f ms on %u threads (%.1f ms on one)\n",
+                   (unsigned long long)pk.num_others, packed_mb, (double)(nz + 31) / 32 * 8 / 1e6,
+                   (double)pk.num_others * sizeof(czk_fr) / 1e6,
+                   100.0 * packed_mb * 1e6 / (double)pin_bytes,
+                   pk_pinned ? "page-locked" : "pageable", t_pack * 1e3, czk_pool_threads(pool),
+                   t_pack1 * 1e3);
+        } else {
+            printf("not packed: more others than the room (%llu) holds; in %.1f ms on %u threads "
+                   "(%.1f ms on one); the full witness is uploaded\n",
+                   (unsigned long long)pk.others_cap, t_pack * 1e3, czk_pool_threads(pool),
+                   t_pack1 * 1e3);
+        }
+    } else {
+        printf("not packed (--no-pack): the full witness is uploaded\n");
+    }
     fflush(stdout);
 
     /* proofs */
@@ -678,6 +740,10 @@ keys:
                  {"load_s", t_load, 1},
                  {do_setup ? "setup_s" : "params_read_s", t_read, 1},
                  {"witness_pinned", pin != NULL, 0},
+                 {"packed", packed, 0},
+                 {"pack_ms", t_pack * 1e3, 1},
+                 {"pack1_ms", t_pack1 * 1e3, 1},
+                 {"packed_mb", packed_mb, 1},
                  {"reps", reps, 0},
                  {"verified", verified, 0}};
         fprintf(f, "{\n  \"%s_commit\": \"%s\",\n  \"%s_sector\": \"%s\"", jp, commit, jp,
@@ -688,6 +754,10 @@ keys:
         fclose(f);
     }
     if (pin) be.ops->host_free(be.self, pin, pin_bytes);
+    if (pk_pinned)
+        be.ops->host_free(be.self, pk_block, pk_bytes);
+    else
+        free(pk_block);
     w = wh;
     czk_backend_release(&be);
     if (pvk) czk_pvk_free(pvk);

@@ -69,7 +69,7 @@ static void *work(void *arg) {
         double t0 = czk_now();
         if (czk_porep_witness_from_c1(&pw, r->c1, k, &err)) die("witness_from_c1", &err);
         if (r->reuse) {
-            czk_witness b = {w->buf, w->buf + r->ni, r->ni, r->na};
+            czk_witness b = {w->buf, w->buf + r->ni, r->ni, r->na, NULL};
             if (czk_porep_witness_generate_into(&b, &pw->config, pw, NULL, &err))
                 die("witness_generate_into", &err);
         } else {

@@ -229,7 +229,8 @@ prove32g() {
   jset porep32g_proofs_verified 1
 }
 # CZK_GPU_PART32G_ENV: before the recorded run, one run per setting ("VAR=v VAR2=w;VAR=x"), its
-# table printed (the json is the default run's).
+# table printed (the json is the default run's). The recorded run uploads the packed witness;
+# CZK_GPU_PART32G_ENV="CZK_CUDA_PACKED=0" adds a run with the full witness upload before it.
 part32g() {
   prep32g
   local keys=() e rc=0

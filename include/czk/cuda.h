@@ -278,7 +278,14 @@ CZK_NODISCARD czk_status czk_cuda_spmv(czk_cuda_ctx *ctx, const czk_cuda_shape *
  *   1. the witness z = inputs ‖ aux is uploaded: at full PCIe speed from
  *      memory of ops->host_alloc (page-locked: cudaHostAlloc, portable),
  *      else through a page-locked staging ring (4 chunks of 32 MiB, the
- *      host-side copies on the backend's own 4 threads);
+ *      host-side copies on the backend's own 4 threads). Where the witness
+ *      comes with its packed form (czk_witness.packed, made by the engine's
+ *      synthesis worker: czk_witness_pack) only that is copied — 2 bits a
+ *      value and the values neither 0 nor 1, ≈ 2 % of the bytes for PoRep
+ *      — into the not yet written a, b, c, and expanded into z on the
+ *      device (src/cuda/witness.cu; a 32GiB partition's upload 0.075 s →
+ *      a few ms); CZK_CUDA_PACKED=0 in the environment, read at creation,
+ *      or czk_backend_cuda_set_packed, uploads the full witness always;
  *   2. a, b, c = A·z, B·z, C·z by czk_cuda_spmv when the shape is resident,
  *      else by czk_shape_eval on the host (on `pool`, outside the device
  *      lock) and uploaded the same way; zero-padded to N = 2^⌈log2 n⌉;
@@ -453,6 +460,18 @@ CZK_NODISCARD czk_status czk_backend_cuda_set_stream_chunk(const czk_backend *b,
  */
 CZK_NODISCARD czk_status czk_backend_cuda_set_serial_msm(const czk_backend *b, bool serial,
                                                          czk_err *err) CZK_NONNULL(1);
+
+/*
+ * Whether the backend uploads a witness's packed form where it has one
+ * (czk_witness.packed: step 1 above; true, the default) or always the full
+ * witness (false). The initial value is read once, when the backend is
+ * made, from CZK_CUDA_PACKED (0: the full witness); this call changes it for
+ * the calls that follow (tests and benchmarks comparing the two).
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG for another kind of backend;
+ *   CZK_ERR_UNSUPPORTED without CUDA.
+ */
+CZK_NODISCARD czk_status czk_backend_cuda_set_packed(const czk_backend *b, bool packed,
+                                                     czk_err *err) CZK_NONNULL(1);
 
 /* ---- Groth16 setup on the GPU (src/cuda/setup.cu) ---- */
 

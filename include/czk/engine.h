@@ -405,7 +405,8 @@ typedef enum czk_event_type {
                               before it was ready, within load_ms) */
     CZK_EV_SRS_EVICT,      /* job "-", circuit=<id> bytes=<n> */
     CZK_EV_SYNTH_START,    /* partition k on synthesis worker w */
-    CZK_EV_SYNTH_END,      /* synth_ms=<n> */
+    CZK_EV_SYNTH_END,      /* synth_ms=<n> (packing included) [pack_ms=<n> packed=0|1: where
+                              the engine packs witnesses, czk_witness_pack] */
     CZK_EV_GPU_QUEUE,      /* the witness waits for a device */
     CZK_EV_GPU_PICKUP,     /* a GPU worker took it: worker=<w> device=<d> */
     CZK_EV_GPU_START,      /* the device lock is taken */

@@ -350,12 +350,72 @@ typedef struct czk_shape {
  * czk_witness_free; a witness written into caller-provided buffers
  * (czk_cs_set_witness_buffers, czk_porep_witness_generate_into, the engine's
  * witness pool) only points into them and is never passed to czk_witness_free.
+ * packed, where not NULL, holds the same values in the packed form below
+ * (czk_witness_pack of this witness): a backend may read it instead of
+ * inputs and aux (the CUDA backend uploads it, src/cuda/backend.cu); whoever
+ * changes a value after packing sets it to NULL. Its memory is the packer's;
+ * czk_witness_free leaves it alone.
  */
+typedef struct czk_witness_packed czk_witness_packed;
 typedef struct czk_witness {
     czk_fr *inputs; /* num_inputs, inputs[0] = 1 */
     czk_fr *aux;    /* num_aux */
     uint32_t num_inputs, num_aux;
+    const czk_witness_packed *packed; /* NULL: none */
 } czk_witness;
+
+/*
+ * A witness packed for upload: z = inputs ‖ aux as 2 bits a value — 0 zero,
+ * 1 one (czk_fr_one, Montgomery form), 2 any other value — and the other
+ * values in z's order. A PoRep witness is about 51 % zeros, 47 % ones and
+ * 1–2 % others, so its packed form is ≈ 2 % of its bytes (a 32GiB
+ * partition: 4.2 GB → ≈ 33 MB of codes + ≈ 40–55 MB of others).
+ * Value i's code is bits 2·(i mod 32) and 2·(i mod 32) + 1 of codes[i / 32]
+ * (little-endian words, so a word's 32 codes lie in value order); codes past
+ * n are 0; code 3 does not occur. Expanding it gives z back byte for byte.
+ * The arrays are the caller's (czk_witness_packed_place lays them out in
+ * one block of czk_witness_packed_bytes(n)); czk_witness_pack fills them.
+ */
+struct czk_witness_packed {
+    uint64_t *codes;     /* codes_cap words */
+    czk_fr *others;      /* others_cap values */
+    uint64_t codes_cap;  /* words: at least ⌈n / 32⌉ to pack n values */
+    uint64_t others_cap; /* values: more others than this are not packed */
+    uint64_t n;          /* values packed (num_inputs + num_aux); 0: not packed */
+    uint64_t num_others; /* others[0 .. num_others) */
+};
+
+/*
+ * Bytes of a block that holds the packed form of any n values with room for
+ * ⌈n / 32⌉ others (3.1 % of them; a witness with more is not packed, as
+ * WindowPoSt's dense ones): 8 bytes of codes and 32 of others per 32 values,
+ * 1.25 bytes a value (3.9 % of the witness). Never fails.
+ */
+uint64_t czk_witness_packed_bytes(uint64_t n);
+
+/*
+ * Lays out p's arrays in block (czk_witness_packed_bytes(n) bytes, 8-byte
+ * aligned): codes first, then the others; caps set, nothing packed (n = 0).
+ * Never fails.
+ */
+void czk_witness_packed_place(czk_witness_packed *p, void *block, uint64_t n) CZK_NONNULL(1, 2);
+
+/*
+ * Packs w's z = inputs ‖ aux into p's arrays: codes and others as described
+ * above. A memory-bound pass over the witness (reads its 32 bytes a value
+ * once), then a copy of the others (bench/RESULTS.md "Packed witness").
+ * In:     w     the witness.
+ * In/Out: p     arrives laid out (czk_witness_packed_place, or codes, others
+ *               and their caps set by the caller); returns packed.
+ * Args:   pool  chunks of at least 2^16 values on its threads (NULL: the
+ *               calling thread).
+ * Returns: true with p->n = num_inputs + num_aux and p->num_others set;
+ *   false (p->n = 0: nothing packed, the codes and others undefined) when z
+ *   has more others than p->others_cap, more values than 32·codes_cap, or
+ *   no values at all. Never fails otherwise.
+ */
+bool czk_witness_pack(czk_witness_packed *p, const czk_witness *w, czk_pool *pool)
+    CZK_NONNULL(1, 2);
 
 /*
  * After a RECORD or CHECK run (CZK_OK or CZK_ERR_UNSATISFIED): moves the

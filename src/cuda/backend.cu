@@ -1,10 +1,12 @@
 /*
  * The GPU Groth16 backend: czk_backend_ops (include/czk/groth16.h) on the
- * CUDA ABI (include/czk/cuda.h). Per circuit: witness upload, SpMV (device
- * or host), H (czk_cuda_h), the five MSMs on the device (G2 included); the
- * common code randomizes and encodes (czk_prove, czk_prove_finalize), so the
- * proof bytes equal the CPU backend's (src/groth16/prove.c) for the same
- * inputs. The MSM sums are the same group elements whatever the algorithm,
+ * CUDA ABI (include/czk/cuda.h). Per circuit: witness upload (its packed
+ * form where the caller made one, expanded on the device: witness.cu),
+ * SpMV (device or host), H (czk_cuda_h), the five MSMs on the device (G2
+ * included); the common code randomizes and encodes (czk_prove,
+ * czk_prove_finalize), so the proof bytes equal the CPU backend's
+ * (src/groth16/prove.c) for the same inputs. The MSM sums are the same
+ * group elements whatever the algorithm,
  * and the scalars fed to each MSM are the CPU backend's: h's first N − 1
  * coefficients, aux for l, inputs ‖ A-dense aux for a, B-dense inputs ‖
  * B-dense aux for b_g1 and b_g2 (bellperson prover/native.rs).
@@ -126,6 +128,7 @@ struct cuda_be {
     uint64_t budget, used;
     size_t chunk;    /* 0: default */
     bool serial_msm; /* the five MSMs one after another (CZK_CUDA_SERIAL_MSM at creation) */
+    bool packed;     /* upload a witness's packed form where it has one (off: CZK_CUDA_PACKED=0) */
     bool overlap;    /* the MSM stage outside the device lock (off: CZK_CUDA_OVERLAP=0) */
     pthread_mutex_t mu;
     pthread_cond_t cv; /* a resident's users fell */
@@ -479,9 +482,20 @@ czk_status one_circuit(cuda_be *be, resident *r, const czk_params *p, const czk_
     if ((st = ensure(be, &be->z, &be->z_cap, nv * sizeof(czk_fr), "witness", err)) ||
         (st = ensure(be, &be->abc, &be->abc_cap, 3 * N * sizeof(czk_fr), "a, b, c", err)))
         return st;
+    /* the packed form, where the witness has one, is copied into a, b, c (not yet written) and
+     * expanded into z there (witness.cu) */
+    const czk_witness_packed *pk = be->packed && w->packed && w->packed->n == nv ? w->packed : NULL;
+    size_t pk_bytes = 0;
+    czk_err pk_err;
+    if (pk && packed_scratch_bytes(pk, &pk_bytes, &pk_err)) pk = NULL; /* the full witness */
+    if (pk && pk_bytes > be->abc_cap &&
+        (st = ensure(be, &be->abc, &be->abc_cap, pk_bytes, "a, b, c", err)))
+        return st;
     czk_fr *z = (czk_fr *)be->z, *a = (czk_fr *)be->abc, *b = a + N, *c = b + N;
-    if ((st = upload_fast(ctx, z, w->inputs, ni * sizeof(czk_fr), err)) ||
-        (naux && (st = upload_fast(ctx, z + ni, w->aux, naux * sizeof(czk_fr), err))))
+    if (pk && (st = upload_packed(ctx, z, pk, be->abc, be->abc_cap, err)))
+        return czk_err_wrap(err, "witness upload (packed)");
+    if (!pk && ((st = upload_fast(ctx, z, w->inputs, ni * sizeof(czk_fr), err)) ||
+                (naux && (st = upload_fast(ctx, z + ni, w->aux, naux * sizeof(czk_fr), err)))))
         return czk_err_wrap(err, "witness upload");
     if (abc_host && (st = upload_fast(ctx, a, abc_host, 3 * N * sizeof(czk_fr), err)))
         return czk_err_wrap(err, "a, b, c upload");
@@ -978,6 +992,8 @@ extern "C" czk_status czk_backend_cuda(czk_backend *out, int device, czk_pool *p
     pthread_mutex_init(&be->msm_mu, NULL);
     pthread_cond_init(&be->cv, NULL);
     be->serial_msm = getenv("CZK_CUDA_SERIAL_MSM") != NULL; /* read once, here */
+    const char *pk = getenv("CZK_CUDA_PACKED"); /* benchmark knob: 0 = the full witness */
+    be->packed = !(pk && !strcmp(pk, "0"));
     be->pool = pool;
     be->budget = vram_budget_bytes;
     out->ops = &CUDA_OPS;
@@ -1011,6 +1027,16 @@ extern "C" czk_status czk_backend_cuda_set_serial_msm(const czk_backend *b, bool
     cuda_be *be = (cuda_be *)b->self;
     pthread_mutex_lock(&be->mu);
     be->serial_msm = serial;
+    pthread_mutex_unlock(&be->mu);
+    return CZK_OK;
+}
+
+extern "C" czk_status czk_backend_cuda_set_packed(const czk_backend *b, bool packed, czk_err *err) {
+    if (b->ops != &CUDA_OPS)
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "set_packed: not a CUDA backend");
+    cuda_be *be = (cuda_be *)b->self;
+    pthread_mutex_lock(&be->mu);
+    be->packed = packed;
     pthread_mutex_unlock(&be->mu);
     return CZK_OK;
 }

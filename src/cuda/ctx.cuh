@@ -165,6 +165,19 @@ bool host_pinned(const void *p, size_t bytes);
 /* Frees the staging ring (czk_cuda_ctx_destroy). */
 void staging_free(czk_cuda_ctx *ctx);
 
+/* ---- the packed witness upload (witness.cu) ---- */
+
+/* Device scratch bytes upload_packed needs for p (p->n values, p->num_others others).
+ * Returns CZK_OK; CZK_ERR_INVALID_ARG (nothing packed, n >= 2^32); CZK_ERR_DEVICE. */
+czk_status packed_scratch_bytes(const czk_witness_packed *p, size_t *bytes, czk_err *err);
+/* z (p->n values, device memory) from the packed form p (host memory; page-locked is copied
+ * directly, else staged: upload_fast), through scratch_bytes of device scratch (its contents are
+ * overwritten; z and scratch 256-byte aligned). Synchronous on ctx->stream.
+ * Returns CZK_OK; CZK_ERR_INVALID_ARG (scratch too small, misaligned, p as above); CZK_ERR_NOMEM;
+ * CZK_ERR_DEVICE. */
+czk_status upload_packed(czk_cuda_ctx *ctx, czk_fr *z, const czk_witness_packed *p, void *scratch,
+                         size_t scratch_bytes, czk_err *err);
+
 } // namespace czkg
 
 #endif

@@ -143,6 +143,11 @@ czk_status czk_backend_cuda_set_serial_msm(const czk_backend *b, bool serial, cz
     return NO_CUDA("backend_cuda_set_serial_msm");
 }
 
+czk_status czk_backend_cuda_set_packed(const czk_backend *b, bool packed, czk_err *err) {
+    (void)b, (void)packed;
+    return NO_CUDA("backend_cuda_set_packed");
+}
+
 czk_status czk_backend_cuda_set_stream_chunk(const czk_backend *b, size_t points, czk_err *err) {
     (void)b, (void)points;
     return NO_CUDA("backend_cuda_set_stream_chunk");

@@ -13,8 +13,9 @@
 extern "C" {
 #endif
 
-struct czk_pool;  /* include/czk/pool.h */
-struct czk_shape; /* include/czk/r1cs.h */
+struct czk_pool;           /* include/czk/pool.h */
+struct czk_shape;          /* include/czk/r1cs.h */
+struct czk_witness_packed; /* include/czk/r1cs.h */
 
 /*
  * Runs the device arithmetic templates (field.cuh, curve.cuh: Fp, Fr, Fp2,
@@ -204,6 +205,26 @@ void czk_cuda_host_free(void *p);
 CZK_NODISCARD czk_status czk_cuda_spmv_emulate(const struct czk_shape *shape, const czk_fr *z,
                                                czk_fr *a, czk_fr *b, czk_fr *c, size_t n,
                                                czk_err *err);
+
+/*
+ * z from a packed witness (src/cuda/witness.cu): the backend's packed upload
+ * (codes and others copied, counts, scan, expansion) with scratch memory of
+ * its own. In: p  packed (p->n > 0), host memory. Out: z_dev  p->n values,
+ * device memory, 256-byte aligned (czk_cuda_alloc's are).
+ * Returns CZK_OK; CZK_ERR_INVALID_ARG (nothing packed, n >= 2^32);
+ * CZK_ERR_NOMEM; CZK_ERR_DEVICE.
+ */
+CZK_NODISCARD czk_status czk_cuda_witness_expand(czk_cuda_ctx *ctx, czk_fr *z_dev,
+                                                 const struct czk_witness_packed *p, czk_err *err);
+/*
+ * The same expansion on the host with the kernel's index code (tests without
+ * a GPU): Out: z  p->n values, host memory.
+ * Returns CZK_OK; CZK_ERR_INVALID_ARG (as above, or codes whose count of
+ * others is not p->num_others); CZK_ERR_NOMEM.
+ */
+CZK_NODISCARD czk_status czk_cuda_witness_expand_emulate(czk_fr *z,
+                                                         const struct czk_witness_packed *p,
+                                                         czk_err *err);
 
 #ifdef __cplusplus
 }

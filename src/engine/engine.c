@@ -776,6 +776,8 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_opts *opts, czk_
         czk_engine_destroy(e);
         return st;
     }
+    /* a backend with host_alloc copies witnesses to its device: give it the packed form too */
+    e->pack_witness = e->devices[0].backend.ops->host_alloc != NULL;
     unsigned gpu_workers = (unsigned)e->num_devices * c->gpu_workers_per_device;
     e->gpu_queue_limit =
         c->max_gpu_queue_depth == CZK_GPU_QUEUE_AUTO ? 2 * gpu_workers : c->max_gpu_queue_depth;

@@ -58,14 +58,16 @@ uint64_t czk_rss_bytes(void);
 
 /* ---- witness buffers (wpool.c) ---- */
 
-/* One witness buffer: room for a shape's inputs and aux, reused partition after partition. */
+/* One witness buffer: room for a shape's inputs and aux, and where the engine packs witnesses
+ * (engine.pack_witness) room for the packed form after them; reused partition after partition. */
 typedef struct czk_wbuf {
     struct czk_wbuf *next;
-    void *block; /* inputs, then aux */
+    void *block; /* inputs, then aux, then the packed form's room */
     size_t bytes;
     czk_fr *inputs, *aux;
     uint32_t in_cap, aux_cap;
-    const czk_backend *owner; /* host_alloc'ed from this backend; NULL: czk_hostmem_alloc */
+    czk_witness_packed packed; /* in the block; codes_cap 0: no room (not packed) */
+    const czk_backend *owner;  /* host_alloc'ed from this backend; NULL: czk_hostmem_alloc */
 } czk_wbuf;
 
 /* ---- SRS cache entries (srs.c) ---- */
@@ -266,6 +268,9 @@ struct czk_engine {
     uint64_t probe_peak_rss;
 
     czk_pool *synth_pool, *gpu_pool, *fin_pool;
+    /* witnesses are packed after synthesis (czk_witness_pack, wpool.c): set at creation when
+     * the devices' backend offers host_alloc (a GPU backend, which uploads them) */
+    bool pack_witness;
     czk_device *devices;
     int num_devices;
     int num_failed_devices;
@@ -339,8 +344,13 @@ void czk_job_cancel(czk_engine *e, czk_job *j, const char *why);
 void czk_item_free(czk_engine *e, czk_item *it);
 
 /* ---- wpool.c ---- */
-/* Bytes of one witness buffer of a shape. */
-uint64_t czk_wpool_buffer_bytes(const czk_shape *shape);
+/* Bytes of one witness buffer of a shape: its inputs and aux, and with e->pack_witness the
+ * packed form's room (czk_witness_packed_bytes). */
+uint64_t czk_wpool_buffer_bytes(const czk_engine *e, const czk_shape *shape);
+/* Packs the witness of buffer b into its room (czk_witness_pack on pool) and points w->packed at
+ * it; w->packed NULL where the buffer has no room or the witness's others do not fit it.
+ * Returns whether it packed. mu not held. */
+bool czk_wpool_pack(czk_wbuf *b, czk_witness *w, czk_pool *pool);
 /* Takes an idle buffer of s (mu held); NULL when none is idle. */
 czk_wbuf *czk_wpool_take(srs_entry *s);
 /* Allocates a buffer for shape (mu NOT held: page-locking takes ~0.3 s per GiB): the first

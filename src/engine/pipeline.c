@@ -122,7 +122,7 @@ void czk_item_free(czk_engine *e, czk_item *it) {
     if (it->buf) {
         czk_wpool_put(j->srs, it->buf); /* the witness in it is dropped with the item */
     } else if (it->buf_new) {           /* budget taken for a buffer never allocated */
-        uint64_t wb = czk_wpool_buffer_bytes(j->srs->shape);
+        uint64_t wb = czk_wpool_buffer_bytes(e, j->srs->shape);
         e->budget.buffers -= wb < e->budget.buffers ? wb : e->budget.buffers;
         j->srs->n_bufs--;
     }
@@ -306,7 +306,7 @@ static czk_item *admit(czk_engine *e) {
      * admitted beside it until its device work ends) */
     bool guest = !s->part_bytes && flight;
     if (guest && !outranks_flight(e, j->prio)) return NULL;
-    uint64_t wb = czk_wpool_buffer_bytes(s->shape);
+    uint64_t wb = czk_wpool_buffer_bytes(e, s->shape);
     czk_wbuf *buf = czk_wpool_take(s); /* an idle buffer of this shape; else a new one */
     uint64_t new_buf = buf ? 0 : wb, work;
     if (!s->part_bytes) {
@@ -403,7 +403,7 @@ void *czk_synth_main(void *arg) {
         if (!st) {
             const czk_wbuf *b = it->buf;
             it->buf_pinned = b->owner != NULL;
-            it->w = (czk_witness){b->inputs, b->aux, b->in_cap, b->aux_cap};
+            it->w = (czk_witness){b->inputs, b->aux, b->in_cap, b->aux_cap, NULL};
             st = k->synthesize(k->ctx, j->kjob, it->k, shape, &j->cancel, e->synth_pool, &it->w,
                                &err);
             if (!st && (it->w.inputs != b->inputs || it->w.aux != b->aux))
@@ -414,14 +414,23 @@ void *czk_synth_main(void *arg) {
                               "witness has %u inputs and %u aux, the circuit %u and %u",
                               it->w.num_inputs, it->w.num_aux, shape->num_inputs, shape->num_aux);
         }
+        /* the packed form the device backend uploads instead (wpool.c), made here so that its
+         * pass over the witness is synthesis time, not device time */
+        char packed[64] = "";
+        if (!st && e->pack_witness) {
+            uint64_t tp = czk_engine_ms(e);
+            bool ok = czk_wpool_pack(it->buf, &it->w, e->synth_pool);
+            snprintf(packed, sizeof packed, " pack_ms=%llu packed=%s",
+                     (unsigned long long)(czk_engine_ms(e) - tp), ok ? "1" : "0");
+        }
 
         pthread_mutex_lock(&e->mu);
         wa->item = NULL;
         uint64_t ms = czk_engine_ms(e) - t0;
         e->n_synth--;
         j->synth_ms += ms;
-        czk_timeline_emit(e, CZK_EV_SYNTH_END, j->id, (int)it->k, wa->index, "synth_ms=%llu%s%s",
-                          (unsigned long long)ms, st ? " error=" : "",
+        czk_timeline_emit(e, CZK_EV_SYNTH_END, j->id, (int)it->k, wa->index, "synth_ms=%llu%s%s%s",
+                          (unsigned long long)ms, packed, st ? " error=" : "",
                           st ? czk_status_name(st) : "");
         if (st && !czk_job_ended(j)) {
             if (st == CZK_ERR_CANCELLED)
@@ -794,7 +803,7 @@ void *czk_fin_main(void *arg) {
         czk_status st =
             czk_prove_finalize(params, shape, &it->w, &it->sums, it->deferred, fixed ? &r : NULL,
                                fixed ? &s : NULL, &proof, e->gpu_pool, &it->tm, &err);
-        uint64_t wbytes = czk_wpool_buffer_bytes(shape);
+        uint64_t wbytes = czk_wpool_buffer_bytes(e, shape);
 
         pthread_mutex_lock(&e->mu);
         e->n_fin--;

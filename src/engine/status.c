@@ -186,7 +186,7 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out, czk_err
         o->witness_buffers = x->n_bufs;
         o->witness_buffers_idle = x->n_idle_bufs;
         o->witness_buffers_pinned = x->n_pinned_bufs;
-        o->witness_buffer_bytes = x->shape ? czk_wpool_buffer_bytes(x->shape) : 0;
+        o->witness_buffer_bytes = x->shape ? czk_wpool_buffer_bytes(e, x->shape) : 0;
         o->ref_count = x->refs;
         o->idle_ms = x->refs || now < x->idle_since ? 0 : now - x->idle_since;
         if (x->state == SRS_LOADING) {

@@ -26,6 +26,19 @@
  * an entry no job has held for memory.eviction_min_idle are returned by the
  * housekeeper, so an idle daemon does not keep tens of GB of buffers.
  *
+ * The packed form: where the devices' backend offers host_alloc (a GPU
+ * backend, which copies the witness to its device), every buffer also has
+ * room for the witness's packed form after the aux (czk_witness_packed_bytes:
+ * 1.25 bytes a value, 3.9 % of the witness; a 32GiB partition's 4.2 GB
+ * buffer gets 163 MB), and the synthesis worker packs the witness there
+ * right after the kind's synthesize (czk_wpool_pack: czk_witness_pack on the
+ * synthesis pool) and hands it on as czk_witness.packed; the backend copies
+ * that instead of the witness (≈ 87 MB instead of 4.2 GB for PoRep). The
+ * pass costs synthesis time, off the device's critical path; a witness with
+ * more others than the room (WindowPoSt's, dense) stops early and goes
+ * unpacked. The full witness stays: the finalizer and the CPU backend read
+ * it.
+ *
  * When it is given back: a partition's buffer returns to the pool when the
  * partition leaves the pipeline, or as soon as its device work ends when the
  * backend left nothing to the finalizer (no deferred sums: a GPU backend
@@ -70,8 +83,14 @@
 
 #define PREFILL_THREADS 4
 
-uint64_t czk_wpool_buffer_bytes(const czk_shape *shape) {
-    return ((uint64_t)shape->num_inputs + shape->num_aux) * sizeof(czk_fr);
+uint64_t czk_wpool_buffer_bytes(const czk_engine *e, const czk_shape *shape) {
+    uint64_t n = (uint64_t)shape->num_inputs + shape->num_aux;
+    return n * sizeof(czk_fr) + (e->pack_witness ? czk_witness_packed_bytes(n) : 0);
+}
+
+bool czk_wpool_pack(czk_wbuf *b, czk_witness *w, czk_pool *pool) {
+    w->packed = b->packed.codes_cap && czk_witness_pack(&b->packed, w, pool) ? &b->packed : NULL;
+    return w->packed != NULL;
 }
 
 czk_wbuf *czk_wpool_take(srs_entry *s) {
@@ -92,7 +111,7 @@ void czk_wpool_put(srs_entry *s, czk_wbuf *b) {
 
 czk_status czk_wpool_alloc(czk_engine *e, const czk_shape *shape, czk_wbuf **out, czk_err *err) {
     *out = NULL;
-    uint64_t bytes = czk_wpool_buffer_bytes(shape);
+    uint64_t bytes = czk_wpool_buffer_bytes(e, shape);
     if (bytes > SIZE_MAX)
         return czk_errf(err, CZK_ERR_NOMEM, "witness buffer of %llu bytes",
                         (unsigned long long)bytes);
@@ -116,6 +135,9 @@ czk_status czk_wpool_alloc(czk_engine *e, const czk_shape *shape, czk_wbuf **out
     b->aux_cap = shape->num_aux;
     b->inputs = b->block;
     b->aux = b->inputs + shape->num_inputs;
+    if (e->pack_witness)
+        czk_witness_packed_place(&b->packed, b->aux + shape->num_aux,
+                                 (uint64_t)shape->num_inputs + shape->num_aux);
     *out = b;
     return CZK_OK;
 }
@@ -203,7 +225,7 @@ static void size_words(char *out, size_t cap, uint64_t bytes) {
 
 void czk_wpool_prefill(czk_engine *e, srs_entry *s, uint64_t reserve) {
     uint32_t want = czk_wpool_capacity(e);
-    uint64_t wb = czk_wpool_buffer_bytes(s->shape);
+    uint64_t wb = czk_wpool_buffer_bytes(e, s->shape);
     if (!wb || s->n_bufs >= want) return;
     want -= s->n_bufs;
     uint64_t room = czk_budget_free(&e->budget);

@@ -417,7 +417,7 @@ static void *witness_main(void *arg) {
         czk_witness w = {0};
         if (sl->block)
             w = (czk_witness){sl->block, (czk_fr *)sl->block + p->shape->num_inputs,
-                              p->shape->num_inputs, p->shape->num_aux};
+                              p->shape->num_inputs, p->shape->num_aux, NULL};
         if (!st) st = witness_of(&pw, p->proof, p->c1, k, &sl->err);
         if (!st) st = czk_porep_witness_generate_into(&w, &pw->config, pw, &p->cancel, &sl->err);
         czk_porep_witness_free(pw);

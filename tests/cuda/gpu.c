@@ -19,7 +19,8 @@
  * terms, runs of empty rows at the start, middle and end, rows ending exactly at thread and tile
  * boundaries, zero padding, coefficients 1, −1, 2^k and random, a random circuit) against
  * czk_shape_eval and a plain CSR walk, on the device and through the host emulation of its kernels
- * (test_spmv_emulated, which needs no GPU), and malformed shapes refused. Also the error paths.
+ * (test_spmv_emulated, which needs no GPU), and malformed shapes refused. The packed witness's
+ * expansion against the witness it was packed from (test_witness_expand). Also the error paths.
  * Every GPU test skips when the machine has no CUDA device (CI), so a CUDA build passes there;
  * scripts/gpu-check.sh runs them on a GPU.
  */
@@ -41,6 +42,7 @@
 #ifdef CZK_HAVE_CUDA
 
 #include "gpu_fixture.h"
+#include "mixed_witness.h"
 #include "../r1cs/rand_circuit.h"
 
 static void *xmalloc(size_t n) {
@@ -1371,6 +1373,66 @@ static void test_spmv_device(void **state) {
     }
 }
 
+/*
+ * The packed witness's device expansion (czk_cuda_witness_expand: codes and others copied,
+ * counts, CUB scan, one thread a value) gives back the witness czk_witness_pack packed, byte
+ * for byte: sizes around the 32-value words and the 256-thread blocks up to 2^20 + 7 and
+ * 2^24 + 3 values, 1 to 40 inputs, no others, the PoRep mix and 3 % others; from pageable and
+ * from page-locked host memory (czk_cuda_host_alloc, as the engine's buffers are). Nothing
+ * packed is refused.
+ */
+static void test_witness_expand(void **state) {
+    (void)state;
+    NEED_GPU();
+    const uint32_t sizes[][2] = {{1, 0},
+                                 {2, 30},
+                                 {1, 31},
+                                 {3, 62},
+                                 {40, 984},
+                                 {1, 8191},
+                                 {2, (1u << 20) + 5},
+                                 {1, (1u << 24) + 2}};
+    const uint32_t mix[][2] = {{500000, 0}, {510000, 20000}, {400000, 30000}}; /* zero, other */
+    uint64_t rng = 21;
+    czk_err err;
+    for (size_t a = 0; a < sizeof sizes / sizeof sizes[0]; a++)
+        for (size_t m = 0; m < sizeof mix / sizeof mix[0]; m++) {
+            uint64_t n = (uint64_t)sizes[a][0] + sizes[a][1];
+            bool pinned = (a + m) % 2;
+            size_t pbytes = czk_witness_packed_bytes(n);
+            void *block = pinned ? czk_cuda_host_alloc(pbytes) : xmalloc(pbytes);
+            assert_non_null(block);
+            czk_fr *z = xmalloc(n * sizeof *z), *got = xmalloc(n * sizeof *got);
+            czk_witness w = mw_witness(z, sizes[a][0], sizes[a][1], mix[m][0], mix[m][1], &rng);
+            czk_witness_packed p;
+            czk_witness_packed_place(&p, block, n);
+            if (czk_witness_pack(&p, &w, pool)) { /* a few small ones have too many others */
+                czk_fr *d = dev_alloc(n * sizeof *d);
+                memset(got, 0xa5, n * sizeof *got); /* z's old contents: not zeros */
+                czk_assert_ok(czk_cuda_upload(ctx, d, got, n * sizeof *got, &err), &err);
+                czk_assert_ok(czk_cuda_witness_expand(ctx, d, &p, &err), &err);
+                czk_assert_ok(czk_cuda_download(ctx, got, d, n * sizeof *got, &err), &err);
+                if (memcmp(got, z, n * sizeof *z))
+                    fail_msg("expansion of %llu values (%u inputs, %llu others) differs",
+                             (unsigned long long)n, sizes[a][0], (unsigned long long)p.num_others);
+                czk_cuda_free(ctx, d);
+            } else {
+                assert_true(n < 1000);
+            }
+            if (pinned)
+                czk_cuda_host_free(block);
+            else
+                free(block);
+            free(z);
+            free(got);
+        }
+    czk_witness_packed none;
+    memset(&none, 0, sizeof none);
+    czk_fr *d = dev_alloc(64);
+    assert_int_equal(czk_cuda_witness_expand(ctx, d, &none, &err), CZK_ERR_INVALID_ARG);
+    czk_cuda_free(ctx, d);
+}
+
 static void test_errors(void **state) {
     (void)state;
     NEED_GPU();
@@ -1433,6 +1495,7 @@ int main(void) {
         cmocka_unit_test(test_msm_affine_emulated),
         cmocka_unit_test(test_spmv_emulated),
         cmocka_unit_test(test_spmv_device),
+        cmocka_unit_test(test_witness_expand),
     };
     /* CZK_TEST_NTT_ONLY set: only the NTT and H tests (scripts/gpu-check.sh reruns them with
      * the old NTT paths selected) */

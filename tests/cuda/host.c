@@ -7,13 +7,23 @@
  * p − 2, all-ones limbs, inputs in [p, 2p)) and random inputs, Fp2 over both
  * squaring forms, the binary inversion (inv_binary, Fp and Fr) against
  * blst's, and xyzz sums/doublings over both forms equal to each other
- * and to blst (src/cuda/host_check.cu). Needs no GPU, so CI checks the formulas
+ * and to blst (src/cuda/host_check.cu). The packed witness's expansion
+ * (src/cuda/witness.cu: the kernel's index code, czk_cuda_witness_expand_emulate)
+ * gives back the witness czk_witness_pack packed, byte for byte, at sizes
+ * around the 32-value words up to 2^20 + 7 values, with no others, the PoRep
+ * mix and others filling 3 % of the values; a count of others that the codes
+ * do not hold is refused. Needs no GPU, so CI checks the formulas
  * of every CUDA build; tests/cuda/gpu.c checks the device build of the same code.
  */
 #include "support.h"
 
 #ifdef CZK_HAVE_CUDA
 #include "cuda/internal.h"
+#include "czk/r1cs.h"
+#include "mixed_witness.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 static void test_arithmetic_matches_blst(void **state) {
     (void)state;
@@ -21,14 +31,58 @@ static void test_arithmetic_matches_blst(void **state) {
     for (uint64_t seed = 1; seed <= 4; seed++)
         czk_assert_ok(czk_cuda_host_check(seed, 2000, &err), &err);
 }
+
+static void test_witness_expand_emulated(void **state) {
+    (void)state;
+    const uint32_t sizes[][2] = {{1, 0},  {2, 30},    {1, 31},
+                                 {3, 62}, {40, 1000}, {2, (1u << 20) + 5}};
+    const uint32_t mix[][2] = {{500000, 0}, {510000, 20000}, {400000, 30000}}; /* zero, other */
+    uint64_t rng = 11;
+    czk_err err;
+    for (size_t a = 0; a < sizeof sizes / sizeof sizes[0]; a++)
+        for (size_t m = 0; m < sizeof mix / sizeof mix[0]; m++) {
+            uint64_t n = (uint64_t)sizes[a][0] + sizes[a][1];
+            czk_fr *z = malloc(n * sizeof *z), *got = malloc(n * sizeof *got);
+            void *block = malloc(czk_witness_packed_bytes(n));
+            assert_non_null(z);
+            assert_non_null(got);
+            assert_non_null(block);
+            czk_witness w = mw_witness(z, sizes[a][0], sizes[a][1], mix[m][0], mix[m][1], &rng);
+            czk_witness_packed p;
+            czk_witness_packed_place(&p, block, n);
+            uint64_t others = 0; /* a few small witnesses get more than the room holds */
+            for (uint64_t i = 0; i < n; i++)
+                others += memcmp(&z[i], &czk_fr_zero, 32) && memcmp(&z[i], &czk_fr_one, 32);
+            assert_int_equal(czk_witness_pack(&p, &w, NULL), others <= p.others_cap);
+            assert_true(p.n || n < 1000);
+            if (p.n) {
+                memset(got, 0xa5, n * sizeof *got);
+                czk_assert_ok(czk_cuda_witness_expand_emulate(got, &p, &err), &err);
+                assert_memory_equal(got, z, n * sizeof *z);
+                if (p.num_others) { /* the codes hold one more than it says */
+                    p.num_others--;
+                    assert_int_equal(czk_cuda_witness_expand_emulate(got, &p, &err),
+                                     CZK_ERR_INVALID_ARG);
+                }
+            }
+            free(block);
+            free(got);
+            free(z);
+        }
+}
 #else
 static void test_arithmetic_matches_blst(void **state) {
     (void)state;
     skip(); /* no CUDA backend in this build */
 }
+static void test_witness_expand_emulated(void **state) {
+    (void)state;
+    skip();
+}
 #endif
 
 int main(void) {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_arithmetic_matches_blst)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_arithmetic_matches_blst),
+                                       cmocka_unit_test(test_witness_expand_emulated)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

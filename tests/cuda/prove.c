@@ -13,7 +13,13 @@
  * five MSMs on concurrent streams as well as one after another, and with
  * the witness in the backend's page-locked memory (ops->host_alloc) — the
  * upload time is then recorded under timings.upload — and with the G1 MSMs'
- * accumulations forced (CZK_CUDA_MSM_ACC affine, hybrid, xyzz). The GPU
+ * accumulations forced (CZK_CUDA_MSM_ACC affine, hybrid, xyzz); and with
+ * the witness's packed form (czk_witness.packed, mostly-boolean circuits so
+ * that it packs), uploaded and expanded on the device, the same bytes as
+ * without it (czk_backend_cuda_set_packed false), resident, streamed and
+ * split, from page-locked and pageable memory — and the backend reads the
+ * packed form when it is on (a witness whose full arrays were changed after
+ * packing proves as the packed values say). The GPU
  * proofs also verify (pairing check, czk_verify). SpMV on the device is
  * checked against czk_shape_eval and against a naive evaluation of the CSR
  * written here. Every GPU test skips without a CUDA device (CI).
@@ -33,9 +39,10 @@
 
 typedef struct gc {
     uint64_t structure_seed, value_seed;
-    uint32_t ni;  /* inputs, ONE included */
-    uint32_t n;   /* constraints before finalization */
-    czk_fr in[8]; /* values of inputs 1 .. ni − 1 */
+    uint32_t ni;          /* inputs, ONE included */
+    uint32_t n;           /* constraints before finalization */
+    czk_fr in[8];         /* values of inputs 1 .. ni − 1 */
+    uint32_t bools_in_64; /* booleans per 64 rows; 0: a quarter of them */
 } gc;
 
 static czk_fr gc_coeff(czk_rng *srng) {
@@ -90,7 +97,8 @@ static czk_status gc_fn(czk_cs *cs, void *ctx) {
     }
     for (; made < c->n; made++) {
         czk_lc_clear(&la), czk_lc_clear(&lb), czk_lc_clear(&lc);
-        if (czk_rng_u64(&srng) % 4 == 0) {
+        uint64_t pick = czk_rng_u64(&srng);
+        if (c->bools_in_64 ? pick % 64 < c->bools_in_64 : pick % 4 == 0) {
             czk_fr v = czk_rng_u64(&vrng) & 1 ? czk_fr_one : czk_fr_zero;
             czk_var b = czk_cs_alloc(cs, &v);
             czk_lc_add_var(cs, &la, b);
@@ -565,6 +573,121 @@ static void test_dropped_host_vectors(void **state) {
     czk_shape_free(s);
 }
 
+/* w's packed form in a block of czk_witness_packed_bytes (from be's host_alloc where be is not
+ * NULL, else malloc); *block to free with packed_free. */
+static czk_witness_packed packed_of(const czk_backend *be, const czk_witness *w, void **block) {
+    uint64_t n = (uint64_t)w->num_inputs + w->num_aux;
+    size_t bytes = czk_witness_packed_bytes(n);
+    *block = be ? be->ops->host_alloc(be->self, bytes) : malloc(bytes);
+    assert_non_null(*block);
+    czk_witness_packed pk;
+    czk_witness_packed_place(&pk, *block, n);
+    assert_true(czk_witness_pack(&pk, w, pool));
+    assert_true(pk.num_others > 0);
+    return pk;
+}
+
+static void packed_free(const czk_backend *be, const czk_witness *w, void *block) {
+    size_t bytes = czk_witness_packed_bytes((uint64_t)w->num_inputs + w->num_aux);
+    if (be)
+        be->ops->host_free(be->self, block, bytes);
+    else
+        free(block);
+}
+
+static void test_prove_packed(void **state) {
+    (void)state;
+    NEED_GPU();
+    czk_err err;
+    czk_backend cpu, gpu, gpu_res;
+    czk_assert_ok(czk_backend_cpu(&cpu, pool, &err), &err);
+    for (size_t si = 0; si < sizeof SIZES / sizeof SIZES[0]; si++) {
+        gc c = {.structure_seed = 90 + si,
+                .value_seed = 500 + si,
+                .ni = 6,
+                .n = SIZES[si],
+                .bools_in_64 = 63};
+        czk_shape *s = gc_record(&c);
+        czk_witness w[2];
+        czk_fr r[2], sv[2], in0[8];
+        czk_params *p = prove_case(&c, s, 277 + si, w, r, sv, in0);
+        uint8_t want[2 * CZK_PROOF_BYTES], got[2 * CZK_PROOF_BYTES];
+        prove_bytes(&cpu, p, s, w, 2, r, sv, want);
+        czk_assert_ok(czk_backend_cuda(&gpu_res, 0, pool, 0, &err), &err);
+        unsigned drop = 0;
+        uint64_t dev = 0;
+        czk_assert_ok(gpu_res.ops->load(gpu_res.self, p, s, &drop, &dev, &err), &err);
+
+        /* 1. resident, the witness and its packed form in page-locked memory; a batch of two,
+         * the second packed from pageable memory */
+        czk_witness wp[2] = {pinned_copy(&gpu_res, &w[0]), w[1]};
+        void *blk[2];
+        czk_witness_packed pk[2] = {packed_of(&gpu_res, &wp[0], &blk[0]),
+                                    packed_of(NULL, &w[1], &blk[1])};
+        print_message("%u constraints: %llu of %llu values packed as others\n", SIZES[si],
+                      (unsigned long long)pk[0].num_others, (unsigned long long)pk[0].n);
+        wp[0].packed = &pk[0];
+        wp[1].packed = &pk[1];
+        czk_prove_timings tp = {0};
+        czk_proof pr[2];
+        czk_assert_ok(czk_prove(&gpu_res, p, s, wp, 2, r, sv, pr, &tp, &err), &err);
+        encode(got, &pr[0]);
+        encode(got + CZK_PROOF_BYTES, &pr[1]);
+        assert_memory_equal(got, want, 2 * CZK_PROOF_BYTES);
+        assert_true(tp.upload > 0);
+        /* the same without the packed path */
+        czk_assert_ok(czk_backend_cuda_set_packed(&gpu_res, false, &err), &err);
+        prove_bytes(&gpu_res, p, s, wp, 2, r, sv, got);
+        assert_memory_equal(got, want, 2 * CZK_PROOF_BYTES);
+        czk_assert_ok(czk_backend_cuda_set_packed(&gpu_res, true, &err), &err);
+
+        /* 2. the split path */
+        czk_msm_sums sums;
+        unsigned deferred = 99;
+        czk_assert_ok(czk_prove_device(&gpu_res, p, s, &wp[1], NULL, &sums, &deferred, NULL, &err),
+                      &err);
+        assert_int_equal(deferred, 0);
+        czk_assert_ok(czk_prove_finalize(p, s, &wp[1], &sums, deferred, &r[1], &sv[1], &pr[0], pool,
+                                         NULL, &err),
+                      &err);
+        encode(got, &pr[0]);
+        assert_memory_equal(got, want + CZK_PROOF_BYTES, CZK_PROOF_BYTES);
+
+        /* 3. the packed form is what the device reads: a full witness changed after packing
+         * proves as the packed values say when packed, and differently when not */
+        czk_witness wx = pinned_copy(&gpu_res, &w[0]);
+        czk_fr_add(&wx.aux[wx.num_aux / 2], &wx.aux[wx.num_aux / 2], &czk_fr_one);
+        wx.packed = &pk[0];
+        uint8_t other[CZK_PROOF_BYTES];
+        prove_bytes(&gpu_res, p, s, &wx, 1, r, sv, got);
+        assert_memory_equal(got, want, CZK_PROOF_BYTES);
+        czk_assert_ok(czk_backend_cuda_set_packed(&gpu_res, false, &err), &err);
+        prove_bytes(&gpu_res, p, s, &wx, 1, r, sv, other);
+        assert_memory_not_equal(other, want, CZK_PROOF_BYTES);
+        czk_assert_ok(czk_backend_cuda_set_packed(&gpu_res, true, &err), &err);
+        pinned_free(&gpu_res, &wx);
+
+        /* 4. never loaded: streamed, host SpMV (from the full witness), z from the packed form */
+        czk_assert_ok(czk_backend_cuda(&gpu, 0, pool, 0, &err), &err);
+        czk_assert_ok(czk_backend_cuda_set_stream_chunk(&gpu, 1000, &err), &err);
+        prove_bytes(&gpu, p, s, wp, 2, r, sv, got);
+        assert_memory_equal(got, want, 2 * CZK_PROOF_BYTES);
+        czk_backend_release(&gpu);
+
+        packed_free(&gpu_res, &wp[0], blk[0]);
+        packed_free(NULL, &w[1], blk[1]);
+        pinned_free(&gpu_res, &wp[0]);
+        czk_backend_release(&gpu_res);
+        czk_witness_free(&w[0]);
+        czk_witness_free(&w[1]);
+        czk_params_free(p);
+        czk_shape_free(s);
+    }
+    /* not a CUDA backend */
+    assert_int_equal(czk_backend_cuda_set_packed(&cpu, true, &err), CZK_ERR_INVALID_ARG);
+    czk_backend_release(&cpu);
+}
+
 static void test_bad_device(void **state) {
     (void)state;
     NEED_GPU();
@@ -588,6 +711,7 @@ int main(void) {
         cmocka_unit_test(test_prove_equal_affine),
         cmocka_unit_test(test_msm_h_knobs),
         cmocka_unit_test(test_dropped_host_vectors),
+        cmocka_unit_test(test_prove_packed),
         cmocka_unit_test(test_bad_device),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

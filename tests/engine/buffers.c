@@ -10,7 +10,8 @@
  * three jobs of four partitions allocate a handful (synthesis or the GPU
  * queue of 1, device, the finalize queue and the finalizer), not twelve.
  * The status counts them (all page-locked,
- * all idle once the jobs are done), the budget charges exactly their bytes,
+ * all idle once the jobs are done), the budget charges exactly their bytes
+ * (the witness and the room for its packed form, czk_witness_packed_bytes),
  * evicting the circuit frees every one of them with its size, and the
  * budget returns to zero.
  *
@@ -66,6 +67,10 @@ typedef struct pin_be {
 } pin_be;
 
 static pin_be g_pin; /* one engine at a time */
+
+/* A witness buffer of n values where the backend offers host_alloc: the witness, and the room
+ * for its packed form (the engine packs witnesses for such a backend: czk_witness_pack) */
+#define PINNED_WB(n) ((uint64_t)(n)*32 + czk_witness_packed_bytes(n))
 
 static void pin_reset(unsigned device_ms) {
     memset(&g_pin, 0, sizeof g_pin);
@@ -227,7 +232,7 @@ static void test_reuse_pinned(void **state) {
     czk_err err;
     czk_assert_ok(czk_engine_preload(e, "test-8", true, NULL, NULL, &err), &err);
     czk_engine_status *s = et_status(e);
-    const uint64_t wb = (3 + 252) * 32; /* (3 inputs + 252 aux) × 32 bytes, the test-8 witness */
+    const uint64_t wb = PINNED_WB(3 + 252); /* 3 inputs + 252 aux: the test-8 witness */
     /* prefilled while loading: 1 synthesis worker + (queue 1) − 1 + 1 GPU worker */
     assert_int_equal(s->budget_witness_buffers, 2 * wb);
     assert_int_equal(g_pin.hb.allocs, 2);
@@ -337,7 +342,7 @@ static void test_prefill(void **state) {
     ev_log log;
     czk_engine *e = start_nodefer(1ull << 30, 20, &log);
     czk_err err;
-    const uint64_t wb = (3 + 252) * 32;
+    const uint64_t wb = PINNED_WB(3 + 252);
     czk_assert_ok(czk_engine_preload(e, "test-8", true, NULL, NULL, &err), &err);
     assert_int_equal(g_pin.hb.allocs, 4);
     assert_int_equal(g_pin.allocs_loading, 4); /* every one while the entry was still loading */
@@ -353,7 +358,7 @@ static void test_prefill(void **state) {
     assert_string_equal(x->load_stage, "");
     assert_int_equal(s->budget_witness_buffers, 4 * wb);
     czk_engine_status_free(s);
-    logged("srs test-8: 4 witness buffers (32640 bytes, page-locked) in ");
+    logged("srs test-8: 4 witness buffers (33920 bytes, page-locked) in ");
     const ev_rec *end = NULL;
     for (size_t i = 0; i < log.n && !end; i++)
         if (log.v[i].type == CZK_EV_SRS_LOAD_END) end = &log.v[i];
@@ -414,7 +419,7 @@ static void test_prefill(void **state) {
 static void test_prefill_bounded(void **state) {
     (void)state;
     czk_err err;
-    const uint64_t wb8 = (3 + 252) * 32, wb12 = (3 + 4092) * 32;
+    const uint64_t wb8 = PINNED_WB(3 + 252), wb12 = PINNED_WB(3 + 4092);
     /* the sizes of both entries, from an engine with room for everything */
     czk_engine *e = start_nodefer(1ull << 30, 0, NULL);
     czk_assert_ok(czk_engine_preload(e, "test-8", true, NULL, NULL, &err), &err);
@@ -435,7 +440,7 @@ static void test_prefill_bounded(void **state) {
     czk_assert_ok(czk_engine_preload(e, "test-8", true, NULL, NULL, &err), &err);
     assert_int_equal(allocs_of(wb8), 1);
     assert_int_equal(g_pin.allocs_loading, 5);
-    logged("srs test-8: 1 witness buffers (8160 bytes, page-locked) in ");
+    logged("srs test-8: 1 witness buffers (8480 bytes, page-locked) in ");
     logged("the pipeline holds up to 4, the budget had room for 1 ");
     s = et_status(e);
     x8 = find_srs(s, "test-8");

@@ -193,7 +193,7 @@ static void check_into(const czk_porep_witness *w) {
         memset(ba, round ? 0x00 : 0xee, na * fr + guard);
         memset(bi + ni * fr, 0x5a, guard);
         memset(ba + na * fr, 0x5a, guard);
-        czk_witness buf = {(czk_fr *)bi, (czk_fr *)ba, ni, na};
+        czk_witness buf = {(czk_fr *)bi, (czk_fr *)ba, ni, na, NULL};
         czk_assert_ok(czk_porep_witness_generate_into(&buf, &w->config, w, NULL, &err), &err);
         assert_ptr_equal(buf.inputs, bi);
         assert_ptr_equal(buf.aux, ba);
@@ -209,7 +209,7 @@ static void check_into(const czk_porep_witness *w) {
         }
     }
     /* one aux short: refused, naming counts and capacities, nothing past the buffer */
-    czk_witness small = {(czk_fr *)bi, (czk_fr *)ba, ni, na - 1};
+    czk_witness small = {(czk_fr *)bi, (czk_fr *)ba, ni, na - 1, NULL};
     memset(ba + (na - 1) * fr, 0x5a, fr + guard);
     assert_int_equal(czk_porep_witness_generate_into(&small, &w->config, w, NULL, &err),
                      CZK_ERR_INVALID_ARG);

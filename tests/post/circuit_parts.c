@@ -152,7 +152,7 @@ static void witness_equals_serial(const czk_post_config *cfg, uint64_t seed) {
         assert_witness_equal(&w, &ref);
         czk_witness_free(&w);
         czk_witness buf = {calloc(ref.num_inputs, sizeof(czk_fr)),
-                           calloc(ref.num_aux, sizeof(czk_fr)), ref.num_inputs, ref.num_aux};
+                           calloc(ref.num_aux, sizeof(czk_fr)), ref.num_inputs, ref.num_aux, NULL};
         czk_fr *bi = buf.inputs, *ba = buf.aux;
         czk_assert_ok(czk_post_witness_generate_into(&buf, cfg, pw, pools[p], NULL, &err), &err);
         assert_ptr_equal(buf.inputs, bi);

@@ -237,7 +237,7 @@ static void same_as_serial(pc c) {
         /* into the caller's arrays, exactly the size */
         czk_witness buf = {calloc(wref.num_inputs, sizeof(czk_fr)),
                            calloc(wref.num_aux ? wref.num_aux : 1, sizeof(czk_fr)), wref.num_inputs,
-                           wref.num_aux};
+                           wref.num_aux, NULL};
         czk_fr *bi = buf.inputs, *ba = buf.aux;
         czk_assert_ok(czk_cs_witness_parts_into(&buf, &parts, pools[p], NULL, &err), &err);
         assert_ptr_equal(buf.inputs, bi);
@@ -370,12 +370,12 @@ static void test_buffers_too_small(void **state) {
     for (int k = 0; k < 8; k++)
         aux[na + k] = guard;
     s = c;
-    czk_witness b0 = {in, aux, ni, na};
+    czk_witness b0 = {in, aux, ni, na, NULL};
     assert_int_equal(czk_cs_witness_into(&b0, serial_fn, &s, NULL, &e0), CZK_ERR_INVALID_ARG);
     for (int p = 0; p < NPOOLS; p++) {
         pc q = c;
         czk_cs_parts parts = parts_of(&q);
-        czk_witness b1 = {in, aux, ni, na};
+        czk_witness b1 = {in, aux, ni, na, NULL};
         assert_int_equal(czk_cs_witness_parts_into(&b1, &parts, pools[p], NULL, &e1),
                          CZK_ERR_INVALID_ARG);
         assert_string_equal(e1.msg, e0.msg);
