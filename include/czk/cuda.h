@@ -87,11 +87,7 @@ typedef struct czk_cuda_ctx czk_cuda_ctx;
  * 2^22 points, XYZZ below), xyzz, affine, hybrid or a variant number 0..6;
  * CZK_CUDA_MSM_SLOTS = 1 (one batch-affine window at a time) or 2 (two at every
  * size; default: two from 2^22 points where they fit); CZK_CUDA_MSM_CHUNK (XYZZ
- * chunk length); CZK_CUDA_MSM_F64 = off (default), inv-y, inv-run-y, inv-lam-y
- * or all (which of the G1 batch-affine backward pass's products run on the
- * FP64 pipe, src/cuda/field_f64.cuh and msm_affine.cuh) and CZK_CUDA_NTT_F64 =
- * 0 (default) or 1 (the NTT passes' products on the FP64 pipe); results are
- * the same bytes either way. See src/cuda/ntt.cu and src/cuda/msm.cuh.
+ * chunk length). See src/cuda/ntt.cu and src/cuda/msm.cuh.
  * Args: device  0 .. czk_cuda_device_count()−1.
  * Out:  *out    the context (czk_cuda_ctx_destroy); NULL on failure, when
  *               whatever was made is freed again.

@@ -54,10 +54,6 @@ struct czk_cuda_ctx {
     int msm_sparse_acc;          /* CZK_CUDA_MSM_SPARSE_ACC: the others' accumulation on the
                                     sparse path, −1 = msm_acc (msm.cuh) */
     int msm_sparse_c;            /* CZK_CUDA_MSM_SPARSE_C: their window size, 0 = msm_c */
-    int msm_f64;                 /* CZK_CUDA_MSM_F64: the batch-affine backward pass's products on
-                                    the FP64 pipe, a BA_F64_* mix (msm_affine.cuh), 0 = none */
-    int ntt_f64;                 /* CZK_CUDA_NTT_F64: the NTT passes' Fr products on the FP64
-                                    pipe (ntt.cu), 0 = no */
     unsigned msm_digit_group;    /* CZK_CUDA_MSM_DIGITS: windows whose digits are made together,
                                     0 = all, or two where that lets slot 1 fit (msm.cuh) */
     czkg::fr *twist[2][29];      /* ω_M^e, e < M = 2^k, made on first use (ntt.cu) */

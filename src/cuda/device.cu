@@ -174,16 +174,6 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
     v = 0;
     if ((st = czk_cuda_env_range("ctx_create", "CZK_CUDA_MSM_SPARSE_C", 6, 22, &v, err))) return st;
     ctx->msm_sparse_c = (int)v;
-    /* the FP64 pipe (field_f64.cuh): the batch-affine backward pass's products by a mix of
-     * msm_affine.cuh's BA_F64_* bits (inv-y: 1/d and y3; inv-run-y: and 1/c; inv-lam-y: 1/d, λ,
-     * y3; all), the NTT passes' Fr products (on / off) */
-    static const char *const f64_mix[] = {"off", "inv-y", "inv-run-y", "inv-lam-y", "all"};
-    static const int f64_mix_v[] = {0, 17, 19, 21, 31};
-    static const char *const onoff[] = {"0", "1"};
-    static const int onoff_v[] = {0, 1};
-    if ((st = env_choice("CZK_CUDA_MSM_F64", f64_mix, f64_mix_v, 5, &ctx->msm_f64, err)) ||
-        (st = env_choice("CZK_CUDA_NTT_F64", onoff, onoff_v, 2, &ctx->ntt_f64, err)))
-        return st;
     const char *lg = getenv("CZK_CUDA_MSM_LOG"); /* benchmarks: what the large MSMs chose */
     ctx->msm_log = lg && !strcmp(lg, "1");
     return ntt_tables_init(ctx, err);
@@ -302,16 +292,6 @@ extern "C" void czk_cuda_set_msm_acc(czk_cuda_ctx *ctx, int variant) {
 
 extern "C" int czk_cuda_msm_acc(const czk_cuda_ctx *ctx) {
     return ctx->msm_acc;
-}
-
-extern "C" void czk_cuda_set_msm_f64(czk_cuda_ctx *ctx, int mix) {
-    ctx->msm_f64 = mix;
-}
-extern "C" int czk_cuda_msm_f64(const czk_cuda_ctx *ctx) {
-    return ctx->msm_f64;
-}
-extern "C" void czk_cuda_set_ntt_f64(czk_cuda_ctx *ctx, int on) {
-    ctx->ntt_f64 = on != 0;
 }
 
 extern "C" void czk_cuda_set_msm_strip(czk_cuda_ctx *ctx, uint32_t strip) {

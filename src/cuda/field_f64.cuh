@@ -30,6 +30,18 @@
  * for Fp (m < R/8); the result is reduced once like the other forms' and is
  * fully reduced. Each column holds at most 4D terms below 2^52: < 2^57.
  *
+ * Measured (bench/GPU.md, fourteenth run, H100 SXM; sm_90 like the H200):
+ * slower than the even/odd integer form, so no kernel uses it; it stays as
+ * a rates row (bench_gpu) and a tested base for other limb designs. Fp
+ * 2.32e10 products/s against mul_eo's 2.68e10 (876 instructions a product:
+ * 264 DFMA, 156 DADD, 316 IADD3; the even/odd form 452, of them 314 IMAD),
+ * Fr 5.31e10 against 5.15e10; one chain of each form in a thread 2.66e10 /
+ * 5.64e10, alternate warps 2.55e10 / 5.52e10 — the two pipes do not add up.
+ * The batch-affine backward pass with its products on this form (1, 2, 3 or
+ * all 5 of a pair's) ran 543–632 ms against 391 at 2^27 (172–178 registers
+ * against 128: one block of 256 per SM instead of two), the NTT 2^27 47.7
+ * ms against 44.1.
+ *
  * On the host (tests without a GPU) the two FMAs are emulated exactly with
  * 128-bit integers, so field.cuh's host checks run this code too; the
  * floating-point facts it rests on (fma_rz(a, b, 2^E) = 2^E + ⌊ab/2^(E−52)⌋

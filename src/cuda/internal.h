@@ -75,13 +75,6 @@ int czk_cuda_msm_acc(const czk_cuda_ctx *ctx);
 /* Outputs per thread of the batch-affine levels (msm_affine.cuh), 0 = chosen per level (tests:
  * strips that cross many buckets at small sizes). */
 void czk_cuda_set_msm_strip(czk_cuda_ctx *ctx, uint32_t strip);
-/* The batch-affine backward pass's products on the FP64 pipe (G1; msm_affine.cuh): a mix of the
- * BA_F64_* bits, 0 = none; CZK_CUDA_MSM_F64 = off, inv-y (17), inv-run-y (19), inv-lam-y (21),
- * all (31); a mix without a kernel of its own runs as 0. The NTT passes' Fr products on the FP64
- * pipe (CZK_CUDA_NTT_F64 = 0 / 1). Proofs are the same either way (tests, benchmarks). */
-void czk_cuda_set_msm_f64(czk_cuda_ctx *ctx, int mix);
-int czk_cuda_msm_f64(const czk_cuda_ctx *ctx);
-void czk_cuda_set_ntt_f64(czk_cuda_ctx *ctx, int on);
 /* The hybrid's bucket size where the batch-affine levels stop and XYZZ sums the rest
  * (CZK_CUDA_MSM_ACC_HYBRID; 2..64, 0 = the default 8); others are ignored (benchmarks). */
 void czk_cuda_set_msm_hybrid_k(czk_cuda_ctx *ctx, uint32_t k);
@@ -131,14 +124,6 @@ CZK_NODISCARD czk_status czk_cuda_msm_affine_emulate(const blst_p1_affine *bases
                                                      size_t n, uint32_t B, uint32_t K,
                                                      uint32_t strip, uint32_t blocks,
                                                      blst_p1 *buckets, czk_err *err);
-/* The same with the backward pass's products on the FP64 form: mix 17 (1/d and y3) or 31 (all)
- * of msm_affine.cuh's BA_F64_* bits (CZK_ERR_INVALID_ARG for others). */
-CZK_NODISCARD czk_status czk_cuda_msm_affine_emulate_f64(const blst_p1_affine *bases,
-                                                         const uint32_t *skeys,
-                                                         const uint32_t *sidx, size_t n,
-                                                         uint32_t B, uint32_t K, uint32_t strip,
-                                                         uint32_t blocks, int mix,
-                                                         blst_p1 *buckets, czk_err *err);
 /* The same on G2 (the levels over Fp2, msm_affine.cuh's ba_fp2). */
 CZK_NODISCARD czk_status czk_cuda_msm_affine_emulate_g2(const blst_p2_affine *bases,
                                                         const uint32_t *skeys, const uint32_t *sidx,

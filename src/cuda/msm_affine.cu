@@ -44,9 +44,8 @@ template <class F> void emulate_inv(F *tot, F *tmp, uint32_t total, uint32_t T, 
     }
 }
 
-/* The window over F (G1: ba_fp, G2: ba_fp2); HA, HP: blst's affine and projective types; MIX:
- * the backward pass's products on the FP64 form (BA_F64_*, G1). */
-template <class F, class HA, class HP, int MIX = 0>
+/* The window over F (G1: ba_fp, G2: ba_fp2); HA, HP: blst's affine and projective types. */
+template <class F, class HA, class HP>
 czk_status emulate(const HA *bases, const uint32_t *skeys, const uint32_t *sidx, size_t n64,
                    uint32_t B, uint32_t K, uint32_t strip, uint32_t blocks, HP *buckets,
                    czk_err *err) {
@@ -126,7 +125,7 @@ czk_status emulate(const HA *bases, const uint32_t *skeys, const uint32_t *sidx,
                 ba_forward(L, t);
             emulate_inv<F>(tot.data(), tmp.data(), sum, strip, blocks);
             for (uint32_t t = 0; t < S; t++)
-                ba_backward<F, MIX>(L, t);
+                ba_backward(L, t);
         }
         ba_final_args<F> fa;
         memset(&fa, 0, sizeof fa);
@@ -156,24 +155,6 @@ extern "C" czk_status czk_cuda_msm_affine_emulate(const blst_p1_affine *bases,
                                                   size_t n, uint32_t B, uint32_t K, uint32_t strip,
                                                   uint32_t blocks, blst_p1 *buckets, czk_err *err) {
     return emulate<ba_fp>(bases, skeys, sidx, n, B, K, strip, blocks, buckets, err);
-}
-
-extern "C" czk_status czk_cuda_msm_affine_emulate_f64(const blst_p1_affine *bases,
-                                                      const uint32_t *skeys, const uint32_t *sidx,
-                                                      size_t n, uint32_t B, uint32_t K,
-                                                      uint32_t strip, uint32_t blocks, int mix,
-                                                      blst_p1 *buckets, czk_err *err) {
-    switch (mix) {
-    case BA_F64_MIXES[1]:
-        return emulate<ba_fp, blst_p1_affine, blst_p1, BA_F64_MIXES[1]>(bases, skeys, sidx, n, B, K,
-                                                                        strip, blocks, buckets, err);
-    case BA_F64_MIXES[4]:
-        return emulate<ba_fp, blst_p1_affine, blst_p1, BA_F64_MIXES[4]>(bases, skeys, sidx, n, B, K,
-                                                                        strip, blocks, buckets, err);
-    default:
-        return czk_errf(err, CZK_ERR_INVALID_ARG, "msm affine emulate: FP64 mix %d (17 or 31)",
-                        mix);
-    }
 }
 
 extern "C" czk_status czk_cuda_msm_affine_emulate_g2(const blst_p2_affine *bases,

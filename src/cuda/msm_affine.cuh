@@ -83,7 +83,6 @@
 #include <cub/device/device_scan.cuh>
 
 #include <string.h>
-#include <type_traits>
 
 namespace czkg {
 
@@ -212,25 +211,8 @@ template <class F> CZK_HD F ba_den(const ba_level<F> &L, const ba_slot &s) {
     return d;
 }
 
-/*
- * The backward pass's multiplications on the FP64 pipe (field_f64.cuh; G1 only): MIX is a set of
- * these bits, each moving one product of a pair from the even/odd integer form to MUL_F64, so
- * that the integer multiplier and the FP64 pipe share the pass (ctx->msm_f64).
- */
-enum { BA_F64_INV = 1, BA_F64_RUN = 2, BA_F64_LAM = 4, BA_F64_SQR = 8, BA_F64_Y = 16 };
-/* The MIX values with a backward kernel (others run as 0). */
-constexpr int BA_F64_MIXES[] = {0, BA_F64_INV | BA_F64_Y, BA_F64_INV | BA_F64_RUN | BA_F64_Y,
-                                BA_F64_INV | BA_F64_LAM | BA_F64_Y, 31};
-
-template <int MIX, int BIT, class F> CZK_HD F ba_mul(const F &a, const F &b) {
-    if constexpr ((MIX & BIT) != 0 && std::is_same<F, ba_fp>::value)
-        return F::mul_f64(a, b);
-    else
-        return a * b;
-}
-
 /* p + q given the case and inv = 1/d. */
-template <int MIX = 0, class F>
+template <class F>
 CZK_HD affine<F> ba_apply(int cs, const affine<F> &p, const affine<F> &q, const F &inv) {
     if (cs == BA_LEFT) return p;
     if (cs == BA_RIGHT) return q;
@@ -242,15 +224,10 @@ CZK_HD affine<F> ba_apply(int cs, const affine<F> &p, const affine<F> &q, const 
         F xx = p.x.sqr();
         num = xx + xx + xx;
     }
-    const F lam = ba_mul<MIX, BA_F64_LAM>(num, inv);
+    const F lam = num * inv;
     affine<F> r;
-    F l2;
-    if constexpr ((MIX & BA_F64_SQR) != 0)
-        l2 = ba_mul<MIX, BA_F64_SQR>(lam, lam);
-    else
-        l2 = lam.sqr();
-    r.x = l2 - p.x - q.x; /* q.x = p.x when doubling */
-    r.y = ba_mul<MIX, BA_F64_Y>(lam, p.x - r.x) - p.y;
+    r.x = lam.sqr() - p.x - q.x; /* q.x = p.x when doubling */
+    r.y = lam * (p.x - r.x) - p.y;
     return r;
 }
 
@@ -283,7 +260,7 @@ template <class F> CZK_HD void ba_forward(const ba_level<F> &L, uint32_t t) {
 }
 
 /* Step 4 for strip t (L.tot[t] holds 1/c_{n−1}). */
-template <class F, int MIX = 0> CZK_HD void ba_backward(const ba_level<F> &L, uint32_t t) {
+template <class F> CZK_HD void ba_backward(const ba_level<F> &L, uint32_t t) {
     uint32_t o0 = 0;
     const uint32_t n = ba_strip(L, t, o0);
     if (!n) return;
@@ -303,10 +280,9 @@ template <class F, int MIX = 0> CZK_HD void ba_backward(const ba_level<F> &L, ui
             q = ba_point(L, s.i + 1);
             cs = ba_case(p, q, d);
         }
-        const F inv = k ? ba_mul<MIX, BA_F64_INV>(inv_c, ld_hd(L.pre + (size_t)(k - 1) * L.S + t))
-                        : inv_c;
-        if (k) inv_c = ba_mul<MIX, BA_F64_RUN>(inv_c, d);
-        st_hd(s.done ? L.fin + (size_t)b * L.K + s.j : L.out + o, ba_apply<MIX>(cs, p, q, inv));
+        const F inv = k ? inv_c * ld_hd(L.pre + (size_t)(k - 1) * L.S + t) : inv_c;
+        if (k) inv_c = inv_c * d;
+        st_hd(s.done ? L.fin + (size_t)b * L.K + s.j : L.out + o, ba_apply(cs, p, q, inv));
     }
 }
 
@@ -411,35 +387,9 @@ template <class F> __global__ void __launch_bounds__(BA_THREADS) ba_forward_kern
     if (t < L.S) ba_forward(L, t);
 }
 
-template <class F, int MIX>
-__global__ void __launch_bounds__(BA_THREADS) ba_backward_kernel(ba_level<F> L) {
+template <class F> __global__ void __launch_bounds__(BA_THREADS) ba_backward_kernel(ba_level<F> L) {
     const uint32_t t = blockIdx.x * BA_THREADS + threadIdx.x;
-    if (t < L.S) ba_backward<F, MIX>(L, t);
-}
-
-/* The backward kernel of mix (G1: one of BA_F64_MIXES, else 0; G2: 0). */
-template <class F> inline void ba_backward_launch(int mix, unsigned grid, cudaStream_t s,
-                                                  const ba_level<F> &L) {
-    if constexpr (std::is_same<F, ba_fp>::value) {
-        switch (mix) {
-        case BA_F64_MIXES[1]:
-            ba_backward_kernel<F, BA_F64_MIXES[1]><<<grid, BA_THREADS, 0, s>>>(L);
-            return;
-        case BA_F64_MIXES[2]:
-            ba_backward_kernel<F, BA_F64_MIXES[2]><<<grid, BA_THREADS, 0, s>>>(L);
-            return;
-        case BA_F64_MIXES[3]:
-            ba_backward_kernel<F, BA_F64_MIXES[3]><<<grid, BA_THREADS, 0, s>>>(L);
-            return;
-        case BA_F64_MIXES[4]:
-            ba_backward_kernel<F, BA_F64_MIXES[4]><<<grid, BA_THREADS, 0, s>>>(L);
-            return;
-        default:
-            break;
-        }
-    }
-    (void)mix;
-    ba_backward_kernel<F, 0><<<grid, BA_THREADS, 0, s>>>(L);
+    if (t < L.S) ba_backward(L, t);
 }
 
 /* Step 3 over ⌈*total/T⌉ strip totals, gridDim.x blocks of NT threads (every thread of a block). */
@@ -496,7 +446,7 @@ inline uint32_t ba_strip_len(uint64_t bound, int sm_count, uint32_t forced) {
 template <class F> struct ba_state {
     using A = affine<F>;
     uint32_t n = 0, B = 0, K = 0, strip = 0;
-    int sm_count = 0, f64 = 0; /* f64: the backward pass's BA_F64_* mix (ctx->msm_f64) */
+    int sm_count = 0;
     dev_buf<A> buf[2], fin;
     dev_buf<F> pre, tot, tmp;
     dev_buf<uint32_t> m0, cnt, os[2], max_m;
@@ -507,7 +457,6 @@ template <class F> struct ba_state {
     czk_status init(czk_cuda_ctx *ctx, uint32_t n_, uint32_t B_, uint32_t K_, const char *nm,
                     czk_err *err) {
         n = n_, B = B_, K = K_, strip = ctx->msm_strip, sm_count = ctx->sm_count;
-        f64 = ctx->msm_f64;
         cudaStream_t s = ctx->stream;
         uint64_t bufsz[2] = {1, 1}, pre_n = 1, tot_n = 1;
         for (uint32_t l = 0; l < 32; l++) {
@@ -597,7 +546,7 @@ template <class F> struct ba_state {
                 <<<(unsigned)(g < gmax ? g : gmax), NT, 0, s>>>(tot, tmp, os[l & 1].p + B, T);
             CZK_LAUNCH("msm_%s affine: batch inversion, window %u level %u", nm, w, l);
             tick(2);
-            ba_backward_launch<F>(f64, grid_for(S, BA_THREADS), s, L);
+            ba_backward_kernel<F><<<grid_for(S, BA_THREADS), BA_THREADS, 0, s>>>(L);
             CZK_LAUNCH("msm_%s affine: backward pass, window %u level %u", nm, w, l);
             tick(3);
         }

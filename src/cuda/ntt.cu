@@ -21,8 +21,6 @@
  * to split where the allocation fails.
  * Butterflies whose twiddle is 1 skip the multiplication where a whole warp
  * shares it (the first stages of a pass: ~7% of the multiplications).
- * With CZK_CUDA_NTT_F64=1 the passes multiply on the FP64 pipe (MUL_F64,
- * field_f64.cuh: 5 limbs of 52 bits), the same values.
  *
  * Scalings are folded into the passes: 1/N and the coset factor g^i into the
  * bit-reversal pass (they act on the input), g^−i into the last pass's store
@@ -85,15 +83,6 @@ template <class F> __device__ __forceinline__ void st_fr(fr *p, const F &r) {
     uint4 *q = reinterpret_cast<uint4 *>(p);
     q[0] = make_uint4(r.v[0], r.v[1], r.v[2], r.v[3]);
     q[1] = make_uint4(r.v[4], r.v[5], r.v[6], r.v[7]);
-}
-
-/* x in the multiplication form F (the same limbs). */
-template <class F> __device__ __forceinline__ F as_form(const fr &x) {
-    F r;
-#pragma unroll
-    for (int w = 0; w < 8; w++)
-        r.v[w] = x.v[w];
-    return r;
 }
 
 /* Pre-scaling of the bit-reversal pass. */
@@ -251,7 +240,7 @@ __global__ void __launch_bounds__(ntt_threads<BE>())
         F x = ld_fr<F>(data + idx);
         if (!DIF && s0 > 0)
             x = x * twist_factor<KS, F>(lo, m, s0, tw_lo, tw_hi, tw_direct, half_log);
-        if (DIF && pre_on) x = x * as_form<F>(pre_c);
+        if (DIF && pre_on) x = x * F(pre_c);
         unsigned at = padded(g * GS + m);
 #pragma unroll
         for (int w = 0; w < 8; w++)
@@ -408,20 +397,18 @@ double now_ms() {
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
-/* The passes' Fr with its products on the FP64 pipe (field_f64.cuh; ctx->ntt_f64). */
-using fr_f64 = mont<with_mul<fr_params, MUL_F64>>;
-template <int BE, bool DIF, class F = fr> struct passes {
+template <int BE, bool DIF> struct passes {
     static constexpr pass_fn P[11] = {nullptr,
-                                      ntt_pass<1, F, BE, DIF>,
-                                      ntt_pass<2, F, BE, DIF>,
-                                      ntt_pass<3, F, BE, DIF>,
-                                      ntt_pass<4, F, BE, DIF>,
-                                      ntt_pass<5, F, BE, DIF>,
-                                      ntt_pass<6, F, BE, DIF>,
-                                      ntt_pass<7, F, BE, DIF>,
-                                      ntt_pass<8, F, BE, DIF>,
-                                      ntt_pass<9, F, BE, DIF>,
-                                      ntt_pass<10, F, BE, DIF>};
+                                      ntt_pass<1, fr, BE, DIF>,
+                                      ntt_pass<2, fr, BE, DIF>,
+                                      ntt_pass<3, fr, BE, DIF>,
+                                      ntt_pass<4, fr, BE, DIF>,
+                                      ntt_pass<5, fr, BE, DIF>,
+                                      ntt_pass<6, fr, BE, DIF>,
+                                      ntt_pass<7, fr, BE, DIF>,
+                                      ntt_pass<8, fr, BE, DIF>,
+                                      ntt_pass<9, fr, BE, DIF>,
+                                      ntt_pass<10, fr, BE, DIF>};
 };
 
 /* One pass of ks stages over 2^log_n elements with BE elements per block. */
@@ -429,9 +416,8 @@ template <int BE>
 cudaError_t launch_pass(bool dif, unsigned ks, fr *data, unsigned log_n, unsigned s0,
                         const fr *w1024, const fr *tw_lo, const fr *tw_hi, const fr *direct,
                         unsigned half_log, const fr *post_lo, const fr *post_hi, int post_rev,
-                        fr pre_c, int pre_on, cudaStream_t s, bool f64) {
-    const pass_fn k = f64 ? (dif ? passes<BE, true, fr_f64>::P[ks] : passes<BE, false, fr_f64>::P[ks])
-                          : (dif ? passes<BE, true>::P[ks] : passes<BE, false>::P[ks]);
+                        fr pre_c, int pre_on, cudaStream_t s) {
+    const pass_fn k = dif ? passes<BE, true>::P[ks] : passes<BE, false>::P[ks];
     cudaError_t e = cudaFuncSetAttribute(
         (const void *)k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)ntt_smem<BE>());
     if (e != cudaSuccess) return e;
@@ -516,8 +502,7 @@ czk_status ntt_run(czk_cuda_ctx *ctx, fr *data, unsigned log_n, int inv, int pre
         const int pre_on = dif && first && pre_mode == SCALE_CONST;
         CZK_CU(launch_pass<NTT_BLOCK>(dif, ks, data, log_n, ps0, ctx->w1024[inv],
                                       ctx->omega_lo[inv], ctx->omega_hi[inv], direct, half_log, plo,
-                                      phi, post_rev ? 1 : 0, pre_c, pre_on, ctx->stream,
-                                      ctx->ntt_f64 != 0),
+                                      phi, post_rev ? 1 : 0, pre_c, pre_on, ctx->stream),
                "%s 2^%u: pass %u (%u stages)", what, log_n, p, ks);
         if (prof) {
             CZK_CU(cudaStreamSynchronize(ctx->stream), "%s: synchronize", what);

@@ -160,12 +160,8 @@ static void test_ntt(void **state) {
     NEED_GPU();
     static const unsigned sizes[] = {1, 2, 5, 8, 10, 11, 13, 16, 19, 21};
     czk_err err;
-    /* every size with the passes' products in the integer form, then on the FP64 pipe
-     * (CZK_CUDA_NTT_F64) */
-    for (size_t si = 0; si < 2 * (sizeof sizes / sizeof *sizes); si++) {
-        const int f64 = si >= sizeof sizes / sizeof *sizes;
-        czk_cuda_set_ntt_f64(ctx, f64);
-        unsigned log_n = sizes[si % (sizeof sizes / sizeof *sizes)];
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+        unsigned log_n = sizes[si];
         size_t n = (size_t)1 << log_n;
         czk_fr *x = xmalloc(n * sizeof *x), *want = xmalloc(n * sizeof *x),
                *got = xmalloc(n * sizeof *x);
@@ -185,13 +181,12 @@ static void test_ntt(void **state) {
             czk_assert_ok(czk_cuda_ntt(ctx, d, log_n, kind, &err), &err);
             czk_assert_ok(czk_cuda_download(ctx, got, d, n * sizeof *x, &err), &err);
             char what[64];
-            snprintf(what, sizeof what, "ntt 2^%u kind %d%s", log_n, kind, f64 ? " (f64)" : "");
+            snprintf(what, sizeof what, "ntt 2^%u kind %d", log_n, kind);
             assert_frs_equal(got, want, n, what);
         }
         czk_cuda_free(ctx, d);
         free(x), free(want), free(got);
     }
-    czk_cuda_set_ntt_f64(ctx, getenv("CZK_CUDA_NTT_F64") && !strcmp(getenv("CZK_CUDA_NTT_F64"), "1"));
 }
 
 /* The FP64 multiplication form (field_f64.cuh) against the even/odd form on the device, 2^22
@@ -288,20 +283,16 @@ static void test_h(void **state) {
             czk_assert_ok(czk_cuda_download(ctx, in[k], dev[k], n * sizeof(czk_fr), &err), &err);
         }
         czk_fr *got = xmalloc(n * sizeof *got);
-        /* six transforms, seven, six with the FP64 products (CZK_CUDA_NTT_F64) */
-        for (int form = 0; form < 3; form++) {
-            czk_cuda_ctx *c = form == 1 ? ctx7 : ctx;
-            czk_cuda_set_ntt_f64(ctx, form == 2);
+        for (int form = 0; form < 2; form++) {
+            czk_cuda_ctx *c = form ? ctx7 : ctx;
             for (int k = 0; form && k < 3; k++)
                 czk_assert_ok(czk_cuda_upload(c, dev[k], in[k], n * sizeof(czk_fr), &err), &err);
             czk_assert_ok(czk_cuda_h(c, dev[0], dev[1], dev[2], log_n, &err), &err);
             czk_assert_ok(czk_cuda_download(c, got, dev[0], n * sizeof *got, &err), &err);
             char what[48];
-            snprintf(what, sizeof what, "h 2^%u, %s transforms%s", log_n,
-                     form == 1 ? "seven" : "six", form == 2 ? " (f64)" : "");
+            snprintf(what, sizeof what, "h 2^%u, %s transforms", log_n, form ? "seven" : "six");
             assert_frs_equal(got, abc[0], n, what);
         }
-        czk_cuda_set_ntt_f64(ctx, 0);
         free(got);
         for (int k = 0; k < 3; k++) {
             free(abc[k]);
@@ -754,19 +745,6 @@ static void test_msm_g1_affine(void **state) {
             czk_cuda_free(ctx, scratch);
         }
         czk_cuda_set_msm_slots(ctx, 0);
-        /* the backward pass's products on the FP64 pipe, each mix with a kernel (CZK_CUDA_MSM_F64):
-         * exceptional pairs, one wide bucket, the witness mix */
-        static const int f64_mix[] = {17, 19, 21, 31};
-        const int mix_saved = czk_cuda_msm_f64(ctx);
-        for (size_t m = 0; v < 2 && m < sizeof f64_mix / sizeof *f64_mix; m++) {
-            czk_cuda_set_msm_f64(ctx, f64_mix[m]);
-            check_msm(false, 1000, MIX_UNIFORM, 1, seed++);
-            check_msm(false, (1u << 16) + 3, MIX_UNIFORM, 3, seed++);
-            check_msm(false, 1u << 16, MIX_ALL_TWO, 2, seed++);
-            check_msm(false, 1u << 20, MIX_WITNESS, 0, seed++);
-            check_msm(false, 1u << 20, MIX_UNIFORM, 0, seed++);
-        }
-        czk_cuda_set_msm_f64(ctx, mix_saved);
     }
     czk_cuda_set_msm_acc(ctx, saved);
 }
@@ -970,29 +948,21 @@ static void check_affine_emulated_in(bool g2, enum ba_kind kind, uint32_t n, uin
         }
     }
     static const uint32_t cfg[][3] = {{1, 1, 1}, {1, 3, 3}, {2, 16, 1}, {8, 3, 2}, {1, 32, 5}};
-    /* G1 also with the backward pass's products on the FP64 form (mixes 17 and 31) */
-    static const int mixes[3] = {0, 17, 31};
-    for (size_t c = 0; c < (g2 ? 1 : 3) * (sizeof cfg / sizeof cfg[0]); c++) {
-        const size_t ci = c % (sizeof cfg / sizeof cfg[0]);
-        const int mix = mixes[c / (sizeof cfg / sizeof cfg[0])];
+    for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
         memset(got, 0x77, B * psz);
         czk_assert_ok(g2 ? czk_cuda_msm_affine_emulate_g2((const blst_p2_affine *)bases, skeys,
-                                                          sidx, n, B, cfg[ci][0], cfg[ci][1],
-                                                          cfg[ci][2], (blst_p2 *)got, &err)
-                    : mix ? czk_cuda_msm_affine_emulate_f64((const blst_p1_affine *)bases, skeys,
-                                                            sidx, n, B, cfg[ci][0], cfg[ci][1],
-                                                            cfg[ci][2], mix, (blst_p1 *)got, &err)
-                          : czk_cuda_msm_affine_emulate((const blst_p1_affine *)bases, skeys, sidx,
-                                                        n, B, cfg[ci][0], cfg[ci][1], cfg[ci][2],
-                                                        (blst_p1 *)got, &err),
+                                                          sidx, n, B, cfg[c][0], cfg[c][1],
+                                                          cfg[c][2], (blst_p2 *)got, &err)
+                         : czk_cuda_msm_affine_emulate((const blst_p1_affine *)bases, skeys, sidx,
+                                                       n, B, cfg[c][0], cfg[c][1], cfg[c][2],
+                                                       (blst_p1 *)got, &err),
                       &err);
         for (uint32_t b = 0; b < B; b++) {
             const void *x = got + b * psz, *y = want + b * psz;
             if (g2 ? !blst_p2_is_equal(x, y) : !blst_p1_is_equal(x, y))
                 fail_msg("emulated batch-affine buckets, %s, %s, n=%u B=%u K=%u strip=%u "
-                         "blocks=%u FP64 mix %d: bucket %u differs from the blst sum",
-                         g2 ? "G2" : "G1", BA_KIND[kind], n, B, cfg[ci][0], cfg[ci][1],
-                         cfg[ci][2], mix, b);
+                         "blocks=%u: bucket %u differs from the blst sum",
+                         g2 ? "G2" : "G1", BA_KIND[kind], n, B, cfg[c][0], cfg[c][1], cfg[c][2], b);
         }
     }
     free(pool), free(bases), free(e), free(skeys), free(sidx), free(want), free(got);
@@ -1458,12 +1428,11 @@ static void test_errors(void **state) {
     czk_cuda_free(ctx, d);
     assert_int_equal(czk_cuda_ctx_create(&(czk_cuda_ctx *){NULL}, 1000, &err), CZK_ERR_INVALID_ARG);
     /* a tunable with a value outside its set (the caller's value restored after) */
-    static const char *vars[10] = {"CZK_CUDA_NTT_TWIST",    "CZK_CUDA_H_ORDER",
-                                   "CZK_CUDA_MSM_ACC",      "CZK_CUDA_H_TRANSFORMS",
-                                   "CZK_CUDA_MSM_DIGITS",   "CZK_CUDA_MSM_SPARSE_ACC",
-                                   "CZK_CUDA_MSM_SPARSE_C", "CZK_CUDA_MSM_G2_AFFINE_LOG",
-                                   "CZK_CUDA_MSM_F64",      "CZK_CUDA_NTT_F64"};
-    for (int v = 0; v < 10; v++) {
+    static const char *vars[8] = {"CZK_CUDA_NTT_TWIST",    "CZK_CUDA_H_ORDER",
+                                  "CZK_CUDA_MSM_ACC",      "CZK_CUDA_H_TRANSFORMS",
+                                  "CZK_CUDA_MSM_DIGITS",   "CZK_CUDA_MSM_SPARSE_ACC",
+                                  "CZK_CUDA_MSM_SPARSE_C", "CZK_CUDA_MSM_G2_AFFINE_LOG"};
+    for (int v = 0; v < 8; v++) {
         const char *old = getenv(vars[v]);
         char *saved = old ? strdup(old) : NULL;
         setenv(vars[v], "bogus", 1);
