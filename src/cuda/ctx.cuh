@@ -72,6 +72,15 @@ struct czk_cuda_ctx {
 
 namespace czkg {
 
+/* splitmix64 (Steele, Lea, Flood 2014): the step then the finalizer; inputs of device tests and
+ * benchmarks. */
+CZK_HD uint64_t splitmix64(uint64_t z) {
+    z += 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
 czk_status cuda_fail(czk_err *err, cudaError_t e, const char *step);
 
 #define CZK_CU(call, ...)                                                                          \

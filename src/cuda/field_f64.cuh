@@ -172,7 +172,7 @@ template <class P> struct f64_mont {
     CZK_HD static constexpr int imin(int a, int b) {
         return a < b ? a : b;
     }
-    /* Low halves in column k: the products', the rounds' q·m_j for j >= 1, the partial round's j = 0. */
+    /* Low halves in column k: products', rounds' q·m_j (j >= 1), the partial round's q·m_0. */
     CZK_HD static constexpr uint64_t n_lo(int k) {
         return (uint64_t)(diag(k) + span(imax(0, k - D + 1), imin(D - 1, k - 1)) +
                           (PARTIAL && k == D - 1 ? 1 : 0));

@@ -90,7 +90,8 @@ czk_status check_fp(rng64 &r, unsigned rounds, czk_err *err) {
         if (!same(E, fp::mul_f64(a, b)))
             return czk_errf(err, CZK_ERR_INTERNAL, "fp mul_f64 round %u", it);
         /* the FP64 form takes inputs below 2p (add_nr), like mul_eo */
-        if (!same(fp::mul_eo(fp::add_nr(a, fp::one().neg()), b), fp::mul_f64(fp::add_nr(a, fp::one().neg()), b)))
+        if (!same(fp::mul_eo(fp::add_nr(a, fp::one().neg()), b),
+                  fp::mul_f64(fp::add_nr(a, fp::one().neg()), b)))
             return czk_errf(err, CZK_ERR_INTERNAL, "fp mul_f64 of an input above p, round %u", it);
         blst_fp_add(&E, &A, &B);
         if (!same(E, a + b)) return czk_errf(err, CZK_ERR_INTERNAL, "fp add round %u", it);
@@ -615,7 +616,8 @@ template <int LB> bool check_f64_split(rng64 &r, unsigned rounds, unsigned *bad_
         fesetround(mode);
         const bool ok = t == f64_fma_rz_pow2(a, b, C) && f64_bits(t) == f64_bits(C) + hi &&
                         l[0] == l[1] && l[0] == f64_fma_exact(a, b, s) &&
-                        f64_bits(l[0]) == f64_bits(two52) + lo && s == two52 - (double)hi * ldexp(1.0, LB);
+                        f64_bits(l[0]) == f64_bits(two52) + lo &&
+                        s == two52 - (double)hi * ldexp(1.0, LB);
         if (!ok) {
             *bad_round = it;
             return false;

@@ -19,19 +19,12 @@ extern "C" void czk_cuda_msm_last(const czk_cuda_ctx *ctx, czk_cuda_msm_info *ou
 namespace czkg {
 namespace {
 
-__device__ __forceinline__ uint64_t splitmix(uint64_t x) {
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
 /* out[i]: 0 with probability zero_ppm / 10^6, 1 with one_ppm / 10^6, else a value below 2^254. */
 __global__ void fr_mix_kernel(fr *out, uint32_t n, uint32_t zero_ppm, uint32_t one_ppm,
                               uint64_t seed) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    uint64_t h = splitmix(seed * 0x2545f4914f6cdd1dull + i);
+    uint64_t h = splitmix64(seed * 0x2545f4914f6cdd1dull + i);
     uint32_t r = (uint32_t)(h % 1000000);
     fr v;
     if (r < zero_ppm) {
@@ -41,7 +34,7 @@ __global__ void fr_mix_kernel(fr *out, uint32_t n, uint32_t zero_ppm, uint32_t o
     } else {
 #pragma unroll
         for (int k = 0; k < 4; k++) {
-            h = splitmix(h);
+            h = splitmix64(h);
             v.v[2 * k] = (uint32_t)h;
             v.v[2 * k + 1] = (uint32_t)(h >> 32);
         }

@@ -108,10 +108,10 @@ template <int K> using fr_k = mont<with_mul<fr_params, K>>;
 using namespace czkg;
 
 extern "C" const char *const czk_cuda_rate_names[CZK_CUDA_NRATES] = {
-    "fp_mul_wide",     "fp_mul_chain", "fp_mul_eo",     "fp_mul_call", "fp_mul_eo_call",
-    "fr_mul_wide",     "fr_mul_eo",    "fp_sqr_eo",     "fp_sqr_mul",  "g1_madd_call",
+    "fp_mul_wide",     "fp_mul_chain", "fp_mul_eo",      "fp_mul_call", "fp_mul_eo_call",
+    "fr_mul_wide",     "fr_mul_eo",    "fp_sqr_eo",      "fp_sqr_mul",  "g1_madd_call",
     "g1_madd_eo_call", "g1_madd_eo",   "g1_madd_eo_sqr", "fp_mul_f64",  "fr_mul_f64",
-    "fp_mul_mix",      "fr_mul_mix",   "fp_mul_wmix",   "fr_mul_wmix", "g1_madd_f64"};
+    "fp_mul_mix",      "fr_mul_mix",   "fp_mul_wmix",    "fr_mul_wmix", "g1_madd_f64"};
 /* Rows before FIRST_MADD count field operations (CHAINS per thread and iteration). */
 constexpr int FIRST_MADD = 9;
 /* Field rows after the madd rows (the FP64 forms, field_f64.cuh); the last row is a madd. */
@@ -236,14 +236,6 @@ extern "C" czk_status czk_cuda_rates(czk_cuda_ctx *ctx, double rates[CZK_CUDA_NR
 namespace czkg {
 namespace {
 
-/* splitmix64 of (seed, i, k): the check's inputs, made on the device. */
-__device__ __forceinline__ uint64_t mix64(uint64_t z) {
-    z += 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 /* A value below m (top limb masked), or m − 1 − (i mod 4) for the first inputs; Fp: below 2m
  * every other time (add_nr, the inputs fp2's Karatsuba gives). */
 template <class F> __device__ F check_input(uint64_t seed, uint64_t i, int which) {
@@ -257,7 +249,7 @@ template <class F> __device__ F check_input(uint64_t seed, uint64_t i, int which
     }
 #pragma unroll
     for (int k = 0; k < F::N; k++)
-        x.v[k] = (uint32_t)mix64(seed ^ (i * 64 + k * 2 + which) * 0xd1342543de82ef95ull);
+        x.v[k] = (uint32_t)splitmix64(seed ^ (i * 64 + k * 2 + which) * 0xd1342543de82ef95ull);
     x.v[F::N - 1] &= F::N == 12 ? 0x0fffffffu : 0x3fffffffu;
     if (F::N == 12 && ((i >> which) & 1)) {
         F m;
@@ -270,8 +262,8 @@ template <class F> __device__ F check_input(uint64_t seed, uint64_t i, int which
 }
 
 template <class F, class FF>
-__global__ void __launch_bounds__(256) f64_check_kernel(uint64_t seed, uint64_t n,
-                                                        unsigned long long *bad) {
+__global__ void __launch_bounds__(256)
+    f64_check_kernel(uint64_t seed, uint64_t n, unsigned long long *bad) {
     const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     const F a = check_input<F>(seed, i, 0), b = check_input<F>(seed, i, 1);
