@@ -87,7 +87,10 @@ typedef struct czk_cuda_ctx czk_cuda_ctx;
  * 2^22 points, XYZZ below), xyzz, affine, hybrid or a variant number 0..6;
  * CZK_CUDA_MSM_SLOTS = 1 (one batch-affine window at a time) or 2 (two at every
  * size; default: two from 2^22 points where they fit); CZK_CUDA_MSM_CHUNK (XYZZ
- * chunk length). See src/cuda/ntt.cu and src/cuda/msm.cuh.
+ * chunk length); CZK_CUDA_MSM_ONES = xyzz (default: the witness MSMs' scalars
+ * equal to one summed by XYZZ batch addition) or affine (by the batch-affine
+ * levels from 2^16 of them; not yet measured on a GPU). See src/cuda/ntt.cu
+ * and src/cuda/msm.cuh.
  * Args: device  0 .. czk_cuda_device_count()−1.
  * Out:  *out    the context (czk_cuda_ctx_destroy); NULL on failure, when
  *               whatever was made is freed again.

@@ -174,6 +174,12 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
     v = 0;
     if ((st = czk_cuda_env_range("ctx_create", "CZK_CUDA_MSM_SPARSE_C", 6, 22, &v, err))) return st;
     ctx->msm_sparse_c = (int)v;
+    /* benchmark knob: the sparse path's ones by XYZZ batch addition or the batch-affine levels */
+    static const char *const ones_n[] = {"xyzz", "affine"};
+    static const int ones_v[] = {0, 1};
+    int ones = 0;
+    if ((st = env_choice("CZK_CUDA_MSM_ONES", ones_n, ones_v, 2, &ones, err))) return st;
+    ctx->msm_ones_affine = ones != 0;
     const char *lg = getenv("CZK_CUDA_MSM_LOG"); /* benchmarks: what the large MSMs chose */
     ctx->msm_log = lg && !strcmp(lg, "1");
     return ntt_tables_init(ctx, err);
@@ -292,6 +298,10 @@ extern "C" void czk_cuda_set_msm_acc(czk_cuda_ctx *ctx, int variant) {
 
 extern "C" int czk_cuda_msm_acc(const czk_cuda_ctx *ctx) {
     return ctx->msm_acc;
+}
+
+extern "C" void czk_cuda_set_msm_ones_affine(czk_cuda_ctx *ctx, bool on) {
+    ctx->msm_ones_affine = on;
 }
 
 extern "C" void czk_cuda_set_msm_strip(czk_cuda_ctx *ctx, uint32_t strip) {

@@ -75,6 +75,10 @@ int czk_cuda_msm_acc(const czk_cuda_ctx *ctx);
 /* Outputs per thread of the batch-affine levels (msm_affine.cuh), 0 = chosen per level (tests:
  * strips that cross many buckets at small sizes). */
 void czk_cuda_set_msm_strip(czk_cuda_ctx *ctx, uint32_t strip);
+/* The sparse path's sum of ones (msm.cuh): by XYZZ batch addition (false, the default) or by the
+ * batch-affine levels from 2^16 ones (true; CZK_CUDA_MSM_ONES = xyzz / affine). Not yet measured
+ * on a GPU: a benchmark knob (bench/GPU.md). */
+void czk_cuda_set_msm_ones_affine(czk_cuda_ctx *ctx, bool on);
 /* The hybrid's bucket size where the batch-affine levels stop and XYZZ sums the rest
  * (CZK_CUDA_MSM_ACC_HYBRID; 2..64, 0 = the default 8); others are ignored (benchmarks). */
 void czk_cuda_set_msm_hybrid_k(czk_cuda_ctx *ctx, uint32_t k);
@@ -160,6 +164,7 @@ typedef struct czk_cuda_msm_info {
     unsigned slots;         /* windows in flight (2: batch-affine with a second slot, msm.cuh) */
     unsigned digit_group;   /* windows whose digits were made together (all: the window count) */
     bool digits_in_scratch; /* the digits were made in the context's scratch memory */
+    bool ones_affine;       /* the ones were summed by the batch-affine levels (msm.cuh) */
 } czk_cuda_msm_info;
 void czk_cuda_msm_last(const czk_cuda_ctx *ctx, czk_cuda_msm_info *out);
 

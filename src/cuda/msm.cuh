@@ -667,8 +667,10 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
     const uint32_t L =
         chunk_len(n, B, ctx->msm_chunk ? ctx->msm_chunk : G::CHUNK, 2.0 * ctx->sm_count * 384);
     uint32_t ba_k = ctx->msm_acc == CZK_CUDA_MSM_ACC_AFFINE ? 1
-                    : hybrid ? (ctx->msm_hybrid_k ? ctx->msm_hybrid_k : big_hybrid ? 4 : 8)
-                             : 0;
+                    : hybrid                                ? (ctx->msm_hybrid_k ? ctx->msm_hybrid_k
+                                                               : big_hybrid      ? 4
+                                                                                 : 8)
+                                                            : 0;
     cudaStream_t s = ctx->stream;
     /* Its level buffers first (≈ 13 GB at 2^27 on G1, 100 bytes a point, twice that on G2): where
      * the device has no room for them this MSM runs with the XYZZ chunks instead (the same sum;
@@ -996,6 +998,86 @@ czk_status sum_list(czk_cuda_ctx *ctx, typename G::host_point *out, const typena
     return CZK_OK;
 }
 
+/* A list of count entries as B runs of len (the last shorter): keys 2·(run + 1), run bounds. */
+__global__ void ones_runs_kernel(uint32_t count, uint32_t len, uint32_t B, uint32_t *keys,
+                                 uint32_t *start, uint32_t *end) {
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < count) keys[i] = 2 * (i / len + 1);
+    if (i < B) {
+        const uint64_t lo = (uint64_t)i * len, hi = lo + len;
+        start[i] = (uint32_t)(lo < count ? lo : count);
+        end[i] = (uint32_t)(hi < count ? hi : count);
+    }
+}
+
+/* Points a run of the batch-affine sum of ones, and the largest piece (the concurrent witness
+ * MSMs' memory: ≈ 100 bytes a G1 point, ≈ 250 a G2 point at this size). */
+constexpr uint32_t ONES_RUN = 4096, ONES_PIECE = 1u << 23, ONES_AFFINE_MIN = 1u << 16;
+
+/*
+ * Σ bases[list[k]], k < count, by the batch-affine levels (msm_affine.cuh; CZK_CUDA_MSM_ONES =
+ * affine): the list cut into runs of ONES_RUN points taken as the buckets of one window (keys
+ * 2·(run + 1), already in order, the list itself as the sorted indices), each run halved by
+ * affine pair additions down to 4 points (≈ 6.8 Fp multiplications an addition instead of
+ * XYZZ's ≈ 10.8; Fp2 ≈ 17 instead of 28), the run sums added by one block; in pieces of at most
+ * ONES_PIECE points (or the context's memory cap, czk_cuda_set_msm_cap, where smaller). Written for
+ * the 32GiB witness MSMs (L, A: ≈ 61 M ones, B: ≈ 16 M); not yet measured on a GPU (bench/GPU.md,
+ * state after the fourteenth run, item 2).
+ */
+template <class G>
+czk_status sum_list_affine(czk_cuda_ctx *ctx, typename G::host_point *out,
+                           const typename G::A *bases, const uint32_t *list, uint32_t count,
+                           czk_err *err) {
+    using X = typename G::X;
+    using J = typename G::J;
+    constexpr bool is_g1 = std::is_same<G, g1>::value;
+    using BF = typename std::conditional<is_g1, ba_fp, ba_fp2>::type;
+    static_assert(sizeof(affine<BF>) == sizeof(typename G::A), "layout");
+    static_assert(sizeof(xyzz<BF>) == sizeof(X), "layout");
+    const char *nm = G::name;
+    memset(out, 0, sizeof *out);
+    if (count == 0) return CZK_OK;
+    cudaStream_t s = ctx->stream;
+    uint32_t piece = count < ONES_PIECE ? count : ONES_PIECE;
+    if (ctx->msm_cap && ctx->msm_cap < piece) piece = (uint32_t)ctx->msm_cap;
+    const uint32_t Bmax = (piece + ONES_RUN - 1) / ONES_RUN;
+    dev_buf<uint32_t> keys, start, end;
+    dev_buf<X> bucket, sum;
+    dev_buf<J> jac;
+    CZK_CU(keys.alloc(piece, s), "msm_%s: allocate the ones' keys", nm);
+    CZK_CU(start.alloc(Bmax, s), "msm_%s: allocate the ones' runs", nm);
+    CZK_CU(end.alloc(Bmax, s), "msm_%s: allocate the ones' runs", nm);
+    CZK_CU(bucket.alloc(Bmax, s), "msm_%s: allocate the ones' run sums", nm);
+    CZK_CU(sum.alloc(1, s), "msm_%s: allocate the sum of ones", nm);
+    CZK_CU(jac.alloc(1, s), "msm_%s: allocate the sum of ones", nm);
+    ba_state<BF> ba;
+    czk_status st;
+    if ((st = ba.init(ctx, piece, Bmax, 4, nm, err))) return st;
+    phase_clock pc{false, s, 0};
+    for (uint32_t o = 0; o < count; o += piece) {
+        const uint32_t len = count - o < piece ? count - o : piece;
+        const uint32_t B = (len + ONES_RUN - 1) / ONES_RUN;
+        ones_runs_kernel<<<grid_for(len, 256), 256, 0, s>>>(len, ONES_RUN, B, keys, start, end);
+        CZK_LAUNCH("msm_%s: runs of %u ones", nm, len);
+        ba.B = B; /* the piece's runs (the buffers were sized for Bmax) */
+        if ((st = ba.window(s, (const affine<BF> *)bases, keys, list + o, start, end,
+                            (xyzz<BF> *)bucket.p, pc, nm, 0, err)))
+            return st;
+        msm_reduce_groups<G><<<1, G::THREADS, 0, s>>>(bucket, B, sum);
+        CZK_LAUNCH("msm_%s: sum of %u runs of ones", nm, B);
+        msm_to_jacobian<G><<<1, 64, 0, s>>>(sum, 1, jac);
+        CZK_LAUNCH("msm_%s: to jacobian", nm);
+        J host;
+        CZK_CU(cudaMemcpyAsync(&host, jac, sizeof(J), cudaMemcpyDeviceToHost, s),
+               "msm_%s: download the sum of ones", nm);
+        CZK_CU(cudaStreamSynchronize(s), "msm_%s: synchronize", nm);
+        typename G::host_point part;
+        memcpy(&part, &host, sizeof host);
+        host_add(out, &part);
+    }
+    return CZK_OK;
+}
+
 constexpr uint32_t SAMPLES = 2048;
 
 template <class G>
@@ -1043,7 +1125,10 @@ czk_status msm(czk_cuda_ctx *ctx, typename G::host_point *out, const typename G:
     info.others = m;
     typename G::host_point acc, part;
     memset(&acc, 0, sizeof acc);
-    czk_status st = sum_list<G>(ctx, &acc, bases, list, n1, err);
+    const bool ones_affine = ctx->msm_ones_affine && n1 >= ONES_AFFINE_MIN;
+    info.ones_affine = ones_affine;
+    czk_status st = ones_affine ? sum_list_affine<G>(ctx, &acc, bases, list, n1, err)
+                                : sum_list<G>(ctx, &acc, bases, list, n1, err);
     if (st) return st;
     const uint32_t piece = ctx->msm_cap && ctx->msm_cap < m ? (uint32_t)ctx->msm_cap : m;
     /* the others' Pippenger under the sparse path's own accumulation and window size, where set

@@ -566,6 +566,41 @@ static void check_sparse(bool g2, size_t n, uint64_t seed) {
     (void)check_msm_ex(g2, n, MIX_BITS_RM1, 13000, 1, 0, seed + 20);
 }
 
+/* The sparse path's ones by the batch-affine levels (CZK_CUDA_MSM_ONES=affine) on both groups:
+ * the witness mixes, repeated points ((P, P) and (P, −P) pairs in the runs), all ones, pieces
+ * (of the memory cap, here 50000 points: 12 runs of 4096 and a shorter one each) with a
+ * remainder; below 2^16 ones the XYZZ batch addition stays. */
+static void check_ones_affine(void) {
+    czk_cuda_set_msm_ones_affine(ctx, true);
+    static const struct {
+        bool g2;
+        size_t n;
+        enum mix mix;
+        unsigned ppm;
+        int dup;
+        size_t cap;
+        bool affine;
+    } cases[] = {
+        {false, 1u << 20, MIX_BITS, 13000, 0, 0, true},
+        {false, (1u << 18) + 5, MIX_BITS, 40000, 1, 0, true},
+        {false, (1u << 17) + 3, MIX_ONES, 0, 0, 0, true},
+        {false, 1000, MIX_BITS, 13000, 0, 0, false},
+        {false, (1u << 18) + 77, MIX_ONES, 0, 0, 50000, true},
+        {true, 1u << 18, MIX_BITS, 37000, 0, 0, true},
+        {true, (1u << 17) + 9, MIX_ONES, 0, 1, 50000, true},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        czk_cuda_msm_info info = check_msm_ex(cases[k].g2, cases[k].n, cases[k].mix, cases[k].ppm,
+                                              cases[k].dup, cases[k].cap, 430 + k);
+        if (!info.sparse || info.ones_affine != cases[k].affine)
+            fail_msg("msm %s n=%zu ones by the batch-affine levels: sparse %d, ones_affine %d, "
+                     "expected 1, %d",
+                     cases[k].g2 ? "g2" : "g1", cases[k].n, (int)info.sparse, (int)info.ones_affine,
+                     (int)cases[k].affine);
+    }
+    czk_cuda_set_msm_ones_affine(ctx, false);
+}
+
 static void test_msm_sparse_g1(void **state) {
     (void)state;
     NEED_GPU();
@@ -597,6 +632,7 @@ static void test_msm_sparse_g1(void **state) {
     info = check_msm_ex(false, 1000, MIX_UNIFORM, 0, 0, 0, 423); /* dense: the context's c */
     assert_false(info.sparse);
     assert_int_not_equal(info.c, 12);
+    check_ones_affine();
 }
 
 static void test_msm_sparse_g2(void **state) {
