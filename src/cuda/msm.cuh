@@ -956,6 +956,22 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
     return CZK_OK;
 }
 
+/* The xyzz point dev[0] to the host: to Jacobian in jac[0], downloaded, the stream waited for. */
+template <class G>
+czk_status sum_to_host(cudaStream_t s, typename G::host_point *out, const typename G::X *dev,
+                       typename G::J *jac, const char *nm, czk_err *err) {
+    using J = typename G::J;
+    msm_to_jacobian<G><<<1, 64, 0, s>>>(dev, 1, jac);
+    CZK_LAUNCH("msm_%s: to jacobian", nm);
+    J host;
+    CZK_CU(cudaMemcpyAsync(&host, jac, sizeof(J), cudaMemcpyDeviceToHost, s),
+           "msm_%s: download the sum of ones", nm);
+    CZK_CU(cudaStreamSynchronize(s), "msm_%s: synchronize", nm);
+    static_assert(sizeof(J) == sizeof *out, "layout");
+    memcpy(out, &host, sizeof host);
+    return CZK_OK;
+}
+
 /* Σ bases[list[k]], k < count (batch addition, msm_sum_list), to the host. */
 template <class G>
 czk_status sum_list(czk_cuda_ctx *ctx, typename G::host_point *out, const typename G::A *bases,
@@ -988,14 +1004,7 @@ czk_status sum_list(czk_cuda_ctx *ctx, typename G::host_point *out, const typena
     CZK_LAUNCH("msm_%s: batch-addition sums", nm);
     msm_reduce_groups<G><<<1, G::THREADS, 0, s>>>(sums.p + 1, blocks, sums.p);
     CZK_LAUNCH("msm_%s: sum of ones", nm);
-    msm_to_jacobian<G><<<1, 64, 0, s>>>(sums, 1, jac);
-    CZK_LAUNCH("msm_%s: to jacobian", nm);
-    J host;
-    CZK_CU(cudaMemcpyAsync(&host, jac, sizeof(J), cudaMemcpyDeviceToHost, s),
-           "msm_%s: download the sum of ones", nm);
-    CZK_CU(cudaStreamSynchronize(s), "msm_%s: synchronize", nm);
-    memcpy(out, &host, sizeof host);
-    return CZK_OK;
+    return sum_to_host<G>(s, out, sums, jac, nm, err);
 }
 
 /* A list of count entries as B runs of len (the last shorter): keys 2·(run + 1), run bounds. */
@@ -1041,14 +1050,15 @@ czk_status sum_list_affine(czk_cuda_ctx *ctx, typename G::host_point *out,
     uint32_t piece = count < ONES_PIECE ? count : ONES_PIECE;
     if (ctx->msm_cap && ctx->msm_cap < piece) piece = (uint32_t)ctx->msm_cap;
     const uint32_t Bmax = (piece + ONES_RUN - 1) / ONES_RUN;
+    const uint32_t pieces = (count + piece - 1) / piece;
     dev_buf<uint32_t> keys, start, end;
-    dev_buf<X> bucket, sum;
+    dev_buf<X> bucket, sums; /* sums[1 + p]: piece p's; sums[0]: all of them */
     dev_buf<J> jac;
     CZK_CU(keys.alloc(piece, s), "msm_%s: allocate the ones' keys", nm);
     CZK_CU(start.alloc(Bmax, s), "msm_%s: allocate the ones' runs", nm);
     CZK_CU(end.alloc(Bmax, s), "msm_%s: allocate the ones' runs", nm);
     CZK_CU(bucket.alloc(Bmax, s), "msm_%s: allocate the ones' run sums", nm);
-    CZK_CU(sum.alloc(1, s), "msm_%s: allocate the sum of ones", nm);
+    CZK_CU(sums.alloc((size_t)pieces + 1, s), "msm_%s: allocate the sums of ones", nm);
     CZK_CU(jac.alloc(1, s), "msm_%s: allocate the sum of ones", nm);
     ba_state<BF> ba;
     czk_status st;
@@ -1063,19 +1073,12 @@ czk_status sum_list_affine(czk_cuda_ctx *ctx, typename G::host_point *out,
         if ((st = ba.window(s, (const affine<BF> *)bases, keys, list + o, start, end,
                             (xyzz<BF> *)bucket.p, pc, nm, 0, err)))
             return st;
-        msm_reduce_groups<G><<<1, G::THREADS, 0, s>>>(bucket, B, sum);
+        msm_reduce_groups<G><<<1, G::THREADS, 0, s>>>(bucket, B, sums.p + 1 + o / piece);
         CZK_LAUNCH("msm_%s: sum of %u runs of ones", nm, B);
-        msm_to_jacobian<G><<<1, 64, 0, s>>>(sum, 1, jac);
-        CZK_LAUNCH("msm_%s: to jacobian", nm);
-        J host;
-        CZK_CU(cudaMemcpyAsync(&host, jac, sizeof(J), cudaMemcpyDeviceToHost, s),
-               "msm_%s: download the sum of ones", nm);
-        CZK_CU(cudaStreamSynchronize(s), "msm_%s: synchronize", nm);
-        typename G::host_point part;
-        memcpy(&part, &host, sizeof host);
-        host_add(out, &part);
     }
-    return CZK_OK;
+    msm_reduce_groups<G><<<1, G::THREADS, 0, s>>>(sums.p + 1, pieces, sums.p);
+    CZK_LAUNCH("msm_%s: sum of %u pieces of ones", nm, pieces);
+    return sum_to_host<G>(s, out, sums, jac, nm, err);
 }
 
 constexpr uint32_t SAMPLES = 2048;
