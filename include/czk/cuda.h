@@ -360,7 +360,9 @@ CZK_NODISCARD czk_status czk_cuda_spmv(czk_cuda_ctx *ctx, const czk_cuda_shape *
  * Returns: CZK_OK; CZK_ERR_UNSUPPORTED in a build without CUDA;
  *   CZK_ERR_INVALID_ARG "cuda backend: ctx_create: device D of N" for a
  *   device index that does not exist (any index on a machine without a
- *   GPU); CZK_ERR_NOMEM; CZK_ERR_DEVICE.
+ *   GPU), or naming a benchmark knob read here with a value outside its
+ *   range (CZK_CUDA_MSM_H_C 6..22, CZK_CUDA_MSM_H_K 2..64, CZK_CUDA_PACKED
+ *   0 or 1); CZK_ERR_NOMEM; CZK_ERR_DEVICE.
  */
 CZK_NODISCARD czk_status czk_backend_cuda(czk_backend *out, int device, czk_pool *pool,
                                           uint64_t vram_budget_bytes, czk_err *err) CZK_NONNULL(1);

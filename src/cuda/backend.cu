@@ -935,10 +935,11 @@ extern "C" czk_status czk_backend_cuda(czk_backend *out, int device, czk_pool *p
     /* benchmark knobs for MSM H's context alone (the overlapped stage's; CZK_CUDA_MSM_C would set
      * the witness MSMs' contexts too): its window size and the hybrid's K, unset = msm.cuh's
      * choice (c = 22, K = 4 at 2^27 since bench/GPU.md's thirteenth run measured them here) */
-    long h_knob[2] = {0, 0};
+    long h_knob[2] = {0, 0}, packed = 1; /* benchmark knob: CZK_CUDA_PACKED=0, the full witness */
     czk_status kst;
     if ((kst = czk_cuda_env_range("cuda backend", "CZK_CUDA_MSM_H_C", 6, 22, &h_knob[0], err)) ||
-        (kst = czk_cuda_env_range("cuda backend", "CZK_CUDA_MSM_H_K", 2, 64, &h_knob[1], err)))
+        (kst = czk_cuda_env_range("cuda backend", "CZK_CUDA_MSM_H_K", 2, 64, &h_knob[1], err)) ||
+        (kst = czk_cuda_env_range("cuda backend", "CZK_CUDA_PACKED", 0, 1, &packed, err)))
         return kst;
     cuda_be *be = (cuda_be *)calloc(1, sizeof *be);
     if (!be) return czk_errf(err, CZK_ERR_NOMEM, "cuda backend: host memory");
@@ -968,7 +969,8 @@ extern "C" czk_status czk_backend_cuda(czk_backend *out, int device, czk_pool *p
         /* CZK_CUDA_MSM_H_PRIORITY=1: MSM H first where it competes with the witness MSMs and the
          * next circuit's H, whose blocks then fill its gaps. Off by default: it gained 6 ms on a
          * 32GiB partition, and it would put a WinningPoSt's kernels (default priority) behind
-         * every queued MSM H kernel of the PoRep stage, not measured (bench/GPU.md, eleventh run) */
+         * every queued MSM H kernel of the PoRep stage, not measured (bench/GPU.md, eleventh run)
+         */
         const char *hp = getenv("CZK_CUDA_MSM_H_PRIORITY");
         if (be->hctx && hp && !strcmp(hp, "1")) {
             const czk_status pst = czk_cuda_ctx_set_priority(be->hctx, true, &e2);
@@ -992,8 +994,7 @@ extern "C" czk_status czk_backend_cuda(czk_backend *out, int device, czk_pool *p
     pthread_mutex_init(&be->msm_mu, NULL);
     pthread_cond_init(&be->cv, NULL);
     be->serial_msm = getenv("CZK_CUDA_SERIAL_MSM") != NULL; /* read once, here */
-    const char *pk = getenv("CZK_CUDA_PACKED"); /* benchmark knob: 0 = the full witness */
-    be->packed = !(pk && !strcmp(pk, "0"));
+    be->packed = packed != 0;
     be->pool = pool;
     be->budget = vram_budget_bytes;
     out->ops = &CUDA_OPS;

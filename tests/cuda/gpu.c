@@ -1464,11 +1464,11 @@ static void test_errors(void **state) {
     czk_cuda_free(ctx, d);
     assert_int_equal(czk_cuda_ctx_create(&(czk_cuda_ctx *){NULL}, 1000, &err), CZK_ERR_INVALID_ARG);
     /* a tunable with a value outside its set (the caller's value restored after) */
-    static const char *vars[8] = {"CZK_CUDA_NTT_TWIST",    "CZK_CUDA_H_ORDER",
-                                  "CZK_CUDA_MSM_ACC",      "CZK_CUDA_H_TRANSFORMS",
-                                  "CZK_CUDA_MSM_DIGITS",   "CZK_CUDA_MSM_SPARSE_ACC",
-                                  "CZK_CUDA_MSM_SPARSE_C", "CZK_CUDA_MSM_G2_AFFINE_LOG"};
-    for (int v = 0; v < 8; v++) {
+    static const char *vars[9] = {
+        "CZK_CUDA_NTT_TWIST",    "CZK_CUDA_H_ORDER",           "CZK_CUDA_MSM_ACC",
+        "CZK_CUDA_H_TRANSFORMS", "CZK_CUDA_MSM_DIGITS",        "CZK_CUDA_MSM_SPARSE_ACC",
+        "CZK_CUDA_MSM_SPARSE_C", "CZK_CUDA_MSM_G2_AFFINE_LOG", "CZK_CUDA_MSM_ONES"};
+    for (int v = 0; v < 9; v++) {
         const char *old = getenv(vars[v]);
         char *saved = old ? strdup(old) : NULL;
         setenv(vars[v], "bogus", 1);

@@ -686,6 +686,22 @@ static void test_prove_packed(void **state) {
     /* not a CUDA backend */
     assert_int_equal(czk_backend_cuda_set_packed(&cpu, true, &err), CZK_ERR_INVALID_ARG);
     czk_backend_release(&cpu);
+    /* CZK_CUDA_PACKED other than 0 or 1 refuses the backend, naming it (the caller's restored) */
+    const char *old = getenv("CZK_CUDA_PACKED");
+    char *saved = old ? strdup(old) : NULL;
+    static const char *const bad[2] = {"2", "yes"};
+    for (int b = 0; b < 2; b++) {
+        setenv("CZK_CUDA_PACKED", bad[b], 1);
+        czk_backend x;
+        assert_int_equal(czk_backend_cuda(&x, 0, pool, 0, &err), CZK_ERR_INVALID_ARG);
+        assert_null(x.ops);
+        assert_non_null(strstr(err.msg, "CZK_CUDA_PACKED"));
+    }
+    if (saved)
+        setenv("CZK_CUDA_PACKED", saved, 1);
+    else
+        unsetenv("CZK_CUDA_PACKED");
+    free(saved);
 }
 
 static void test_bad_device(void **state) {
