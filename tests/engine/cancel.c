@@ -299,7 +299,12 @@ static void test_cancel_in_synthesis(void **state) {
     czk_err err;
     uint64_t t_cancel = czk_now_ms();
     czk_assert_ok(czk_engine_cancel(e, x, NULL, &err), &err);
-    assert_int_equal(state_of(e, x), CZK_JOB_CANCELLING);
+    /* the synthesizing partitions stop at their next cancel check (every 5 ms): on a loaded
+     * machine (CI's 2 cores under ASan) that can come before this thread looks again, so the
+     * job is CANCELLING or already CANCELLED here, never still RUNNING */
+    czk_job_state st = state_of(e, x);
+    if (st != CZK_JOB_CANCELLED)
+        assert_int_equal(st, CZK_JOB_CANCELLING);
     r = et_await(e, x);
     uint64_t stopped_ms = czk_now_ms() - t_cancel;
     assert_int_equal(r.state, CZK_JOB_CANCELLED);
