@@ -145,6 +145,7 @@ typedef struct czk_vk {
  * never free a copy.
  */
 typedef struct czk_params_lazy czk_params_lazy;
+typedef struct czk_params_lagrange czk_params_lagrange;
 typedef struct czk_params {
     czk_vk vk;
     czk_g1_affine *h, *l, *a, *b_g1;
@@ -152,6 +153,7 @@ typedef struct czk_params {
     uint32_t h_len, l_len, a_len, b_g1_len, b_g2_len;
     bool encoded;
     czk_params_lazy *lazy;
+    czk_params_lagrange *lagrange; /* NULL, or the Lagrange form below (owned, freed with it) */
 } czk_params;
 
 /* A proof: A ∈ G1, B ∈ G2, C ∈ G1, affine. */
@@ -168,6 +170,63 @@ typedef struct czk_proof {
 void czk_vk_free(czk_vk *vk);
 /* Frees the parameters and everything they own (NULL is fine). */
 void czk_params_free(czk_params *params);
+
+/*
+ * The Lagrange form of the H and L queries: H in four transforms, not six.
+ *
+ * The prover's H sum is Σ_{i<N−1} h_i·H_i with H_i = [τ^i·Z(τ)/δ]₁ and
+ * h = (icoset_fft(A·B) − ifft(c))·zinv, zinv = 1/(g^N − 1), where A, B are
+ * the coset values of a, b (the six-transform H of src/groth16/prove.c).
+ * Both terms are linear in their vectors, so with bases made once from H
+ *   h[j]  = zinv/N · Σ_{i<N−1} ω^(−ij)·g^(−i)·H_i   (j < N: icoset_fft's rows),
+ *   H″[j] = −zinv/N · Σ_{i<N−1} ω^(−ij)·H_i          (ifft's rows),
+ * the sum is Σ_j (A·B)_j·h[j] + Σ_j c_j·H″[j], and c = C·z moves into the
+ * witness's sums: Σ_j c_j·H″[j] = Σ_k z_k·W_k, W_k = Σ_j C[j][k]·H″[j].
+ * So l[k] = L_k + W_(ni+k) for each aux k and w_in[k] = W_k for each input
+ * (inputs have no L point; the prover adds Σ z_k·w_in[k]). The prover
+ * then needs a, b only (no c), their iNTT and coset NTT (four transforms)
+ * and one pointwise product; its H and L sums differ from the standard
+ * path's, their total (and so the proof, for the same r, s) does not.
+ * g = CZK_FR_GENERATOR, ω = czk_fr_root_of_unity(log_n), N = 2^log_n.
+ * Source: czk's own; the identity holds for any witness, satisfied or not.
+ */
+struct czk_params_lagrange {
+    uint32_t log_n;      /* domain of the shape: czk_domain_log(num_constraints) */
+    uint32_t num_inputs; /* ONE included */
+    uint32_t num_aux;
+    czk_g1_affine *h;    /* 2^log_n points, indexed by coset position j */
+    czk_g1_affine *l;    /* num_aux points: L_k + W_(ni+k) */
+    czk_g1_affine *w_in; /* num_inputs points: W_k */
+};
+
+/*
+ * Makes the Lagrange form of params for shape from the points of H and L
+ * (any parameters, a ceremony's included): two NTTs over G1 of 2^log_n
+ * points (N/2·log_n scalar products, on the pool), then W by C's columns.
+ * Args:    pool: runs the work (NULL: this thread).
+ * In:      params: held host vectors h and l (decoded here if encoded);
+ *          shape: the circuit params were made for.
+ * Out:     *out: the form (czk_params_lagrange_free); NULL on failure.
+ * Returns: CZK_OK; CZK_ERR_MISMATCH (lengths that do not fit the shape,
+ *          czk_params_check_shape's message); CZK_ERR_INVALID_ARG (h or l
+ *          not held on the host: dropped for a device copy); CZK_ERR_NOMEM;
+ *          czk_params_decode_vectors' errors.
+ * Cost:    ≈ 2·(N/2)·log_n G1 products by 255-bit scalars: seconds at
+ *          2^12 on one core, hours at 2^27 on a CPU (a GPU's job there).
+ */
+CZK_NODISCARD czk_status czk_params_lagrange_derive(czk_params_lagrange **out,
+                                                    const czk_params *params,
+                                                    const czk_shape *shape, czk_pool *pool,
+                                                    czk_err *err) CZK_NONNULL(1, 2, 3);
+/* Frees a Lagrange form (NULL is fine). */
+void czk_params_lagrange_free(czk_params_lagrange *lagrange);
+/*
+ * Whether lagrange fits shape (log_n, inputs and aux): CZK_OK, else
+ * CZK_ERR_MISMATCH naming the first count that differs. Reads counts only.
+ */
+CZK_NODISCARD czk_status czk_params_lagrange_check(const czk_params_lagrange *lagrange,
+                                                   const czk_shape *shape, czk_err *err)
+    CZK_NONNULL(1, 2);
 
 /*
  * Frees the host vectors of params named by mask (CZK_SRS_H, CZK_SRS_L,

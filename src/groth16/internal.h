@@ -177,4 +177,24 @@ czk_status czk_g16_write_points(czk_g16_writer *w, const czk_g16_group *g, const
 czk_status czk_g16_column_evals(const czk_shape *s, const czk_csr *m, const czk_fr *lag,
                                 czk_fr *out, czk_pool *pool, czk_err *err);
 
+/*
+ * The matrix m of shape s by columns (the transposition of
+ * czk_g16_column_evals, kept): column k's entries are [end[k−1] (0 for
+ * k = 0), end[k]), each a row and an index into s->coeffs, in arbitrary
+ * order. nv = inputs + aux columns. Same errors as czk_g16_column_evals.
+ */
+typedef struct czk_g16_columns {
+    size_t nv;
+    uint64_t *end;
+    uint32_t *rows, *cidx;
+} czk_g16_columns;
+czk_status czk_g16_columns_make(czk_g16_columns *out, const czk_shape *s, const czk_csr *m,
+                                czk_pool *pool, czk_err *err);
+void czk_g16_columns_free(czk_g16_columns *c);
+
+/* lagrange.c: an empty Lagrange form for shape (vectors allocated, not filled; NULL: out of
+ * memory), and out[i] = in[i] as affine for i < n on the pool (infinity included). */
+czk_params_lagrange *czk_g16_lagrange_alloc(const czk_shape *shape);
+void czk_g16_to_affine(czk_g1_affine *out, const blst_p1 *in, size_t n, czk_pool *pool);
+
 #endif

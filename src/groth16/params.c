@@ -119,6 +119,7 @@ void czk_params_free(czk_params *p) {
         free(p->lazy);
     }
     czk_vk_free(&p->vk);
+    czk_params_lagrange_free(p->lagrange);
     czk_g16_free(p->h);
     czk_g16_free(p->l);
     czk_g16_free(p->a);

@@ -91,6 +91,51 @@ static czk_status checkpoint(const czk_device_lock *lock, const char *after, czk
                : CZK_OK;
 }
 
+static czk_status cpu_witness_sums(czk_pool *pool, const czk_params *p, const czk_shape *s,
+                                   const czk_witness *w, const czk_g1_affine *l, czk_fr *sc,
+                                   czk_msm_sums *out, bool with_b2, const czk_device_lock *lock,
+                                   czk_prove_timings *t, double t3, czk_err *err);
+
+/*
+ * H and L from the Lagrange form (groth16.h, czk_params_lagrange): a, b only, their iNTT and
+ * coset NTT, A·B on the coset, h over its N values; the inputs' share of C (w_in) is added to
+ * h; l over aux with the form's L. a, b are in abc (c was not computed); t1: SpMV's end.
+ */
+static czk_status cpu_lagrange(czk_pool *pool, const czk_params_lagrange *lf, const czk_params *p,
+                               const czk_shape *s, const czk_witness *w, czk_fr *abc, czk_fr *sc,
+                               czk_msm_sums *out, bool with_b2, const czk_device_lock *lock,
+                               czk_prove_timings *t, double t1, czk_err *err) {
+    unsigned lg = lf->log_n;
+    size_t N = (size_t)1 << lg;
+    czk_fr *a = abc, *b = abc + N;
+    czk_status st = CZK_OK;
+    if (lg > 0) {
+        czk_fr *v[2] = {a, b};
+        for (int k = 0; k < 2 && !st; k++)
+            if (!(st = czk_ntt(v[k], lg, CZK_NTT_INVERSE, pool, err)))
+                st = checkpoint(lock, "an iNTT", err);
+        for (int k = 0; k < 2 && !st; k++)
+            if (!(st = czk_ntt(v[k], lg, CZK_NTT_COSET_FORWARD, pool, err)))
+                st = checkpoint(lock, "a coset NTT", err);
+        if (st == CZK_ERR_CANCELLED) return st;
+        if (st) return czk_err_wrap(err, "prove: NTT");
+    }
+    quot_job qj = {.a = a, .b = b};
+    czk_pool_for(pool, N, 4096, quot_mul_fn, &qj);
+    double t2 = czk_g16_now();
+    t->ntt += t2 - t1;
+    if ((st = checkpoint(lock, "H", err))) return st;
+    czk_g1 win;
+    if ((st = czk_msm_g1(&out->h, lf->h, a, N, pool, err)) ||
+        (st = czk_msm_g1(&win, lf->w_in, w->inputs, w->num_inputs, pool, err)))
+        return czk_err_wrap(err, "prove: MSM h");
+    blst_p1_add_or_double(&out->h, &out->h, &win);
+    double t3 = czk_g16_now();
+    t->msm_h += t3 - t2;
+    if ((st = checkpoint(lock, "MSM h", err))) return st;
+    return cpu_witness_sums(pool, p, s, w, lf->l, sc, out, with_b2, lock, t, t3, err);
+}
+
 /* lock: NULL, or the device part's (its cancel flag is read at the checkpoints). */
 static czk_status cpu_one(cpu_backend *be, const czk_params *p, const czk_shape *s,
                           const czk_witness *w, czk_fr *abc, czk_fr *sc, czk_msm_sums *out,
@@ -101,17 +146,20 @@ static czk_status cpu_one(cpu_backend *be, const czk_params *p, const czk_shape 
     unsigned lg = czk_domain_log(n);
     size_t N = (size_t)1 << lg;
     czk_fr *a = abc, *b = abc + N, *c = abc + 2 * N;
+    const czk_params_lagrange *lf = p->lagrange;
     /* encoded vectors (CZK_PARAMS_ENCODED) are decoded on first use */
     czk_status st = czk_params_decode_vectors(p, pool, err);
+    if (!st && lf) st = czk_params_lagrange_check(lf, s, err);
     if (st || (st = checkpoint(lock, "the wait for the device", err))) return st;
     double t0 = czk_g16_now();
-    st = czk_shape_eval(s, w, a, b, c, pool, err);
+    st = czk_shape_eval(s, w, a, b, lf ? NULL : c, pool, err);
     if (st) return czk_err_wrap(err, "prove: SpMV");
     for (size_t i = n; i < N; i++)
         a[i] = b[i] = c[i] = czk_fr_zero;
     double t1 = czk_g16_now();
     t->spmv += t1 - t0;
     if ((st = checkpoint(lock, "SpMV", err))) return st;
+    if (lf) return cpu_lagrange(pool, lf, p, s, w, abc, sc, out, with_b2, lock, t, t1, err);
     if (lg > 0) {
         czk_fr *v[3] = {a, b, c};
         for (int k = 0; k < 3 && !st; k++)
@@ -141,7 +189,16 @@ static czk_status cpu_one(cpu_backend *be, const czk_params *p, const czk_shape 
     double t3 = czk_g16_now();
     t->msm_h += t3 - t2;
     if ((st = checkpoint(lock, "MSM h", err))) return st;
-    if ((st = czk_msm_g1(&out->l, p->l, w->aux, w->num_aux, pool, err)))
+    return cpu_witness_sums(pool, p, s, w, p->l, sc, out, with_b2, lock, t, t3, err);
+}
+
+/* l (over aux, with the L given), a, b1 and (with_b2) b2; t3: the end of MSM h. */
+static czk_status cpu_witness_sums(czk_pool *pool, const czk_params *p, const czk_shape *s,
+                                   const czk_witness *w, const czk_g1_affine *l, czk_fr *sc,
+                                   czk_msm_sums *out, bool with_b2, const czk_device_lock *lock,
+                                   czk_prove_timings *t, double t3, czk_err *err) {
+    czk_status st;
+    if ((st = czk_msm_g1(&out->l, l, w->aux, w->num_aux, pool, err)))
         return czk_err_wrap(err, "prove: MSM l");
     double t4 = czk_g16_now();
     t->msm_l += t4 - t3;

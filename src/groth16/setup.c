@@ -187,8 +187,6 @@ typedef struct col_job {
     uint64_t *blk;         /* per block of columns: its count, then its start */
     size_t blk_cols;
     uint32_t *rows, *cidx;
-    const czk_fr *coeffs, *lag;
-    czk_fr *out;
     atomic_uint_fast64_t bad; /* lowest non-zero index with a column out of range */
 } col_job;
 
@@ -245,25 +243,18 @@ static void scatter_fn(void *arg, size_t b, size_t e, unsigned worker) {
         }
 }
 
-static void sum_fn(void *arg, size_t b, size_t e, unsigned worker) {
-    (void)worker;
-    col_job *j = arg;
-    for (size_t c = b; c < e; c++) {
-        uint64_t q0 = c ? atomic_load_explicit(&j->pos[c - 1], memory_order_relaxed) : 0,
-                 q1 = atomic_load_explicit(&j->pos[c], memory_order_relaxed);
-        czk_fr acc = czk_fr_zero, t;
-        for (uint64_t q = q0; q < q1; q++) {
-            czk_fr_mul(&t, &j->coeffs[j->cidx[q]], &j->lag[j->rows[q]]);
-            czk_fr_add(&acc, &acc, &t);
-        }
-        j->out[c] = acc;
-    }
+void czk_g16_columns_free(czk_g16_columns *c) {
+    free(c->end);
+    free(c->rows);
+    free(c->cidx);
+    memset(c, 0, sizeof *c);
 }
 
-czk_status czk_g16_column_evals(const czk_shape *s, const czk_csr *m, const czk_fr *lag,
-                                czk_fr *out, czk_pool *pool, czk_err *err) {
+czk_status czk_g16_columns_make(czk_g16_columns *out, const czk_shape *s, const czk_csr *m,
+                                czk_pool *pool, czk_err *err) {
+    memset(out, 0, sizeof *out);
     size_t nv = (size_t)s->num_inputs + s->num_aux;
-    col_job j = {.m = m, .nv = nv, .coeffs = s->coeffs, .lag = lag, .out = out};
+    col_job j = {.m = m, .nv = nv};
     atomic_init(&j.bad, UINT64_MAX);
     size_t nblk = 4 * (size_t)czk_pool_threads(pool);
     j.blk_cols = (nv + nblk - 1) / nblk;
@@ -289,7 +280,6 @@ czk_status czk_g16_column_evals(const czk_shape *s, const czk_csr *m, const czk_
     size_t T8 = 8 * (size_t)czk_pool_threads(pool);
     size_t g_nnz = m->nnz / T8 > (1 << 16) ? (1 << 16) : m->nnz / T8 + 1;
     size_t g_rows = s->num_constraints / T8 > 4096 ? 4096 : s->num_constraints / T8 + 1;
-    size_t g_cols = nv / T8 > 1024 ? 1024 : nv / T8 + 1;
     czk_pool_for(pool, m->nnz, g_nnz, count_fn, &j);
     if (atomic_load(&j.bad) != UINT64_MAX) {
         st = czk_errf(err, CZK_ERR_INVALID_ARG, "setup: shape column %u out of range",
@@ -306,13 +296,58 @@ czk_status czk_g16_column_evals(const czk_shape *s, const czk_csr *m, const czk_
     }
     czk_pool_for(pool, nblk, 1, blk_start_fn, &j);
     czk_pool_for(pool, s->num_constraints, g_rows, scatter_fn, &j);
-    czk_pool_for(pool, nv, g_cols, sum_fn, &j);
+    /* after the scatter each position is its column's end */
+    out->nv = nv;
+    out->end = malloc((nv ? nv : 1) * sizeof *out->end);
+    if (!out->end) {
+        st = czk_errf(err, CZK_ERR_NOMEM, "setup: no memory for %zu column ends", nv);
+        goto out;
+    }
+    for (size_t c = 0; c < nv; c++)
+        out->end[c] = atomic_load_explicit(&j.pos[c], memory_order_relaxed);
+    out->rows = j.rows;
+    out->cidx = j.cidx;
+    j.rows = j.cidx = NULL;
 out:
     free(j.pos);
     free(j.blk);
     free(j.rows);
     free(j.cidx);
+    if (st) czk_g16_columns_free(out);
     return st;
+}
+
+typedef struct sum_job {
+    const czk_g16_columns *c;
+    const czk_fr *coeffs, *lag;
+    czk_fr *out;
+} sum_job;
+
+static void sum_fn(void *arg, size_t b, size_t e, unsigned worker) {
+    (void)worker;
+    sum_job *j = arg;
+    const czk_g16_columns *c = j->c;
+    for (size_t k = b; k < e; k++) {
+        czk_fr acc = czk_fr_zero, t;
+        for (uint64_t q = k ? c->end[k - 1] : 0; q < c->end[k]; q++) {
+            czk_fr_mul(&t, &j->coeffs[c->cidx[q]], &j->lag[c->rows[q]]);
+            czk_fr_add(&acc, &acc, &t);
+        }
+        j->out[k] = acc;
+    }
+}
+
+czk_status czk_g16_column_evals(const czk_shape *s, const czk_csr *m, const czk_fr *lag,
+                                czk_fr *out, czk_pool *pool, czk_err *err) {
+    czk_g16_columns c;
+    czk_status st = czk_g16_columns_make(&c, s, m, pool, err);
+    if (st) return st;
+    size_t T8 = 8 * (size_t)czk_pool_threads(pool);
+    size_t g_cols = c.nv / T8 > 1024 ? 1024 : c.nv / T8 + 1;
+    sum_job j = {&c, s->coeffs, lag, out};
+    czk_pool_for(pool, c.nv, g_cols, sum_fn, &j);
+    czk_g16_columns_free(&c);
+    return CZK_OK;
 }
 
 /* ---- the scalars ---- */
