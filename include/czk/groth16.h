@@ -693,6 +693,21 @@ CZK_NODISCARD czk_status czk_setup_with(czk_params **out, const czk_shape *shape
     CZK_NONNULL(1, 2, 3, 4);
 
 /*
+ * The Lagrange form (czk_params_lagrange) of the parameters czk_setup_with
+ * makes from the same shape and toxic waste, from the toxic waste itself:
+ * the form's scalars (two inverse NTTs of scaled powers of τ, C's column
+ * sums of the second, L's scalars plus them), then one product k·G each on
+ * `backend` (a GPU's where given: 2^log_n + aux + inputs points). The
+ * points equal czk_params_lagrange_derive's of those parameters without
+ * its G1 NTTs: the way test keys get their form at every size.
+ * In/Out/Returns: as czk_setup_with (its refusals, before any product).
+ */
+CZK_NODISCARD czk_status czk_setup_lagrange(czk_params_lagrange **out, const czk_shape *shape,
+                                            const czk_toxic *toxic,
+                                            const czk_setup_backend *backend, czk_pool *pool,
+                                            czk_err *err) CZK_NONNULL(1, 2, 3, 4);
+
+/*
  * The same parameters streamed into the .params file `path`, never held in
  * memory whole: the scalars of one vector are computed on the pool, the
  * backend makes its points piece by piece (encoded where it can), and the

@@ -812,6 +812,89 @@ czk_status czk_setup_with(czk_params **out, const czk_shape *shape, const czk_to
     return CZK_OK;
 }
 
+/* out[i] = c·step^i·x^i for i < n − 1 (out[n − 1] = 0): the scaled powers of czk_setup_lagrange */
+typedef struct spow_job {
+    czk_fr x, c;
+    size_t n;
+    czk_fr *out;
+} spow_job;
+
+static void spow_fn(void *arg, size_t b, size_t e, unsigned worker) {
+    (void)worker;
+    spow_job *j = arg;
+    czk_fr p;
+    czk_fr_pow_u64(&p, &j->x, b);
+    czk_fr_mul(&p, &p, &j->c);
+    for (size_t i = b; i < e; i++) {
+        j->out[i] = i + 1 < j->n ? p : czk_fr_zero;
+        czk_fr_mul(&p, &p, &j->x);
+    }
+}
+
+czk_status czk_setup_lagrange(czk_params_lagrange **out, const czk_shape *shape,
+                              const czk_toxic *toxic, const czk_setup_backend *backend,
+                              czk_pool *pool, czk_err *err) {
+    *out = NULL;
+    scalars s;
+    czk_status st = scalars_init(&s, shape, toxic, pool, err);
+    if (st) return st;
+    double t_lag = 0;
+    if ((st = scalars_qap(&s, backend, &t_lag, err))) return st;
+    czk_fr *x = NULL, *y = NULL, *wk = NULL, *lk = NULL;
+    czk_params_lagrange *lg = NULL;
+    if ((st = scalars_check(&s, err))) goto out;
+    x = malloc(s.N * sizeof *x);
+    y = malloc(s.N * sizeof *y);
+    wk = malloc((s.nv ? s.nv : 1) * sizeof *wk);
+    lk = malloc((s.na ? s.na : 1) * sizeof *lk);
+    lg = czk_g16_lagrange_alloc(shape);
+    if (!x || !y || !wk || !lk || !lg) {
+        st = czk_errf(err, CZK_ERR_NOMEM, "setup: out of memory (domain 2^%u)", s.lg);
+        goto out;
+    }
+    /* h[j] = iNTT(x)_j with x_i = zinv·Z(τ)/δ·(τ/g)^i; H″[j] = iNTT(y)_j, y_i = −zinv·Z(τ)/δ·τ^i
+     * (i < N − 1; the iNTT's 1/N is the form's) */
+    czk_fr g, zinv, c;
+    czk_fr_from_u64(&g, CZK_FR_GENERATOR);
+    czk_fr_pow_u64(&zinv, &g, s.N);
+    czk_fr_sub(&zinv, &zinv, &czk_fr_one);
+    czk_fr_inv(&zinv, &zinv);
+    czk_fr_mul(&c, &zinv, &s.zt_d);
+    spow_job pj = {.c = c, .n = s.N, .out = x};
+    czk_fr_inv(&pj.x, &g);
+    czk_fr_mul(&pj.x, &pj.x, &toxic->tau);
+    czk_pool_for(pool, s.N, 4096, spow_fn, &pj);
+    czk_fr_neg(&pj.c, &c);
+    pj.x = toxic->tau;
+    pj.out = y;
+    czk_pool_for(pool, s.N, 4096, spow_fn, &pj);
+    czk_fr *v[2] = {x, y};
+    for (int k = 0; k < 2 && !st && s.lg > 0; k++)
+        st = backend->ops->intt ? backend->ops->intt(backend->self, v[k], s.lg, err)
+                                : czk_ntt(v[k], s.lg, CZK_NTT_INVERSE, pool, err);
+    /* W = Cᵀ·H″, then L + W for aux */
+    if (!st) st = czk_g16_column_evals(shape, &shape->m[2], y, wk, pool, err);
+    if (!st) st = scalars_lc(&s, s.ni, s.nv, lk, err);
+    if (st) goto out;
+    for (size_t k = 0; k < s.na; k++)
+        czk_fr_add(&lk[k], &lk[k], &wk[s.ni + k]);
+    const czk_setup_ops *ops = backend->ops;
+    if ((st = ops->g1(backend->self, lg->h, x, s.N, err)) ||
+        (st = ops->g1(backend->self, lg->l, lk, s.na, err)) ||
+        (st = ops->g1(backend->self, lg->w_in, wk, s.ni, err)))
+        goto out;
+    *out = lg;
+    lg = NULL;
+out:
+    free(x);
+    free(y);
+    free(wk);
+    free(lk);
+    czk_params_lagrange_free(lg);
+    scalars_free(&s);
+    return st;
+}
+
 czk_status czk_setup(czk_params **out, const czk_shape *shape, const czk_toxic *toxic,
                      czk_pool *pool, czk_err *err) {
     *out = NULL;

@@ -7,6 +7,8 @@
  *   - the CPU backend's proof with the form attached is byte-equal to the
  *     one without it for the same r, s, and verifies; byte-equal also for
  *     witnesses that satisfy nothing (the identity is linear in a, b, c);
+ *   - czk_setup_lagrange (scalars from the toxic waste, no G1 NTT) gives
+ *     the same points, and refuses bad toxic waste as czk_setup does;
  *   - a form of another shape, or parameters without h on the host, are
  *     refused with messages naming what differs.
  * The circuit: inputs (some in C, ONE too), bits, products whose C
@@ -247,6 +249,37 @@ static void test_matches_toxic(void **state) {
     free(wk);
 }
 
+/* czk_setup_lagrange (scalars from the toxic waste, then k·G) gives derive's points */
+static void test_setup_form(void **state) {
+    fixture *f = *state;
+    czk_err err;
+    czk_setup_backend be;
+    czk_assert_ok(czk_setup_backend_cpu(&be, f->pool, &err), &err);
+    czk_params_lagrange *lf;
+    czk_assert_ok(czk_setup_lagrange(&lf, f->shape, &f->toxic, &be, f->pool, &err), &err);
+    czk_setup_backend_release(&be);
+    assert_int_equal(lf->log_n, f->lf->log_n);
+    assert_int_equal(lf->num_inputs, f->lf->num_inputs);
+    assert_int_equal(lf->num_aux, f->lf->num_aux);
+    for (size_t j = 0; j < (size_t)1 << lf->log_n; j++)
+        assert_g1_eq(&lf->h[j], &f->lf->h[j], "h", j);
+    for (size_t k = 0; k < lf->num_aux; k++)
+        assert_g1_eq(&lf->l[k], &f->lf->l[k], "l", k);
+    for (size_t k = 0; k < lf->num_inputs; k++)
+        assert_g1_eq(&lf->w_in[k], &f->lf->w_in[k], "w_in", k);
+    /* the toxic waste's refusals come first, as czk_setup's */
+    czk_toxic bad = f->toxic;
+    bad.delta = czk_fr_zero;
+    czk_params_lagrange *none = (czk_params_lagrange *)1;
+    czk_assert_ok(czk_setup_backend_cpu(&be, f->pool, &err), &err);
+    assert_int_equal(czk_setup_lagrange(&none, f->shape, &bad, &be, f->pool, &err),
+                     CZK_ERR_INVALID_ARG);
+    czk_setup_backend_release(&be);
+    assert_null(none);
+    assert_string_equal(err.msg, "setup: a toxic value is zero");
+    czk_params_lagrange_free(lf);
+}
+
 static void prove(fixture *f, const czk_witness *w, bool lagrange, czk_proof *out) {
     czk_fr r, s;
     czk_fr_from_u64(&r, 31337);
@@ -348,9 +381,8 @@ static void test_refusals(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_matches_toxic),
-        cmocka_unit_test(test_same_proof),
-        cmocka_unit_test(test_any_witness),
+        cmocka_unit_test(test_matches_toxic), cmocka_unit_test(test_setup_form),
+        cmocka_unit_test(test_same_proof),    cmocka_unit_test(test_any_witness),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
