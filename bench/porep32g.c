@@ -9,7 +9,7 @@
  *   bench_porep32g [--sector-size 32GiB] [--c1 FILE] [--params FILE | --setup]
  *                  [--kind porep|window-post|winning-post] [--sectors N]
  *                  [--reps N] [--json FILE] [--commit ID] [--threads T] [--pageable]
- *                  [--no-pack]
+ *                  [--no-pack] [--lagrange SEED]
  *
  * --setup makes real TEST keys in memory on the GPU (czk_setup_with on
  * czk_setup_backend_cuda, toxic waste from seed 1), so that the proofs verify
@@ -40,6 +40,11 @@
  * backend then uploads the packed form and expands it on the device; a
  * witness with more others than the room, as WindowPoSt's, stays unpacked;
  * --no-pack uploads the full witness, the path before the packed upload),
+ * with --lagrange SEED the Lagrange form of H and L (groth16.h,
+ * czk_params_lagrange) made from seed SEED's toxic waste on the GPU (the
+ * keys' seed: 1 for --setup and gpu-check's keys32g) and attached before
+ * load(), so that SpMV skips c, H takes four transforms and MSM h the N
+ * coset values (json porep32g_lagrange, porep32g_lagrange_s),
  * then one warm-up and --reps timed proofs (default 3) with the
  * five MSMs concurrent (the default) and --reps with them one after another
  * (czk_backend_cuda_set_serial_msm), each phase the median. With --params every proof
@@ -52,9 +57,9 @@
  *
  * The phases are czk_prove_timings: upload (witness to the device), SpMV
  * (a, b, c on the device, and the gathers of the compacted scalars), H (6
- * NTTs and the pointwise steps), the five MSMs (in the concurrent runs each
- * MSM's own wall time, so they overlap), assembly (host). The partition
- * wall is czk_prove's, host checks included.
+ * NTTs and the pointwise steps; 4 and one with --lagrange), the five MSMs (in the concurrent runs
+ * each MSM's own wall time, so they overlap), assembly (host). The partition wall is czk_prove's,
+ * host checks included.
  *
  * --json writes the figures scripts/gpu-check.sh merges into
  * gpu-latest.json: porep32g_partition_ms (concurrent wall, median),
@@ -208,7 +213,7 @@ static void scalar_mix(const char *name, const czk_witness *w, const czk_bitmap 
 
 enum { PH_UPLOAD, PH_SPMV, PH_H, PH_MSM_H, PH_L, PH_A, PH_B1, PH_B2, PH_ASM, PH_WALL, NPH };
 static const char *const PH_NAME[NPH] = {
-    "upload (witness)", "SpMV + gathers", "H (6 NTTs 2^k)",  "MSM H",           "MSM L", "MSM A",
+    "upload (witness)", "SpMV + gathers", "H (NTTs 2^k)",    "MSM H",           "MSM L", "MSM A",
     "MSM B G1",         "MSM B G2 (G2)",  "assembly (host)", "partition (wall)"};
 
 typedef struct run_set {
@@ -264,7 +269,9 @@ static void post_make(post_input *pi, czk_post_kind kind, const czk_post_shape *
         if (&czk_post_shapes[s] == sh) seal_id = 5 + s;
     double t = czk_now();
     for (unsigned i = 0; i < nsec; i++) {
-        czk_seal_request sr = {.registered_proof = seal_id, .miner_id = 1000, .sector_num = 7 + i,
+        czk_seal_request sr = {.registered_proof = seal_id,
+                               .miner_id = 1000,
+                               .sector_num = 7 + i,
                                .data_kind = CZK_SEAL_DATA_ZERO,
                                .sparse = sh->sector_size > (512ull << 20)};
         memset(sr.ticket, 1, 32);
@@ -291,7 +298,8 @@ static void post_make(post_input *pi, czk_post_kind kind, const czk_post_shape *
         czk_post_witness_fill(pw, (const czk_post_vanilla *const *)v, nsec, kind, &err))
         die("PoSt witness fill", &err);
     t = czk_now();
-    if (czk_post_witness_generate(&pi->w, &pi->cfg, pw, pool, NULL, &err)) die("PoSt witness", &err);
+    if (czk_post_witness_generate(&pi->w, &pi->cfg, pw, pool, NULL, &err))
+        die("PoSt witness", &err);
     pi->t_witness = czk_now() - t;
     size_t npub = nsec;
     if (kind == CZK_POST_WINNING) {
@@ -325,7 +333,8 @@ static czk_params *setup_params(const czk_shape *shape, czk_pool *pool, double *
     czk_toxic toxic;
     czk_params *p = NULL;
     double t = czk_now();
-    if (czk_toxic_random(&toxic, &rng, &err) || czk_setup_with(&p, shape, &toxic, &sb, pool, NULL, &err))
+    if (czk_toxic_random(&toxic, &rng, &err) ||
+        czk_setup_with(&p, shape, &toxic, &sb, pool, NULL, &err))
         die("setup", &err);
     *secs = czk_now() - t;
     memset(&toxic, 0, sizeof toxic);
@@ -340,19 +349,15 @@ int main(int argc, char **argv) {
     int reps = 3;
     unsigned threads = 0, nsec = 4;
     bool do_setup = false, pageable = false, no_pack = false;
-    static const struct option LONG[] = {{"sector-size", required_argument, NULL, 's'},
-                                         {"c1", required_argument, NULL, 'c'},
-                                         {"params", required_argument, NULL, 'p'},
-                                         {"reps", required_argument, NULL, 'r'},
-                                         {"json", required_argument, NULL, 'j'},
-                                         {"commit", required_argument, NULL, 'm'},
-                                         {"threads", required_argument, NULL, 't'},
-                                         {"kind", required_argument, NULL, 'k'},
-                                         {"sectors", required_argument, NULL, 'n'},
-                                         {"setup", no_argument, NULL, 'S'},
-                                         {"pageable", no_argument, NULL, 'P'},
-                                         {"no-pack", no_argument, NULL, 'N'},
-                                         {NULL, 0, NULL, 0}};
+    long lagrange_seed = -1; /* --lagrange SEED: the Lagrange form from that seed's toxic waste */
+    static const struct option LONG[] = {
+        {"sector-size", required_argument, NULL, 's'}, {"c1", required_argument, NULL, 'c'},
+        {"params", required_argument, NULL, 'p'},      {"reps", required_argument, NULL, 'r'},
+        {"json", required_argument, NULL, 'j'},        {"commit", required_argument, NULL, 'm'},
+        {"threads", required_argument, NULL, 't'},     {"kind", required_argument, NULL, 'k'},
+        {"sectors", required_argument, NULL, 'n'},     {"setup", no_argument, NULL, 'S'},
+        {"pageable", no_argument, NULL, 'P'},          {"no-pack", no_argument, NULL, 'N'},
+        {"lagrange", required_argument, NULL, 'L'},    {NULL, 0, NULL, 0}};
     int ch;
     while ((ch = getopt_long(argc, argv, "", LONG, NULL)) != -1) {
         switch (ch) {
@@ -392,11 +397,14 @@ int main(int argc, char **argv) {
         case 'N':
             no_pack = true;
             break;
+        case 'L':
+            lagrange_seed = atol(optarg);
+            break;
         default:
             fprintf(stderr, "usage: bench_porep32g [--sector-size S] [--c1 FILE] [--params FILE | "
                             "--setup] [--kind porep|window-post|winning-post] [--sectors N] "
                             "[--reps N] [--json FILE] [--commit ID] [--threads T] [--pageable] "
-                            "[--no-pack]\n");
+                            "[--no-pack] [--lagrange SEED]\n");
             return 2;
         }
     }
@@ -544,6 +552,26 @@ keys:
                czk_now() - t);
     }
     if (czk_params_check_shape(params, shape, &err)) die("keys against the shape", &err);
+    double t_form = 0;
+    if (lagrange_seed >= 0) {
+        /* the Lagrange form of H and L (groth16.h): from the toxic waste of the keys' seed, the
+         * products on the GPU; without the keys' toxic waste the proofs cannot verify */
+        czk_setup_backend sb;
+        if (czk_setup_backend_cuda(&sb, 0, &err)) die("setup backend", &err);
+        czk_rng rng;
+        czk_rng_seed(&rng, (uint64_t)lagrange_seed);
+        czk_toxic toxic;
+        t = czk_now();
+        if (czk_toxic_random(&toxic, &rng, &err) ||
+            czk_setup_lagrange(&params->lagrange, shape, &toxic, &sb, pool, &err))
+            die("--lagrange", &err);
+        t_form = czk_now() - t;
+        memset(&toxic, 0, sizeof toxic);
+        czk_setup_backend_release(&sb);
+        printf("Lagrange form of H and L made on the GPU in %.1f s (seed %ld): SpMV without c, "
+               "four transforms\n",
+               t_form, lagrange_seed);
+    }
     fflush(stdout);
 
     czk_pvk *pvk = NULL;
@@ -651,8 +679,7 @@ keys:
     printf("\n%-6s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "run", "wall", "upload", "spmv", "H",
            "msm_h", "msm_l", "msm_a", "msm_b1", "msm_b2", "verify");
     for (int pass = 0; pass < 2; pass++) {
-        if (pass == 1 && czk_backend_cuda_set_serial_msm(&be, true, &err))
-            die("serial MSMs", &err);
+        if (pass == 1 && czk_backend_cuda_set_serial_msm(&be, true, &err)) die("serial MSMs", &err);
         for (int i = -(pass == 0); i < reps; i++) { /* i = -1: warm-up */
             czk_prove_timings tm;
             memset(&tm, 0, sizeof tm);
@@ -691,8 +718,14 @@ keys:
         pthread_t th[2];
         double w0 = czk_now();
         for (int k = 0; k < 2; k++) {
-            pa[k] = (pipe_arg){.be = &be, .params = params, .shape = shape, .w = &w,
-                               .pvk = pvk, .inputs = inputs, .ninputs = ninputs, .reps = reps};
+            pa[k] = (pipe_arg){.be = &be,
+                               .params = params,
+                               .shape = shape,
+                               .w = &w,
+                               .pvk = pvk,
+                               .inputs = inputs,
+                               .ninputs = ninputs,
+                               .reps = reps};
             if (pthread_create(&th[k], NULL, pipe_run, &pa[k])) die("pipelined: thread", NULL);
         }
         for (int k = 0; k < 2; k++)
@@ -744,6 +777,8 @@ keys:
                  {"pack_ms", t_pack * 1e3, 1},
                  {"pack1_ms", t_pack1 * 1e3, 1},
                  {"packed_mb", packed_mb, 1},
+                 {"lagrange", params->lagrange != NULL, 0},
+                 {"lagrange_s", t_form, 1},
                  {"reps", reps, 0},
                  {"verified", verified, 0}};
         fprintf(f, "{\n  \"%s_commit\": \"%s\",\n  \"%s_sector\": \"%s\"", jp, commit, jp,

@@ -231,6 +231,8 @@ prove32g() {
 # CZK_GPU_PART32G_ENV: before the recorded run, one run per setting ("VAR=v VAR2=w;VAR=x"), its
 # table printed (the json is the default run's). The recorded run uploads the packed witness;
 # CZK_GPU_PART32G_ENV="CZK_CUDA_PACKED=0" adds a run with the full witness upload before it.
+# CZK_GPU_PART32G_ARGS: extra arguments of the recorded run only, e.g. "--lagrange 1" (the
+# Lagrange form of H and L from the keys' seed; a CZK_GPU_PART32G_ENV run is then the baseline).
 part32g() {
   prep32g
   local keys=() e rc=0
@@ -245,7 +247,8 @@ part32g() {
       sed -n '/^| phase/,/^proofs/p' "$OUTDIR/part32g-knob.log"
     done
   fi
-  "$BUILD/bench_porep32g" --c1 "$W32/c1-1.json" "${keys[@]}" --reps 3 \
+  # shellcheck disable=SC2086
+  "$BUILD/bench_porep32g" --c1 "$W32/c1-1.json" "${keys[@]}" --reps 3 ${CZK_GPU_PART32G_ARGS:-} \
     --json "$OUTDIR/gpu-porep32g.json" --commit "$COMMIT" | tee "$OUTDIR/part32g.log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
   jmerge

@@ -160,9 +160,13 @@ CZK_NODISCARD czk_status czk_cuda_ntt(czk_cuda_ctx *ctx, czk_fr *data, unsigned 
  * coset_fft, so h = (icoset_fft(A·B) − ifft(c)) / (g^N − 1) with A, B the coset
  * evaluations of a and b; the same values for any a, b, c (CZK_CUDA_H_TRANSFORMS).
  * Args: log_n    1 <= log_n <= CZK_NTT_MAX_LOG (28).
+ * With c NULL, the Lagrange form's H (groth16.h, czk_params_lagrange):
+ *   a, b <- coset_fft(ifft(·)); a <- a·b — four transforms, no division and
+ *   no inverse coset transform: a then holds A·B on the coset, in natural
+ *   order (position j: g·ω^j), the scalars of the form's h.
  * In/Out: a, b, c  N czk_fr each, device memory (Montgomery form). On return
- *   a[0 .. N) holds the coefficients of h (the prover uses the first N − 1);
- *   b and c are clobbered.
+ *   a[0 .. N) holds the coefficients of h (the prover uses the first N − 1),
+ *   or with c NULL A·B on the coset; b and c are clobbered.
  * Returns: CZK_OK; CZK_ERR_INVALID_ARG (log_n out of range); CZK_ERR_NOMEM;
  *   CZK_ERR_DEVICE. On failure a, b, c are unspecified.
  */
@@ -256,8 +260,10 @@ CZK_NODISCARD czk_status czk_cuda_timer_stop(czk_cuda_ctx *ctx, double *ms, czk_
  *     padding to the NTT domain). The values are czk_shape_eval's.
  *     In:  z        inputs + aux czk_fr, device memory (inputs ‖ aux,
  *                   Montgomery form).
- *     Out: a, b, c  n czk_fr each, device memory.
- *     Returns: CZK_OK; CZK_ERR_INVALID_ARG (a NULL argument,
+ *     Out: a, b, c  n czk_fr each, device memory; c may be NULL (C is
+ *                   then not evaluated: the Lagrange form's prover needs
+ *                   a and b only, groth16.h czk_params_lagrange).
+ *     Returns: CZK_OK; CZK_ERR_INVALID_ARG (a NULL z, a or b,
  *       n < num_constraints, n >= 2^31); CZK_ERR_NOMEM; CZK_ERR_DEVICE.
  */
 typedef struct czk_cuda_shape czk_cuda_shape;

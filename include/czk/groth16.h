@@ -232,7 +232,9 @@ CZK_NODISCARD czk_status czk_params_lagrange_check(const czk_params_lagrange *la
  * Frees the host vectors of params named by mask (CZK_SRS_H, CZK_SRS_L,
  * CZK_SRS_A, CZK_SRS_B_G1, CZK_SRS_B_G2; other bits are ignored) and sets
  * them to NULL, once a backend's device copy has taken their place
- * (host_droppable of czk_backend_ops.load). vk and vk.ic always stay.
+ * (host_droppable of czk_backend_ops.load). vk and vk.ic always stay. With
+ * a Lagrange form attached, CZK_SRS_H and CZK_SRS_L free its h and l too
+ * (the device copies are the form's then); its w_in stays.
  * Returns: the CZK_SRS_* bits of the vectors it freed (those of mask that
  *          were held).
  * In/Out:  params:      the parameters (lengths stay as they were).

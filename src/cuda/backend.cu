@@ -51,6 +51,7 @@
 #include "ctx.cuh"
 
 #include "czk/groth16.h"
+#include "czk/msm.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -81,12 +82,23 @@ struct vecs {
     uint32_t n[NVEC];
 };
 
+/* The bases of the five MSMs: with a Lagrange form attached (groth16.h, czk_params_lagrange),
+ * its h (2^log_n points) and l stand for the parameters' h and l. */
 vecs params_vecs(const czk_params *p) {
     vecs v;
     v.p[V_H] = p->h, v.p[V_L] = p->l, v.p[V_A] = p->a, v.p[V_B1] = p->b_g1, v.p[V_B2] = p->b_g2;
     v.n[V_H] = p->h_len, v.n[V_L] = p->l_len, v.n[V_A] = p->a_len, v.n[V_B1] = p->b_g1_len;
     v.n[V_B2] = p->b_g2_len;
+    if (const czk_params_lagrange *lf = p->lagrange) {
+        v.p[V_H] = lf->h, v.n[V_H] = (uint32_t)1 << lf->log_n;
+        v.p[V_L] = lf->l, v.n[V_L] = lf->num_aux;
+    }
     return v;
+}
+
+/* Whether vector k of p is held in the file's encoding (a Lagrange form's never is). */
+bool vec_encoded(const czk_params *p, int k) {
+    return p->encoded && !(p->lagrange && (k == V_H || k == V_L));
 }
 
 size_t vec_elem(int k) {
@@ -415,17 +427,18 @@ czk_status checkpoint(const czk_device_lock *lock, const char *after, czk_err *e
 
 /* The five MSMs of a circuit from resident bases (dv): at once, each on its own context ctxs[k]
  * (its own thread), or with `serial` one after another on ctxs[0] (dense witness scalars, where
- * concurrent full MSMs contend: bench/GPU.md, seventh run). h = a[0 .. N − 1), l over z_aux; a is
+ * concurrent full MSMs contend: bench/GPU.md, seventh run). h = a[0 .. hn) (N − 1 coefficients,
+ * or N coset values with a Lagrange form), l over z_aux; a is
  * followed by H's dead b and c (2N), which MSM H may overwrite with its digits. */
 czk_status five_msms(czk_cuda_ctx *const ctxs[NVEC], bool serial, const void *const dv[NVEC],
-                     const czk_params *p, size_t N, czk_fr *a, const czk_fr *z_aux, size_t naux,
-                     const czk_fr *sa, const czk_fr *sb, czk_msm_sums *out, czk_prove_timings *t,
-                     czk_err *err) {
+                     const czk_params *p, size_t N, size_t hn, czk_fr *a, const czk_fr *z_aux,
+                     size_t naux, const czk_fr *sa, const czk_fr *sb, czk_msm_sums *out,
+                     czk_prove_timings *t, czk_err *err) {
     czk_cuda_ctx *c[NVEC];
     for (int k = 0; k < NVEC; k++)
         c[k] = serial ? ctxs[0] : ctxs[k];
     msm_job jobs[NVEC] = {
-        {c[0], false, &out->h, dv[V_H], a, N - 1, "h", 0, CZK_OK, {}},
+        {c[0], false, &out->h, dv[V_H], a, hn, "h", 0, CZK_OK, {}},
         {c[1], false, &out->l, dv[V_L], z_aux, naux, "l", 0, CZK_OK, {}},
         {c[2], false, &out->a, dv[V_A], sa, p->a_len, "a", 0, CZK_OK, {}},
         {c[3], false, &out->b1, dv[V_B1], sb, p->b_g1_len, "b_g1", 0, CZK_OK, {}},
@@ -476,6 +489,9 @@ czk_status one_circuit(cuda_be *be, resident *r, const czk_params *p, const czk_
     unsigned lg = czk_domain_log(s->num_constraints);
     size_t N = (size_t)1 << lg, ni = s->num_inputs, naux = s->num_aux, nv = ni + naux;
     vecs hv = params_vecs(p);
+    /* with a Lagrange form: no c, four transforms, h over the N coset values */
+    const bool lagrange = p->lagrange != NULL;
+    const size_t hn = lagrange ? N : N - 1;
     czk_status st;
     if ((st = checkpoint(lock, "the wait for the device", err))) return st;
     double t0 = now_s();
@@ -502,12 +518,13 @@ czk_status one_circuit(cuda_be *be, resident *r, const czk_params *p, const czk_
     double tu = now_s();
     t->upload += tu - t0;
     if ((st = checkpoint(lock, "the witness upload", err))) return st;
-    if (!abc_host && (st = czk_cuda_spmv(ctx, r->dshape, z, a, b, c, N, err)))
+    if (!abc_host && (st = czk_cuda_spmv(ctx, r->dshape, z, a, b, lagrange ? NULL : c, N, err)))
         return czk_err_wrap(err, "SpMV");
     double t1 = now_s();
     t->spmv += t1 - tu;
     if ((st = checkpoint(lock, "SpMV", err))) return st;
-    if (lg > 0 && (st = czk_cuda_h(ctx, a, b, c, lg, err))) return czk_err_wrap(err, "H");
+    if (lg > 0 && (st = czk_cuda_h(ctx, a, b, lagrange ? NULL : c, lg, err)))
+        return czk_err_wrap(err, "H");
     double t2 = now_s();
     t->ntt += t2 - t1;
     if ((st = checkpoint(lock, "H", err))) return st;
@@ -546,7 +563,7 @@ czk_status one_circuit(cuda_be *be, resident *r, const czk_params *p, const czk_
         czk_device_lock_release(lock);
         *released = true;
         czk_cuda_ctx *ctxs[NVEC] = {be->hctx, be->aux[0], be->aux[1], be->aux[2], be->aux[3]};
-        st = five_msms(ctxs, dense, dv, p, N, a, z + ni, naux, sa, sb, out, t, err);
+        st = five_msms(ctxs, dense, dv, p, N, hn, a, z + ni, naux, sa, sb, out, t, err);
         czk_cuda_msm_info li;
         czk_cuda_msm_last(dense ? be->hctx : be->aux[0], &li);
         pthread_mutex_unlock(&be->msm_mu);
@@ -560,14 +577,14 @@ czk_status one_circuit(cuda_be *be, resident *r, const czk_params *p, const czk_
     }
     if (par) {
         czk_cuda_ctx *ctxs[NVEC] = {be->ctx, be->aux[0], be->aux[1], be->aux[2], be->aux[3]};
-        st = five_msms(ctxs, false, dv, p, N, a, z + ni, naux, sa, sb, out, t, err);
+        st = five_msms(ctxs, false, dv, p, N, hn, a, z + ni, naux, sa, sb, out, t, err);
         pthread_mutex_unlock(&be->msm_mu);
         return st;
     }
     st = CZK_OK;
     double t4 = t3w;
     czk_cuda_set_msm_scratch(ctx, b, 2 * N * sizeof(czk_fr)); /* H's dead b and c: the digits */
-    st = msm_any<G1T>(be, &out->h, dv[V_H], hv.p[V_H], a, N - 1, "h", err);
+    st = msm_any<G1T>(be, &out->h, dv[V_H], hv.p[V_H], a, hn, "h", err);
     czk_cuda_set_msm_scratch(ctx, NULL, 0);
     if (st) goto done;
     t->msm_h += now_s() - t4;
@@ -632,7 +649,8 @@ czk_status circuit(cuda_be *be, const czk_params *p, const czk_shape *s, const c
     bool dev_spmv = r && r->dshape && r->shape == s, on_dev = r && r->params_on_dev;
     pthread_mutex_unlock(&be->mu);
     czk_fr *abc = NULL;
-    czk_status st = CZK_OK;
+    czk_status st = p->lagrange ? czk_params_lagrange_check(p->lagrange, s, err) : CZK_OK;
+    if (st) return czk_err_wrap(err, "cuda prove");
     /* parameters streamed from host memory: encoded ones are decoded first (once) */
     if (!on_dev && (st = czk_params_decode_vectors(p, be->pool, err)))
         return czk_err_wrap(err, "cuda prove");
@@ -657,6 +675,12 @@ czk_status circuit(cuda_be *be, const czk_params *p, const czk_shape *s, const c
         czk_device_lock_release(lock);
     }
     free(abc);
+    /* the Lagrange form's inputs' share of C: Σ z_k·w_in[k] over the few inputs, on the host */
+    if (!st && p->lagrange) {
+        czk_g1 win;
+        st = czk_msm_g1(&win, p->lagrange->w_in, w->inputs, w->num_inputs, be->pool, err);
+        if (!st) blst_p1_add_or_double(&out->h, &out->h, &win);
+    }
     if (st && st != CZK_ERR_CANCELLED) czk_err_wrap(err, "cuda prove");
     return st;
 }
@@ -708,7 +732,8 @@ czk_status upload_params(cuda_be *be, resident *r, const czk_shape *s, bool enco
         if ((st = czk_cuda_alloc(be->ctx, &r->dev[k], bytes, err)) ||
             (bytes && (st = upload_fast(be->ctx, r->dev[k], r->host.p[k], bytes, err))))
             return czk_err_wrap(err, "load: params %s (%zu bytes)", VEC_NAME[k], bytes);
-        if (encoded && (st = decode_on_device(be, r, k, err))) return st;
+        if (encoded && vec_encoded(r->params, k) && (st = decode_on_device(be, r, k, err)))
+            return st;
     }
     size_t nv = (size_t)s->num_inputs + s->num_aux;
     uint32_t *h = (uint32_t *)malloc((nv + 1) * 4);

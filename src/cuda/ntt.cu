@@ -642,11 +642,13 @@ extern "C" czk_status czk_cuda_h(czk_cuda_ctx *ctx, czk_fr *a, czk_fr *b, czk_fr
      * a and b; c needs only its inverse transform (natural order, scaled by z_inv/N) and z_inv
      * rides in a's first scaling. Seven (CZK_CUDA_H_TRANSFORMS=7): bellperson's sequence.
      */
-    const bool six = ctx->h_transforms != 7;
+    /* c NULL, the Lagrange form: A and B as below (their 1/N only), A·B, done (four) */
+    const bool lagrange = c == nullptr;
+    const bool six = ctx->h_transforms != 7 && !lagrange;
     czk_fr a_scale = n_inv, c_scale;
     czk_fr_mul(&c_scale, &n_inv, &z_inv);
     if (six) a_scale = c_scale;
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < (lagrange ? 2 : 3); k++) {
         czk_status st;
         const fr scale = host_fr(k == 0 ? a_scale : n_inv);
         if (six && k == 2) {
@@ -675,6 +677,12 @@ extern "C" czk_status czk_cuda_h(czk_cuda_ctx *ctx, czk_fr *a, czk_fr *b, czk_fr
         if (st != CZK_OK) return st;
     }
     size_t n = (size_t)1 << log_n;
+    if (lagrange) {
+        h_product<<<grid_for(n, 256), 256, 0, ctx->stream>>>(v[0], v[1], n);
+        CZK_LAUNCH("h 2^%u: pointwise", log_n);
+        CZK_CU(cudaStreamSynchronize(ctx->stream), "h 2^%u: synchronize", log_n);
+        return CZK_OK;
+    }
     if (six)
         h_product<<<grid_for(n, 256), 256, 0, ctx->stream>>>(v[0], v[1], n);
     else

@@ -476,8 +476,7 @@ static spmv_args make_args(const czk_cuda_shape *s, const fr *z, fr *out[3]) {
 
 extern "C" czk_status czk_cuda_spmv(czk_cuda_ctx *ctx, const czk_cuda_shape *s, const czk_fr *z,
                                     czk_fr *a, czk_fr *b, czk_fr *c, size_t n, czk_err *err) {
-    if (!s || !z || !a || !b || !c)
-        return czk_errf(err, CZK_ERR_INVALID_ARG, "spmv: NULL argument");
+    if (!s || !z || !a || !b) return czk_errf(err, CZK_ERR_INVALID_ARG, "spmv: NULL argument");
     if (n < s->rows)
         return czk_errf(err, CZK_ERR_INVALID_ARG, "spmv: output of %zu rows, the shape has %llu", n,
                         (unsigned long long)s->rows);
@@ -487,7 +486,8 @@ extern "C" czk_status czk_cuda_spmv(czk_cuda_ctx *ctx, const czk_cuda_shape *s, 
     cudaStream_t strm = ctx->stream;
     fr *out[3] = {(fr *)a, (fr *)b, (fr *)c};
     spmv_args args = make_args(s, (const fr *)z, out);
-    const uint32_t total = s->tiles[0] + s->tiles[1] + s->tiles[2];
+    /* the tiles are A's, then B's, then C's: without c the launch stops after B's */
+    const uint32_t total = s->tiles[0] + s->tiles[1] + (c ? s->tiles[2] : 0);
     dev_buf<uint32_t> crow;
     dev_buf<fr> cval;
     CZK_CU(crow.alloc(total, strm), "spmv: tile carries (%u)", total);
@@ -501,7 +501,7 @@ extern "C" czk_status czk_cuda_spmv(czk_cuda_ctx *ctx, const czk_cuda_shape *s, 
         CZK_LAUNCH("spmv: carries between tiles");
     }
     for (int m = 0; m < 3; m++)
-        if (n > s->rows)
+        if (n > s->rows && out[m])
             CZK_CU(cudaMemsetAsync(out[m] + s->rows, 0, (n - s->rows) * sizeof(fr), strm),
                    "spmv: zero padding");
     CZK_CU(cudaStreamSynchronize(strm), "spmv: synchronize");

@@ -148,6 +148,21 @@ unsigned czk_params_drop_host(czk_params *p, unsigned mask, uint64_t *freed_byte
             dropped |= v[i].bit;
             if (freed_bytes) *freed_bytes += v[i].bytes;
         }
+    /* a Lagrange form's h and l are the device's copies of H and L then: they go too */
+    czk_params_lagrange *lf = p->lagrange;
+    struct {
+        unsigned bit;
+        czk_g1_affine **v;
+        uint64_t n;
+    } f[] = {{CZK_SRS_H, lf ? &lf->h : NULL, lf ? (uint64_t)1 << lf->log_n : 0},
+             {CZK_SRS_L, lf ? &lf->l : NULL, lf ? lf->num_aux : 0}};
+    for (size_t i = 0; lf && i < 2; i++)
+        if ((mask & f[i].bit) && *f[i].v) {
+            czk_g16_free(*f[i].v);
+            *f[i].v = NULL;
+            dropped |= f[i].bit;
+            if (freed_bytes) *freed_bytes += f[i].n * sizeof(czk_g1_affine);
+        }
     return dropped;
 }
 

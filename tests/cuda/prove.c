@@ -19,7 +19,8 @@
  * without it (czk_backend_cuda_set_packed false), resident, streamed and
  * split, from page-locked and pageable memory — and the backend reads the
  * packed form when it is on (a witness whose full arrays were changed after
- * packing proves as the packed values say). The GPU
+ * packing proves as the packed values say); and with the Lagrange form of
+ * the H and L queries attached (test_prove_lagrange). The GPU
  * proofs also verify (pairing check, czk_verify). SpMV on the device is
  * checked against czk_shape_eval and against a naive evaluation of the CSR
  * written here. Every GPU test skips without a CUDA device (CI).
@@ -573,6 +574,103 @@ static void test_dropped_host_vectors(void **state) {
     czk_shape_free(s);
 }
 
+/*
+ * The Lagrange form (groth16.h, czk_params_lagrange) attached to the parameters: SpMV without c,
+ * four transforms, h over the N coset values with the form's bases, l with the form's L, the
+ * inputs' W on the host. The proofs are the CPU backend's without the form, byte for byte:
+ * streamed, resident (the form's vectors on the device), split, serial, and after the host
+ * vectors were dropped; the form made from the toxic waste equals the G1-NTT derivation.
+ */
+static void test_prove_lagrange(void **state) {
+    (void)state;
+    NEED_GPU();
+    czk_err err;
+    czk_backend cpu, gpu, gpu_res;
+    czk_assert_ok(czk_backend_cpu(&cpu, pool, &err), &err);
+    for (size_t si = 0; si < 2; si++) {
+        gc c = {.structure_seed = 140 + si, .value_seed = 200 + si, .ni = 6, .n = SIZES[si]};
+        czk_shape *s = gc_record(&c);
+        czk_witness w[2];
+        czk_fr r[2], sv[2], in0[8];
+        czk_params *p = prove_case(&c, s, 177 + si, w, r, sv, in0);
+        czk_rng rng;
+        czk_rng_seed(&rng, 177 + si); /* prove_case's toxic waste: its rng's first draws */
+        czk_toxic tox;
+        czk_assert_ok(czk_toxic_random(&tox, &rng, &err), &err);
+        czk_setup_backend sb;
+        czk_assert_ok(czk_setup_backend_cpu(&sb, pool, &err), &err);
+        czk_params_lagrange *lf;
+        czk_assert_ok(czk_setup_lagrange(&lf, s, &tox, &sb, pool, &err), &err);
+        czk_setup_backend_release(&sb);
+        if (si == 0) { /* the G1-NTT derivation from the points gives the same form */
+            czk_params_lagrange *ld;
+            czk_assert_ok(czk_params_lagrange_derive(&ld, p, s, pool, &err), &err);
+            size_t N = (size_t)1 << lf->log_n;
+            assert_memory_equal(ld->h, lf->h, N * sizeof *lf->h);
+            assert_memory_equal(ld->l, lf->l, lf->num_aux * sizeof *lf->l);
+            assert_memory_equal(ld->w_in, lf->w_in, lf->num_inputs * sizeof *lf->w_in);
+            czk_params_lagrange_free(ld);
+        }
+        czk_pvk pvk;
+        czk_assert_ok(czk_pvk_prepare(&pvk, &p->vk, &err), &err);
+        uint8_t want[2 * CZK_PROOF_BYTES], got[2 * CZK_PROOF_BYTES];
+        prove_bytes(&cpu, p, s, w, 2, r, sv, want); /* without the form */
+        p->lagrange = lf;                           /* p owns it now */
+        prove_bytes(&cpu, p, s, w, 2, r, sv, got);
+        assert_memory_equal(got, want, 2 * CZK_PROOF_BYTES);
+
+        /* streamed from the host in chunks of 1000 points, host SpMV */
+        czk_assert_ok(czk_backend_cuda(&gpu, 0, pool, 0, &err), &err);
+        czk_assert_ok(czk_backend_cuda_set_stream_chunk(&gpu, 1000, &err), &err);
+        prove_bytes(&gpu, p, s, w, 1, r, sv, got);
+        assert_memory_equal(got, want, CZK_PROOF_BYTES);
+        czk_backend_release(&gpu);
+
+        /* resident: the form's h (N points) and l on the device, device SpMV without c */
+        czk_assert_ok(czk_backend_cuda(&gpu_res, 0, pool, 0, &err), &err);
+        unsigned drop = 0;
+        uint64_t dev = 0;
+        czk_assert_ok(gpu_res.ops->load(gpu_res.self, p, s, &drop, &dev, &err), &err);
+        assert_int_equal(drop, CZK_SRS_H | CZK_SRS_L | CZK_SRS_A | CZK_SRS_B_G1 | CZK_SRS_B_G2);
+        assert_true(dev >=
+                    96ull * (((uint64_t)1 << lf->log_n) + lf->num_aux + p->a_len + p->b_g1_len) +
+                        192ull * p->b_g2_len);
+        prove_bytes(&gpu_res, p, s, w, 2, r, sv, got);
+        assert_memory_equal(got, want, 2 * CZK_PROOF_BYTES);
+        czk_proof pr;
+        czk_assert_ok(czk_proof_decode(&pr, got, &err), &err);
+        czk_assert_ok(czk_verify(&pvk, &pr, in0, c.ni - 1, &err), &err);
+        /* the split path */
+        czk_msm_sums sums;
+        unsigned deferred = 99;
+        czk_assert_ok(czk_prove_device(&gpu_res, p, s, &w[1], NULL, &sums, &deferred, NULL, &err),
+                      &err);
+        czk_assert_ok(
+            czk_prove_finalize(p, s, &w[1], &sums, deferred, &r[1], &sv[1], &pr, pool, NULL, &err),
+            &err);
+        encode(got, &pr);
+        assert_memory_equal(got, want + CZK_PROOF_BYTES, CZK_PROOF_BYTES);
+        /* the five MSMs one after another, then with the host vectors dropped (the form's too) */
+        czk_assert_ok(czk_backend_cuda_set_serial_msm(&gpu_res, true, &err), &err);
+        prove_bytes(&gpu_res, p, s, w, 1, r, sv, got);
+        czk_assert_ok(czk_backend_cuda_set_serial_msm(&gpu_res, false, &err), &err);
+        assert_memory_equal(got, want, CZK_PROOF_BYTES);
+        uint64_t freed = 0;
+        assert_int_equal(czk_params_drop_host(p, drop, &freed), drop);
+        assert_null(lf->h);
+        assert_null(lf->l);
+        prove_bytes(&gpu_res, p, s, w, 2, r, sv, got);
+        assert_memory_equal(got, want, 2 * CZK_PROOF_BYTES);
+        czk_backend_release(&gpu_res);
+        czk_witness_free(&w[0]);
+        czk_witness_free(&w[1]);
+        czk_pvk_free(&pvk);
+        czk_params_free(p); /* and the form */
+        czk_shape_free(s);
+    }
+    czk_backend_release(&cpu);
+}
+
 /* w's packed form in a block of czk_witness_packed_bytes (from be's host_alloc where be is not
  * NULL, else malloc); *block to free with packed_free. */
 static czk_witness_packed packed_of(const czk_backend *be, const czk_witness *w, void **block) {
@@ -728,6 +826,7 @@ int main(void) {
         cmocka_unit_test(test_msm_h_knobs),
         cmocka_unit_test(test_dropped_host_vectors),
         cmocka_unit_test(test_prove_packed),
+        cmocka_unit_test(test_prove_lagrange),
         cmocka_unit_test(test_bad_device),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
