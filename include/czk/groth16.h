@@ -221,6 +221,42 @@ CZK_NODISCARD czk_status czk_params_lagrange_derive(czk_params_lagrange **out,
 /* Frees a Lagrange form (NULL is fine). */
 void czk_params_lagrange_free(czk_params_lagrange *lagrange);
 /*
+ * The form's file: a machine's cache of it, not an interchange format (the
+ * points as this build holds them in memory: blst's affine structs, 96
+ * bytes each, native byte order). Layout: a 512-byte header — magic
+ * "CZKLAGR1", u32 version 1, u32 log_n, u32 inputs, u32 aux (little-endian),
+ * at 24 the BLAKE2b-512 of the encoded vk of the parameters it was made
+ * from (czk_vk_encode), at 88, 152, 216 the tree digests (czk_tree_digest)
+ * of h, l and w_in, at 448 the BLAKE2b-512 of the header's first 448
+ * bytes — then h, l, w_in. The name it is looked up by in a parameter
+ * cache: czk_params_lagrange_file_name, "czk-lagrange-" and the first 32
+ * hex characters of the vk digest, ".bin".
+ * czk_params_lagrange_write: writes lagrange (made from params whose vk is
+ *   vk) to path (a temporary file synced and renamed into place; the
+ *   digests on the pool). Returns: CZK_OK; CZK_ERR_INVALID_ARG (a vector
+ *   not held); CZK_ERR_IO naming the step and file (nothing left under
+ *   path); CZK_ERR_NOMEM.
+ * czk_params_lagrange_read: reads path for parameters with verifying key
+ *   vk and shape; every byte is checked against the header's digests.
+ *   Out: *out (czk_params_lagrange_free); NULL on failure.
+ *   Returns: CZK_OK; CZK_ERR_IO (open, read); CZK_ERR_FORMAT (magic,
+ *   version, a checksum or digest mismatch naming the vector, trailing
+ *   bytes); CZK_ERR_TRUNCATED; CZK_ERR_MISMATCH (another vk: "made from
+ *   other parameters", or counts that do not fit the shape); CZK_ERR_NOMEM.
+ */
+#define CZK_LAGRANGE_NAME_MAX 64
+void czk_params_lagrange_file_name(char out[CZK_LAGRANGE_NAME_MAX], const czk_vk *vk)
+    CZK_NONNULL(1, 2);
+CZK_NODISCARD czk_status czk_params_lagrange_write(const czk_params_lagrange *lagrange,
+                                                   const czk_vk *vk, const char *path,
+                                                   czk_pool *pool, czk_err *err)
+    CZK_NONNULL(1, 2, 3);
+CZK_NODISCARD czk_status czk_params_lagrange_read(czk_params_lagrange **out, const char *path,
+                                                  const czk_vk *vk, const czk_shape *shape,
+                                                  czk_pool *pool, czk_err *err)
+    CZK_NONNULL(1, 2, 3, 4);
+
+/*
  * Whether lagrange fits shape (log_n, inputs and aux): CZK_OK, else
  * CZK_ERR_MISMATCH naming the first count that differs. Reads counts only.
  */

@@ -192,9 +192,22 @@ czk_status czk_g16_columns_make(czk_g16_columns *out, const czk_shape *s, const 
                                 czk_pool *pool, czk_err *err);
 void czk_g16_columns_free(czk_g16_columns *c);
 
+/*
+ * params.c: whole-file writes. czk_g16_open_tmp makes path.tmp.XXXXXX (mode 0644);
+ * czk_g16_write_full writes all n bytes (path names the file in errors);
+ * czk_g16_close_rename syncs, closes and renames tmp onto path when st is CZK_OK, else (or on
+ * its own failure) unlinks tmp; it returns st or its own CZK_ERR_IO.
+ */
+czk_status czk_g16_open_tmp(const char *path, char *tmp, size_t cap, int *fd, czk_err *err);
+czk_status czk_g16_write_full(int fd, const uint8_t *p, size_t n, const char *path, czk_err *err);
+czk_status czk_g16_close_rename(int fd, const char *tmp, const char *path, czk_status st,
+                                czk_err *err);
+
 /* lagrange.c: an empty Lagrange form for shape (vectors allocated, not filled; NULL: out of
  * memory), and out[i] = in[i] as affine for i < n on the pool (infinity included). */
 czk_params_lagrange *czk_g16_lagrange_alloc(const czk_shape *shape);
+/* BLAKE2b-512 of czk_vk_encode(vk) (all zero when out of memory: matches no file). */
+void czk_params_lagrange_vk_digest(uint8_t out[64], const czk_vk *vk);
 void czk_g16_to_affine(czk_g1_affine *out, const blst_p1 *in, size_t n, czk_pool *pool);
 
 #endif

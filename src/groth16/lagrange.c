@@ -17,8 +17,12 @@
 
 #include "czk/ntt.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void czk_params_lagrange_free(czk_params_lagrange *lg) {
     if (!lg) return;
@@ -279,5 +283,160 @@ out:
     czk_g16_free(y);
     czk_g16_free(wl);
     free(tw);
+    return st;
+}
+
+/* ---- the form's file (czk_params_lagrange_write / _read) ---- */
+
+#define LF_MAGIC "CZKLAGR1"
+#define LF_VERSION 1u
+#define LF_HEADER 512 /* bytes before the points */
+
+enum { LF_H, LF_L, LF_W, LF_NV };
+
+typedef struct lf_vec {
+    czk_g1_affine **p;
+    size_t n;
+} lf_vec;
+
+static void lf_vecs(lf_vec v[LF_NV], czk_params_lagrange *lf) {
+    v[LF_H] = (lf_vec){&lf->h, (size_t)1 << lf->log_n};
+    v[LF_L] = (lf_vec){&lf->l, lf->num_aux};
+    v[LF_W] = (lf_vec){&lf->w_in, lf->num_inputs};
+}
+
+void czk_params_lagrange_vk_digest(uint8_t out[64], const czk_vk *vk) {
+    size_t n = czk_vk_encoded_size(vk->ic_len);
+    uint8_t *buf = malloc(n);
+    if (!buf) { /* out of memory: a digest that matches no file */
+        memset(out, 0, 64);
+        return;
+    }
+    czk_vk_encode(buf, vk);
+    blake2b(out, buf, NULL, 64, n, 0);
+    free(buf);
+}
+
+void czk_params_lagrange_file_name(char out[CZK_LAGRANGE_NAME_MAX], const czk_vk *vk) {
+    uint8_t d[64];
+    czk_params_lagrange_vk_digest(d, vk);
+    char hex[33];
+    czk_g16_hex(hex, d, 16);
+    snprintf(out, CZK_LAGRANGE_NAME_MAX, "czk-lagrange-%s.bin", hex);
+}
+
+static void put32(uint8_t *p, uint32_t v) {
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint32_t get32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+czk_status czk_params_lagrange_write(const czk_params_lagrange *lf, const czk_vk *vk,
+                                     const char *path, czk_pool *pool, czk_err *err) {
+    lf_vec v[LF_NV];
+    lf_vecs(v, (czk_params_lagrange *)lf);
+    for (int k = 0; k < LF_NV; k++)
+        if (!*v[k].p && v[k].n)
+            return czk_errf(err, CZK_ERR_INVALID_ARG,
+                            "lagrange form %s: a vector is not held on the host (dropped)", path);
+    uint8_t hdr[LF_HEADER] = {0};
+    memcpy(hdr, LF_MAGIC, 8);
+    put32(hdr + 8, LF_VERSION);
+    put32(hdr + 12, lf->log_n);
+    put32(hdr + 16, lf->num_inputs);
+    put32(hdr + 20, lf->num_aux);
+    czk_params_lagrange_vk_digest(hdr + 24, vk);
+    czk_status st = CZK_OK;
+    for (int k = 0; k < LF_NV && !st; k++)
+        st = czk_tree_digest(hdr + 88 + 64 * k, *v[k].p, v[k].n * sizeof(czk_g1_affine), pool, err);
+    if (st) return st;
+    blake2b(hdr + LF_HEADER - 64, hdr, NULL, 64, LF_HEADER - 64, 0);
+    char tmp[4096];
+    int fd = -1;
+    if ((st = czk_g16_open_tmp(path, tmp, sizeof tmp, &fd, err))) return st;
+    st = czk_g16_write_full(fd, hdr, sizeof hdr, tmp, err);
+    for (int k = 0; k < LF_NV && !st; k++)
+        st = czk_g16_write_full(fd, (const uint8_t *)*v[k].p, v[k].n * sizeof(czk_g1_affine), tmp,
+                                err);
+    return czk_g16_close_rename(fd, tmp, path, st, err);
+}
+
+static czk_status read_full(int fd, void *buf, size_t n, const char *path, czk_err *err) {
+    uint8_t *p = buf;
+    while (n) {
+        ssize_t r = read(fd, p, n > (1u << 30) ? (1u << 30) : n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return czk_errf(err, CZK_ERR_IO, "read %s: %s", path, strerror(errno));
+        if (r == 0)
+            return czk_errf(err, CZK_ERR_TRUNCATED, "lagrange form %s: shorter than its counts",
+                            path);
+        p += r;
+        n -= (size_t)r;
+    }
+    return CZK_OK;
+}
+
+czk_status czk_params_lagrange_read(czk_params_lagrange **out, const char *path, const czk_vk *vk,
+                                    const czk_shape *shape, czk_pool *pool, czk_err *err) {
+    *out = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return czk_errf(err, CZK_ERR_IO, "open %s: %s", path, strerror(errno));
+    uint8_t hdr[LF_HEADER], sum[64], dig[64];
+    czk_params_lagrange *lf = NULL;
+    czk_status st = read_full(fd, hdr, sizeof hdr, path, err);
+    if (st) goto out;
+    blake2b(sum, hdr, NULL, 64, LF_HEADER - 64, 0);
+    if (memcmp(hdr, LF_MAGIC, 8) || get32(hdr + 8) != LF_VERSION) {
+        st = czk_errf(err, CZK_ERR_FORMAT,
+                      "lagrange form %s: not a czk Lagrange form file "
+                      "(magic or version)",
+                      path);
+        goto out;
+    }
+    if (memcmp(sum, hdr + LF_HEADER - 64, 64)) {
+        st = czk_errf(err, CZK_ERR_FORMAT, "lagrange form %s: header checksum mismatch", path);
+        goto out;
+    }
+    czk_params_lagrange_vk_digest(dig, vk);
+    if (memcmp(dig, hdr + 24, 64)) {
+        st = czk_errf(err, CZK_ERR_MISMATCH,
+                      "lagrange form %s: made from other parameters (its vk digest differs)", path);
+        goto out;
+    }
+    czk_params_lagrange hd = {
+        .log_n = get32(hdr + 12), .num_inputs = get32(hdr + 16), .num_aux = get32(hdr + 20)};
+    if ((st = czk_params_lagrange_check(&hd, shape, err))) {
+        czk_err_wrap(err, "%s", path);
+        goto out;
+    }
+    if (!(lf = czk_g16_lagrange_alloc(shape))) {
+        st = czk_errf(err, CZK_ERR_NOMEM, "lagrange form %s: out of memory", path);
+        goto out;
+    }
+    lf_vec v[LF_NV];
+    lf_vecs(v, lf);
+    for (int k = 0; k < LF_NV && !st; k++) {
+        size_t bytes = v[k].n * sizeof(czk_g1_affine);
+        if (!(st = read_full(fd, *v[k].p, bytes, path, err)) &&
+            !(st = czk_tree_digest(dig, *v[k].p, bytes, pool, err)) &&
+            memcmp(dig, hdr + 88 + 64 * k, 64))
+            st = czk_errf(err, CZK_ERR_FORMAT, "lagrange form %s: %s's digest mismatch", path,
+                          k == LF_H   ? "h"
+                          : k == LF_L ? "l"
+                                      : "w_in");
+    }
+    uint8_t extra;
+    if (!st && read(fd, &extra, 1) != 0)
+        st = czk_errf(err, CZK_ERR_FORMAT, "lagrange form %s: trailing bytes", path);
+    if (!st) {
+        *out = lf;
+        lf = NULL;
+    }
+out:
+    close(fd);
+    czk_params_lagrange_free(lf);
     return st;
 }

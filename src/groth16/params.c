@@ -865,9 +865,10 @@ static void full_check_why(char *out, size_t cap, bool stamps, const char *dir, 
  * matching format-3 stamp records one (groth16.h, "Digests").
  */
 static czk_status read_usual(int fd, const struct stat *stt, czk_params *pa, bool full, bool plain,
-                             czk_g16_stamp_kind kind, bool current, const czk_g16_stamp_digests *cand,
-                             bool stamps, const char *dir, const czk_params_read_opts *o, prog *pg,
-                             double t0, czk_params_read_info *inf, czk_err *err) {
+                             czk_g16_stamp_kind kind, bool current,
+                             const czk_g16_stamp_digests *cand, bool stamps, const char *dir,
+                             const czk_params_read_opts *o, prog *pg, double t0,
+                             czk_params_read_info *inf, czk_err *err) {
     czk_g16_reader *rd = NULL;
     czk_status st = czk_g16_reader_open(&rd, fd, (uint64_t)stt->st_size, plain, err);
     if (st) return st;
@@ -1066,7 +1067,7 @@ static czk_status vk_check_finite(const czk_vk *vk, czk_err *err) {
     return CZK_OK;
 }
 
-static czk_status write_full(int fd, const uint8_t *p, size_t n, const char *path, czk_err *err) {
+czk_status czk_g16_write_full(int fd, const uint8_t *p, size_t n, const char *path, czk_err *err) {
     while (n) {
         ssize_t w = write(fd, p, n);
         if (w < 0 && errno == EINTR) continue;
@@ -1078,7 +1079,7 @@ static czk_status write_full(int fd, const uint8_t *p, size_t n, const char *pat
 }
 
 /* A temporary file next to path (mkstemp: path.tmp.XXXXXX), mode 0644. */
-static czk_status open_tmp(const char *path, char *tmp, size_t cap, int *fd, czk_err *err) {
+czk_status czk_g16_open_tmp(const char *path, char *tmp, size_t cap, int *fd, czk_err *err) {
     int n = snprintf(tmp, cap, "%s.tmp.XXXXXX", path);
     if (n < 0 || (size_t)n >= cap)
         return czk_errf(err, CZK_ERR_INVALID_ARG, "path too long: %s", path);
@@ -1093,8 +1094,8 @@ static czk_status open_tmp(const char *path, char *tmp, size_t cap, int *fd, czk
     return CZK_OK;
 }
 
-static czk_status close_rename(int fd, const char *tmp, const char *path, czk_status st,
-                               czk_err *err) {
+czk_status czk_g16_close_rename(int fd, const char *tmp, const char *path, czk_status st,
+                                czk_err *err) {
     if (!st && fdatasync(fd)) st = czk_errf(err, CZK_ERR_IO, "sync %s: %s", tmp, strerror(errno));
     if (close(fd) && !st) st = czk_errf(err, CZK_ERR_IO, "close %s: %s", tmp, strerror(errno));
     if (!st && rename(tmp, path))
@@ -1112,8 +1113,9 @@ czk_status czk_vk_write(const czk_vk *vk, const char *path, czk_err *err) {
     czk_vk_encode(buf, vk);
     char tmp[PATH_MAX];
     int fd = -1;
-    st = open_tmp(path, tmp, sizeof tmp, &fd, err);
-    if (!st) st = close_rename(fd, tmp, path, write_full(fd, buf, n, tmp, err), err);
+    st = czk_g16_open_tmp(path, tmp, sizeof tmp, &fd, err);
+    if (!st)
+        st = czk_g16_close_rename(fd, tmp, path, czk_g16_write_full(fd, buf, n, tmp, err), err);
     free(buf);
     return st;
 }

@@ -9,9 +9,12 @@
  *     witnesses that satisfy nothing (the identity is linear in a, b, c);
  *   - czk_setup_lagrange (scalars from the toxic waste, no G1 NTT) gives
  *     the same points, and refuses bad toxic waste as czk_setup does;
+ *   - its file (czk_params_lagrange_write / _read) gives the same points
+ *     back; a damaged copy (magic, header, each vector, cut, trailing
+ *     bytes), another vk and another shape are refused naming the defect;
  *   - a form of another shape, or parameters without h on the host, are
  *     refused with messages naming what differs.
- * The circuit: inputs (some in C, ONE too), bits, products whose C
+ * The circuit: inputs (in C, ONE too, but the last: a W at infinity), bits, products whose C
  * coefficient is 1, −1 or random (each branch of W's sum).
  */
 #include "testkeys.h"
@@ -45,11 +48,11 @@ static czk_status lcirc_fn(czk_cs *cs, void *ctx) {
     for (uint32_t i = 0; i < NI - 1; i++) {
         czk_fr_from_u64(&c->in[i], czk_rng_u64(&rng));
         czk_var x = czk_cs_alloc_input(cs, &c->in[i]);
-        /* x·ONE = x: inputs in C */
+        /* x·ONE = x: inputs in C; the last one only in A (x·ONE = y, y aux): its W is infinity */
         czk_lc_clear(&la), czk_lc_clear(&lb), czk_lc_clear(&lcc);
         czk_lc_add_var(cs, &la, x);
         czk_lc_add_var(cs, &lb, CZK_VAR_ONE);
-        czk_lc_add_var(cs, &lcc, x);
+        czk_lc_add_var(cs, &lcc, i + 2 < NI ? x : czk_cs_alloc(cs, &c->in[i]));
         czk_cs_enforce(cs, &la, &lb, &lcc);
         vars[nv] = x;
         vals[nv++] = c->in[i];
@@ -244,7 +247,8 @@ static void test_matches_toxic(void **state) {
             assert_g1_eq(&f->lf->l[k - ni], &want, "l", k - ni);
         }
     }
-    assert_int_equal(nonzero_in, ni); /* every input (ONE too) is in C here */
+    assert_int_equal(nonzero_in, ni - 1); /* every input but the last (ONE too) is in C */
+    assert_true(czk_g1_affine_is_inf(&f->lf->w_in[ni - 1]));
     free(hc);
     free(wk);
 }
@@ -278,6 +282,95 @@ static void test_setup_form(void **state) {
     assert_null(none);
     assert_string_equal(err.msg, "setup: a toxic value is zero");
     czk_params_lagrange_free(lf);
+}
+
+/* a copy of the file at src with byte `at` xor-ed by x (at == SIZE_MAX: one byte appended,
+ * x == 0: cut at `at`) */
+static void damaged(const char *src, const char *dst, size_t at, uint8_t x) {
+    FILE *f = fopen(src, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    size_t n = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *b = malloc(n + 1);
+    assert_int_equal(fread(b, 1, n, f), n);
+    fclose(f);
+    if (at == SIZE_MAX)
+        b[n++] = 7;
+    else if (x)
+        b[at] ^= x;
+    else
+        n = at;
+    f = fopen(dst, "wb");
+    assert_int_equal(fwrite(b, 1, n, f), n);
+    fclose(f);
+    free(b);
+}
+
+static void test_file(void **state) {
+    fixture *f = *state;
+    char dir[512], path[700], bad[700], name[CZK_LAGRANGE_NAME_MAX];
+    czk_test_tmpdir(dir, sizeof dir, "lagrange");
+    czk_params_lagrange_file_name(name, &f->params->vk);
+    assert_int_equal(strlen(name), strlen("czk-lagrange-") + 32 + strlen(".bin"));
+    assert_memory_equal(name, "czk-lagrange-", 13);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    snprintf(bad, sizeof bad, "%s/bad.bin", dir);
+    czk_err err;
+    czk_assert_ok(czk_params_lagrange_write(f->lf, &f->params->vk, path, f->pool, &err), &err);
+    czk_params_lagrange *got;
+    czk_assert_ok(czk_params_lagrange_read(&got, path, &f->params->vk, f->shape, f->pool, &err),
+                  &err);
+    size_t N = (size_t)1 << f->lf->log_n, ni = f->lf->num_inputs, na = f->lf->num_aux;
+    assert_memory_equal(got->h, f->lf->h, N * sizeof *got->h);
+    assert_memory_equal(got->l, f->lf->l, na * sizeof *got->l);
+    assert_memory_equal(got->w_in, f->lf->w_in, ni * sizeof *got->w_in);
+    czk_params_lagrange_free(got);
+    /* each defect named */
+    const struct {
+        size_t at;
+        uint8_t x;
+        czk_status st;
+        const char *msg;
+    } cases[] = {
+        {0, 1, CZK_ERR_FORMAT, "not a czk Lagrange form file"},
+        {13, 1, CZK_ERR_FORMAT, "header checksum mismatch"},
+        {512 + 5, 1, CZK_ERR_FORMAT, "h's digest mismatch"},
+        {512 + 96 * N + 1, 0x10, CZK_ERR_FORMAT, "l's digest mismatch"},
+        {512 + 96 * (N + na) + 2, 4, CZK_ERR_FORMAT, "w_in's digest mismatch"},
+        {512 + 96 * N, 0, CZK_ERR_TRUNCATED, "shorter than its counts"},
+        {SIZE_MAX, 0, CZK_ERR_FORMAT, "trailing bytes"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        damaged(path, bad, cases[k].at, cases[k].x);
+        czk_params_lagrange *none = (czk_params_lagrange *)1;
+        czk_err_clear(&err);
+        assert_int_equal(
+            czk_params_lagrange_read(&none, bad, &f->params->vk, f->shape, f->pool, &err),
+            cases[k].st);
+        assert_null(none);
+        if (!strstr(err.msg, cases[k].msg)) fail_msg("case %zu: %s", k, err.msg);
+    }
+    /* other parameters (another vk), another shape */
+    czk_vk other = f->params->vk;
+    other.alpha_g1 = f->params->vk.beta_g1;
+    czk_params_lagrange *none;
+    assert_int_equal(czk_params_lagrange_read(&none, path, &other, f->shape, f->pool, &err),
+                     CZK_ERR_MISMATCH);
+    assert_non_null(strstr(err.msg, "made from other parameters"));
+    lcirc o = {.sseed = 11, .vseed = 12, .nmul = 210};
+    czk_shape *s2 = lcirc_shape(&o);
+    assert_int_equal(czk_params_lagrange_read(&none, path, &f->params->vk, s2, f->pool, &err),
+                     CZK_ERR_MISMATCH);
+    assert_non_null(strstr(err.msg, " aux, the shape "));
+    czk_shape_free(s2);
+    assert_int_equal(czk_params_lagrange_read(&none, bad, &f->params->vk, f->shape, f->pool, &err),
+                     CZK_ERR_FORMAT); /* the last damaged copy */
+    unlink(bad);
+    unlink(path);
+    assert_int_equal(czk_params_lagrange_read(&none, path, &f->params->vk, f->shape, f->pool, &err),
+                     CZK_ERR_IO);
+    rmdir(dir);
 }
 
 static void prove(fixture *f, const czk_witness *w, bool lagrange, czk_proof *out) {
@@ -382,8 +475,8 @@ static void test_refusals(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_matches_toxic), cmocka_unit_test(test_setup_form),
-        cmocka_unit_test(test_same_proof),    cmocka_unit_test(test_any_witness),
-        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_file),          cmocka_unit_test(test_same_proof),
+        cmocka_unit_test(test_any_witness),   cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
