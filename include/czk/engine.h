@@ -184,6 +184,9 @@ typedef struct czk_engine_config {
                                               engine is created (czk_engine_config_finish) */
     char preload[CZK_ENGINE_MAX_PRELOAD][CZK_CIRCUIT_ID_MAX]; /* srs.preload: circuit ids */
     unsigned num_preload;
+    bool lagrange; /* srs.lagrange (true): attach a circuit's Lagrange form of H and L
+                      (groth16.h, czk_params_lagrange) where its file is on the key search
+                      path; false: prove with the parameters alone */
     /* [memory] */
     uint64_t total_budget;         /* memory.total_budget bytes; 0 = auto: the smaller of
                                       MemTotal and the memory.max of the process's cgroup v2

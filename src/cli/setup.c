@@ -36,7 +36,11 @@
  * CPU; both give the same files byte for byte. With --seed the toxic waste
  * comes from a seeded generator, so the same seed and shape give the same
  * files; without it, from getrandom. The keys are for tests: whoever knows
- * the seed can forge proofs. The phases are printed as they end, with the
+ * the seed can forge proofs. With --lagrange the Lagrange form of the H
+ * and L queries (groth16.h, czk_params_lagrange) is made from the same
+ * toxic waste on the same backend and written beside the .params as
+ * czk_params_lagrange_file_name() names it, where the engine finds it.
+ * The phases are printed as they end, with the
  * peak RSS at the end; inside them, the progress of each vector's points on
  * stderr (a redrawn line on a terminal, else a line per 10 points).
  */
@@ -60,6 +64,7 @@ static const char USAGE[] =
     "usage: czk setup [--kind KIND] --sector-size SIZE [--registered-proof ID]\n"
     "                 [--out-dir DIR] [--seed N] [--threads T]\n"
     "                 [--backend auto|cpu|cuda] [--device N] [--force] [--no-shape-cache]\n"
+    "                 [--lagrange]\n"
     "       czk setup --shape FILE --out PREFIX [--seed N] [--threads T]\n"
     "                 [--backend auto|cpu|cuda] [--device N]\n\n"
     "Writes Groth16 TEST keys (.params and .vk; whoever knows the toxic waste can\n"
@@ -88,7 +93,10 @@ static const char USAGE[] =
     "  --backend B            cuda (fixed-base products on the GPU), cpu, or auto\n"
     "                         (default: cuda when this czk has CUDA and a GPU is\n"
     "                         present); the files are the same either way\n"
-    "  --device N             the CUDA device (default 0)\n";
+    "  --device N             the CUDA device (default 0)\n"
+    "  --lagrange             also write the Lagrange form of H and L (czk-lagrange-<vk\n"
+    "                         digest>.bin beside the .params), from the same toxic\n"
+    "                         waste: the prover then skips c and two of H's six NTTs\n";
 
 /* Keys in place: both files exist and the .vk has the shape's input count. */
 static bool keys_present(const char *pp, const char *vp, uint32_t inputs) {
@@ -126,7 +134,8 @@ int czk_cmd_setup(int argc, char **argv) {
         O_NO_SHAPE_CACHE,
         O_BACKEND,
         O_DEVICE,
-        O_KIND
+        O_KIND,
+        O_LAGRANGE
     };
     static const struct option LONG[] = {{"shape", required_argument, NULL, O_SHAPE},
                                          {"out", required_argument, NULL, O_OUT},
@@ -136,6 +145,7 @@ int czk_cmd_setup(int argc, char **argv) {
                                          {"seed", required_argument, NULL, O_SEED},
                                          {"threads", required_argument, NULL, O_THREADS},
                                          {"force", no_argument, NULL, O_FORCE},
+                                         {"lagrange", no_argument, NULL, O_LAGRANGE},
                                          {"no-shape-cache", no_argument, NULL, O_NO_SHAPE_CACHE},
                                          {"backend", required_argument, NULL, O_BACKEND},
                                          {"device", required_argument, NULL, O_DEVICE},
@@ -144,7 +154,7 @@ int czk_cmd_setup(int argc, char **argv) {
                                          {NULL, 0, NULL, 0}};
     const char *shape_path = NULL, *out = NULL, *size_arg = NULL, *proof_arg = NULL,
                *dir_arg = NULL, *backend_arg = "auto";
-    bool seeded = false, force = false, use_shape_cache = true;
+    bool seeded = false, force = false, use_shape_cache = true, lagrange = false;
     czk_post_kind post = 0; /* 0: PoRep (or SnapDeals) */
     bool snap = false;
     uint64_t seed = 0, threads = 0, device = 0;
@@ -171,6 +181,9 @@ int czk_cmd_setup(int argc, char **argv) {
             break;
         case O_FORCE:
             force = true;
+            break;
+        case O_LAGRANGE:
+            lagrange = true;
             break;
         case O_NO_SHAPE_CACHE:
             use_shape_cache = false;
@@ -306,12 +319,14 @@ int czk_cmd_setup(int argc, char **argv) {
     if (st) return czk_cli_fail(CMD, "%s", err.msg);
     t_shape = czk_cli_now() - t0;
     if (porep && !force && keys_present(pp, vp, shape->num_inputs)) {
-        printf("keys: %s and %s exist (TEST keys for %s%s); kept (--force remakes them)\n", pp, vp,
+        printf("keys: %s and %s exist (TEST keys for %s%s); kept (--force remakes them%s)\n", pp,
+               vp,
                size_name,
                post == CZK_POST_WINDOW ? " WindowPoSt"
                : post                  ? " WinningPoSt"
                : snap                  ? " SnapDeals"
-                                       : "");
+                                       : "",
+               lagrange ? ", and --lagrange needs their toxic waste: --force" : "");
         czk_shape_free(shape);
         return CZK_EXIT_OK;
     }
@@ -377,10 +392,28 @@ int czk_cmd_setup(int argc, char **argv) {
                (unsigned long long)(shape->num_inputs + shape->a_aux.popcount),
                (unsigned long long)(shape->b_input.popcount + shape->b_aux.popcount),
                stamped ? ", stamped as checked" : ", NOT stamped", vp, vk.ic_len, t_vk);
+    }
+    if (!st && lagrange) {
+        /* the Lagrange form of H and L from the same toxic waste, beside the keys */
+        char lp[PATH_MAX + CZK_LAGRANGE_NAME_MAX], name[CZK_LAGRANGE_NAME_MAX];
+        czk_params_lagrange_file_name(name, &vk);
+        const char *slash = strrchr(pp, '/');
+        int dl = slash ? (int)(slash - pp) : 1;
+        snprintf(lp, sizeof lp, "%.*s/%s", dl, slash ? pp : ".", name);
+        double tl = czk_cli_now();
+        czk_params_lagrange *lf = NULL;
+        st = czk_setup_lagrange(&lf, shape, &toxic, &be, pool, &err);
+        if (!st) st = czk_params_lagrange_write(lf, &vk, lp, pool, &err);
+        if (!st)
+            printf("wrote %s (the Lagrange form of H and L: h %llu, l %u, w_in %u; %.2f s)\n", lp,
+                   (unsigned long long)1 << lf->log_n, lf->num_aux, lf->num_inputs,
+                   czk_cli_now() - tl);
+        czk_params_lagrange_free(lf);
+    }
+    if (!st)
         printf("time: shape %.1f s, setup %.1f s (write and stamp included), total %.1f s; "
                "peak RSS %.0f MiB\n",
                t_shape, tm.total, czk_cli_now() - t0, (double)czk_cli_peak_rss() / (1 << 20));
-    }
     memset(&toxic, 0, sizeof toxic);
     czk_vk_free(&vk);
     czk_setup_backend_release(&be);

@@ -33,6 +33,7 @@
 void czk_engine_config_default(czk_engine_config *c) {
     memset(c, 0, sizeof *c);
     snprintf(c->param_cache, sizeof c->param_cache, "/data/zk/params");
+    c->lagrange = true;
     c->total_budget = 0;
     c->safety_margin = 5ull << 30;
     c->eviction_min_idle_ms = 5 * 60 * 1000;
@@ -171,6 +172,7 @@ static const key KEYS[] = {
     {"srs.param_cache", K_STR, S(param_cache), NULL},
     {"srs.shape_cache", K_STR, S(shape_cache), NULL},
     {"srs.preload", K_PRELOAD, 0, 0, NULL},
+    {"srs.lagrange", K_BOOL, F(lagrange), 0, NULL},
     {"memory.total_budget", K_BUDGET, F(total_budget), 0, NULL},
     {"memory.safety_margin", K_SIZE, F(safety_margin), 0, NULL},
     {"memory.eviction_min_idle", K_DUR, F(eviction_min_idle_ms), 0, NULL},

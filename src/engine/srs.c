@@ -55,6 +55,7 @@
  */
 #include "engine/internal.h"
 
+#include "czk/keys.h"
 #include "util/time.h"
 
 #include <stdio.h>
@@ -149,7 +150,46 @@ static uint64_t params_host_bytes(const czk_params *p) {
     if (p->a) n += (uint64_t)p->a_len * g1;
     if (p->b_g1) n += (uint64_t)p->b_g1_len * g1;
     if (p->b_g2) n += (uint64_t)p->b_g2_len * g2;
+    const czk_params_lagrange *lf = p->lagrange;
+    if (lf) {
+        if (lf->h) n += ((uint64_t)1 << lf->log_n) * g1;
+        if (lf->l) n += (uint64_t)lf->num_aux * g1;
+        n += (uint64_t)lf->num_inputs * g1;
+    }
     return n;
+}
+
+/*
+ * srs.lagrange: the circuit's Lagrange form of H and L (groth16.h), where its file
+ * (czk_params_lagrange_file_name of the vk) is in a directory of the key search path (keys.h,
+ * from srs.param_cache): read, checked against the vk and the shape, attached to the
+ * parameters. A file that does not fit or is damaged is logged and left out (the parameters
+ * alone prove the same proofs).
+ */
+static void attach_lagrange(czk_engine *e, const char *id, czk_params *params,
+                            const czk_shape *shape) {
+    char name[CZK_LAGRANGE_NAME_MAX], path[CZK_KEY_DIR_MAX + CZK_LAGRANGE_NAME_MAX + 2];
+    czk_params_lagrange_file_name(name, &params->vk);
+    czk_key_path kp;
+    czk_err err;
+    if (czk_key_path_get(&kp, e->cfg.param_cache, &err)) return;
+    for (unsigned d = 0; d < kp.n; d++) {
+        snprintf(path, sizeof path, "%s/%s", kp.dir[d], name);
+        if (access(path, R_OK)) continue;
+        uint64_t t0 = czk_engine_ms(e);
+        czk_params_lagrange *lf = NULL;
+        if (czk_params_lagrange_read(&lf, path, &params->vk, shape, e->gpu_pool, &err)) {
+            czk_engine_log(e, 1, "srs %s: Lagrange form %s left out: %s", id, path, err.msg);
+            continue;
+        }
+        params->lagrange = lf;
+        czk_engine_log(e, 2,
+                       "srs %s: Lagrange form %s attached in %llu ms (h %llu, l %u): SpMV "
+                       "without C, H in four transforms",
+                       id, path, (unsigned long long)(czk_engine_ms(e) - t0),
+                       (unsigned long long)1 << lf->log_n, lf->num_aux);
+        return;
+    }
 }
 
 /*
@@ -423,6 +463,7 @@ static void load_one(czk_engine *e, srs_entry *s) {
     czk_status st = k->load_circuit(k->ctx, s->id, e->cfg.param_cache, e->gpu_pool, &e->stop_flag,
                                     on_load_progress, &lp, &params, &shape, &err);
     if (!st) st = czk_params_check_shape(params, shape, &err);
+    if (!st && e->cfg.lagrange) attach_lagrange(e, s->id, params, shape);
     if (!st) {
         pvk = calloc(1, sizeof *pvk);
         st = pvk ? czk_pvk_prepare(pvk, &params->vk, &err)

@@ -102,6 +102,7 @@ static void test_values(void **state) {
                        "param_cache = \"/var/tmp/params\"\n"
                        "shape_cache = \"/var/tmp/shapes\"\n"
                        "preload = [\"porep-32g\", \"porep-2k\"]\n"
+                       "lagrange = false\n"
                        "[memory]\n"
                        "total_budget = \"256GiB\"\n"
                        "safety_margin = 1073741824\n"
@@ -154,6 +155,7 @@ static void test_values(void **state) {
     assert_string_equal(c.shape_cache, "/var/tmp/shapes");
     assert_int_equal(c.num_preload, 2);
     assert_string_equal(c.preload[1], "porep-2k");
+    assert_false(c.lagrange); /* the default, true, is the example file's (test_example_file) */
     assert_int_equal(c.total_budget, 256ull << 30);
     assert_int_equal(c.safety_margin, 1ull << 30);
     assert_int_equal(c.eviction_min_idle_ms, 600000);
@@ -383,7 +385,7 @@ static void test_example_file(void **state) {
     while (fgets(line, sizeof line, f))
         if (line[0] >= 'a' && line[0] <= 'z' && strstr(line, " = ")) keys++;
     fclose(f);
-    assert_int_equal(keys, 35); /* the 32 keys of the table in src/engine/config.c and the 6 of
+    assert_int_equal(keys, 36); /* the 33 keys of the table in src/engine/config.c and the 6 of
                                    [daemon] (src/httpstatus/daemon_config.c), less the two
                                    deprecated ones (named in a comment) and the alias */
 }
