@@ -128,7 +128,8 @@ knobs() {
 # shape 8.3 GiB, C1s): the shape cache, TEST keys made by `czk setup --backend cuda`, three
 # sparse C1s. Each step makes what it needs and is missing, so the steps can run in separate
 # device calls of at most 10 minutes while the machine stays warm:
-#   keys32g   shape (recorded the first time) + GPU key generation, timed
+#   keys32g   shape (recorded the first time) + GPU key generation and the keys' Lagrange form
+#             (czk setup --lagrange), timed
 #   prove32g  `czk prove` of one sparse C1, `czk verify` (exit 0), a tampered proof (exit 1)
 #   part32g   bench_porep32g: the partition's phases, median of 3, with the real keys (verified)
 #   bench32g  `czk bench --in-process` on the 32GiB C1s (CZK_GPU_BENCH32G_COUNT proofs, default
@@ -197,7 +198,8 @@ keys32g() {
     return 0
   fi
   local t0=$SECONDS
-  timev "$BUILD/czk" setup --sector-size $SECTOR --backend cuda --seed 1 \
+  # --lagrange: the Lagrange form of H and L beside them (the engine attaches it: srs.lagrange)
+  timev "$BUILD/czk" setup --sector-size $SECTOR --backend cuda --seed 1 --lagrange \
     --out-dir "$W32/keys" >"$OUTDIR/keys32g.log" 2>&1 || { tail -30 "$OUTDIR/keys32g.log"; return 1; }
   grep -v '^\s' "$OUTDIR/keys32g.log"
   grep -E 'Maximum resident|Elapsed' "$OUTDIR/keys32g.log"
