@@ -28,6 +28,7 @@ int czk_cmd_selftest(int argc, char **argv);
 int czk_cmd_check_c1(int argc, char **argv);
 int czk_cmd_circuit_info(int argc, char **argv);
 int czk_cmd_setup(int argc, char **argv);
+int czk_cmd_lagrange(int argc, char **argv);
 int czk_cmd_timeline(int argc, char **argv);
 int czk_cmd_prove(int argc, char **argv);
 int czk_cmd_verify(int argc, char **argv);

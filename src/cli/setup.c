@@ -320,8 +320,7 @@ int czk_cmd_setup(int argc, char **argv) {
     t_shape = czk_cli_now() - t0;
     if (porep && !force && keys_present(pp, vp, shape->num_inputs)) {
         printf("keys: %s and %s exist (TEST keys for %s%s); kept (--force remakes them%s)\n", pp,
-               vp,
-               size_name,
+               vp, size_name,
                post == CZK_POST_WINDOW ? " WindowPoSt"
                : post                  ? " WinningPoSt"
                : snap                  ? " SnapDeals"
