@@ -267,6 +267,11 @@ bool czk_cli_req_kind_parse(const char *s, czk_kind_id *out) CZK_NONNULL(1, 2);
  * PoRep commands (prove, verify) into their halves for request files; else 0. */
 int czk_cli_post_kind_arg(int argc, char **argv);
 
+/* The PoRep shape of --sector-size and/or --registered-proof (RegisteredSealProof 0..19; either
+ * may be NULL, both: *out NULL). CZK_EXIT_OK, or the error printed ("no PoRep sector size of
+ * 3072 bytes (...)", "registered proof 5 is for 2KiB sectors, not 32GiB") and CZK_EXIT_ERROR. */
+int czk_cli_porep_proof_arg(const char *cmd, const char *size_arg, const char *proof_arg,
+                            const czk_porep_shape **out) CZK_NONNULL(1, 4);
 /* The registered proof of --sector-size and/or --registered-proof (not both NULL) for kind;
  * without an id, WinningPoSt's or WindowPoSt V1_2's of the size. CZK_EXIT_OK, or the error
  * printed ("registered proof 5 is a window-post proof, not winning-post") and CZK_EXIT_ERROR. */

@@ -352,3 +352,31 @@ int czk_cli_getopt_fail(const char *cmd, const char *usage, int ch, char **argv,
     size_t n = strcspn(w, "=");
     return czk_cli_fail(cmd, "unknown option %.*s", (int)n, w);
 }
+
+int czk_cli_porep_proof_arg(const char *cmd, const char *size_arg, const char *proof_arg,
+                            const czk_porep_shape **out) {
+    const czk_porep_shape *ps = NULL;
+    if (size_arg) {
+        uint64_t bytes = czk_cli_parse_size(size_arg);
+        if (!bytes) return czk_cli_fail(cmd, "--sector-size takes a size, not '%s'", size_arg);
+        if (!(ps = czk_porep_shape_for_size(bytes)))
+            return czk_cli_fail(cmd,
+                                "no PoRep sector size of %llu bytes (2KiB, 8MiB, 512MiB, 32GiB, "
+                                "64GiB)",
+                                (unsigned long long)bytes);
+    }
+    if (proof_arg) {
+        uint64_t id;
+        czk_porep_proof pr;
+        czk_err e;
+        if (!czk_cli_parse_u64(proof_arg, &id))
+            return czk_cli_fail(cmd, "--registered-proof takes a number, not '%s'", proof_arg);
+        if (czk_porep_proof_lookup(id, &pr, &e)) return czk_cli_fail(cmd, "%s", e.msg);
+        if (ps && pr.shape != ps)
+            return czk_cli_fail(cmd, "registered proof %llu is for %s sectors, not %s",
+                                (unsigned long long)id, pr.shape->name, ps->name);
+        ps = pr.shape;
+    }
+    *out = ps;
+    return CZK_EXIT_OK;
+}

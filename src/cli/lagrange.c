@@ -114,27 +114,8 @@ int czk_cmd_lagrange(int argc, char **argv) {
                             "--params\n%s",
                             USAGE);
     const czk_porep_shape *ps = NULL;
-    if (size_arg) {
-        uint64_t bytes = czk_cli_parse_size(size_arg);
-        if (!bytes) return czk_cli_fail(CMD, "--sector-size takes a size, not '%s'", size_arg);
-        if (!(ps = czk_porep_shape_for_size(bytes)))
-            return czk_cli_fail(CMD,
-                                "no PoRep sector size of %llu bytes (2KiB, 8MiB, 512MiB, 32GiB, "
-                                "64GiB)",
-                                (unsigned long long)bytes);
-    }
-    if (proof_arg) {
-        uint64_t id;
-        czk_porep_proof pr;
-        czk_err e;
-        if (!czk_cli_parse_u64(proof_arg, &id))
-            return czk_cli_fail(CMD, "--registered-proof takes a number, not '%s'", proof_arg);
-        if (czk_porep_proof_lookup(id, &pr, &e)) return czk_cli_fail(CMD, "%s", e.msg);
-        if (ps && pr.shape != ps)
-            return czk_cli_fail(CMD, "registered proof %llu is for %s sectors, not %s",
-                                (unsigned long long)id, pr.shape->name, ps->name);
-        ps = pr.shape;
-    }
+    int arc = czk_cli_porep_proof_arg(CMD, size_arg, proof_arg, &ps);
+    if (arc) return arc;
     czk_err err;
     char pp[PATH_MAX];
     if (porep) {

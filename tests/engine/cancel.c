@@ -175,27 +175,10 @@ static void test_backend_checkpoints(void **state) {
 
 /* ---- the engine ---- */
 
-typedef struct log_rec {
-    pthread_mutex_t mu;
-    char text[16384];
-    size_t n;
-} log_rec;
-
-static log_rec g_log;
-
-static void rec_log(void *ctx, const char *level, const char *line) {
-    log_rec *l = ctx;
-    pthread_mutex_lock(&l->mu);
-    int w = snprintf(l->text + l->n, sizeof l->text - l->n, "%s: %s\n", level, line);
-    if (w > 0) l->n = l->n + (size_t)w < sizeof l->text ? l->n + (size_t)w : sizeof l->text - 1;
-    pthread_mutex_unlock(&l->mu);
-}
+static et_lines g_log;
 
 static bool log_has(const char *s) {
-    pthread_mutex_lock(&g_log.mu);
-    bool r = strstr(g_log.text, s) != NULL;
-    pthread_mutex_unlock(&g_log.mu);
-    return r;
+    return et_lines_has(&g_log, s);
 }
 
 /* gpu_ms: the pseudo-GPU holds the device lock that long before the CPU backend's device part
@@ -205,11 +188,7 @@ static czk_engine *start(ev_log *log, unsigned gpu_ms, uint64_t retention_ms) {
     et_opts(&o, log, gpu_ms);
     snprintf(o.config.param_cache, sizeof o.config.param_cache, "%s", g_dir);
     o.config.result_retention_ms = retention_ms;
-    pthread_mutex_init(&g_log.mu, NULL);
-    g_log.n = 0;
-    g_log.text[0] = 0;
-    o.log = rec_log;
-    o.log_ctx = &g_log;
+    et_lines_init(&g_log, &o);
     return et_start(&o);
 }
 
@@ -303,8 +282,7 @@ static void test_cancel_in_synthesis(void **state) {
      * machine (CI's 2 cores under ASan) that can come before this thread looks again, so the
      * job is CANCELLING or already CANCELLED here, never still RUNNING */
     czk_job_state st = state_of(e, x);
-    if (st != CZK_JOB_CANCELLED)
-        assert_int_equal(st, CZK_JOB_CANCELLING);
+    if (st != CZK_JOB_CANCELLED) assert_int_equal(st, CZK_JOB_CANCELLING);
     r = et_await(e, x);
     uint64_t stopped_ms = czk_now_ms() - t_cancel;
     assert_int_equal(r.state, CZK_JOB_CANCELLED);

@@ -179,6 +179,38 @@ static inline void et_opts(czk_engine_opts *o, ev_log *log, unsigned gpu_ms) {
     o->log = quiet_log;
 }
 
+/* ---- the engine's log lines, kept for the tests that look for what it said ---- */
+
+typedef struct et_lines {
+    pthread_mutex_t mu;
+    char text[32768]; /* "level: line\n" each, cut at the end */
+    size_t n;
+} et_lines;
+
+static inline void et_lines_hook(void *ctx, const char *level, const char *line) {
+    et_lines *l = ctx;
+    pthread_mutex_lock(&l->mu);
+    int w = snprintf(l->text + l->n, sizeof l->text - l->n, "%s: %s\n", level, line);
+    if (w > 0) l->n = l->n + (size_t)w < sizeof l->text ? l->n + (size_t)w : sizeof l->text - 1;
+    pthread_mutex_unlock(&l->mu);
+}
+
+/* Empties l and makes it o's log. */
+static inline void et_lines_init(et_lines *l, czk_engine_opts *o) {
+    pthread_mutex_init(&l->mu, NULL);
+    l->n = 0;
+    l->text[0] = 0;
+    o->log = et_lines_hook;
+    o->log_ctx = l;
+}
+
+static inline bool et_lines_has(et_lines *l, const char *s) {
+    pthread_mutex_lock(&l->mu);
+    bool r = strstr(l->text, s) != NULL;
+    pthread_mutex_unlock(&l->mu);
+    return r;
+}
+
 /* An engine serving no kind yet (a test registers its own). */
 static inline czk_engine *et_start_bare(const czk_engine_opts *o) {
     czk_engine *e;

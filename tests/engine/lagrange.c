@@ -20,27 +20,10 @@
 
 ET_KEYS_GROUP(LOG, SEED)
 
-typedef struct log_rec {
-    pthread_mutex_t mu;
-    char text[32768];
-    size_t n;
-} log_rec;
-
-static log_rec g_log;
-
-static void rec_log(void *ctx, const char *level, const char *line) {
-    log_rec *l = ctx;
-    pthread_mutex_lock(&l->mu);
-    int w = snprintf(l->text + l->n, sizeof l->text - l->n, "%s: %s\n", level, line);
-    if (w > 0) l->n = l->n + (size_t)w < sizeof l->text ? l->n + (size_t)w : sizeof l->text - 1;
-    pthread_mutex_unlock(&l->mu);
-}
+static et_lines g_log;
 
 static bool log_has(const char *s) {
-    pthread_mutex_lock(&g_log.mu);
-    bool r = strstr(g_log.text, s) != NULL;
-    pthread_mutex_unlock(&g_log.mu);
-    return r;
+    return et_lines_has(&g_log, s);
 }
 
 static czk_engine *start(bool lagrange) {
@@ -48,11 +31,7 @@ static czk_engine *start(bool lagrange) {
     et_opts(&o, NULL, 0);
     snprintf(o.config.param_cache, sizeof o.config.param_cache, "%s", g_dir);
     o.config.lagrange = lagrange;
-    pthread_mutex_init(&g_log.mu, NULL);
-    g_log.n = 0;
-    g_log.text[0] = 0;
-    o.log = rec_log;
-    o.log_ctx = &g_log;
+    et_lines_init(&g_log, &o);
     return et_start(&o);
 }
 

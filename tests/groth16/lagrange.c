@@ -108,23 +108,11 @@ static czk_status lcirc_fn(czk_cs *cs, void *ctx) {
 }
 
 static czk_shape *lcirc_shape(lcirc *c) {
-    czk_err err;
-    czk_cs *cs = czk_cs_create(CZK_CS_CHECK, NULL, &err);
-    assert_non_null(cs);
-    czk_assert_ok(czk_cs_run(cs, lcirc_fn, c, &err), &err);
-    czk_shape *s;
-    czk_assert_ok(czk_cs_take_shape(cs, &s, &err), &err);
-    czk_cs_free(cs);
-    return s;
+    return tk_shape_of(lcirc_fn, c);
 }
 
 static void lcirc_witness(lcirc *c, czk_witness *w) {
-    czk_err err;
-    czk_cs *cs = czk_cs_create(CZK_CS_WITNESS, NULL, &err);
-    assert_non_null(cs);
-    czk_assert_ok(czk_cs_run(cs, lcirc_fn, c, &err), &err);
-    czk_assert_ok(czk_cs_take_witness(cs, w, &err), &err);
-    czk_cs_free(cs);
+    tk_witness_of(lcirc_fn, c, w);
 }
 
 typedef struct fixture {
@@ -384,6 +372,17 @@ static void prove(fixture *f, const czk_witness *w, bool lagrange, czk_proof *ou
     czk_assert_ok(st, &err);
 }
 
+/* w's proof with and without the form (same r, s): the same bytes; *with: the form's */
+static void prove_both(fixture *f, const czk_witness *w, czk_proof *with) {
+    czk_proof p0;
+    prove(f, w, false, &p0);
+    prove(f, w, true, with);
+    uint8_t b0[CZK_PROOF_BYTES], b1[CZK_PROOF_BYTES];
+    czk_proof_encode(b0, &p0);
+    czk_proof_encode(b1, with);
+    assert_memory_equal(b0, b1, CZK_PROOF_BYTES);
+}
+
 static void test_same_proof(void **state) {
     fixture *f = *state;
     czk_err err;
@@ -392,13 +391,8 @@ static void test_same_proof(void **state) {
         c.vseed = seed;
         czk_witness w;
         lcirc_witness(&c, &w);
-        czk_proof p0, p1;
-        prove(f, &w, false, &p0);
-        prove(f, &w, true, &p1);
-        uint8_t b0[CZK_PROOF_BYTES], b1[CZK_PROOF_BYTES];
-        czk_proof_encode(b0, &p0);
-        czk_proof_encode(b1, &p1);
-        assert_memory_equal(b0, b1, CZK_PROOF_BYTES);
+        czk_proof p1;
+        prove_both(f, &w, &p1);
         czk_assert_ok(czk_verify(&f->pvk, &p1, c.in, NI - 1, &err), &err);
         czk_witness_free(&w);
     }
@@ -420,13 +414,8 @@ static void test_any_witness(void **state) {
             else
                 w.aux[k] = czk_rng_u64(&rng) & 1 ? czk_fr_one : czk_fr_zero;
         }
-        czk_proof p0, p1;
-        prove(f, &w, false, &p0);
-        prove(f, &w, true, &p1);
-        uint8_t b0[CZK_PROOF_BYTES], b1[CZK_PROOF_BYTES];
-        czk_proof_encode(b0, &p0);
-        czk_proof_encode(b1, &p1);
-        assert_memory_equal(b0, b1, CZK_PROOF_BYTES);
+        czk_proof p1;
+        prove_both(f, &w, &p1);
         assert_int_equal(czk_verify(&f->pvk, &p1, c.in, NI - 1, &err), CZK_ERR_VERIFY);
     }
     czk_witness_free(&w);

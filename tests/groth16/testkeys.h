@@ -207,26 +207,36 @@ static inline void tk_circuit_free(tk_circuit *c) {
     c->a_aux = c->b_aux = c->b_in = NULL;
 }
 
-/* Records the shape of c. */
-static inline czk_shape *tk_record(tk_circuit *c) {
+/* The shape of circuit fn (ctx), recorded in CHECK mode (its values satisfy it). */
+static inline czk_shape *tk_shape_of(czk_circuit_fn fn, void *ctx) {
     czk_err err;
     czk_cs *cs = czk_cs_create(CZK_CS_CHECK, NULL, &err);
     assert_non_null(cs);
-    czk_assert_ok(czk_cs_run(cs, tk_circuit_fn, c, &err), &err);
+    czk_assert_ok(czk_cs_run(cs, fn, ctx, &err), &err);
     czk_shape *s;
     czk_assert_ok(czk_cs_take_shape(cs, &s, &err), &err);
     czk_cs_free(cs);
     return s;
 }
 
-/* The witness of c (values from c->value_seed). */
-static inline void tk_witness(tk_circuit *c, czk_witness *w) {
+/* The witness of circuit fn (ctx). */
+static inline void tk_witness_of(czk_circuit_fn fn, void *ctx, czk_witness *w) {
     czk_err err;
     czk_cs *cs = czk_cs_create(CZK_CS_WITNESS, NULL, &err);
     assert_non_null(cs);
-    czk_assert_ok(czk_cs_run(cs, tk_circuit_fn, c, &err), &err);
+    czk_assert_ok(czk_cs_run(cs, fn, ctx, &err), &err);
     czk_assert_ok(czk_cs_take_witness(cs, w, &err), &err);
     czk_cs_free(cs);
+}
+
+/* Records the shape of c. */
+static inline czk_shape *tk_record(tk_circuit *c) {
+    return tk_shape_of(tk_circuit_fn, c);
+}
+
+/* The witness of c (values from c->value_seed). */
+static inline void tk_witness(tk_circuit *c, czk_witness *w) {
+    tk_witness_of(tk_circuit_fn, c, w);
 }
 
 #endif
