@@ -164,15 +164,15 @@ static uint64_t params_host_bytes(const czk_params *p) {
  * (czk_params_lagrange_file_name of the vk) is in a directory of the key search path (keys.h,
  * from srs.param_cache): read, checked against the vk and the shape, attached to the
  * parameters. A file that does not fit or is damaged is logged and left out (the parameters
- * alone prove the same proofs).
+ * alone prove the same proofs). Returns the form's bytes in host memory (0: none attached).
  */
-static void attach_lagrange(czk_engine *e, const char *id, czk_params *params,
-                            const czk_shape *shape) {
+static uint64_t attach_lagrange(czk_engine *e, const char *id, czk_params *params,
+                                const czk_shape *shape) {
     char name[CZK_LAGRANGE_NAME_MAX], path[CZK_KEY_DIR_MAX + CZK_LAGRANGE_NAME_MAX + 2];
     czk_params_lagrange_file_name(name, &params->vk);
     czk_key_path kp;
     czk_err err;
-    if (czk_key_path_get(&kp, e->cfg.param_cache, &err)) return;
+    if (czk_key_path_get(&kp, e->cfg.param_cache, &err)) return 0;
     for (unsigned d = 0; d < kp.n; d++) {
         snprintf(path, sizeof path, "%s/%s", kp.dir[d], name);
         if (access(path, R_OK)) continue;
@@ -188,8 +188,9 @@ static void attach_lagrange(czk_engine *e, const char *id, czk_params *params,
                        "without C, H in four transforms",
                        id, path, (unsigned long long)(czk_engine_ms(e) - t0),
                        (unsigned long long)1 << lf->log_n, lf->num_aux);
-        return;
+        return (((uint64_t)1 << lf->log_n) + lf->num_aux + lf->num_inputs) * sizeof(czk_g1_affine);
     }
+    return 0;
 }
 
 /*
@@ -463,7 +464,13 @@ static void load_one(czk_engine *e, srs_entry *s) {
     czk_status st = k->load_circuit(k->ctx, s->id, e->cfg.param_cache, e->gpu_pool, &e->stop_flag,
                                     on_load_progress, &lp, &params, &shape, &err);
     if (!st) st = czk_params_check_shape(params, shape, &err);
-    if (!st && e->cfg.lagrange) attach_lagrange(e, s->id, params, shape);
+    uint64_t form_bytes = !st && e->cfg.lagrange ? attach_lagrange(e, s->id, params, shape) : 0;
+    if (form_bytes) { /* charged now, beside the estimate; corrected with it after the upload */
+        pthread_mutex_lock(&e->mu);
+        e->budget.srs += form_bytes;
+        s->reserved += form_bytes;
+        pthread_mutex_unlock(&e->mu);
+    }
     if (!st) {
         pvk = calloc(1, sizeof *pvk);
         st = pvk ? czk_pvk_prepare(pvk, &params->vk, &err)
