@@ -203,7 +203,7 @@ typedef struct czk_engine_config {
                              the CPU (gpus.backend "cpu", or "auto" without a GPU), each with
                              its own CPU backend and GPU workers (1; 1..CZK_ENGINE_MAX_DEVICES;
                              more than 1 spreads partitions as over several GPUs, for tests) */
-    unsigned gpu_threads;            /* gpus.gpu_threads: CPU threads of the GPU path (0 = all) */
+    unsigned gpu_threads; /* gpus.gpu_threads: CPU threads of the GPU path (0 = all) */
     unsigned gpu_workers_per_device; /* gpus.gpu_workers_per_device (2) */
     unsigned finalize_workers;       /* gpus.finalize_workers: finalizer threads (2) */
     char backend[16];                /* gpus.backend: "auto", "cpu" or "cuda" */
@@ -786,6 +786,7 @@ typedef struct czk_engine_srs_status {
     uint64_t device_mask;     /* bit i: device index i holds its own copy of them */
     uint64_t shape_bytes;     /* the recorded R1CS shape in host memory */
     bool shape_on_devices;    /* its matrices are only on the devices (host: counts, bitmaps) */
+    bool lagrange;            /* its Lagrange form of H and L is attached (srs.lagrange) */
     uint64_t partition_bytes; /* measured working memory of one partition, its witness
                                  included (0 = not yet) */
     uint32_t witness_buffers, witness_buffers_idle; /* its pool of witness buffers */

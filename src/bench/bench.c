@@ -138,11 +138,12 @@ static void inproc_describe(void *self, FILE *f) {
         const czk_engine_srs_status *x = &st->srs[i];
         if (x->tier == CZK_SRS_COLD) continue;
         fprintf(f,
-                "  srs %s: %s, host %.2f GiB, device %.2f GiB, shape %.2f GiB%s; witness "
+                "  srs %s: %s, host %.2f GiB, device %.2f GiB, shape %.2f GiB%s%s; witness "
                 "buffers %u (%u page-locked) of %.2f GiB; partition %.2f GiB\n",
                 x->circuit_id, czk_srs_tier_name(x->tier), (double)x->size_bytes / gib,
                 (double)x->device_bytes / gib, (double)x->shape_bytes / gib,
-                x->shape_on_devices ? " (matrices on the devices)" : "", x->witness_buffers,
+                x->shape_on_devices ? " (matrices on the devices)" : "",
+                x->lagrange ? ", Lagrange form attached" : "", x->witness_buffers,
                 x->witness_buffers_pinned, (double)x->witness_buffer_bytes / gib,
                 (double)x->partition_bytes / gib);
     }

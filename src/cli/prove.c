@@ -756,6 +756,9 @@ int czk_cmd_prove(int argc, char **argv) {
                    gib(srs->device_bytes), gib(srs->size_bytes), gib(srs->shape_bytes),
                    srs->shape_on_devices ? " (its matrices only on the device)"
                                          : " (matrices kept: host SpMV)");
+        if (srs->lagrange)
+            printf("         Lagrange form of H and L attached: SpMV without C, H in four "
+                   "transforms\n");
     } else {
         printf("backend: cpu, %ld threads (%s)\n",
                threads ? (long)threads : sysconf(_SC_NPROCESSORS_ONLN),

@@ -108,6 +108,7 @@ typedef struct srs_entry {
     uint32_t prefilled;      /* buffers made before it was READY (czk_wpool_prefill) */
     uint64_t prefill_ms;     /* and the time they took */
     bool shape_host_dropped; /* the shape's CSR arrays were freed (every device holds them) */
+    bool lagrange;           /* its parameters carry a Lagrange form (attach_lagrange) */
     struct srs_entry *next;
 } srs_entry;
 

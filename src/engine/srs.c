@@ -541,6 +541,7 @@ static void load_one(czk_engine *e, srs_entry *s) {
     } else {
         uint64_t host = params_host_bytes(params), sb = czk_shape_bytes(shape) - shape_dropped;
         s->shape_host_dropped = shape_dropped != 0;
+        s->lagrange = params->lagrange != NULL;
         e->budget.srs = e->budget.srs - s->reserved + host;
         s->reserved = host;
         e->budget.shapes += sb;

@@ -182,6 +182,7 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out, czk_err
         o->device_mask = x->device_mask;
         o->shape_bytes = x->shape_bytes;
         o->shape_on_devices = x->shape_host_dropped;
+        o->lagrange = x->lagrange;
         o->partition_bytes = x->part_bytes;
         o->witness_buffers = x->n_bufs;
         o->witness_buffers_idle = x->n_idle_bufs;

@@ -213,6 +213,7 @@ static void gen_status(jg *j, const czk_engine_status *s, size_t timeline_lines)
         close_array(j);
         k_u64(j, "shape_bytes", x->shape_bytes);
         k_bool(j, "shape_on_devices", x->shape_on_devices);
+        k_bool(j, "lagrange", x->lagrange);
         k_u64(j, "partition_bytes", x->partition_bytes);
         k_u64(j, "witness_buffers", x->witness_buffers);
         k_u64(j, "witness_buffers_idle", x->witness_buffers_idle);

@@ -5,7 +5,8 @@
  * srs.param_cache:
  *   - the form's file there (czk_params_lagrange_file_name of the keys'
  *     vk, made from the keys' toxic waste) is attached when the SRS loads
- *     (logged) and the jobs' proofs verify against inputs computed here;
+ *     (logged, and the status snapshot's srs entry says so) and the jobs'
+ *     proofs verify against inputs computed here;
  *   - srs.lagrange = false leaves it out;
  *   - a form made from other keys is left out, naming why, and the jobs
  *     still complete;
@@ -15,7 +16,7 @@
  */
 #include "etest.h"
 
-#define LOG 8
+#define LOG 8 /* circuit id "test-8" */
 #define SEED 4242
 
 ET_KEYS_GROUP(LOG, SEED)
@@ -89,6 +90,17 @@ static void run_jobs(czk_engine *e, uint64_t seed0, czk_job_state want) {
     }
 }
 
+/* Whether the status snapshot says test-LOG's form is attached. */
+static bool status_lagrange(czk_engine *e) {
+    czk_engine_status *s = et_status(e);
+    int found = -1;
+    for (size_t i = 0; i < s->num_srs; i++)
+        if (!strcmp(s->srs[i].circuit_id, "test-8")) found = s->srs[i].lagrange;
+    czk_engine_status_free(s);
+    assert_int_not_equal(found, -1);
+    return found == 1;
+}
+
 static void test_attached(void **state) {
     (void)state;
     char path[1024];
@@ -98,11 +110,13 @@ static void test_attached(void **state) {
     char want[1200];
     snprintf(want, sizeof want, "srs test-%d: Lagrange form %s attached", LOG, path);
     assert_true(log_has(want));
+    assert_true(status_lagrange(e));
     czk_engine_destroy(e);
     /* switched off: the same jobs without it */
     e = start(false);
     run_jobs(e, 41, CZK_JOB_COMPLETED);
     assert_false(log_has("Lagrange form"));
+    assert_false(status_lagrange(e));
     czk_engine_destroy(e);
     unlink(path);
 }
@@ -125,6 +139,7 @@ static void test_other_keys(void **state) {
     assert_true(log_has("left out: lagrange form "));
     assert_true(log_has("made from other parameters (its vk digest differs)"));
     assert_false(log_has("attached"));
+    assert_false(status_lagrange(e));
     czk_engine_destroy(e);
     unlink(path);
 }
