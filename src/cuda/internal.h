@@ -187,7 +187,8 @@ void czk_cuda_host_free(void *p);
  * and cross-tile fix-ups) run on the host, tile by tile and thread by thread,
  * with the same code as the kernels; for tests on machines without a GPU.
  * Same contract as czk_cuda_spmv with host buffers: z = inputs ‖ aux
- * (shape->num_inputs + shape->num_aux elements), a, b, c of n elements.
+ * (shape->num_inputs + shape->num_aux elements), a, b, c of n elements (c NULL: C not
+ * evaluated, its tiles not run, as on the device).
  * Returns CZK_OK, CZK_ERR_INVALID_ARG (n < num_constraints, a malformed
  * shape), CZK_ERR_UNSUPPORTED (sizes the device path does not take),
  * CZK_ERR_NOMEM.

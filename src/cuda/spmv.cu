@@ -566,11 +566,13 @@ extern "C" czk_status czk_cuda_spmv_emulate(const czk_shape *shape, const czk_fr
     args.carry_val = (fr *)malloc(((size_t)total + 1) * sizeof(fr));
     if (!st && (!sm || !th || !args.carry_row || !args.carry_val))
         st = czk_errf(err, CZK_ERR_NOMEM, "spmv emulate: host memory");
+    /* without c, C's tiles (the last ones) are not run, as on the device */
+    const uint32_t run = c ? total : total - d.tiles[2];
     if (!st) {
         /* garbage in the outputs first, as on the device: every row must be written */
         for (int m = 0; m < 3; m++)
-            memset(out[m], 0xa5, R * sizeof(fr));
-        for (uint32_t blk = 0; blk < total; blk++) {
+            if (out[m]) memset(out[m], 0xa5, R * sizeof(fr));
+        for (uint32_t blk = 0; blk < run; blk++) {
             memset(sm, 0x5a, sizeof *sm); /* shared memory is not initialized either */
             spmv_tile t = tile_of(args, blk);
             for (uint32_t tid = 0; tid < SPMV_THREADS; tid++)
@@ -580,10 +582,10 @@ extern "C" czk_status czk_cuda_spmv_emulate(const czk_shape *shape, const czk_fr
             for (uint32_t tid = 0; tid < SPMV_THREADS; tid++)
                 tile_resolve(args, t, *sm, tid, th[tid]);
         }
-        for (uint32_t blk = 0; blk < total; blk++)
+        for (uint32_t blk = 0; blk < run; blk++)
             tile_fixup(args, blk);
         for (int m = 0; m < 3; m++)
-            memset(out[m] + R, 0, (n - R) * sizeof(fr));
+            if (out[m]) memset(out[m] + R, 0, (n - R) * sizeof(fr));
     }
     free(sm);
     free(th);

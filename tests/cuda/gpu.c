@@ -2,7 +2,8 @@
 /* CZK_TEST_TIMEOUT: 900 */
 /*
  * The CUDA kernels against the CPU layer, on random data of several sizes:
- * NTT (four kinds) and H against czk_ntt, and for sizes up to 2^10 also
+ * NTT (four kinds) and H (six and seven transforms, and the Lagrange form's
+ * four: c NULL) against czk_ntt, and for sizes up to 2^10 also
  * against a naive DFT written here (the independent check); MSM G1/G2
  * against czk_msm_g1/g2 (blst Pippenger behind the bit-aware front end) and,
  * for n <= 64, against a sum of blst scalar multiplications; the compacted
@@ -264,6 +265,10 @@ static void test_h(void **state) {
             cpu_ntt(abc[k], log_n, CZK_NTT_INVERSE);
             cpu_ntt(abc[k], log_n, CZK_NTT_COSET_FORWARD);
         }
+        /* the Lagrange form's H (c NULL): A·B on the coset */
+        czk_fr *ab = xmalloc(n * sizeof *ab);
+        for (size_t i = 0; i < n; i++)
+            czk_fr_mul(&ab[i], &abc[0][i], &abc[1][i]);
         /* z = g^N − 1 */
         czk_fr z = fr_u64(CZK_FR_GENERATOR), zinv;
         czk_fr_pow_u64(&z, &z, n);
@@ -293,6 +298,18 @@ static void test_h(void **state) {
             snprintf(what, sizeof what, "h 2^%u, %s transforms", log_n, form ? "seven" : "six");
             assert_frs_equal(got, abc[0], n, what);
         }
+        /* four transforms without c, on both contexts (the knob does not apply) */
+        for (int form = 0; form < 2; form++) {
+            czk_cuda_ctx *c = form ? ctx7 : ctx;
+            for (int k = 0; k < 2; k++)
+                czk_assert_ok(czk_cuda_upload(c, dev[k], in[k], n * sizeof(czk_fr), &err), &err);
+            czk_assert_ok(czk_cuda_h(c, dev[0], dev[1], NULL, log_n, &err), &err);
+            czk_assert_ok(czk_cuda_download(c, got, dev[0], n * sizeof *got, &err), &err);
+            char what[48];
+            snprintf(what, sizeof what, "h 2^%u, Lagrange form (ctx %d)", log_n, form);
+            assert_frs_equal(got, ab, n, what);
+        }
+        free(ab);
         free(got);
         for (int k = 0; k < 3; k++) {
             free(abc[k]);
@@ -1309,6 +1326,14 @@ static void test_spmv_emulated(void **state) {
         print_message("%s: %llu rows, nnz %llu / %llu / %llu: equal\n", what,
                       (unsigned long long)s->num_constraints, (unsigned long long)s->m[0].nnz,
                       (unsigned long long)s->m[1].nnz, (unsigned long long)s->m[2].nnz);
+        /* without c (the Lagrange form's prover): a and b the same, c's memory untouched */
+        czk_fr *ab = xmalloc(3 * n * sizeof *ab);
+        memset(ab, 0x33, 3 * n * sizeof *ab);
+        czk_assert_ok(czk_cuda_spmv_emulate(s, z, ab, ab + n, NULL, n, &err), &err);
+        assert_memory_equal(ab, got, 2 * n * sizeof *ab);
+        for (size_t i = 2 * n * sizeof *ab; i < 3 * n * sizeof *ab; i++)
+            assert_int_equal(((const uint8_t *)ab)[i], 0x33);
+        free(ab);
         free(got);
         free(z);
         czk_shape_free(s);
@@ -1351,6 +1376,16 @@ static void test_spmv_device(void **state) {
         char what[64];
         snprintf(what, sizeof what, "device spmv, %s", SPMV_CASE[k]);
         check_abc(s, z, got, n, what);
+        /* without c: a and b the same, c's memory as it was (garbage of seed 6) */
+        czk_assert_ok(czk_cuda_fr_random(ctx, dabc, 3 * n, 6, &err), &err);
+        czk_fr *before = xmalloc(3 * n * sizeof *before), *ab = xmalloc(3 * n * sizeof *ab);
+        czk_assert_ok(czk_cuda_download(ctx, before, dabc, 3 * n * sizeof *before, &err), &err);
+        czk_assert_ok(czk_cuda_spmv(ctx, ds, dz, dabc, dabc + n, NULL, n, &err), &err);
+        czk_assert_ok(czk_cuda_download(ctx, ab, dabc, 3 * n * sizeof *ab, &err), &err);
+        assert_memory_equal(ab, got, 2 * n * sizeof *ab);
+        assert_memory_equal(ab + 2 * n, before + 2 * n, n * sizeof *ab);
+        free(before);
+        free(ab);
         if (s->num_constraints)
             assert_int_equal(czk_cuda_spmv(ctx, ds, dz, dabc, dabc + n, dabc + 2 * n,
                                            s->num_constraints - 1, &err),
