@@ -152,6 +152,20 @@ CZK_NODISCARD czk_status czk_cuda_ntt(czk_cuda_ctx *ctx, czk_fr *data, unsigned 
                                       czk_ntt_kind kind, czk_err *err);
 
 /*
+ * The scaled NTT over G1 of the Lagrange form's derivation on the device of
+ * ctx (a czk_cuda_ctx *): a czk_g1_ntt_fn (groth16.h), for
+ * czk_params_lagrange_derive_with — the same points as czk_g1_ntt_cpu
+ * (src/cuda/g1ntt.cu: XYZZ, double-and-add products, radix 2 in place).
+ * Args: log_n  1 <= log_n <= CZK_NTT_MAX_LOG; n_used <= 2^log_n.
+ * Device memory while it runs: ≈ 304 bytes a point (39 GB at 2^27).
+ * Returns: CZK_OK; CZK_ERR_INVALID_ARG (the sizes); CZK_ERR_NOMEM (host
+ *   twiddles); CZK_ERR_DEVICE (device memory, a launch).
+ */
+CZK_NODISCARD czk_status czk_cuda_g1_ntt(void *ctx, czk_g1_affine *out, const czk_g1_affine *in,
+                                         size_t n_used, unsigned log_n, const czk_fr *c,
+                                         const czk_fr *step, const czk_fr *rho, czk_err *err);
+
+/*
  * The Groth16 quotient H on device vectors a, b, c of N = 2^log_n Fr each
  * (constraint evaluations, zero-padded to N), as bellperson's prover
  * computes it (spec/gpu-prover.md §1):

@@ -218,6 +218,35 @@ CZK_NODISCARD czk_status czk_params_lagrange_derive(czk_params_lagrange **out,
                                                     const czk_params *params,
                                                     const czk_shape *shape, czk_pool *pool,
                                                     czk_err *err) CZK_NONNULL(1, 2, 3);
+
+/*
+ * The scaled NTT over G1 the derivation runs twice:
+ *   out[j] = Σ_{i<N} ρ^(ij)·x_i,  x_i = c·step^i·in[i] for i < n_used, infinity for
+ *   n_used <= i < N = 2^log_n.
+ * In:  in: n_used affine points (host memory); c, step, rho: Fr (Montgomery
+ *      form; rho an N-th root of unity).
+ * Out: out: N affine points (host memory; infinity all-zero).
+ * Returns: CZK_OK; CZK_ERR_NOMEM; a device's errors.
+ * czk_g1_ntt_cpu: on the pool ctx (a czk_pool *, NULL: this thread):
+ *   radix 2 in place, 2^(log_n−1)·log_n products by 255-bit scalars
+ *   (blst), then one batch conversion. A GPU's: czk_cuda_g1_ntt (cuda.h).
+ */
+typedef czk_status (*czk_g1_ntt_fn)(void *ctx, czk_g1_affine *out, const czk_g1_affine *in,
+                                    size_t n_used, unsigned log_n, const czk_fr *c,
+                                    const czk_fr *step, const czk_fr *rho, czk_err *err);
+CZK_NODISCARD czk_status czk_g1_ntt_cpu(void *pool, czk_g1_affine *out, const czk_g1_affine *in,
+                                        size_t n_used, unsigned log_n, const czk_fr *c,
+                                        const czk_fr *step, const czk_fr *rho, czk_err *err);
+/*
+ * czk_params_lagrange_derive with the two NTTs on `ntt` (ctx passed to it);
+ * the rest (W by C's columns, L + W, the conversions) on the pool. The
+ * points are the same whatever runs the NTTs.
+ */
+CZK_NODISCARD czk_status czk_params_lagrange_derive_with(czk_params_lagrange **out,
+                                                         const czk_params *params,
+                                                         const czk_shape *shape, czk_g1_ntt_fn ntt,
+                                                         void *ntt_ctx, czk_pool *pool,
+                                                         czk_err *err) CZK_NONNULL(1, 2, 3, 4);
 /* Frees a Lagrange form (NULL is fine). */
 void czk_params_lagrange_free(czk_params_lagrange *lagrange);
 /*

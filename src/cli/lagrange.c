@@ -5,7 +5,7 @@
  * keys. (Test keys get theirs from `czk setup --lagrange`, much faster.)
  *
  *   czk lagrange --sector-size SIZE [--registered-proof ID] [--param-cache DIR]
- *                [--out-dir DIR] [--threads T] [--force]
+ *                [--out-dir DIR] [--threads T] [--force] [--backend auto|cpu|cuda] [--device N]
  *       the PoRep keys of a size, found on the key search path (keys.h:
  *       --param-cache, the parameter cache, czk's test keys; Filecoin's
  *       name first), with the shape from the shape cache;
@@ -17,11 +17,14 @@
  * where the engine (srs.lagrange) finds it on the key search path. An
  * existing form of those keys is kept unless --force. The work is two NTTs
  * over G1 of the domain's 2^k points (2^(k−1)·k products by 255-bit scalars
- * each) and C's columns (czk_params_lagrange_derive) on the CPU threads:
- * about a second at 2^12 and hours at 32GiB's 2^27 on a 16-core host (a GPU
- * version is not written).
+ * each) — on the GPU (czk_cuda_g1_ntt, --backend auto picks it where there
+ * is one; minutes at 32GiB's 2^27, estimated, unmeasured) or the CPU
+ * threads (czk_g1_ntt_cpu: about a second at 2^12, hours at 2^27 on a
+ * 16-core host) — and C's columns on the CPU (czk_params_lagrange_derive_with);
+ * both give the same file.
  */
 #include "cli/cli.h"
+#include "czk/cuda.h"
 #include "czk/groth16.h"
 #include "czk/porep_prove.h"
 #include "czk/porep_shapes.h"
@@ -37,10 +40,13 @@
 
 static const char USAGE[] =
     "usage: czk lagrange --sector-size SIZE [--registered-proof ID] [--param-cache DIR]\n"
-    "                    [--out-dir DIR] [--threads T] [--force]\n"
-    "       czk lagrange --shape FILE --params FILE [--out-dir DIR] [--threads T] [--force]\n\n"
+    "                    [--out-dir DIR] [--threads T] [--force] [--backend auto|cpu|cuda]\n"
+    "                    [--device N]\n"
+    "       czk lagrange --shape FILE --params FILE [--out-dir DIR] [--threads T] [--force]\n"
+    "                    [--backend auto|cpu|cuda] [--device N]\n\n"
     "Derives the Lagrange form of a key set's H and L queries from the keys' points\n"
-    "(two NTTs over G1, on the CPU: hours at 32GiB) and writes it as\n"
+    "(two NTTs over G1: on the GPU where there is one, else the CPU: hours at\n"
+    "32GiB) and writes it as\n"
     "czk-lagrange-<vk digest>.bin beside the .params (or in --out-dir), where the\n"
     "engine attaches it (srs.lagrange): the prover then skips C's SpMV and two of\n"
     "H's six NTTs, with the same proofs. Test keys: `czk setup --lagrange` instead.\n\n"
@@ -51,10 +57,25 @@ static const char USAGE[] =
     "  --params FILE          ... and its keys\n"
     "  --out-dir DIR          where to write it (default: the .params' directory)\n"
     "  --threads T            threads (default: all CPUs)\n"
-    "  --force                derive it again when it exists\n";
+    "  --force                derive it again when it exists\n"
+    "  --backend B            the NTTs over G1 on cuda, cpu, or auto (default: cuda\n"
+    "                         when this czk has CUDA and a GPU is present); the same\n"
+    "                         file either way\n"
+    "  --device N             the CUDA device (default 0)\n";
 
 int czk_cmd_lagrange(int argc, char **argv) {
-    enum { O_SIZE = 256, O_PROOF, O_CACHE, O_SHAPE, O_PARAMS, O_DIR, O_THREADS, O_FORCE };
+    enum {
+        O_SIZE = 256,
+        O_PROOF,
+        O_CACHE,
+        O_SHAPE,
+        O_PARAMS,
+        O_DIR,
+        O_THREADS,
+        O_FORCE,
+        O_BACKEND,
+        O_DEVICE
+    };
     static const struct option LONG[] = {{"sector-size", required_argument, NULL, O_SIZE},
                                          {"registered-proof", required_argument, NULL, O_PROOF},
                                          {"param-cache", required_argument, NULL, O_CACHE},
@@ -63,11 +84,13 @@ int czk_cmd_lagrange(int argc, char **argv) {
                                          {"out-dir", required_argument, NULL, O_DIR},
                                          {"threads", required_argument, NULL, O_THREADS},
                                          {"force", no_argument, NULL, O_FORCE},
+                                         {"backend", required_argument, NULL, O_BACKEND},
+                                         {"device", required_argument, NULL, O_DEVICE},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     const char *size_arg = NULL, *proof_arg = NULL, *cache = NULL, *shape_path = NULL,
-               *params_arg = NULL, *dir_arg = NULL;
-    uint64_t threads = 0;
+               *params_arg = NULL, *dir_arg = NULL, *backend_arg = "auto";
+    uint64_t threads = 0, device = 0;
     bool force = false;
     int ch;
     optind = 1;
@@ -98,6 +121,15 @@ int czk_cmd_lagrange(int argc, char **argv) {
         case O_FORCE:
             force = true;
             break;
+        case O_BACKEND:
+            if (strcmp(optarg, "auto") && strcmp(optarg, "cpu") && strcmp(optarg, "cuda"))
+                return czk_cli_fail(CMD, "--backend takes auto, cpu or cuda, not '%s'", optarg);
+            backend_arg = optarg;
+            break;
+        case O_DEVICE:
+            if (!czk_cli_parse_u64(optarg, &device) || device > 1023)
+                return czk_cli_fail(CMD, "--device takes a CUDA device number, not '%s'", optarg);
+            break;
         case 'h':
             fputs(USAGE, stdout);
             return CZK_EXIT_OK;
@@ -116,6 +148,8 @@ int czk_cmd_lagrange(int argc, char **argv) {
     const czk_porep_shape *ps = NULL;
     int arc = czk_cli_porep_proof_arg(CMD, size_arg, proof_arg, &ps);
     if (arc) return arc;
+    bool use_cuda;
+    if (czk_cli_backend_pick(CMD, backend_arg, device, &use_cuda)) return CZK_EXIT_ERROR;
     czk_err err;
     char pp[PATH_MAX];
     if (porep) {
@@ -130,6 +164,7 @@ int czk_cmd_lagrange(int argc, char **argv) {
     czk_shape *shape = NULL;
     czk_params *params = NULL;
     czk_params_lagrange *lf = NULL;
+    czk_cuda_ctx *cctx = NULL;
     int rc = CZK_EXIT_ERROR;
     czk_params_read_opts ro = {.pool = pool};
     czk_status st = czk_params_read(&params, pp, &ro, NULL, &err);
@@ -163,13 +198,20 @@ int czk_cmd_lagrange(int argc, char **argv) {
         goto out;
     }
     unsigned lg = czk_domain_log(shape->num_constraints);
+    if (use_cuda && (st = czk_cuda_ctx_create(&cctx, (int)device, &err))) {
+        czk_cli_fail(CMD, "--backend cuda: %s", err.msg);
+        goto out;
+    }
     printf("lagrange: keys %s (read in %.1f s), %llu constraints, %u inputs, %u aux; two NTTs "
-           "over G1 of 2^%u points and C's %llu non-zeros, %u threads\n",
+           "over G1 of 2^%u points (%s) and C's %llu non-zeros, %u threads\n",
            pp, t_read, (unsigned long long)shape->num_constraints, shape->num_inputs,
-           shape->num_aux, lg, (unsigned long long)shape->m[2].nnz, czk_pool_threads(pool));
+           shape->num_aux, lg, use_cuda ? "GPU" : "CPU", (unsigned long long)shape->m[2].nnz,
+           czk_pool_threads(pool));
     fflush(stdout);
     double t1 = czk_cli_now();
-    if ((st = czk_params_lagrange_derive(&lf, params, shape, pool, &err))) {
+    if ((st = use_cuda ? czk_params_lagrange_derive_with(&lf, params, shape, czk_cuda_g1_ntt, cctx,
+                                                         pool, &err)
+                       : czk_params_lagrange_derive(&lf, params, shape, pool, &err))) {
         czk_cli_fail(CMD, "%s", err.msg);
         goto out;
     }
@@ -184,6 +226,7 @@ int czk_cmd_lagrange(int argc, char **argv) {
            czk_cli_now() - t0, (double)czk_cli_peak_rss() / (1 << 20));
     rc = CZK_EXIT_OK;
 out:
+    if (cctx) czk_cuda_ctx_destroy(cctx);
     czk_params_lagrange_free(lf);
     czk_params_free(params);
     czk_shape_free(shape);

@@ -180,3 +180,9 @@ czk_status czk_setup_backend_cuda(czk_setup_backend *out, int device, czk_err *e
     out->self = NULL;
     return NO_CUDA("setup_backend_cuda");
 }
+czk_status czk_cuda_g1_ntt(void *ctx, czk_g1_affine *out, const czk_g1_affine *in, size_t n_used,
+                           unsigned log_n, const czk_fr *c, const czk_fr *step, const czk_fr *rho,
+                           czk_err *err) {
+    (void)ctx, (void)out, (void)in, (void)n_used, (void)log_n, (void)c, (void)step, (void)rho;
+    return NO_CUDA("g1_ntt");
+}

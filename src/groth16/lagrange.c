@@ -3,15 +3,16 @@
  * czk_params_lagrange): the bases that let the prover skip c and two of
  * H's six transforms, made from the points of a parameter file.
  *
- * Two NTTs over G1: Y_j = Σ_i ρ^(ij)·X_i with ρ = ω^(−1), radix 2 in place
- * (bit reversal, then log N stages of butterflies, each stage's N/2
- * butterflies split over the pool; the twiddle of a butterfly is a 255-bit
- * G1 product, skipped where it is 1). The scalings (zinv/N·g^(−i), −zinv/N)
- * are applied to the inputs, one product a point. W_k = Σ_j C[j][k]·H″[j]
- * runs by C's columns (czk_g16_columns_make), ±1 coefficients by addition.
- * Everything is Jacobian until one batch conversion to affine per vector.
- * At 2^27 this is ≈ 3.6e9 products: a GPU's work (not written yet), or
- * the toxic waste's shortcut for test keys (czk_setup_lagrange).
+ * Two NTTs over G1 (czk_g1_ntt_fn): Y_j = Σ_i ρ^(ij)·X_i with ρ = ω^(−1),
+ * the scalings (zinv/N·g^(−i), −zinv/N) applied to the inputs, one product
+ * a point. The CPU's (czk_g1_ntt_cpu): radix 2 in place (bit reversal, then
+ * log N stages of butterflies, each stage's N/2 butterflies split over the
+ * pool; the twiddle of a butterfly is a 255-bit G1 product, skipped where
+ * it is 1), Jacobian until one batch conversion; a GPU's in
+ * src/cuda/g1ntt.cu. W_k = Σ_j C[j][k]·H″[j] runs by C's columns
+ * (czk_g16_columns_make) on the pool, ±1 coefficients by addition. At 2^27
+ * this is ≈ 3.6e9 products in the NTTs: the GPU's work, or the toxic
+ * waste's shortcut for test keys (czk_setup_lagrange).
  */
 #include "groth16/internal.h"
 
@@ -121,65 +122,6 @@ static void g1_ntt(blst_p1 *x, const czk_fr *tw, unsigned log_n, czk_pool *pool)
     }
 }
 
-/* ---- the derivation ---- */
-
-typedef struct scale_job {
-    blst_p1 *x;
-    const czk_g1_affine *h;
-    size_t n;       /* points of h used (N − 1); x[n..N) is infinity */
-    czk_fr c, step; /* x[i] = c·step^i·h[i] */
-} scale_job;
-
-static void scale_fn(void *arg, size_t b, size_t e, unsigned worker) {
-    (void)worker;
-    scale_job *j = arg;
-    czk_fr k;
-    czk_fr_pow_u64(&k, &j->step, b);
-    czk_fr_mul(&k, &k, &j->c);
-    for (size_t i = b; i < e; i++) {
-        if (i < j->n) {
-            blst_p1 p;
-            blst_p1_from_affine(&p, &j->h[i]);
-            czk_g1_mul(&j->x[i], &p, &k);
-        } else {
-            memset(&j->x[i], 0, sizeof j->x[i]);
-        }
-        czk_fr_mul(&k, &k, &j->step);
-    }
-}
-
-typedef struct w_job {
-    const czk_g16_columns *cols;
-    const czk_shape *s;
-    const blst_p1 *hc; /* H″ */
-    const czk_g1_affine *l;
-    blst_p1 *out; /* nv points: inputs' W, then aux's L + W */
-    uint32_t one, minus_one;
-} w_job;
-
-static void w_fn(void *arg, size_t b, size_t e, unsigned worker) {
-    (void)worker;
-    w_job *j = arg;
-    uint32_t ni = j->s->num_inputs;
-    for (size_t k = b; k < e; k++) {
-        blst_p1 acc;
-        if (k < ni)
-            memset(&acc, 0, sizeof acc);
-        else
-            blst_p1_from_affine(&acc, &j->l[k - ni]);
-        for (uint64_t q = k ? j->cols->end[k - 1] : 0; q < j->cols->end[k]; q++) {
-            blst_p1 t = j->hc[j->cols->rows[q]];
-            uint32_t ci = j->cols->cidx[q];
-            if (ci == j->minus_one)
-                blst_p1_cneg(&t, 1);
-            else if (ci != j->one)
-                czk_g1_mul(&t, &t, &j->s->coeffs[ci]);
-            blst_p1_add_or_double(&acc, &acc, &t);
-        }
-        j->out[k] = acc;
-    }
-}
-
 typedef struct aff_job {
     const blst_p1 *in;
     czk_g1_affine *out;
@@ -213,8 +155,101 @@ void czk_g16_to_affine(czk_g1_affine *out, const blst_p1 *in, size_t n, czk_pool
     czk_pool_for(pool, n, 4096, aff_fn, &j);
 }
 
-czk_status czk_params_lagrange_derive(czk_params_lagrange **out, const czk_params *p,
-                                      const czk_shape *shape, czk_pool *pool, czk_err *err) {
+/* ---- the derivation ---- */
+
+typedef struct scale_job {
+    blst_p1 *x;
+    const czk_g1_affine *h;
+    size_t n;       /* points of h used; x[n..N) is infinity */
+    czk_fr c, step; /* x[i] = c·step^i·h[i] */
+} scale_job;
+
+static void scale_fn(void *arg, size_t b, size_t e, unsigned worker) {
+    (void)worker;
+    scale_job *j = arg;
+    czk_fr k;
+    czk_fr_pow_u64(&k, &j->step, b);
+    czk_fr_mul(&k, &k, &j->c);
+    for (size_t i = b; i < e; i++) {
+        if (i < j->n) {
+            blst_p1 p;
+            blst_p1_from_affine(&p, &j->h[i]);
+            czk_g1_mul(&j->x[i], &p, &k);
+        } else {
+            memset(&j->x[i], 0, sizeof j->x[i]);
+        }
+        czk_fr_mul(&k, &k, &j->step);
+    }
+}
+
+czk_status czk_g1_ntt_cpu(void *ctx, czk_g1_affine *out, const czk_g1_affine *in, size_t n_used,
+                          unsigned log_n, const czk_fr *c, const czk_fr *step, const czk_fr *rho,
+                          czk_err *err) {
+    czk_pool *pool = ctx;
+    size_t N = (size_t)1 << log_n;
+    if (n_used > N)
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "g1 ntt: %zu points for a domain of 2^%u", n_used,
+                        log_n);
+    blst_p1 *x = czk_g16_alloc(N * sizeof *x);
+    czk_fr *tw = malloc((N / 2 ? N / 2 : 1) * sizeof *tw);
+    if (!x || !tw) {
+        czk_g16_free(x);
+        free(tw);
+        return czk_errf(err, CZK_ERR_NOMEM, "g1 ntt: out of memory (2^%u points)", log_n);
+    }
+    tw[0] = czk_fr_one;
+    for (size_t k = 1; k < N / 2; k++)
+        czk_fr_mul(&tw[k], &tw[k - 1], rho);
+    scale_job sj = {.x = x, .h = in, .n = n_used, .c = *c, .step = *step};
+    czk_pool_for(pool, N, 64, scale_fn, &sj);
+    g1_ntt(x, tw, log_n, pool);
+    czk_g16_to_affine(out, x, N, pool);
+    czk_g16_free(x);
+    free(tw);
+    return CZK_OK;
+}
+
+typedef struct w_job {
+    const czk_g16_columns *cols;
+    const czk_shape *s;
+    const czk_g1_affine *hc; /* H″ */
+    const czk_g1_affine *l;
+    blst_p1 *out; /* nv points: inputs' W, then aux's L + W */
+    uint32_t one, minus_one;
+} w_job;
+
+static void w_fn(void *arg, size_t b, size_t e, unsigned worker) {
+    (void)worker;
+    w_job *j = arg;
+    uint32_t ni = j->s->num_inputs;
+    for (size_t k = b; k < e; k++) {
+        blst_p1 acc;
+        if (k < ni)
+            memset(&acc, 0, sizeof acc);
+        else
+            blst_p1_from_affine(&acc, &j->l[k - ni]);
+        for (uint64_t q = k ? j->cols->end[k - 1] : 0; q < j->cols->end[k]; q++) {
+            const czk_g1_affine *h = &j->hc[j->cols->rows[q]];
+            uint32_t ci = j->cols->cidx[q];
+            if (ci == j->one) {
+                blst_p1_add_or_double_affine(&acc, &acc, h);
+                continue;
+            }
+            blst_p1 t;
+            blst_p1_from_affine(&t, h);
+            if (ci == j->minus_one)
+                blst_p1_cneg(&t, 1);
+            else
+                czk_g1_mul(&t, &t, &j->s->coeffs[ci]);
+            blst_p1_add_or_double(&acc, &acc, &t);
+        }
+        j->out[k] = acc;
+    }
+}
+
+czk_status czk_params_lagrange_derive_with(czk_params_lagrange **out, const czk_params *p,
+                                           const czk_shape *shape, czk_g1_ntt_fn ntt, void *ntt_ctx,
+                                           czk_pool *pool, czk_err *err) {
     *out = NULL;
     czk_status st = czk_params_check_shape(p, shape, err);
     if (st) return st;
@@ -224,7 +259,7 @@ czk_status czk_params_lagrange_derive(czk_params_lagrange **out, const czk_param
                         "lagrange form: the parameters' h or l is not held on the host");
     unsigned log_n = czk_domain_log(shape->num_constraints);
     size_t N = (size_t)1 << log_n, nv = (size_t)shape->num_inputs + shape->num_aux;
-    czk_fr omega, rho, g, ginv, zinv, ninv;
+    czk_fr omega, rho, g, ginv, zinv, ninv, c;
     if ((st = czk_fr_root_of_unity(&omega, log_n, err))) return st;
     czk_fr_inv(&rho, &omega);
     czk_fr_from_u64(&g, CZK_FR_GENERATOR);
@@ -235,33 +270,23 @@ czk_status czk_params_lagrange_derive(czk_params_lagrange **out, const czk_param
     czk_fr_from_u64(&ninv, N);
     czk_fr_inv(&ninv, &ninv);
     czk_params_lagrange *lg = czk_g16_lagrange_alloc(shape);
-    blst_p1 *x = czk_g16_alloc(N * sizeof *x), *y = czk_g16_alloc(N * sizeof *y),
-            *wl = czk_g16_alloc((nv ? nv : 1) * sizeof *wl);
-    czk_fr *tw = malloc((N / 2 ? N / 2 : 1) * sizeof *tw);
+    czk_g1_affine *hc = czk_g16_alloc(N * sizeof *hc);
+    blst_p1 *wl = czk_g16_alloc((nv ? nv : 1) * sizeof *wl);
     czk_g16_columns cols = {0};
-    if (!lg || !x || !y || !wl || !tw) {
+    if (!lg || !hc || !wl) {
         st = czk_errf(err, CZK_ERR_NOMEM, "lagrange form: out of memory (domain 2^%u)", log_n);
         goto out;
     }
-    tw[0] = czk_fr_one;
-    for (size_t k = 1; k < N / 2; k++)
-        czk_fr_mul(&tw[k], &tw[k - 1], &rho);
-    /* h[j] = zinv/N·Σ ω^(−ij)·g^(−i)·H_i, H″[j] = −zinv/N·Σ ω^(−ij)·H_i */
-    scale_job sj = {.x = x, .h = p->h, .n = N - 1, .step = ginv};
-    czk_fr_mul(&sj.c, &zinv, &ninv);
-    czk_pool_for(pool, N, 64, scale_fn, &sj);
-    g1_ntt(x, tw, log_n, pool);
-    czk_g16_to_affine(lg->h, x, N, pool);
-    sj.x = y;
-    czk_fr_neg(&sj.c, &sj.c);
-    sj.step = czk_fr_one;
-    czk_pool_for(pool, N, 64, scale_fn, &sj);
-    g1_ntt(y, tw, log_n, pool);
+    /* h[j] = zinv/N·Σ ω^(−ij)·g^(−i)·H_i, H″[j] = −zinv/N·Σ ω^(−ij)·H_i (i < N − 1) */
+    czk_fr_mul(&c, &zinv, &ninv);
+    if ((st = ntt(ntt_ctx, lg->h, p->h, N - 1, log_n, &c, &ginv, &rho, err))) goto out;
+    czk_fr_neg(&c, &c);
+    if ((st = ntt(ntt_ctx, hc, p->h, N - 1, log_n, &c, &czk_fr_one, &rho, err))) goto out;
     /* W by C's columns, into L for aux */
     if ((st = czk_g16_columns_make(&cols, shape, &shape->m[2], pool, err))) goto out;
     w_job wj = {.cols = &cols,
                 .s = shape,
-                .hc = y,
+                .hc = hc,
                 .l = p->l,
                 .out = wl,
                 .one = UINT32_MAX,
@@ -279,11 +304,14 @@ czk_status czk_params_lagrange_derive(czk_params_lagrange **out, const czk_param
 out:
     czk_g16_columns_free(&cols);
     czk_params_lagrange_free(lg);
-    czk_g16_free(x);
-    czk_g16_free(y);
+    czk_g16_free(hc);
     czk_g16_free(wl);
-    free(tw);
     return st;
+}
+
+czk_status czk_params_lagrange_derive(czk_params_lagrange **out, const czk_params *p,
+                                      const czk_shape *shape, czk_pool *pool, czk_err *err) {
+    return czk_params_lagrange_derive_with(out, p, shape, czk_g1_ntt_cpu, pool, pool, err);
 }
 
 /* ---- the form's file (czk_params_lagrange_write / _read) ---- */

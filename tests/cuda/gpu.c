@@ -4,7 +4,8 @@
  * The CUDA kernels against the CPU layer, on random data of several sizes:
  * NTT (four kinds) and H (six and seven transforms, and the Lagrange form's
  * four: c NULL) against czk_ntt, and for sizes up to 2^10 also
- * against a naive DFT written here (the independent check); MSM G1/G2
+ * against a naive DFT written here (the independent check); the scaled NTT
+ * over G1 (czk_cuda_g1_ntt) against czk_g1_ntt_cpu and a naive sum; MSM G1/G2
  * against czk_msm_g1/g2 (blst Pippenger behind the bit-aware front end) and,
  * for n <= 64, against a sum of blst scalar multiplications; the compacted
  * (witness-scalar) MSM path on mixes of 0 / 0.5 / 1.3 / 4 / 30 / 100 % "other"
@@ -318,6 +319,71 @@ static void test_h(void **state) {
         }
     }
     czk_cuda_ctx_destroy(ctx7);
+}
+
+/*
+ * The scaled NTT over G1 of the Lagrange form's derivation: czk_cuda_g1_ntt against
+ * czk_g1_ntt_cpu (blst) on random bases, n_used N, N − 1 and N/2 (the rest infinity), random
+ * c and step, ρ an N-th root of unity and its inverse; for N <= 16 also against the naive sum
+ * Σ_i ρ^(ij)·c·step^i·P_i.
+ */
+static void test_g1_ntt(void **state) {
+    (void)state;
+    NEED_GPU();
+    static const unsigned sizes[] = {1, 2, 4, 9};
+    czk_err err;
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+        unsigned log_n = sizes[si];
+        size_t n = (size_t)1 << log_n;
+        czk_g1_affine *in = xmalloc(n * sizeof *in), *got = xmalloc(n * sizeof *got),
+                      *want = xmalloc(n * sizeof *want);
+        void *dbases = dev_alloc(n * sizeof *in);
+        czk_assert_ok(czk_cuda_g1_random_bases(ctx, dbases, n, 31 + log_n, &err), &err);
+        czk_assert_ok(czk_cuda_download(ctx, in, dbases, n * sizeof *in, &err), &err);
+        czk_cuda_free(ctx, dbases);
+        czk_fr k[2], rho[2];
+        random_frs(k, 2, 7 * log_n);
+        czk_assert_ok(czk_fr_root_of_unity(&rho[0], log_n, &err), &err);
+        czk_fr_inv(&rho[1], &rho[0]);
+        const size_t used[3] = {n, n - 1, n / 2};
+        for (int u = 0; u < 3; u++)
+            for (int r = 0; r < 2; r++) {
+                czk_assert_ok(
+                    czk_cuda_g1_ntt(ctx, got, in, used[u], log_n, &k[0], &k[1], &rho[r], &err),
+                    &err);
+                czk_assert_ok(
+                    czk_g1_ntt_cpu(pool, want, in, used[u], log_n, &k[0], &k[1], &rho[r], &err),
+                    &err);
+                for (size_t j = 0; j < n; j++)
+                    if (!blst_p1_affine_is_equal(&got[j], &want[j]))
+                        fail_msg("g1 ntt 2^%u, %zu used, rho %d: point %zu differs", log_n, used[u],
+                                 r, j);
+                for (size_t j = 0; n <= 16 && j < n; j++) { /* the naive sum */
+                    blst_p1 acc, t;
+                    memset(&acc, 0, sizeof acc);
+                    czk_fr s = k[0], rj;
+                    czk_fr_pow_u64(&rj, &rho[r], j);
+                    for (size_t i = 0; i < used[u]; i++) {
+                        czk_fr e;
+                        czk_fr_pow_u64(&e, &rj, i);
+                        czk_fr_mul(&e, &e, &s);
+                        blst_p1_from_affine(&t, &in[i]);
+                        czk_g1_mul(&t, &t, &e);
+                        blst_p1_add_or_double(&acc, &acc, &t);
+                        czk_fr_mul(&s, &s, &k[1]);
+                    }
+                    czk_g1_affine a;
+                    blst_p1_to_affine(&a, &acc);
+                    if (!blst_p1_affine_is_equal(&got[j], &a))
+                        fail_msg("g1 ntt 2^%u: point %zu is not the naive sum", log_n, j);
+                }
+            }
+        assert_int_equal(czk_cuda_g1_ntt(ctx, got, in, n + 1, log_n, &k[0], &k[1], &rho[0], &err),
+                         CZK_ERR_INVALID_ARG);
+        free(in);
+        free(got);
+        free(want);
+    }
 }
 
 /* ---- MSM ---- */
@@ -1525,6 +1591,7 @@ int main(void) {
         cmocka_unit_test(test_ntt),
         cmocka_unit_test(test_ntt_roundtrip_large),
         cmocka_unit_test(test_h),
+        cmocka_unit_test(test_g1_ntt),
         cmocka_unit_test(test_msm_g1),
         cmocka_unit_test(test_msm_g2),
         cmocka_unit_test(test_msm_g2_affine),

@@ -579,7 +579,8 @@ static void test_dropped_host_vectors(void **state) {
  * four transforms, h over the N coset values with the form's bases, l with the form's L, the
  * inputs' W on the host. The proofs are the CPU backend's without the form, byte for byte:
  * streamed, resident (the form's vectors on the device), split, serial, and after the host
- * vectors were dropped; the form made from the toxic waste equals the G1-NTT derivation.
+ * vectors were dropped; the form made from the toxic waste equals the G1-NTT derivation (its
+ * NTTs on the CPU and on the GPU: czk_cuda_g1_ntt).
  */
 static void test_prove_lagrange(void **state) {
     (void)state;
@@ -602,9 +603,14 @@ static void test_prove_lagrange(void **state) {
         czk_params_lagrange *lf;
         czk_assert_ok(czk_setup_lagrange(&lf, s, &tox, &sb, pool, &err), &err);
         czk_setup_backend_release(&sb);
-        if (si == 0) { /* the G1-NTT derivation from the points gives the same form */
+        for (int dev = 0; dev < 2 && si == 0; dev++) {
+            /* the derivation from the points (G1 NTTs on the CPU, then on the GPU) gives the
+             * same form */
             czk_params_lagrange *ld;
-            czk_assert_ok(czk_params_lagrange_derive(&ld, p, s, pool, &err), &err);
+            czk_assert_ok(
+                dev ? czk_params_lagrange_derive_with(&ld, p, s, czk_cuda_g1_ntt, ctx, pool, &err)
+                    : czk_params_lagrange_derive(&ld, p, s, pool, &err),
+                &err);
             size_t N = (size_t)1 << lf->log_n;
             assert_memory_equal(ld->h, lf->h, N * sizeof *lf->h);
             assert_memory_equal(ld->l, lf->l, lf->num_aux * sizeof *lf->l);

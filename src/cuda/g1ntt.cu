@@ -1,0 +1,158 @@
+/*
+ * The scaled NTT over G1 of the Lagrange form's derivation (groth16.h,
+ * czk_g1_ntt_fn; czk_params_lagrange_derive_with): out[j] = Σ_i ρ^(ij)·x_i
+ * with x_i = c·step^i·in[i] for i < n_used, on the device.
+ *
+ * One-time work per key set, so written for clarity over speed: XYZZ
+ * points (curve.cuh), products by 255-bit scalars by double-and-add from
+ * the top bit (255 doublings and about 128 additions), radix 2 in place as
+ * czk_g1_ntt_cpu: the scaling (one product a point, a thread's run of
+ * CHUNK points walking step^i), the bit reversal, log N stages of N/2
+ * butterflies (a thread each, the twiddle ρ^(k·N/2h) from a table made on
+ * the host, skipped where it is 1), then one inversion a point to affine.
+ * Device memory: N XYZZ points (192 B), N affine (96 B), N/2 twiddles
+ * (32 B): ≈ 39 GB at 2^27. Work at 2^27: 2^26·27 butterflies of ≈ 4,300
+ * Fp products: ≈ 8e12, some minutes on an H100 or H200 per transform.
+ */
+#include "ctx.cuh"
+#include "group.cuh"
+
+#include "czk/groth16.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+namespace czkg {
+
+namespace {
+
+using X = g1_xyzz;
+using A = g1_affine;
+
+constexpr unsigned CHUNK = 16; /* points per thread of the scaling */
+
+/* k·p for k in Montgomery form (its canonical value, < 2^255), double-and-add. */
+__device__ __noinline__ X mul_fr(const X &p, const fr &k_mont) {
+    const fr k = k_mont.from_mont();
+    X r = X::inf();
+#pragma unroll 1
+    for (int b = 254; b >= 0; b--) {
+        r = r.dbl();
+        if ((k.v[b >> 5] >> (b & 31)) & 1) r.add(p);
+    }
+    return r;
+}
+
+__device__ fr pow_u64(fr x, uint64_t e) {
+    fr r = fr::one();
+#pragma unroll 1
+    for (; e; e >>= 1) {
+        if (e & 1) r = r * x;
+        x = x * x;
+    }
+    return r;
+}
+
+__global__ void g1ntt_scale(X *x, const A *in, size_t n_used, size_t n, fr c, fr step) {
+    size_t i0 = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) * CHUNK;
+    if (i0 >= n) return;
+    fr k = c * pow_u64(step, i0);
+    size_t i1 = i0 + CHUNK < n ? i0 + CHUNK : n;
+#pragma unroll 1
+    for (size_t i = i0; i < i1; i++) {
+        x[i] = i < n_used ? mul_fr(X::from_affine(in[i]), k) : X::inf();
+        k = k * step;
+    }
+}
+
+__global__ void g1ntt_bitrev(X *x, unsigned log_n) {
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= (1u << log_n)) return;
+    uint32_t r = __brev(i) >> (32 - log_n);
+    if (i < r) {
+        X t = x[i];
+        x[i] = x[r];
+        x[r] = t;
+    }
+}
+
+/* butterfly t of the stage of half-size `half`: (x0, x1) <- (x0 + ρ^k·x1, x0 − ρ^k·x1) */
+__global__ void g1ntt_stage(X *x, const fr *tw, size_t half, size_t step, size_t nb) {
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nb) return;
+    size_t k = t % half, i0 = (t / half) * 2 * half + k, i1 = i0 + half;
+    X u = x[i0], v = x[i1];
+    if (k) v = mul_fr(v, tw[k * step]);
+    X s = u;
+    s.add(v);
+    u.add(v.neg());
+    x[i0] = s;
+    x[i1] = u;
+}
+
+__global__ void g1ntt_affine(A *out, const X *x, size_t n) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = x[i].to_affine();
+}
+
+fr fr_of(const czk_fr &x) {
+    fr r;
+    memcpy(&r, &x, sizeof r);
+    return r;
+}
+
+} // namespace
+
+} // namespace czkg
+
+using namespace czkg;
+
+extern "C" czk_status czk_cuda_g1_ntt(void *vctx, czk_g1_affine *out, const czk_g1_affine *in,
+                                      size_t n_used, unsigned log_n, const czk_fr *c,
+                                      const czk_fr *step, const czk_fr *rho, czk_err *err) {
+    czk_cuda_ctx *ctx = (czk_cuda_ctx *)vctx;
+    if (log_n < 1 || log_n > CZK_NTT_MAX_LOG)
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "g1 ntt: log_n %u not in 1..%u", log_n,
+                        CZK_NTT_MAX_LOG);
+    const size_t n = (size_t)1 << log_n;
+    if (n_used > n)
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "g1 ntt: %zu points for a domain of 2^%u", n_used,
+                        log_n);
+    CZK_CU(cudaSetDevice(ctx->device), "g1 ntt: select device");
+    czk_fr *tw = (czk_fr *)malloc(n / 2 * sizeof *tw);
+    if (!tw)
+        return czk_errf(err, CZK_ERR_NOMEM, "g1 ntt: host memory for 2^%u twiddles", log_n - 1);
+    tw[0] = czk_fr_one;
+    for (size_t k = 1; k < n / 2; k++)
+        czk_fr_mul(&tw[k], &tw[k - 1], rho);
+    cudaStream_t s = ctx->stream;
+    dev_buf<X> dx;
+    dev_buf<A> da;
+    dev_buf<fr> dtw;
+    cudaError_t e = dx.alloc(n, s);
+    if (e == cudaSuccess) e = da.alloc(n, s);
+    if (e == cudaSuccess) e = dtw.alloc(n / 2, s);
+    if (e != cudaSuccess) {
+        free(tw);
+        CZK_CU(e, "g1 ntt: device memory for 2^%u points", log_n);
+    }
+    czk_status st = n_used ? upload_fast(ctx, da.p, in, n_used * sizeof *in, err) : CZK_OK;
+    if (!st) st = upload_fast(ctx, dtw.p, tw, n / 2 * sizeof *tw, err);
+    free(tw);
+    if (st) return czk_err_wrap(err, "g1 ntt: upload");
+    g1ntt_scale<<<grid_for((n + CHUNK - 1) / CHUNK, 128), 128, 0, s>>>(dx.p, da.p, n_used, n,
+                                                                       fr_of(*c), fr_of(*step));
+    CZK_LAUNCH("g1 ntt 2^%u: scaling", log_n);
+    g1ntt_bitrev<<<grid_for(n, 256), 256, 0, s>>>(dx.p, log_n);
+    CZK_LAUNCH("g1 ntt 2^%u: bit reversal", log_n);
+    for (size_t half = 1; half < n; half <<= 1) {
+        g1ntt_stage<<<grid_for(n / 2, 128), 128, 0, s>>>(dx.p, dtw.p, half, n / (2 * half), n / 2);
+        CZK_LAUNCH("g1 ntt 2^%u: stage of half %zu", log_n, half);
+    }
+    g1ntt_affine<<<grid_for(n, 128), 128, 0, s>>>(da.p, dx.p, n);
+    CZK_LAUNCH("g1 ntt 2^%u: to affine", log_n);
+    CZK_CU(cudaMemcpyAsync(out, da.p, n * sizeof *out, cudaMemcpyDeviceToHost, s),
+           "g1 ntt 2^%u: download", log_n);
+    CZK_CU(cudaStreamSynchronize(s), "g1 ntt 2^%u: synchronize", log_n);
+    return CZK_OK;
+}
