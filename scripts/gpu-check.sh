@@ -19,7 +19,7 @@
 # CZK_GPU_STEPS (steps after the build, default "tests bench engine"; the
 # engine step runs `czk bench` on 2KiB PoRep with gpus.backend = "cuda" and
 # writes gpu-engine.log and gpu-engine.svg into OUTDIR; the 32GiB steps
-# knobs, keys32g, prove32g, part32g, bench32g, daemon32g, winning32g, wpost32g, snap32g are
+# knobs, lagrange, keys32g, prove32g, part32g, bench32g, daemon32g, winning32g, wpost32g, snap32g are
 # described above their functions),
 # CZK_GPU_ENGINE_COUNT (proofs of its main run, default 32), CZK_GPU_TESTS_OLD=0 (skip the
 # second cuda.gpu run with the old NTT paths and the cuda.prove/engine run with
@@ -121,6 +121,21 @@ knobs() {
     grep -E '^msm_g1 +2[0-9] |^c sweep .*: [0-9.]+ ms|levels: counts' "$log" || tail -5 "$log"
   done
   return $rc
+}
+# lagrange: the Lagrange form of 2KiB test keys made from the toxic waste (czk setup --lagrange)
+# and derived from their points on the GPU (czk lagrange --backend cuda: two G1 NTTs of 2^22
+# points, timed; the CPU's takes minutes here, CI checks it at 2^9): the same bytes.
+lagrange() {
+  local d=$BUILD/lagrange2k f t0
+  rm -rf "$d" && mkdir -p "$d/gpu"
+  "$BUILD/czk" setup --sector-size 2KiB --seed 3 --lagrange --out-dir "$d" | grep -E '^wrote|^time' || return 1
+  f=$(ls "$d"/czk-lagrange-*.bin) || return 1
+  t0=$SECONDS
+  "$BUILD/czk" lagrange --sector-size 2KiB --param-cache "$d" --out-dir "$d/gpu" --backend cuda |
+    grep -E '^lagrange|^wrote' || return 1
+  echo "lagrange: GPU derivation $((SECONDS - t0)) s"
+  cmp "$f" "$d/gpu/$(basename "$f")" || { echo "lagrange: the GPU's form differs"; return 1; }
+  echo "lagrange: the GPU's and the toxic waste's forms are the same bytes"
 }
 
 # ---- 32GiB PoRep (issue "32GiB PoRep C2 end to end"): keys, a proof, the partition, the engine ----
@@ -468,6 +483,7 @@ fi
 want bench && { step "benchmark" bench || status=1; }
 want knobs && { step "benchmark per ${CZK_GPU_KNOB%%=*}" knobs || status=1; }
 want engine && { step "engine: czk bench, 2KiB, cuda" engine || status=1; }
+want lagrange && { step "lagrange form: derived on GPU/CPU (2KiB)" lagrange || status=1; }
 want keys32g && { step "$SECTOR: keys (czk setup, GPU)" keys32g || status=1; }
 want prove32g && { step "$SECTOR: czk prove + verify" prove32g || status=1; }
 want bench32g && { step "$SECTOR: czk bench" bench32g || status=1; }
