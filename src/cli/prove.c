@@ -756,14 +756,14 @@ int czk_cmd_prove(int argc, char **argv) {
                    gib(srs->device_bytes), gib(srs->size_bytes), gib(srs->shape_bytes),
                    srs->shape_on_devices ? " (its matrices only on the device)"
                                          : " (matrices kept: host SpMV)");
-        if (srs->lagrange)
-            printf("         Lagrange form of H and L attached: SpMV without C, H in four "
-                   "transforms\n");
     } else {
         printf("backend: cpu, %ld threads (%s)\n",
                threads ? (long)threads : sysconf(_SC_NPROCESSORS_ONLN),
                czk_cli_cpu_reason(backend_arg));
     }
+    if (srs && srs->lagrange)
+        printf("         Lagrange form of H and L attached: SpMV without C, H in four "
+               "transforms\n");
     czk_engine_status_free(es);
     double t_ready = czk_cli_now() - r.t_start;
     printf("ready in %.3f s: keys %.3f s (%s), shape %.3f s, device upload %.3f s; resident "
