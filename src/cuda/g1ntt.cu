@@ -13,9 +13,12 @@
  * Device memory: N XYZZ points (192 B), N affine (96 B), N/2 twiddles
  * (32 B): ≈ 39 GB at 2^27. Work at 2^27: 2^26·27 butterflies of ≈ 4,300
  * Fp products: ≈ 8e12, some minutes on an H100 or H200 per transform.
+ * The per-thread steps are CZK_HD functions, run on the host by
+ * czk_cuda_g1_ntt_emulate (internal.h) for the tests without a GPU.
  */
 #include "ctx.cuh"
 #include "group.cuh"
+#include "internal.h"
 
 #include "czk/groth16.h"
 
@@ -32,7 +35,7 @@ using A = g1_affine;
 constexpr unsigned CHUNK = 16; /* points per thread of the scaling */
 
 /* k·p for k in Montgomery form (its canonical value, < 2^255), double-and-add. */
-__device__ __noinline__ X mul_fr(const X &p, const fr &k_mont) {
+CZK_HD_NOINLINE X mul_fr(const X &p, const fr &k_mont) {
     const fr k = k_mont.from_mont();
     X r = X::inf();
 #pragma unroll 1
@@ -43,7 +46,7 @@ __device__ __noinline__ X mul_fr(const X &p, const fr &k_mont) {
     return r;
 }
 
-__device__ fr pow_u64(fr x, uint64_t e) {
+CZK_HD fr pow_u64(fr x, uint64_t e) {
     fr r = fr::one();
 #pragma unroll 1
     for (; e; e >>= 1) {
@@ -53,8 +56,12 @@ __device__ fr pow_u64(fr x, uint64_t e) {
     return r;
 }
 
-__global__ void g1ntt_scale(X *x, const A *in, size_t n_used, size_t n, fr c, fr step) {
-    size_t i0 = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) * CHUNK;
+/* The per-thread steps, shared by the kernels and the host emulation (czk_cuda_g1_ntt_emulate). */
+
+/* thread t of the scaling: x[i] = c·step^i·in[i] for its CHUNK points (infinity from n_used) */
+CZK_HD void scale_run(X *x, const A *in, size_t n_used, size_t n, const fr &c, const fr &step,
+                      size_t t) {
+    size_t i0 = t * CHUNK;
     if (i0 >= n) return;
     fr k = c * pow_u64(step, i0);
     size_t i1 = i0 + CHUNK < n ? i0 + CHUNK : n;
@@ -65,10 +72,16 @@ __global__ void g1ntt_scale(X *x, const A *in, size_t n_used, size_t n, fr c, fr
     }
 }
 
-__global__ void g1ntt_bitrev(X *x, unsigned log_n) {
-    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= (1u << log_n)) return;
-    uint32_t r = __brev(i) >> (32 - log_n);
+CZK_HD uint32_t bit_reverse(uint32_t i, unsigned log_n) {
+    uint32_t r = 0;
+#pragma unroll 1
+    for (unsigned b = 0; b < log_n; b++, i >>= 1)
+        r = (r << 1) | (i & 1);
+    return r;
+}
+
+CZK_HD void bitrev_one(X *x, uint32_t i, unsigned log_n) {
+    uint32_t r = bit_reverse(i, log_n);
     if (i < r) {
         X t = x[i];
         x[i] = x[r];
@@ -77,9 +90,7 @@ __global__ void g1ntt_bitrev(X *x, unsigned log_n) {
 }
 
 /* butterfly t of the stage of half-size `half`: (x0, x1) <- (x0 + ρ^k·x1, x0 − ρ^k·x1) */
-__global__ void g1ntt_stage(X *x, const fr *tw, size_t half, size_t step, size_t nb) {
-    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= nb) return;
+CZK_HD void butterfly(X *x, const fr *tw, size_t half, size_t step, size_t t) {
     size_t k = t % half, i0 = (t / half) * 2 * half + k, i1 = i0 + half;
     X u = x[i0], v = x[i1];
     if (k) v = mul_fr(v, tw[k * step]);
@@ -88,6 +99,20 @@ __global__ void g1ntt_stage(X *x, const fr *tw, size_t half, size_t step, size_t
     u.add(v.neg());
     x[i0] = s;
     x[i1] = u;
+}
+
+__global__ void g1ntt_scale(X *x, const A *in, size_t n_used, size_t n, fr c, fr step) {
+    scale_run(x, in, n_used, n, c, step, (size_t)blockIdx.x * blockDim.x + threadIdx.x);
+}
+
+__global__ void g1ntt_bitrev(X *x, unsigned log_n) {
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < (1u << log_n)) bitrev_one(x, i, log_n);
+}
+
+__global__ void g1ntt_stage(X *x, const fr *tw, size_t half, size_t step, size_t nb) {
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < nb) butterfly(x, tw, half, step, t);
 }
 
 __global__ void g1ntt_affine(A *out, const X *x, size_t n) {
@@ -154,5 +179,42 @@ extern "C" czk_status czk_cuda_g1_ntt(void *vctx, czk_g1_affine *out, const czk_
     CZK_CU(cudaMemcpyAsync(out, da.p, n * sizeof *out, cudaMemcpyDeviceToHost, s),
            "g1 ntt 2^%u: download", log_n);
     CZK_CU(cudaStreamSynchronize(s), "g1 ntt 2^%u: synchronize", log_n);
+    return CZK_OK;
+}
+
+extern "C" czk_status czk_cuda_g1_ntt_emulate(czk_g1_affine *out, const czk_g1_affine *in,
+                                              size_t n_used, unsigned log_n, const czk_fr *c,
+                                              const czk_fr *step, const czk_fr *rho, czk_err *err) {
+    if (log_n < 1 || log_n > 20)
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "g1 ntt emulate: log_n %u not in 1..20", log_n);
+    const size_t n = (size_t)1 << log_n;
+    if (n_used > n)
+        return czk_errf(err, CZK_ERR_INVALID_ARG, "g1 ntt emulate: %zu points for 2^%u", n_used,
+                        log_n);
+    X *x = (X *)malloc(n * sizeof *x);
+    fr *tw = (fr *)malloc(n / 2 * sizeof *tw);
+    if (!x || !tw) {
+        free(x);
+        free(tw);
+        return czk_errf(err, CZK_ERR_NOMEM, "g1 ntt emulate: host memory");
+    }
+    czk_fr t = czk_fr_one;
+    for (size_t k = 0; k < n / 2; k++) {
+        tw[k] = fr_of(t);
+        czk_fr_mul(&t, &t, rho);
+    }
+    const A *ina = (const A *)in;
+    for (size_t th = 0; th * CHUNK < n; th++)
+        scale_run(x, ina, n_used, n, fr_of(*c), fr_of(*step), th);
+    for (uint32_t i = 0; i < n; i++)
+        bitrev_one(x, i, log_n);
+    for (size_t half = 1; half < n; half <<= 1)
+        for (size_t th = 0; th < n / 2; th++)
+            butterfly(x, tw, half, n / (2 * half), th);
+    A *o = (A *)out;
+    for (size_t i = 0; i < n; i++)
+        o[i] = x[i].to_affine();
+    free(x);
+    free(tw);
     return CZK_OK;
 }

@@ -217,6 +217,17 @@ CZK_NODISCARD czk_status czk_cuda_witness_expand_emulate(czk_fr *z,
                                                          const struct czk_witness_packed *p,
                                                          czk_err *err);
 
+/*
+ * czk_cuda_g1_ntt's steps (scaling, bit reversal, butterflies, to affine) run
+ * on the host, thread by thread, with the kernels' code (tests without a
+ * GPU). Same contract as czk_cuda_g1_ntt for 1 <= log_n <= 20.
+ * Returns CZK_OK; CZK_ERR_INVALID_ARG (the sizes); CZK_ERR_NOMEM.
+ */
+CZK_NODISCARD czk_status czk_cuda_g1_ntt_emulate(blst_p1_affine *out, const blst_p1_affine *in,
+                                                 size_t n_used, unsigned log_n, const czk_fr *c,
+                                                 const czk_fr *step, const czk_fr *rho,
+                                                 czk_err *err);
+
 #ifdef __cplusplus
 }
 #endif
