@@ -78,6 +78,27 @@ void czk_bench_runner_destroy(czk_bench_runner *r);
  */
 CZK_NODISCARD czk_status czk_bench_inprocess(czk_bench_runner *out, const czk_engine_config *cfg,
                                              bool verbose, czk_err *err) CZK_NONNULL(1, 2);
+/*
+ * czk_bench_inprocess with the engine's make_lagrange hook set to
+ * czk_bench_lagrange_from_seed for TEST keys of toxic-waste seed
+ * *lagrange_seed (NULL: none): where no form file is found, the circuit's
+ * Lagrange form is made in memory at load (measurements on machines whose
+ * disk holds the keys but not their form). Keys of another seed make every
+ * proof fail its verification (the jobs fail naming it).
+ */
+CZK_NODISCARD czk_status czk_bench_inprocess_with(czk_bench_runner *out,
+                                                  const czk_engine_config *cfg, bool verbose,
+                                                  const uint64_t *lagrange_seed, czk_err *err)
+    CZK_NONNULL(1, 2);
+/*
+ * A czk_lagrange_maker (engine.h): the form of TEST keys from the toxic
+ * waste of czk_rng seed *(const uint64_t *)ctx (czk_toxic_random, as `czk
+ * setup --seed` and czk_test_keys make it), by czk_setup_lagrange on the GPU
+ * setup backend where a device is present, else the CPU's.
+ */
+CZK_NODISCARD czk_status czk_bench_lagrange_from_seed(void *ctx, const czk_params *params,
+                                                      const czk_shape *shape,
+                                                      czk_params_lagrange **out, czk_err *err);
 
 /*
  * Loads a circuit's SRS and shape in the in-process runner before the run,

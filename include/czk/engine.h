@@ -554,6 +554,21 @@ typedef czk_status (*czk_backend_factory)(void *ctx, int device, czk_pool *pool,
 typedef void (*czk_randomness_fn)(void *ctx, const char *job_id, uint32_t partition, czk_fr *r,
                                   czk_fr *s);
 
+/*
+ * Measurements only: makes the Lagrange form of a circuit's parameters when
+ * no file of it is found (srs.lagrange on) — e.g. `czk bench --lagrange-seed`
+ * for TEST keys from their seed's toxic waste, where the disk cannot hold
+ * keys and form (the lent H200's 64 GiB at 32GiB). Called on the loader
+ * thread after the keys are read, before the devices take them. A wrong form
+ * cannot get a proof out: every proof is verified (the job fails naming it).
+ * Out: *out (czk_params_lagrange_free; the engine attaches it), or NULL for
+ *      none. Returns CZK_OK, or an error that is logged (the circuit then
+ *      loads without a form).
+ */
+typedef czk_status (*czk_lagrange_maker)(void *ctx, const czk_params *params,
+                                         const czk_shape *shape, czk_params_lagrange **out,
+                                         czk_err *err);
+
 typedef struct czk_engine_opts {
     czk_engine_config config;         /* copied */
     czk_backend_factory make_backend; /* NULL: gpus.backend decides ("auto": the devices of
@@ -569,6 +584,8 @@ typedef struct czk_engine_opts {
     void *log_ctx;
     czk_randomness_fn randomness; /* tests only (above); NULL: fresh r, s per partition */
     void *randomness_ctx;
+    czk_lagrange_maker make_lagrange; /* measurements only (above); NULL: files only */
+    void *lagrange_ctx;
 } czk_engine_opts;
 
 /* Fills opts with czk_engine_config_default and no hooks (all else zero). */

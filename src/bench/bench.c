@@ -30,7 +30,8 @@ typedef struct inproc {
     bool verbose;
     pthread_mutex_t mu;
     czk_tl tl;
-    czk_status tl_err; /* an event could not be kept */
+    czk_status tl_err;      /* an event could not be kept */
+    uint64_t lagrange_seed; /* the make_lagrange hook's seed (czk_bench_inprocess_with) */
 } inproc;
 
 static void inproc_event(void *ctx, const czk_engine_event *ev) {
@@ -164,8 +165,34 @@ static const czk_bench_runner_ops INPROC_OPS = {
     inproc_peak_rss, inproc_describe, inproc_destroy,
 };
 
+czk_status czk_bench_lagrange_from_seed(void *ctx, const czk_params *params, const czk_shape *shape,
+                                        czk_params_lagrange **out, czk_err *err) {
+    (void)params;
+    *out = NULL;
+    czk_rng rng;
+    czk_rng_seed(&rng, *(const uint64_t *)ctx);
+    czk_toxic toxic;
+    czk_status st = czk_toxic_random(&toxic, &rng, err);
+    if (st) return st;
+    czk_pool *pool = czk_pool_create(0, err);
+    if (!pool) return err && err->code ? err->code : CZK_ERR_NOMEM;
+    czk_setup_backend sb = {0};
+    st = czk_cuda_device_count() > 0 ? czk_setup_backend_cuda(&sb, 0, err)
+                                     : czk_setup_backend_cpu(&sb, pool, err);
+    if (!st) st = czk_setup_lagrange(out, shape, &toxic, &sb, pool, err);
+    czk_setup_backend_release(&sb);
+    czk_pool_destroy(pool);
+    memset(&toxic, 0, sizeof toxic);
+    return st;
+}
+
 czk_status czk_bench_inprocess(czk_bench_runner *out, const czk_engine_config *cfg, bool verbose,
                                czk_err *err) {
+    return czk_bench_inprocess_with(out, cfg, verbose, NULL, err);
+}
+
+czk_status czk_bench_inprocess_with(czk_bench_runner *out, const czk_engine_config *cfg,
+                                    bool verbose, const uint64_t *lagrange_seed, czk_err *err) {
     out->ops = NULL;
     out->self = NULL;
     inproc *p = calloc(1, sizeof *p);
@@ -182,6 +209,11 @@ czk_status czk_bench_inprocess(czk_bench_runner *out, const czk_engine_config *c
     o.event_ctx = p;
     o.log = inproc_log;
     o.log_ctx = p;
+    if (lagrange_seed) {
+        p->lagrange_seed = *lagrange_seed;
+        o.make_lagrange = czk_bench_lagrange_from_seed;
+        o.lagrange_ctx = &p->lagrange_seed;
+    }
     czk_status st = czk_engine_create(&p->e, &o, err);
     /* the kinds this runner proves: one line each */
     if (!st && (st = czk_kinds_register_porep(p->e, err)) == CZK_OK &&

@@ -58,6 +58,10 @@ static void usage(FILE *f) {
            "  --warmup N            N proofs before the clock starts, not counted (default 0;\n"
            "                        the engine measures a circuit's memory on its first one)\n"
            "  --progress / --no-progress  the progress bar (default: when stderr is a terminal)\n"
+           "  --lagrange-seed N     in-process, TEST keys of `czk setup --seed N`: where no\n"
+           "                        Lagrange form file is found (srs.lagrange), make the form\n"
+           "                        in memory at load from that seed's toxic waste (for disks\n"
+           "                        that hold the keys but not their form)\n"
            "  --verbose             engine log lines of every level\n");
 }
 
@@ -82,6 +86,8 @@ typedef struct opts {
     int progress; /* -1 auto */
     uint64_t count, concurrency, miner_id, sector_num, warmup;
     bool have_miner, have_sector;
+    uint64_t lagrange_seed; /* --lagrange-seed (have_lagrange_seed) */
+    bool have_lagrange_seed;
     const char *c1[MAX_INPUTS];
     size_t n_c1;
     const char *sets[MAX_SETS];
@@ -395,7 +401,8 @@ static int make_runner(czk_bench_runner *runner, const opts *o, const czk_engine
             return czk_cli_fail("bench", "--addr %s: %s", o->addr, err.msg);
         return CZK_EXIT_OK;
     }
-    if (czk_bench_inprocess(runner, cfg, o->verbose, &err))
+    if (czk_bench_inprocess_with(runner, cfg, o->verbose,
+                                 o->have_lagrange_seed ? &o->lagrange_seed : NULL, &err))
         return czk_cli_fail("bench", "engine: %s", err.msg);
     uint64_t ms = 0;
     if (id && czk_bench_inprocess_preload(runner, id, &ms, &err))
@@ -653,7 +660,8 @@ int czk_cmd_bench(int argc, char **argv) {
         O_VERB,
         O_WARM,
         O_TLF,
-        O_REQUEST
+        O_REQUEST,
+        O_LSEED
     };
     static const struct option LONG[] = {{"addr", required_argument, NULL, O_ADDR},
                                          {"in-process", no_argument, NULL, O_INPROC},
@@ -675,6 +683,7 @@ int czk_cmd_bench(int argc, char **argv) {
                                          {"warmup", required_argument, NULL, O_WARM},
                                          {"timeline-file", required_argument, NULL, O_TLF},
                                          {"request", required_argument, NULL, O_REQUEST},
+                                         {"lagrange-seed", required_argument, NULL, O_LSEED},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     opts o = {0};
@@ -795,6 +804,11 @@ int czk_cmd_bench(int argc, char **argv) {
             if (!czk_cli_parse_u64(a, &o.warmup) || o.warmup > 1000)
                 return czk_cli_fail("bench", "--warmup: expected 0..1000, got '%s'", a);
             break;
+        case O_LSEED:
+            if (!czk_cli_parse_u64(a, &o.lagrange_seed))
+                return czk_cli_fail("bench", "--lagrange-seed takes a number, not '%s'", a);
+            o.have_lagrange_seed = true;
+            break;
         case 'h':
             usage(stdout);
             return CZK_EXIT_OK;
@@ -807,6 +821,9 @@ int czk_cmd_bench(int argc, char **argv) {
         usage(stderr);
         return czk_cli_fail("bench", "give exactly one of --addr ADDR and --in-process");
     }
+    if (o.have_lagrange_seed && !o.in_process)
+        return czk_cli_fail("bench", "--lagrange-seed is for --in-process (a daemon finds its "
+                                     "forms as files)");
     if (o.timeline_file && !o.addr)
         return czk_cli_fail("bench", "--timeline-file is for --addr (in-process runs see the "
                                      "events directly)");

@@ -159,6 +159,11 @@ static uint64_t params_host_bytes(const czk_params *p) {
     return n;
 }
 
+/* Host bytes of a form's vectors. */
+static uint64_t lagrange_bytes(const czk_params_lagrange *lf) {
+    return (((uint64_t)1 << lf->log_n) + lf->num_aux + lf->num_inputs) * sizeof(czk_g1_affine);
+}
+
 /*
  * srs.lagrange: the circuit's Lagrange form of H and L (groth16.h), where its file
  * (czk_params_lagrange_file_name of the vk) is in a directory of the key search path (keys.h,
@@ -188,9 +193,32 @@ static uint64_t attach_lagrange(czk_engine *e, const char *id, czk_params *param
                        "without C, H in four transforms",
                        id, path, (unsigned long long)(czk_engine_ms(e) - t0),
                        (unsigned long long)1 << lf->log_n, lf->num_aux);
-        return (((uint64_t)1 << lf->log_n) + lf->num_aux + lf->num_inputs) * sizeof(czk_g1_affine);
+        return lagrange_bytes(lf);
     }
     return 0;
+}
+
+/* The engine's make_lagrange hook where no file was attached; the form's bytes (0: none). */
+static uint64_t make_lagrange(czk_engine *e, const char *id, czk_params *params,
+                              const czk_shape *shape) {
+    uint64_t t0 = czk_engine_ms(e);
+    czk_params_lagrange *lf = NULL;
+    czk_err err;
+    czk_err_clear(&err);
+    czk_status st = e->opts.make_lagrange(e->opts.lagrange_ctx, params, shape, &lf, &err);
+    if (!st && lf) st = czk_params_lagrange_check(lf, shape, &err);
+    if (st || !lf) {
+        if (st) czk_engine_log(e, 1, "srs %s: Lagrange form not made: %s", id, err.msg);
+        czk_params_lagrange_free(lf);
+        return 0;
+    }
+    params->lagrange = lf;
+    czk_engine_log(e, 2,
+                   "srs %s: Lagrange form made in %llu ms (make_lagrange; h %llu, l %u): SpMV "
+                   "without C, H in four transforms",
+                   id, (unsigned long long)(czk_engine_ms(e) - t0),
+                   (unsigned long long)1 << lf->log_n, lf->num_aux);
+    return lagrange_bytes(lf);
 }
 
 /*
@@ -465,6 +493,8 @@ static void load_one(czk_engine *e, srs_entry *s) {
                                     on_load_progress, &lp, &params, &shape, &err);
     if (!st) st = czk_params_check_shape(params, shape, &err);
     uint64_t form_bytes = !st && e->cfg.lagrange ? attach_lagrange(e, s->id, params, shape) : 0;
+    if (!st && e->cfg.lagrange && !form_bytes && e->opts.make_lagrange)
+        form_bytes = make_lagrange(e, s->id, params, shape);
     if (form_bytes) { /* charged now, beside the estimate; corrected with it after the upload */
         pthread_mutex_lock(&e->mu);
         e->budget.srs += form_bytes;
