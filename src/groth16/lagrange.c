@@ -214,15 +214,16 @@ typedef struct w_job {
     const czk_shape *s;
     const czk_g1_affine *hc; /* H″ */
     const czk_g1_affine *l;
-    blst_p1 *out; /* nv points: inputs' W, then aux's L + W */
+    czk_g1_affine *w_in, *l_out; /* inputs' W; aux's L + W (affine, written a block at a time) */
     uint32_t one, minus_one;
 } w_job;
 
-static void w_fn(void *arg, size_t b, size_t e, unsigned worker) {
-    (void)worker;
-    w_job *j = arg;
+#define W_BLOCK 64 /* columns summed in Jacobian, then converted to affine together */
+
+/* out[k − k0] = W_k (inputs) or L_k + W_k (aux) for columns [k0, k1) */
+static void w_columns(const w_job *j, size_t k0, size_t k1, blst_p1 *out) {
     uint32_t ni = j->s->num_inputs;
-    for (size_t k = b; k < e; k++) {
+    for (size_t k = k0; k < k1; k++) {
         blst_p1 acc;
         if (k < ni)
             memset(&acc, 0, sizeof acc);
@@ -243,7 +244,22 @@ static void w_fn(void *arg, size_t b, size_t e, unsigned worker) {
                 czk_g1_mul(&t, &t, &j->s->coeffs[ci]);
             blst_p1_add_or_double(&acc, &acc, &t);
         }
-        j->out[k] = acc;
+        out[k - k0] = acc;
+    }
+}
+
+static void w_fn(void *arg, size_t b, size_t e, unsigned worker) {
+    (void)worker;
+    w_job *j = arg;
+    uint32_t ni = j->s->num_inputs;
+    blst_p1 blk[W_BLOCK];
+    for (size_t k0 = b; k0 < e; k0 += W_BLOCK) {
+        size_t k1 = e - k0 < W_BLOCK ? e : k0 + W_BLOCK;
+        w_columns(j, k0, k1, blk);
+        /* the block's inputs and aux, each one conversion (no Jacobian copy of all nv) */
+        size_t mid = k0 < ni ? (k1 < ni ? k1 : ni) : k0;
+        if (mid > k0) czk_g16_to_affine(j->w_in + k0, blk, mid - k0, NULL);
+        if (k1 > mid) czk_g16_to_affine(j->l_out + (mid - ni), blk + (mid - k0), k1 - mid, NULL);
     }
 }
 
@@ -271,9 +287,8 @@ czk_status czk_params_lagrange_derive_with(czk_params_lagrange **out, const czk_
     czk_fr_inv(&ninv, &ninv);
     czk_params_lagrange *lg = czk_g16_lagrange_alloc(shape);
     czk_g1_affine *hc = czk_g16_alloc(N * sizeof *hc);
-    blst_p1 *wl = czk_g16_alloc((nv ? nv : 1) * sizeof *wl);
     czk_g16_columns cols = {0};
-    if (!lg || !hc || !wl) {
+    if (!lg || !hc) {
         st = czk_errf(err, CZK_ERR_NOMEM, "lagrange form: out of memory (domain 2^%u)", log_n);
         goto out;
     }
@@ -288,7 +303,8 @@ czk_status czk_params_lagrange_derive_with(czk_params_lagrange **out, const czk_
                 .s = shape,
                 .hc = hc,
                 .l = p->l,
-                .out = wl,
+                .w_in = lg->w_in,
+                .l_out = lg->l,
                 .one = UINT32_MAX,
                 .minus_one = UINT32_MAX};
     for (uint32_t i = 0; i < shape->num_coeffs; i++) {
@@ -296,16 +312,13 @@ czk_status czk_params_lagrange_derive_with(czk_params_lagrange **out, const czk_
         if (wj.minus_one == UINT32_MAX && czk_fr_eq(&shape->coeffs[i], &czk_fr_minus_one))
             wj.minus_one = i;
     }
-    czk_pool_for(pool, nv, 16, w_fn, &wj);
-    czk_g16_to_affine(lg->w_in, wl, shape->num_inputs, pool);
-    czk_g16_to_affine(lg->l, wl + shape->num_inputs, shape->num_aux, pool);
+    czk_pool_for(pool, nv, W_BLOCK, w_fn, &wj);
     *out = lg;
     lg = NULL;
 out:
     czk_g16_columns_free(&cols);
     czk_params_lagrange_free(lg);
     czk_g16_free(hc);
-    czk_g16_free(wl);
     return st;
 }
 

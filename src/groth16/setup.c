@@ -847,8 +847,7 @@ czk_status czk_setup_lagrange(czk_params_lagrange **out, const czk_shape *shape,
     y = malloc(s.N * sizeof *y);
     wk = malloc((s.nv ? s.nv : 1) * sizeof *wk);
     lk = malloc((s.na ? s.na : 1) * sizeof *lk);
-    lg = czk_g16_lagrange_alloc(shape);
-    if (!x || !y || !wk || !lk || !lg) {
+    if (!x || !y || !wk || !lk) {
         st = czk_errf(err, CZK_ERR_NOMEM, "setup: out of memory (domain 2^%u)", s.lg);
         goto out;
     }
@@ -878,6 +877,15 @@ czk_status czk_setup_lagrange(czk_params_lagrange **out, const czk_shape *shape,
     if (st) goto out;
     for (size_t k = 0; k < s.na; k++)
         czk_fr_add(&lk[k], &lk[k], &wk[s.ni + k]);
+    /* u, v, w and y are spent: freed before the form's points are allocated (at 32GiB the
+     * scalars are ≈ 17 GB, the points 25 GB) */
+    free(y);
+    y = NULL;
+    scalars_free(&s);
+    if (!(lg = czk_g16_lagrange_alloc(shape))) {
+        st = czk_errf(err, CZK_ERR_NOMEM, "setup: out of memory for the form (domain 2^%u)", s.lg);
+        goto out;
+    }
     const czk_setup_ops *ops = backend->ops;
     if ((st = ops->g1(backend->self, lg->h, x, s.N, err)) ||
         (st = ops->g1(backend->self, lg->l, lk, s.na, err)) ||
