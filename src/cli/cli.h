@@ -114,6 +114,11 @@ typedef struct czk_cli_out {
 int czk_cli_out_open(czk_cli_out *o, const char *cmd, const char *path, const char *nothing);
 int czk_cli_out_commit(czk_cli_out *o, const uint8_t *b, size_t n);
 void czk_cli_out_drop(czk_cli_out *o);
+/* The values of --backend (auto, cpu or cuda: *backend = v) and --device (a CUDA device number,
+ * 0..1023: *device). CZK_EXIT_OK, or prints "--backend takes auto, cpu or cuda, not 'v'" /
+ * "--device takes a CUDA device number, not 'v'" and returns CZK_EXIT_ERROR. */
+int czk_cli_backend_arg(const char *cmd, const char *v, const char **backend);
+int czk_cli_device_arg(const char *cmd, const char *v, uint64_t *device);
 /* --backend auto|cpu|cuda and --device N: *use_cuda (cuda, or auto with a GPU present).
  * CZK_EXIT_OK, or prints why CUDA cannot be used ("this czk was built without CUDA", "no
  * CUDA device", "--device is not a CUDA device here") and returns CZK_EXIT_ERROR. */

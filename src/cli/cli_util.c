@@ -186,6 +186,19 @@ void czk_cli_out_drop(czk_cli_out *o) {
     o->tmp[0] = 0;
 }
 
+int czk_cli_backend_arg(const char *cmd, const char *v, const char **backend) {
+    if (strcmp(v, "auto") && strcmp(v, "cpu") && strcmp(v, "cuda"))
+        return czk_cli_fail(cmd, "--backend takes auto, cpu or cuda, not '%s'", v);
+    *backend = v;
+    return CZK_EXIT_OK;
+}
+
+int czk_cli_device_arg(const char *cmd, const char *v, uint64_t *device) {
+    if (!czk_cli_parse_u64(v, device) || *device > 1023)
+        return czk_cli_fail(cmd, "--device takes a CUDA device number, not '%s'", v);
+    return CZK_EXIT_OK;
+}
+
 int czk_cli_backend_pick(const char *cmd, const char *backend, uint64_t device, bool *use_cuda) {
     int n = czk_cuda_device_count();
     *use_cuda = !strcmp(backend, "cuda") || (!strcmp(backend, "auto") && n > 0);

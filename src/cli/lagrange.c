@@ -122,13 +122,10 @@ int czk_cmd_lagrange(int argc, char **argv) {
             force = true;
             break;
         case O_BACKEND:
-            if (strcmp(optarg, "auto") && strcmp(optarg, "cpu") && strcmp(optarg, "cuda"))
-                return czk_cli_fail(CMD, "--backend takes auto, cpu or cuda, not '%s'", optarg);
-            backend_arg = optarg;
+            if (czk_cli_backend_arg(CMD, optarg, &backend_arg)) return CZK_EXIT_ERROR;
             break;
         case O_DEVICE:
-            if (!czk_cli_parse_u64(optarg, &device) || device > 1023)
-                return czk_cli_fail(CMD, "--device takes a CUDA device number, not '%s'", optarg);
+            if (czk_cli_device_arg(CMD, optarg, &device)) return CZK_EXIT_ERROR;
             break;
         case 'h':
             fputs(USAGE, stdout);

@@ -535,13 +535,10 @@ int czk_cmd_prove(int argc, char **argv) {
             use_shape_cache = false;
             break;
         case O_BACKEND:
-            if (strcmp(v, "auto") && strcmp(v, "cpu") && strcmp(v, "cuda"))
-                return czk_cli_fail(CMD, "--backend takes auto, cpu or cuda, not '%s'", v);
-            backend_arg = v;
+            if (czk_cli_backend_arg(CMD, v, &backend_arg)) return CZK_EXIT_ERROR;
             break;
         case O_DEVICE:
-            if (!czk_cli_parse_u64(v, &device) || device > 1023)
-                return czk_cli_fail(CMD, "--device takes a CUDA device number, not '%s'", v);
+            if (czk_cli_device_arg(CMD, v, &device)) return CZK_EXIT_ERROR;
             break;
         case O_WITNESSES:
             if (!czk_cli_parse_u64(v, &witnesses) || witnesses < 1 || witnesses > 64)
