@@ -485,6 +485,15 @@ static void engine_config(czk_engine_config *c, bool use_cuda, uint64_t device, 
     }
     snprintf(c->log_level, sizeof c->log_level, "warn");
     if (a->cache_dir) snprintf(c->param_cache, sizeof c->param_cache, "%s", a->cache_dir);
+    /* --params FILE: the key search path begins at FILE's directory, where the engine finds
+     * the keys' Lagrange form (srs.lagrange) beside them; the keys themselves come from FILE */
+    if (a->key_path) {
+        const char *slash = strrchr(a->key_path, '/');
+        size_t n = !slash ? 1 : slash == a->key_path ? 1 : (size_t)(slash - a->key_path);
+        if (n < sizeof c->param_cache)
+            snprintf(c->param_cache, sizeof c->param_cache, "%.*s", (int)n,
+                     slash ? a->key_path : ".");
+    }
 }
 
 /* "job czk-prove: payload refused by kind porep-c2: porep-c2: pre-check: partition 0, ..."

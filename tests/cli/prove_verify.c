@@ -24,6 +24,10 @@
  *     the device, F finalizing" with the partition seen on the device —
  *     cleared ("\r\033[K") before each line it prints; into a file (the
  *     test above) it writes no terminal control sequence at all;
+ *   - `czk prove --params DIR/FILE` looks for the keys' Lagrange form in DIR
+ *     (the key search path begins there): a damaged czk-lagrange-<vk
+ *     digest>.bin placed beside the keys is named on stderr as left out,
+ *     and the proof is made and verified without it;
  *   - `czk verify` with --registered-proof, --comm-r, --comm-d, --ticket,
  *     --seed, --miner-id and --sector-num taken from the C1's JSON accepts
  *     the proof, also with --prover-id given as the ID address payload of
@@ -41,7 +45,8 @@
 #include <pty.h>
 #include <time.h>
 
-#define VK "czk-test-v28-stacked-proof-of-replication-8-0-0-2KiB.vk"
+#define KEYS "czk-test-v28-stacked-proof-of-replication-8-0-0-2KiB"
+#define VK KEYS ".vk"
 
 static struct {
     char dir[700], keys[600], cache[800];
@@ -196,6 +201,43 @@ static void test_prove(void **state) {
              g.cache);
     assert_non_null(strstr(out, want));
     free(out);
+}
+
+/* --params DIR/FILE: the engine looks for the form in DIR; a damaged one is left out, named */
+static void test_prove_params_dir(void **state) {
+    (void)state;
+    char dir[800], from[1400], to[1400], name[CZK_LAGRANGE_NAME_MAX], form[1400], args[2000];
+    snprintf(dir, sizeof dir, "%s/pd", g.dir);
+    assert_int_equal(mkdir(dir, 0700), 0);
+    for (int k = 0; k < 2; k++) {
+        const char *ext = k ? ".vk" : ".params";
+        snprintf(from, sizeof from, "%s/%s%s", g.keys, KEYS, ext);
+        snprintf(to, sizeof to, "%s/%s%s", dir, KEYS, ext);
+        assert_int_equal(symlink(from, to), 0);
+    }
+    czk_vk vk;
+    czk_err err;
+    czk_assert_ok(czk_vk_read(&vk, to, &err), &err);
+    czk_params_lagrange_file_name(name, &vk);
+    snprintf(form, sizeof form, "%s/%s", dir, name);
+    FILE *f = fopen(form, "w");
+    assert_non_null(f);
+    fputs("not a Lagrange form\n", f);
+    assert_int_equal(fclose(f), 0);
+    snprintf(args, sizeof args,
+             "prove --c1 c1.json --params pd/%s.params --sector-num 7 --miner-id 1000 --out p2.bin",
+             KEYS);
+    char *out = NULL, *errs = NULL;
+    int rc = czk(args, &out, &errs);
+    fprintf(stderr, "%s", errs);
+    assert_int_equal(rc, 0);
+    char want[1200];
+    snprintf(want, sizeof want, "Lagrange form pd/%s left out: ", name);
+    assert_non_null(strstr(errs, want));
+    assert_non_null(strstr(out, "wrote p2.bin: 192 bytes, 1 partition proof, each verified"));
+    free(out);
+    free(errs);
+    assert_int_equal(unlink(form), 0);
 }
 
 /* Runs czk with args in g.dir on a pseudo-terminal (stdin, stdout and stderr); *all = what it
@@ -367,7 +409,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_out_fails_fast),    cmocka_unit_test(test_prove),
         cmocka_unit_test(test_prove_terminal),    cmocka_unit_test(test_verify_without_c1),
-        cmocka_unit_test(test_bench_without_ids),
+        cmocka_unit_test(test_bench_without_ids), cmocka_unit_test(test_prove_params_dir),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
