@@ -533,8 +533,9 @@ czk_status one_circuit(cuda_be *be, resident *r, const czk_params *p, const czk_
     if (rd)
         for (int k = 0; k < NVEC; k++)
             dv[k] = r->dev[k];
-    if ((st = gather(be, s, rd ? r->a_idx : NULL, true, p->a_len, err)) ||
-        (st = gather(be, s, rd ? r->b_idx : NULL, false, p->b_g1_len, err)))
+    /* the index lists are on the device with the keys or with the shape alone */
+    if ((st = gather(be, s, r ? r->a_idx : NULL, true, p->a_len, err)) ||
+        (st = gather(be, s, r ? r->b_idx : NULL, false, p->b_g1_len, err)))
         return st;
     const czk_fr *sa = (const czk_fr *)be->sc, *sb = (const czk_fr *)be->sc2;
     double t3 = now_s();
@@ -724,6 +725,8 @@ czk_status decode_on_device(cuda_be *be, resident *r, int k, czk_err *err) {
                     VEC_NAME[k], (unsigned long long)bad);
 }
 
+czk_status upload_index(cuda_be *be, resident *r, const czk_shape *s, czk_err *err);
+
 /* The five vectors (decoded on the device after the upload when `encoded`) and the index lists. */
 czk_status upload_params(cuda_be *be, resident *r, const czk_shape *s, bool encoded, czk_err *err) {
     czk_status st;
@@ -735,6 +738,15 @@ czk_status upload_params(cuda_be *be, resident *r, const czk_shape *s, bool enco
         if (encoded && vec_encoded(r->params, k) && (st = decode_on_device(be, r, k, err)))
             return st;
     }
+    if ((st = upload_index(be, r, s, err))) return st;
+    r->params_on_dev = true;
+    return CZK_OK;
+}
+
+/* The index lists of the A- and B-dense scalars into z (r->a_idx, r->b_idx), checked against
+ * the params' vector lengths. */
+czk_status upload_index(cuda_be *be, resident *r, const czk_shape *s, czk_err *err) {
+    czk_status st;
     size_t nv = (size_t)s->num_inputs + s->num_aux;
     uint32_t *h = (uint32_t *)malloc((nv + 1) * 4);
     if (!h) return czk_errf(err, CZK_ERR_NOMEM, "load: host index list");
@@ -751,7 +763,6 @@ czk_status upload_params(cuda_be *be, resident *r, const czk_shape *s, bool enco
     if (!st) st = czk_cuda_alloc(be->ctx, (void **)&r->b_idx, (size_t)nb * 4, err);
     if (!st && nb) st = upload_fast(be->ctx, r->b_idx, h, (size_t)nb * 4, err);
     free(h);
-    if (!st) r->params_on_dev = true;
     return st;
 }
 
@@ -860,6 +871,26 @@ czk_status be_load(void *self, const czk_params *p, const czk_shape *s, unsigned
             free(r);
             pthread_mutex_unlock(&be->mu);
             return st;
+        }
+    }
+    if (!r->params_on_dev) {
+        /* streamed keys: the shape and the index lists still go to the device where they fit
+         * (8.3 + 0.65 GiB at 32GiB beside the working memory, on a 78 GiB card too), so that
+         * SpMV and the gathers run there instead of on the host and a, b, c are not uploaded */
+        uint64_t ibytes = ((uint64_t)v.n[V_A] + v.n[V_B1]) * 4;
+        czk_err e2;
+        if (fits(sbytes + ibytes)) {
+            if (!czk_cuda_shape_upload(be->ctx, &r->dshape, s, &e2) &&
+                !upload_index(be, r, s, &e2)) {
+                r->device_bytes = sbytes + ibytes;
+            } else { /* no room after all, or a shape the device refuses: host SpMV */
+                czk_cuda_shape_free(be->ctx, r->dshape);
+                czk_cuda_free(be->ctx, r->a_idx);
+                czk_cuda_free(be->ctx, r->b_idx);
+                r->dshape = NULL;
+                r->a_idx = r->b_idx = NULL;
+                (void)cudaGetLastError();
+            }
         }
     }
     r->next = be->res;

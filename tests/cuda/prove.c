@@ -8,7 +8,9 @@
  * czk_backend_cuda are byte for byte those of czk_backend_cpu for the same
  * shape, witness, keys, r and s — with the parameters streamed from host
  * memory in small chunks (never loaded), resident on the device with the
- * shape (device SpMV), pinned (budget too small), through the split path
+ * shape (device SpMV), pinned (budget too small), pinned with the shape
+ * and index lists on the device (a budget for those alone: device SpMV
+ * with streamed params), through the split path
  * (czk_prove_device + czk_prove_finalize), in a batch of two, and with the
  * five MSMs on concurrent streams as well as one after another, and with
  * the witness in the backend's page-locked memory (ops->host_alloc) — the
@@ -392,6 +394,24 @@ static void test_prove_equal(void **state) {
         gpu_pin.ops->unload(gpu_pin.self, p);
         czk_assert_ok(czk_backend_cuda_residency(&gpu_pin, p, &res, &err), &err);
         assert_false(res.loaded);
+
+        /* 4b. a budget for the shape and the index lists but not the params: params pinned and
+         * streamed, SpMV and the gathers on the device */
+        uint64_t sib = czk_cuda_shape_device_bytes(s) + 4ull * (p->a_len + p->b_g1_len);
+        /* the params' device bytes as load() counts them (vectors and index lists) exceed it */
+        assert_true(sib < 96ull * (p->h_len + p->l_len + p->a_len + p->b_g1_len) +
+                              192ull * p->b_g2_len + 4ull * (p->a_len + p->b_g1_len));
+        czk_backend gpu_shp;
+        czk_assert_ok(czk_backend_cuda(&gpu_shp, 0, pool, sib, &err), &err);
+        czk_assert_ok(gpu_shp.ops->load(gpu_shp.self, p, s, &drop, &dev, &err), &err);
+        czk_assert_ok(czk_backend_cuda_residency(&gpu_shp, p, &res, &err), &err);
+        assert_true(res.loaded && !res.params_resident && res.shape_resident && res.pinned);
+        assert_int_equal(drop, 0);
+        assert_int_equal(dev, sib);
+        prove_bytes(&gpu_shp, p, s, w, 2, r, sv, got);
+        assert_memory_equal(got, want, 2 * CZK_PROOF_BYTES);
+        gpu_shp.ops->unload(gpu_shp.self, p);
+        czk_backend_release(&gpu_shp);
 
         /* unloaded: streams again, same proof */
         gpu_res.ops->unload(gpu_res.self, p);

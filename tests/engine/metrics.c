@@ -14,7 +14,8 @@
  * run, the snapshot must list every unfinished partition exactly once, its
  * per-kind queues must add up to it, busy workers must match the partitions
  * they hold, and the metrics gauges must say the same. A device backend that
- * reports VRAM and keeps parameters on the device shows VRAM and tier HOT;
+ * reports VRAM and keeps parameters on the device shows VRAM and tier HOT
+ * (one that holds only the shape and streams the parameters: WARM);
  * the CPU backend shows no VRAM and tier WARM.
  */
 #include "etest.h"
@@ -589,6 +590,8 @@ static void test_in_flight(void **state) {
 typedef struct vram_be {
     czk_backend cpu;
     const czk_params *loaded;
+    unsigned drop; /* what load() reports droppable: 0 = the parameters streamed from the host
+                      (the 1 MiB on the device is the shape's), all five = on the device */
 } vram_be;
 
 static czk_status vram_sums(void *self, const czk_params *p, const czk_shape *s,
@@ -603,13 +606,13 @@ static czk_status vram_device(void *self, const czk_params *p, const czk_shape *
     vram_be *b = self;
     return czk_prove_device(&b->cpu, p, s, w, lock, out, deferred, t, err);
 }
-/* Says it holds 1 MiB on the device; keeps every host vector (drops none). */
+/* Says it holds 1 MiB on the device; reports b->drop droppable. */
 static czk_status vram_load(void *self, const czk_params *p, const czk_shape *s, unsigned *drop,
                             uint64_t *bytes, czk_err *err) {
     (void)s, (void)err;
     vram_be *b = self;
     b->loaded = p;
-    *drop = 0;
+    *drop = b->drop;
     *bytes = 1u << 20;
     return CZK_OK;
 }
@@ -637,9 +640,10 @@ static const czk_backend_ops VRAM_OPS = {"fake\"gpu\\1", vram_sums, vram_destroy
 
 static czk_status vram_factory(void *ctx, int device, czk_pool *pool, czk_backend *out,
                                czk_err *err) {
-    (void)ctx, (void)device;
+    (void)device;
     vram_be *b = calloc(1, sizeof *b);
     if (!b) return czk_errf(err, CZK_ERR_NOMEM, "vram backend");
+    b->drop = *(const unsigned *)ctx;
     czk_status st = czk_backend_cpu(&b->cpu, pool, err);
     if (st) {
         free(b);
@@ -658,6 +662,8 @@ static void test_vram_and_tiers(void **state) {
     o.config.devices[0] = 3;
     o.config.num_devices = 1;
     o.make_backend = vram_factory;
+    unsigned drop = 0; /* parameters streamed from host memory, the shape on the device */
+    o.backend_ctx = &drop;
     czk_engine *e = et_start(&o);
     czk_err err;
     czk_engine_status *s = et_status(e);
@@ -669,10 +675,11 @@ static void test_vram_and_tiers(void **state) {
     czk_assert_ok(czk_engine_preload(e, "test-7", true, NULL, NULL, &err), &err);
     s = et_status(e);
     assert_int_equal(s->num_srs, 1);
-    assert_int_equal(s->srs[0].tier, CZK_SRS_HOT);
+    /* device memory held, but the parameters are read from the host: WARM */
+    assert_int_equal(s->srs[0].tier, CZK_SRS_WARM);
     assert_int_equal(s->srs[0].device_bytes, 1u << 20);
+    assert_int_equal(s->srs[0].device_mask, 0);
     assert_int_equal(s->devices[0].vram_free_bytes, VRAM_TOTAL - (1u << 20));
-    assert_string_equal(czk_srs_tier_name(s->srs[0].tier), "HOT");
     czk_engine_status_free(s);
     char id[CZK_JOB_ID_MAX];
     et_submit(e, id, NULL, CZK_PRIORITY_UNSPECIFIED, "seed=21 partitions=2 log=7");
@@ -686,9 +693,25 @@ static void test_vram_and_tiers(void **state) {
                 (double)(VRAM_TOTAL - (1u << 20)));
     double ratio = pv(&p, "czk_gpu_busy_ratio", "device=\"3\",name=\"fake\\\"gpu\\\\1\"");
     assert_true(ratio >= 0 && ratio <= 1);
-    assert_true(pv(&p, "czk_srs_bytes", "circuit_id=\"test-7\",tier=\"HOT\",part=\"device\"") ==
+    assert_true(pv(&p, "czk_srs_bytes", "circuit_id=\"test-7\",tier=\"WARM\",part=\"device\"") ==
                 (double)(1u << 20));
     assert_true(pv(&p, "czk_gpu_partitions_proved_total", "device=\"3\"") == 2);
+    free(p.s);
+    czk_engine_destroy(e);
+
+    /* the parameters on the device (every host vector droppable): HOT */
+    drop = CZK_SRS_H | CZK_SRS_L | CZK_SRS_A | CZK_SRS_B_G1 | CZK_SRS_B_G2;
+    e = et_start(&o);
+    czk_assert_ok(czk_engine_preload(e, "test-7", true, NULL, NULL, &err), &err);
+    s = et_status(e);
+    assert_int_equal(s->srs[0].tier, CZK_SRS_HOT);
+    assert_string_equal(czk_srs_tier_name(s->srs[0].tier), "HOT");
+    assert_int_equal(s->srs[0].device_bytes, 1u << 20);
+    assert_int_equal(s->srs[0].device_mask, 1);
+    czk_engine_status_free(s);
+    metrics_of(e, &p);
+    assert_true(pv(&p, "czk_srs_bytes", "circuit_id=\"test-7\",tier=\"HOT\",part=\"device\"") ==
+                (double)(1u << 20));
     free(p.s);
     czk_engine_destroy(e);
 }
