@@ -251,6 +251,8 @@ prove32g() {
 # CZK_GPU_PART32G_ENV="CZK_CUDA_PACKED=0" adds a run with the full witness upload before it.
 # CZK_GPU_PART32G_ARGS: extra arguments of the recorded run only, e.g. "--lagrange 1" (the
 # Lagrange form of H and L from the keys' seed; a CZK_GPU_PART32G_ENV run is then the baseline).
+# A CZK_GPU_PART32G_ENV entry may carry arguments of its own after '|', e.g.
+# "CZK_CUDA_PACKED=1;CZK_CUDA_MSM_ONES=affine|--lagrange 1" (a setting alone: "CZK_CUDA_PACKED=1").
 part32g() {
   prep32g
   local keys=() e rc=0
@@ -259,8 +261,10 @@ part32g() {
     IFS=';' read -ra envs <<<"$CZK_GPU_PART32G_ENV"
     for e in "${envs[@]}"; do
       echo "-- part32g with $e"
+      local ev=${e%%|*} ea=""
+      [[ $e == *"|"* ]] && ea=${e#*|}
       # shellcheck disable=SC2086
-      env $e "$BUILD/bench_porep32g" --c1 "$W32/c1-1.json" "${keys[@]}" --reps 3 \
+      env $ev "$BUILD/bench_porep32g" --c1 "$W32/c1-1.json" "${keys[@]}" --reps 3 $ea \
         >"$OUTDIR/part32g-knob.log" 2>&1 || rc=1
       sed -n '/^| phase/,/^proofs/p' "$OUTDIR/part32g-knob.log"
     done
