@@ -799,7 +799,9 @@ typedef struct czk_engine_srs_status {
     czk_srs_tier tier;
     uint64_t size_bytes;      /* parameters in host memory (COLD: the kind's estimate of
                                  what loading takes, 0 = unknown) */
-    uint64_t device_bytes;    /* parameters resident on devices (summed over them) */
+    uint64_t device_bytes;    /* resident on devices (summed over them): the parameters with
+                                 the shape, or the shape alone where the parameters are
+                                 streamed from host memory (tier WARM) */
     uint64_t device_mask;     /* bit i: device index i holds its own copy of them */
     uint64_t shape_bytes;     /* the recorded R1CS shape in host memory */
     bool shape_on_devices;    /* its matrices are only on the devices (host: counts, bitmaps) */

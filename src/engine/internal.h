@@ -84,10 +84,9 @@ typedef struct srs_entry {
     czk_pvk *pvk;
     uint64_t reserved;     /* budget charged to srs (host params) */
     uint64_t shape_bytes;  /* budget charged to shapes */
-    uint64_t device_bytes; /* on devices (not in the host budget) */
+    uint64_t device_bytes; /* on devices (not in the host budget): the parameters, or only
+                              the shape where they are streamed from host memory */
     uint64_t device_mask;  /* bit i: device i holds the parameters in its memory */
-    bool params_on_devices; /* every device holds them (tier HOT); device_bytes without it: the
-                               shape alone, the parameters streamed from host memory */
     uint32_t refs;         /* jobs holding it (until their last partition is out) */
     uint64_t idle_since;   /* ms; valid while refs == 0 */
     uint64_t load_start, load_ms;

@@ -489,7 +489,6 @@ static void load_one(czk_engine *e, srs_entry *s) {
     czk_pvk *pvk = NULL;
     uint64_t device_bytes = 0, device_mask = 0;
     uint64_t shape_dropped = 0;
-    bool params_on_devices = false;
     czk_status st = k->load_circuit(k->ctx, s->id, e->cfg.param_cache, e->gpu_pool, &e->stop_flag,
                                     on_load_progress, &lp, &params, &shape, &err);
     if (!st) st = czk_params_check_shape(params, shape, &err);
@@ -540,7 +539,6 @@ static void load_one(czk_engine *e, srs_entry *s) {
             device_bytes += dev; /* the parameters, or only the shape of streamed ones */
             if (dev && drop) device_mask |= 1ull << d;
         }
-        params_on_devices = all && device_bytes && droppable;
         if (all && device_bytes) {
             /* every device holds them (or the shape of streamed ones): free the host vectors
              * the device part no longer reads, and the shape's matrices where every device
@@ -582,7 +580,6 @@ static void load_one(czk_engine *e, srs_entry *s) {
         s->shape_bytes = sb;
         s->device_bytes = device_bytes;
         s->device_mask = device_mask;
-        s->params_on_devices = params_on_devices;
         s->params = params;
         s->shape = shape;
         s->pvk = pvk;

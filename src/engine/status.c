@@ -175,7 +175,7 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out, czk_err
         czk_engine_srs_status *o = &s->srs[s->num_srs++];
         snprintf(o->circuit_id, sizeof o->circuit_id, "%s", x->id);
         o->tier = x->state != SRS_READY ? CZK_SRS_COLD
-                  : x->params_on_devices ? CZK_SRS_HOT
+                  : x->device_mask      ? CZK_SRS_HOT /* a device holds the parameters */
                                         : CZK_SRS_WARM;
         o->size_bytes = x->reserved;
         o->device_bytes = x->device_bytes;
