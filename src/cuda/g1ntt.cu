@@ -12,8 +12,10 @@
  * butterflies (a thread each, the twiddle ρ^(k·N/2h) from a table made on
  * the host, skipped where it is 1), then one inversion a point to affine.
  * Device memory: N XYZZ points (192 B), N affine (96 B), N/2 twiddles
- * (32 B): ≈ 39 GB at 2^27. Work at 2^27: 2^26·27 butterflies of ≈ 4,300
- * Fp products: ≈ 8e12, some minutes on an H100 or H200 per transform.
+ * (32 B): ≈ 39 GB at 2^27. Work at 2^27: 2^26·27 butterflies of ≈ 2,500
+ * Fp products (≈ 4,300 by double-and-add before GLV): ≈ 4.5e12 a transform;
+ * 2KiB's 2^22 took 16 s a transform on an H100 by double-and-add (bench/
+ * GPU.md, fifteenth run), so ≈ 6–7 min a transform at 2^27 with GLV.
  * The per-thread steps are CZK_HD functions, run on the host by
  * czk_cuda_g1_ntt_emulate (internal.h) for the tests without a GPU.
  */
