@@ -73,6 +73,7 @@
  * PoSt kind the same keys begin wpost32g_ / winning32g_ (the size's tag for
  * other sizes is not in the name: the json's *_sector says it).
  */
+#include "czk/bench.h"
 #include "czk/cuda.h"
 #include "czk/groth16.h"
 #include "czk/pool.h"
@@ -556,18 +557,11 @@ keys:
     if (lagrange_seed >= 0) {
         /* the Lagrange form of H and L (groth16.h): from the toxic waste of the keys' seed, the
          * products on the GPU; without the keys' toxic waste the proofs cannot verify */
-        czk_setup_backend sb;
-        if (czk_setup_backend_cuda(&sb, 0, &err)) die("setup backend", &err);
-        czk_rng rng;
-        czk_rng_seed(&rng, (uint64_t)lagrange_seed);
-        czk_toxic toxic;
+        uint64_t seed = (uint64_t)lagrange_seed;
         t = czk_now();
-        if (czk_toxic_random(&toxic, &rng, &err) ||
-            czk_setup_lagrange(&params->lagrange, shape, &toxic, &sb, pool, &err))
+        if (czk_bench_lagrange_from_seed(&seed, params, shape, &params->lagrange, &err))
             die("--lagrange", &err);
         t_form = czk_now() - t;
-        memset(&toxic, 0, sizeof toxic);
-        czk_setup_backend_release(&sb);
         printf("Lagrange form of H and L made on the GPU in %.1f s (seed %ld): SpMV without c, "
                "four transforms\n",
                t_form, lagrange_seed);
