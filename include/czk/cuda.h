@@ -214,41 +214,6 @@ CZK_NODISCARD czk_status czk_cuda_msm_g2(czk_cuda_ctx *ctx, czk_g2 *out, const c
                                          const czk_fr *scalars, size_t n, czk_err *err);
 
 /*
- * A G1 witness MSM whose others (scalars neither 0 nor 1) go to another
- * MSM instead of its own Pippenger: the GPU backend folds L's others into
- * MSM h, whose sum C adds to l's anyway (groth16.h, czk_msm_sums), so that
- * one Pippenger of ≈ 1.7 M points (a 32GiB PoRep partition) is 1.3 % more
- * points of MSM h instead (bench/GPU.md, seventeenth run).
- * czk_cuda_msm_g1_split runs czk_cuda_msm_g1's compaction; when the
- * scalars are compacted (sparse, or a context with a memory cap) and the m
- * others fit split->cap, it copies their bases and scalars (in no set
- * order) to split->tail_bases[0 .. m) and split->tail_scalars[0 .. m),
- * waits for the copies, calls split->ready(split->arg, m), and then sums
- * only the ones: *out = Σ over the ones, and the full MSM is *out +
- * Σ_{k<m} tail_scalars[k]·tail_bases[k]. Otherwise (dense scalars, more
- * others than cap) it calls ready(arg, 0) before its long work and *out is
- * the whole MSM, as czk_cuda_msm_g1's. ready is called exactly once, on
- * this thread, on every path, errors included (then with 0).
- * In:  split->tail_bases    device memory for cap czk_g1_affine, not
- *                           overlapping bases;
- *      split->tail_scalars  device memory for cap czk_fr, not overlapping
- *                           scalars;
- *      split->cap           may be 0 (never a tail).
- * Returns: as czk_cuda_msm_g1.
- */
-typedef struct czk_cuda_msm_split {
-    void *tail_bases;
-    czk_fr *tail_scalars;
-    size_t cap;
-    void (*ready)(void *arg, size_t m);
-    void *arg;
-} czk_cuda_msm_split;
-CZK_NODISCARD czk_status czk_cuda_msm_g1_split(czk_cuda_ctx *ctx, czk_g1 *out,
-                                               const czk_g1_affine *bases, const czk_fr *scalars,
-                                               size_t n, const czk_cuda_msm_split *split,
-                                               czk_err *err) CZK_NONNULL(1, 2, 6);
-
-/*
  * Test and benchmark inputs made on the device (host generation of 2^27
  * points takes far too long). Deterministic in `seed`.
  *   czk_cuda_fr_random: n uniform elements of Fr (Montgomery form).
@@ -364,10 +329,7 @@ CZK_NODISCARD czk_status czk_cuda_spmv(czk_cuda_ctx *ctx, const czk_cuda_shape *
  *      CZK_CUDA_MSM_H_K (2..64) set the window size and the hybrid's K of
  *      MSM H's context alone (benchmark knobs; unset: the context's choice;
  *      a bad value makes czk_backend_cuda fail with CZK_ERR_INVALID_ARG
- *      naming it). CZK_CUDA_L_IN_H=1 (or czk_backend_cuda_set_l_in_h
- *      before load) folds L's others into MSM h where the five run at once
- *      (czk_cuda_msm_g1_split): room for them after the h bases is then
- *      part of the resident bytes.
+ *      naming it).
  * The common code (czk_prove, czk_prove_finalize) randomizes and encodes.
  * Timings (czk_prove_timings): upload = step 1 and the upload of a host
  * a, b, c; spmv = the device SpMV (or the host one) and the gathers of the
@@ -534,29 +496,6 @@ CZK_NODISCARD czk_status czk_backend_cuda_set_serial_msm(const czk_backend *b, b
  *   CZK_ERR_UNSUPPORTED without CUDA.
  */
 CZK_NODISCARD czk_status czk_backend_cuda_set_packed(const czk_backend *b, bool packed,
-                                                     czk_err *err) CZK_NONNULL(1);
-
-/*
- * Whether MSM h also sums L's others (the scalars of l neither 0 nor 1;
- * czk_cuda_msm_g1_split), so that L's MSM is its ones' batch addition
- * alone. Only h + l changes meaning: the proofs are the same bytes. Taken
- * where the five MSMs run at once with resident keys, with room for
- * tail_points points after the h bases, allocated by the next load (the
- * call does not change what is already loaded):
- *   0                      off (the default until measured on an H200);
- *   CZK_CUDA_L_IN_H_AUTO   all of L up to 2^20 points, else 1/32 of it
- *                          (a 32GiB PoRep partition: 4.07 M points,
- *                          390 MB; its L has ≈ 1.7 M others);
- *   any other value        that many points (tests);
- * always at most N (the domain). A witness with more others than the tail
- * holds runs L whole, as when off.
- * The initial value is read once, when the backend is made, from
- * CZK_CUDA_L_IN_H (1: auto, 0: off).
- * Returns: CZK_OK; CZK_ERR_INVALID_ARG for another kind of backend;
- *   CZK_ERR_UNSUPPORTED without CUDA.
- */
-#define CZK_CUDA_L_IN_H_AUTO SIZE_MAX
-CZK_NODISCARD czk_status czk_backend_cuda_set_l_in_h(const czk_backend *b, size_t tail_points,
                                                      czk_err *err) CZK_NONNULL(1);
 
 /* ---- Groth16 setup on the GPU (src/cuda/setup.cu) ---- */

@@ -117,7 +117,6 @@ struct resident {
     bool pinned_by_other; /* some were registered already (another device's backend) */
     czk_cuda_shape *dshape;
     uint32_t *a_idx, *b_idx; /* device index lists into z (with the vectors) */
-    size_t h_tail;           /* points of room after dev[V_H]'s for L's others (l_tail_points) */
     uint64_t device_bytes;
     unsigned users;     /* MSM stages running on it outside mu (drop waits for 0) */
     bool witness_dense; /* the last L MSM found most scalars neither 0 nor 1 (PoSt): the five
@@ -143,8 +142,6 @@ struct cuda_be {
     bool serial_msm; /* the five MSMs one after another (CZK_CUDA_SERIAL_MSM at creation) */
     bool packed;     /* upload a witness's packed form where it has one (off: CZK_CUDA_PACKED=0) */
     bool overlap;    /* the MSM stage outside the device lock (off: CZK_CUDA_OVERLAP=0) */
-    size_t l_in_h;   /* L's others in MSM h: 0 off, L_IN_H_AUTO, or a tail of this many points
-                        (CZK_CUDA_L_IN_H at creation, czk_backend_cuda_set_l_in_h; read at load) */
     pthread_mutex_t mu;
     pthread_cond_t cv; /* a resident's users fell */
     resident *res;
@@ -188,19 +185,6 @@ uint32_t index_a(const czk_shape *s, uint32_t *out) {
 uint32_t index_b(const czk_shape *s, uint32_t *out) {
     uint32_t m = append_bits(&s->b_input, s->num_inputs, 0, out, 0);
     return append_bits(&s->b_aux, s->num_aux, s->num_inputs, out, m);
-}
-
-/* L's others folded into MSM h (czk_cuda_msm_g1_split): room for this many points after the
- * h bases, allocated with them at load. Auto: all of L up to 2^20 points, else 1/32 of it
- * (3.1 %: a 32GiB PoRep partition has ≈ 1.3 % others in L, 1.7 M of 130 M: a 390 MB tail);
- * at most N, so that the others' scalars fit in a ‖ b ‖ c after h's. */
-constexpr size_t L_IN_H_AUTO = CZK_CUDA_L_IN_H_AUTO;
-size_t l_tail_points(const cuda_be *be, const vecs &v, size_t N) {
-    if (!be->l_in_h || !v.n[V_L]) return 0;
-    size_t t = be->l_in_h != L_IN_H_AUTO       ? be->l_in_h
-               : v.n[V_L] <= ((size_t)1 << 20) ? v.n[V_L]
-                                               : v.n[V_L] / 32;
-    return t < N ? t : N;
 }
 
 /* Device working memory of one circuit of this shape (see cuda.h). */
@@ -356,22 +340,6 @@ czk_status gather(cuda_be *be, const czk_shape *s, const uint32_t *didx, bool a_
     return CZK_OK;
 }
 
-/* L's others handed to MSM h (czk_cuda_msm_split's ready): MSM h's thread waits for it. */
-struct handoff {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    bool done;
-    size_t m; /* points in the tail */
-};
-void handoff_ready(void *arg, size_t m) {
-    handoff *h = (handoff *)arg;
-    pthread_mutex_lock(&h->mu);
-    h->done = true;
-    h->m = m;
-    pthread_cond_broadcast(&h->cv);
-    pthread_mutex_unlock(&h->mu);
-}
-
 /* One MSM on its own context (a thread of the parallel MSM phase). */
 struct msm_job {
     czk_cuda_ctx *ctx;
@@ -386,30 +354,16 @@ struct msm_job {
     czk_err err;
     void *scratch; /* dead device memory the MSM may use for its digits (NULL: none) */
     size_t scratch_bytes;
-    const czk_cuda_msm_split *split; /* L: its others to MSM h's tail (NULL: the whole MSM) */
-    handoff *wait; /* MSM h: waits for L's split, then sums n + its m points (NULL: n) */
 };
 
 void *msm_job_run(void *arg) {
     msm_job *j = (msm_job *)arg;
     double t0 = now_s();
-    if (j->wait) {
-        pthread_mutex_lock(&j->wait->mu);
-        while (!j->wait->done)
-            pthread_cond_wait(&j->wait->cv, &j->wait->mu);
-        j->n += j->wait->m;
-        pthread_mutex_unlock(&j->wait->mu);
-    }
     if (j->scratch) czk_cuda_set_msm_scratch(j->ctx, j->scratch, j->scratch_bytes);
-    if (j->g2)
-        j->st = czk_cuda_msm_g2(j->ctx, (czk_g2 *)j->out, (const czk_g2_affine *)j->bases,
-                                j->scalars, j->n, &j->err);
-    else if (j->split)
-        j->st = czk_cuda_msm_g1_split(j->ctx, (czk_g1 *)j->out, (const czk_g1_affine *)j->bases,
-                                      j->scalars, j->n, j->split, &j->err);
-    else
-        j->st = czk_cuda_msm_g1(j->ctx, (czk_g1 *)j->out, (const czk_g1_affine *)j->bases,
-                                j->scalars, j->n, &j->err);
+    j->st = j->g2 ? czk_cuda_msm_g2(j->ctx, (czk_g2 *)j->out, (const czk_g2_affine *)j->bases,
+                                    j->scalars, j->n, &j->err)
+                  : czk_cuda_msm_g1(j->ctx, (czk_g1 *)j->out, (const czk_g1_affine *)j->bases,
+                                    j->scalars, j->n, &j->err);
     if (j->scratch) czk_cuda_set_msm_scratch(j->ctx, NULL, 0);
     if (j->st) czk_err_wrap(&j->err, "MSM %s (%zu points)", j->name, j->n);
     j->secs = now_s() - t0;
@@ -425,21 +379,20 @@ uint64_t witness_msm_bytes(uint64_t n, bool g2) {
 }
 
 /* Device memory the five MSMs need at once: the H MSM's dense Pippenger, about 80 bytes per
- * point (N and a tail of L's others), the witness MSMs' (witness_msm_bytes) and 512 MiB of
- * margin; see cuda.h. */
-uint64_t parallel_need(size_t N, size_t tail, const czk_params *p) {
-    return 80ull * (N + tail) + witness_msm_bytes(p->l_len, false) +
-           witness_msm_bytes(p->a_len, false) + witness_msm_bytes(p->b_g1_len, false) +
-           witness_msm_bytes(p->b_g2_len, true) + (512ull << 20);
+ * point, the witness MSMs' (witness_msm_bytes) and 512 MiB of margin; see cuda.h. */
+uint64_t parallel_need(size_t N, const czk_params *p) {
+    return 80ull * N + witness_msm_bytes(p->l_len, false) + witness_msm_bytes(p->a_len, false) +
+           witness_msm_bytes(p->b_g1_len, false) + witness_msm_bytes(p->b_g2_len, true) +
+           (512ull << 20);
 }
 
 /* Whether the five MSMs may run at once: the extra contexts exist and the device has room for
  * all their temporaries (parallel_need). */
-bool parallel_ok(cuda_be *be, size_t N, size_t tail, const czk_params *p) {
+bool parallel_ok(cuda_be *be, size_t N, const czk_params *p) {
     for (int k = 0; k < NAUX; k++)
         if (!be->aux[k]) return false;
     if (be->serial_msm) return false;
-    return parallel_need(N, tail, p) <= device_avail(be);
+    return parallel_need(N, p) <= device_avail(be);
 }
 
 /*
@@ -449,7 +402,7 @@ bool parallel_ok(cuda_be *be, size_t N, size_t tail, const czk_params *p) {
  * fails for lack of device memory for its buffers while these MSMs run. False (this circuit's
  * MSMs then run inside the lock) where there is no room.
  */
-bool spare_ready(cuda_be *be, size_t N, size_t tail, const czk_params *p) {
+bool spare_ready(cuda_be *be, size_t N, const czk_params *p) {
     void **buf[4] = {&be->spare.z, &be->spare.abc, &be->spare.sc, &be->spare.sc2};
     size_t *cap[4] = {&be->spare.z_cap, &be->spare.abc_cap, &be->spare.sc_cap, &be->spare.sc2_cap};
     const size_t want[4] = {be->z_cap, be->abc_cap, be->sc_cap, be->sc2_cap};
@@ -457,7 +410,7 @@ bool spare_ready(cuda_be *be, size_t N, size_t tail, const czk_params *p) {
     for (int k = 0; k < 4; k++)
         if (*cap[k] < want[k]) more += want[k];
     if (!more) return true;
-    if (parallel_need(N, tail, p) + more > device_avail(be)) return false;
+    if (parallel_need(N, p) + more > device_avail(be)) return false;
     for (int k = 0; k < 4; k++) {
         czk_err e;
         if (*cap[k] < want[k] && ensure(be, buf[k], cap[k], want[k], "spare set", &e)) return false;
@@ -476,14 +429,11 @@ czk_status checkpoint(const czk_device_lock *lock, const char *after, czk_err *e
  * (its own thread), or with `serial` one after another on ctxs[0] (dense witness scalars, where
  * concurrent full MSMs contend: bench/GPU.md, seventh run). h = a[0 .. hn) (N − 1 coefficients,
  * or N coset values with a Lagrange form), l over z_aux; a is
- * followed by H's dead b and c (2N), which MSM H may overwrite with its digits. With tail > 0
- * (points of room after dv[V_H]'s hn, at once only) L's others join MSM h: L's thread copies
- * them (bases and scalars) to dv[V_H] + hn and a + hn, MSM h waits for that and sums hn + m
- * points, out->l is then the sum of L's ones (only h + l is the usual sum). */
+ * followed by H's dead b and c (2N), which MSM H may overwrite with its digits. */
 czk_status five_msms(czk_cuda_ctx *const ctxs[NVEC], bool serial, const void *const dv[NVEC],
-                     const czk_params *p, size_t N, size_t hn, size_t tail, czk_fr *a,
-                     const czk_fr *z_aux, size_t naux, const czk_fr *sa, const czk_fr *sb,
-                     czk_msm_sums *out, czk_prove_timings *t, czk_err *err) {
+                     const czk_params *p, size_t N, size_t hn, czk_fr *a, const czk_fr *z_aux,
+                     size_t naux, const czk_fr *sa, const czk_fr *sb, czk_msm_sums *out,
+                     czk_prove_timings *t, czk_err *err) {
     czk_cuda_ctx *c[NVEC];
     for (int k = 0; k < NVEC; k++)
         c[k] = serial ? ctxs[0] : ctxs[k];
@@ -496,21 +446,11 @@ czk_status five_msms(czk_cuda_ctx *const ctxs[NVEC], bool serial, const void *co
     }; /* the others: no scratch */
     jobs[0].scratch = a + N;
     jobs[0].scratch_bytes = 2 * N * sizeof(czk_fr);
-    handoff ho = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, 0};
-    czk_cuda_msm_split sp = {(czk_g1_affine *)dv[V_H] + hn, a + hn, tail, handoff_ready, &ho};
-    const bool split = !serial && tail && naux && hn + tail < 3 * N;
-    if (split) {
-        jobs[1].split = &sp;
-        jobs[0].wait = &ho;
-        jobs[0].scratch = a + hn + tail; /* the rest of a ‖ b ‖ c */
-        jobs[0].scratch_bytes = (3 * N - hn - tail) * sizeof(czk_fr);
-    }
     pthread_t th[NVEC];
     bool started[NVEC] = {false};
     if (!serial)
         for (int k = 1; k < NVEC; k++)
             started[k] = pthread_create(&th[k], NULL, msm_job_run, &jobs[k]) == 0;
-    if (split && !started[1]) jobs[1].split = NULL, jobs[0].wait = NULL; /* L runs after h */
     msm_job_run(&jobs[0]);
     for (int k = 1; k < NVEC; k++)
         if (started[k])
@@ -608,10 +548,8 @@ czk_status one_circuit(cuda_be *be, resident *r, const czk_params *p, const czk_
         pthread_mutex_unlock(&be->msm_mu);
         return st;
     }
-    /* room for L's others after the h bases: only where MSM h's points end at its tail */
-    const size_t tail = rd && r->h_tail && hn == r->host.n[V_H] ? r->h_tail : 0;
-    bool par = rd && parallel_ok(be, N, tail, p);
-    if (par && be->overlap && be->hctx && spare_ready(be, N, tail, p)) {
+    bool par = rd && parallel_ok(be, N, p);
+    if (par && be->overlap && be->hctx && spare_ready(be, N, p)) {
         /* hand the buffers to the stage; the spare set (the previous stage's) becomes ours */
         stage_bufs mine = {be->z,     be->abc,     be->sc,     be->sc2,
                            be->z_cap, be->abc_cap, be->sc_cap, be->sc2_cap};
@@ -626,7 +564,7 @@ czk_status one_circuit(cuda_be *be, resident *r, const czk_params *p, const czk_
         czk_device_lock_release(lock);
         *released = true;
         czk_cuda_ctx *ctxs[NVEC] = {be->hctx, be->aux[0], be->aux[1], be->aux[2], be->aux[3]};
-        st = five_msms(ctxs, dense, dv, p, N, hn, tail, a, z + ni, naux, sa, sb, out, t, err);
+        st = five_msms(ctxs, dense, dv, p, N, hn, a, z + ni, naux, sa, sb, out, t, err);
         czk_cuda_msm_info li;
         czk_cuda_msm_last(dense ? be->hctx : be->aux[0], &li);
         pthread_mutex_unlock(&be->msm_mu);
@@ -640,7 +578,7 @@ czk_status one_circuit(cuda_be *be, resident *r, const czk_params *p, const czk_
     }
     if (par) {
         czk_cuda_ctx *ctxs[NVEC] = {be->ctx, be->aux[0], be->aux[1], be->aux[2], be->aux[3]};
-        st = five_msms(ctxs, false, dv, p, N, hn, tail, a, z + ni, naux, sa, sb, out, t, err);
+        st = five_msms(ctxs, false, dv, p, N, hn, a, z + ni, naux, sa, sb, out, t, err);
         pthread_mutex_unlock(&be->msm_mu);
         return st;
     }
@@ -789,15 +727,12 @@ czk_status decode_on_device(cuda_be *be, resident *r, int k, czk_err *err) {
 
 czk_status upload_index(cuda_be *be, resident *r, const czk_shape *s, czk_err *err);
 
-/* The five vectors (decoded on the device after the upload when `encoded`), room for `tail`
- * points after the h bases (L's others: l_tail_points) and the index lists. */
-czk_status upload_params(cuda_be *be, resident *r, const czk_shape *s, bool encoded, size_t tail,
-                         czk_err *err) {
+/* The five vectors (decoded on the device after the upload when `encoded`) and the index lists. */
+czk_status upload_params(cuda_be *be, resident *r, const czk_shape *s, bool encoded, czk_err *err) {
     czk_status st;
     for (int k = 0; k < NVEC; k++) {
         size_t bytes = (size_t)r->host.n[k] * vec_elem(k);
-        size_t room = k == V_H ? tail * vec_elem(k) : 0;
-        if ((st = czk_cuda_alloc(be->ctx, &r->dev[k], bytes + room, err)) ||
+        if ((st = czk_cuda_alloc(be->ctx, &r->dev[k], bytes, err)) ||
             (bytes && (st = upload_fast(be->ctx, r->dev[k], r->host.p[k], bytes, err))))
             return czk_err_wrap(err, "load: params %s (%zu bytes)", VEC_NAME[k], bytes);
         if (encoded && vec_encoded(r->params, k) && (st = decode_on_device(be, r, k, err)))
@@ -805,7 +740,6 @@ czk_status upload_params(cuda_be *be, resident *r, const czk_shape *s, bool enco
     }
     if ((st = upload_index(be, r, s, err))) return st;
     r->params_on_dev = true;
-    r->h_tail = tail;
     return CZK_OK;
 }
 
@@ -869,15 +803,13 @@ czk_status be_load(void *self, const czk_params *p, const czk_shape *s, unsigned
     for (int k = 0; k < NVEC; k++)
         pbytes += (uint64_t)v.n[k] * vec_elem(k);
     pbytes += ((uint64_t)v.n[V_A] + v.n[V_B1]) * 4;
-    const size_t tail = l_tail_points(be, v, (size_t)1 << czk_domain_log(s->num_constraints));
-    pbytes += (uint64_t)tail * vec_elem(V_H);
     uint64_t sbytes = czk_cuda_shape_device_bytes(s), work = working_bytes(s);
     uint64_t dfree = device_avail(be);
     uint64_t left = be->budget ? (be->budget > be->used ? be->budget - be->used : 0) : UINT64_MAX;
     auto fits = [&](uint64_t x) { return x <= left && x + work <= (uint64_t)dfree; };
     if (fits(pbytes)) {
         czk_err e2;
-        st = upload_params(be, r, s, p->encoded, tail, &e2);
+        st = upload_params(be, r, s, p->encoded, &e2);
         if (!st) {
             r->device_bytes = pbytes;
             if (fits(pbytes + sbytes)) {
@@ -895,7 +827,6 @@ czk_status be_load(void *self, const czk_params *p, const czk_shape *s, unsigned
             czk_cuda_free(be->ctx, r->b_idx);
             r->a_idx = r->b_idx = NULL;
             r->params_on_dev = false;
-            r->h_tail = 0;
             if (st != CZK_ERR_NOMEM) { /* a device fault, a bad point, a shape that does not
                                           fit: give up */
                 if (err) *err = e2;
@@ -1061,12 +992,10 @@ extern "C" czk_status czk_backend_cuda(czk_backend *out, int device, czk_pool *p
      * the witness MSMs' contexts too): its window size and the hybrid's K, unset = msm.cuh's
      * choice (c = 22, K = 4 at 2^27 since bench/GPU.md's thirteenth run measured them here) */
     long h_knob[2] = {0, 0}, packed = 1; /* benchmark knob: CZK_CUDA_PACKED=0, the full witness */
-    long l_in_h = 0;                     /* CZK_CUDA_L_IN_H=1: L's others in MSM h (auto tail) */
     czk_status kst;
     if ((kst = czk_cuda_env_range("cuda backend", "CZK_CUDA_MSM_H_C", 6, 22, &h_knob[0], err)) ||
         (kst = czk_cuda_env_range("cuda backend", "CZK_CUDA_MSM_H_K", 2, 64, &h_knob[1], err)) ||
-        (kst = czk_cuda_env_range("cuda backend", "CZK_CUDA_PACKED", 0, 1, &packed, err)) ||
-        (kst = czk_cuda_env_range("cuda backend", "CZK_CUDA_L_IN_H", 0, 1, &l_in_h, err)))
+        (kst = czk_cuda_env_range("cuda backend", "CZK_CUDA_PACKED", 0, 1, &packed, err)))
         return kst;
     cuda_be *be = (cuda_be *)calloc(1, sizeof *be);
     if (!be) return czk_errf(err, CZK_ERR_NOMEM, "cuda backend: host memory");
@@ -1122,7 +1051,6 @@ extern "C" czk_status czk_backend_cuda(czk_backend *out, int device, czk_pool *p
     pthread_cond_init(&be->cv, NULL);
     be->serial_msm = getenv("CZK_CUDA_SERIAL_MSM") != NULL; /* read once, here */
     be->packed = packed != 0;
-    be->l_in_h = l_in_h ? L_IN_H_AUTO : 0;
     be->pool = pool;
     be->budget = vram_budget_bytes;
     out->ops = &CUDA_OPS;
@@ -1166,17 +1094,6 @@ extern "C" czk_status czk_backend_cuda_set_packed(const czk_backend *b, bool pac
     cuda_be *be = (cuda_be *)b->self;
     pthread_mutex_lock(&be->mu);
     be->packed = packed;
-    pthread_mutex_unlock(&be->mu);
-    return CZK_OK;
-}
-
-extern "C" czk_status czk_backend_cuda_set_l_in_h(const czk_backend *b, size_t tail_points,
-                                                  czk_err *err) {
-    if (b->ops != &CUDA_OPS)
-        return czk_errf(err, CZK_ERR_INVALID_ARG, "set_l_in_h: not a CUDA backend");
-    cuda_be *be = (cuda_be *)b->self;
-    pthread_mutex_lock(&be->mu);
-    be->l_in_h = tail_points;
     pthread_mutex_unlock(&be->mu);
     return CZK_OK;
 }

@@ -83,13 +83,6 @@ czk_status czk_cuda_msm_g2(czk_cuda_ctx *ctx, czk_g2 *out, const czk_g2_affine *
     (void)ctx, (void)out, (void)bases, (void)scalars, (void)n;
     return NO_CUDA("msm_g2");
 }
-czk_status czk_cuda_msm_g1_split(czk_cuda_ctx *ctx, czk_g1 *out, const czk_g1_affine *bases,
-                                 const czk_fr *scalars, size_t n, const czk_cuda_msm_split *split,
-                                 czk_err *err) {
-    (void)ctx, (void)out, (void)bases, (void)scalars, (void)n;
-    split->ready(split->arg, 0); /* once, on every path */
-    return NO_CUDA("msm_g1_split");
-}
 czk_status czk_cuda_fr_random(czk_cuda_ctx *ctx, czk_fr *out, size_t n, uint64_t seed,
                               czk_err *err) {
     (void)ctx, (void)out, (void)n, (void)seed;
@@ -153,11 +146,6 @@ czk_status czk_backend_cuda_set_serial_msm(const czk_backend *b, bool serial, cz
 czk_status czk_backend_cuda_set_packed(const czk_backend *b, bool packed, czk_err *err) {
     (void)b, (void)packed;
     return NO_CUDA("backend_cuda_set_packed");
-}
-
-czk_status czk_backend_cuda_set_l_in_h(const czk_backend *b, size_t tail_points, czk_err *err) {
-    (void)b, (void)tail_points;
-    return NO_CUDA("backend_cuda_set_l_in_h");
 }
 
 czk_status czk_backend_cuda_set_stream_chunk(const czk_backend *b, size_t points, czk_err *err) {

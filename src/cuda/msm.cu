@@ -8,13 +8,6 @@ extern "C" czk_status czk_cuda_msm_g1(czk_cuda_ctx *ctx, czk_g1 *out, const czk_
     return msm<g1>(ctx, out, (const g1::A *)bases, (const fr *)scalars, n, err);
 }
 
-extern "C" czk_status czk_cuda_msm_g1_split(czk_cuda_ctx *ctx, czk_g1 *out,
-                                            const czk_g1_affine *bases, const czk_fr *scalars,
-                                            size_t n, const czk_cuda_msm_split *split,
-                                            czk_err *err) {
-    return msm<g1>(ctx, out, (const g1::A *)bases, (const fr *)scalars, n, err, split);
-}
-
 extern "C" void czk_cuda_set_msm_cap(czk_cuda_ctx *ctx, size_t points) {
     ctx->msm_cap = points;
 }

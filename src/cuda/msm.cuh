@@ -1083,39 +1083,10 @@ czk_status sum_list_affine(czk_cuda_ctx *ctx, typename G::host_point *out,
 
 constexpr uint32_t SAMPLES = 2048;
 
-/* The others' bases and scalars copied to a split's tail (czk_cuda_msm_split, cuda.h). */
-template <class A>
-__global__ void msm_split_gather(const A *__restrict__ bases, const fr *__restrict__ scalars,
-                                 const uint32_t *__restrict__ idx, uint32_t m, A *tail_bases,
-                                 fr *tail_scalars) {
-    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= m) return;
-    const uint32_t k = idx[i];
-    tail_bases[i] = bases[k];
-    st_vec(tail_scalars + i, ld_fr(scalars + k));
-}
-
-/* Calls a split's ready() once: with the others' count where they went to the tail, else 0
- * (at the latest when the MSM returns, whatever it returns, so that its reader never waits
- * forever). */
-struct split_signal {
-    const czk_cuda_msm_split *sp;
-    bool sent = false;
-    void send(uint32_t m) {
-        if (sp && !sent) sp->ready(sp->arg, (size_t)m);
-        sent = true;
-    }
-    ~split_signal() {
-        send(0);
-    }
-};
-
 template <class G>
 czk_status msm(czk_cuda_ctx *ctx, typename G::host_point *out, const typename G::A *bases,
-               const fr *scalars, size_t n64, czk_err *err,
-               const czk_cuda_msm_split *split = nullptr) {
+               const fr *scalars, size_t n64, czk_err *err) {
     const char *nm = G::name;
-    split_signal signal{split};
     memset(out, 0, sizeof *out); /* infinity (Z = 0) */
     czk_cuda_msm_info &info = ctx->msm_last;
     memset(&info, 0, sizeof info);
@@ -1139,10 +1110,7 @@ czk_status msm(czk_cuda_ctx *ctx, typename G::host_point *out, const typename G:
         CZK_CU(cudaStreamSynchronize(s), "msm_%s: synchronize", nm);
         sparse = (uint64_t)cnt[2] * 8 <= (uint64_t)samples * 7;
     }
-    if (!sparse) {
-        signal.send(0); /* dense: no split */
-        return pippenger<G>(ctx, out, bases, scalars, nullptr, n, &info.c, err);
-    }
+    if (!sparse) return pippenger<G>(ctx, out, bases, scalars, nullptr, n, &info.c, err);
     info.sparse = true;
     dev_buf<uint32_t> list;
     CZK_CU(list.alloc(n, s), "msm_%s: allocate the index list (%u)", nm, n);
@@ -1158,15 +1126,6 @@ czk_status msm(czk_cuda_ctx *ctx, typename G::host_point *out, const typename G:
                         n1, m, n);
     info.ones = n1;
     info.others = m;
-    const bool to_tail = split && m <= split->cap;
-    if (to_tail && m) {
-        msm_split_gather<typename G::A><<<grid_for(m, 256), 256, 0, s>>>(
-            bases, scalars, list.p + (n - m), m, (typename G::A *)split->tail_bases,
-            (fr *)split->tail_scalars);
-        CZK_LAUNCH("msm_%s: the %u others to the split's tail", nm, m);
-        CZK_CU(cudaStreamSynchronize(s), "msm_%s: synchronize", nm);
-    }
-    signal.send(to_tail ? m : 0); /* the others are the reader's now, or ours */
     typename G::host_point acc, part;
     memset(&acc, 0, sizeof acc);
     const bool ones_affine = ctx->msm_ones_affine && n1 >= ONES_AFFINE_MIN;
@@ -1187,7 +1146,7 @@ czk_status msm(czk_cuda_ctx *ctx, typename G::host_point *out, const typename G:
     } restore{ctx, ctx->msm_acc, ctx->msm_c};
     if (ctx->msm_sparse_acc >= 0) ctx->msm_acc = ctx->msm_sparse_acc;
     if (ctx->msm_sparse_c) ctx->msm_c = ctx->msm_sparse_c;
-    for (uint32_t o = 0; o < m && !to_tail; o += piece) {
+    for (uint32_t o = 0; o < m; o += piece) {
         uint32_t len = m - o < piece ? m - o : piece;
         if ((st =
                  pippenger<G>(ctx, &part, bases, scalars, list.p + (n - m) + o, len, &info.c, err)))

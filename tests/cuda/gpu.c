@@ -146,10 +146,6 @@ static void random_frs(czk_fr *x, size_t n, uint64_t seed) {
         czk_assert_ok(czk_fr_random(&x[i], &rng, &err), &err);
 }
 
-static int cmp_fr_bytes(const void *a, const void *b) {
-    return memcmp(a, b, sizeof(czk_fr));
-}
-
 static void assert_frs_equal(const czk_fr *got, const czk_fr *want, size_t n, const char *what) {
     for (size_t i = 0; i < n; i++)
         if (!czk_fr_eq(&got[i], &want[i])) fail_msg("%s: element %zu of %zu differs", what, i, n);
@@ -720,105 +716,6 @@ static void test_msm_sparse_g1(void **state) {
     assert_false(info.sparse);
     assert_int_not_equal(info.c, 12);
     check_ones_affine();
-}
-
-/* ---- czk_cuda_msm_g1_split: a witness MSM's others handed to another MSM ---- */
-
-typedef struct split_seen {
-    int calls;
-    size_t m;
-} split_seen;
-
-static void split_ready(void *arg, size_t m) {
-    split_seen *s = arg;
-    s->calls++;
-    s->m = m;
-}
-
-/*
- * n random bases and scalars of the mix through czk_cuda_msm_g1_split with a tail of cap points
- * (msm_cap: czk_cuda_set_msm_cap for the call, as on the backend's witness contexts): ready is
- * called once; with want_tail its m is the number of scalars neither 0 nor 1 and the tail's
- * pairs are exactly those (as a multiset: the tail scalars' sorted bytes against the host's),
- * and the result plus the tail's MSM (czk_msm on the host) is czk_msm over all n; else m = 0
- * and the result is czk_msm over all n.
- */
-static void check_split(size_t n, enum mix mix, unsigned ppm, size_t cap, size_t msm_cap,
-                        bool want_tail, uint64_t seed) {
-    czk_err err;
-    blst_p1_affine *bases = xmalloc(n * sizeof *bases);
-    czk_fr *sc = xmalloc(n * sizeof *sc);
-    void *dbases = dev_alloc(n * sizeof *bases);
-    czk_fr *dsc = dev_alloc(n * sizeof *sc);
-    size_t tcap = cap ? cap : 1;
-    void *tb = dev_alloc(tcap * sizeof *bases);
-    czk_fr *ts = dev_alloc(tcap * sizeof *sc);
-    czk_assert_ok(czk_cuda_g1_random_bases(ctx, dbases, n, seed, &err), &err);
-    czk_assert_ok(czk_cuda_download(ctx, bases, dbases, n * sizeof *bases, &err), &err);
-    make_scalars(sc, n, mix, ppm, seed ^ 0x5555);
-    czk_assert_ok(czk_cuda_upload(ctx, dsc, sc, n * sizeof *sc, &err), &err);
-    split_seen seen = {0, 99};
-    czk_cuda_msm_split sp = {tb, ts, cap, split_ready, &seen};
-    blst_p1 got, want, part;
-    czk_cuda_set_msm_cap(ctx, msm_cap);
-    czk_assert_ok(czk_cuda_msm_g1_split(ctx, &got, dbases, dsc, n, &sp, &err), &err);
-    czk_cuda_set_msm_cap(ctx, 0);
-    assert_int_equal(seen.calls, 1);
-    size_t others = 0;
-    for (size_t i = 0; i < n; i++)
-        others += !czk_fr_is_one(&sc[i]) && !czk_fr_is_zero(&sc[i]);
-    if (want_tail) {
-        if (seen.m != others)
-            fail_msg("split n=%zu mix=%d ppm=%u cap=%zu: %zu points in the tail, the scalars "
-                     "hold %zu others",
-                     n, mix, ppm, cap, seen.m, others);
-        blst_p1_affine *tbh = xmalloc((others ? others : 1) * sizeof *tbh);
-        czk_fr *tsh = xmalloc((others ? others : 1) * sizeof *tsh);
-        czk_fr *host_others = xmalloc((others ? others : 1) * sizeof *tsh);
-        czk_assert_ok(czk_cuda_download(ctx, tbh, tb, others * sizeof *tbh, &err), &err);
-        czk_assert_ok(czk_cuda_download(ctx, tsh, ts, others * sizeof *tsh, &err), &err);
-        for (size_t i = 0, k = 0; i < n; i++)
-            if (!czk_fr_is_one(&sc[i]) && !czk_fr_is_zero(&sc[i])) host_others[k++] = sc[i];
-        qsort(tsh, others, sizeof *tsh, cmp_fr_bytes);
-        qsort(host_others, others, sizeof *tsh, cmp_fr_bytes);
-        assert_memory_equal(tsh, host_others, others * sizeof *tsh);
-        czk_assert_ok(czk_cuda_download(ctx, tsh, ts, others * sizeof *tsh, &err), &err);
-        cpu_msm(&part, tbh, tsh, others, false);
-        blst_p1_add_or_double(&got, &got, &part);
-        free(tbh), free(tsh), free(host_others);
-    } else if (seen.m != 0) {
-        fail_msg("split n=%zu mix=%d ppm=%u cap=%zu: %zu points in the tail, expected none", n, mix,
-                 ppm, cap, seen.m);
-    }
-    cpu_msm(&want, bases, sc, n, false);
-    if (!blst_p1_is_equal(&got, &want))
-        fail_msg("split n=%zu mix=%d ppm=%u cap=%zu msm_cap=%zu: the sum (%s) differs from "
-                 "czk_msm",
-                 n, mix, ppm, cap, msm_cap, want_tail ? "ones + tail" : "whole");
-    czk_cuda_free(ctx, dbases);
-    czk_cuda_free(ctx, dsc);
-    czk_cuda_free(ctx, tb);
-    czk_cuda_free(ctx, ts);
-    free(bases), free(sc);
-}
-
-/* The split: witness mixes with the others in the tail (without a memory cap the sample decides,
- * with one the scalars are always compacted, uniform ones too); more others than the tail
- * holds, dense scalars and a zero tail keep the MSM whole; a tail with no others in it. */
-static void test_msm_split(void **state) {
-    (void)state;
-    NEED_GPU();
-    check_split(1u << 16, MIX_BITS, 13000, 1u << 16, 0, true, 900);
-    check_split(1u << 20, MIX_BITS, 13000, 1u << 15, 1u << 24, true, 901);
-    check_split(4103, MIX_WITNESS, 0, 4103, 1000, true, 902);
-    check_split(4103, MIX_UNIFORM, 0, 4103, 1u << 24, true, 903);
-    check_split(1u << 16, MIX_ZEROS, 0, 100, 0, true, 904);
-    check_split(1u << 16, MIX_BITS, 300000, 1000, 1u << 24, false, 905);
-    check_split(4103, MIX_UNIFORM, 0, 4103, 0, false, 906);
-    check_split(1000, MIX_BITS, 13000, 0, 0, false, 907);
-    czk_cuda_set_msm_ones_affine(ctx, true); /* the ones by the batch-affine levels */
-    check_split(1u << 18, MIX_BITS, 13000, 1u << 14, 1u << 24, true, 908);
-    czk_cuda_set_msm_ones_affine(ctx, false);
 }
 
 static void test_msm_sparse_g2(void **state) {
@@ -1700,7 +1597,6 @@ int main(void) {
         cmocka_unit_test(test_msm_g2_affine),
         cmocka_unit_test(test_msm_sparse_g1),
         cmocka_unit_test(test_msm_sparse_g2),
-        cmocka_unit_test(test_msm_split),
         cmocka_unit_test(test_msm_g1_affine),
         cmocka_unit_test(test_ctx_priority),
         cmocka_unit_test(test_msm_affine_emulated),

@@ -31,7 +31,6 @@
 
 #include "czk/cuda.h"
 #include "czk/groth16.h"
-#include "czk/msm.h"
 #include "czk/pool.h"
 #include "czk/r1cs.h"
 
@@ -706,94 +705,6 @@ static void test_prove_lagrange(void **state) {
     czk_backend_release(&cpu);
 }
 
-/*
- * L's others in MSM h (czk_backend_cuda_set_l_in_h; czk_cuda_msm_g1_split): a mostly boolean
- * witness (60 of 64 rows booleans: L's others a few percent), without and with the Lagrange
- * form. The proofs are the CPU backend's byte for byte and verify; the device part's sums show
- * which path ran: with the tail, its l is the sum of L's bases at the ones alone (czk_msm_g1 on
- * the host over the ones) and h + l the CPU backend's h + l; with a tail of one point (too small
- * for the others) and with the MSMs one after another, l is the CPU backend's l.
- */
-static void test_prove_l_in_h(void **state) {
-    (void)state;
-    NEED_GPU();
-    czk_err err;
-    czk_backend cpu;
-    czk_assert_ok(czk_backend_cpu(&cpu, pool, &err), &err);
-    for (size_t si = 0; si < 2; si++) {
-        gc c = {.structure_seed = 240 + si,
-                .value_seed = 300 + si,
-                .ni = 6,
-                .n = SIZES[si],
-                .bools_in_64 = 60};
-        czk_shape *s = gc_record(&c);
-        czk_witness w[2];
-        czk_fr r[2], sv[2], in0[8];
-        czk_params *p = prove_case(&c, s, 277 + si, w, r, sv, in0);
-        czk_pvk pvk;
-        czk_assert_ok(czk_pvk_prepare(&pvk, &p->vk, &err), &err);
-        uint8_t want[2 * CZK_PROOF_BYTES], got[2 * CZK_PROOF_BYTES];
-        prove_bytes(&cpu, p, s, w, 2, r, sv, want);
-        /* L's ones as scalars: 1 where aux is one, else 0 */
-        size_t naux = w[0].num_aux, others = 0;
-        czk_fr *ones = malloc(naux * sizeof *ones);
-        assert_non_null(ones);
-        for (size_t j = 0; j < naux; j++) {
-            bool one = czk_fr_is_one(&w[0].aux[j]);
-            ones[j] = one ? czk_fr_one : czk_fr_zero;
-            others += !one && !czk_fr_is_zero(&w[0].aux[j]);
-        }
-        assert_true(others > 0 && others * 8 < naux); /* sparse, with others to move */
-        for (int lag = 0; lag < 2; lag++) {
-            if (lag) p->lagrange = form_of(s, 277 + si); /* p owns it now */
-            czk_msm_sums cs;
-            czk_prove_timings t = {0};
-            czk_assert_ok(cpu.ops->sums(cpu.self, p, s, &w[0], 1, &cs, &t, &err), &err);
-            blst_p1 csum, l1;
-            blst_p1_add_or_double(&csum, &cs.h, &cs.l);
-            const czk_g1_affine *lb = p->lagrange ? p->lagrange->l : p->l;
-            czk_assert_ok(czk_msm_g1(&l1, lb, ones, naux, pool, &err), &err);
-            for (int mode = 0; mode < 3; mode++) { /* auto tail; one point; auto, serial */
-                czk_backend g;
-                czk_assert_ok(czk_backend_cuda(&g, 0, pool, 0, &err), &err);
-                czk_assert_ok(
-                    czk_backend_cuda_set_l_in_h(&g, mode == 1 ? 1 : CZK_CUDA_L_IN_H_AUTO, &err),
-                    &err);
-                unsigned drop = 0;
-                uint64_t dev = 0;
-                czk_assert_ok(g.ops->load(g.self, p, s, &drop, &dev, &err), &err);
-                if (mode == 2) czk_assert_ok(czk_backend_cuda_set_serial_msm(&g, true, &err), &err);
-                prove_bytes(&g, p, s, w, 2, r, sv, got);
-                assert_memory_equal(got, want, 2 * CZK_PROOF_BYTES);
-                czk_proof pr;
-                czk_assert_ok(czk_proof_decode(&pr, got, &err), &err);
-                czk_assert_ok(czk_verify(&pvk, &pr, in0, c.ni - 1, &err), &err);
-                czk_msm_sums gs;
-                unsigned deferred = 99;
-                czk_assert_ok(czk_prove_device(&g, p, s, &w[0], NULL, &gs, &deferred, NULL, &err),
-                              &err);
-                blst_p1 gsum;
-                blst_p1_add_or_double(&gsum, &gs.h, &gs.l);
-                if (!blst_p1_is_equal(&gsum, &csum))
-                    fail_msg("size %zu, form %d, mode %d: h + l differs from the CPU backend's", si,
-                             lag, mode);
-                if (!blst_p1_is_equal(&gs.l, mode == 0 ? &l1 : &cs.l))
-                    fail_msg("size %zu, form %d, mode %d: l is not %s", si, lag, mode,
-                             mode == 0 ? "the sum of L's ones (the others not moved to h)"
-                                       : "the CPU backend's l (the others moved to h)");
-                czk_backend_release(&g);
-            }
-        }
-        free(ones);
-        czk_witness_free(&w[0]);
-        czk_witness_free(&w[1]);
-        czk_pvk_free(&pvk);
-        czk_params_free(p); /* and the form */
-        czk_shape_free(s);
-    }
-    czk_backend_release(&cpu);
-}
-
 /* w's packed form in a block of czk_witness_packed_bytes (from be's host_alloc where be is not
  * NULL, else malloc); *block to free with packed_free. */
 static czk_witness_packed packed_of(const czk_backend *be, const czk_witness *w, void **block) {
@@ -950,7 +861,6 @@ int main(void) {
         cmocka_unit_test(test_dropped_host_vectors),
         cmocka_unit_test(test_prove_packed),
         cmocka_unit_test(test_prove_lagrange),
-        cmocka_unit_test(test_prove_l_in_h),
         cmocka_unit_test(test_bad_device),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
