@@ -594,22 +594,6 @@ static void test_dropped_host_vectors(void **state) {
     czk_shape_free(s);
 }
 
-/* The Lagrange form of prove_case(…, seed, …)'s keys, from the same toxic waste (its rng's first
- * draws) on the CPU setup backend. */
-static czk_params_lagrange *form_of(const czk_shape *s, uint64_t seed) {
-    czk_err err;
-    czk_rng rng;
-    czk_rng_seed(&rng, seed);
-    czk_toxic tox;
-    czk_assert_ok(czk_toxic_random(&tox, &rng, &err), &err);
-    czk_setup_backend sb;
-    czk_assert_ok(czk_setup_backend_cpu(&sb, pool, &err), &err);
-    czk_params_lagrange *lf;
-    czk_assert_ok(czk_setup_lagrange(&lf, s, &tox, &sb, pool, &err), &err);
-    czk_setup_backend_release(&sb);
-    return lf;
-}
-
 /*
  * The Lagrange form (groth16.h, czk_params_lagrange) attached to the parameters: SpMV without c,
  * four transforms, h over the N coset values with the form's bases, l with the form's L, the
@@ -630,7 +614,8 @@ static void test_prove_lagrange(void **state) {
         czk_witness w[2];
         czk_fr r[2], sv[2], in0[8];
         czk_params *p = prove_case(&c, s, 177 + si, w, r, sv, in0);
-        czk_params_lagrange *lf = form_of(s, 177 + si);
+        czk_params_lagrange *lf; /* prove_case's toxic waste: its rng's first draws */
+        czk_assert_ok(czk_test_lagrange(&lf, s, 177 + si, pool, &err), &err);
         for (int dev = 0; dev < 2 && si == 0; dev++) {
             /* the derivation from the points (G1 NTTs on the CPU, then on the GPU) gives the
              * same form */

@@ -53,15 +53,8 @@ static czk_shape *shape_of(void) {
 static void write_form(uint64_t seed, const czk_vk *vk, char *path, size_t cap) {
     czk_shape *s = shape_of();
     czk_err err;
-    czk_rng rng;
-    czk_rng_seed(&rng, seed);
-    czk_toxic tox;
-    czk_assert_ok(czk_toxic_random(&tox, &rng, &err), &err);
-    czk_setup_backend sb;
-    czk_assert_ok(czk_setup_backend_cpu(&sb, NULL, &err), &err);
     czk_params_lagrange *lf;
-    czk_assert_ok(czk_setup_lagrange(&lf, s, &tox, &sb, NULL, &err), &err);
-    czk_setup_backend_release(&sb);
+    czk_assert_ok(czk_test_lagrange(&lf, s, seed, NULL, &err), &err);
     char name[CZK_LAGRANGE_NAME_MAX];
     czk_params_lagrange_file_name(name, vk);
     snprintf(path, cap, "%s/%s", g_dir, name);

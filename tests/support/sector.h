@@ -12,6 +12,8 @@
  *   czk_test_keys   Groth16 TEST keys of a shape: czk_setup from the toxic
  *                   waste of czk_rng seed `seed`, the same keys for the
  *                   same shape and seed (`czk setup --seed` makes these).
+ *   czk_test_lagrange  their Lagrange form from the same toxic waste
+ *                   (`czk setup --seed --lagrange` makes it).
  *   czk_test_mkdirs mkdir -p (where fixtures keep keys).
  *
  * Builders kept apart on purpose: tests/porep/c1_sector.h seals from first
@@ -70,6 +72,23 @@ CZK_NODISCARD static inline czk_status czk_test_keys(czk_params **out, const czk
     czk_toxic toxic;
     czk_status st = czk_toxic_random(&toxic, &rng, err);
     return st ? st : czk_setup(out, shape, &toxic, pool, err);
+}
+
+/* The Lagrange form of czk_test_keys(…, seed, …)'s keys (the same toxic waste) on the CPU setup
+ * backend, into *out (czk_params_lagrange_free). */
+CZK_NODISCARD static inline czk_status czk_test_lagrange(czk_params_lagrange **out,
+                                                         const czk_shape *shape, uint64_t seed,
+                                                         czk_pool *pool, czk_err *err) {
+    czk_rng rng;
+    czk_rng_seed(&rng, seed);
+    czk_toxic toxic;
+    czk_setup_backend sb;
+    czk_status st = czk_toxic_random(&toxic, &rng, err);
+    if (!st) st = czk_setup_backend_cpu(&sb, pool, err);
+    if (st) return st;
+    st = czk_setup_lagrange(out, shape, &toxic, &sb, pool, err);
+    czk_setup_backend_release(&sb);
+    return st;
 }
 
 /* mkdir -p of a path (modified in place and restored); false on failure. */
