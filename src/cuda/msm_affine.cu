@@ -105,6 +105,15 @@ czk_status emulate(const HA *bases, const uint32_t *skeys, const uint32_t *sidx,
         };
         /* ba_state::window */
         const uint32_t levels = ba_levels(max_m, K);
+        ba_level<F> wv;
+        memset(&wv, 0, sizeof wv);
+        wv.bases = bp;
+        wv.sidx = sidx;
+        wv.skeys = skeys;
+        wv.fin = fin.data();
+        wv.m0 = m0.data();
+        wv.pre = pre.data();
+        wv.B = B, wv.K = K;
         const uint32_t S0 = (uint32_t)((ba_bound(n, B, K, 0) + strip - 1) / strip);
         if (fused && levels >= 2) { /* ba_state::fused_levels */
             F *tots[2] = {tot.data(), tot2.data()};
@@ -115,20 +124,9 @@ czk_status emulate(const HA *bases, const uint32_t *skeys, const uint32_t *sidx,
             for (uint32_t l = 0; l < levels; l++) {
                 const bool next = l + 1 < levels;
                 if (next) (void)offsets(l + 1, os[(l + 1) % 3]);
-                ba_level<F> L;
-                memset(&L, 0, sizeof L);
-                L.bases = bp;
-                L.sidx = sidx;
-                L.skeys = skeys;
-                L.in = l ? buf[(l - 1) & 1] : nullptr;
-                L.out = buf[l & 1];
-                L.fin = fin.data();
-                L.m0 = m0.data();
-                L.in_start = l ? os[(l - 1) % 3] : start.data();
-                L.out_start = os[l % 3];
-                L.pre = pre.data();
-                L.tot = tots[l & 1];
-                L.B = B, L.K = K, L.level = l, L.T = strip, L.S = S0;
+                ba_level<F> L = ba_level_of(wv, l, l ? buf[(l - 1) & 1] : nullptr, buf[l & 1],
+                                            l ? os[(l - 1) % 3] : start.data(), os[l % 3],
+                                            tots[l & 1], strip, S0);
                 L.strip = strips[l & 1];
                 if (next) {
                     L.strip_next = strips[(l + 1) & 1];
@@ -176,20 +174,9 @@ czk_status emulate(const HA *bases, const uint32_t *skeys, const uint32_t *sidx,
                 return czk_errf(err, CZK_ERR_INTERNAL,
                                 "msm affine emulate: level %u has %u outputs, above its bound %llu",
                                 l, sum, (unsigned long long)bd);
-            ba_level<F> L;
-            memset(&L, 0, sizeof L);
-            L.bases = bp;
-            L.sidx = sidx;
-            L.skeys = skeys;
-            L.in = l ? buf[(l - 1) & 1] : nullptr;
-            L.out = buf[l & 1];
-            L.fin = fin.data();
-            L.m0 = m0.data();
-            L.in_start = l ? os[(l - 1) & 1] : start.data();
-            L.out_start = os[l & 1];
-            L.pre = pre.data();
-            L.tot = tot.data();
-            L.B = B, L.K = K, L.level = l, L.T = strip, L.S = S;
+            const ba_level<F> L =
+                ba_level_of(wv, l, l ? buf[(l - 1) & 1] : nullptr, buf[l & 1],
+                            l ? os[(l - 1) & 1] : start.data(), os[l & 1], tot.data(), strip, S);
             for (uint32_t t = 0; t < S; t++)
                 ba_forward(L, t);
             emulate_inv<F>(tot.data(), tmp.data(), sum, strip, blocks);
@@ -198,13 +185,8 @@ czk_status emulate(const HA *bases, const uint32_t *skeys, const uint32_t *sidx,
         }
         ba_final_args<F> fa;
         memset(&fa, 0, sizeof fa);
-        fa.L0.bases = bp;
-        fa.L0.sidx = sidx;
-        fa.L0.skeys = skeys;
-        fa.L0.m0 = m0.data();
+        fa.L0 = wv;
         fa.L0.in_start = start.data();
-        fa.L0.B = B;
-        fa.L0.K = K;
         fa.fin = fin.data();
         for (uint32_t b = 0; b < B; b++) {
             jacobian<F> j = ba_final(fa, b).to_jacobian();

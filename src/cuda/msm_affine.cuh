@@ -161,6 +161,27 @@ template <class F> struct ba_level {
 
 constexpr uint32_t BA_NONE = 0xffffffffu;
 
+/*
+ * Level l's view, from the window's (w: bases, sidx, skeys, fin, m0, pre, B and K set, the rest
+ * zero): its input (level l − 1's outputs; none at level 0), outputs, first input and first
+ * output of each bucket, strip totals and strips (T outputs, S strips).
+ */
+template <class F>
+inline ba_level<F> ba_level_of(const ba_level<F> &w, uint32_t l, const affine<F> *in,
+                               affine<F> *out, const uint32_t *in_start, const uint32_t *out_start,
+                               F *tot, uint32_t T, uint32_t S) {
+    ba_level<F> L = w;
+    L.in = in;
+    L.out = out;
+    L.in_start = in_start;
+    L.out_start = out_start;
+    L.tot = tot;
+    L.level = l;
+    L.T = T;
+    L.S = S;
+    return L;
+}
+
 /* Output o of bucket b. */
 struct ba_slot {
     uint32_t j; /* output index in the bucket */
@@ -701,10 +722,9 @@ template <class F> struct ba_state {
 
     /* The levels of one window fused (ba_backward_fused); T, S: the first level's strips. */
     template <class TICK>
-    czk_status fused_levels(cudaStream_t s, const A *bases, const uint32_t *skeys,
-                            const uint32_t *sidx, const uint32_t *start, uint32_t levels,
-                            uint32_t T, uint32_t S, TICK &tick, const char *nm, unsigned w,
-                            czk_err *err) {
+    czk_status fused_levels(cudaStream_t s, const ba_level<F> &wv, const uint32_t *start,
+                            uint32_t levels, uint32_t T, uint32_t S, TICK &tick, const char *nm,
+                            unsigned w, czk_err *err) {
         constexpr uint32_t NT = ba_inv_threads<F>();
         const uint64_t gmax = 4ull * (sm_count > 0 ? sm_count : 1);
         auto offsets = [&](uint32_t l) -> czk_status {
@@ -724,20 +744,9 @@ template <class F> struct ba_state {
             const bool next = l + 1 < levels;
             if (next && (st = offsets(l + 1))) return st;
             tick(0);
-            ba_level<F> L;
-            memset(&L, 0, sizeof L);
-            L.bases = bases;
-            L.sidx = sidx;
-            L.skeys = skeys;
-            L.in = l ? buf[(l - 1) & 1].p : nullptr;
-            L.out = buf[l & 1];
-            L.fin = fin;
-            L.m0 = m0;
-            L.in_start = l ? os[(l - 1) % 3].p : start;
-            L.out_start = os[l % 3];
-            L.pre = pre;
-            L.tot = tots[l & 1];
-            L.B = B, L.K = K, L.level = l, L.T = T, L.S = S;
+            ba_level<F> L =
+                ba_level_of(wv, l, l ? buf[(l - 1) & 1].p : nullptr, buf[l & 1].p,
+                            l ? os[(l - 1) % 3].p : start, os[l % 3].p, tots[l & 1], T, S);
             L.strip = strips[l & 1];
             if (next) {
                 L.strip_next = strips[(l + 1) & 1];
@@ -803,10 +812,18 @@ template <class F> struct ba_state {
         const uint64_t bd0 = ba_bound(n, B, K, 0);
         const uint32_t T0 = ba_strip_len(bd0, sm_count, strip);
         const uint64_t S0 = (bd0 + T0 - 1) / T0;
+        ba_level<F> wv; /* the window's part of every level's view */
+        memset(&wv, 0, sizeof wv);
+        wv.bases = bases;
+        wv.sidx = sidx;
+        wv.skeys = skeys;
+        wv.fin = fin;
+        wv.m0 = m0;
+        wv.pre = pre;
+        wv.B = B, wv.K = K;
         const bool fused = fuse && levels >= 2 && S0 <= strip_cap;
         if (fused) {
-            czk_status st = fused_levels(s, bases, skeys, sidx, start, levels, T0, (uint32_t)S0,
-                                         tick, nm, w, err);
+            czk_status st = fused_levels(s, wv, start, levels, T0, (uint32_t)S0, tick, nm, w, err);
             if (st) return st;
         }
         for (uint32_t l = 0; !fused && l < levels; l++) {
@@ -818,20 +835,9 @@ template <class F> struct ba_state {
             CZK_LAUNCH("msm_%s affine: output counts, window %u level %u", nm, w, l);
             CZK_CU(cub::DeviceScan::ExclusiveSum(temp.p, temp_bytes, cnt.p, os[l & 1].p, B + 1, s),
                    "msm_%s affine: output offsets, window %u level %u", nm, w, l);
-            ba_level<F> L;
-            memset(&L, 0, sizeof L);
-            L.bases = bases;
-            L.sidx = sidx;
-            L.skeys = skeys;
-            L.in = l ? buf[(l - 1) & 1].p : nullptr;
-            L.out = buf[l & 1];
-            L.fin = fin;
-            L.m0 = m0;
-            L.in_start = l ? os[(l - 1) & 1].p : start;
-            L.out_start = os[l & 1];
-            L.pre = pre;
-            L.tot = tot;
-            L.B = B, L.K = K, L.level = l, L.T = T, L.S = S;
+            const ba_level<F> L =
+                ba_level_of(wv, l, l ? buf[(l - 1) & 1].p : nullptr, buf[l & 1].p,
+                            l ? os[(l - 1) & 1].p : start, os[l & 1].p, tot.p, T, S);
             tick(0);
             ba_forward_kernel<F><<<grid_for(S, BA_THREADS), BA_THREADS, 0, s>>>(L);
             CZK_LAUNCH("msm_%s affine: forward pass, window %u level %u", nm, w, l);
@@ -850,13 +856,8 @@ template <class F> struct ba_state {
         pc.start();
         ba_final_args<F> fa;
         memset(&fa, 0, sizeof fa);
-        fa.L0.bases = bases;
-        fa.L0.sidx = sidx;
-        fa.L0.skeys = skeys;
-        fa.L0.m0 = m0;
+        fa.L0 = wv;
         fa.L0.in_start = start;
-        fa.L0.B = B;
-        fa.L0.K = K;
         fa.fin = fin;
         ba_final_kernel<F><<<grid_for(B, BA_THREADS), BA_THREADS, 0, s>>>(fa, bucket);
         CZK_LAUNCH("msm_%s affine: bucket sums, window %u", nm, w);
