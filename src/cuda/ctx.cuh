@@ -54,10 +54,6 @@ struct czk_cuda_ctx {
     int msm_sparse_acc;          /* CZK_CUDA_MSM_SPARSE_ACC: the others' accumulation on the
                                     sparse path, −1 = msm_acc (msm.cuh) */
     int msm_sparse_c;            /* CZK_CUDA_MSM_SPARSE_C: their window size, 0 = msm_c */
-    int msm_fuse;                /* CZK_CUDA_MSM_FUSE: the batch-affine levels fused
-                                    (msm_affine.cuh, ba_backward_fused): 0 off; its backward
-                                    pass in blocks of 1: 128 threads ≥ 3 an SM, 2: 256 ≥ 2
-                                    (≤ 128 registers), 3: 256 */
     bool msm_ones_affine;        /* CZK_CUDA_MSM_ONES=affine: the sparse path's ones by the
                                     batch-affine levels (msm.cuh, sum_list_affine) */
     unsigned msm_digit_group;    /* CZK_CUDA_MSM_DIGITS: windows whose digits are made together,

@@ -180,11 +180,6 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
     int ones = 0;
     if ((st = env_choice("CZK_CUDA_MSM_ONES", ones_n, ones_v, 2, &ones, err))) return st;
     ctx->msm_ones_affine = ones != 0;
-    /* benchmark knob: each batch-affine level's forward pass folded into the previous level's
-     * backward pass (msm_affine.cuh; off until measured on the H200) */
-    static const char *const fuse_n[] = {"0", "1", "2", "3"};
-    static const int fuse_v[] = {0, 1, 2, 3};
-    if ((st = env_choice("CZK_CUDA_MSM_FUSE", fuse_n, fuse_v, 4, &ctx->msm_fuse, err))) return st;
     const char *lg = getenv("CZK_CUDA_MSM_LOG"); /* benchmarks: what the large MSMs chose */
     ctx->msm_log = lg && !strcmp(lg, "1");
     return ntt_tables_init(ctx, err);
@@ -303,10 +298,6 @@ extern "C" void czk_cuda_set_msm_acc(czk_cuda_ctx *ctx, int variant) {
 
 extern "C" int czk_cuda_msm_acc(const czk_cuda_ctx *ctx) {
     return ctx->msm_acc;
-}
-
-extern "C" void czk_cuda_set_msm_fuse(czk_cuda_ctx *ctx, int launch) {
-    ctx->msm_fuse = launch >= 0 && launch <= 3 ? launch : 0;
 }
 
 extern "C" void czk_cuda_set_msm_ones_affine(czk_cuda_ctx *ctx, bool on) {

@@ -79,12 +79,6 @@ void czk_cuda_set_msm_strip(czk_cuda_ctx *ctx, uint32_t strip);
  * batch-affine levels from 2^16 ones (true; CZK_CUDA_MSM_ONES = xyzz / affine). Not yet measured
  * on a GPU: a benchmark knob (bench/GPU.md). */
 void czk_cuda_set_msm_ones_affine(czk_cuda_ctx *ctx, bool on);
-/* The batch-affine levels fused (each level's forward pass folded into the previous level's
- * backward pass, msm_affine.cuh ba_backward_fused) with that pass in blocks of 1: 128 threads,
- * ≥ 3 an SM, 2: 256, ≥ 2 (registers capped at 128), 3: 256; or 0: one level at a time (the
- * default; others select 0). Initially CZK_CUDA_MSM_FUSE, read when the context is made. A
- * benchmark knob until measured on the H200 (bench/GPU.md). */
-void czk_cuda_set_msm_fuse(czk_cuda_ctx *ctx, int launch);
 /* The hybrid's bucket size where the batch-affine levels stop and XYZZ sums the rest
  * (CZK_CUDA_MSM_ACC_HYBRID; 2..64, 0 = the default 8); others are ignored (benchmarks). */
 void czk_cuda_set_msm_hybrid_k(czk_cuda_ctx *ctx, uint32_t k);
@@ -125,22 +119,20 @@ CZK_NODISCARD czk_status czk_cuda_ctx_set_priority(czk_cuda_ctx *ctx, bool high,
  * (|digit|·2 + sign; 0 = no point; bucket b holds keys 2b + 2 and 2b + 3, the sign bit negates
  * the point), sidx[i] the index of the base. K: buckets are halved while they hold more than K
  * points, then summed in XYZZ; strip: outputs per thread (T); blocks: blocks of the batch
- * inversion; fused: the levels fused (czk_cuda_set_msm_fuse). Out: buckets[b] = Σ of bucket b's
- * signed bases (B entries). For tests (no GPU). CZK_ERR_INTERNAL where a fused level's strips do
- * not partition its outputs.
+ * inversion. Out: buckets[b] = Σ of bucket b's signed bases (B entries). For tests (no GPU).
  * Returns CZK_OK, CZK_ERR_INVALID_ARG (n >= 2^31, B of 0 or above 2^30, K, strip or blocks of 0,
  * keys not sorted or above 2B + 1, an index >= n), CZK_ERR_NOMEM.
  */
 CZK_NODISCARD czk_status czk_cuda_msm_affine_emulate(const blst_p1_affine *bases,
                                                      const uint32_t *skeys, const uint32_t *sidx,
                                                      size_t n, uint32_t B, uint32_t K,
-                                                     uint32_t strip, uint32_t blocks, bool fused,
+                                                     uint32_t strip, uint32_t blocks,
                                                      blst_p1 *buckets, czk_err *err);
 /* The same on G2 (the levels over Fp2, msm_affine.cuh's ba_fp2). */
 CZK_NODISCARD czk_status czk_cuda_msm_affine_emulate_g2(const blst_p2_affine *bases,
                                                         const uint32_t *skeys, const uint32_t *sidx,
                                                         size_t n, uint32_t B, uint32_t K,
-                                                        uint32_t strip, uint32_t blocks, bool fused,
+                                                        uint32_t strip, uint32_t blocks,
                                                         blst_p2 *buckets, czk_err *err);
 
 /*

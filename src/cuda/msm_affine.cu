@@ -21,11 +21,10 @@ template <class T> void poison(std::vector<T> &v) {
     memset(v.data(), 0xa5, v.size() * sizeof(T));
 }
 
-/* ba_inv_kernel, block by block (fixed: as there). */
-template <class F>
-void emulate_inv(F *tot, F *tmp, uint32_t total, uint32_t T, uint32_t G, uint32_t fixed = 0) {
+/* ba_inv_kernel, block by block. */
+template <class F> void emulate_inv(F *tot, F *tmp, uint32_t total, uint32_t T, uint32_t G) {
     constexpr uint32_t NT = ba_inv_threads<F>();
-    const uint32_t count = fixed ? fixed : (total + T - 1) / T;
+    const uint32_t count = (total + T - 1) / T;
     std::vector<F> pre(NT), suf(NT), na(NT), ns(NT);
     std::vector<ba_run> run(NT);
     for (uint32_t g = 0; g < G; g++) {
@@ -48,7 +47,7 @@ void emulate_inv(F *tot, F *tmp, uint32_t total, uint32_t T, uint32_t G, uint32_
 /* The window over F (G1: ba_fp, G2: ba_fp2); HA, HP: blst's affine and projective types. */
 template <class F, class HA, class HP>
 czk_status emulate(const HA *bases, const uint32_t *skeys, const uint32_t *sidx, size_t n64,
-                   uint32_t B, uint32_t K, uint32_t strip, uint32_t blocks, bool fused, HP *buckets,
+                   uint32_t B, uint32_t K, uint32_t strip, uint32_t blocks, HP *buckets,
                    czk_err *err) {
     using A = affine<F>;
     static_assert(sizeof(A) == sizeof(HA), "layout");
@@ -87,80 +86,15 @@ czk_status emulate(const HA *bases, const uint32_t *skeys, const uint32_t *sidx,
             if (S > tot_n) tot_n = S;
         }
         std::vector<A> buf0(bufsz[0]), buf1(bufsz[1]), fin((size_t)B * K);
-        std::vector<F> pre(pre_n), tot(tot_n), tmp(tot_n), tot2(tot_n);
-        std::vector<uint32_t> cnt((size_t)B + 1), os0((size_t)B + 1), os1((size_t)B + 1),
-            os2((size_t)B + 1), strips0(tot_n + 1), strips1(tot_n + 1), seam(tot_n);
+        std::vector<F> pre(pre_n), tot(tot_n), tmp(tot_n);
+        std::vector<uint32_t> cnt((size_t)B + 1), os0((size_t)B + 1), os1((size_t)B + 1);
         poison(buf0), poison(buf1), poison(fin), poison(pre), poison(tot), poison(tmp);
-        poison(tot2), poison(strips0), poison(strips1), poison(seam);
         A *buf[2] = {buf0.data(), buf1.data()};
-        uint32_t *os[3] = {os0.data(), os1.data(), os2.data()};
+        uint32_t *os[2] = {os0.data(), os1.data()};
         const A *bp = (const A *)bases;
-        auto offsets = [&](uint32_t l, uint32_t *o) {
-            uint32_t sum = 0;
-            for (uint32_t b = 0; b <= B; b++) {
-                o[b] = sum;
-                sum += b < B ? ba_outputs(m0[b], K, l) : 0;
-            }
-            return sum;
-        };
         /* ba_state::window */
         const uint32_t levels = ba_levels(max_m, K);
-        ba_level<F> wv;
-        memset(&wv, 0, sizeof wv);
-        wv.bases = bp;
-        wv.sidx = sidx;
-        wv.skeys = skeys;
-        wv.fin = fin.data();
-        wv.m0 = m0.data();
-        wv.pre = pre.data();
-        wv.B = B, wv.K = K;
-        const uint32_t S0 = (uint32_t)((ba_bound(n, B, K, 0) + strip - 1) / strip);
-        if (fused && levels >= 2) { /* ba_state::fused_levels */
-            F *tots[2] = {tot.data(), tot2.data()};
-            uint32_t *strips[2] = {strips0.data(), strips1.data()};
-            const uint32_t total0 = offsets(0, os[0]);
-            for (uint32_t t = 0; t <= S0; t++)
-                strips[0][t] = ba_strip0(total0, strip, t);
-            for (uint32_t l = 0; l < levels; l++) {
-                const bool next = l + 1 < levels;
-                if (next) (void)offsets(l + 1, os[(l + 1) % 3]);
-                ba_level<F> L = ba_level_of(wv, l, l ? buf[(l - 1) & 1] : nullptr, buf[l & 1],
-                                            l ? os[(l - 1) % 3] : start.data(), os[l % 3],
-                                            tots[l & 1], strip, S0);
-                L.strip = strips[l & 1];
-                if (next) {
-                    L.strip_next = strips[(l + 1) & 1];
-                    L.next_start = os[(l + 1) % 3];
-                    L.tot_next = tots[(l + 1) & 1];
-                    L.seam = seam.data();
-                }
-                if (l == 0) {
-                    for (uint32_t t = 0; t < S0; t++)
-                        ba_forward(L, t);
-                    emulate_inv<F>(L.tot, tmp.data(), total0, strip, blocks);
-                }
-                for (uint32_t t = 0; t < S0; t++)
-                    ba_backward_fused(L, t);
-                if (!next) break;
-                /* the next level's strips partition its outputs */
-                const uint32_t *sn = L.strip_next;
-                if (sn[0] != 0 || sn[S0] != L.next_start[B])
-                    return czk_errf(err, CZK_ERR_INTERNAL,
-                                    "msm affine emulate: level %u strips span [%u, %u), not the "
-                                    "%u outputs",
-                                    l + 1, sn[0], sn[S0], L.next_start[B]);
-                for (uint32_t t = 0; t < S0; t++)
-                    if (sn[t] > sn[t + 1] || sn[t + 1] - sn[t] > L.strip[t + 1] - L.strip[t])
-                        return czk_errf(err, CZK_ERR_INTERNAL,
-                                        "msm affine emulate: level %u strip %u is [%u, %u) from "
-                                        "[%u, %u)",
-                                        l + 1, t, sn[t], sn[t + 1], L.strip[t], L.strip[t + 1]);
-                for (uint32_t t = 0; t < S0; t++)
-                    ba_seam(L, t);
-                emulate_inv<F>(L.tot_next, tmp.data(), 0, strip, blocks, S0);
-            }
-        }
-        for (uint32_t l = 0; !(fused && levels >= 2) && l < levels; l++) {
+        for (uint32_t l = 0; l < levels; l++) {
             const uint64_t bd = ba_bound(n, B, K, l);
             const uint32_t S = (uint32_t)((bd + strip - 1) / strip);
             for (uint32_t b = 0; b <= B; b++)
@@ -174,9 +108,19 @@ czk_status emulate(const HA *bases, const uint32_t *skeys, const uint32_t *sidx,
                 return czk_errf(err, CZK_ERR_INTERNAL,
                                 "msm affine emulate: level %u has %u outputs, above its bound %llu",
                                 l, sum, (unsigned long long)bd);
-            const ba_level<F> L =
-                ba_level_of(wv, l, l ? buf[(l - 1) & 1] : nullptr, buf[l & 1],
-                            l ? os[(l - 1) & 1] : start.data(), os[l & 1], tot.data(), strip, S);
+            ba_level<F> L;
+            L.bases = bp;
+            L.sidx = sidx;
+            L.skeys = skeys;
+            L.in = l ? buf[(l - 1) & 1] : nullptr;
+            L.out = buf[l & 1];
+            L.fin = fin.data();
+            L.m0 = m0.data();
+            L.in_start = l ? os[(l - 1) & 1] : start.data();
+            L.out_start = os[l & 1];
+            L.pre = pre.data();
+            L.tot = tot.data();
+            L.B = B, L.K = K, L.level = l, L.T = strip, L.S = S;
             for (uint32_t t = 0; t < S; t++)
                 ba_forward(L, t);
             emulate_inv<F>(tot.data(), tmp.data(), sum, strip, blocks);
@@ -185,8 +129,13 @@ czk_status emulate(const HA *bases, const uint32_t *skeys, const uint32_t *sidx,
         }
         ba_final_args<F> fa;
         memset(&fa, 0, sizeof fa);
-        fa.L0 = wv;
+        fa.L0.bases = bp;
+        fa.L0.sidx = sidx;
+        fa.L0.skeys = skeys;
+        fa.L0.m0 = m0.data();
         fa.L0.in_start = start.data();
+        fa.L0.B = B;
+        fa.L0.K = K;
         fa.fin = fin.data();
         for (uint32_t b = 0; b < B; b++) {
             jacobian<F> j = ba_final(fa, b).to_jacobian();
@@ -204,15 +153,14 @@ czk_status emulate(const HA *bases, const uint32_t *skeys, const uint32_t *sidx,
 extern "C" czk_status czk_cuda_msm_affine_emulate(const blst_p1_affine *bases,
                                                   const uint32_t *skeys, const uint32_t *sidx,
                                                   size_t n, uint32_t B, uint32_t K, uint32_t strip,
-                                                  uint32_t blocks, bool fused, blst_p1 *buckets,
-                                                  czk_err *err) {
-    return emulate<ba_fp>(bases, skeys, sidx, n, B, K, strip, blocks, fused, buckets, err);
+                                                  uint32_t blocks, blst_p1 *buckets, czk_err *err) {
+    return emulate<ba_fp>(bases, skeys, sidx, n, B, K, strip, blocks, buckets, err);
 }
 
 extern "C" czk_status czk_cuda_msm_affine_emulate_g2(const blst_p2_affine *bases,
                                                      const uint32_t *skeys, const uint32_t *sidx,
                                                      size_t n, uint32_t B, uint32_t K,
-                                                     uint32_t strip, uint32_t blocks, bool fused,
+                                                     uint32_t strip, uint32_t blocks,
                                                      blst_p2 *buckets, czk_err *err) {
-    return emulate<ba_fp2>(bases, skeys, sidx, n, B, K, strip, blocks, fused, buckets, err);
+    return emulate<ba_fp2>(bases, skeys, sidx, n, B, K, strip, blocks, buckets, err);
 }

@@ -151,36 +151,7 @@ template <class F> struct ba_level {
     F *pre;                       /* running products, [k·S + t] */
     F *tot;                       /* strip totals, then their inverses */
     uint32_t B, K, level, T, S;   /* S: strips of the launch (>= ⌈outputs/T⌉) */
-    /* The fused levels (ba_backward_fused; null in the plain ones): */
-    const uint32_t *strip;      /* strip t is [strip[t], strip[t + 1]) (S + 1 entries) */
-    uint32_t *strip_next;       /* the next level's strips (null at the last level) */
-    const uint32_t *next_start; /* the next level's out_start */
-    F *tot_next;                /* the next level's strip totals */
-    uint32_t *seam;             /* per strip: the first input of the pair it shares, or NONE */
 };
-
-constexpr uint32_t BA_NONE = 0xffffffffu;
-
-/*
- * Level l's view, from the window's (w: bases, sidx, skeys, fin, m0, pre, B and K set, the rest
- * zero): its input (level l − 1's outputs; none at level 0), outputs, first input and first
- * output of each bucket, strip totals and strips (T outputs, S strips).
- */
-template <class F>
-inline ba_level<F> ba_level_of(const ba_level<F> &w, uint32_t l, const affine<F> *in,
-                               affine<F> *out, const uint32_t *in_start, const uint32_t *out_start,
-                               F *tot, uint32_t T, uint32_t S) {
-    ba_level<F> L = w;
-    L.in = in;
-    L.out = out;
-    L.in_start = in_start;
-    L.out_start = out_start;
-    L.tot = tot;
-    L.level = l;
-    L.T = T;
-    L.S = S;
-    return L;
-}
 
 /* Output o of bucket b. */
 struct ba_slot {
@@ -315,180 +286,6 @@ template <class F> CZK_HD void ba_backward(const ba_level<F> &L, uint32_t t) {
     }
 }
 
-/*
- * ---- The fused levels (ctx->msm_fuse, CZK_CUDA_MSM_FUSE=1) ----
- *
- * The forward pass of every level after the first is folded into the
- * previous level's backward pass: as that pass makes the outputs of its
- * strip, which are the next level's inputs, it forms the next level's
- * denominators and their running product. The strips then follow the
- * outputs from level to level: strip t of level l + 1 holds the outputs of
- * level l + 1 whose inputs strip t of level l made (so S is the first
- * level's throughout and strips halve, T, T/2, T/4, ...), and the levels
- * walk their strips alternately down (even levels) and up (odd), each the
- * reverse of the order its running products were made in.
- *
- * A pair whose two inputs two strips made (a seam) belongs to the strip
- * that made its second input in that level's walk — the last input for an
- * even level (walking down), the first for an odd one (walking up) — so
- * it is that strip's last product; ba_seam_kernel, after the backward pass,
- * forms its denominator from both outputs in memory and multiplies it in.
- * The next level's strip of strip t then starts at ba_next_pos of its
- * start. Running products of even levels sit at pre[k·S + t] from the
- * bottom, of odd levels at pre[(T − 1 − k)·S + t] from the top: a backward
- * pass reads its own from one end while it writes the next level's from the
- * other (a strip's next products are never more than its outputs, ≤ T), so
- * one buffer serves both.
- *
- * Cost per pair of the next level: one subtraction and one multiplication
- * in the backward pass (its points are in registers), against the forward
- * pass's reads of both x through the bucket search (latency-bound: bench/
- * GPU.md, seventeenth run, 44 % of the Fp rate against 87 % backward).
- */
-
-/* Where running product k of a level's strip sits: even levels from the bottom, odd from the top.
- */
-CZK_HD uint32_t ba_slot_k(uint32_t level, uint32_t T, uint32_t k) {
-    return (level & 1) ? T - 1 - k : k;
-}
-
-/* Whether bucket b takes part in level l + 1 (its outputs at level l go to the next level). */
-template <class F> CZK_HD bool ba_goes_on(const ba_level<F> &L, uint32_t b) {
-    return ba_at(L.m0[b], L.level + 1) > L.K;
-}
-
-/*
- * The first output of level l + 1 that belongs to the strip starting at output p of level l
- * (p in bucket b, or p = the level's outputs): the pair of p's (even level: whose last input is
- * at p or later; odd: whose first input is).
- */
-template <class F> CZK_HD uint32_t ba_next_pos(const ba_level<F> &L, uint32_t b, uint32_t p) {
-    if (p >= L.out_start[L.B]) return L.next_start[L.B];
-    if (!ba_goes_on(L, b)) return L.next_start[b];
-    const uint32_t j = p - L.out_start[b];
-    return L.next_start[b] + ((L.level & 1) ? (j + 1) / 2 : j / 2);
-}
-
-/*
- * The next level's denominator of the pair of outputs (lo, lo + 1), given their x (ba_den's): the
- * points are read back from L.out only where x alone does not decide.
- */
-template <class F>
-CZK_HD F ba_den_next(const ba_level<F> &L, uint32_t lo, const F &xlo, const F &xhi) {
-    if (xlo != xhi && !xlo.is_zero() && !xhi.is_zero()) return xhi - xlo;
-    F d; /* plain reads: this kernel may have written them (ld_hd reads the read-only cache) */
-    const affine<F> a = L.out[lo], b = L.out[lo + 1];
-    (void)ba_case(a, b, d);
-    return d;
-}
-
-/* Step 4 of a fused level for strip t (L.tot[t] holds 1/its total), and step 2 of the next. */
-template <class F> CZK_HD void ba_backward_fused(const ba_level<F> &L, uint32_t t) {
-    const uint32_t s0 = L.strip[t], e0 = L.strip[t + 1];
-    const bool up = L.level & 1, fuse = L.strip_next != nullptr;
-    const uint32_t *os = L.out_start;
-    if (fuse && t + 1 == L.S) L.strip_next[L.S] = L.next_start[L.B];
-    if (s0 >= e0) {
-        if (fuse) {
-            L.strip_next[t] =
-                s0 >= os[L.B] ? L.next_start[L.B] : ba_next_pos(L, ba_find(os, L.B, s0), s0);
-            st_hd(L.tot_next + t, F::one());
-            L.seam[t] = BA_NONE;
-        }
-        return;
-    }
-    const uint32_t n = e0 - s0;
-    uint32_t b = ba_find(os, L.B, up ? s0 : e0 - 1);
-    if (fuse && up) L.strip_next[t] = ba_next_pos(L, b, s0);
-    F inv_c = ld_hd(L.tot + t); /* 1/c_k */
-    F acc = F::one();           /* the next level's running product */
-    F held = F::zero();         /* x of a pair's first output in this walk, until its second */
-    uint32_t c = 0;             /* the next level's products so far */
-#pragma unroll 1
-    for (uint32_t i = 0; i < n; i++) {
-        const uint32_t k = n - 1 - i, o = up ? s0 + i : e0 - 1 - i;
-        if (up) {
-            if (o >= os[b + 1]) b = o < os[b + 2] ? b + 1 : ba_find(os, L.B, o); /* b + 1 < B */
-        } else if (o < os[b]) {
-            b = o >= os[b - 1] ? b - 1 : ba_find(os, L.B, o); /* b > 0 here */
-        }
-        const ba_slot s = ba_slot_of(L, b, o);
-        const affine<F> p = ba_point(L, s.i);
-        affine<F> q = {F::zero(), F::zero()};
-        F d = F::one();
-        int cs = BA_LEFT;
-        if (s.pair) {
-            q = ba_point(L, s.i + 1);
-            cs = ba_case(p, q, d);
-        }
-        const F inv =
-            k ? inv_c * ld_hd(L.pre + (size_t)ba_slot_k(L.level, L.T, k - 1) * L.S + t) : inv_c;
-        if (k) inv_c = inv_c * d;
-        const affine<F> r = ba_apply(cs, p, q, inv);
-        st_hd(s.done ? L.fin + (size_t)b * L.K + s.j : L.out + o, r);
-        if (!fuse || s.done) continue;
-        /* the next level's pair of this output: its partner j ^ 1, if any */
-        const uint32_t pj = s.j ^ 1u, m1 = ba_at(L.m0[b], L.level + 1);
-        bool single = pj >= m1, emit = single;
-        F d2 = F::one();
-        if (!single) {
-            const uint32_t po = o - s.j + pj;
-            if (po >= s0 && po < e0) {
-                if (up != (bool)(s.j & 1)) {
-                    held = r.x; /* the pair's first in this walk */
-                } else {
-                    d2 = (s.j & 1) ? ba_den_next(L, po, held, r.x) : ba_den_next(L, o, r.x, held);
-                    emit = true;
-                }
-            } /* else a seam: ba_seam_kernel's, or the neighbour's */
-        }
-        if (emit) {
-            if (c) {
-                st_hd(L.pre + (size_t)ba_slot_k(L.level + 1, L.T, c - 1) * L.S + t, acc);
-                if (!single) acc = acc * d2;
-            } else {
-                acc = d2;
-            }
-            c++;
-        }
-    }
-    if (!fuse) return;
-    if (!up) L.strip_next[t] = ba_next_pos(L, b, s0); /* b: the bucket of s0 now */
-    st_hd(L.tot_next + t, c ? acc : F::one());
-    /* this strip's seam: walking down, a pair whose second input is s0; up, whose first is e0 − 1
-     */
-    uint32_t seam = BA_NONE;
-    if (ba_goes_on(L, b)) {
-        const uint32_t j = (up ? e0 - 1 : s0) - os[b];
-        if (!up && (j & 1))
-            seam = s0 - 1;
-        else if (up && !(j & 1) && j + 1 < ba_at(L.m0[b], L.level + 1))
-            seam = e0 - 1;
-    }
-    L.seam[t] = seam;
-}
-
-/* After a fused level's backward pass: strip t's seam pair, if any, as its last product. */
-template <class F> CZK_HD void ba_seam(const ba_level<F> &L, uint32_t t) {
-    const uint32_t lo = L.seam[t];
-    if (lo == BA_NONE) return;
-    const F d = ba_den_next(L, lo, ld_hd(&L.out[lo].x), ld_hd(&L.out[lo + 1].x));
-    const uint32_t n1 = L.strip_next[t + 1] - L.strip_next[t]; /* >= 1: the seam's output */
-    if (n1 == 1) {
-        st_hd(L.tot_next + t, d);
-        return;
-    }
-    const F acc = ld_hd(L.tot_next + t);
-    st_hd(L.pre + (size_t)ba_slot_k(L.level + 1, L.T, n1 - 2) * L.S + t, acc);
-    st_hd(L.tot_next + t, acc * d);
-}
-
-/* The first level's strips of the fused levels: [tT, tT + T) of its outputs. */
-CZK_HD uint32_t ba_strip0(uint32_t total, uint32_t T, uint32_t t) {
-    const uint64_t p = (uint64_t)t * T;
-    return p < total ? (uint32_t)p : total;
-}
-
 /* Step 3: thread tid of block g (of G, NT threads) takes the totals [lo, hi) of `count`. */
 struct ba_run {
     uint32_t lo, hi;
@@ -595,33 +392,13 @@ template <class F> __global__ void __launch_bounds__(BA_THREADS) ba_backward_ker
     if (t < L.S) ba_backward(L, t);
 }
 
-/* NTH threads a block, at least MINB blocks an SM (its registers: ≈ 168 a thread unbounded). */
-template <class F, uint32_t NTH, uint32_t MINB>
-__global__ void __launch_bounds__(NTH, MINB) ba_backward_fused_kernel(ba_level<F> L) {
-    const uint32_t t = blockIdx.x * NTH + threadIdx.x;
-    if (t < L.S) ba_backward_fused(L, t);
-}
-
-template <class F> __global__ void __launch_bounds__(BA_THREADS) ba_seam_kernel(ba_level<F> L) {
-    const uint32_t t = blockIdx.x * BA_THREADS + threadIdx.x;
-    if (t < L.S) ba_seam(L, t);
-}
-
-__global__ void ba_strip0_kernel(const uint32_t *total, uint32_t T, uint32_t S, uint32_t *strip) {
-    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t <= S) strip[t] = ba_strip0(*total, T, t);
-}
-
-/*
- * Step 3 over `fixed` strip totals, or ⌈*total/T⌉ where fixed = 0, gridDim.x blocks of NT
- * threads (every thread of a block).
- */
+/* Step 3 over ⌈*total/T⌉ strip totals, gridDim.x blocks of NT threads (every thread of a block). */
 template <class F, uint32_t NT>
 __global__ void __launch_bounds__(NT)
-    ba_inv_kernel(F *tot, F *tmp, const uint32_t *total, uint32_t T, uint32_t fixed) {
+    ba_inv_kernel(F *tot, F *tmp, const uint32_t *total, uint32_t T) {
     __shared__ F pre[NT], suf[NT];
     __shared__ F zi;
-    const uint32_t tid = threadIdx.x, count = fixed ? fixed : (*total + T - 1) / T;
+    const uint32_t tid = threadIdx.x, count = (*total + T - 1) / T;
     const ba_run r = ba_inv_run(count, gridDim.x, blockIdx.x, NT, tid);
     const F v = ba_inv_up(tot, tmp, r);
     pre[tid] = v;
@@ -668,12 +445,11 @@ inline uint32_t ba_strip_len(uint64_t bound, int sm_count, uint32_t forced) {
 /* The batch-affine accumulation of one Pippenger run: buffers for all its windows. */
 template <class F> struct ba_state {
     using A = affine<F>;
-    uint32_t n = 0, B = 0, K = 0, strip = 0, strip_cap = 0;
+    uint32_t n = 0, B = 0, K = 0, strip = 0;
     int sm_count = 0;
-    int fuse = 0; /* the fused levels (ctx->msm_fuse: 0 off, 1..3 the backward pass's launch) */
     dev_buf<A> buf[2], fin;
-    dev_buf<F> pre, tot, tmp, tot2;
-    dev_buf<uint32_t> m0, cnt, os[3], max_m, strips[2], seam;
+    dev_buf<F> pre, tot, tmp;
+    dev_buf<uint32_t> m0, cnt, os[2], max_m;
     dev_buf<uint8_t> temp;
     size_t temp_bytes = 0;
     double t_pass[4] = {0}; /* profile (pc.on): counts + offsets, forward, inversion, backward ms */
@@ -681,7 +457,6 @@ template <class F> struct ba_state {
     czk_status init(czk_cuda_ctx *ctx, uint32_t n_, uint32_t B_, uint32_t K_, const char *nm,
                     czk_err *err) {
         n = n_, B = B_, K = K_, strip = ctx->msm_strip, sm_count = ctx->sm_count;
-        fuse = ctx->msm_fuse;
         cudaStream_t s = ctx->stream;
         uint64_t bufsz[2] = {1, 1}, pre_n = 1, tot_n = 1;
         for (uint32_t l = 0; l < 32; l++) {
@@ -705,80 +480,10 @@ template <class F> struct ba_state {
         CZK_CU(cnt.alloc((size_t)B + 1, s), "msm_%s affine: allocate output counts", nm);
         CZK_CU(os[0].alloc((size_t)B + 1, s), "msm_%s affine: allocate output offsets", nm);
         CZK_CU(os[1].alloc((size_t)B + 1, s), "msm_%s affine: allocate output offsets", nm);
-        if (fuse) {
-            CZK_CU(os[2].alloc((size_t)B + 1, s), "msm_%s affine: allocate output offsets", nm);
-            CZK_CU(tot2.alloc(tot_n, s), "msm_%s affine: allocate strip totals", nm);
-            CZK_CU(strips[0].alloc(tot_n + 1, s), "msm_%s affine: allocate strips", nm);
-            CZK_CU(strips[1].alloc(tot_n + 1, s), "msm_%s affine: allocate strips", nm);
-            CZK_CU(seam.alloc(tot_n, s), "msm_%s affine: allocate seams", nm);
-            strip_cap = (uint32_t)tot_n;
-        }
         CZK_CU(max_m.alloc(1, s), "msm_%s affine: allocate counter", nm);
         CZK_CU(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, cnt.p, os[0].p, B + 1, s),
                "msm_%s affine: scan size", nm);
         CZK_CU(temp.alloc(temp_bytes, s), "msm_%s affine: allocate scan space", nm);
-        return CZK_OK;
-    }
-
-    /* The levels of one window fused (ba_backward_fused); T, S: the first level's strips. */
-    template <class TICK>
-    czk_status fused_levels(cudaStream_t s, const ba_level<F> &wv, const uint32_t *start,
-                            uint32_t levels, uint32_t T, uint32_t S, TICK &tick, const char *nm,
-                            unsigned w, czk_err *err) {
-        constexpr uint32_t NT = ba_inv_threads<F>();
-        const uint64_t gmax = 4ull * (sm_count > 0 ? sm_count : 1);
-        auto offsets = [&](uint32_t l) -> czk_status {
-            ba_count_kernel<<<grid_for((size_t)B + 1, 256), 256, 0, s>>>(m0, B, K, l, cnt);
-            CZK_LAUNCH("msm_%s affine: output counts, window %u level %u", nm, w, l);
-            CZK_CU(cub::DeviceScan::ExclusiveSum(temp.p, temp_bytes, cnt.p, os[l % 3].p, B + 1, s),
-                   "msm_%s affine: output offsets, window %u level %u", nm, w, l);
-            return CZK_OK;
-        };
-        F *tots[2] = {tot.p, tot2.p};
-        czk_status st;
-        tick(-1);
-        if ((st = offsets(0))) return st;
-        ba_strip0_kernel<<<grid_for((size_t)S + 1, 256), 256, 0, s>>>(os[0].p + B, T, S, strips[0]);
-        CZK_LAUNCH("msm_%s affine: strips, window %u", nm, w);
-        for (uint32_t l = 0; l < levels; l++) {
-            const bool next = l + 1 < levels;
-            if (next && (st = offsets(l + 1))) return st;
-            tick(0);
-            ba_level<F> L =
-                ba_level_of(wv, l, l ? buf[(l - 1) & 1].p : nullptr, buf[l & 1].p,
-                            l ? os[(l - 1) % 3].p : start, os[l % 3].p, tots[l & 1], T, S);
-            L.strip = strips[l & 1];
-            if (next) {
-                L.strip_next = strips[(l + 1) & 1];
-                L.next_start = os[(l + 1) % 3];
-                L.tot_next = tots[(l + 1) & 1];
-                L.seam = seam;
-            }
-            const unsigned gi = (unsigned)((S + NT - 1) / NT < gmax ? (S + NT - 1) / NT : gmax);
-            if (l == 0) {
-                ba_forward_kernel<F><<<grid_for(S, BA_THREADS), BA_THREADS, 0, s>>>(L);
-                CZK_LAUNCH("msm_%s affine: forward pass, window %u level 0", nm, w);
-                tick(1);
-                ba_inv_kernel<F, NT><<<gi, NT, 0, s>>>(L.tot, tmp, os[0].p + B, T, 0);
-                CZK_LAUNCH("msm_%s affine: batch inversion, window %u level 0", nm, w);
-                tick(2);
-            }
-            if (fuse == 1)
-                ba_backward_fused_kernel<F, 128, 3><<<grid_for(S, 128), 128, 0, s>>>(L);
-            else if (fuse == 2)
-                ba_backward_fused_kernel<F, 256, 2><<<grid_for(S, 256), 256, 0, s>>>(L);
-            else
-                ba_backward_fused_kernel<F, 256, 1><<<grid_for(S, 256), 256, 0, s>>>(L);
-            CZK_LAUNCH("msm_%s affine: backward pass, window %u level %u", nm, w, l);
-            tick(3);
-            if (!next) break;
-            ba_seam_kernel<F><<<grid_for(S, BA_THREADS), BA_THREADS, 0, s>>>(L);
-            CZK_LAUNCH("msm_%s affine: seams, window %u level %u", nm, w, l);
-            tick(1);
-            ba_inv_kernel<F, NT><<<gi, NT, 0, s>>>(L.tot_next, tmp, nullptr, T, S);
-            CZK_LAUNCH("msm_%s affine: batch inversion, window %u level %u", nm, w, l + 1);
-            tick(2);
-        }
         return CZK_OK;
     }
 
@@ -809,24 +514,7 @@ template <class F> struct ba_state {
             if (k >= 0) t_pass[k] += t - tk;
             tk = t;
         };
-        const uint64_t bd0 = ba_bound(n, B, K, 0);
-        const uint32_t T0 = ba_strip_len(bd0, sm_count, strip);
-        const uint64_t S0 = (bd0 + T0 - 1) / T0;
-        ba_level<F> wv; /* the window's part of every level's view */
-        memset(&wv, 0, sizeof wv);
-        wv.bases = bases;
-        wv.sidx = sidx;
-        wv.skeys = skeys;
-        wv.fin = fin;
-        wv.m0 = m0;
-        wv.pre = pre;
-        wv.B = B, wv.K = K;
-        const bool fused = fuse && levels >= 2 && S0 <= strip_cap;
-        if (fused) {
-            czk_status st = fused_levels(s, wv, start, levels, T0, (uint32_t)S0, tick, nm, w, err);
-            if (st) return st;
-        }
-        for (uint32_t l = 0; !fused && l < levels; l++) {
+        for (uint32_t l = 0; l < levels; l++) {
             tick(-1);
             const uint64_t bd = ba_bound(n, B, K, l);
             const uint32_t T = ba_strip_len(bd, sm_count, strip);
@@ -835,9 +523,19 @@ template <class F> struct ba_state {
             CZK_LAUNCH("msm_%s affine: output counts, window %u level %u", nm, w, l);
             CZK_CU(cub::DeviceScan::ExclusiveSum(temp.p, temp_bytes, cnt.p, os[l & 1].p, B + 1, s),
                    "msm_%s affine: output offsets, window %u level %u", nm, w, l);
-            const ba_level<F> L =
-                ba_level_of(wv, l, l ? buf[(l - 1) & 1].p : nullptr, buf[l & 1].p,
-                            l ? os[(l - 1) & 1].p : start, os[l & 1].p, tot.p, T, S);
+            ba_level<F> L;
+            L.bases = bases;
+            L.sidx = sidx;
+            L.skeys = skeys;
+            L.in = l ? buf[(l - 1) & 1].p : nullptr;
+            L.out = buf[l & 1];
+            L.fin = fin;
+            L.m0 = m0;
+            L.in_start = l ? os[(l - 1) & 1].p : start;
+            L.out_start = os[l & 1];
+            L.pre = pre;
+            L.tot = tot;
+            L.B = B, L.K = K, L.level = l, L.T = T, L.S = S;
             tick(0);
             ba_forward_kernel<F><<<grid_for(S, BA_THREADS), BA_THREADS, 0, s>>>(L);
             CZK_LAUNCH("msm_%s affine: forward pass, window %u level %u", nm, w, l);
@@ -845,7 +543,7 @@ template <class F> struct ba_state {
             constexpr uint32_t NT = ba_inv_threads<F>();
             uint64_t g = (S + NT - 1) / NT, gmax = 4ull * (sm_count > 0 ? sm_count : 1);
             ba_inv_kernel<F, NT>
-                <<<(unsigned)(g < gmax ? g : gmax), NT, 0, s>>>(tot, tmp, os[l & 1].p + B, T, 0);
+                <<<(unsigned)(g < gmax ? g : gmax), NT, 0, s>>>(tot, tmp, os[l & 1].p + B, T);
             CZK_LAUNCH("msm_%s affine: batch inversion, window %u level %u", nm, w, l);
             tick(2);
             ba_backward_kernel<F><<<grid_for(S, BA_THREADS), BA_THREADS, 0, s>>>(L);
@@ -856,8 +554,13 @@ template <class F> struct ba_state {
         pc.start();
         ba_final_args<F> fa;
         memset(&fa, 0, sizeof fa);
-        fa.L0 = wv;
+        fa.L0.bases = bases;
+        fa.L0.sidx = sidx;
+        fa.L0.skeys = skeys;
+        fa.L0.m0 = m0;
         fa.L0.in_start = start;
+        fa.L0.B = B;
+        fa.L0.K = K;
         fa.fin = fin;
         ba_final_kernel<F><<<grid_for(B, BA_THREADS), BA_THREADS, 0, s>>>(fa, bucket);
         CZK_LAUNCH("msm_%s affine: bucket sums, window %u", nm, w);

@@ -758,8 +758,7 @@ static void test_msm_g2(void **state) {
 /* ---- MSM G1 with batch-affine accumulation (src/cuda/msm_affine.cuh) ---- */
 
 /* The G1 MSM with CZK_CUDA_MSM_ACC 4 (affine), 5 (hybrid; the default 6, auto, takes it from
- * 2^22 points) and 0 (XYZZ chunks) against czk_msm, the first two also with the levels fused
- * (CZK_CUDA_MSM_FUSE 1..3); the context's variant restored after. */
+ * 2^22 points) and 0 (XYZZ chunks) against czk_msm; the context's variant restored after. */
 static void test_msm_g1_affine(void **state) {
     (void)state;
     NEED_GPU();
@@ -866,34 +865,6 @@ static void test_msm_g1_affine(void **state) {
         }
         czk_cuda_set_msm_slots(ctx, 0);
     }
-    /* the fused levels (CZK_CUDA_MSM_FUSE 1..3: the backward pass's three launches), affine and
-     * hybrid: every exceptional pair, strips across many buckets, two window slots */
-    for (int f = 1; f <= 3; f++) {
-        czk_cuda_set_msm_fuse(ctx, f);
-        for (int v = 0; v < 2; v++) {
-            czk_cuda_set_msm_acc(ctx, acc[v]);
-            uint64_t seed = 2000 + 100 * (uint64_t)(2 * f + v);
-            static const size_t fsizes[] = {7, 1000, (1u << 16) + 3, 1u << 20};
-            for (size_t i = 0; i < sizeof fsizes / sizeof *fsizes; i++) {
-                check_msm(false, fsizes[i], MIX_UNIFORM, 0, seed++);
-                check_msm(false, fsizes[i], MIX_UNIFORM, 3, seed++); /* P, −P, P, ... */
-            }
-            check_msm(false, 4103, MIX_EXTREMES, 1, seed++);
-            check_msm(false, 1u << 16, MIX_ALL_TWO, 2, seed++);
-            check_msm(false, 1u << 20, MIX_WITNESS, 1, seed++);
-            czk_assert_ok(czk_cuda_set_msm_c(ctx, 8, &err), &err);
-            czk_cuda_set_msm_strip(ctx, 5);
-            check_msm(false, (1u << 16) + 3, MIX_UNIFORM, 3, seed++);
-            czk_cuda_set_msm_strip(ctx, 1);
-            check_msm(false, 4103, MIX_UNIFORM, 1, seed++);
-            czk_cuda_set_msm_strip(ctx, 0);
-            czk_assert_ok(czk_cuda_set_msm_c(ctx, 0, &err), &err);
-            czk_cuda_set_msm_slots(ctx, 2);
-            check_msm(false, (1u << 16) + 3, MIX_UNIFORM, 0, seed++);
-            czk_cuda_set_msm_slots(ctx, 0);
-        }
-    }
-    czk_cuda_set_msm_fuse(ctx, 0);
     czk_cuda_set_msm_acc(ctx, saved);
 }
 
@@ -1095,27 +1066,22 @@ static void check_affine_emulated_in(bool g2, enum ba_kind kind, uint32_t n, uin
             blst_p1_add_or_double(w, w, &p);
         }
     }
-    /* {K, strip, blocks, fused}: the fused levels with odd and even strips, K = 1 and 4 */
-    static const uint32_t cfg[][4] = {{1, 1, 1, 0},  {1, 3, 3, 0}, {2, 16, 1, 0}, {8, 3, 2, 0},
-                                      {1, 32, 5, 0}, {1, 1, 1, 1}, {1, 3, 3, 1},  {4, 32, 2, 1},
-                                      {1, 7, 5, 1},  {2, 2, 1, 1}};
+    static const uint32_t cfg[][3] = {{1, 1, 1}, {1, 3, 3}, {2, 16, 1}, {8, 3, 2}, {1, 32, 5}};
     for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
         memset(got, 0x77, B * psz);
-        const bool fused = cfg[c][3] != 0;
         czk_assert_ok(g2 ? czk_cuda_msm_affine_emulate_g2((const blst_p2_affine *)bases, skeys,
                                                           sidx, n, B, cfg[c][0], cfg[c][1],
-                                                          cfg[c][2], fused, (blst_p2 *)got, &err)
+                                                          cfg[c][2], (blst_p2 *)got, &err)
                          : czk_cuda_msm_affine_emulate((const blst_p1_affine *)bases, skeys, sidx,
-                                                       n, B, cfg[c][0], cfg[c][1], cfg[c][2], fused,
+                                                       n, B, cfg[c][0], cfg[c][1], cfg[c][2],
                                                        (blst_p1 *)got, &err),
                       &err);
         for (uint32_t b = 0; b < B; b++) {
             const void *x = got + b * psz, *y = want + b * psz;
             if (g2 ? !blst_p2_is_equal(x, y) : !blst_p1_is_equal(x, y))
                 fail_msg("emulated batch-affine buckets, %s, %s, n=%u B=%u K=%u strip=%u "
-                         "blocks=%u fused=%u: bucket %u differs from the blst sum",
-                         g2 ? "G2" : "G1", BA_KIND[kind], n, B, cfg[c][0], cfg[c][1], cfg[c][2],
-                         cfg[c][3], b);
+                         "blocks=%u: bucket %u differs from the blst sum",
+                         g2 ? "G2" : "G1", BA_KIND[kind], n, B, cfg[c][0], cfg[c][1], cfg[c][2], b);
         }
     }
     free(pool), free(bases), free(e), free(skeys), free(sidx), free(want), free(got);
@@ -1154,10 +1120,10 @@ static void test_msm_affine_emulated(void **state) {
     blst_p1_affine p;
     blst_p1 out[4];
     memset(&p, 0, sizeof p);
-    assert_int_equal(czk_cuda_msm_affine_emulate(&p, &key, &idx, 1, 4, 1, 1, 1, false, out, &err),
+    assert_int_equal(czk_cuda_msm_affine_emulate(&p, &key, &idx, 1, 4, 1, 1, 1, out, &err),
                      CZK_ERR_INVALID_ARG);
     assert_non_null(strstr(err.msg, "entry 0"));
-    assert_int_equal(czk_cuda_msm_affine_emulate(&p, &key, &idx, 1, 8, 0, 1, 1, false, out, &err),
+    assert_int_equal(czk_cuda_msm_affine_emulate(&p, &key, &idx, 1, 8, 0, 1, 1, out, &err),
                      CZK_ERR_INVALID_ARG);
 }
 

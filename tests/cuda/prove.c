@@ -433,21 +433,18 @@ static void test_prove_equal(void **state) {
 /*
  * The same proofs with the G1 MSMs' accumulations forced (CZK_CUDA_MSM_ACC = affine, hybrid and
  * xyzz; the default, auto, takes XYZZ at these sizes, below 2^22 points; read when the backend
- * makes its contexts; affine and hybrid also with the levels fused, CZK_CUDA_MSM_FUSE): resident (H
- * dense, L/A/B compacted) and streamed in chunks of 1000 points, byte for byte the CPU backend's;
- * the variable restored after.
+ * makes its contexts): resident (H dense, L/A/B compacted) and
+ * streamed in chunks of 1000 points, byte for byte the CPU backend's; the variable restored after.
  */
 static void test_prove_equal_affine(void **state) {
     (void)state;
     NEED_GPU();
     czk_err err;
-    const char *old = getenv("CZK_CUDA_MSM_ACC"), *oldf = getenv("CZK_CUDA_MSM_FUSE");
-    char *saved = old ? strdup(old) : NULL, *savedf = oldf ? strdup(oldf) : NULL;
+    const char *old = getenv("CZK_CUDA_MSM_ACC");
+    char *saved = old ? strdup(old) : NULL;
     czk_backend cpu, gpu, gpu_str;
     czk_assert_ok(czk_backend_cpu(&cpu, pool, &err), &err);
-    /* with the levels fused too (CZK_CUDA_MSM_FUSE) */
-    static const char *const acc[5] = {"affine", "hybrid", "xyzz", "affine", "hybrid"};
-    static const char *const fuse[5] = {"0", "0", "0", "1", "3"};
+    static const char *const acc[3] = {"affine", "hybrid", "xyzz"};
     for (size_t si = 0; si < sizeof SIZES / sizeof SIZES[0]; si++) {
         gc c = {.structure_seed = 60 + si, .value_seed = 300 + si, .ni = 5, .n = SIZES[si]};
         czk_shape *s = gc_record(&c);
@@ -456,9 +453,8 @@ static void test_prove_equal_affine(void **state) {
         czk_params *p = prove_case(&c, s, 177 + si, w, r, sv, in0);
         uint8_t want[2 * CZK_PROOF_BYTES], got[2 * CZK_PROOF_BYTES];
         prove_bytes(&cpu, p, s, w, 2, r, sv, want);
-        for (int v = 0; v < 5; v++) {
+        for (int v = 0; v < 3; v++) {
             setenv("CZK_CUDA_MSM_ACC", acc[v], 1);
-            setenv("CZK_CUDA_MSM_FUSE", fuse[v], 1);
             czk_assert_ok(czk_backend_cuda(&gpu, 0, pool, 0, &err), &err);
             czk_assert_ok(czk_backend_cuda(&gpu_str, 0, pool, 0, &err), &err);
             unsigned drop = 0;
@@ -466,15 +462,15 @@ static void test_prove_equal_affine(void **state) {
             czk_assert_ok(gpu.ops->load(gpu.self, p, s, &drop, &dev, &err), &err);
             prove_bytes(&gpu, p, s, w, 2, r, sv, got);
             if (memcmp(got, want, sizeof want))
-                fail_msg("%u constraints, CZK_CUDA_MSM_ACC=%s, FUSE=%s, resident: proofs differ "
-                         "from the CPU backend's",
-                         SIZES[si], acc[v], fuse[v]);
+                fail_msg("%u constraints, CZK_CUDA_MSM_ACC=%s, resident: proofs differ from the "
+                         "CPU backend's",
+                         SIZES[si], acc[v]);
             czk_assert_ok(czk_backend_cuda_set_stream_chunk(&gpu_str, 1000, &err), &err);
             prove_bytes(&gpu_str, p, s, w, 1, r, sv, got);
             if (memcmp(got, want, CZK_PROOF_BYTES))
-                fail_msg("%u constraints, CZK_CUDA_MSM_ACC=%s, FUSE=%s, streamed: proof differs "
-                         "from the CPU backend's",
-                         SIZES[si], acc[v], fuse[v]);
+                fail_msg("%u constraints, CZK_CUDA_MSM_ACC=%s, streamed: proof differs from the "
+                         "CPU backend's",
+                         SIZES[si], acc[v]);
             czk_backend_release(&gpu);
             czk_backend_release(&gpu_str);
         }
@@ -487,12 +483,7 @@ static void test_prove_equal_affine(void **state) {
         setenv("CZK_CUDA_MSM_ACC", saved, 1);
     else
         unsetenv("CZK_CUDA_MSM_ACC");
-    if (savedf)
-        setenv("CZK_CUDA_MSM_FUSE", savedf, 1);
-    else
-        unsetenv("CZK_CUDA_MSM_FUSE");
     free(saved);
-    free(savedf);
     czk_backend_release(&cpu);
 }
 
