@@ -63,6 +63,9 @@ struct czk_cuda_ctx {
     int ntt_twist;               /* CZK_CUDA_NTT_TWIST: 0 direct (half tables), 1 split (ntt.cu) */
     int h_order;                 /* CZK_CUDA_H_ORDER: 0 paired (DIF then DIT), 1 natural (ntt.cu) */
     int h_transforms;            /* CZK_CUDA_H_TRANSFORMS: 6 (default) or 7 (ntt.cu, czk_cuda_h) */
+    int h_fuse;                  /* CZK_CUDA_H_FUSE: 1 (default) the Lagrange form's H with fused
+                                    passes, 0 separate (ntt.cu, czk_cuda_h) */
+    czkg::fr *gen_hi_ninv[29];   /* g^(t·2^14)/2^k, t < 2^14, made on first use (ntt.cu) */
     size_t msm_cap;              /* MSM: always compact, at most this many points per Pippenger
                                     piece (czk_cuda_set_msm_cap); 0 = no cap (msm.cuh) */
     czk_pool *copy_pool;         /* threads for the host side of staged uploads (NULL: caller) */

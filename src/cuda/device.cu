@@ -135,9 +135,9 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
     ctx->msm_acc = CZK_CUDA_MSM_ACC_AUTO;
     static const char *const twist[] = {"direct", "split"}, *const order[] = {"paired", "natural"};
     static const char *const slots[] = {"1", "2"}, *const transforms[] = {"6", "7"};
-    static const char *const digits[] = {"all", "1", "2"};
+    static const char *const digits[] = {"all", "1", "2"}, *const fuse[] = {"1", "0"};
     static const int twist_v[] = {0, 1}, order_v[] = {0, 1}, slots_v[] = {1, 2},
-                     transforms_v[] = {6, 7}, digits_v[] = {64, 1, 2};
+                     transforms_v[] = {6, 7}, digits_v[] = {64, 1, 2}, fuse_v[] = {1, 0};
     /* accumulation: 0..3 XYZZ forms, 4 batch-affine, 5 hybrid, 6 auto (internal.h) */
     static const char *const acc[] = {"xyzz", "affine", "hybrid", "auto", "0", "1",
                                       "2",    "3",      "4",      "5",    "6"};
@@ -146,6 +146,7 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
                       CZK_CUDA_MSM_ACC_AUTO == 6,
                   "acc_v names the variants by number");
     ctx->h_transforms = 6;
+    ctx->h_fuse = 1;
     czk_status st;
     if ((st = env_choice("CZK_CUDA_MSM_ACC", acc, acc_v, 11, &ctx->msm_acc, err)) ||
         (st = env_choice("CZK_CUDA_NTT_TWIST", twist, twist_v, 2, &ctx->ntt_twist, err)) ||
@@ -154,7 +155,9 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
          * 2^22); 7 = bellperson's sequence of transforms in H */
         (st = env_choice("CZK_CUDA_MSM_SLOTS", slots, slots_v, 2, &ctx->msm_slots, err)) ||
         (st = env_choice("CZK_CUDA_H_TRANSFORMS", transforms, transforms_v, 2, &ctx->h_transforms,
-                         err)))
+                         err)) ||
+        /* benchmark knob: 0 = the Lagrange form's H with its passes separate (ntt.cu) */
+        (st = env_choice("CZK_CUDA_H_FUSE", fuse, fuse_v, 2, &ctx->h_fuse, err)))
         return st;
     /* benchmark knob: the digits of all windows up front, or 1 / 2 windows at a time (unset: all,
      * or two at a time where that lets the second window slot fit) */

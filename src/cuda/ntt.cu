@@ -201,53 +201,16 @@ __device__ __forceinline__ F twist_factor(uint32_t lo, unsigned m, unsigned s0, 
 }
 
 /*
- * DIF = true runs the transposed pass (the DFT matrix is symmetric, so the
- * transposed network with the passes in reverse order maps natural input to
- * bit-reversed output): no twist at the load, stages KS..1 with
- * Gentleman–Sande butterflies (u, v) -> (u + v, (u − v)·w), the twist at the
- * store. pre_on multiplies every input by pre_c at the load; post_rev takes
- * post^rev(i) (rev over log_n bits) instead of post^i.
+ * The KS stages of a pass on the E = G·2^KS elements in shared memory (sm[w][padded(e)], group g
+ * at g·2^KS), each stage followed by a block barrier: DIT (Cooley–Tukey, stages 1..KS, twiddle
+ * on v before the butterfly) or DIF (Gentleman–Sande, stages KS..1, twiddle on the difference),
+ * twiddles ω_1024^j from w1024 (that table's direction).
  */
 template <int KS, class F, int BE, bool DIF>
-__global__ void __launch_bounds__(ntt_threads<BE>())
-    ntt_pass(fr *data, unsigned log_n, unsigned s0, const fr *w1024, const fr *tw_lo,
-             const fr *tw_hi, const fr *tw_direct, unsigned half_log, const fr *post_lo,
-             const fr *post_hi, int post_rev, fr pre_c, int pre_on) {
+__device__ __forceinline__ void ntt_stages(uint32_t (*sm)[BE + BE / 32], unsigned E,
+                                           unsigned log_half, unsigned tid, const fr *w1024) {
     constexpr int GS = 1 << KS;
     constexpr int NTT_THREADS = ntt_threads<BE>();
-    extern __shared__ uint32_t ntt_sm[];
-    uint32_t(*sm)[BE + BE / 32] = reinterpret_cast<uint32_t(*)[BE + BE / 32]>(ntt_sm);
-    const unsigned groups_total = 1u << (log_n - KS);
-    const unsigned G = min((unsigned)(BE / GS), groups_total);
-    const unsigned log_g = __ffs(G) - 1; /* G is a power of two: shifts, not divisions */
-    const unsigned E = G * GS;
-    const unsigned log_half = __ffs(E / 2) - 1; /* E/2 butterflies per stage, a power of two */
-    const uint32_t lo_mask = (1u << s0) - 1;
-    const unsigned tid = threadIdx.x;
-
-    for (unsigned e = tid; e < E; e += NTT_THREADS) {
-        unsigned g, m;
-        if (s0 == 0) {
-            g = e >> KS;
-            m = e & (GS - 1);
-        } else {
-            g = e & (G - 1);
-            m = e >> log_g;
-        }
-        uint32_t gid = blockIdx.x * G + g;
-        uint32_t lo = gid & lo_mask, hi = gid >> s0;
-        uint32_t idx = (hi << (s0 + KS)) | (m << s0) | lo;
-        F x = ld_fr<F>(data + idx);
-        if (!DIF && s0 > 0)
-            x = x * twist_factor<KS, F>(lo, m, s0, tw_lo, tw_hi, tw_direct, half_log);
-        if (DIF && pre_on) x = x * F(pre_c);
-        unsigned at = padded(g * GS + m);
-#pragma unroll
-        for (int w = 0; w < 8; w++)
-            sm[w][at] = x.v[w];
-    }
-    __syncthreads();
-
 #pragma unroll
     for (int tt = 1; tt <= KS; tt++) {
         const int t = DIF ? KS + 1 - tt : tt;
@@ -291,6 +254,76 @@ __global__ void __launch_bounds__(ntt_threads<BE>())
         }
         __syncthreads();
     }
+}
+
+/* x·post^e from the two 2^14-entry tables of post's powers, e = i or rev(i) over log_n bits. */
+template <class F>
+__device__ __forceinline__ F post_scale(F x, uint32_t idx, unsigned log_n, int post_rev,
+                                        const fr *post_lo, const fr *post_hi) {
+    uint32_t pe = post_rev ? __brev(idx) >> (32 - log_n) : idx;
+    return x * (ld_fr<F>(post_lo + (pe & 0x3fff)) * ld_fr<F>(post_hi + (pe >> 14)));
+}
+
+/* The store of a pass: x to data[idx], or with mul_into x·mul_into[idx] to mul_into[idx]. */
+template <class F>
+__device__ __forceinline__ void pass_store(fr *data, fr *mul_into, uint32_t idx, F x) {
+    if (mul_into) {
+        st_fr(mul_into + idx, x * ld_fr<F>(mul_into + idx));
+        return;
+    }
+    st_fr(data + idx, x);
+}
+
+/*
+ * DIF = true runs the transposed pass (the DFT matrix is symmetric, so the
+ * transposed network with the passes in reverse order maps natural input to
+ * bit-reversed output): no twist at the load, stages KS..1 with
+ * Gentleman–Sande butterflies (u, v) -> (u + v, (u − v)·w), the twist at the
+ * store. pre_on multiplies every input by pre_c at the load; post_rev takes
+ * post^rev(i) (rev over log_n bits) instead of post^i; mul_into (non-null)
+ * stores the output multiplied by mul_into's element into mul_into instead.
+ */
+template <int KS, class F, int BE, bool DIF>
+__global__ void __launch_bounds__(ntt_threads<BE>())
+    ntt_pass(fr *data, unsigned log_n, unsigned s0, const fr *w1024, const fr *tw_lo,
+             const fr *tw_hi, const fr *tw_direct, unsigned half_log, const fr *post_lo,
+             const fr *post_hi, int post_rev, fr pre_c, int pre_on, fr *mul_into) {
+    constexpr int GS = 1 << KS;
+    constexpr int NTT_THREADS = ntt_threads<BE>();
+    extern __shared__ uint32_t ntt_sm[];
+    uint32_t(*sm)[BE + BE / 32] = reinterpret_cast<uint32_t(*)[BE + BE / 32]>(ntt_sm);
+    const unsigned groups_total = 1u << (log_n - KS);
+    const unsigned G = min((unsigned)(BE / GS), groups_total);
+    const unsigned log_g = __ffs(G) - 1; /* G is a power of two: shifts, not divisions */
+    const unsigned E = G * GS;
+    const unsigned log_half = __ffs(E / 2) - 1; /* E/2 butterflies per stage, a power of two */
+    const uint32_t lo_mask = (1u << s0) - 1;
+    const unsigned tid = threadIdx.x;
+
+    for (unsigned e = tid; e < E; e += NTT_THREADS) {
+        unsigned g, m;
+        if (s0 == 0) {
+            g = e >> KS;
+            m = e & (GS - 1);
+        } else {
+            g = e & (G - 1);
+            m = e >> log_g;
+        }
+        uint32_t gid = blockIdx.x * G + g;
+        uint32_t lo = gid & lo_mask, hi = gid >> s0;
+        uint32_t idx = (hi << (s0 + KS)) | (m << s0) | lo;
+        F x = ld_fr<F>(data + idx);
+        if (!DIF && s0 > 0)
+            x = x * twist_factor<KS, F>(lo, m, s0, tw_lo, tw_hi, tw_direct, half_log);
+        if (DIF && pre_on) x = x * F(pre_c);
+        unsigned at = padded(g * GS + m);
+#pragma unroll
+        for (int w = 0; w < 8; w++)
+            sm[w][at] = x.v[w];
+    }
+    __syncthreads();
+
+    ntt_stages<KS, F, BE, DIF>(sm, E, log_half, tid, w1024);
 
     for (unsigned e = tid; e < E; e += NTT_THREADS) {
         unsigned g, m;
@@ -311,11 +344,62 @@ __global__ void __launch_bounds__(ntt_threads<BE>())
             x.v[w] = sm[w][at];
         if (DIF && s0 > 0)
             x = x * twist_factor<KS, F>(lo, m, s0, tw_lo, tw_hi, tw_direct, half_log);
-        if (post_lo) {
-            uint32_t pe = post_rev ? __brev(idx) >> (32 - log_n) : idx;
-            x = x * (ld_fr<F>(post_lo + (pe & 0x3fff)) * ld_fr<F>(post_hi + (pe >> 14)));
-        }
-        st_fr(data + idx, x);
+        if (post_lo) x = post_scale(x, idx, log_n, post_rev, post_lo, post_hi);
+        pass_store(data, mul_into, idx, x);
+    }
+}
+
+/*
+ * The last pass of an inverse DIF transform and the first of a forward DIT transform in one
+ * kernel (both cover stages 0..KS−1 of groups of 2^KS consecutive elements, s0 = 0, no twist):
+ * load, DIF stages with w_inv, each element times post^rev(i) (the coset factor, with whatever
+ * scaling the caller folded into post_hi), DIT stages with w_fwd, store (pass_store). The
+ * element goes through shared memory once instead of twice.
+ */
+template <int KS, class F, int BE>
+__global__ void __launch_bounds__(ntt_threads<BE>())
+    ntt_pass_pair(fr *data, unsigned log_n, const fr *w_inv, const fr *w_fwd, const fr *post_lo,
+                  const fr *post_hi, fr *mul_into) {
+    constexpr int GS = 1 << KS;
+    constexpr int NTT_THREADS = ntt_threads<BE>();
+    extern __shared__ uint32_t ntt_sm[];
+    uint32_t(*sm)[BE + BE / 32] = reinterpret_cast<uint32_t(*)[BE + BE / 32]>(ntt_sm);
+    const unsigned G = min((unsigned)(BE / GS), 1u << (log_n - KS));
+    const unsigned E = G * GS;
+    const unsigned log_half = __ffs(E / 2) - 1;
+    const unsigned tid = threadIdx.x;
+    for (unsigned e = tid; e < E; e += NTT_THREADS) {
+        const uint32_t idx = ((blockIdx.x * G + (e >> KS)) << KS) | (e & (GS - 1));
+        F x = ld_fr<F>(data + idx);
+        const unsigned at = padded(e);
+#pragma unroll
+        for (int w = 0; w < 8; w++)
+            sm[w][at] = x.v[w];
+    }
+    __syncthreads();
+    ntt_stages<KS, F, BE, true>(sm, E, log_half, tid, w_inv);
+    for (unsigned e = tid; e < E; e += NTT_THREADS) {
+        const uint32_t idx = ((blockIdx.x * G + (e >> KS)) << KS) | (e & (GS - 1));
+        const unsigned at = padded(e);
+        F x;
+#pragma unroll
+        for (int w = 0; w < 8; w++)
+            x.v[w] = sm[w][at];
+        x = post_scale(x, idx, log_n, 1, post_lo, post_hi);
+#pragma unroll
+        for (int w = 0; w < 8; w++)
+            sm[w][at] = x.v[w];
+    }
+    __syncthreads();
+    ntt_stages<KS, F, BE, false>(sm, E, log_half, tid, w_fwd);
+    for (unsigned e = tid; e < E; e += NTT_THREADS) {
+        const uint32_t idx = ((blockIdx.x * G + (e >> KS)) << KS) | (e & (GS - 1));
+        const unsigned at = padded(e);
+        F x;
+#pragma unroll
+        for (int w = 0; w < 8; w++)
+            x.v[w] = sm[w][at];
+        pass_store(data, mul_into, idx, x);
     }
 }
 
@@ -341,7 +425,14 @@ __global__ void h_subtract(fr *a, const fr *c, size_t n) {
 }
 
 typedef void (*pass_fn)(fr *, unsigned, unsigned, const fr *, const fr *, const fr *, const fr *,
-                        unsigned, const fr *, const fr *, int, fr, int);
+                        unsigned, const fr *, const fr *, int, fr, int, fr *);
+typedef void (*pair_fn)(fr *, unsigned, const fr *, const fr *, const fr *, const fr *, fr *);
+
+/* out[t] = in[t]·c, t < count */
+__global__ void ntt_scale_table(fr *out, const fr *in, uint32_t count, fr c) {
+    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < count) st_fr(out + t, ld_fr(in + t) * c);
+}
 
 /* tab[e] = ω_{2^28}^(e·2^(28−k)) = ω_M^e for e < count (M = 2^k, count M or M/2) */
 __global__ void ntt_twist_table(fr *tab, uint32_t count, unsigned k, const fr *lo, const fr *hi) {
@@ -410,23 +501,55 @@ template <int BE, bool DIF> struct passes {
                                       ntt_pass<9, fr, BE, DIF>,
                                       ntt_pass<10, fr, BE, DIF>};
 };
+template <int BE> struct pair_passes {
+    static constexpr pair_fn P[11] = {nullptr,
+                                      ntt_pass_pair<1, fr, BE>,
+                                      ntt_pass_pair<2, fr, BE>,
+                                      ntt_pass_pair<3, fr, BE>,
+                                      ntt_pass_pair<4, fr, BE>,
+                                      ntt_pass_pair<5, fr, BE>,
+                                      ntt_pass_pair<6, fr, BE>,
+                                      ntt_pass_pair<7, fr, BE>,
+                                      ntt_pass_pair<8, fr, BE>,
+                                      ntt_pass_pair<9, fr, BE>,
+                                      ntt_pass_pair<10, fr, BE>};
+};
+
+/* Blocks of a pass of ks stages over 2^log_n elements, BE elements (or one group) a block. */
+template <int BE> unsigned pass_blocks(unsigned ks, unsigned log_n) {
+    unsigned groups = 1u << (log_n - ks);
+    unsigned per_block = (1u << ks) >= (unsigned)BE ? 1 : BE >> ks;
+    if (per_block > groups) per_block = groups;
+    return groups / per_block;
+}
 
 /* One pass of ks stages over 2^log_n elements with BE elements per block. */
 template <int BE>
 cudaError_t launch_pass(bool dif, unsigned ks, fr *data, unsigned log_n, unsigned s0,
                         const fr *w1024, const fr *tw_lo, const fr *tw_hi, const fr *direct,
                         unsigned half_log, const fr *post_lo, const fr *post_hi, int post_rev,
-                        fr pre_c, int pre_on, cudaStream_t s) {
+                        fr pre_c, int pre_on, cudaStream_t s, fr *mul_into = nullptr) {
     const pass_fn k = dif ? passes<BE, true>::P[ks] : passes<BE, false>::P[ks];
     cudaError_t e = cudaFuncSetAttribute(
         (const void *)k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)ntt_smem<BE>());
     if (e != cudaSuccess) return e;
-    unsigned groups = 1u << (log_n - ks);
-    unsigned per_block = (1u << ks) >= (unsigned)BE ? 1 : BE >> ks;
-    if (per_block > groups) per_block = groups;
-    k<<<groups / per_block, ntt_threads<BE>(), ntt_smem<BE>(), s>>>(
+    k<<<pass_blocks<BE>(ks, log_n), ntt_threads<BE>(), ntt_smem<BE>(), s>>>(
         data, log_n, s0, w1024, tw_lo, tw_hi, direct, half_log, post_lo, post_hi, post_rev, pre_c,
-        pre_on);
+        pre_on, mul_into);
+    return cudaGetLastError();
+}
+
+/* ntt_pass_pair of ks stages over 2^log_n elements with BE elements per block. */
+template <int BE>
+cudaError_t launch_pass_pair(unsigned ks, fr *data, unsigned log_n, const fr *w_inv,
+                             const fr *w_fwd, const fr *post_lo, const fr *post_hi, fr *mul_into,
+                             cudaStream_t s) {
+    const pair_fn k = pair_passes<BE>::P[ks];
+    cudaError_t e = cudaFuncSetAttribute(
+        (const void *)k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)ntt_smem<BE>());
+    if (e != cudaSuccess) return e;
+    k<<<pass_blocks<BE>(ks, log_n), ntt_threads<BE>(), ntt_smem<BE>(), s>>>(
+        data, log_n, w_inv, w_fwd, post_lo, post_hi, mul_into);
     return cudaGetLastError();
 }
 
@@ -453,16 +576,33 @@ enum ntt_order {
     ORDER_NR = 2, /* natural -> bit-reversed: DIF passes (pre_mode SCALE_NONE or SCALE_CONST) */
 };
 
+/* Passes of a transform of 2^log_n: the DIT pass p covers stages s0_of[p] .. s0_of[p] +
+ * ks_of[p] − 1 (DIF runs them in reverse order); returns the count (at most 3 for 2^28). */
+unsigned plan_passes(unsigned log_n, unsigned ks_of[4], unsigned s0_of[4]) {
+    const unsigned passes = (log_n + 9) / 10;
+    unsigned s0 = 0;
+    for (unsigned p = 0; p < passes; p++) {
+        ks_of[p] = log_n / passes + (p < log_n % passes ? 1 : 0);
+        s0_of[p] = s0;
+        s0 += ks_of[p];
+    }
+    return passes;
+}
+
 /*
  * The transform behind every kind, in direction `inv`: input scaled first
  * (pre_mode), output i multiplied by post^i when post_lo is given, where i is
  * the output's storage index, or with post_rev (ORDER_NR only) by post^rev(i),
- * i.e. by post to the natural index of the value stored there.
+ * i.e. by post to the natural index of the value stored there. Only the
+ * passes q_begin <= q < q_end (in the order they run) are launched, the bit
+ * reversal with q = 0; the last pass of the transform stores its output
+ * multiplied into mul_into (pass_store) where mul_into is given.
  */
 czk_status ntt_run(czk_cuda_ctx *ctx, fr *data, unsigned log_n, int inv, int pre_mode, fr pre_c,
                    const fr *pre_lo, const fr *pre_hi, const fr *post_lo, const fr *post_hi,
                    const char *what, czk_err *err, ntt_order order = ORDER_NN,
-                   bool post_rev = false) {
+                   bool post_rev = false, unsigned q_begin = 0, unsigned q_end = 4,
+                   fr *mul_into = nullptr) {
     const bool prof = ctx->profile != 0;
     const bool dif = order == ORDER_NR;
     if ((order != ORDER_NN && pre_mode == SCALE_POWERS) || (order == ORDER_RN && pre_mode) ||
@@ -470,7 +610,7 @@ czk_status ntt_run(czk_cuda_ctx *ctx, fr *data, unsigned log_n, int inv, int pre
         return czk_errf(err, CZK_ERR_INVALID_ARG, "%s: unsupported order/scaling combination",
                         what);
     double t0 = prof ? (cudaStreamSynchronize(ctx->stream), now_ms()) : 0;
-    if (order == ORDER_NN) {
+    if (order == ORDER_NN && q_begin == 0) {
         launch_bitrev(data, log_n, pre_mode, pre_c, pre_lo, pre_hi, ctx->stream);
         CZK_LAUNCH("%s 2^%u: bit reversal", what, log_n);
         if (prof) {
@@ -479,15 +619,9 @@ czk_status ntt_run(czk_cuda_ctx *ctx, fr *data, unsigned log_n, int inv, int pre
         }
     } else if (prof)
         fprintf(stderr, "%s 2^%u (%s)", what, log_n, dif ? "DIF" : "DIT, no bit reversal");
-    /* the DIT pass p covers stages s0[p] .. s0[p]+ks[p]−1; DIF runs them in reverse order */
-    const unsigned passes = (log_n + 9) / 10;
-    unsigned ks_of[4], s0_of[4], s0 = 0;
-    for (unsigned p = 0; p < passes; p++) {
-        ks_of[p] = log_n / passes + (p < log_n % passes ? 1 : 0);
-        s0_of[p] = s0;
-        s0 += ks_of[p];
-    }
-    for (unsigned q = 0; q < passes; q++) {
+    unsigned ks_of[4], s0_of[4];
+    const unsigned passes = plan_passes(log_n, ks_of, s0_of);
+    for (unsigned q = q_begin; q < passes && q < q_end; q++) {
         const unsigned p = dif ? passes - 1 - q : q;
         const unsigned ks = ks_of[p], ps0 = s0_of[p];
         const bool first = q == 0, last = q + 1 == passes;
@@ -502,7 +636,8 @@ czk_status ntt_run(czk_cuda_ctx *ctx, fr *data, unsigned log_n, int inv, int pre
         const int pre_on = dif && first && pre_mode == SCALE_CONST;
         CZK_CU(launch_pass<NTT_BLOCK>(dif, ks, data, log_n, ps0, ctx->w1024[inv],
                                       ctx->omega_lo[inv], ctx->omega_hi[inv], direct, half_log, plo,
-                                      phi, post_rev ? 1 : 0, pre_c, pre_on, ctx->stream),
+                                      phi, post_rev ? 1 : 0, pre_c, pre_on, ctx->stream,
+                                      last ? mul_into : nullptr),
                "%s 2^%u: pass %u (%u stages)", what, log_n, p, ks);
         if (prof) {
             CZK_CU(cudaStreamSynchronize(ctx->stream), "%s: synchronize", what);
@@ -561,6 +696,62 @@ czk_status upload_power_tables(czk_cuda_ctx *ctx, const czk_fr &x, fr **lo, fr *
     return CZK_OK;
 }
 
+/* gen_hi[0] scaled by 1/N, N = 2^log_n (the coset factor's table with the 1/N of an inverse
+ * transform folded in), made on first use and kept in the context. */
+czk_status coset_hi_ninv(czk_cuda_ctx *ctx, unsigned log_n, const fr **out, czk_err *err) {
+    if (!ctx->gen_hi_ninv[log_n]) {
+        const uint32_t T = 1u << TABLE_BITS;
+        czk_fr n_inv;
+        czk_fr_from_u64(&n_inv, (uint64_t)1 << log_n);
+        czk_fr_inv(&n_inv, &n_inv);
+        CZK_CU(cudaMalloc((void **)&ctx->gen_hi_ninv[log_n], T * sizeof(fr)),
+               "h: allocate the coset table 2^%u", log_n);
+        ntt_scale_table<<<grid_for(T, 256), 256, 0, ctx->stream>>>(ctx->gen_hi_ninv[log_n],
+                                                                   ctx->gen_hi[0], T, host_fr(n_inv));
+        CZK_LAUNCH("h: coset table 2^%u", log_n);
+    }
+    *out = ctx->gen_hi_ninv[log_n];
+    return CZK_OK;
+}
+
+/*
+ * The Lagrange form's H with fused passes (ctx->h_fuse, paired order): a <- A·B with A, B the
+ * coset evaluations of a and b as in czk_cuda_h, in three launches fewer per array and 2^(log_n+1)
+ * multiplications fewer:
+ *  - the inverse transform's 1/N rides in the coset factor's table (coset_hi_ninv) instead of a
+ *    multiplication at its first load;
+ *  - its last DIF pass and the forward transform's first DIT pass are one kernel
+ *    (ntt_pass_pair: both work on the same groups of consecutive elements);
+ *  - b's last pass multiplies its output into a (pass_store) instead of a separate product pass.
+ * Same values as the separate passes (field arithmetic is exact).
+ */
+czk_status h_lagrange_fused(czk_cuda_ctx *ctx, fr *a, fr *b, unsigned log_n, czk_err *err) {
+    const fr *hi = nullptr;
+    czk_status st = coset_hi_ninv(ctx, log_n, &hi, err);
+    if (st != CZK_OK) return st;
+    unsigned ks_of[4], s0_of[4];
+    const unsigned passes = plan_passes(log_n, ks_of, s0_of);
+    fr *v[2] = {a, b};
+    const char *names[2] = {"h: a", "h: b"};
+    for (int k = 0; k < 2; k++) {
+        fr *into = k == 1 ? a : nullptr;
+        /* the inverse DIF passes but its last (none with one pass) */
+        st = ntt_run(ctx, v[k], log_n, 1, SCALE_NONE, fr::one(), nullptr, nullptr, nullptr,
+                     nullptr, names[k], err, ORDER_NR, false, 0, passes - 1);
+        if (st != CZK_OK) return st;
+        CZK_CU(launch_pass_pair<NTT_BLOCK>(ks_of[0], v[k], log_n, ctx->w1024[1], ctx->w1024[0],
+                                           ctx->gen_lo[0], hi, passes == 1 ? into : nullptr,
+                                           ctx->stream),
+               "%s 2^%u: inverse last and forward first pass (%u stages)", names[k], log_n,
+               ks_of[0]);
+        /* the forward DIT passes after its first (b's last into a) */
+        st = ntt_run(ctx, v[k], log_n, 0, SCALE_NONE, fr::one(), nullptr, nullptr, nullptr,
+                     nullptr, names[k], err, ORDER_RN, false, 1, passes, into);
+        if (st != CZK_OK) return st;
+    }
+    return CZK_OK;
+}
+
 } // namespace
 
 czk_status ntt_tables_init(czk_cuda_ctx *ctx, czk_err *err) {
@@ -596,6 +787,9 @@ void ntt_tables_free(czk_cuda_ctx *ctx) {
             if (p) (void)cudaFree(p);
         for (fr *p : ctx->twist_half[d])
             if (p) (void)cudaFree(p);
+        if (d == 0)
+            for (fr *p : ctx->gen_hi_ninv)
+                if (p) (void)cudaFree(p);
         fr *ps[] = {ctx->omega_lo[d], ctx->omega_hi[d], ctx->gen_lo[d], ctx->gen_hi[d],
                     ctx->w1024[d]};
         for (fr *p : ps)
@@ -644,6 +838,12 @@ extern "C" czk_status czk_cuda_h(czk_cuda_ctx *ctx, czk_fr *a, czk_fr *b, czk_fr
      */
     /* c NULL, the Lagrange form: A and B as below (their 1/N only), A·B, done (four) */
     const bool lagrange = c == nullptr;
+    if (lagrange && ctx->h_fuse && ctx->h_order == 0) {
+        czk_status st = h_lagrange_fused(ctx, (fr *)a, (fr *)b, log_n, err);
+        if (st != CZK_OK) return st;
+        CZK_CU(cudaStreamSynchronize(ctx->stream), "h 2^%u: synchronize", log_n);
+        return CZK_OK;
+    }
     const bool six = ctx->h_transforms != 7 && !lagrange;
     czk_fr a_scale = n_inv, c_scale;
     czk_fr_mul(&c_scale, &n_inv, &z_inv);

@@ -243,17 +243,25 @@ static void test_h(void **state) {
      * reverse) */
     static const unsigned sizes[] = {1, 4, 10, 12, 17, 21};
     czk_err err;
-    /* a second context with bellperson's seven transforms (CZK_CUDA_H_TRANSFORMS=7) */
-    const char *old = getenv("CZK_CUDA_H_TRANSFORMS");
-    char *saved = old ? strdup(old) : NULL;
-    setenv("CZK_CUDA_H_TRANSFORMS", "7", 1);
+    /* a second context with bellperson's seven transforms (CZK_CUDA_H_TRANSFORMS=7) and the
+     * Lagrange form's H with separate passes (CZK_CUDA_H_FUSE=0) */
+    static const char *const knobs[2][2] = {{"CZK_CUDA_H_TRANSFORMS", "7"},
+                                            {"CZK_CUDA_H_FUSE", "0"}};
+    char *saved[2];
+    for (int k = 0; k < 2; k++) {
+        const char *old = getenv(knobs[k][0]);
+        saved[k] = old ? strdup(old) : NULL;
+        setenv(knobs[k][0], knobs[k][1], 1);
+    }
     czk_cuda_ctx *ctx7 = NULL;
     czk_assert_ok(czk_cuda_ctx_create(&ctx7, 0, &err), &err);
-    if (saved)
-        setenv("CZK_CUDA_H_TRANSFORMS", saved, 1);
-    else
-        unsetenv("CZK_CUDA_H_TRANSFORMS");
-    free(saved);
+    for (int k = 0; k < 2; k++) {
+        if (saved[k])
+            setenv(knobs[k][0], saved[k], 1);
+        else
+            unsetenv(knobs[k][0]);
+        free(saved[k]);
+    }
     for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
         unsigned log_n = sizes[si];
         size_t n = (size_t)1 << log_n;
@@ -299,7 +307,8 @@ static void test_h(void **state) {
             snprintf(what, sizeof what, "h 2^%u, %s transforms", log_n, form ? "seven" : "six");
             assert_frs_equal(got, abc[0], n, what);
         }
-        /* four transforms without c, on both contexts (the knob does not apply) */
+        /* four transforms without c, on both contexts: fused passes on ctx (the default), separate
+         * on ctx7 (CZK_CUDA_H_FUSE=0; the count of transforms does not apply) */
         for (int form = 0; form < 2; form++) {
             czk_cuda_ctx *c = form ? ctx7 : ctx;
             for (int k = 0; k < 2; k++)
@@ -1565,11 +1574,12 @@ static void test_errors(void **state) {
     czk_cuda_free(ctx, d);
     assert_int_equal(czk_cuda_ctx_create(&(czk_cuda_ctx *){NULL}, 1000, &err), CZK_ERR_INVALID_ARG);
     /* a tunable with a value outside its set (the caller's value restored after) */
-    static const char *vars[9] = {
+    static const char *vars[10] = {
         "CZK_CUDA_NTT_TWIST",    "CZK_CUDA_H_ORDER",           "CZK_CUDA_MSM_ACC",
         "CZK_CUDA_H_TRANSFORMS", "CZK_CUDA_MSM_DIGITS",        "CZK_CUDA_MSM_SPARSE_ACC",
-        "CZK_CUDA_MSM_SPARSE_C", "CZK_CUDA_MSM_G2_AFFINE_LOG", "CZK_CUDA_MSM_ONES"};
-    for (int v = 0; v < 9; v++) {
+        "CZK_CUDA_MSM_SPARSE_C", "CZK_CUDA_MSM_G2_AFFINE_LOG", "CZK_CUDA_MSM_ONES",
+        "CZK_CUDA_H_FUSE"};
+    for (int v = 0; v < 10; v++) {
         const char *old = getenv(vars[v]);
         char *saved = old ? strdup(old) : NULL;
         setenv(vars[v], "bogus", 1);
