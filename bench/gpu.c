@@ -127,6 +127,11 @@ static czk_status run_h(void *p, czk_err *err) {
     struct ntt_arg *a = p;
     return czk_cuda_h(ctx, a->a, a->b, a->c, a->log_n, err);
 }
+/* H of the Lagrange form (no c: four transforms and the product, src/cuda/ntt.cu) */
+static czk_status run_h_lagrange(void *p, czk_err *err) {
+    struct ntt_arg *a = p;
+    return czk_cuda_h(ctx, a->a, a->b, NULL, a->log_n, err);
+}
 
 static void *dalloc(size_t bytes) {
     czk_err err;
@@ -669,7 +674,7 @@ int main(int argc, char **argv) {
            rate_of(rates, "fp_sqr_eo") / rate_of(rates, "fp_mul_eo"),
            rate_of(rates, "g1_madd_eo_sqr") / rate_of(rates, "g1_madd_eo"));
 
-    double g1_ms[28] = {0}, g2_ms[28] = {0}, ntt_ms[29] = {0}, h_ms = 0;
+    double g1_ms[28] = {0}, g2_ms[28] = {0}, ntt_ms[29] = {0}, h_ms = 0, hl_ms = 0;
     double g1_wit[28] = {0}, g2_wit[28] = {0}, spmv_ms = 0, spmv_gbps = 0, up[4] = {0};
     double acc_ms[28][ACC_KINDS] = {{0}};
     if (spmv_rows < 12 || spmv_rows > 27) spmv_rows = 24;
@@ -692,12 +697,16 @@ int main(int argc, char **argv) {
         }
         a.log_n = max_ntt;
         h_ms = time_op(run_h, &a, 5);
+        hl_ms = time_op(run_h_lagrange, &a, 5);
         if (sweep) { /* per-pass times on stderr */
             czk_cuda_set_profile(ctx, 1);
-            if (run_ntt(&a, &err) != CZK_OK || run_h(&a, &err) != CZK_OK) die("profile", &err);
+            if (run_ntt(&a, &err) != CZK_OK || run_h(&a, &err) != CZK_OK ||
+                run_h_lagrange(&a, &err) != CZK_OK)
+                die("profile", &err);
             czk_cuda_set_profile(ctx, 0);
         }
         printf("h 2^%u: %.3f ms\n", max_ntt, h_ms);
+        printf("h 2^%u, Lagrange form: %.3f ms\n", max_ntt, hl_ms);
         if (ntt_variants) { /* each setting in a fresh context (the variables are read there) */
             static const char *twist[2] = {"direct", "split"}, *order[2] = {"paired", "natural"};
             double vn[2][2], vh[2][2];
@@ -840,6 +849,7 @@ int main(int argc, char **argv) {
         for (unsigned k = 20; k <= 27; k++)
             if (ntt_ms[k] > 0) fprintf(f, ",\n  \"ntt_2p%u_ms\": %.4f", k, ntt_ms[k]);
         fprintf(f, ",\n  \"h_2p%u_ms\": %.3f", max_ntt, h_ms);
+        fprintf(f, ",\n  \"h_lagrange_2p%u_ms\": %.3f", max_ntt, hl_ms);
         if (porep2k_ms > 0) fprintf(f, ",\n  \"porep2k_gpu_ms\": %.2f", porep2k_ms);
         for (unsigned k = 20; k <= 27; k++)
             if (g1_wit[k] > 0) fprintf(f, ",\n  \"msm_g1_wit_2p%u_ms\": %.3f", k, g1_wit[k]);
@@ -876,6 +886,7 @@ int main(int argc, char **argv) {
         if (ntt_ms[k] > 0)
             printf("%-12s %12u %12.3f%s\n", "ntt", k, ntt_ms[k], k == 27 ? "   <= 45" : "");
     printf("%-12s %12u %12.2f\n", "h", max_ntt, h_ms);
+    printf("%-12s %12u %12.2f\n", "h lagrange", max_ntt, hl_ms);
     if (porep2k_ms > 0) printf("%-12s %12u %12.2f   <= 300\n", "porep2k", 22, porep2k_ms);
     for (unsigned k = 20; k <= 27; k++)
         if (g1_wit[k] > 0) printf("%-12s %12u %12.2f\n", "msm_g1_wit", k, g1_wit[k]);
