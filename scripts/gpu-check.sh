@@ -253,10 +253,16 @@ prove32g() {
 # Lagrange form of H and L from the keys' seed; a CZK_GPU_PART32G_ENV run is then the baseline).
 # A CZK_GPU_PART32G_ENV entry may carry arguments of its own after '|', e.g.
 # "CZK_CUDA_PACKED=1;CZK_CUDA_MSM_ONES=affine|--lagrange 1" (a setting alone: "CZK_CUDA_PACKED=1").
+# CZK_GPU_PART32G_ALSO: settings run by the recorded run's process after it (bench_porep32g
+# --also, cumulative), ';' between settings, e.g. "CZK_CUDA_MSM_H_K=2;CZK_CUDA_H_FUSE=0 X=1".
 part32g() {
   prep32g
-  local keys=() e rc=0
+  local keys=() e rc=0 also=()
   [ -s "$W32/keys/$KEY32.params" ] && keys=(--params "$W32/keys/$KEY32.params")
+  if [ -n "${CZK_GPU_PART32G_ALSO:-}" ]; then
+    IFS=';' read -ra envs <<<"$CZK_GPU_PART32G_ALSO"
+    for e in "${envs[@]}"; do also+=(--also "$e"); done
+  fi
   if [ -n "${CZK_GPU_PART32G_ENV:-}" ]; then
     IFS=';' read -ra envs <<<"$CZK_GPU_PART32G_ENV"
     for e in "${envs[@]}"; do
@@ -271,7 +277,7 @@ part32g() {
   fi
   # shellcheck disable=SC2086
   "$BUILD/bench_porep32g" --c1 "$W32/c1-1.json" "${keys[@]}" --reps 3 ${CZK_GPU_PART32G_ARGS:-} \
-    --json "$OUTDIR/gpu-porep32g.json" --commit "$COMMIT" | tee "$OUTDIR/part32g.log"
+    "${also[@]}" --json "$OUTDIR/gpu-porep32g.json" --commit "$COMMIT" | tee "$OUTDIR/part32g.log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
   jmerge
   return "$rc"

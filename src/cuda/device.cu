@@ -136,10 +136,10 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
     static const char *const twist[] = {"direct", "split"}, *const order[] = {"paired", "natural"};
     static const char *const slots[] = {"1", "2"}, *const transforms[] = {"6", "7"};
     static const char *const digits[] = {"all", "1", "2"}, *const fuse[] = {"1", "0"};
-    static const char *const final_names[] = {"fused", "separate"};
+    static const char *const final_names[] = {"fused", "separate"}, *const radix[] = {"2", "4"};
     static const int twist_v[] = {0, 1}, order_v[] = {0, 1}, slots_v[] = {1, 2},
                      transforms_v[] = {6, 7}, digits_v[] = {64, 1, 2}, fuse_v[] = {1, 0},
-                     final_v[] = {0, 1};
+                     final_v[] = {0, 1}, radix_v[] = {2, 4};
     /* accumulation: 0..3 XYZZ forms, 4 batch-affine, 5 hybrid, 6 auto (internal.h) */
     static const char *const acc[] = {"xyzz", "affine", "hybrid", "auto", "0", "1",
                                       "2",    "3",      "4",      "5",    "6"};
@@ -149,6 +149,7 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
                   "acc_v names the variants by number");
     ctx->h_transforms = 6;
     ctx->h_fuse = 1;
+    ctx->ntt_radix = 2;
     czk_status st;
     if ((st = env_choice("CZK_CUDA_MSM_ACC", acc, acc_v, 11, &ctx->msm_acc, err)) ||
         (st = env_choice("CZK_CUDA_NTT_TWIST", twist, twist_v, 2, &ctx->ntt_twist, err)) ||
@@ -159,7 +160,9 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
         (st = env_choice("CZK_CUDA_H_TRANSFORMS", transforms, transforms_v, 2, &ctx->h_transforms,
                          err)) ||
         /* benchmark knob: 0 = the Lagrange form's H with its passes separate (ntt.cu) */
-        (st = env_choice("CZK_CUDA_H_FUSE", fuse, fuse_v, 2, &ctx->h_fuse, err)))
+        (st = env_choice("CZK_CUDA_H_FUSE", fuse, fuse_v, 2, &ctx->h_fuse, err)) ||
+        /* benchmark knob: 4 = two NTT stages per round through shared memory (ntt.cu) */
+        (st = env_choice("CZK_CUDA_NTT_RADIX", radix, radix_v, 2, &ctx->ntt_radix, err)))
         return st;
     /* benchmark knob: separate = the batch-affine buckets' sums as their own pass (msm.cuh) */
     int final_sep = 0;

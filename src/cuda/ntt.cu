@@ -201,19 +201,18 @@ __device__ __forceinline__ F twist_factor(uint32_t lo, unsigned m, unsigned s0, 
 }
 
 /*
- * The KS stages of a pass on the E = G·2^KS elements in shared memory (sm[w][padded(e)], group g
- * at g·2^KS), each stage followed by a block barrier: DIT (Cooley–Tukey, stages 1..KS, twiddle
- * on v before the butterfly) or DIF (Gentleman–Sande, stages KS..1, twiddle on the difference),
- * twiddles ω_1024^j from w1024 (that table's direction).
+ * Stage t of a pass on the E = G·2^KS elements in shared memory (sm[w][padded(e)], group g at
+ * g·2^KS), followed by a block barrier: DIT (Cooley–Tukey, twiddle on v before the butterfly) or
+ * DIF (Gentleman–Sande, twiddle on the difference), twiddles ω_1024^j from w1024 (that table's
+ * direction).
  */
 template <int KS, class F, int BE, bool DIF>
-__device__ __forceinline__ void ntt_stages(uint32_t (*sm)[BE + BE / 32], unsigned E,
-                                           unsigned log_half, unsigned tid, const fr *w1024) {
+__device__ __forceinline__ void ntt_stage(uint32_t (*sm)[BE + BE / 32], unsigned E,
+                                          unsigned log_half, unsigned tid, const fr *w1024,
+                                          const int t) {
     constexpr int GS = 1 << KS;
     constexpr int NTT_THREADS = ntt_threads<BE>();
-#pragma unroll
-    for (int tt = 1; tt <= KS; tt++) {
-        const int t = DIF ? KS + 1 - tt : tt;
+    {
         const unsigned h = 1u << (t - 1);
         const bool uniform = h < 32 && (E / 2) >= 32 * h; /* same for the whole block */
         for (unsigned b = tid; b < E / 2; b += NTT_THREADS) {
@@ -256,6 +255,112 @@ __device__ __forceinline__ void ntt_stages(uint32_t (*sm)[BE + BE / 32], unsigne
     }
 }
 
+/*
+ * Stages t and t + 1 (h = 2^(t−1)) at once, radix 4: a thread takes the four elements pos + k·h,
+ * k < 4, of one twiddle index j < h into registers and runs both stages' butterflies there (DIT:
+ * stage t on (0,1) and (2,3) with ω_{2^t}^j, then stage t + 1 on (0,2) with ω_{2^(t+1)}^j and
+ * (1,3) with ω_{2^(t+1)}^(j+h); DIF: the same transposed, stage t + 1 first), so the elements go
+ * through shared memory once per two stages instead of twice and the block waits at one barrier
+ * instead of two. Same multiplications; as in ntt_stage, a factor ω^0 is skipped where a whole warp
+ * shares j (h < 32).
+ */
+template <int KS, class F, int BE, bool DIF>
+__device__ __forceinline__ void ntt_stage_pair(uint32_t (*sm)[BE + BE / 32], unsigned E,
+                                               unsigned log_half, unsigned tid, const fr *w1024,
+                                               const int t) {
+    constexpr int GS = 1 << KS;
+    constexpr int NTT_THREADS = ntt_threads<BE>();
+    const unsigned h = 1u << (t - 1);
+    const unsigned log_quads = log_half - 1; /* E/4 quads a stage pair */
+    const bool uniform = h < 32 && (E / 4) >= 32 * h;
+    for (unsigned b = tid; b < E / 4; b += NTT_THREADS) {
+        unsigned j, pos;
+        if (uniform) { /* b = (j, g, k): pos = g·GS + k·4h + j */
+            const unsigned per_log = log_quads - (t - 1); /* quads per twiddle index */
+            j = b >> per_log;
+            unsigned rest = b & ((1u << per_log) - 1);
+            unsigned g = rest >> (KS - t - 1), k = rest & ((1u << (KS - t - 1)) - 1);
+            pos = g * GS + (k << (t + 1)) + j;
+        } else {
+            unsigned g = b >> (KS - 2);
+            unsigned q = b & (GS / 4 - 1);
+            j = q & (h - 1);
+            pos = g * GS + ((q >> (t - 1)) << (t + 1)) + j;
+        }
+        unsigned at[4];
+        F x[4];
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            at[k] = padded(pos + k * h);
+#pragma unroll
+            for (int w = 0; w < 8; w++)
+                x[k].v[w] = sm[w][at[k]];
+        }
+        const bool mul_t = t > 1 && (!uniform || j != 0);  /* ω_{2^t}^j */
+        const bool mul_t1 = !uniform || j != 0;            /* ω_{2^(t+1)}^j */
+        const fr *wt = w1024 + (j << (10 - t));            /* ω_{2^t}^j */
+        const fr *wt1 = w1024 + (j << (9 - t));            /* ω_{2^(t+1)}^j */
+        const fr *wt1h = w1024 + ((j + h) << (9 - t));     /* ω_{2^(t+1)}^(j+h) */
+        F s, d;
+        if (!DIF) {
+            if (mul_t) {
+                const F w = ld_fr<F>(wt);
+                x[1] = x[1] * w;
+                x[3] = x[3] * w;
+            }
+            s = x[0] + x[1], d = x[0] - x[1], x[0] = s, x[1] = d;
+            s = x[2] + x[3], d = x[2] - x[3], x[2] = s, x[3] = d;
+            if (mul_t1) x[2] = x[2] * ld_fr<F>(wt1);
+            x[3] = x[3] * ld_fr<F>(wt1h);
+            s = x[0] + x[2], d = x[0] - x[2], x[0] = s, x[2] = d;
+            s = x[1] + x[3], d = x[1] - x[3], x[1] = s, x[3] = d;
+        } else {
+            s = x[0] + x[2], d = x[0] - x[2], x[0] = s, x[2] = d;
+            s = x[1] + x[3], d = x[1] - x[3], x[1] = s, x[3] = d;
+            if (mul_t1) x[2] = x[2] * ld_fr<F>(wt1);
+            x[3] = x[3] * ld_fr<F>(wt1h);
+            s = x[0] + x[1], d = x[0] - x[1], x[0] = s, x[1] = d;
+            s = x[2] + x[3], d = x[2] - x[3], x[2] = s, x[3] = d;
+            if (mul_t) {
+                const F w = ld_fr<F>(wt);
+                x[1] = x[1] * w;
+                x[3] = x[3] * w;
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+#pragma unroll
+            for (int w = 0; w < 8; w++)
+                sm[w][at[k]] = x[k].v[w];
+    }
+    __syncthreads();
+}
+
+/*
+ * The KS stages of a pass (see ntt_stage), in order (DIT 1..KS, DIF KS..1); with r4, two at a
+ * time where they pair (ntt_stage_pair; an odd stage alone last for DIT, first for DIF).
+ */
+template <int KS, class F, int BE, bool DIF>
+__device__ __forceinline__ void ntt_stages(uint32_t (*sm)[BE + BE / 32], unsigned E,
+                                           unsigned log_half, unsigned tid, const fr *w1024,
+                                           int r4) {
+    if constexpr (KS >= 2) {
+        if (r4) {
+            if (DIF && (KS & 1)) ntt_stage<KS, F, BE, DIF>(sm, E, log_half, tid, w1024, KS);
+#pragma unroll
+            for (int tt = 0; tt < KS / 2; tt++) {
+                const int t = DIF ? (KS & ~1) - 1 - 2 * tt : 1 + 2 * tt; /* the pair (t, t + 1) */
+                ntt_stage_pair<KS, F, BE, DIF>(sm, E, log_half, tid, w1024, t);
+            }
+            if (!DIF && (KS & 1)) ntt_stage<KS, F, BE, DIF>(sm, E, log_half, tid, w1024, KS);
+            return;
+        }
+    }
+#pragma unroll
+    for (int tt = 1; tt <= KS; tt++)
+        ntt_stage<KS, F, BE, DIF>(sm, E, log_half, tid, w1024, DIF ? KS + 1 - tt : tt);
+}
+
 /* x·post^e from the two 2^14-entry tables of post's powers, e = i or rev(i) over log_n bits. */
 template <class F>
 __device__ __forceinline__ F post_scale(F x, uint32_t idx, unsigned log_n, int post_rev,
@@ -287,7 +392,7 @@ template <int KS, class F, int BE, bool DIF>
 __global__ void __launch_bounds__(ntt_threads<BE>())
     ntt_pass(fr *data, unsigned log_n, unsigned s0, const fr *w1024, const fr *tw_lo,
              const fr *tw_hi, const fr *tw_direct, unsigned half_log, const fr *post_lo,
-             const fr *post_hi, int post_rev, fr pre_c, int pre_on, fr *mul_into) {
+             const fr *post_hi, int post_rev, fr pre_c, int pre_on, fr *mul_into, int r4) {
     constexpr int GS = 1 << KS;
     constexpr int NTT_THREADS = ntt_threads<BE>();
     extern __shared__ uint32_t ntt_sm[];
@@ -323,7 +428,7 @@ __global__ void __launch_bounds__(ntt_threads<BE>())
     }
     __syncthreads();
 
-    ntt_stages<KS, F, BE, DIF>(sm, E, log_half, tid, w1024);
+    ntt_stages<KS, F, BE, DIF>(sm, E, log_half, tid, w1024, r4);
 
     for (unsigned e = tid; e < E; e += NTT_THREADS) {
         unsigned g, m;
@@ -359,7 +464,7 @@ __global__ void __launch_bounds__(ntt_threads<BE>())
 template <int KS, class F, int BE>
 __global__ void __launch_bounds__(ntt_threads<BE>())
     ntt_pass_pair(fr *data, unsigned log_n, const fr *w_inv, const fr *w_fwd, const fr *post_lo,
-                  const fr *post_hi, fr *mul_into) {
+                  const fr *post_hi, fr *mul_into, int r4) {
     constexpr int GS = 1 << KS;
     constexpr int NTT_THREADS = ntt_threads<BE>();
     extern __shared__ uint32_t ntt_sm[];
@@ -377,7 +482,7 @@ __global__ void __launch_bounds__(ntt_threads<BE>())
             sm[w][at] = x.v[w];
     }
     __syncthreads();
-    ntt_stages<KS, F, BE, true>(sm, E, log_half, tid, w_inv);
+    ntt_stages<KS, F, BE, true>(sm, E, log_half, tid, w_inv, r4);
     for (unsigned e = tid; e < E; e += NTT_THREADS) {
         const uint32_t idx = ((blockIdx.x * G + (e >> KS)) << KS) | (e & (GS - 1));
         const unsigned at = padded(e);
@@ -391,7 +496,7 @@ __global__ void __launch_bounds__(ntt_threads<BE>())
             sm[w][at] = x.v[w];
     }
     __syncthreads();
-    ntt_stages<KS, F, BE, false>(sm, E, log_half, tid, w_fwd);
+    ntt_stages<KS, F, BE, false>(sm, E, log_half, tid, w_fwd, r4);
     for (unsigned e = tid; e < E; e += NTT_THREADS) {
         const uint32_t idx = ((blockIdx.x * G + (e >> KS)) << KS) | (e & (GS - 1));
         const unsigned at = padded(e);
@@ -425,8 +530,8 @@ __global__ void h_subtract(fr *a, const fr *c, size_t n) {
 }
 
 typedef void (*pass_fn)(fr *, unsigned, unsigned, const fr *, const fr *, const fr *, const fr *,
-                        unsigned, const fr *, const fr *, int, fr, int, fr *);
-typedef void (*pair_fn)(fr *, unsigned, const fr *, const fr *, const fr *, const fr *, fr *);
+                        unsigned, const fr *, const fr *, int, fr, int, fr *, int);
+typedef void (*pair_fn)(fr *, unsigned, const fr *, const fr *, const fr *, const fr *, fr *, int);
 
 /* out[t] = in[t]·c, t < count */
 __global__ void ntt_scale_table(fr *out, const fr *in, uint32_t count, fr c) {
@@ -528,14 +633,14 @@ template <int BE>
 cudaError_t launch_pass(bool dif, unsigned ks, fr *data, unsigned log_n, unsigned s0,
                         const fr *w1024, const fr *tw_lo, const fr *tw_hi, const fr *direct,
                         unsigned half_log, const fr *post_lo, const fr *post_hi, int post_rev,
-                        fr pre_c, int pre_on, cudaStream_t s, fr *mul_into = nullptr) {
+                        fr pre_c, int pre_on, cudaStream_t s, int r4, fr *mul_into = nullptr) {
     const pass_fn k = dif ? passes<BE, true>::P[ks] : passes<BE, false>::P[ks];
     cudaError_t e = cudaFuncSetAttribute(
         (const void *)k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)ntt_smem<BE>());
     if (e != cudaSuccess) return e;
     k<<<pass_blocks<BE>(ks, log_n), ntt_threads<BE>(), ntt_smem<BE>(), s>>>(
         data, log_n, s0, w1024, tw_lo, tw_hi, direct, half_log, post_lo, post_hi, post_rev, pre_c,
-        pre_on, mul_into);
+        pre_on, mul_into, r4);
     return cudaGetLastError();
 }
 
@@ -543,13 +648,13 @@ cudaError_t launch_pass(bool dif, unsigned ks, fr *data, unsigned log_n, unsigne
 template <int BE>
 cudaError_t launch_pass_pair(unsigned ks, fr *data, unsigned log_n, const fr *w_inv,
                              const fr *w_fwd, const fr *post_lo, const fr *post_hi, fr *mul_into,
-                             cudaStream_t s) {
+                             int r4, cudaStream_t s) {
     const pair_fn k = pair_passes<BE>::P[ks];
     cudaError_t e = cudaFuncSetAttribute(
         (const void *)k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)ntt_smem<BE>());
     if (e != cudaSuccess) return e;
     k<<<pass_blocks<BE>(ks, log_n), ntt_threads<BE>(), ntt_smem<BE>(), s>>>(
-        data, log_n, w_inv, w_fwd, post_lo, post_hi, mul_into);
+        data, log_n, w_inv, w_fwd, post_lo, post_hi, mul_into, r4);
     return cudaGetLastError();
 }
 
@@ -637,7 +742,7 @@ czk_status ntt_run(czk_cuda_ctx *ctx, fr *data, unsigned log_n, int inv, int pre
         CZK_CU(launch_pass<NTT_BLOCK>(dif, ks, data, log_n, ps0, ctx->w1024[inv],
                                       ctx->omega_lo[inv], ctx->omega_hi[inv], direct, half_log, plo,
                                       phi, post_rev ? 1 : 0, pre_c, pre_on, ctx->stream,
-                                      last ? mul_into : nullptr),
+                                      ctx->ntt_radix == 4, last ? mul_into : nullptr),
                "%s 2^%u: pass %u (%u stages)", what, log_n, p, ks);
         if (prof) {
             CZK_CU(cudaStreamSynchronize(ctx->stream), "%s: synchronize", what);
@@ -741,7 +846,7 @@ czk_status h_lagrange_fused(czk_cuda_ctx *ctx, fr *a, fr *b, unsigned log_n, czk
         if (st != CZK_OK) return st;
         CZK_CU(launch_pass_pair<NTT_BLOCK>(ks_of[0], v[k], log_n, ctx->w1024[1], ctx->w1024[0],
                                            ctx->gen_lo[0], hi, passes == 1 ? into : nullptr,
-                                           ctx->stream),
+                                           ctx->ntt_radix == 4, ctx->stream),
                "%s 2^%u: inverse last and forward first pass (%u stages)", names[k], log_n,
                ks_of[0]);
         /* the forward DIT passes after its first (b's last into a) */

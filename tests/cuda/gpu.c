@@ -157,11 +157,37 @@ static void cpu_ntt(czk_fr *x, unsigned log_n, czk_ntt_kind kind) {
     czk_assert_ok(czk_ntt(x, log_n, kind, pool, &err), &err);
 }
 
+/* A context made with the environment variables kv[k][0] = kv[k][1], k < n, set (the caller's
+ * values restored after). */
+static czk_cuda_ctx *ctx_with(const char *const (*kv)[2], int n) {
+    char *saved[4];
+    assert_true(n <= 4);
+    for (int k = 0; k < n; k++) {
+        const char *old = getenv(kv[k][0]);
+        saved[k] = old ? strdup(old) : NULL;
+        setenv(kv[k][0], kv[k][1], 1);
+    }
+    czk_cuda_ctx *c = NULL;
+    czk_err err;
+    czk_assert_ok(czk_cuda_ctx_create(&c, 0, &err), &err);
+    for (int k = 0; k < n; k++) {
+        if (saved[k])
+            setenv(kv[k][0], saved[k], 1);
+        else
+            unsetenv(kv[k][0]);
+        free(saved[k]);
+    }
+    return c;
+}
+
 static void test_ntt(void **state) {
     (void)state;
     NEED_GPU();
     static const unsigned sizes[] = {1, 2, 5, 8, 10, 11, 13, 16, 19, 21};
     czk_err err;
+    /* and two stages per round through shared memory (CZK_CUDA_NTT_RADIX=4) */
+    static const char *const r4[1][2] = {{"CZK_CUDA_NTT_RADIX", "4"}};
+    czk_cuda_ctx *ctx4 = ctx_with(r4, 1);
     for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
         unsigned log_n = sizes[si];
         size_t n = (size_t)1 << log_n;
@@ -179,16 +205,20 @@ static void test_ntt(void **state) {
                 assert_frs_equal(want, naive, n, "czk_ntt vs naive DFT");
                 free(naive);
             }
-            czk_assert_ok(czk_cuda_upload(ctx, d, x, n * sizeof *x, &err), &err);
-            czk_assert_ok(czk_cuda_ntt(ctx, d, log_n, kind, &err), &err);
-            czk_assert_ok(czk_cuda_download(ctx, got, d, n * sizeof *x, &err), &err);
-            char what[64];
-            snprintf(what, sizeof what, "ntt 2^%u kind %d", log_n, kind);
-            assert_frs_equal(got, want, n, what);
+            for (int r = 0; r < 2; r++) {
+                czk_cuda_ctx *c = r ? ctx4 : ctx;
+                czk_assert_ok(czk_cuda_upload(c, d, x, n * sizeof *x, &err), &err);
+                czk_assert_ok(czk_cuda_ntt(c, d, log_n, kind, &err), &err);
+                czk_assert_ok(czk_cuda_download(c, got, d, n * sizeof *x, &err), &err);
+                char what[64];
+                snprintf(what, sizeof what, "ntt 2^%u kind %d radix %d", log_n, kind, r ? 4 : 2);
+                assert_frs_equal(got, want, n, what);
+            }
         }
         czk_cuda_free(ctx, d);
         free(x), free(want), free(got);
     }
+    czk_cuda_ctx_destroy(ctx4);
 }
 
 /* The FP64 multiplication form (field_f64.cuh) against the even/odd form on the device, 2^22
@@ -243,25 +273,12 @@ static void test_h(void **state) {
      * reverse) */
     static const unsigned sizes[] = {1, 4, 10, 12, 17, 21};
     czk_err err;
-    /* a second context with bellperson's seven transforms (CZK_CUDA_H_TRANSFORMS=7) and the
-     * Lagrange form's H with separate passes (CZK_CUDA_H_FUSE=0) */
-    static const char *const knobs[2][2] = {{"CZK_CUDA_H_TRANSFORMS", "7"},
-                                            {"CZK_CUDA_H_FUSE", "0"}};
-    char *saved[2];
-    for (int k = 0; k < 2; k++) {
-        const char *old = getenv(knobs[k][0]);
-        saved[k] = old ? strdup(old) : NULL;
-        setenv(knobs[k][0], knobs[k][1], 1);
-    }
-    czk_cuda_ctx *ctx7 = NULL;
-    czk_assert_ok(czk_cuda_ctx_create(&ctx7, 0, &err), &err);
-    for (int k = 0; k < 2; k++) {
-        if (saved[k])
-            setenv(knobs[k][0], saved[k], 1);
-        else
-            unsetenv(knobs[k][0]);
-        free(saved[k]);
-    }
+    /* a second context with bellperson's seven transforms (CZK_CUDA_H_TRANSFORMS=7), the
+     * Lagrange form's H with separate passes (CZK_CUDA_H_FUSE=0) and two stages per round
+     * through shared memory (CZK_CUDA_NTT_RADIX=4); a third with the last alone (fused passes) */
+    static const char *const knobs[3][2] = {
+        {"CZK_CUDA_H_TRANSFORMS", "7"}, {"CZK_CUDA_H_FUSE", "0"}, {"CZK_CUDA_NTT_RADIX", "4"}};
+    czk_cuda_ctx *ctx7 = ctx_with(knobs, 3), *ctx4 = ctx_with(knobs + 2, 1);
     for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
         unsigned log_n = sizes[si];
         size_t n = (size_t)1 << log_n;
@@ -307,10 +324,10 @@ static void test_h(void **state) {
             snprintf(what, sizeof what, "h 2^%u, %s transforms", log_n, form ? "seven" : "six");
             assert_frs_equal(got, abc[0], n, what);
         }
-        /* four transforms without c, on both contexts: fused passes on ctx (the default), separate
-         * on ctx7 (CZK_CUDA_H_FUSE=0; the count of transforms does not apply) */
-        for (int form = 0; form < 2; form++) {
-            czk_cuda_ctx *c = form ? ctx7 : ctx;
+        /* four transforms without c: fused passes on ctx (the default) and ctx4, separate on ctx7
+         * (CZK_CUDA_H_FUSE=0; the count of transforms does not apply) */
+        for (int form = 0; form < 3; form++) {
+            czk_cuda_ctx *c = form == 2 ? ctx4 : form ? ctx7 : ctx;
             for (int k = 0; k < 2; k++)
                 czk_assert_ok(czk_cuda_upload(c, dev[k], in[k], n * sizeof(czk_fr), &err), &err);
             czk_assert_ok(czk_cuda_h(c, dev[0], dev[1], NULL, log_n, &err), &err);
@@ -328,6 +345,7 @@ static void test_h(void **state) {
         }
     }
     czk_cuda_ctx_destroy(ctx7);
+    czk_cuda_ctx_destroy(ctx4);
 }
 
 /*
@@ -1589,12 +1607,12 @@ static void test_errors(void **state) {
     czk_cuda_free(ctx, d);
     assert_int_equal(czk_cuda_ctx_create(&(czk_cuda_ctx *){NULL}, 1000, &err), CZK_ERR_INVALID_ARG);
     /* a tunable with a value outside its set (the caller's value restored after) */
-    static const char *vars[11] = {
+    static const char *vars[12] = {
         "CZK_CUDA_NTT_TWIST",    "CZK_CUDA_H_ORDER",           "CZK_CUDA_MSM_ACC",
         "CZK_CUDA_H_TRANSFORMS", "CZK_CUDA_MSM_DIGITS",        "CZK_CUDA_MSM_SPARSE_ACC",
         "CZK_CUDA_MSM_SPARSE_C", "CZK_CUDA_MSM_G2_AFFINE_LOG", "CZK_CUDA_MSM_ONES",
-        "CZK_CUDA_H_FUSE",       "CZK_CUDA_MSM_FINAL"};
-    for (int v = 0; v < 11; v++) {
+        "CZK_CUDA_H_FUSE",       "CZK_CUDA_MSM_FINAL",         "CZK_CUDA_NTT_RADIX"};
+    for (int v = 0; v < 12; v++) {
         const char *old = getenv(vars[v]);
         char *saved = old ? strdup(old) : NULL;
         setenv(vars[v], "bogus", 1);
