@@ -549,8 +549,8 @@ static void bench_c_sweep(struct msm_arg *a, unsigned k, const char *list) {
             die("msm (c sweep profile)", &err);
         czk_cuda_set_profile(ctx, 0);
         czk_cuda_set_msm_hybrid_k(ctx, 0);
-        printf("c sweep msm g1 2^%u c=%ld K=%u: %.2f ms (median of 3), result equal\n", k, c,
-               ran_k, ms);
+        printf("c sweep msm g1 2^%u c=%ld K=%u: %.2f ms (median of 3), result equal\n", k, c, ran_k,
+               ms);
         fflush(stdout);
         p = *end == ',' ? end + 1 : end;
     }

@@ -136,10 +136,10 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
     static const char *const twist[] = {"direct", "split"}, *const order[] = {"paired", "natural"};
     static const char *const slots[] = {"1", "2"}, *const transforms[] = {"6", "7"};
     static const char *const digits[] = {"all", "1", "2"}, *const fuse[] = {"1", "0"};
-    static const char *const final_names[] = {"fused", "separate"}, *const radix[] = {"2", "4"};
+    static const char *const radix[] = {"2", "4"};
     static const int twist_v[] = {0, 1}, order_v[] = {0, 1}, slots_v[] = {1, 2},
                      transforms_v[] = {6, 7}, digits_v[] = {64, 1, 2}, fuse_v[] = {1, 0},
-                     final_v[] = {0, 1}, radix_v[] = {2, 4};
+                     radix_v[] = {2, 4};
     /* accumulation: 0..3 XYZZ forms, 4 batch-affine, 5 hybrid, 6 auto (internal.h) */
     static const char *const acc[] = {"xyzz", "affine", "hybrid", "auto", "0", "1",
                                       "2",    "3",      "4",      "5",    "6"};
@@ -164,11 +164,6 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
         /* benchmark knob: 4 = two NTT stages per round through shared memory (ntt.cu) */
         (st = env_choice("CZK_CUDA_NTT_RADIX", radix, radix_v, 2, &ctx->ntt_radix, err)))
         return st;
-    /* benchmark knob: separate = the batch-affine buckets' sums as their own pass (msm.cuh) */
-    int final_sep = 0;
-    if ((st = env_choice("CZK_CUDA_MSM_FINAL", final_names, final_v, 2, &final_sep, err)))
-        return st;
-    ctx->msm_final_sep = final_sep != 0;
     /* benchmark knob: the digits of all windows up front, or 1 / 2 windows at a time (unset: all,
      * or two at a time where that lets the second window slot fit) */
     int dg = 0;
@@ -358,12 +353,6 @@ extern "C" czk_status czk_cuda_ctx_set_priority(czk_cuda_ctx *ctx, bool high, cz
         *streams[k] = fresh;
     }
     return CZK_OK;
-}
-
-extern "C" bool czk_cuda_set_msm_final_sep(czk_cuda_ctx *ctx, bool sep) {
-    const bool old = ctx->msm_final_sep;
-    ctx->msm_final_sep = sep;
-    return old;
 }
 
 extern "C" void czk_cuda_set_msm_hybrid_k(czk_cuda_ctx *ctx, uint32_t k) {

@@ -82,9 +82,6 @@ void czk_cuda_set_msm_ones_affine(czk_cuda_ctx *ctx, bool on);
 /* The hybrid's bucket size where the batch-affine levels stop and XYZZ sums the rest
  * (CZK_CUDA_MSM_ACC_HYBRID; 2..64, 0 = the default 8); others are ignored (benchmarks). */
 void czk_cuda_set_msm_hybrid_k(czk_cuda_ctx *ctx, uint32_t k);
-/* The batch-affine buckets' sums (msm.cuh): inside the running sum (false, the default) or as
- * their own pass (true; CZK_CUDA_MSM_FINAL = fused / separate). Returns the previous setting. */
-bool czk_cuda_set_msm_final_sep(czk_cuda_ctx *ctx, bool sep);
 /* Batch-affine windows in flight (msm.cuh): 0 = two from 2^22 points where the second slot fits
  * (the default), 1 = one, 2 = two at every size (tests). Initially CZK_CUDA_MSM_SLOTS. */
 void czk_cuda_set_msm_slots(czk_cuda_ctx *ctx, int slots);

@@ -865,20 +865,9 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
             pc.stop(2);
             /* phases 3 (levels) and 4 (bucket sums) */
             ba_state<BF> *wba = one ? ba.get() : &two->ba;
-            ba_final_args<BF> fa;
             czk_status st = wba->window(ws, (const affine<BF> *)bases, w_skeys, w_sidx, w_start,
-                                        w_end, (xyzz<BF> *)w_bucket, pc, nm, w, err,
-                                        ctx->msm_final_sep ? nullptr : &fa);
+                                        w_end, (xyzz<BF> *)w_bucket, pc, nm, w, err);
             if (st) return st;
-            if (!ctx->msm_final_sep) { /* the final pass inside the running sum */
-                static_assert(sizeof(xyzz<BF>) == sizeof(X), "layout");
-                pc.start();
-                ba_running_sum_kernel<BF><<<grid_for(nseg, 128), 128, 0, ws>>>(
-                    fa, seg_len, (xyzz<BF> *)(seg + (size_t)w * nseg));
-                CZK_LAUNCH("msm_%s: running sums, window %u", nm, w);
-                pc.stop(5);
-                continue;
-            }
         } else {
             CZK_CU(cudaMemsetAsync(counters, 0, 2 * sizeof(uint32_t), s), "msm_%s: clear counters",
                    nm);

@@ -347,11 +347,11 @@ template <class F> struct ba_final_args {
     const affine<F> *fin;
 };
 
-/* acc += the bucket's points: its m_0 <= K points from the bases, or its ≤ K level outputs from
- * fin (mixed additions). */
-template <class F> CZK_HD void ba_final_add(const ba_final_args<F> &A, uint32_t b, xyzz<F> &acc) {
+/* The bucket's sum: its m_0 <= K points from the bases, or its ≤ K level outputs from fin. */
+template <class F> CZK_HD xyzz<F> ba_final(const ba_final_args<F> &A, uint32_t b) {
     const ba_level<F> &L = A.L0;
     const uint32_t m = L.m0[b], K = L.K;
+    xyzz<F> acc = xyzz<F>::inf();
     if (m <= K) {
 #pragma unroll 1
         for (uint32_t j = 0; j < m; j++)
@@ -362,12 +362,6 @@ template <class F> CZK_HD void ba_final_add(const ba_final_args<F> &A, uint32_t 
         for (uint32_t j = 0; j < mf; j++)
             acc.add_affine(ld_hd(A.fin + (size_t)b * K + j));
     }
-}
-
-/* The bucket's sum. */
-template <class F> CZK_HD xyzz<F> ba_final(const ba_final_args<F> &A, uint32_t b) {
-    xyzz<F> acc = xyzz<F>::inf();
-    ba_final_add(A, b, acc);
     return acc;
 }
 
@@ -428,30 +422,6 @@ template <class F>
 __global__ void __launch_bounds__(BA_THREADS) ba_final_kernel(ba_final_args<F> A, xyzz<F> *bucket) {
     const uint32_t b = blockIdx.x * BA_THREADS + threadIdx.x;
     if (b < A.L0.B) st_vec(bucket + b, ba_final(A, b));
-}
-
-/*
- * msm.cuh's running sum over the segment [lo, lo + seg_len) of thread t, with the final pass
- * folded in: Σ_{b in segment} (b+1)·bucket_b where each bucket's ≤ K points are added to the
- * running sum directly (mixed additions) instead of being summed into bucket_b first and that
- * added (a full XYZZ addition): per bucket K mixed additions and one full one instead of K − 1
- * mixed and two full, and no bucket array written and read.
- */
-template <class F>
-__global__ void __launch_bounds__(128)
-    ba_running_sum_kernel(ba_final_args<F> A, uint32_t seg_len, xyzz<F> *seg_out) {
-    using X = xyzz<F>;
-    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    const uint32_t lo = t * seg_len;
-    if (lo >= A.L0.B) return;
-    X run = X::inf(), acc = X::inf();
-#pragma unroll 1
-    for (uint32_t b = lo + seg_len; b-- > lo;) {
-        ba_final_add(A, b, run);
-        acc.add(run);
-    }
-    acc.add(run.mul_small(lo));
-    st_vec(seg_out + t, acc);
 }
 
 /* ---- the host side ---- */
@@ -521,14 +491,12 @@ template <class F> struct ba_state {
      * One window on stream s: bucket[b] = Σ of bucket b's signed points, from the sorted keys and
      * indices and the bucket bounds [start_b, end_b) (msm_bounds). Waits for s once (the largest
      * bucket sets the number of levels). The launches of the levels and the final pass are timed
-     * as phases 3 and 4 of pc (whose stream is then s). With final_out the final pass is not
-     * launched: *final_out gets its arguments, for ba_running_sum_kernel (bucket unused).
+     * as phases 3 and 4 of pc (whose stream is then s).
      */
     template <class PC>
     czk_status window(cudaStream_t s, const A *bases, const uint32_t *skeys, const uint32_t *sidx,
                       const uint32_t *start, const uint32_t *end, xyzz<F> *bucket, PC &pc,
-                      const char *nm, unsigned w, czk_err *err,
-                      ba_final_args<F> *final_out = nullptr) {
+                      const char *nm, unsigned w, czk_err *err) {
         CZK_CU(cudaMemsetAsync(max_m, 0, sizeof(uint32_t), s), "msm_%s affine: clear counter", nm);
         ba_sizes_kernel<<<grid_for(B, 256), 256, 0, s>>>(start, end, B, m0, max_m);
         CZK_LAUNCH("msm_%s affine: bucket sizes, window %u", nm, w);
@@ -594,11 +562,6 @@ template <class F> struct ba_state {
         fa.L0.B = B;
         fa.L0.K = K;
         fa.fin = fin;
-        if (final_out) { /* the caller's running sum adds the buckets' points (ba_running_sum) */
-            *final_out = fa;
-            pc.stop(4);
-            return CZK_OK;
-        }
         ba_final_kernel<F><<<grid_for(B, BA_THREADS), BA_THREADS, 0, s>>>(fa, bucket);
         CZK_LAUNCH("msm_%s affine: bucket sums, window %u", nm, w);
         pc.stop(4);

@@ -296,11 +296,11 @@ __device__ __forceinline__ void ntt_stage_pair(uint32_t (*sm)[BE + BE / 32], uns
             for (int w = 0; w < 8; w++)
                 x[k].v[w] = sm[w][at[k]];
         }
-        const bool mul_t = t > 1 && (!uniform || j != 0);  /* ω_{2^t}^j */
-        const bool mul_t1 = !uniform || j != 0;            /* ω_{2^(t+1)}^j */
-        const fr *wt = w1024 + (j << (10 - t));            /* ω_{2^t}^j */
-        const fr *wt1 = w1024 + (j << (9 - t));            /* ω_{2^(t+1)}^j */
-        const fr *wt1h = w1024 + ((j + h) << (9 - t));     /* ω_{2^(t+1)}^(j+h) */
+        const bool mul_t = t > 1 && (!uniform || j != 0); /* ω_{2^t}^j */
+        const bool mul_t1 = !uniform || j != 0;           /* ω_{2^(t+1)}^j */
+        const fr *wt = w1024 + (j << (10 - t));           /* ω_{2^t}^j */
+        const fr *wt1 = w1024 + (j << (9 - t));           /* ω_{2^(t+1)}^j */
+        const fr *wt1h = w1024 + ((j + h) << (9 - t));    /* ω_{2^(t+1)}^(j+h) */
         F s, d;
         if (!DIF) {
             if (mul_t) {
@@ -811,8 +811,8 @@ czk_status coset_hi_ninv(czk_cuda_ctx *ctx, unsigned log_n, const fr **out, czk_
         czk_fr_inv(&n_inv, &n_inv);
         CZK_CU(cudaMalloc((void **)&ctx->gen_hi_ninv[log_n], T * sizeof(fr)),
                "h: allocate the coset table 2^%u", log_n);
-        ntt_scale_table<<<grid_for(T, 256), 256, 0, ctx->stream>>>(ctx->gen_hi_ninv[log_n],
-                                                                   ctx->gen_hi[0], T, host_fr(n_inv));
+        ntt_scale_table<<<grid_for(T, 256), 256, 0, ctx->stream>>>(
+            ctx->gen_hi_ninv[log_n], ctx->gen_hi[0], T, host_fr(n_inv));
         CZK_LAUNCH("h: coset table 2^%u", log_n);
     }
     *out = ctx->gen_hi_ninv[log_n];
@@ -841,8 +841,8 @@ czk_status h_lagrange_fused(czk_cuda_ctx *ctx, fr *a, fr *b, unsigned log_n, czk
     for (int k = 0; k < 2; k++) {
         fr *into = k == 1 ? a : nullptr;
         /* the inverse DIF passes but its last (none with one pass) */
-        st = ntt_run(ctx, v[k], log_n, 1, SCALE_NONE, fr::one(), nullptr, nullptr, nullptr,
-                     nullptr, names[k], err, ORDER_NR, false, 0, passes - 1);
+        st = ntt_run(ctx, v[k], log_n, 1, SCALE_NONE, fr::one(), nullptr, nullptr, nullptr, nullptr,
+                     names[k], err, ORDER_NR, false, 0, passes - 1);
         if (st != CZK_OK) return st;
         CZK_CU(launch_pass_pair<NTT_BLOCK>(ks_of[0], v[k], log_n, ctx->w1024[1], ctx->w1024[0],
                                            ctx->gen_lo[0], hi, passes == 1 ? into : nullptr,
@@ -850,8 +850,8 @@ czk_status h_lagrange_fused(czk_cuda_ctx *ctx, fr *a, fr *b, unsigned log_n, czk
                "%s 2^%u: inverse last and forward first pass (%u stages)", names[k], log_n,
                ks_of[0]);
         /* the forward DIT passes after its first (b's last into a) */
-        st = ntt_run(ctx, v[k], log_n, 0, SCALE_NONE, fr::one(), nullptr, nullptr, nullptr,
-                     nullptr, names[k], err, ORDER_RN, false, 1, passes, into);
+        st = ntt_run(ctx, v[k], log_n, 0, SCALE_NONE, fr::one(), nullptr, nullptr, nullptr, nullptr,
+                     names[k], err, ORDER_RN, false, 1, passes, into);
         if (st != CZK_OK) return st;
     }
     return CZK_OK;

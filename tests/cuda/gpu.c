@@ -892,21 +892,6 @@ static void test_msm_g1_affine(void **state) {
         }
         czk_cuda_set_msm_slots(ctx, 0);
     }
-    /* the buckets' sums as their own pass (CZK_CUDA_MSM_FINAL=separate; the default adds each
-     * bucket's points inside the running sum), affine and hybrid, one and two slots */
-    const bool sep = czk_cuda_set_msm_final_sep(ctx, true);
-    for (int v = 0; v < 2; v++) {
-        czk_cuda_set_msm_acc(ctx, acc[v]);
-        uint64_t seed = 2100 + 100 * (uint64_t)v;
-        for (int slots = 1; slots <= 2; slots++) {
-            czk_cuda_set_msm_slots(ctx, slots);
-            check_msm(false, (1u << 16) + 3, MIX_UNIFORM, 0, seed++);
-            check_msm(false, 4103, MIX_UNIFORM, 3, seed++); /* P, −P, P, ... */
-            check_msm(false, 1u << 20, MIX_WITNESS, 1, seed++);
-        }
-        czk_cuda_set_msm_slots(ctx, 0);
-    }
-    (void)czk_cuda_set_msm_final_sep(ctx, sep);
     czk_cuda_set_msm_acc(ctx, saved);
 }
 
@@ -1607,12 +1592,12 @@ static void test_errors(void **state) {
     czk_cuda_free(ctx, d);
     assert_int_equal(czk_cuda_ctx_create(&(czk_cuda_ctx *){NULL}, 1000, &err), CZK_ERR_INVALID_ARG);
     /* a tunable with a value outside its set (the caller's value restored after) */
-    static const char *vars[12] = {
+    static const char *vars[11] = {
         "CZK_CUDA_NTT_TWIST",    "CZK_CUDA_H_ORDER",           "CZK_CUDA_MSM_ACC",
         "CZK_CUDA_H_TRANSFORMS", "CZK_CUDA_MSM_DIGITS",        "CZK_CUDA_MSM_SPARSE_ACC",
         "CZK_CUDA_MSM_SPARSE_C", "CZK_CUDA_MSM_G2_AFFINE_LOG", "CZK_CUDA_MSM_ONES",
-        "CZK_CUDA_H_FUSE",       "CZK_CUDA_MSM_FINAL",         "CZK_CUDA_NTT_RADIX"};
-    for (int v = 0; v < 12; v++) {
+        "CZK_CUDA_H_FUSE",       "CZK_CUDA_NTT_RADIX"};
+    for (int v = 0; v < 11; v++) {
         const char *old = getenv(vars[v]);
         char *saved = old ? strdup(old) : NULL;
         setenv(vars[v], "bogus", 1);
