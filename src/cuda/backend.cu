@@ -990,7 +990,7 @@ extern "C" czk_status czk_backend_cuda(czk_backend *out, int device, czk_pool *p
     out->self = NULL;
     /* benchmark knobs for MSM H's context alone (the overlapped stage's; CZK_CUDA_MSM_C would set
      * the witness MSMs' contexts too): its window size and the hybrid's K, unset = msm.cuh's
-     * choice (c = 22, K = 4 at 2^27 since bench/GPU.md's thirteenth run measured them here) */
+     * choice (c = 22, K = 2 at 2^27 since bench/GPU.md's thirteenth run measured them here) */
     long h_knob[2] = {0, 0}, packed = 1; /* benchmark knob: CZK_CUDA_PACKED=0, the full witness */
     czk_status kst;
     if ((kst = czk_cuda_env_range("cuda backend", "CZK_CUDA_MSM_H_C", 6, 22, &h_knob[0], err)) ||

@@ -649,11 +649,12 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
         ctx->msm_acc == CZK_CUDA_MSM_ACC_HYBRID ||
         (ctx->msm_acc == CZK_CUDA_MSM_ACC_AUTO && auto_log < 32 && n >= (1ull << auto_log));
     /* Above 2^26 points (MSM H of the 32GiB kinds, 2^27 − 1) the hybrid takes c = 22 unless
-     * CZK_CUDA_MSM_C sets c, and K = 4 unless K is set (at c = 20, K = 4 and 8 measured equal:
+     * CZK_CUDA_MSM_C sets c, and K = 2 unless K is set (at c = 20, K = 4 and 8 measured equal:
      * twelfth run): the cost model's c = 20 (with K = 8) fits XYZZ's buckets, and c = 22, K = 4
-     * measured 1.9 % faster at 2^27 and 10 ms faster in the partition's MSM stage (bench/GPU.md,
-     * twelfth and thirteenth runs; 2^28, 64GiB, unmeasured). Should the level buffers not fit, the
-     * XYZZ fallback below keeps c = 22 (≈ 7 % more work than its own choice, by the model). */
+     * measured 1.9 % faster at 2^27 and 10 ms faster in the partition's MSM stage, K = 2 another
+     * 4 ms there (bench/GPU.md, twelfth, thirteenth and nineteenth runs; 2^28, 64GiB, unmeasured).
+     * Should the level buffers not fit, the XYZZ fallback below keeps c = 22 (≈ 7 % more work
+     * than its own choice, by the model). */
     const bool big_hybrid = hybrid && n > (1u << 26);
     const unsigned c = ctx->msm_c ? (unsigned)ctx->msm_c : big_hybrid ? 22u : choose_c(n);
     *c_used = c;
@@ -668,7 +669,7 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
         chunk_len(n, B, ctx->msm_chunk ? ctx->msm_chunk : G::CHUNK, 2.0 * ctx->sm_count * 384);
     uint32_t ba_k = ctx->msm_acc == CZK_CUDA_MSM_ACC_AFFINE ? 1
                     : hybrid                                ? (ctx->msm_hybrid_k ? ctx->msm_hybrid_k
-                                                               : big_hybrid      ? 4
+                                                               : big_hybrid      ? 2
                                                                                  : 8)
                                                             : 0;
     cudaStream_t s = ctx->stream;

@@ -16,7 +16,7 @@
  * window sum runs as before (msm_running_sum). K = 1 (variant 4) halves to
  * one point; K = 8 (variant 5, the hybrid) stops three levels earlier, where
  * levels are small and their fixed cost (launches, the inversion's latency)
- * outweighs the cheaper additions (K = 4 with c = 22 above 2^26 points,
+ * outweighs the cheaper additions (K = 2 with c = 22 above 2^26 points,
  * where the buckets hold 4× fewer: msm.cuh).
  *
  * One level, all buckets of the window at once:

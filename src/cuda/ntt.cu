@@ -20,7 +20,10 @@
  * 2^26 entries (2 GiB) per direction for the last pass of 2^27, falling back
  * to split where the allocation fails.
  * Butterflies whose twiddle is 1 skip the multiplication where a whole warp
- * shares it (the first stages of a pass: ~7% of the multiplications).
+ * shares it (the first stages of a pass: ~7% of the multiplications). A
+ * pass runs its stages two at a time (radix 4, ntt_stage_pair: four elements
+ * of a thread through both stages in registers, half the shared-memory
+ * traffic and barriers; CZK_CUDA_NTT_RADIX=2 one at a time).
  *
  * Scalings are folded into the passes: 1/N and the coset factor g^i into the
  * bit-reversal pass (they act on the input), g^−i into the last pass's store
