@@ -847,11 +847,17 @@ czk_status h_lagrange_fused(czk_cuda_ctx *ctx, fr *a, fr *b, unsigned log_n, czk
         st = ntt_run(ctx, v[k], log_n, 1, SCALE_NONE, fr::one(), nullptr, nullptr, nullptr, nullptr,
                      names[k], err, ORDER_NR, false, 0, passes - 1);
         if (st != CZK_OK) return st;
+        const double t0 = ctx->profile ? (cudaStreamSynchronize(ctx->stream), now_ms()) : 0;
         CZK_CU(launch_pass_pair<NTT_BLOCK>(ks_of[0], v[k], log_n, ctx->w1024[1], ctx->w1024[0],
                                            ctx->gen_lo[0], hi, passes == 1 ? into : nullptr,
                                            ctx->ntt_radix == 4, ctx->stream),
                "%s 2^%u: inverse last and forward first pass (%u stages)", names[k], log_n,
                ks_of[0]);
+        if (ctx->profile) {
+            CZK_CU(cudaStreamSynchronize(ctx->stream), "%s: synchronize", names[k]);
+            fprintf(stderr, "%s 2^%u: inverse last + forward first pass (%u stages) %.3f ms\n",
+                    names[k], log_n, ks_of[0], now_ms() - t0);
+        }
         /* the forward DIT passes after its first (b's last into a) */
         st = ntt_run(ctx, v[k], log_n, 0, SCALE_NONE, fr::one(), nullptr, nullptr, nullptr, nullptr,
                      names[k], err, ORDER_RN, false, 1, passes, into);
