@@ -215,47 +215,45 @@ __device__ __forceinline__ void ntt_stage(uint32_t (*sm)[BE + BE / 32], unsigned
                                           const int t) {
     constexpr int GS = 1 << KS;
     constexpr int NTT_THREADS = ntt_threads<BE>();
-    {
-        const unsigned h = 1u << (t - 1);
-        const bool uniform = h < 32 && (E / 2) >= 32 * h; /* same for the whole block */
-        for (unsigned b = tid; b < E / 2; b += NTT_THREADS) {
-            unsigned j, pos;
-            if (uniform) { /* b = (j, g, k): pos = g·GS + k·2h + j */
-                const unsigned per_log = log_half - (t - 1); /* butterflies per twiddle index */
-                j = b >> per_log;
-                unsigned rest = b & ((1u << per_log) - 1);
-                unsigned g = rest >> (KS - t), k = rest & ((1u << (KS - t)) - 1);
-                pos = g * GS + (k << t) + j;
-            } else {
-                unsigned g = b >> (KS - 1);
-                unsigned bb = b & (GS / 2 - 1);
-                j = bb & (h - 1);
-                pos = g * GS + (((bb >> (t - 1)) << t) | j);
-            }
-            const unsigned pu = padded(pos), pv = padded(pos + h);
-            F u, v;
-#pragma unroll
-            for (int w = 0; w < 8; w++) {
-                u.v[w] = sm[w][pu];
-                v.v[w] = sm[w][pv];
-            }
-            const bool mul = t > 1 && (!uniform || j != 0);
-            F s, d;
-            if (!DIF) {
-                if (mul) v = v * ld_fr<F>(w1024 + (j << (10 - t)));
-                s = u + v, d = u - v;
-            } else {
-                s = u + v, d = u - v;
-                if (mul) d = d * ld_fr<F>(w1024 + (j << (10 - t)));
-            }
-#pragma unroll
-            for (int w = 0; w < 8; w++) {
-                sm[w][pu] = s.v[w];
-                sm[w][pv] = d.v[w];
-            }
+    const unsigned h = 1u << (t - 1);
+    const bool uniform = h < 32 && (E / 2) >= 32 * h; /* same for the whole block */
+    for (unsigned b = tid; b < E / 2; b += NTT_THREADS) {
+        unsigned j, pos;
+        if (uniform) { /* b = (j, g, k): pos = g·GS + k·2h + j */
+            const unsigned per_log = log_half - (t - 1); /* butterflies per twiddle index */
+            j = b >> per_log;
+            unsigned rest = b & ((1u << per_log) - 1);
+            unsigned g = rest >> (KS - t), k = rest & ((1u << (KS - t)) - 1);
+            pos = g * GS + (k << t) + j;
+        } else {
+            unsigned g = b >> (KS - 1);
+            unsigned bb = b & (GS / 2 - 1);
+            j = bb & (h - 1);
+            pos = g * GS + (((bb >> (t - 1)) << t) | j);
         }
-        __syncthreads();
+        const unsigned pu = padded(pos), pv = padded(pos + h);
+        F u, v;
+#pragma unroll
+        for (int w = 0; w < 8; w++) {
+            u.v[w] = sm[w][pu];
+            v.v[w] = sm[w][pv];
+        }
+        const bool mul = t > 1 && (!uniform || j != 0);
+        F s, d;
+        if (!DIF) {
+            if (mul) v = v * ld_fr<F>(w1024 + (j << (10 - t)));
+            s = u + v, d = u - v;
+        } else {
+            s = u + v, d = u - v;
+            if (mul) d = d * ld_fr<F>(w1024 + (j << (10 - t)));
+        }
+#pragma unroll
+        for (int w = 0; w < 8; w++) {
+            sm[w][pu] = s.v[w];
+            sm[w][pv] = d.v[w];
+        }
     }
+    __syncthreads();
 }
 
 /*
