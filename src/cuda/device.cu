@@ -149,7 +149,10 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
                   "acc_v names the variants by number");
     ctx->h_transforms = 6;
     ctx->h_fuse = 1;
-    ctx->ntt_radix = 4; /* bench/GPU.md nineteenth run: NTT 2^27 −4 % on an H100 */
+    /* bench/GPU.md nineteenth run: NTT 2^27 −4 % on an H100, but against radix-2 passes that
+     * carried radix 4's registers (75–80, one run-time flag); the twentieth run compares the two
+     * as kernels of their own (radix 2: 55–64 registers) */
+    ctx->ntt_radix = 4;
     czk_status st;
     if ((st = env_choice("CZK_CUDA_MSM_ACC", acc, acc_v, 11, &ctx->msm_acc, err)) ||
         (st = env_choice("CZK_CUDA_NTT_TWIST", twist, twist_v, 2, &ctx->ntt_twist, err)) ||

@@ -338,28 +338,25 @@ __device__ __forceinline__ void ntt_stage_pair(uint32_t (*sm)[BE + BE / 32], uns
 }
 
 /*
- * The KS stages of a pass (see ntt_stage), in order (DIT 1..KS, DIF KS..1); with r4, two at a
+ * The KS stages of a pass (see ntt_stage), in order (DIT 1..KS, DIF KS..1); with R4, two at a
  * time where they pair (ntt_stage_pair; an odd stage alone last for DIT, first for DIF).
  */
-template <int KS, class F, int BE, bool DIF>
+template <int KS, class F, int BE, bool DIF, bool R4>
 __device__ __forceinline__ void ntt_stages(uint32_t (*sm)[BE + BE / 32], unsigned E,
-                                           unsigned log_half, unsigned tid, const fr *w1024,
-                                           int r4) {
-    if constexpr (KS >= 2) {
-        if (r4) {
-            if (DIF && (KS & 1)) ntt_stage<KS, F, BE, DIF>(sm, E, log_half, tid, w1024, KS);
+                                           unsigned log_half, unsigned tid, const fr *w1024) {
+    if constexpr (KS >= 2 && R4) {
+        if (DIF && (KS & 1)) ntt_stage<KS, F, BE, DIF>(sm, E, log_half, tid, w1024, KS);
 #pragma unroll
-            for (int tt = 0; tt < KS / 2; tt++) {
-                const int t = DIF ? (KS & ~1) - 1 - 2 * tt : 1 + 2 * tt; /* the pair (t, t + 1) */
-                ntt_stage_pair<KS, F, BE, DIF>(sm, E, log_half, tid, w1024, t);
-            }
-            if (!DIF && (KS & 1)) ntt_stage<KS, F, BE, DIF>(sm, E, log_half, tid, w1024, KS);
-            return;
+        for (int tt = 0; tt < KS / 2; tt++) {
+            const int t = DIF ? (KS & ~1) - 1 - 2 * tt : 1 + 2 * tt; /* the pair (t, t + 1) */
+            ntt_stage_pair<KS, F, BE, DIF>(sm, E, log_half, tid, w1024, t);
         }
-    }
+        if (!DIF && (KS & 1)) ntt_stage<KS, F, BE, DIF>(sm, E, log_half, tid, w1024, KS);
+    } else {
 #pragma unroll
-    for (int tt = 1; tt <= KS; tt++)
-        ntt_stage<KS, F, BE, DIF>(sm, E, log_half, tid, w1024, DIF ? KS + 1 - tt : tt);
+        for (int tt = 1; tt <= KS; tt++)
+            ntt_stage<KS, F, BE, DIF>(sm, E, log_half, tid, w1024, DIF ? KS + 1 - tt : tt);
+    }
 }
 
 /* x·post^e from the two 2^14-entry tables of post's powers, e = i or rev(i) over log_n bits. */
@@ -389,11 +386,11 @@ __device__ __forceinline__ void pass_store(fr *data, fr *mul_into, uint32_t idx,
  * post^rev(i) (rev over log_n bits) instead of post^i; mul_into (non-null)
  * stores the output multiplied by mul_into's element into mul_into instead.
  */
-template <int KS, class F, int BE, bool DIF>
+template <int KS, class F, int BE, bool DIF, bool R4>
 __global__ void __launch_bounds__(ntt_threads<BE>())
     ntt_pass(fr *data, unsigned log_n, unsigned s0, const fr *w1024, const fr *tw_lo,
              const fr *tw_hi, const fr *tw_direct, unsigned half_log, const fr *post_lo,
-             const fr *post_hi, int post_rev, fr pre_c, int pre_on, fr *mul_into, int r4) {
+             const fr *post_hi, int post_rev, fr pre_c, int pre_on, fr *mul_into) {
     constexpr int GS = 1 << KS;
     constexpr int NTT_THREADS = ntt_threads<BE>();
     extern __shared__ uint32_t ntt_sm[];
@@ -429,7 +426,7 @@ __global__ void __launch_bounds__(ntt_threads<BE>())
     }
     __syncthreads();
 
-    ntt_stages<KS, F, BE, DIF>(sm, E, log_half, tid, w1024, r4);
+    ntt_stages<KS, F, BE, DIF, R4>(sm, E, log_half, tid, w1024);
 
     for (unsigned e = tid; e < E; e += NTT_THREADS) {
         unsigned g, m;
@@ -462,10 +459,10 @@ __global__ void __launch_bounds__(ntt_threads<BE>())
  * scaling the caller folded into post_hi), DIT stages with w_fwd, store (pass_store). The
  * element goes through shared memory once instead of twice.
  */
-template <int KS, class F, int BE>
+template <int KS, class F, int BE, bool R4>
 __global__ void __launch_bounds__(ntt_threads<BE>())
     ntt_pass_pair(fr *data, unsigned log_n, const fr *w_inv, const fr *w_fwd, const fr *post_lo,
-                  const fr *post_hi, fr *mul_into, int r4) {
+                  const fr *post_hi, fr *mul_into) {
     constexpr int GS = 1 << KS;
     constexpr int NTT_THREADS = ntt_threads<BE>();
     extern __shared__ uint32_t ntt_sm[];
@@ -483,7 +480,7 @@ __global__ void __launch_bounds__(ntt_threads<BE>())
             sm[w][at] = x.v[w];
     }
     __syncthreads();
-    ntt_stages<KS, F, BE, true>(sm, E, log_half, tid, w_inv, r4);
+    ntt_stages<KS, F, BE, true, R4>(sm, E, log_half, tid, w_inv);
     for (unsigned e = tid; e < E; e += NTT_THREADS) {
         const uint32_t idx = ((blockIdx.x * G + (e >> KS)) << KS) | (e & (GS - 1));
         const unsigned at = padded(e);
@@ -497,7 +494,7 @@ __global__ void __launch_bounds__(ntt_threads<BE>())
             sm[w][at] = x.v[w];
     }
     __syncthreads();
-    ntt_stages<KS, F, BE, false>(sm, E, log_half, tid, w_fwd, r4);
+    ntt_stages<KS, F, BE, false, R4>(sm, E, log_half, tid, w_fwd);
     for (unsigned e = tid; e < E; e += NTT_THREADS) {
         const uint32_t idx = ((blockIdx.x * G + (e >> KS)) << KS) | (e & (GS - 1));
         const unsigned at = padded(e);
@@ -531,8 +528,8 @@ __global__ void h_subtract(fr *a, const fr *c, size_t n) {
 }
 
 typedef void (*pass_fn)(fr *, unsigned, unsigned, const fr *, const fr *, const fr *, const fr *,
-                        unsigned, const fr *, const fr *, int, fr, int, fr *, int);
-typedef void (*pair_fn)(fr *, unsigned, const fr *, const fr *, const fr *, const fr *, fr *, int);
+                        unsigned, const fr *, const fr *, int, fr, int, fr *);
+typedef void (*pair_fn)(fr *, unsigned, const fr *, const fr *, const fr *, const fr *, fr *);
 
 /* out[t] = in[t]·c, t < count */
 __global__ void ntt_scale_table(fr *out, const fr *in, uint32_t count, fr c) {
@@ -594,31 +591,33 @@ double now_ms() {
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
-template <int BE, bool DIF> struct passes {
+/* The pass kernels by stage count; R4 is a template parameter, not a run-time flag, so that the
+ * radix-2 kernels keep their own register count (the radix-4 stages need ≈ 20 more a thread). */
+template <int BE, bool DIF, bool R4> struct passes {
     static constexpr pass_fn P[11] = {nullptr,
-                                      ntt_pass<1, fr, BE, DIF>,
-                                      ntt_pass<2, fr, BE, DIF>,
-                                      ntt_pass<3, fr, BE, DIF>,
-                                      ntt_pass<4, fr, BE, DIF>,
-                                      ntt_pass<5, fr, BE, DIF>,
-                                      ntt_pass<6, fr, BE, DIF>,
-                                      ntt_pass<7, fr, BE, DIF>,
-                                      ntt_pass<8, fr, BE, DIF>,
-                                      ntt_pass<9, fr, BE, DIF>,
-                                      ntt_pass<10, fr, BE, DIF>};
+                                      ntt_pass<1, fr, BE, DIF, R4>,
+                                      ntt_pass<2, fr, BE, DIF, R4>,
+                                      ntt_pass<3, fr, BE, DIF, R4>,
+                                      ntt_pass<4, fr, BE, DIF, R4>,
+                                      ntt_pass<5, fr, BE, DIF, R4>,
+                                      ntt_pass<6, fr, BE, DIF, R4>,
+                                      ntt_pass<7, fr, BE, DIF, R4>,
+                                      ntt_pass<8, fr, BE, DIF, R4>,
+                                      ntt_pass<9, fr, BE, DIF, R4>,
+                                      ntt_pass<10, fr, BE, DIF, R4>};
 };
-template <int BE> struct pair_passes {
+template <int BE, bool R4> struct pair_passes {
     static constexpr pair_fn P[11] = {nullptr,
-                                      ntt_pass_pair<1, fr, BE>,
-                                      ntt_pass_pair<2, fr, BE>,
-                                      ntt_pass_pair<3, fr, BE>,
-                                      ntt_pass_pair<4, fr, BE>,
-                                      ntt_pass_pair<5, fr, BE>,
-                                      ntt_pass_pair<6, fr, BE>,
-                                      ntt_pass_pair<7, fr, BE>,
-                                      ntt_pass_pair<8, fr, BE>,
-                                      ntt_pass_pair<9, fr, BE>,
-                                      ntt_pass_pair<10, fr, BE>};
+                                      ntt_pass_pair<1, fr, BE, R4>,
+                                      ntt_pass_pair<2, fr, BE, R4>,
+                                      ntt_pass_pair<3, fr, BE, R4>,
+                                      ntt_pass_pair<4, fr, BE, R4>,
+                                      ntt_pass_pair<5, fr, BE, R4>,
+                                      ntt_pass_pair<6, fr, BE, R4>,
+                                      ntt_pass_pair<7, fr, BE, R4>,
+                                      ntt_pass_pair<8, fr, BE, R4>,
+                                      ntt_pass_pair<9, fr, BE, R4>,
+                                      ntt_pass_pair<10, fr, BE, R4>};
 };
 
 /* Blocks of a pass of ks stages over 2^log_n elements, BE elements (or one group) a block. */
@@ -635,13 +634,14 @@ cudaError_t launch_pass(bool dif, unsigned ks, fr *data, unsigned log_n, unsigne
                         const fr *w1024, const fr *tw_lo, const fr *tw_hi, const fr *direct,
                         unsigned half_log, const fr *post_lo, const fr *post_hi, int post_rev,
                         fr pre_c, int pre_on, cudaStream_t s, int r4, fr *mul_into = nullptr) {
-    const pass_fn k = dif ? passes<BE, true>::P[ks] : passes<BE, false>::P[ks];
+    const pass_fn k = dif ? (r4 ? passes<BE, true, true>::P[ks] : passes<BE, true, false>::P[ks])
+                          : (r4 ? passes<BE, false, true>::P[ks] : passes<BE, false, false>::P[ks]);
     cudaError_t e = cudaFuncSetAttribute(
         (const void *)k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)ntt_smem<BE>());
     if (e != cudaSuccess) return e;
     k<<<pass_blocks<BE>(ks, log_n), ntt_threads<BE>(), ntt_smem<BE>(), s>>>(
         data, log_n, s0, w1024, tw_lo, tw_hi, direct, half_log, post_lo, post_hi, post_rev, pre_c,
-        pre_on, mul_into, r4);
+        pre_on, mul_into);
     return cudaGetLastError();
 }
 
@@ -650,12 +650,12 @@ template <int BE>
 cudaError_t launch_pass_pair(unsigned ks, fr *data, unsigned log_n, const fr *w_inv,
                              const fr *w_fwd, const fr *post_lo, const fr *post_hi, fr *mul_into,
                              int r4, cudaStream_t s) {
-    const pair_fn k = pair_passes<BE>::P[ks];
+    const pair_fn k = r4 ? pair_passes<BE, true>::P[ks] : pair_passes<BE, false>::P[ks];
     cudaError_t e = cudaFuncSetAttribute(
         (const void *)k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)ntt_smem<BE>());
     if (e != cudaSuccess) return e;
     k<<<pass_blocks<BE>(ks, log_n), ntt_threads<BE>(), ntt_smem<BE>(), s>>>(
-        data, log_n, w_inv, w_fwd, post_lo, post_hi, mul_into, r4);
+        data, log_n, w_inv, w_fwd, post_lo, post_hi, mul_into);
     return cudaGetLastError();
 }
 
