@@ -172,6 +172,22 @@ __device__ __forceinline__ unsigned padded(unsigned e) {
     return e + (e >> 5);
 }
 
+/* Element slot `at` of shared memory (word-major, sm[w][at]) to registers, and back. */
+template <class F, int BE>
+__device__ __forceinline__ F sm_get(uint32_t (*sm)[BE + BE / 32], unsigned at) {
+    F x;
+#pragma unroll
+    for (int w = 0; w < 8; w++)
+        x.v[w] = sm[w][at];
+    return x;
+}
+template <class F, int BE>
+__device__ __forceinline__ void sm_put(uint32_t (*sm)[BE + BE / 32], unsigned at, const F &x) {
+#pragma unroll
+    for (int w = 0; w < 8; w++)
+        sm[w][at] = x.v[w];
+}
+
 /*
  * One pass of KS radix-2 DIT stages over groups of 2^KS elements with stride
  * 2^s0. Element (group (hi, lo), m) lives at hi·2^(s0+KS) + m·2^s0 + lo.
@@ -232,12 +248,7 @@ __device__ __forceinline__ void ntt_stage(uint32_t (*sm)[BE + BE / 32], unsigned
             pos = g * GS + (((bb >> (t - 1)) << t) | j);
         }
         const unsigned pu = padded(pos), pv = padded(pos + h);
-        F u, v;
-#pragma unroll
-        for (int w = 0; w < 8; w++) {
-            u.v[w] = sm[w][pu];
-            v.v[w] = sm[w][pv];
-        }
+        F u = sm_get<F, BE>(sm, pu), v = sm_get<F, BE>(sm, pv);
         const bool mul = t > 1 && (!uniform || j != 0);
         F s, d;
         if (!DIF) {
@@ -247,11 +258,8 @@ __device__ __forceinline__ void ntt_stage(uint32_t (*sm)[BE + BE / 32], unsigned
             s = u + v, d = u - v;
             if (mul) d = d * ld_fr<F>(w1024 + (j << (10 - t)));
         }
-#pragma unroll
-        for (int w = 0; w < 8; w++) {
-            sm[w][pu] = s.v[w];
-            sm[w][pv] = d.v[w];
-        }
+        sm_put<F, BE>(sm, pu, s);
+        sm_put<F, BE>(sm, pv, d);
     }
     __syncthreads();
 }
@@ -293,9 +301,7 @@ __device__ __forceinline__ void ntt_stage_pair(uint32_t (*sm)[BE + BE / 32], uns
 #pragma unroll
         for (int k = 0; k < 4; k++) {
             at[k] = padded(pos + k * h);
-#pragma unroll
-            for (int w = 0; w < 8; w++)
-                x[k].v[w] = sm[w][at[k]];
+            x[k] = sm_get<F, BE>(sm, at[k]);
         }
         const bool mul_t = t > 1 && (!uniform || j != 0); /* ω_{2^t}^j */
         const bool mul_t1 = !uniform || j != 0;           /* ω_{2^(t+1)}^j */
@@ -330,9 +336,7 @@ __device__ __forceinline__ void ntt_stage_pair(uint32_t (*sm)[BE + BE / 32], uns
         }
 #pragma unroll
         for (int k = 0; k < 4; k++)
-#pragma unroll
-            for (int w = 0; w < 8; w++)
-                sm[w][at[k]] = x[k].v[w];
+            sm_put<F, BE>(sm, at[k], x[k]);
     }
     __syncthreads();
 }
@@ -419,10 +423,7 @@ __global__ void __launch_bounds__(ntt_threads<BE>())
         if (!DIF && s0 > 0)
             x = x * twist_factor<KS, F>(lo, m, s0, tw_lo, tw_hi, tw_direct, half_log);
         if (DIF && pre_on) x = x * F(pre_c);
-        unsigned at = padded(g * GS + m);
-#pragma unroll
-        for (int w = 0; w < 8; w++)
-            sm[w][at] = x.v[w];
+        sm_put<F, BE>(sm, padded(g * GS + m), x);
     }
     __syncthreads();
 
@@ -440,11 +441,7 @@ __global__ void __launch_bounds__(ntt_threads<BE>())
         uint32_t gid = blockIdx.x * G + g;
         uint32_t lo = gid & lo_mask, hi = gid >> s0;
         uint32_t idx = (hi << (s0 + KS)) | (m << s0) | lo;
-        unsigned at = padded(g * GS + m);
-        F x;
-#pragma unroll
-        for (int w = 0; w < 8; w++)
-            x.v[w] = sm[w][at];
+        F x = sm_get<F, BE>(sm, padded(g * GS + m));
         if (DIF && s0 > 0)
             x = x * twist_factor<KS, F>(lo, m, s0, tw_lo, tw_hi, tw_direct, half_log);
         if (post_lo) x = post_scale(x, idx, log_n, post_rev, post_lo, post_hi);
@@ -473,36 +470,20 @@ __global__ void __launch_bounds__(ntt_threads<BE>())
     const unsigned tid = threadIdx.x;
     for (unsigned e = tid; e < E; e += NTT_THREADS) {
         const uint32_t idx = ((blockIdx.x * G + (e >> KS)) << KS) | (e & (GS - 1));
-        F x = ld_fr<F>(data + idx);
-        const unsigned at = padded(e);
-#pragma unroll
-        for (int w = 0; w < 8; w++)
-            sm[w][at] = x.v[w];
+        sm_put<F, BE>(sm, padded(e), ld_fr<F>(data + idx));
     }
     __syncthreads();
     ntt_stages<KS, F, BE, true, R4>(sm, E, log_half, tid, w_inv);
     for (unsigned e = tid; e < E; e += NTT_THREADS) {
         const uint32_t idx = ((blockIdx.x * G + (e >> KS)) << KS) | (e & (GS - 1));
         const unsigned at = padded(e);
-        F x;
-#pragma unroll
-        for (int w = 0; w < 8; w++)
-            x.v[w] = sm[w][at];
-        x = post_scale(x, idx, log_n, 1, post_lo, post_hi);
-#pragma unroll
-        for (int w = 0; w < 8; w++)
-            sm[w][at] = x.v[w];
+        sm_put<F, BE>(sm, at, post_scale(sm_get<F, BE>(sm, at), idx, log_n, 1, post_lo, post_hi));
     }
     __syncthreads();
     ntt_stages<KS, F, BE, false, R4>(sm, E, log_half, tid, w_fwd);
     for (unsigned e = tid; e < E; e += NTT_THREADS) {
         const uint32_t idx = ((blockIdx.x * G + (e >> KS)) << KS) | (e & (GS - 1));
-        const unsigned at = padded(e);
-        F x;
-#pragma unroll
-        for (int w = 0; w < 8; w++)
-            x.v[w] = sm[w][at];
-        pass_store(data, mul_into, idx, x);
+        pass_store(data, mul_into, idx, sm_get<F, BE>(sm, padded(e)));
     }
 }
 
