@@ -191,12 +191,6 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
     int ones = 0;
     if ((st = env_choice("CZK_CUDA_MSM_ONES", ones_n, ones_v, 2, &ones, err))) return st;
     ctx->msm_ones_affine = ones != 0;
-    /* benchmark knob: the batch-affine level 0's bases prefetched into L2, outputs ahead */
-    static const char *const pf_n[] = {"0", "2", "4", "8"};
-    static const int pf_v[] = {0, 2, 4, 8};
-    int pf = 0;
-    if ((st = env_choice("CZK_CUDA_MSM_PREFETCH", pf_n, pf_v, 4, &pf, err))) return st;
-    ctx->msm_prefetch = (uint32_t)pf;
     const char *lg = getenv("CZK_CUDA_MSM_LOG"); /* benchmarks: what the large MSMs chose */
     ctx->msm_log = lg && !strcmp(lg, "1");
     return ntt_tables_init(ctx, err);
@@ -319,10 +313,6 @@ extern "C" int czk_cuda_msm_acc(const czk_cuda_ctx *ctx) {
 
 extern "C" void czk_cuda_set_msm_ones_affine(czk_cuda_ctx *ctx, bool on) {
     ctx->msm_ones_affine = on;
-}
-
-extern "C" void czk_cuda_set_msm_prefetch(czk_cuda_ctx *ctx, uint32_t outputs) {
-    ctx->msm_prefetch = outputs;
 }
 
 extern "C" void czk_cuda_set_msm_strip(czk_cuda_ctx *ctx, uint32_t strip) {

@@ -75,10 +75,6 @@ int czk_cuda_msm_acc(const czk_cuda_ctx *ctx);
 /* Outputs per thread of the batch-affine levels (msm_affine.cuh), 0 = chosen per level (tests:
  * strips that cross many buckets at small sizes). */
 void czk_cuda_set_msm_strip(czk_cuda_ctx *ctx, uint32_t strip);
-/* The batch-affine level 0's forward pass prefetches the bases' x this many outputs ahead into L2
- * (msm_affine.cuh ba_prefetch_x), 0 = off (CZK_CUDA_MSM_PREFETCH; a benchmark knob, bench/GPU.md
- * twentieth run). */
-void czk_cuda_set_msm_prefetch(czk_cuda_ctx *ctx, uint32_t outputs);
 /* The sparse path's sum of ones (msm.cuh): by XYZZ batch addition (false, the default) or by the
  * batch-affine levels from 2^16 ones (true; CZK_CUDA_MSM_ONES = xyzz / affine). Not yet measured
  * on a GPU: a benchmark knob (bench/GPU.md). */

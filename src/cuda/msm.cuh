@@ -866,7 +866,7 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
             pc.stop(2);
             /* phases 3 (levels) and 4 (bucket sums) */
             ba_state<BF> *wba = one ? ba.get() : &two->ba;
-            czk_status st = wba->window(ws, (const affine<BF> *)bases, w_skeys, w_sidx, n, w_start,
+            czk_status st = wba->window(ws, (const affine<BF> *)bases, w_skeys, w_sidx, w_start,
                                         w_end, (xyzz<BF> *)w_bucket, pc, nm, w, err);
             if (st) return st;
         } else {
@@ -1071,7 +1071,7 @@ czk_status sum_list_affine(czk_cuda_ctx *ctx, typename G::host_point *out,
         ones_runs_kernel<<<grid_for(len, 256), 256, 0, s>>>(len, ONES_RUN, B, keys, start, end);
         CZK_LAUNCH("msm_%s: runs of %u ones", nm, len);
         ba.B = B; /* the piece's runs (the buffers were sized for Bmax) */
-        if ((st = ba.window(s, (const affine<BF> *)bases, keys, list + o, len, start, end,
+        if ((st = ba.window(s, (const affine<BF> *)bases, keys, list + o, start, end,
                             (xyzz<BF> *)bucket.p, pc, nm, 0, err)))
             return st;
         msm_reduce_groups<G><<<1, G::THREADS, 0, s>>>(bucket, B, sums.p + 1 + o / piece);

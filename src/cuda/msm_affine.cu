@@ -121,7 +121,6 @@ czk_status emulate(const HA *bases, const uint32_t *skeys, const uint32_t *sidx,
             L.pre = pre.data();
             L.tot = tot.data();
             L.B = B, L.K = K, L.level = l, L.T = strip, L.S = S;
-            L.pf = 0, L.n_in = 0; /* prefetching is a device hint (ba_prefetch) */
             for (uint32_t t = 0; t < S; t++)
                 ba_forward(L, t);
             emulate_inv<F>(tot.data(), tmp.data(), sum, strip, blocks);

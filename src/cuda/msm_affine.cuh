@@ -151,8 +151,6 @@ template <class F> struct ba_level {
     F *pre;                       /* running products, [k·S + t] */
     F *tot;                       /* strip totals, then their inverses */
     uint32_t B, K, level, T, S;   /* S: strips of the launch (>= ⌈outputs/T⌉) */
-    uint32_t pf;                  /* level 0: prefetch the bases pf outputs ahead (0: off) */
-    uint32_t n_in;                /* level 0: entries of sidx */
 };
 
 /* Output o of bucket b. */
@@ -183,27 +181,6 @@ template <class F> CZK_HD affine<F> ba_point(const ba_level<F> &L, uint32_t i) {
 
 template <class F> CZK_HD F ba_x(const ba_level<F> &L, uint32_t i) {
     return ld_hd(L.level == 0 ? &L.bases[L.sidx[i]].x : &L.in[i].x);
-}
-
-/*
- * The forward pass of level 0 with L.pf: the x of the bases at sorted positions i and i + 1
- * (those below L.n_in) fetched into L2 ahead of their loads, one prefetch per 32-byte sector (the
- * points are 32-byte aligned). A hint: no registers held across outputs, no effect on values;
- * nothing on the host. (The backward pass is left alone: the two extra registers spill there.)
- */
-template <class F> CZK_HD void ba_prefetch_x(const ba_level<F> &L, int64_t i) {
-#ifdef __CUDA_ARCH__
-#pragma unroll
-    for (int k = 0; k < 2; k++) {
-        if (i + k < 0 || i + k >= (int64_t)L.n_in) continue;
-        const char *p = reinterpret_cast<const char *>(&L.bases[L.sidx[i + k]].x);
-#pragma unroll
-        for (unsigned off = 0; off < sizeof(F); off += 32)
-            asm volatile("prefetch.global.L2 [%0];" ::"l"(p + off));
-    }
-#else
-    (void)L, (void)i;
-#endif
 }
 
 enum { BA_ADD, BA_DBL, BA_LEFT, BA_RIGHT, BA_INF };
@@ -275,9 +252,7 @@ template <class F> CZK_HD void ba_forward(const ba_level<F> &L, uint32_t t) {
     for (uint32_t k = 0; k < n; k++) {
         const uint32_t o = o0 + k;
         if (o >= os[b + 1]) b = o < os[b + 2] ? b + 1 : ba_find(os, L.B, o); /* b + 1 < B */
-        const ba_slot s = ba_slot_of(L, b, o);
-        if (L.pf && L.level == 0) ba_prefetch_x(L, (int64_t)s.i + 2 * L.pf);
-        const F d = ba_den(L, s);
+        const F d = ba_den(L, ba_slot_of(L, b, o));
         acc = k ? acc * d : d;
         if (k + 1 < n) st_hd(L.pre + (size_t)k * L.S + t, acc);
     }
@@ -470,7 +445,7 @@ inline uint32_t ba_strip_len(uint64_t bound, int sm_count, uint32_t forced) {
 /* The batch-affine accumulation of one Pippenger run: buffers for all its windows. */
 template <class F> struct ba_state {
     using A = affine<F>;
-    uint32_t n = 0, B = 0, K = 0, strip = 0, pf = 0;
+    uint32_t n = 0, B = 0, K = 0, strip = 0;
     int sm_count = 0;
     dev_buf<A> buf[2], fin;
     dev_buf<F> pre, tot, tmp;
@@ -481,8 +456,7 @@ template <class F> struct ba_state {
 
     czk_status init(czk_cuda_ctx *ctx, uint32_t n_, uint32_t B_, uint32_t K_, const char *nm,
                     czk_err *err) {
-        n = n_, B = B_, K = K_, strip = ctx->msm_strip, pf = ctx->msm_prefetch;
-        sm_count = ctx->sm_count;
+        n = n_, B = B_, K = K_, strip = ctx->msm_strip, sm_count = ctx->sm_count;
         cudaStream_t s = ctx->stream;
         uint64_t bufsz[2] = {1, 1}, pre_n = 1, tot_n = 1;
         for (uint32_t l = 0; l < 32; l++) {
@@ -515,14 +489,14 @@ template <class F> struct ba_state {
 
     /*
      * One window on stream s: bucket[b] = Σ of bucket b's signed points, from the sorted keys and
-     * indices (count entries) and the bucket bounds [start_b, end_b) (msm_bounds). Waits for s once
-     * (the largest bucket sets the number of levels). The launches of the levels and the final pass
-     * are timed as phases 3 and 4 of pc (whose stream is then s).
+     * indices and the bucket bounds [start_b, end_b) (msm_bounds). Waits for s once (the largest
+     * bucket sets the number of levels). The launches of the levels and the final pass are timed
+     * as phases 3 and 4 of pc (whose stream is then s).
      */
     template <class PC>
     czk_status window(cudaStream_t s, const A *bases, const uint32_t *skeys, const uint32_t *sidx,
-                      uint32_t count, const uint32_t *start, const uint32_t *end, xyzz<F> *bucket,
-                      PC &pc, const char *nm, unsigned w, czk_err *err) {
+                      const uint32_t *start, const uint32_t *end, xyzz<F> *bucket, PC &pc,
+                      const char *nm, unsigned w, czk_err *err) {
         CZK_CU(cudaMemsetAsync(max_m, 0, sizeof(uint32_t), s), "msm_%s affine: clear counter", nm);
         ba_sizes_kernel<<<grid_for(B, 256), 256, 0, s>>>(start, end, B, m0, max_m);
         CZK_LAUNCH("msm_%s affine: bucket sizes, window %u", nm, w);
@@ -562,7 +536,6 @@ template <class F> struct ba_state {
             L.pre = pre;
             L.tot = tot;
             L.B = B, L.K = K, L.level = l, L.T = T, L.S = S;
-            L.pf = pf, L.n_in = count;
             tick(0);
             ba_forward_kernel<F><<<grid_for(S, BA_THREADS), BA_THREADS, 0, s>>>(L);
             CZK_LAUNCH("msm_%s affine: forward pass, window %u level %u", nm, w, l);
