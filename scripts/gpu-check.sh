@@ -108,7 +108,7 @@ bench() {
     tee "$BUILD/bench.log"
 }
 # knobs: bench_gpu (with CZK_GPU_BENCH_ARGS) once per value of one tunable, CZK_GPU_KNOB =
-# "VAR=v1,v2,..." (e.g. CZK_CUDA_MSM_PREFETCH=0,1,3); each run's log in $BUILD/knob-VAR-v.log,
+# "VAR=v1,v2,..." (e.g. CZK_CUDA_NTT_RADIX=2,4); each run's log in $BUILD/knob-VAR-v.log,
 # and per value the MSM G1 rows, the --c-sweep results and the levels' profile lines.
 knobs() {
   local var=${CZK_GPU_KNOB%%=*} vals=${CZK_GPU_KNOB#*=} v log rc=0

@@ -61,8 +61,8 @@ struct czk_cuda_ctx {
     czkg::fr *twist[2][29];      /* ω_M^e, e < M = 2^k, made on first use (ntt.cu) */
     czkg::fr *twist_half[2][29]; /* ω_M^e, e < M/2 = 2^(k−1), made on first use (ntt.cu) */
     int ntt_twist;               /* CZK_CUDA_NTT_TWIST: 0 direct (half tables), 1 split (ntt.cu) */
-    int ntt_radix;               /* CZK_CUDA_NTT_RADIX: 4 (default) two stages per shared-memory
-                                    round (ntt.cu ntt_stage_pair), 2 one */
+    int ntt_radix;               /* CZK_CUDA_NTT_RADIX: 2 (default) one stage per shared-memory
+                                    round, 4 two (ntt.cu ntt_stage_pair) */
     int h_order;                 /* CZK_CUDA_H_ORDER: 0 paired (DIF then DIT), 1 natural (ntt.cu) */
     int h_transforms;            /* CZK_CUDA_H_TRANSFORMS: 6 (default) or 7 (ntt.cu, czk_cuda_h) */
     int h_fuse;                  /* CZK_CUDA_H_FUSE: 1 (default) the Lagrange form's H with fused

@@ -149,10 +149,9 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
                   "acc_v names the variants by number");
     ctx->h_transforms = 6;
     ctx->h_fuse = 1;
-    /* bench/GPU.md nineteenth run: NTT 2^27 −4 % on an H100, but against radix-2 passes that
-     * carried radix 4's registers (75–80, one run-time flag); the twentieth run compares the two
-     * as kernels of their own (radix 2: 55–64 registers) */
-    ctx->ntt_radix = 4;
+    /* bench/GPU.md twentieth run (H100, each radix its own kernels): radix 2 NTT 2^27 43.96 ms
+     * against 44.35, the Lagrange form's H 175.26 against 180.01 */
+    ctx->ntt_radix = 2;
     czk_status st;
     if ((st = env_choice("CZK_CUDA_MSM_ACC", acc, acc_v, 11, &ctx->msm_acc, err)) ||
         (st = env_choice("CZK_CUDA_NTT_TWIST", twist, twist_v, 2, &ctx->ntt_twist, err)) ||
@@ -164,7 +163,7 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
                          err)) ||
         /* benchmark knob: 0 = the Lagrange form's H with its passes separate (ntt.cu) */
         (st = env_choice("CZK_CUDA_H_FUSE", fuse, fuse_v, 2, &ctx->h_fuse, err)) ||
-        /* benchmark knob: 4 = two NTT stages per round through shared memory (ntt.cu) */
+        /* benchmark knob: 4 = two NTT stages per round through shared memory (ntt.cu; slower) */
         (st = env_choice("CZK_CUDA_NTT_RADIX", radix, radix_v, 2, &ctx->ntt_radix, err)))
         return st;
     /* benchmark knob: the digits of all windows up front, or 1 / 2 windows at a time (unset: all,

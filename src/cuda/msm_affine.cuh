@@ -69,7 +69,11 @@
  * Tried and dropped (bench/GPU.md, eleventh run): issuing the next output's
  * loads before this output's arithmetic in either pass. It costs registers
  * (forward 80 → 106, backward 128 → 204) and so blocks per SM, and lost at
- * 2^27: forward one ahead 637 → 655 ms, backward one ahead → 744 ms.
+ * 2^27: forward one ahead 637 → 655 ms, backward one ahead → 744 ms. Nor
+ * does an L2 prefetch of level 0's bases 2–8 outputs ahead in the forward
+ * pass, which holds no registers (twentieth run, H100: forward 177 → 257–272
+ * ms): the pass is bound by the requests in flight, and the prefetch adds
+ * requests.
  *
  * The per-thread bodies are __host__ __device__ and run on the host in
  * czk_cuda_msm_affine_emulate (msm_affine.cu; tests without a GPU).

@@ -20,10 +20,13 @@
  * 2^26 entries (2 GiB) per direction for the last pass of 2^27, falling back
  * to split where the allocation fails.
  * Butterflies whose twiddle is 1 skip the multiplication where a whole warp
- * shares it (the first stages of a pass: ~7% of the multiplications). A
- * pass runs its stages two at a time (radix 4, ntt_stage_pair: four elements
- * of a thread through both stages in registers, half the shared-memory
- * traffic and barriers; CZK_CUDA_NTT_RADIX=2 one at a time).
+ * shares it (the first stages of a pass: ~7% of the multiplications). With
+ * CZK_CUDA_NTT_RADIX=4 a pass runs its stages two at a time (ntt_stage_pair:
+ * four elements of a thread through both stages in registers, half the
+ * shared-memory traffic and barriers), but its 72–80 registers leave three
+ * blocks an SM instead of four, and it measured slower (bench/GPU.md,
+ * twentieth run: NTT 2^27 44.35 ms against 44.0, the Lagrange form's H 180.0
+ * against 175.3 on an H100); radix 2, one stage at a time, is the default.
  *
  * Scalings are folded into the passes: 1/N and the coset factor g^i into the
  * bit-reversal pass (they act on the input), g^−i into the last pass's store

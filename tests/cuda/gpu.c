@@ -185,9 +185,9 @@ static void test_ntt(void **state) {
     NEED_GPU();
     static const unsigned sizes[] = {1, 2, 5, 8, 10, 11, 13, 16, 19, 21};
     czk_err err;
-    /* and one stage per round through shared memory (CZK_CUDA_NTT_RADIX=2; the default: two) */
-    static const char *const r2[1][2] = {{"CZK_CUDA_NTT_RADIX", "2"}};
-    czk_cuda_ctx *ctx2 = ctx_with(r2, 1);
+    /* and two stages per round through shared memory (CZK_CUDA_NTT_RADIX=4; the default: one) */
+    static const char *const r4[1][2] = {{"CZK_CUDA_NTT_RADIX", "4"}};
+    czk_cuda_ctx *ctx4 = ctx_with(r4, 1);
     for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
         unsigned log_n = sizes[si];
         size_t n = (size_t)1 << log_n;
@@ -206,19 +206,19 @@ static void test_ntt(void **state) {
                 free(naive);
             }
             for (int r = 0; r < 2; r++) {
-                czk_cuda_ctx *c = r ? ctx2 : ctx;
+                czk_cuda_ctx *c = r ? ctx4 : ctx;
                 czk_assert_ok(czk_cuda_upload(c, d, x, n * sizeof *x, &err), &err);
                 czk_assert_ok(czk_cuda_ntt(c, d, log_n, kind, &err), &err);
                 czk_assert_ok(czk_cuda_download(c, got, d, n * sizeof *x, &err), &err);
                 char what[64];
-                snprintf(what, sizeof what, "ntt 2^%u kind %d radix %d", log_n, kind, r ? 2 : 4);
+                snprintf(what, sizeof what, "ntt 2^%u kind %d radix %d", log_n, kind, r ? 4 : 2);
                 assert_frs_equal(got, want, n, what);
             }
         }
         czk_cuda_free(ctx, d);
         free(x), free(want), free(got);
     }
-    czk_cuda_ctx_destroy(ctx2);
+    czk_cuda_ctx_destroy(ctx4);
 }
 
 /* The FP64 multiplication form (field_f64.cuh) against the even/odd form on the device, 2^22
@@ -274,11 +274,11 @@ static void test_h(void **state) {
     static const unsigned sizes[] = {1, 4, 10, 12, 17, 21};
     czk_err err;
     /* a second context with bellperson's seven transforms (CZK_CUDA_H_TRANSFORMS=7), the
-     * Lagrange form's H with separate passes (CZK_CUDA_H_FUSE=0) and one stage per round
-     * through shared memory (CZK_CUDA_NTT_RADIX=2); a third with the last alone (fused passes) */
+     * Lagrange form's H with separate passes (CZK_CUDA_H_FUSE=0) and two stages per round
+     * through shared memory (CZK_CUDA_NTT_RADIX=4); a third with the last alone (fused passes) */
     static const char *const knobs[3][2] = {
-        {"CZK_CUDA_H_TRANSFORMS", "7"}, {"CZK_CUDA_H_FUSE", "0"}, {"CZK_CUDA_NTT_RADIX", "2"}};
-    czk_cuda_ctx *ctx7 = ctx_with(knobs, 3), *ctx2 = ctx_with(knobs + 2, 1);
+        {"CZK_CUDA_H_TRANSFORMS", "7"}, {"CZK_CUDA_H_FUSE", "0"}, {"CZK_CUDA_NTT_RADIX", "4"}};
+    czk_cuda_ctx *ctx7 = ctx_with(knobs, 3), *ctx4 = ctx_with(knobs + 2, 1);
     for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
         unsigned log_n = sizes[si];
         size_t n = (size_t)1 << log_n;
@@ -324,10 +324,10 @@ static void test_h(void **state) {
             snprintf(what, sizeof what, "h 2^%u, %s transforms", log_n, form ? "seven" : "six");
             assert_frs_equal(got, abc[0], n, what);
         }
-        /* four transforms without c: fused passes on ctx (the default) and ctx2 (radix 2),
+        /* four transforms without c: fused passes on ctx (the default) and ctx4 (radix 4),
          * separate on ctx7 (CZK_CUDA_H_FUSE=0; the count of transforms does not apply) */
         for (int form = 0; form < 3; form++) {
-            czk_cuda_ctx *c = form == 2 ? ctx2 : form ? ctx7 : ctx;
+            czk_cuda_ctx *c = form == 2 ? ctx4 : form ? ctx7 : ctx;
             for (int k = 0; k < 2; k++)
                 czk_assert_ok(czk_cuda_upload(c, dev[k], in[k], n * sizeof(czk_fr), &err), &err);
             czk_assert_ok(czk_cuda_h(c, dev[0], dev[1], NULL, log_n, &err), &err);
@@ -345,7 +345,7 @@ static void test_h(void **state) {
         }
     }
     czk_cuda_ctx_destroy(ctx7);
-    czk_cuda_ctx_destroy(ctx2);
+    czk_cuda_ctx_destroy(ctx4);
 }
 
 /*
