@@ -223,6 +223,28 @@ __device__ __forceinline__ F twist_factor(uint32_t lo, unsigned m, unsigned s0, 
 }
 
 /*
+ * Work item b of stage t (h = 2^(t−1)) whose item is the 2^LR elements pos + k·h, k < 2^LR (LR = 1:
+ * a butterfly, ntt_stage; LR = 2: a radix-4 quad, ntt_stage_pair): its twiddle index j < h and
+ * pos. log_items: log2 of the stage's items (E / 2^LR). Uniform (h < 32, the same for the whole
+ * block): b = (j, g, k), so that a warp shares j; otherwise b = (g, rest) with consecutive j.
+ */
+template <int KS, int LR>
+__device__ __forceinline__ unsigned stage_item(unsigned b, int t, unsigned log_items, bool uniform,
+                                               unsigned &j) {
+    constexpr unsigned GS = 1u << KS;
+    if (uniform) {                                    /* pos = g·GS + k·2^LR·h + j */
+        const unsigned per_log = log_items - (t - 1); /* items per twiddle index */
+        j = b >> per_log;
+        const unsigned rest = b & ((1u << per_log) - 1);
+        const unsigned g = rest >> (KS - t - LR + 1), k = rest & ((1u << (KS - t - LR + 1)) - 1);
+        return g * GS + (k << (t + LR - 1)) + j;
+    }
+    const unsigned g = b >> (KS - LR), q = b & (GS / (1u << LR) - 1);
+    j = q & ((1u << (t - 1)) - 1);
+    return g * GS + ((q >> (t - 1)) << (t + LR - 1)) + j;
+}
+
+/*
  * Stage t of a pass on the E = G·2^KS elements in shared memory (sm[w][padded(e)], group g at
  * g·2^KS), followed by a block barrier: DIT (Cooley–Tukey, twiddle on v before the butterfly) or
  * DIF (Gentleman–Sande, twiddle on the difference), twiddles ω_1024^j from w1024 (that table's
@@ -232,24 +254,12 @@ template <int KS, class F, int BE, bool DIF>
 __device__ __forceinline__ void ntt_stage(uint32_t (*sm)[BE + BE / 32], unsigned E,
                                           unsigned log_half, unsigned tid, const fr *w1024,
                                           const int t) {
-    constexpr int GS = 1 << KS;
     constexpr int NTT_THREADS = ntt_threads<BE>();
     const unsigned h = 1u << (t - 1);
     const bool uniform = h < 32 && (E / 2) >= 32 * h; /* same for the whole block */
     for (unsigned b = tid; b < E / 2; b += NTT_THREADS) {
-        unsigned j, pos;
-        if (uniform) { /* b = (j, g, k): pos = g·GS + k·2h + j */
-            const unsigned per_log = log_half - (t - 1); /* butterflies per twiddle index */
-            j = b >> per_log;
-            unsigned rest = b & ((1u << per_log) - 1);
-            unsigned g = rest >> (KS - t), k = rest & ((1u << (KS - t)) - 1);
-            pos = g * GS + (k << t) + j;
-        } else {
-            unsigned g = b >> (KS - 1);
-            unsigned bb = b & (GS / 2 - 1);
-            j = bb & (h - 1);
-            pos = g * GS + (((bb >> (t - 1)) << t) | j);
-        }
+        unsigned j;
+        const unsigned pos = stage_item<KS, 1>(b, t, log_half, uniform, j);
         const unsigned pu = padded(pos), pv = padded(pos + h);
         F u = sm_get<F, BE>(sm, pu), v = sm_get<F, BE>(sm, pv);
         const bool mul = t > 1 && (!uniform || j != 0);
@@ -280,25 +290,13 @@ template <int KS, class F, int BE, bool DIF>
 __device__ __forceinline__ void ntt_stage_pair(uint32_t (*sm)[BE + BE / 32], unsigned E,
                                                unsigned log_half, unsigned tid, const fr *w1024,
                                                const int t) {
-    constexpr int GS = 1 << KS;
     constexpr int NTT_THREADS = ntt_threads<BE>();
     const unsigned h = 1u << (t - 1);
     const unsigned log_quads = log_half - 1; /* E/4 quads a stage pair */
     const bool uniform = h < 32 && (E / 4) >= 32 * h;
     for (unsigned b = tid; b < E / 4; b += NTT_THREADS) {
-        unsigned j, pos;
-        if (uniform) { /* b = (j, g, k): pos = g·GS + k·4h + j */
-            const unsigned per_log = log_quads - (t - 1); /* quads per twiddle index */
-            j = b >> per_log;
-            unsigned rest = b & ((1u << per_log) - 1);
-            unsigned g = rest >> (KS - t - 1), k = rest & ((1u << (KS - t - 1)) - 1);
-            pos = g * GS + (k << (t + 1)) + j;
-        } else {
-            unsigned g = b >> (KS - 2);
-            unsigned q = b & (GS / 4 - 1);
-            j = q & (h - 1);
-            pos = g * GS + ((q >> (t - 1)) << (t + 1)) + j;
-        }
+        unsigned j;
+        const unsigned pos = stage_item<KS, 2>(b, t, log_quads, uniform, j);
         unsigned at[4];
         F x[4];
 #pragma unroll
