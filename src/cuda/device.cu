@@ -137,6 +137,8 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
     static const char *const slots[] = {"1", "2"}, *const transforms[] = {"6", "7"};
     static const char *const digits[] = {"all", "1", "2"}, *const fuse[] = {"1", "0"};
     static const char *const radix[] = {"2", "4"};
+    static const char *const strips[] = {"contiguous", "interleaved"};
+    static const int strips_v[] = {1, 32};
     static const int twist_v[] = {0, 1}, order_v[] = {0, 1}, slots_v[] = {1, 2},
                      transforms_v[] = {6, 7}, digits_v[] = {64, 1, 2}, fuse_v[] = {1, 0},
                      radix_v[] = {2, 4};
@@ -152,6 +154,7 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
     /* bench/GPU.md twentieth run (H100, each radix its own kernels): radix 2 NTT 2^27 43.96 ms
      * against 44.35, the Lagrange form's H 175.26 against 180.01 */
     ctx->ntt_radix = 2;
+    int strip_group = 1;
     czk_status st;
     if ((st = env_choice("CZK_CUDA_MSM_ACC", acc, acc_v, 11, &ctx->msm_acc, err)) ||
         (st = env_choice("CZK_CUDA_NTT_TWIST", twist, twist_v, 2, &ctx->ntt_twist, err)) ||
@@ -164,8 +167,12 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
         /* benchmark knob: 0 = the Lagrange form's H with its passes separate (ntt.cu) */
         (st = env_choice("CZK_CUDA_H_FUSE", fuse, fuse_v, 2, &ctx->h_fuse, err)) ||
         /* benchmark knob: 4 = two NTT stages per round through shared memory (ntt.cu; slower) */
-        (st = env_choice("CZK_CUDA_NTT_RADIX", radix, radix_v, 2, &ctx->ntt_radix, err)))
+        (st = env_choice("CZK_CUDA_NTT_RADIX", radix, radix_v, 2, &ctx->ntt_radix, err)) ||
+        /* benchmark knob: a batch-affine strip's outputs consecutive, or interleaved over a
+         * warp's strips (msm_affine.cuh ba_strip_span) */
+        (st = env_choice("CZK_CUDA_MSM_STRIPS", strips, strips_v, 2, &strip_group, err)))
         return st;
+    ctx->msm_strip_group = (uint32_t)strip_group;
     /* benchmark knob: the digits of all windows up front, or 1 / 2 windows at a time (unset: all,
      * or two at a time where that lets the second window slot fit) */
     int dg = 0;
@@ -316,6 +323,10 @@ extern "C" void czk_cuda_set_msm_ones_affine(czk_cuda_ctx *ctx, bool on) {
 
 extern "C" void czk_cuda_set_msm_strip(czk_cuda_ctx *ctx, uint32_t strip) {
     ctx->msm_strip = strip;
+}
+
+extern "C" void czk_cuda_set_msm_strip_group(czk_cuda_ctx *ctx, uint32_t group) {
+    if (group >= 1 && group <= 1024) ctx->msm_strip_group = group;
 }
 
 extern "C" void czk_cuda_set_msm_slots(czk_cuda_ctx *ctx, int slots) {

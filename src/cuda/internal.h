@@ -75,6 +75,8 @@ int czk_cuda_msm_acc(const czk_cuda_ctx *ctx);
 /* Outputs per thread of the batch-affine levels (msm_affine.cuh), 0 = chosen per level (tests:
  * strips that cross many buckets at small sizes). */
 void czk_cuda_set_msm_strip(czk_cuda_ctx *ctx, uint32_t strip);
+/* Batch-affine strips a group (msm_affine.cuh ba_strip_span; 1..1024, others ignored). */
+void czk_cuda_set_msm_strip_group(czk_cuda_ctx *ctx, uint32_t group);
 /* The sparse path's sum of ones (msm.cuh): by XYZZ batch addition (false, the default) or by the
  * batch-affine levels from 2^16 ones (true; CZK_CUDA_MSM_ONES = xyzz / affine). Not yet measured
  * on a GPU: a benchmark knob (bench/GPU.md). */
@@ -118,22 +120,20 @@ CZK_NODISCARD czk_status czk_cuda_ctx_set_priority(czk_cuda_ctx *ctx, bool high,
  * with the device code, for one window as the device sort leaves it: skeys[i] the sorted keys
  * (|digit|·2 + sign; 0 = no point; bucket b holds keys 2b + 2 and 2b + 3, the sign bit negates
  * the point), sidx[i] the index of the base. K: buckets are halved while they hold more than K
- * points, then summed in XYZZ; strip: outputs per thread (T); blocks: blocks of the batch
- * inversion. Out: buckets[b] = Σ of bucket b's signed bases (B entries). For tests (no GPU).
- * Returns CZK_OK, CZK_ERR_INVALID_ARG (n >= 2^31, B of 0 or above 2^30, K, strip or blocks of 0,
- * keys not sorted or above 2B + 1, an index >= n), CZK_ERR_NOMEM.
+ * points, then summed in XYZZ; strip: outputs per thread (T); group: strips a group (G: 1 = each
+ * strip consecutive outputs, 32 = a warp's strips interleaved; msm_affine.cuh ba_strip_span);
+ * blocks: blocks of the batch inversion. Out: buckets[b] = Σ of bucket b's signed bases (B
+ * entries). For tests (no GPU). Returns CZK_OK, CZK_ERR_INVALID_ARG (n >= 2^31, B of 0 or above
+ * 2^30, K, strip or blocks of 0, group not in 1..1024, keys not sorted or above 2B + 1, an index
+ * >= n), CZK_ERR_NOMEM.
  */
-CZK_NODISCARD czk_status czk_cuda_msm_affine_emulate(const blst_p1_affine *bases,
-                                                     const uint32_t *skeys, const uint32_t *sidx,
-                                                     size_t n, uint32_t B, uint32_t K,
-                                                     uint32_t strip, uint32_t blocks,
-                                                     blst_p1 *buckets, czk_err *err);
+CZK_NODISCARD czk_status czk_cuda_msm_affine_emulate(
+    const blst_p1_affine *bases, const uint32_t *skeys, const uint32_t *sidx, size_t n, uint32_t B,
+    uint32_t K, uint32_t strip, uint32_t group, uint32_t blocks, blst_p1 *buckets, czk_err *err);
 /* The same on G2 (the levels over Fp2, msm_affine.cuh's ba_fp2). */
-CZK_NODISCARD czk_status czk_cuda_msm_affine_emulate_g2(const blst_p2_affine *bases,
-                                                        const uint32_t *skeys, const uint32_t *sidx,
-                                                        size_t n, uint32_t B, uint32_t K,
-                                                        uint32_t strip, uint32_t blocks,
-                                                        blst_p2 *buckets, czk_err *err);
+CZK_NODISCARD czk_status czk_cuda_msm_affine_emulate_g2(
+    const blst_p2_affine *bases, const uint32_t *skeys, const uint32_t *sidx, size_t n, uint32_t B,
+    uint32_t K, uint32_t strip, uint32_t group, uint32_t blocks, blst_p2 *buckets, czk_err *err);
 
 /*
  * MSM memory cap (msm.cuh): with points > 0 every MSM on ctx compacts its

@@ -22,9 +22,10 @@ template <class T> void poison(std::vector<T> &v) {
 }
 
 /* ba_inv_kernel, block by block. */
-template <class F> void emulate_inv(F *tot, F *tmp, uint32_t total, uint32_t T, uint32_t G) {
+template <class F>
+void emulate_inv(F *tot, F *tmp, uint32_t total, uint32_t T, uint32_t group, uint32_t G) {
     constexpr uint32_t NT = ba_inv_threads<F>();
-    const uint32_t count = (total + T - 1) / T;
+    const uint32_t count = ba_strips_used(total, T, group);
     std::vector<F> pre(NT), suf(NT), na(NT), ns(NT);
     std::vector<ba_run> run(NT);
     for (uint32_t g = 0; g < G; g++) {
@@ -47,15 +48,17 @@ template <class F> void emulate_inv(F *tot, F *tmp, uint32_t total, uint32_t T, 
 /* The window over F (G1: ba_fp, G2: ba_fp2); HA, HP: blst's affine and projective types. */
 template <class F, class HA, class HP>
 czk_status emulate(const HA *bases, const uint32_t *skeys, const uint32_t *sidx, size_t n64,
-                   uint32_t B, uint32_t K, uint32_t strip, uint32_t blocks, HP *buckets,
-                   czk_err *err) {
+                   uint32_t B, uint32_t K, uint32_t strip, uint32_t group, uint32_t blocks,
+                   HP *buckets, czk_err *err) {
     using A = affine<F>;
     static_assert(sizeof(A) == sizeof(HA), "layout");
     static_assert(sizeof(jacobian<F>) == sizeof(HP), "layout");
-    if (n64 >= (1ull << 31) || B == 0 || B > (1u << 30) || K == 0 || strip == 0 || blocks == 0)
+    if (n64 >= (1ull << 31) || B == 0 || B > (1u << 30) || K == 0 || strip == 0 || group == 0 ||
+        group > 1024 || blocks == 0)
         return czk_errf(err, CZK_ERR_INVALID_ARG,
-                        "msm affine emulate: n = %zu, B = %u, K = %u, strip = %u, blocks = %u", n64,
-                        B, K, strip, blocks);
+                        "msm affine emulate: n = %zu, B = %u, K = %u, strip = %u, group = %u "
+                        "(1..1024), blocks = %u",
+                        n64, B, K, strip, group, blocks);
     const uint32_t n = (uint32_t)n64;
     for (uint32_t i = 0; i < n; i++)
         if ((skeys[i] >> 1) > B || (i && skeys[i] < skeys[i - 1]) || sidx[i] >= n)
@@ -80,7 +83,7 @@ czk_status emulate(const HA *bases, const uint32_t *skeys, const uint32_t *sidx,
         /* ba_state::init with the strip forced */
         uint64_t bufsz[2] = {1, 1}, pre_n = 1, tot_n = 1;
         for (uint32_t l = 0; l < 32; l++) {
-            const uint64_t bd = ba_bound(n, B, K, l), S = (bd + strip - 1) / strip;
+            const uint64_t bd = ba_bound(n, B, K, l), S = ba_strips(bd, strip, group);
             if (bd > bufsz[l & 1]) bufsz[l & 1] = bd;
             if (S * strip > pre_n) pre_n = S * strip;
             if (S > tot_n) tot_n = S;
@@ -96,7 +99,7 @@ czk_status emulate(const HA *bases, const uint32_t *skeys, const uint32_t *sidx,
         const uint32_t levels = ba_levels(max_m, K);
         for (uint32_t l = 0; l < levels; l++) {
             const uint64_t bd = ba_bound(n, B, K, l);
-            const uint32_t S = (uint32_t)((bd + strip - 1) / strip);
+            const uint32_t S = (uint32_t)ba_strips(bd, strip, group);
             for (uint32_t b = 0; b <= B; b++)
                 cnt[b] = b < B ? ba_outputs(m0[b], K, l) : 0;
             uint32_t sum = 0;
@@ -120,10 +123,10 @@ czk_status emulate(const HA *bases, const uint32_t *skeys, const uint32_t *sidx,
             L.out_start = os[l & 1];
             L.pre = pre.data();
             L.tot = tot.data();
-            L.B = B, L.K = K, L.level = l, L.T = strip, L.S = S;
+            L.B = B, L.K = K, L.level = l, L.T = strip, L.S = S, L.G = group;
             for (uint32_t t = 0; t < S; t++)
                 ba_forward(L, t);
-            emulate_inv<F>(tot.data(), tmp.data(), sum, strip, blocks);
+            emulate_inv<F>(tot.data(), tmp.data(), sum, strip, group, blocks);
             for (uint32_t t = 0; t < S; t++)
                 ba_backward(L, t);
         }
@@ -153,14 +156,13 @@ czk_status emulate(const HA *bases, const uint32_t *skeys, const uint32_t *sidx,
 extern "C" czk_status czk_cuda_msm_affine_emulate(const blst_p1_affine *bases,
                                                   const uint32_t *skeys, const uint32_t *sidx,
                                                   size_t n, uint32_t B, uint32_t K, uint32_t strip,
-                                                  uint32_t blocks, blst_p1 *buckets, czk_err *err) {
-    return emulate<ba_fp>(bases, skeys, sidx, n, B, K, strip, blocks, buckets, err);
+                                                  uint32_t group, uint32_t blocks, blst_p1 *buckets,
+                                                  czk_err *err) {
+    return emulate<ba_fp>(bases, skeys, sidx, n, B, K, strip, group, blocks, buckets, err);
 }
 
-extern "C" czk_status czk_cuda_msm_affine_emulate_g2(const blst_p2_affine *bases,
-                                                     const uint32_t *skeys, const uint32_t *sidx,
-                                                     size_t n, uint32_t B, uint32_t K,
-                                                     uint32_t strip, uint32_t blocks,
-                                                     blst_p2 *buckets, czk_err *err) {
-    return emulate<ba_fp2>(bases, skeys, sidx, n, B, K, strip, blocks, buckets, err);
+extern "C" czk_status czk_cuda_msm_affine_emulate_g2(
+    const blst_p2_affine *bases, const uint32_t *skeys, const uint32_t *sidx, size_t n, uint32_t B,
+    uint32_t K, uint32_t strip, uint32_t group, uint32_t blocks, blst_p2 *buckets, czk_err *err) {
+    return emulate<ba_fp2>(bases, skeys, sidx, n, B, K, strip, group, blocks, buckets, err);
 }

@@ -22,12 +22,17 @@
  * One level, all buckets of the window at once:
  *  1. count (ba_outputs): ⌈m_l/2⌉ outputs for a bucket taking part, else 0;
  *     exclusive sum (CUB) → out_start[b]; out_start[B] = the level's outputs.
- *  2. forward (ba_forward): thread t owns the T consecutive outputs tT ..
- *     tT + T − 1, a strip that crosses bucket boundaries freely, so a bucket
- *     of any size (one that holds every point, with repeated scalars)
- *     spreads evenly over threads. Per output the denominator d of λ and
- *     the running product c_k = d_0···d_k (Montgomery's trick) go to
- *     pre[k·S + t] (coalesced over a warp); c_{n−1} is the strip's total.
+ *  2. forward (ba_forward): thread t owns a strip of T outputs that crosses
+ *     bucket boundaries freely, so a bucket of any size (one that holds
+ *     every point, with repeated scalars) spreads evenly over threads: the
+ *     T consecutive outputs tT .. tT + T − 1 (CZK_CUDA_MSM_STRIPS=
+ *     contiguous, the default), or, with the strips of a warp as one group
+ *     (=interleaved), the outputs w·32T + j + 32k of lane j of group w, so
+ *     that at each step the 32 lanes take 32 consecutive outputs and their
+ *     loads of sorted indices, keys and bucket bounds are coalesced
+ *     (ba_strip_span). Per output the denominator d of λ and the running
+ *     product c_k = d_0···d_k (Montgomery's trick) go to pre[k·S + t]
+ *     (coalesced over a warp); c_{n−1} is the strip's total.
  *  3. inversion (ba_inv_kernel): the strip totals of the whole level are
  *     inverted together: each thread takes a run of totals, a block-wide
  *     product scan, ONE inversion per block (inv_binary, field.cuh), then
@@ -128,10 +133,10 @@ CZK_HD uint32_t ba_outputs(uint32_t m0, uint32_t K, uint32_t l) {
 /*
  * The bucket of output o (o < os[B]): the largest b < B with os[b] <= o. A
  * bucket without outputs starts where the next one does, so the largest
- * such b is the one that has output o.
+ * such b is the one that has output o. ba_find_in searches [lo, hi) only
+ * (os[lo] <= o, and the answer below hi).
  */
-CZK_HD uint32_t ba_find(const uint32_t *os, uint32_t B, uint32_t o) {
-    uint32_t lo = 0, hi = B;
+CZK_HD uint32_t ba_find_in(const uint32_t *os, uint32_t lo, uint32_t hi, uint32_t o) {
     while (hi - lo > 1) {
         uint32_t mid = lo + (hi - lo) / 2;
         if (os[mid] <= o)
@@ -140,6 +145,58 @@ CZK_HD uint32_t ba_find(const uint32_t *os, uint32_t B, uint32_t o) {
             hi = mid;
     }
     return lo;
+}
+
+CZK_HD uint32_t ba_find(const uint32_t *os, uint32_t B, uint32_t o) {
+    return ba_find_in(os, 0, B, o);
+}
+
+/* Output o's bucket given b, an earlier output's bucket: a few steps up, then a search. */
+CZK_HD uint32_t ba_up(const uint32_t *os, uint32_t B, uint32_t b, uint32_t o) {
+    for (int k = 0; k < 3; k++) {
+        if (o < os[b + 1]) return b; /* os[b] <= o < os[B], so b + 1 <= B */
+        b++;
+    }
+    return ba_find_in(os, b, B, o);
+}
+
+/* Output o's bucket given b, a later output's bucket. */
+CZK_HD uint32_t ba_down(const uint32_t *os, uint32_t b, uint32_t o) {
+    for (int k = 0; k < 3; k++) {
+        if (os[b] <= o) return b;
+        b--; /* os[0] = 0 <= o, so b > 0 here */
+    }
+    return ba_find_in(os, 0, b + 1, o);
+}
+
+/*
+ * Strip t's outputs: o_k = o0 + k·step for k < n (n = 0: none). Strips come in
+ * groups of G: group w holds the outputs [w·G·T, (w + 1)·G·T) and its strip j
+ * those ≡ j modulo G, so with G = 32 (one warp a group) the lanes of a warp
+ * work on 32 consecutive outputs at each step and their loads of sorted
+ * indices, keys and bucket bounds are coalesced. G = 1: strip t holds
+ * [t·T, t·T + T).
+ */
+struct ba_span {
+    uint32_t o0, step, n;
+};
+CZK_HD ba_span ba_strip_span(uint32_t total, uint32_t T, uint32_t G, uint32_t t) {
+    const uint64_t first = (uint64_t)(t / G) * G * T + t % G;
+    if (first >= total) return {0, G, 0};
+    const uint64_t left = (total - first + G - 1) / G;
+    return {(uint32_t)first, G, (uint32_t)(left < T ? left : T)};
+}
+
+/* Strips with outputs in a level of `total` (they are the first ones: the inversion's count). */
+CZK_HD uint32_t ba_strips_used(uint32_t total, uint32_t T, uint32_t G) {
+    const uint64_t per = (uint64_t)G * T, rem = total % per;
+    return (uint32_t)(total / per * G + (rem < G ? rem : G));
+}
+
+/* Strips to launch for a level of at most `bound` outputs (whole groups). */
+CZK_HD uint64_t ba_strips(uint64_t bound, uint32_t T, uint32_t G) {
+    const uint64_t per = (uint64_t)G * T;
+    return (bound + per - 1) / per * G;
 }
 
 /* One level of one window, as the forward and backward passes see it. */
@@ -154,7 +211,8 @@ template <class F> struct ba_level {
     const uint32_t *out_start;    /* first output of bucket b; [B]: the level's outputs */
     F *pre;                       /* running products, [k·S + t] */
     F *tot;                       /* strip totals, then their inverses */
-    uint32_t B, K, level, T, S;   /* S: strips of the launch (>= ⌈outputs/T⌉) */
+    uint32_t B, K, level, T, S;   /* S: strips of the launch (ba_strips) */
+    uint32_t G;                   /* strips a group (ba_strip_span) */
 };
 
 /* Output o of bucket b. */
@@ -235,46 +293,35 @@ CZK_HD affine<F> ba_apply(int cs, const affine<F> &p, const affine<F> &q, const 
     return r;
 }
 
-/* Outputs of strip t: [o0, o0 + n), n = 0 past the level's end. */
-template <class F> CZK_HD uint32_t ba_strip(const ba_level<F> &L, uint32_t t, uint32_t &o0) {
-    const uint32_t total = L.out_start[L.B];
-    const uint64_t first = (uint64_t)t * L.T;
-    if (first >= total) return 0;
-    o0 = (uint32_t)first;
-    return total - o0 < L.T ? total - o0 : L.T;
-}
-
 /* Step 2 for strip t. */
 template <class F> CZK_HD void ba_forward(const ba_level<F> &L, uint32_t t) {
-    uint32_t o0 = 0;
-    const uint32_t n = ba_strip(L, t, o0);
-    if (!n) return;
+    const ba_span sp = ba_strip_span(L.out_start[L.B], L.T, L.G, t);
+    if (!sp.n) return;
     const uint32_t *os = L.out_start;
-    uint32_t b = ba_find(os, L.B, o0);
+    uint32_t b = ba_find(os, L.B, sp.o0);
     F acc = F::one();
 #pragma unroll 1
-    for (uint32_t k = 0; k < n; k++) {
-        const uint32_t o = o0 + k;
-        if (o >= os[b + 1]) b = o < os[b + 2] ? b + 1 : ba_find(os, L.B, o); /* b + 1 < B */
+    for (uint32_t k = 0; k < sp.n; k++) {
+        const uint32_t o = sp.o0 + k * sp.step;
+        if (k) b = ba_up(os, L.B, b, o);
         const F d = ba_den(L, ba_slot_of(L, b, o));
         acc = k ? acc * d : d;
-        if (k + 1 < n) st_hd(L.pre + (size_t)k * L.S + t, acc);
+        if (k + 1 < sp.n) st_hd(L.pre + (size_t)k * L.S + t, acc);
     }
     st_hd(L.tot + t, acc);
 }
 
 /* Step 4 for strip t (L.tot[t] holds 1/c_{n−1}). */
 template <class F> CZK_HD void ba_backward(const ba_level<F> &L, uint32_t t) {
-    uint32_t o0 = 0;
-    const uint32_t n = ba_strip(L, t, o0);
-    if (!n) return;
+    const ba_span sp = ba_strip_span(L.out_start[L.B], L.T, L.G, t);
+    if (!sp.n) return;
     const uint32_t *os = L.out_start;
-    uint32_t b = ba_find(os, L.B, o0 + n - 1);
+    uint32_t b = ba_find(os, L.B, sp.o0 + (sp.n - 1) * sp.step);
     F inv_c = ld_hd(L.tot + t); /* 1/c_k */
 #pragma unroll 1
-    for (uint32_t k = n; k-- > 0;) {
-        const uint32_t o = o0 + k;
-        if (o < os[b]) b = o >= os[b - 1] ? b - 1 : ba_find(os, L.B, o); /* b > 0 here */
+    for (uint32_t k = sp.n; k-- > 0;) {
+        const uint32_t o = sp.o0 + k * sp.step;
+        if (k + 1 < sp.n) b = ba_down(os, b, o);
         const ba_slot s = ba_slot_of(L, b, o);
         const affine<F> p = ba_point(L, s.i);
         affine<F> q = {F::zero(), F::zero()};
@@ -396,13 +443,14 @@ template <class F> __global__ void __launch_bounds__(BA_THREADS) ba_backward_ker
     if (t < L.S) ba_backward(L, t);
 }
 
-/* Step 3 over ⌈*total/T⌉ strip totals, gridDim.x blocks of NT threads (every thread of a block). */
+/* Step 3 over the totals of the strips with outputs (ba_strips_used), gridDim.x blocks of NT
+ * threads (every thread of a block). */
 template <class F, uint32_t NT>
 __global__ void __launch_bounds__(NT)
-    ba_inv_kernel(F *tot, F *tmp, const uint32_t *total, uint32_t T) {
+    ba_inv_kernel(F *tot, F *tmp, const uint32_t *total, uint32_t T, uint32_t G) {
     __shared__ F pre[NT], suf[NT];
     __shared__ F zi;
-    const uint32_t tid = threadIdx.x, count = (*total + T - 1) / T;
+    const uint32_t tid = threadIdx.x, count = ba_strips_used(*total, T, G);
     const ba_run r = ba_inv_run(count, gridDim.x, blockIdx.x, NT, tid);
     const F v = ba_inv_up(tot, tmp, r);
     pre[tid] = v;
@@ -449,7 +497,7 @@ inline uint32_t ba_strip_len(uint64_t bound, int sm_count, uint32_t forced) {
 /* The batch-affine accumulation of one Pippenger run: buffers for all its windows. */
 template <class F> struct ba_state {
     using A = affine<F>;
-    uint32_t n = 0, B = 0, K = 0, strip = 0;
+    uint32_t n = 0, B = 0, K = 0, strip = 0, group = 1;
     int sm_count = 0;
     dev_buf<A> buf[2], fin;
     dev_buf<F> pre, tot, tmp;
@@ -461,12 +509,13 @@ template <class F> struct ba_state {
     czk_status init(czk_cuda_ctx *ctx, uint32_t n_, uint32_t B_, uint32_t K_, const char *nm,
                     czk_err *err) {
         n = n_, B = B_, K = K_, strip = ctx->msm_strip, sm_count = ctx->sm_count;
+        group = ctx->msm_strip_group ? ctx->msm_strip_group : 1;
         cudaStream_t s = ctx->stream;
         uint64_t bufsz[2] = {1, 1}, pre_n = 1, tot_n = 1;
         for (uint32_t l = 0; l < 32; l++) {
             const uint64_t bd = ba_bound(n, B, K, l);
             const uint32_t T = ba_strip_len(bd, sm_count, strip);
-            const uint64_t S = (bd + T - 1) / T;
+            const uint64_t S = ba_strips(bd, T, group);
             if (bd > bufsz[l & 1]) bufsz[l & 1] = bd;
             if (S * T > pre_n) pre_n = S * T;
             if (S > tot_n) tot_n = S;
@@ -522,7 +571,7 @@ template <class F> struct ba_state {
             tick(-1);
             const uint64_t bd = ba_bound(n, B, K, l);
             const uint32_t T = ba_strip_len(bd, sm_count, strip);
-            const uint32_t S = (uint32_t)((bd + T - 1) / T);
+            const uint32_t S = (uint32_t)ba_strips(bd, T, group);
             ba_count_kernel<<<grid_for((size_t)B + 1, 256), 256, 0, s>>>(m0, B, K, l, cnt);
             CZK_LAUNCH("msm_%s affine: output counts, window %u level %u", nm, w, l);
             CZK_CU(cub::DeviceScan::ExclusiveSum(temp.p, temp_bytes, cnt.p, os[l & 1].p, B + 1, s),
@@ -539,15 +588,15 @@ template <class F> struct ba_state {
             L.out_start = os[l & 1];
             L.pre = pre;
             L.tot = tot;
-            L.B = B, L.K = K, L.level = l, L.T = T, L.S = S;
+            L.B = B, L.K = K, L.level = l, L.T = T, L.S = S, L.G = group;
             tick(0);
             ba_forward_kernel<F><<<grid_for(S, BA_THREADS), BA_THREADS, 0, s>>>(L);
             CZK_LAUNCH("msm_%s affine: forward pass, window %u level %u", nm, w, l);
             tick(1);
             constexpr uint32_t NT = ba_inv_threads<F>();
             uint64_t g = (S + NT - 1) / NT, gmax = 4ull * (sm_count > 0 ? sm_count : 1);
-            ba_inv_kernel<F, NT>
-                <<<(unsigned)(g < gmax ? g : gmax), NT, 0, s>>>(tot, tmp, os[l & 1].p + B, T);
+            ba_inv_kernel<F, NT><<<(unsigned)(g < gmax ? g : gmax), NT, 0, s>>>(
+                tot, tmp, os[l & 1].p + B, T, group);
             CZK_LAUNCH("msm_%s affine: batch inversion, window %u level %u", nm, w, l);
             tick(2);
             ba_backward_kernel<F><<<grid_for(S, BA_THREADS), BA_THREADS, 0, s>>>(L);

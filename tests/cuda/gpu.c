@@ -832,6 +832,19 @@ static void test_msm_g1_affine(void **state) {
         check_msm(false, (1u << 16) + 3, MIX_UNIFORM, 3, seed++);
         czk_cuda_set_msm_strip(ctx, 1);
         check_msm(false, 4103, MIX_UNIFORM, 1, seed++);
+        /* a warp's strips interleaved (CZK_CUDA_MSM_STRIPS=interleaved): wide buckets with
+         * strips of 1 and 5, then the sizes' own window and strips */
+        if (v < 2) {
+            czk_cuda_set_msm_strip_group(ctx, 32);
+            check_msm(false, 4103, MIX_UNIFORM, 1, seed++);
+            czk_cuda_set_msm_strip(ctx, 5);
+            check_msm(false, (1u << 16) + 3, MIX_UNIFORM, 3, seed++);
+            czk_cuda_set_msm_strip(ctx, 0);
+            czk_assert_ok(czk_cuda_set_msm_c(ctx, 0, &err), &err);
+            check_msm(false, 1u << 20, MIX_UNIFORM, 0, seed++);
+            check_msm(false, 1u << 16, MIX_ALL_TWO, 2, seed++);
+            czk_cuda_set_msm_strip_group(ctx, 1);
+        }
         czk_cuda_set_msm_strip(ctx, 0);
         czk_assert_ok(czk_cuda_set_msm_c(ctx, 0, &err), &err);
         /* two windows in flight (the default from 2^22 points), forced at small sizes */
@@ -942,6 +955,9 @@ static void test_msm_g2_affine(void **state) {
         czk_assert_ok(czk_cuda_set_msm_c(ctx, 8, &err), &err);
         czk_cuda_set_msm_strip(ctx, 5);
         check_msm(true, (1u << 14) + 3, MIX_UNIFORM, 3, seed++);
+        czk_cuda_set_msm_strip_group(ctx, 32); /* a warp's strips interleaved */
+        check_msm(true, (1u << 14) + 3, MIX_UNIFORM, 3, seed++);
+        czk_cuda_set_msm_strip_group(ctx, 1);
         czk_cuda_set_msm_strip(ctx, 0);
         czk_assert_ok(czk_cuda_set_msm_c(ctx, 0, &err), &err);
         /* two windows in flight, and their digits two windows at a time */
@@ -1093,22 +1109,27 @@ static void check_affine_emulated_in(bool g2, enum ba_kind kind, uint32_t n, uin
             blst_p1_add_or_double(w, w, &p);
         }
     }
-    static const uint32_t cfg[][3] = {{1, 1, 1}, {1, 3, 3}, {2, 16, 1}, {8, 3, 2}, {1, 32, 5}};
+    /* K, strip, group (1: consecutive outputs a strip; 32: a warp's strips interleaved; 3 and 4:
+     * groups that end inside a level and strips that cross several buckets a step), blocks */
+    static const uint32_t cfg[][4] = {{1, 1, 1, 1},   {1, 3, 1, 3},  {2, 16, 1, 1}, {8, 3, 1, 2},
+                                      {1, 32, 1, 5},  {1, 1, 32, 1}, {2, 5, 32, 3}, {8, 3, 4, 2},
+                                      {1, 32, 32, 5}, {2, 7, 3, 1}};
     for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
         memset(got, 0x77, B * psz);
-        czk_assert_ok(g2 ? czk_cuda_msm_affine_emulate_g2((const blst_p2_affine *)bases, skeys,
-                                                          sidx, n, B, cfg[c][0], cfg[c][1],
-                                                          cfg[c][2], (blst_p2 *)got, &err)
+        czk_assert_ok(g2 ? czk_cuda_msm_affine_emulate_g2(
+                               (const blst_p2_affine *)bases, skeys, sidx, n, B, cfg[c][0],
+                               cfg[c][1], cfg[c][2], cfg[c][3], (blst_p2 *)got, &err)
                          : czk_cuda_msm_affine_emulate((const blst_p1_affine *)bases, skeys, sidx,
                                                        n, B, cfg[c][0], cfg[c][1], cfg[c][2],
-                                                       (blst_p1 *)got, &err),
+                                                       cfg[c][3], (blst_p1 *)got, &err),
                       &err);
         for (uint32_t b = 0; b < B; b++) {
             const void *x = got + b * psz, *y = want + b * psz;
             if (g2 ? !blst_p2_is_equal(x, y) : !blst_p1_is_equal(x, y))
                 fail_msg("emulated batch-affine buckets, %s, %s, n=%u B=%u K=%u strip=%u "
-                         "blocks=%u: bucket %u differs from the blst sum",
-                         g2 ? "G2" : "G1", BA_KIND[kind], n, B, cfg[c][0], cfg[c][1], cfg[c][2], b);
+                         "group=%u blocks=%u: bucket %u differs from the blst sum",
+                         g2 ? "G2" : "G1", BA_KIND[kind], n, B, cfg[c][0], cfg[c][1], cfg[c][2],
+                         cfg[c][3], b);
         }
     }
     free(pool), free(bases), free(e), free(skeys), free(sidx), free(want), free(got);
@@ -1147,11 +1168,14 @@ static void test_msm_affine_emulated(void **state) {
     blst_p1_affine p;
     blst_p1 out[4];
     memset(&p, 0, sizeof p);
-    assert_int_equal(czk_cuda_msm_affine_emulate(&p, &key, &idx, 1, 4, 1, 1, 1, out, &err),
+    assert_int_equal(czk_cuda_msm_affine_emulate(&p, &key, &idx, 1, 4, 1, 1, 1, 1, out, &err),
                      CZK_ERR_INVALID_ARG);
     assert_non_null(strstr(err.msg, "entry 0"));
-    assert_int_equal(czk_cuda_msm_affine_emulate(&p, &key, &idx, 1, 8, 0, 1, 1, out, &err),
+    assert_int_equal(czk_cuda_msm_affine_emulate(&p, &key, &idx, 1, 8, 0, 1, 1, 1, out, &err),
                      CZK_ERR_INVALID_ARG);
+    assert_int_equal(czk_cuda_msm_affine_emulate(&p, &key, &idx, 1, 8, 1, 1, 0, 1, out, &err),
+                     CZK_ERR_INVALID_ARG);
+    assert_non_null(strstr(err.msg, "group = 0"));
 }
 
 /* ---- SpMV: adversarial shapes (the device kernels and their host emulation) ---- */
@@ -1592,12 +1616,12 @@ static void test_errors(void **state) {
     czk_cuda_free(ctx, d);
     assert_int_equal(czk_cuda_ctx_create(&(czk_cuda_ctx *){NULL}, 1000, &err), CZK_ERR_INVALID_ARG);
     /* a tunable with a value outside its set (the caller's value restored after) */
-    static const char *vars[11] = {
+    static const char *vars[12] = {
         "CZK_CUDA_NTT_TWIST",    "CZK_CUDA_H_ORDER",           "CZK_CUDA_MSM_ACC",
         "CZK_CUDA_H_TRANSFORMS", "CZK_CUDA_MSM_DIGITS",        "CZK_CUDA_MSM_SPARSE_ACC",
         "CZK_CUDA_MSM_SPARSE_C", "CZK_CUDA_MSM_G2_AFFINE_LOG", "CZK_CUDA_MSM_ONES",
-        "CZK_CUDA_H_FUSE",       "CZK_CUDA_NTT_RADIX"};
-    for (int v = 0; v < 11; v++) {
+        "CZK_CUDA_H_FUSE",       "CZK_CUDA_NTT_RADIX",         "CZK_CUDA_MSM_STRIPS"};
+    for (int v = 0; v < 12; v++) {
         const char *old = getenv(vars[v]);
         char *saved = old ? strdup(old) : NULL;
         setenv(vars[v], "bogus", 1);
