@@ -154,7 +154,8 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
     /* bench/GPU.md twentieth run (H100, each radix its own kernels): radix 2 NTT 2^27 43.96 ms
      * against 44.35, the Lagrange form's H 175.26 against 180.01 */
     ctx->ntt_radix = 2;
-    int strip_group = 1;
+    /* bench/GPU.md twenty-second run (H100): MSM G1 2^27 705.5 ms contiguous, 678.2 interleaved */
+    int strip_group = 32;
     czk_status st;
     if ((st = env_choice("CZK_CUDA_MSM_ACC", acc, acc_v, 11, &ctx->msm_acc, err)) ||
         (st = env_choice("CZK_CUDA_NTT_TWIST", twist, twist_v, 2, &ctx->ntt_twist, err)) ||
@@ -168,8 +169,9 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
         (st = env_choice("CZK_CUDA_H_FUSE", fuse, fuse_v, 2, &ctx->h_fuse, err)) ||
         /* benchmark knob: 4 = two NTT stages per round through shared memory (ntt.cu; slower) */
         (st = env_choice("CZK_CUDA_NTT_RADIX", radix, radix_v, 2, &ctx->ntt_radix, err)) ||
-        /* benchmark knob: a batch-affine strip's outputs consecutive, or interleaved over a
-         * warp's strips (msm_affine.cuh ba_strip_span) */
+        /* benchmark knob: contiguous = a batch-affine strip's outputs consecutive (the layout
+         * before the twenty-second run), interleaved = over a warp's strips (msm_affine.cuh
+         * ba_strip_span) */
         (st = env_choice("CZK_CUDA_MSM_STRIPS", strips, strips_v, 2, &strip_group, err)))
         return st;
     ctx->msm_strip_group = (uint32_t)strip_group;
@@ -327,6 +329,10 @@ extern "C" void czk_cuda_set_msm_strip(czk_cuda_ctx *ctx, uint32_t strip) {
 
 extern "C" void czk_cuda_set_msm_strip_group(czk_cuda_ctx *ctx, uint32_t group) {
     if (group >= 1 && group <= 1024) ctx->msm_strip_group = group;
+}
+
+extern "C" uint32_t czk_cuda_msm_strip_group(const czk_cuda_ctx *ctx) {
+    return ctx->msm_strip_group;
 }
 
 extern "C" void czk_cuda_set_msm_slots(czk_cuda_ctx *ctx, int slots) {

@@ -75,8 +75,10 @@ int czk_cuda_msm_acc(const czk_cuda_ctx *ctx);
 /* Outputs per thread of the batch-affine levels (msm_affine.cuh), 0 = chosen per level (tests:
  * strips that cross many buckets at small sizes). */
 void czk_cuda_set_msm_strip(czk_cuda_ctx *ctx, uint32_t strip);
-/* Batch-affine strips a group (msm_affine.cuh ba_strip_span; 1..1024, others ignored). */
+/* Batch-affine strips a group (msm_affine.cuh ba_strip_span; 1..1024, others ignored; 32 by
+ * default, CZK_CUDA_MSM_STRIPS), and the context's current value. */
 void czk_cuda_set_msm_strip_group(czk_cuda_ctx *ctx, uint32_t group);
+uint32_t czk_cuda_msm_strip_group(const czk_cuda_ctx *ctx);
 /* The sparse path's sum of ones (msm.cuh): by XYZZ batch addition (false, the default) or by the
  * batch-affine levels from 2^16 ones (true; CZK_CUDA_MSM_ONES = xyzz / affine). Not yet measured
  * on a GPU: a benchmark knob (bench/GPU.md). */

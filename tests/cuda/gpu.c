@@ -832,10 +832,12 @@ static void test_msm_g1_affine(void **state) {
         check_msm(false, (1u << 16) + 3, MIX_UNIFORM, 3, seed++);
         czk_cuda_set_msm_strip(ctx, 1);
         check_msm(false, 4103, MIX_UNIFORM, 1, seed++);
-        /* a warp's strips interleaved (CZK_CUDA_MSM_STRIPS=interleaved): wide buckets with
-         * strips of 1 and 5, then the sizes' own window and strips */
+        /* the other strip layout (CZK_CUDA_MSM_STRIPS: contiguous where the default interleaves a
+         * warp's strips): wide buckets with strips of 1 and 5, then the sizes' own window and
+         * strips */
+        const uint32_t layout = czk_cuda_msm_strip_group(ctx);
         if (v < 2) {
-            czk_cuda_set_msm_strip_group(ctx, 32);
+            czk_cuda_set_msm_strip_group(ctx, layout == 1 ? 32 : 1);
             check_msm(false, 4103, MIX_UNIFORM, 1, seed++);
             czk_cuda_set_msm_strip(ctx, 5);
             check_msm(false, (1u << 16) + 3, MIX_UNIFORM, 3, seed++);
@@ -843,7 +845,7 @@ static void test_msm_g1_affine(void **state) {
             czk_assert_ok(czk_cuda_set_msm_c(ctx, 0, &err), &err);
             check_msm(false, 1u << 20, MIX_UNIFORM, 0, seed++);
             check_msm(false, 1u << 16, MIX_ALL_TWO, 2, seed++);
-            czk_cuda_set_msm_strip_group(ctx, 1);
+            czk_cuda_set_msm_strip_group(ctx, layout);
         }
         czk_cuda_set_msm_strip(ctx, 0);
         czk_assert_ok(czk_cuda_set_msm_c(ctx, 0, &err), &err);
@@ -955,9 +957,10 @@ static void test_msm_g2_affine(void **state) {
         czk_assert_ok(czk_cuda_set_msm_c(ctx, 8, &err), &err);
         czk_cuda_set_msm_strip(ctx, 5);
         check_msm(true, (1u << 14) + 3, MIX_UNIFORM, 3, seed++);
-        czk_cuda_set_msm_strip_group(ctx, 32); /* a warp's strips interleaved */
+        const uint32_t layout = czk_cuda_msm_strip_group(ctx); /* and the other strip layout */
+        czk_cuda_set_msm_strip_group(ctx, layout == 1 ? 32 : 1);
         check_msm(true, (1u << 14) + 3, MIX_UNIFORM, 3, seed++);
-        czk_cuda_set_msm_strip_group(ctx, 1);
+        czk_cuda_set_msm_strip_group(ctx, layout);
         czk_cuda_set_msm_strip(ctx, 0);
         czk_assert_ok(czk_cuda_set_msm_c(ctx, 0, &err), &err);
         /* two windows in flight, and their digits two windows at a time */
