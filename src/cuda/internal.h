@@ -80,8 +80,8 @@ void czk_cuda_set_msm_strip(czk_cuda_ctx *ctx, uint32_t strip);
 void czk_cuda_set_msm_strip_group(czk_cuda_ctx *ctx, uint32_t group);
 uint32_t czk_cuda_msm_strip_group(const czk_cuda_ctx *ctx);
 /* The sparse path's sum of ones (msm.cuh): by XYZZ batch addition (false, the default) or by the
- * batch-affine levels from 2^16 ones (true; CZK_CUDA_MSM_ONES = xyzz / affine). Not yet measured
- * on a GPU: a benchmark knob (bench/GPU.md). */
+ * batch-affine levels from 2^16 ones (true; CZK_CUDA_MSM_ONES = xyzz / affine). A benchmark knob:
+ * slower at 32GiB (bench/GPU.md, seventeenth run). */
 void czk_cuda_set_msm_ones_affine(czk_cuda_ctx *ctx, bool on);
 /* The hybrid's bucket size where the batch-affine levels stop and XYZZ sums the rest
  * (CZK_CUDA_MSM_ACC_HYBRID; 2..64, 0 = the default 8); others are ignored (benchmarks). */

@@ -172,7 +172,7 @@ CZK_HD uint32_t ba_down(const uint32_t *os, uint32_t b, uint32_t o) {
 }
 
 /*
- * Strip t's outputs: o_k = o0 + k·step for k < n (n = 0: none). Strips come in
+ * Strip t's outputs: o_k = o0 + k·G for k < n (n = 0: none). Strips come in
  * groups of G: group w holds the outputs [w·G·T, (w + 1)·G·T) and its strip j
  * those ≡ j modulo G, so with G = 32 (one warp a group) the lanes of a warp
  * work on 32 consecutive outputs at each step and their loads of sorted
@@ -180,13 +180,13 @@ CZK_HD uint32_t ba_down(const uint32_t *os, uint32_t b, uint32_t o) {
  * [t·T, t·T + T).
  */
 struct ba_span {
-    uint32_t o0, step, n;
+    uint32_t o0, n;
 };
 CZK_HD ba_span ba_strip_span(uint32_t total, uint32_t T, uint32_t G, uint32_t t) {
     const uint64_t first = (uint64_t)(t / G) * G * T + t % G;
-    if (first >= total) return {0, G, 0};
+    if (first >= total) return {0, 0};
     const uint64_t left = (total - first + G - 1) / G;
-    return {(uint32_t)first, G, (uint32_t)(left < T ? left : T)};
+    return {(uint32_t)first, (uint32_t)(left < T ? left : T)};
 }
 
 /* Strips with outputs in a level of `total` (they are the first ones: the inversion's count). */
@@ -304,7 +304,7 @@ template <class F> CZK_HD void ba_forward(const ba_level<F> &L, uint32_t t) {
     F acc = F::one();
 #pragma unroll 1
     for (uint32_t k = 0; k < sp.n; k++) {
-        const uint32_t o = sp.o0 + k * sp.step;
+        const uint32_t o = sp.o0 + k * L.G;
         if (k) b = ba_up(os, L.B, b, o);
         const F d = ba_den(L, ba_slot_of(L, b, o));
         acc = k ? acc * d : d;
@@ -318,11 +318,11 @@ template <class F> CZK_HD void ba_backward(const ba_level<F> &L, uint32_t t) {
     const ba_span sp = ba_strip_span(L.out_start[L.B], L.T, L.G, t);
     if (!sp.n) return;
     const uint32_t *os = L.out_start;
-    uint32_t b = ba_find(os, L.B, sp.o0 + (sp.n - 1) * sp.step);
+    uint32_t b = ba_find(os, L.B, sp.o0 + (sp.n - 1) * L.G);
     F inv_c = ld_hd(L.tot + t); /* 1/c_k */
 #pragma unroll 1
     for (uint32_t k = sp.n; k-- > 0;) {
-        const uint32_t o = sp.o0 + k * sp.step;
+        const uint32_t o = sp.o0 + k * L.G;
         if (k + 1 < sp.n) b = ba_down(os, b, o);
         const ba_slot s = ba_slot_of(L, b, o);
         const affine<F> p = ba_point(L, s.i);
@@ -511,7 +511,7 @@ template <class F> struct ba_state {
     czk_status init(czk_cuda_ctx *ctx, uint32_t n_, uint32_t B_, uint32_t K_, const char *nm,
                     czk_err *err) {
         n = n_, B = B_, K = K_, strip = ctx->msm_strip, sm_count = ctx->sm_count;
-        group = ctx->msm_strip_group ? ctx->msm_strip_group : 1;
+        group = ctx->msm_strip_group;
         cudaStream_t s = ctx->stream;
         uint64_t bufsz[2] = {1, 1}, pre_n = 1, tot_n = 1;
         for (uint32_t l = 0; l < 32; l++) {
