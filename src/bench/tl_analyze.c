@@ -98,7 +98,8 @@ czk_status czk_tl_read_file(czk_tl *tl, const char *path, czk_err *err) {
     czk_status st = CZK_OK;
     while (!st && fgets(line, sizeof line, f))
         st = czk_tl_add_line(tl, line, err);
-    if (!st && ferror(f)) st = czk_errf(err, CZK_ERR_IO, "timeline: reading %s failed", path);
+    if (!st && ferror(f))
+        st = czk_errf(err, CZK_ERR_IO, "timeline: cannot read %s: %s", path, strerror(errno));
     fclose(f);
     return st;
 }

@@ -130,11 +130,11 @@ static int read_capped(const char *cmd, const char *path, uint64_t max, const ch
         n += r;
         if (r == 0) break;
     }
-    int bad = ferror(f);
+    int bad = ferror(f), e = errno; /* fread's reason (a directory: EISDIR) */
     fclose(f);
     if (bad) {
         free(buf);
-        return czk_cli_fail(cmd, "cannot read %s", path);
+        return czk_cli_fail(cmd, "cannot read %s: %s", path, strerror(e));
     }
     if ((uint64_t)n > max) {
         free(buf);

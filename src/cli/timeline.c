@@ -70,8 +70,9 @@ int czk_cmd_timeline(int argc, char **argv) {
     czk_err err;
     if (czk_tl_read_file(&tl, path, &err)) {
         czk_tl_free(&tl);
-        if (err.code == CZK_ERR_IO) return czk_cli_fail("timeline", "cannot open %s", path);
-        return czk_cli_fail("timeline", "%s", err.msg);
+        /* err names the path and the reason, after its own "timeline: " */
+        const char *m = strncmp(err.msg, "timeline: ", 10) ? err.msg : err.msg + 10;
+        return czk_cli_fail("timeline", "%s", m);
     }
     if (!tl.n) {
         czk_tl_free(&tl);

@@ -107,6 +107,8 @@ static void test_check_c1(void **state) {
     expect("check-c1 --help=1", 2, "--help takes no value");
     snprintf(args, sizeof args, "check-c1 %s/none.json", dir);
     expect(args, 2, "cannot open");
+    snprintf(args, sizeof args, "check-c1 %s", dir); /* a directory opens but does not read */
+    expect(args, 2, "Is a directory");
     expect("check-c1 --help", 0, "usage: czk check-c1 FILE");
 
     unlink(raw);
