@@ -172,10 +172,10 @@ int czk_cli_gen_vanilla_snap(const czk_seal_request *req, unsigned h, const char
         czk_cli_hex(d_new, u.comm_d_new, 32);
         czk_cli_hex(r_new, u.comm_r_new, 32);
         fprintf(stderr,
-                "czk gen-vanilla: snap %s%s update proof %d: %u partitions, h %u: comm_r_old %s "
+                "czk gen-vanilla: snap %s%s update proof %d: %u partition%s, h %u: comm_r_old %s "
                 "comm_d_new %s comm_r_new %s, %zu bytes of vanilla proofs, %.2f s\n",
-                s->name, req->sparse ? " sparse" : "", s->registered_proof, u.partitions, u.h,
-                r_old, d_new, r_new, total, czk_now() - t0);
+                s->name, req->sparse ? " sparse" : "", s->registered_proof, u.partitions,
+                u.partitions == 1 ? "" : "s", u.h, r_old, d_new, r_new, total, czk_now() - t0);
     }
     czk_seal_snap_free(&u);
     return rc;
