@@ -176,7 +176,7 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
          * ba_strip_span) */
         (st = env_choice("CZK_CUDA_MSM_STRIPS", strips, strips_v, 2, &strip_group, err)) ||
         /* benchmark knob: 4 = the batch-affine forward pass held to 64 registers, four blocks an
-         * SM (msm_affine.cuh ba_forward_kernel) */
+         * SM (msm_affine.cuh ba_forward_kernel; slower, bench/GPU.md twenty-third run) */
         (st = env_choice("CZK_CUDA_MSM_FWD_BLOCKS", fwd_blocks, fwd_blocks_v, 2, &fwd_b, err)))
         return st;
     ctx->msm_strip_group = (uint32_t)strip_group;

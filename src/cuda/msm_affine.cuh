@@ -80,7 +80,8 @@
  * does an L2 prefetch of level 0's bases 2–8 outputs ahead in the forward
  * pass, which holds no registers (twentieth run, H100: forward 177 → 257–272
  * ms): the pass is bound by the requests in flight, and the prefetch adds
- * requests.
+ * requests. Nor a third more warps (CZK_CUDA_MSM_FWD_BLOCKS=4: 64 registers,
+ * four blocks an SM; twenty-third run, H100: forward 164 → 170 ms).
  *
  * The per-thread bodies are __host__ __device__ and run on the host in
  * czk_cuda_msm_affine_emulate (msm_affine.cu; tests without a GPU).
@@ -455,8 +456,9 @@ __global__ void ba_count_kernel(const uint32_t *m0, uint32_t B, uint32_t K, uint
 
 /* MINB: blocks an SM the registers are held to. G1 by default 3 (sm_90: 80 registers, none
  * spilled; with a bound of 1 ptxas takes 81, which the allocation rounds to 88: two blocks an
- * SM), 4 with CZK_CUDA_MSM_FWD_BLOCKS=4 (64 registers, 24 bytes spilled; a third more warps, so
- * more gathers in flight: bench/GPU.md twenty-third run); G2 1 (the compiler's choice). */
+ * SM), 4 with CZK_CUDA_MSM_FWD_BLOCKS=4 (64 registers, 24 bytes spilled; a third more warps, but
+ * slower: forward passes +3.7 % on an H100, bench/GPU.md twenty-third run); G2 1 (the compiler's
+ * choice). */
 template <class F, int MINB>
 __global__ void __launch_bounds__(BA_THREADS, MINB) ba_forward_kernel(ba_level<F> L) {
     const uint32_t t = blockIdx.x * BA_THREADS + threadIdx.x;
