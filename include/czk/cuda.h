@@ -93,10 +93,6 @@ typedef struct czk_cuda_ctx czk_cuda_ctx;
  * CZK_CUDA_MSM_STRIPS = interleaved (default: the batch-affine levels' strips
  * of a warp take consecutive outputs in turn) or contiguous (each strip its
  * own run of outputs, the layout before bench/GPU.md's twenty-second run);
- * CZK_CUDA_MSM_FWD_BLOCKS = 3 (default: the batch-affine forward pass's
- * registers as the compiler chooses them, three blocks an SM on sm_90) or 4
- * (held to 64 registers for four blocks an SM; slower on an H100, bench/GPU.md
- * twenty-third run);
  * CZK_CUDA_H_FUSE = 1 (default: the Lagrange form's H with fused passes) or
  * 0; CZK_CUDA_NTT_RADIX = 2 (default) or 4 (two stages per shared-memory
  * round). See src/cuda/ntt.cu, src/cuda/msm.cuh and src/cuda/msm_affine.cuh.

@@ -46,8 +46,6 @@ struct czk_cuda_ctx {
                                     (msm_affine.cuh) */
     uint32_t msm_strip_group;    /* CZK_CUDA_MSM_STRIPS: batch-affine strips a group, 32 a
                                     warp's interleaved (default), 1 contiguous (msm_affine.cuh) */
-    uint32_t msm_fwd_blocks;     /* CZK_CUDA_MSM_FWD_BLOCKS: 3 (default) or 4, the batch-affine
-                                    forward pass's G1 kernel held to 4 blocks an SM (msm_affine.cuh) */
     uint32_t msm_hybrid_k;       /* hybrid: buckets halved while above this many points, 0 = 8
                                     (4 above 2^26 points, msm.cuh) */
     int msm_slots;               /* CZK_CUDA_MSM_SLOTS: 0 two windows from 2^22, 1 one, 2 two */

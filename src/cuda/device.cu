@@ -139,8 +139,6 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
     static const char *const radix[] = {"2", "4"};
     static const char *const strips[] = {"contiguous", "interleaved"};
     static const int strips_v[] = {1, 32};
-    static const char *const fwd_blocks[] = {"3", "4"};
-    static const int fwd_blocks_v[] = {3, 4};
     static const int twist_v[] = {0, 1}, order_v[] = {0, 1}, slots_v[] = {1, 2},
                      transforms_v[] = {6, 7}, digits_v[] = {64, 1, 2}, fuse_v[] = {1, 0},
                      radix_v[] = {2, 4};
@@ -157,7 +155,7 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
      * against 44.35, the Lagrange form's H 175.26 against 180.01 */
     ctx->ntt_radix = 2;
     /* bench/GPU.md twenty-second run (H100): MSM G1 2^27 705.5 ms contiguous, 678.2 interleaved */
-    int strip_group = 32, fwd_b = 3;
+    int strip_group = 32;
     czk_status st;
     if ((st = env_choice("CZK_CUDA_MSM_ACC", acc, acc_v, 11, &ctx->msm_acc, err)) ||
         (st = env_choice("CZK_CUDA_NTT_TWIST", twist, twist_v, 2, &ctx->ntt_twist, err)) ||
@@ -174,13 +172,9 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
         /* benchmark knob: contiguous = a batch-affine strip's outputs consecutive (the layout
          * before the twenty-second run), interleaved = over a warp's strips (msm_affine.cuh
          * ba_strip_span) */
-        (st = env_choice("CZK_CUDA_MSM_STRIPS", strips, strips_v, 2, &strip_group, err)) ||
-        /* benchmark knob: 4 = the batch-affine forward pass held to 64 registers, four blocks an
-         * SM (msm_affine.cuh ba_forward_kernel; slower, bench/GPU.md twenty-third run) */
-        (st = env_choice("CZK_CUDA_MSM_FWD_BLOCKS", fwd_blocks, fwd_blocks_v, 2, &fwd_b, err)))
+        (st = env_choice("CZK_CUDA_MSM_STRIPS", strips, strips_v, 2, &strip_group, err)))
         return st;
     ctx->msm_strip_group = (uint32_t)strip_group;
-    ctx->msm_fwd_blocks = (uint32_t)fwd_b;
     /* benchmark knob: the digits of all windows up front, or 1 / 2 windows at a time (unset: all,
      * or two at a time where that lets the second window slot fit) */
     int dg = 0;
@@ -339,14 +333,6 @@ extern "C" void czk_cuda_set_msm_strip_group(czk_cuda_ctx *ctx, uint32_t group) 
 
 extern "C" uint32_t czk_cuda_msm_strip_group(const czk_cuda_ctx *ctx) {
     return ctx->msm_strip_group;
-}
-
-extern "C" void czk_cuda_set_msm_fwd_blocks(czk_cuda_ctx *ctx, uint32_t blocks) {
-    if (blocks == 3 || blocks == 4) ctx->msm_fwd_blocks = blocks;
-}
-
-extern "C" uint32_t czk_cuda_msm_fwd_blocks(const czk_cuda_ctx *ctx) {
-    return ctx->msm_fwd_blocks;
 }
 
 extern "C" void czk_cuda_set_msm_slots(czk_cuda_ctx *ctx, int slots) {

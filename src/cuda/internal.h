@@ -79,11 +79,6 @@ void czk_cuda_set_msm_strip(czk_cuda_ctx *ctx, uint32_t strip);
  * default, CZK_CUDA_MSM_STRIPS), and the context's current value. */
 void czk_cuda_set_msm_strip_group(czk_cuda_ctx *ctx, uint32_t group);
 uint32_t czk_cuda_msm_strip_group(const czk_cuda_ctx *ctx);
-/* The blocks an SM the batch-affine forward pass's G1 kernel is held to (msm_affine.cuh
- * ba_forward_kernel; 3 or 4, others ignored; 3 by default, CZK_CUDA_MSM_FWD_BLOCKS; 4 measured
- * slower), and the context's current value. */
-void czk_cuda_set_msm_fwd_blocks(czk_cuda_ctx *ctx, uint32_t blocks);
-uint32_t czk_cuda_msm_fwd_blocks(const czk_cuda_ctx *ctx);
 /* The sparse path's sum of ones (msm.cuh): by XYZZ batch addition (false, the default) or by the
  * batch-affine levels from 2^16 ones (true; CZK_CUDA_MSM_ONES = xyzz / affine). A benchmark knob:
  * slower at 32GiB (bench/GPU.md, seventeenth run). */

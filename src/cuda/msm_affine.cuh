@@ -80,8 +80,10 @@
  * does an L2 prefetch of level 0's bases 2–8 outputs ahead in the forward
  * pass, which holds no registers (twentieth run, H100: forward 177 → 257–272
  * ms): the pass is bound by the requests in flight, and the prefetch adds
- * requests. Nor a third more warps (CZK_CUDA_MSM_FWD_BLOCKS=4: 64 registers,
- * four blocks an SM; twenty-third run, H100: forward 164 → 170 ms).
+ * requests. Nor a third more warps: the kernel held to 64 registers, four
+ * blocks an SM instead of three, with ba_den's exceptional pairs out of line
+ * (24 bytes spilled; twenty-third run, H100: forward 164 → 170 ms, MSM G1 2^27
+ * 678.2 → 681.9; removed after it, commit 17f4732 has it).
  *
  * The per-thread bodies are __host__ __device__ and run on the host in
  * czk_cuda_msm_affine_emulate (msm_affine.cu; tests without a GPU).
@@ -266,32 +268,14 @@ template <class F> CZK_HD int ba_case(const affine<F> &p, const affine<F> &q, F 
     return BA_INF; /* q = −p, or y = 0 */
 }
 
-/* ba_den where x alone does not decide, out of line (the forward loop keeps its registers): the
- * pair at in (level >= 1) or, at level 0, bases[sidx[0 and 1]] signed by skeys[0 and 1]. */
-template <class F>
-CZK_HD_NOINLINE F ba_den_slow(const affine<F> *in, const affine<F> *bases, const uint32_t *sidx,
-                              const uint32_t *skeys) {
-    affine<F> p, q;
-    if (in) {
-        p = ld_hd(in);
-        q = ld_hd(in + 1);
-    } else {
-        p = ld_hd(bases + sidx[0]);
-        q = ld_hd(bases + sidx[1]);
-        if (skeys[0] & 1) p = p.neg();
-        if (skeys[1] & 1) q = q.neg();
-    }
-    F d;
-    (void)ba_case(p, q, d);
-    return d;
-}
-
 /* The forward pass's denominator: both x only, the points where x alone does not decide. */
 template <class F> CZK_HD F ba_den(const ba_level<F> &L, const ba_slot &s) {
     if (!s.pair) return F::one();
     const F x1 = ba_x(L, s.i), x2 = ba_x(L, s.i + 1);
     if (x1 != x2 && !x1.is_zero() && !x2.is_zero()) return x2 - x1; /* ba_case's BA_ADD */
-    return ba_den_slow<F>(L.level ? L.in + s.i : nullptr, L.bases, L.sidx + s.i, L.skeys + s.i);
+    F d;
+    (void)ba_case(ba_point(L, s.i), ba_point(L, s.i + 1), d);
+    return d;
 }
 
 /* p + q given the case and inv = 1/d. */
@@ -454,13 +438,7 @@ __global__ void ba_count_kernel(const uint32_t *m0, uint32_t B, uint32_t K, uint
     if (b <= B) cnt[b] = b < B ? ba_outputs(m0[b], K, level) : 0;
 }
 
-/* MINB: blocks an SM the registers are held to. G1 by default 3 (sm_90: 80 registers, none
- * spilled; with a bound of 1 ptxas takes 81, which the allocation rounds to 88: two blocks an
- * SM), 4 with CZK_CUDA_MSM_FWD_BLOCKS=4 (64 registers, 24 bytes spilled; a third more warps, but
- * slower: forward passes +3.7 % on an H100, bench/GPU.md twenty-third run); G2 1 (the compiler's
- * choice). */
-template <class F, int MINB>
-__global__ void __launch_bounds__(BA_THREADS, MINB) ba_forward_kernel(ba_level<F> L) {
+template <class F> __global__ void __launch_bounds__(BA_THREADS) ba_forward_kernel(ba_level<F> L) {
     const uint32_t t = blockIdx.x * BA_THREADS + threadIdx.x;
     if (t < L.S) ba_forward(L, t);
 }
@@ -524,7 +502,7 @@ inline uint32_t ba_strip_len(uint64_t bound, int sm_count, uint32_t forced) {
 /* The batch-affine accumulation of one Pippenger run: buffers for all its windows. */
 template <class F> struct ba_state {
     using A = affine<F>;
-    uint32_t n = 0, B = 0, K = 0, strip = 0, group = 1, fwd_blocks = 3;
+    uint32_t n = 0, B = 0, K = 0, strip = 0, group = 1;
     int sm_count = 0;
     dev_buf<A> buf[2], fin;
     dev_buf<F> pre, tot, tmp;
@@ -537,7 +515,6 @@ template <class F> struct ba_state {
                     czk_err *err) {
         n = n_, B = B_, K = K_, strip = ctx->msm_strip, sm_count = ctx->sm_count;
         group = ctx->msm_strip_group;
-        fwd_blocks = ctx->msm_fwd_blocks;
         cudaStream_t s = ctx->stream;
         uint64_t bufsz[2] = {1, 1}, pre_n = 1, tot_n = 1;
         for (uint32_t l = 0; l < 32; l++) {
@@ -618,16 +595,7 @@ template <class F> struct ba_state {
             L.tot = tot;
             L.B = B, L.K = K, L.level = l, L.T = T, L.S = S, L.G = group;
             tick(0);
-            bool launched = false;
-            if constexpr (sizeof(F) <= 48) { /* G1 only: G2's Fp2 would spill */
-                if (fwd_blocks == 4) {
-                    ba_forward_kernel<F, 4><<<grid_for(S, BA_THREADS), BA_THREADS, 0, s>>>(L);
-                    launched = true;
-                }
-            }
-            if (!launched)
-                ba_forward_kernel<F, (sizeof(F) <= 48 ? 3 : 1)>
-                    <<<grid_for(S, BA_THREADS), BA_THREADS, 0, s>>>(L);
+            ba_forward_kernel<F><<<grid_for(S, BA_THREADS), BA_THREADS, 0, s>>>(L);
             CZK_LAUNCH("msm_%s affine: forward pass, window %u level %u", nm, w, l);
             tick(1);
             constexpr uint32_t NT = ba_inv_threads<F>();

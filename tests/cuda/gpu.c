@@ -847,20 +847,6 @@ static void test_msm_g1_affine(void **state) {
             check_msm(false, 1u << 16, MIX_ALL_TWO, 2, seed++);
             czk_cuda_set_msm_strip_group(ctx, layout);
         }
-        /* the other forward kernel (CZK_CUDA_MSM_FWD_BLOCKS: held to four blocks an SM where the
-         * default is not, and back): exceptional pairs through its out-of-line denominator */
-        const uint32_t fwd = czk_cuda_msm_fwd_blocks(ctx);
-        if (v < 2) {
-            czk_cuda_set_msm_fwd_blocks(ctx, fwd == 4 ? 3 : 4);
-            if (czk_cuda_msm_fwd_blocks(ctx) == fwd)
-                fail_msg("msm g1 acc=%d: forward blocks still %u", acc[v], fwd);
-            check_msm(false, 4103, MIX_UNIFORM, 1, seed++);
-            check_msm(false, 4103, MIX_EXTREMES, 1, seed++);
-            check_msm(false, 1u << 16, MIX_ALL_TWO, 2, seed++);
-            check_msm(false, 1u << 16, MIX_UNIFORM, 3, seed++);
-            check_msm(false, 1u << 20, MIX_UNIFORM, 0, seed++);
-            czk_cuda_set_msm_fwd_blocks(ctx, fwd);
-        }
         czk_cuda_set_msm_strip(ctx, 0);
         czk_assert_ok(czk_cuda_set_msm_c(ctx, 0, &err), &err);
         /* two windows in flight (the default from 2^22 points), forced at small sizes */
@@ -1633,13 +1619,12 @@ static void test_errors(void **state) {
     czk_cuda_free(ctx, d);
     assert_int_equal(czk_cuda_ctx_create(&(czk_cuda_ctx *){NULL}, 1000, &err), CZK_ERR_INVALID_ARG);
     /* a tunable with a value outside its set (the caller's value restored after) */
-    static const char *vars[13] = {
-        "CZK_CUDA_NTT_TWIST",     "CZK_CUDA_H_ORDER",           "CZK_CUDA_MSM_ACC",
-        "CZK_CUDA_H_TRANSFORMS",  "CZK_CUDA_MSM_DIGITS",        "CZK_CUDA_MSM_SPARSE_ACC",
-        "CZK_CUDA_MSM_SPARSE_C",  "CZK_CUDA_MSM_G2_AFFINE_LOG", "CZK_CUDA_MSM_ONES",
-        "CZK_CUDA_H_FUSE",        "CZK_CUDA_NTT_RADIX",         "CZK_CUDA_MSM_STRIPS",
-        "CZK_CUDA_MSM_FWD_BLOCKS"};
-    for (int v = 0; v < 13; v++) {
+    static const char *vars[12] = {
+        "CZK_CUDA_NTT_TWIST",    "CZK_CUDA_H_ORDER",           "CZK_CUDA_MSM_ACC",
+        "CZK_CUDA_H_TRANSFORMS", "CZK_CUDA_MSM_DIGITS",        "CZK_CUDA_MSM_SPARSE_ACC",
+        "CZK_CUDA_MSM_SPARSE_C", "CZK_CUDA_MSM_G2_AFFINE_LOG", "CZK_CUDA_MSM_ONES",
+        "CZK_CUDA_H_FUSE",       "CZK_CUDA_NTT_RADIX",         "CZK_CUDA_MSM_STRIPS"};
+    for (int v = 0; v < 12; v++) {
         const char *old = getenv(vars[v]);
         char *saved = old ? strdup(old) : NULL;
         setenv(vars[v], "bogus", 1);
