@@ -937,8 +937,10 @@ typedef struct czk_engine_status {
     uint32_t synth_workers, gpu_workers, finalize_workers;
     uint32_t devices_failed; /* devices that take no more work (device failures) */
     uint32_t jobs_queued, jobs_running, jobs_cancelling, results_stored;
-    /* counters since start */
+    /* counters since start; proofs_failed counts requests refused at intake too (as cuzk,
+     * which fails them in synthesis), proofs_refused says how many of them those were */
     uint64_t proofs_completed, proofs_failed, proofs_cancelled, verify_failures;
+    uint64_t proofs_refused;
     uint64_t partitions_synthesized, partitions_proved, results_pruned;
     /* cuzk's cuzk_proof_duration_seconds: the last (up to) 1000 completed proofs */
     uint64_t recent_durations;

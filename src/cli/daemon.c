@@ -312,12 +312,17 @@ int czk_cmd_daemon(int argc, char **argv) {
     bool abandoned = czk_engine_wait_stopped(e, cg ? (int64_t)cg : -1, &err) != CZK_OK;
     czk_engine_status *st = NULL;
     if (czk_engine_status_get(e, &st, NULL) == CZK_OK) {
+        char refused[64] = "";
+        if (st->proofs_refused)
+            snprintf(refused, sizeof refused, " (%llu of them refused at intake)",
+                     (unsigned long long)st->proofs_refused);
         fprintf(stderr,
-                "czk daemon: stopped: %llu proof%s completed, %llu failed, %llu cancelled; "
+                "czk daemon: stopped: %llu proof%s completed, %llu failed%s, %llu cancelled; "
                 "%llu call%s served\n",
                 (unsigned long long)st->proofs_completed, st->proofs_completed == 1 ? "" : "s",
-                (unsigned long long)st->proofs_failed, (unsigned long long)st->proofs_cancelled,
-                (unsigned long long)calls, calls == 1 ? "" : "s");
+                (unsigned long long)st->proofs_failed, refused,
+                (unsigned long long)st->proofs_cancelled, (unsigned long long)calls,
+                calls == 1 ? "" : "s");
         czk_engine_status_free(st);
     }
     czk_httpstatus_stop(http);

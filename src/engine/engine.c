@@ -297,6 +297,7 @@ czk_status czk_engine_submit(czk_engine *e, const czk_proof_request *req,
         if (err) *err = rerr;
         info->refused = true;
         czk_job_fail(e, j, pst, "%s", rerr.msg);
+        if (j->state == CZK_JOB_FAILED) e->c_refused++;
         if (j->state == CZK_JOB_CANCELLING)
             czk_job_finish(e, j, CZK_JOB_CANCELLED); /* cancelled while parsing */
         czk_job_release(e, j);

@@ -284,6 +284,7 @@ struct czk_engine {
 
     /* counters */
     uint64_t c_completed[CZK_KIND_MAX], c_failed[CZK_KIND_MAX], c_cancelled;
+    uint64_t c_refused; /* of c_failed: payloads refused by the kind's parse */
     uint64_t c_cancelled_kind[CZK_KIND_MAX];
     uint64_t c_hist[CZK_KIND_MAX][CZK_DURATION_BUCKETS + 1]; /* completed proofs' durations */
     double c_dur_sum[CZK_KIND_MAX];

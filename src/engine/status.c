@@ -308,6 +308,7 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out, czk_err
         s->proofs_failed += e->c_failed[k];
     }
     s->proofs_cancelled = e->c_cancelled;
+    s->proofs_refused = e->c_refused;
     s->verify_failures = e->c_verify_failures;
     s->partitions_synthesized = e->c_synthesized;
     s->partitions_proved = e->c_proved;

@@ -260,6 +260,7 @@ static void gen_status(jg *j, const czk_engine_status *s, size_t timeline_lines)
     k_open(j, "counters", false);
     k_u64(j, "proofs_completed", s->proofs_completed);
     k_u64(j, "proofs_failed", s->proofs_failed);
+    k_u64(j, "proofs_refused", s->proofs_refused);
     k_u64(j, "proofs_cancelled", s->proofs_cancelled);
     k_u64(j, "verify_failures", s->verify_failures);
     k_u64(j, "partitions_synthesized", s->partitions_synthesized);

@@ -159,6 +159,7 @@ static czk_status test_parse(void *ctx, const czk_proof_request *req, void **job
             j->synth_ms = (unsigned)v;
         else {
             free(j);
+            *eq = '='; /* the whole token in the message */
             return czk_errf(err, CZK_ERR_FORMAT,
                             "test payload: unknown key or value out of range: %s", tok);
         }

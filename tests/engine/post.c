@@ -205,7 +205,7 @@ static void refused(const czk_proof_request *r, czk_status code, const char *con
 static void test_refused(void **state) {
     (void)state;
     czk_engine_status *s0 = et_status(g_e);
-    uint64_t failed0 = s0->proofs_failed;
+    uint64_t failed0 = s0->proofs_failed, refused0 = s0->proofs_refused;
     czk_engine_status_free(s0);
     blobs b = {0};
     blob_add(&b, CZK_POST_WINDOW, CZK_POST_API_1_0, 7, 0);
@@ -271,6 +271,7 @@ static void test_refused(void **state) {
 
     czk_engine_status *s = et_status(g_e);
     assert_int_equal(s->proofs_failed - failed0, nref);
+    assert_int_equal(s->proofs_refused - refused0, nref); /* all at intake */
     czk_engine_status_free(s);
 }
 

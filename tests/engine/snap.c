@@ -139,7 +139,7 @@ static void test_accepted(void **state) {
 static void test_refused(void **state) {
     (void)state;
     czk_engine_status *s0 = et_status(g_e);
-    uint64_t failed0 = s0->proofs_failed;
+    uint64_t failed0 = s0->proofs_failed, refused0 = s0->proofs_refused;
     czk_engine_status_free(s0);
     czk_proof_request r;
     unsigned nref = 0;
@@ -216,6 +216,7 @@ static void test_refused(void **state) {
 
     czk_engine_status *s = et_status(g_e);
     assert_int_equal(s->proofs_failed - failed0, nref);
+    assert_int_equal(s->proofs_refused - refused0, nref); /* all at intake */
     czk_engine_status_free(s);
 }
 

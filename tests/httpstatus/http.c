@@ -238,6 +238,7 @@ static void test_endpoint(void **state) {
     v = parse_json(&r);
     assert_int_equal(ju(v, "counters", "proofs_completed"), 1);
     assert_int_equal(ju(v, "counters", "proofs_failed"), 0);
+    assert_int_equal(ju(v, "counters", "proofs_refused"), 0);
     assert_int_equal(YAJL_GET_ARRAY(jget(v, "partitions", NULL))->len, 0);
     yajl_val srs = jget(v, "srs", NULL);
     assert_int_equal(YAJL_GET_ARRAY(srs)->len, 1);

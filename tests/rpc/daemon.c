@@ -82,6 +82,16 @@ static void test_daemon(void **state) {
     czk_assert_ok(czk_rpc_prove(c, &r, 60000, &res, NULL, &err), &err);
     et_verify(&keys->vk, &res, 3, 2, LOG);
     czk_job_result_free(&res);
+    /* a payload the kind refuses: an error naming it; the shutdown summary counts it as
+     * failed and says it was refused */
+    payload = "seed=3 partitions=0";
+    r.vanilla_proof = (const uint8_t *)payload;
+    r.vanilla_proof_len = strlen(payload);
+    int gc = 0;
+    assert_int_not_equal(czk_rpc_prove(c, &r, 60000, &res, &gc, &err), CZK_OK);
+    czk_job_result_free(&res);
+    assert_int_equal(gc, 3); /* INVALID_ARGUMENT */
+    if (!strstr(err.msg, "partitions=0")) fail_msg("not named: %s", err.msg);
 
     /* czk client: status answers (exit 0), a refused request exits 1 */
     char cmd[1400];
@@ -174,7 +184,7 @@ static void test_daemon(void **state) {
     snprintf(tl, sizeof tl, "%s/timeline.log", dir);
     assert_true(file_has(tl, "JOB_DONE,drain-1", "status=COMPLETED"));
     snprintf(tl, sizeof tl, "%s/daemon.log", dir);
-    assert_true(file_has(tl, "stopped: 2 proofs completed, 1 failed", ""));
+    assert_true(file_has(tl, "stopped: 2 proofs completed, 2 failed (1 of them refused at intake), 0 cancelled", ""));
     /* the socket is gone, calls fail */
     czk_rpc_status *s = NULL;
     assert_int_not_equal(czk_rpc_get_status(c, &s, 1000, NULL, &err), CZK_OK);

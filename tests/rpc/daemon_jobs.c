@@ -226,7 +226,7 @@ static void test_second_sigterm(void **state) {
     czk_job_result_free(&a.res);
     assert_true(file_has(g_log, "cancelling every job", ""));
     assert_true(file_has(g_log, "job S1: cancelling (shutdown)", ""));
-    assert_true(file_has(g_log, "stopped: 2 proofs completed, 0 failed, 2 cancelled", ""));
+    assert_true(file_has(g_log, "stopped: 2 proofs completed, 0 failed, 2 cancelled; ", ""));
     assert_true(file_has(g_tl, "JOB_DONE,S1", "status=CANCELLED"));
 }
 
