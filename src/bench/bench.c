@@ -111,7 +111,17 @@ static void inproc_describe(void *self, FILE *f) {
     for (unsigned i = 0; i < c->num_devices && k < sizeof devs - 12; i++)
         k += (size_t)snprintf(devs + k, sizeof devs - k, "%s%d", i ? "," : "", c->devices[i]);
     fprintf(f, "  runner = in-process\n");
-    fprintf(f, "  gpus.backend = %s\n", c->backend);
+    czk_engine_status *st = NULL;
+    czk_err err;
+    if (czk_engine_status_get(p->e, &st, &err)) st = NULL;
+    /* on CPU pseudo-devices only, say what the figures named after the GPU stage are */
+    bool cpu_only = st && st->num_devices;
+    for (size_t i = 0; st && i < st->num_devices; i++)
+        if (st->devices[i].ordinal >= 0) cpu_only = false;
+    fprintf(f, "  gpus.backend = %s%s\n", c->backend,
+            cpu_only ? " (no GPU in use: the figures named gpu above are the proving stage on "
+                       "this host's cores)"
+                     : "");
     fprintf(f, "  gpus.devices = [%s]%s\n", devs, c->num_devices ? "" : " (all found)");
     fprintf(f, "  gpus.gpu_workers_per_device = %u\n", c->gpu_workers_per_device);
     fprintf(f, "  gpus.finalize_workers = %u\n", c->finalize_workers);
@@ -119,9 +129,6 @@ static void inproc_describe(void *self, FILE *f) {
     fprintf(f, "  synthesis.partition_workers = %u%s\n", c->partition_workers,
             c->partition_workers ? "" : " (auto: half the CPUs, 2..18)");
     fprintf(f, "  synthesis.threads = %u%s\n", c->threads, c->threads ? "" : " (all)");
-    czk_engine_status *st = NULL;
-    czk_err err;
-    if (czk_engine_status_get(p->e, &st, &err)) st = NULL;
     if (c->max_gpu_queue_depth == CZK_GPU_QUEUE_AUTO)
         fprintf(f, "  pipeline.max_gpu_queue_depth = auto (%u: 2 per GPU worker)\n",
                 st ? st->gpu_queue_limit : 0);

@@ -131,6 +131,8 @@ static void test_run(void **state) {
     assert_non_null(strstr(out, "gpus.gpu_workers_per_device = 2\n"));
     assert_non_null(strstr(out, "synthesis.partition_workers = 2\n"));
     assert_non_null(strstr(out, "memory.total_budget = 1.00 GiB\n"));
+    /* the CPU backend: the "gpu" figures said to be the proving stage on the host */
+    assert_non_null(strstr(out, "gpus.backend = cpu (no GPU in use: the figures named gpu"));
     /* --no-progress: no progress lines on stderr */
     const char *e = err_text();
     size_t prog = 0;
