@@ -90,9 +90,10 @@ typedef struct czk_cuda_ctx czk_cuda_ctx;
  * chunk length); CZK_CUDA_MSM_ONES = xyzz (default: the witness MSMs' scalars
  * equal to one summed by XYZZ batch addition) or affine (by the batch-affine
  * levels from 2^16 of them; slower at 32GiB, bench/GPU.md seventeenth run);
- * CZK_CUDA_MSM_STRIPS = interleaved (default: the batch-affine levels' strips
- * of a warp take consecutive outputs in turn) or contiguous (each strip its
- * own run of outputs, the layout before bench/GPU.md's twenty-second run);
+ * CZK_CUDA_MSM_STRIPS = contiguous (default: each of the batch-affine levels'
+ * strips its own run of outputs; faster on an H200, bench/GPU.md twenty-fourth
+ * run) or interleaved (the strips of a warp take consecutive outputs in turn;
+ * faster on an H100, twenty-second run);
  * CZK_CUDA_H_FUSE = 1 (default: the Lagrange form's H with fused passes) or
  * 0; CZK_CUDA_NTT_RADIX = 2 (default) or 4 (two stages per shared-memory
  * round). See src/cuda/ntt.cu, src/cuda/msm.cuh and src/cuda/msm_affine.cuh.

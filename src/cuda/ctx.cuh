@@ -44,8 +44,8 @@ struct czk_cuda_ctx {
     int msm_acc;                 /* accumulation kernel variant, CZK_CUDA_MSM_ACC (msm.cuh) */
     uint32_t msm_strip;          /* batch-affine outputs per thread (tests), 0 = per level
                                     (msm_affine.cuh) */
-    uint32_t msm_strip_group;    /* CZK_CUDA_MSM_STRIPS: batch-affine strips a group, 32 a
-                                    warp's interleaved (default), 1 contiguous (msm_affine.cuh) */
+    uint32_t msm_strip_group;    /* CZK_CUDA_MSM_STRIPS: batch-affine strips a group, 1
+                                    contiguous (default), 32 a warp's interleaved (msm_affine.cuh) */
     uint32_t msm_hybrid_k;       /* hybrid: buckets halved while above this many points, 0 = 8
                                     (4 above 2^26 points, msm.cuh) */
     int msm_slots;               /* CZK_CUDA_MSM_SLOTS: 0 two windows from 2^22, 1 one, 2 two */

@@ -154,8 +154,11 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
     /* bench/GPU.md twentieth run (H100, each radix its own kernels): radix 2 NTT 2^27 43.96 ms
      * against 44.35, the Lagrange form's H 175.26 against 180.01 */
     ctx->ntt_radix = 2;
-    /* bench/GPU.md twenty-second run (H100): MSM G1 2^27 705.5 ms contiguous, 678.2 interleaved */
-    int strip_group = 32;
+    /* bench/GPU.md twenty-fourth run (H200, the 32GiB partition): contiguous MSM H 627-628 ms,
+     * wall 1003-1004; interleaved 637-638 ms, wall 1014. The twenty-second run (H100, bench_gpu)
+     * found the reverse: MSM G1 2^27 705.5 ms contiguous, 678.2 interleaved. The default is the
+     * target card's. */
+    int strip_group = 1;
     czk_status st;
     if ((st = env_choice("CZK_CUDA_MSM_ACC", acc, acc_v, 11, &ctx->msm_acc, err)) ||
         (st = env_choice("CZK_CUDA_NTT_TWIST", twist, twist_v, 2, &ctx->ntt_twist, err)) ||
@@ -169,9 +172,8 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
         (st = env_choice("CZK_CUDA_H_FUSE", fuse, fuse_v, 2, &ctx->h_fuse, err)) ||
         /* benchmark knob: 4 = two NTT stages per round through shared memory (ntt.cu; slower) */
         (st = env_choice("CZK_CUDA_NTT_RADIX", radix, radix_v, 2, &ctx->ntt_radix, err)) ||
-        /* benchmark knob: contiguous = a batch-affine strip's outputs consecutive (the layout
-         * before the twenty-second run), interleaved = over a warp's strips (msm_affine.cuh
-         * ba_strip_span) */
+        /* contiguous = a batch-affine strip's outputs consecutive (default), interleaved = over
+         * a warp's strips (msm_affine.cuh ba_strip_span; faster on an H100) */
         (st = env_choice("CZK_CUDA_MSM_STRIPS", strips, strips_v, 2, &strip_group, err)))
         return st;
     ctx->msm_strip_group = (uint32_t)strip_group;

@@ -75,7 +75,7 @@ int czk_cuda_msm_acc(const czk_cuda_ctx *ctx);
 /* Outputs per thread of the batch-affine levels (msm_affine.cuh), 0 = chosen per level (tests:
  * strips that cross many buckets at small sizes). */
 void czk_cuda_set_msm_strip(czk_cuda_ctx *ctx, uint32_t strip);
-/* Batch-affine strips a group (msm_affine.cuh ba_strip_span; 1..1024, others ignored; 32 by
+/* Batch-affine strips a group (msm_affine.cuh ba_strip_span; 1..1024, others ignored; 1 by
  * default, CZK_CUDA_MSM_STRIPS), and the context's current value. */
 void czk_cuda_set_msm_strip_group(czk_cuda_ctx *ctx, uint32_t group);
 uint32_t czk_cuda_msm_strip_group(const czk_cuda_ctx *ctx);

@@ -24,14 +24,16 @@
  *     exclusive sum (CUB) → out_start[b]; out_start[B] = the level's outputs.
  *  2. forward (ba_forward): thread t owns a strip of T outputs that crosses
  *     bucket boundaries freely, so a bucket of any size (one that holds
- *     every point, with repeated scalars) spreads evenly over threads. The
- *     strips of a warp form one group (CZK_CUDA_MSM_STRIPS=interleaved,
- *     the default): lane j of group w takes the outputs w·32T + j + 32k,
- *     so that at each step the 32 lanes take 32 consecutive outputs and
- *     their loads of sorted indices, keys and bucket bounds are coalesced
- *     (ba_strip_span; bench/GPU.md twenty-second run, H100: MSM G1 2^27
- *     705.5 → 678.2 ms, forward passes 179 → 164, backward 401 → 391).
- *     =contiguous gives thread t the outputs tT .. tT + T − 1. Per output
+ *     every point, with repeated scalars) spreads evenly over threads.
+ *     CZK_CUDA_MSM_STRIPS=contiguous (the default) gives thread t the
+ *     outputs tT .. tT + T − 1. =interleaved makes the strips of a warp
+ *     one group: lane j of group w takes the outputs w·32T + j + 32k, so
+ *     that at each step the 32 lanes take 32 consecutive outputs and their
+ *     loads of sorted indices, keys and bucket bounds are coalesced
+ *     (ba_strip_span). Measured both ways: on an H100 interleaved is
+ *     faster (bench/GPU.md twenty-second run, MSM G1 2^27 705.5 → 678.2
+ *     ms), on an H200 slower (twenty-fourth run, the 32GiB partition's MSM
+ *     H 627 → 638 ms); the default is the H200's. Per output
  *     the denominator d of λ and the running product c_k = d_0···d_k
  *     (Montgomery's trick) go to pre[k·S + t] (coalesced over a warp);
  *     c_{n−1} is the strip's total.
