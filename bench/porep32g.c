@@ -637,7 +637,11 @@ keys:
         }
         /* backend, load */
         czk_backend be;
-        if (czk_backend_cuda(&be, 0, pool, 0, &err)) die("cuda backend", &err);
+        if (czk_backend_cuda(&be, 0, pool, 0, &err)) { /* its message names the backend */
+            char what[300];
+            snprintf(what, sizeof what, "%s%s", si ? "--also " : "device 0", si ? also[si - 1] : "");
+            die(what, &err);
+        }
         unsigned drop = 0;
         uint64_t dev = 0;
         t = czk_now();
