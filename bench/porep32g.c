@@ -639,7 +639,8 @@ keys:
         czk_backend be;
         if (czk_backend_cuda(&be, 0, pool, 0, &err)) { /* its message names the backend */
             char what[300];
-            snprintf(what, sizeof what, "%s%s", si ? "--also " : "device 0", si ? also[si - 1] : "");
+            snprintf(what, sizeof what, "%s%s", si ? "--also " : "device 0",
+                     si ? also[si - 1] : "");
             die(what, &err);
         }
         unsigned drop = 0;

@@ -833,8 +833,8 @@ static void test_msm_g1_affine(void **state) {
         czk_cuda_set_msm_strip(ctx, 1);
         check_msm(false, 4103, MIX_UNIFORM, 1, seed++);
         /* the other strip layout (CZK_CUDA_MSM_STRIPS: interleaved where the default is
-         * contiguous, and the reverse): wide buckets with strips of 1 and 5, then the sizes' own window and
-         * strips */
+         * contiguous, and the reverse): wide buckets with strips of 1 and 5, then the sizes' own
+         * window and strips */
         const uint32_t layout = czk_cuda_msm_strip_group(ctx);
         if (v < 2) {
             czk_cuda_set_msm_strip_group(ctx, layout == 1 ? 32 : 1);

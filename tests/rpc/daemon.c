@@ -184,7 +184,9 @@ static void test_daemon(void **state) {
     snprintf(tl, sizeof tl, "%s/timeline.log", dir);
     assert_true(file_has(tl, "JOB_DONE,drain-1", "status=COMPLETED"));
     snprintf(tl, sizeof tl, "%s/daemon.log", dir);
-    assert_true(file_has(tl, "stopped: 2 proofs completed, 2 failed (1 of them refused at intake), 0 cancelled", ""));
+    assert_true(file_has(
+        tl, "stopped: 2 proofs completed, 2 failed (1 of them refused at intake), 0 cancelled",
+        ""));
     /* the socket is gone, calls fail */
     czk_rpc_status *s = NULL;
     assert_int_not_equal(czk_rpc_get_status(c, &s, 1000, NULL, &err), CZK_OK);
