@@ -96,7 +96,10 @@ typedef struct czk_cuda_ctx czk_cuda_ctx;
  * faster on an H100, twenty-second run);
  * CZK_CUDA_H_FUSE = 1 (default: the Lagrange form's H with fused passes) or
  * 0; CZK_CUDA_NTT_RADIX = 2 (default) or 4 (two stages per shared-memory
- * round). See src/cuda/ntt.cu, src/cuda/msm.cuh and src/cuda/msm_affine.cuh.
+ * round); CZK_CUDA_NTT_MUL = low (default: Fr products with r's low limbs 1
+ * and 2^32 − 1 as additions, src/cuda/field.cuh mul_eo_low) or eo (the NTT
+ * passes with the generic even/odd reduction; radix 2 only). See
+ * src/cuda/ntt.cu, src/cuda/msm.cuh and src/cuda/msm_affine.cuh.
  * Args: device  0 .. czk_cuda_device_count()−1.
  * Out:  *out    the context (czk_cuda_ctx_destroy); NULL on failure, when
  *               whatever was made is freed again.
@@ -318,7 +321,10 @@ CZK_NODISCARD czk_status czk_cuda_spmv(czk_cuda_ctx *ctx, const czk_cuda_shape *
  *   4. the MSMs on the device: h (N − 1 coefficients), l (aux), a (inputs ‖
  *      A-dense aux), b_g1 and b_g2 (B-dense inputs ‖ B-dense aux; the G2 MSM
  *      runs on the GPU too, so device() defers nothing). The compacted
- *      scalars are gathered on the device by index lists made at load time.
+ *      scalars are gathered on the device by index lists made at load time;
+ *      with those lists on the device the gathers run during step 3, on a
+ *      second stream with one block an SM, which H's kernels leave room for
+ *      (CZK_CUDA_GATHER_EARLY=0, read at creation: after step 3).
  *      With the parameters resident, the five MSMs run at once, each on its
  *      own stream (four extra contexts of the backend), when the device has
  *      room for all their temporaries (h: about 80 bytes per point; l, a,

@@ -15,7 +15,9 @@
  * parameters (CZK_PARAMS_ENCODED) are uploaded as read and decoded on the
  * device vector by vector (decode.cu), else decoded on the host before
  * they are pinned or streamed. A circuit's upload,
- * SpMV, H and gathers run under the backend's mutex on the main context; the
+ * SpMV, H and gathers run under the backend's mutex on the main context (the
+ * gathers beside H on its second stream where the index lists are on the
+ * device; CZK_CUDA_GATHER_EARLY=0: after H); the
  * engine's device lock, where given, is taken outside it. Its MSMs run in
  * the MSM stage (one circuit at a time). By default (CZK_CUDA_OVERLAP=0, read
  * at creation, turns it off: on the H200 at 32GiB overlap gave 1.20 s per
@@ -62,9 +64,10 @@ using namespace czkg;
 
 namespace {
 
+/* out[i] = in[idx[i]], i < n (grid-stride: any grid covers n) */
 __global__ void gather_kernel(fr *out, const fr *in, const uint32_t *idx, uint32_t n) {
-    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) out[i] = in[idx[i]];
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        out[i] = in[idx[i]];
 }
 
 double now_s() {
@@ -142,6 +145,7 @@ struct cuda_be {
     bool serial_msm; /* the five MSMs one after another (CZK_CUDA_SERIAL_MSM at creation) */
     bool packed;     /* upload a witness's packed form where it has one (off: CZK_CUDA_PACKED=0) */
     bool overlap;    /* the MSM stage outside the device lock (off: CZK_CUDA_OVERLAP=0) */
+    bool gather_early; /* the gathers beside H (off: CZK_CUDA_GATHER_EARLY=0) */
     pthread_mutex_t mu;
     pthread_cond_t cv; /* a resident's users fell */
     resident *res;
@@ -312,14 +316,26 @@ czk_status msm_any(cuda_be *be, typename G::P *out, const void *dev, const void 
 }
 
 /* scalars[k] = z[idx[k]] on the device; idx on the device (didx) or built on the host. */
+/* The gathered scalars of one side (sc: A, sc2: B) in z's order of didx, n of them. With `early`
+ * (didx on the device) the kernel goes to the main context's second stream after everything
+ * queued on its first, one block an SM, and is not waited for (gathers_wait). */
 czk_status gather(cuda_be *be, const czk_shape *s, const uint32_t *didx, bool a_side, size_t n,
-                  czk_err *err) {
+                  czk_err *err, bool early = false) {
     czk_status st;
     void **dst = a_side ? &be->sc : &be->sc2;
     if ((st = ensure(be, dst, a_side ? &be->sc_cap : &be->sc2_cap, n * sizeof(czk_fr), "scalars",
                      err)))
         return st;
     if (n == 0) return CZK_OK;
+    if (early && didx) {
+        czk_cuda_ctx *c = be->ctx;
+        CZK_CU(cudaEventRecord(c->ev_fork, c->stream), "gather: event");
+        CZK_CU(cudaStreamWaitEvent(c->stream2, c->ev_fork, 0), "gather: order the streams");
+        gather_kernel<<<c->sm_count, 256, 0, c->stream2>>>((fr *)*dst, (const fr *)be->z, didx,
+                                                           (uint32_t)n);
+        CZK_LAUNCH("gather %s scalars (%zu, beside H)", a_side ? "A" : "B", n);
+        return CZK_OK;
+    }
     if (!didx) {
         uint32_t *h = (uint32_t *)malloc(((size_t)s->num_inputs + s->num_aux + 1) * 4);
         if (!h) return czk_errf(err, CZK_ERR_NOMEM, "gather: host index list");
@@ -523,23 +539,32 @@ czk_status one_circuit(cuda_be *be, resident *r, const czk_params *p, const czk_
     double t1 = now_s();
     t->spmv += t1 - tu;
     if ((st = checkpoint(lock, "SpMV", err))) return st;
-    if (lg > 0 && (st = czk_cuda_h(ctx, a, b, lagrange ? NULL : c, lg, err)))
+    /* the gathers read z only: with the index lists on the device (with the keys or with the
+     * shape alone) they run beside H on the second stream, one block an SM, which H's blocks
+     * (≤ 60 registers, four of 256 an SM) leave room for; else after it */
+    const bool early = be->gather_early && lg > 0 && r && r->a_idx && r->b_idx;
+    if (early && ((st = gather(be, s, r->a_idx, true, p->a_len, err, true)) ||
+                  (st = gather(be, s, r->b_idx, false, p->b_g1_len, err, true))))
+        return st;
+    if (lg > 0 && (st = czk_cuda_h(ctx, a, b, lagrange ? NULL : c, lg, err))) {
+        if (early) (void)cudaStreamSynchronize(ctx->stream2); /* nothing left writing sc, sc2 */
         return czk_err_wrap(err, "H");
+    }
     double t2 = now_s();
     t->ntt += t2 - t1;
+    if (early) CZK_CU(cudaStreamSynchronize(ctx->stream2), "gathers beside H: synchronize");
     if ((st = checkpoint(lock, "H", err))) return st;
     bool rd = r && r->params_on_dev;
     const void *dv[NVEC] = {0};
     if (rd)
         for (int k = 0; k < NVEC; k++)
             dv[k] = r->dev[k];
-    /* the index lists are on the device with the keys or with the shape alone */
-    if ((st = gather(be, s, r ? r->a_idx : NULL, true, p->a_len, err)) ||
-        (st = gather(be, s, r ? r->b_idx : NULL, false, p->b_g1_len, err)))
+    if (!early && ((st = gather(be, s, r ? r->a_idx : NULL, true, p->a_len, err)) ||
+                   (st = gather(be, s, r ? r->b_idx : NULL, false, p->b_g1_len, err))))
         return st;
     const czk_fr *sa = (const czk_fr *)be->sc, *sb = (const czk_fr *)be->sc2;
     double t3 = now_s();
-    t->spmv += t3 - t2; /* the gathers: compaction of the witness */
+    t->spmv += t3 - t2; /* the gathers: compaction of the witness (early: the wait for them) */
     if ((st = checkpoint(lock, "the gathers", err))) return st;
 
     pthread_mutex_lock(&be->msm_mu); /* the previous circuit's MSMs have ended */
@@ -1020,6 +1045,8 @@ extern "C" czk_status czk_backend_cuda(czk_backend *out, int device, czk_pool *p
         czk_err e2;
         const char *ov = getenv("CZK_CUDA_OVERLAP"); /* benchmark knob: 0 = MSMs inside */
         be->overlap = !(ov && !strcmp(ov, "0"));
+        const char *ge = getenv("CZK_CUDA_GATHER_EARLY"); /* benchmark knob: 0 = after H */
+        be->gather_early = !(ge && !strcmp(ge, "0"));
         if (be->overlap && be->aux[0] && czk_cuda_ctx_create(&be->hctx, device, &e2))
             be->hctx = NULL; /* only the overlapped stage uses it */
         /* CZK_CUDA_MSM_H_PRIORITY=1: MSM H first where it competes with the witness MSMs and the

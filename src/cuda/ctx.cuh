@@ -29,7 +29,8 @@ struct czk_cuda_ctx {
     int device;
     int sm_count;
     cudaStream_t stream;
-    cudaStream_t stream2; /* the second window slot of the batch-affine MSM (msm.cuh) */
+    cudaStream_t stream2; /* the second window slot of the batch-affine MSM (msm.cuh); the
+                             gathers beside H (backend.cu) */
     cudaEvent_t ev_start, ev_stop;
     cudaEvent_t ev_fork, ev_join; /* stream <-> stream2 ordering (msm.cuh), no timing */
     char describe[320];
@@ -65,6 +66,8 @@ struct czk_cuda_ctx {
     int ntt_twist;               /* CZK_CUDA_NTT_TWIST: 0 direct (half tables), 1 split (ntt.cu) */
     int ntt_radix;               /* CZK_CUDA_NTT_RADIX: 2 (default) one stage per shared-memory
                                     round, 4 two (ntt.cu ntt_stage_pair) */
+    bool ntt_mul_eo;             /* CZK_CUDA_NTT_MUL=eo: the NTT passes multiply by mul_eo, not
+                                    Fr's default mul_eo_low (field.cuh; radix 2 only) */
     int h_order;                 /* CZK_CUDA_H_ORDER: 0 paired (DIF then DIT), 1 natural (ntt.cu) */
     int h_transforms;            /* CZK_CUDA_H_TRANSFORMS: 6 (default) or 7 (ntt.cu, czk_cuda_h) */
     int h_fuse;                  /* CZK_CUDA_H_FUSE: 1 (default) the Lagrange form's H with fused

@@ -177,6 +177,16 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
         (st = env_choice("CZK_CUDA_MSM_STRIPS", strips, strips_v, 2, &strip_group, err)))
         return st;
     ctx->msm_strip_group = (uint32_t)strip_group;
+    /* benchmark knob: eo = the NTT passes with the generic even/odd reduction instead of Fr's
+     * mul_eo_low (field.cuh; bench/GPU.md twenty-fifth run) */
+    static const char *const ntt_mul[] = {"low", "eo"};
+    static const int ntt_mul_v[] = {0, 1};
+    int nm = 0;
+    if ((st = env_choice("CZK_CUDA_NTT_MUL", ntt_mul, ntt_mul_v, 2, &nm, err))) return st;
+    if (nm && ctx->ntt_radix == 4)
+        return czk_errf(err, CZK_ERR_INVALID_ARG,
+                        "ctx_create: CZK_CUDA_NTT_MUL=eo runs with CZK_CUDA_NTT_RADIX=2 only");
+    ctx->ntt_mul_eo = nm != 0;
     /* benchmark knob: the digits of all windows up front, or 1 / 2 windows at a time (unset: all,
      * or two at a time where that lets the second window slot fit) */
     int dg = 0;

@@ -21,6 +21,10 @@
  *               mont_t structure); every product half is one mad/madc.
  *   MUL_CALL    MUL_WIDE as a called (not inlined) function.
  *   MUL_EO_CALL MUL_EO as a called function.
+ *   MUL_EO_LOW  MUL_EO where the modulus's low limbs are 1 and 2^32 − 1 (Fr):
+ *               the reduction's products by them and q's multiplication by
+ *               M0 = −1 become additions (mul_eo_low), 224 IMADs instead of
+ *               264 a product. Fr's default.
  *   MUL_F64     limbs of 48 (Fp) / 52 (Fr) bits as doubles on the FP64 pipe
  *               (field_f64.cuh): 64 + 64 limb products for Fp; measured
  *               slower than MUL_EO (0.87× Fp, 1.03× Fr), used by no kernel.
@@ -51,7 +55,8 @@
  * the MSM accumulation kernel alone inlines the even/odd form, measured
  * faster there (msm.cuh, acc_variants). Fp2
  * multiplications are themselves calls and inline their three Fp products
- * (nested calls made the G2 MSM 5× slower). Fr: MUL_EO.
+ * (nested calls made the G2 MSM 5× slower). Fr: MUL_EO_LOW (MUL_EO until
+ * bench/GPU.md's twenty-fifth run).
  * H200, 2026-11-29 (bench_gpu rates): Fp 2.67e10/s even/odd against 1.70e10
  * wide and 1.74e10 single-chain; Fr 5.12e10/s even/odd against 3.95e10 wide;
  * G1 xyzz+affine 2.29e9/s with MUL_EO_CALL against 1.62e9 with MUL_CALL.
@@ -60,7 +65,7 @@
 #define CZK_CUDA_MUL_FP MUL_EO_CALL
 #endif
 #ifndef CZK_CUDA_MUL_FR
-#define CZK_CUDA_MUL_FR MUL_EO
+#define CZK_CUDA_MUL_FR MUL_EO_LOW
 #endif
 /*
  * Fp squaring of fp (the called form: everything but the MSM accumulation
@@ -84,7 +89,15 @@
 
 namespace czkg {
 
-enum { MUL_WIDE = 0, MUL_CHAIN = 1, MUL_EO = 2, MUL_CALL = 3, MUL_EO_CALL = 4, MUL_F64 = 5 };
+enum {
+    MUL_WIDE = 0,
+    MUL_CHAIN = 1,
+    MUL_EO = 2,
+    MUL_CALL = 3,
+    MUL_EO_CALL = 4,
+    MUL_F64 = 5,
+    MUL_EO_LOW = 6
+};
 enum { SQR_MUL = 0, SQR_EO = 1 };
 
 /*
@@ -464,6 +477,7 @@ template <class P> struct mont {
      * Bounds (CIOS, a, b < m < W^N/2): T·W < 2m·W < W^(N+1), so no chain
      * carries out of the top limb of O.
      */
+    template <bool LOW = false>
     CZK_HD static void eo_round(uint32_t E[N], uint32_t O[N], const mont &a, uint32_t bi,
                                 bool first) {
         if (first) {
@@ -494,10 +508,36 @@ template <class P> struct mont {
             }
             O[N - 1] = k2.addc(O[N - 1], 0); /* limb N */
         }
+        /* one carry flag on the device: the O chain ends before the E chain starts */
+        carry_chain k3, k4;
+        if constexpr (LOW) {
+            /* m = …·W² + (W − 1)·W + 1 and M0 = −1 (mul_eo_low): q = −E[0] mod W, q·1 is q and
+             * q·(W − 1) = (q − 1)·W + (W − q) for q > 0 (0 for q = 0), where W − q is E[0] and
+             * q − 1 is ~E[0]: ALU additions instead of five IMADs a round */
+            static_assert(P::m(0) == 1u && P::m(1) == 0xffffffffu && P::M0 == 0xffffffffu,
+                          "mul_eo_low needs a modulus = 1 − W mod W² (Fr)");
+            const uint32_t e0 = E[0], q = 0u - e0, h1 = e0 ? ~e0 : 0u;
+            O[0] = k3.add_cc(O[0], e0);
+            O[1] = k3.addc_cc(O[1], h1);
+            reduce_odd(O, q, k3);
+            E[0] = k4.add_cc(e0, q); /* becomes 0, carry e0 != 0 */
+            E[1] = k4.addc_cc(E[1], 0u);
+            reduce_even(E, O, q, k4);
+            return;
+        }
         const uint32_t q = E[0] * P::M0;
-        carry_chain k3;
         O[0] = k3.mad_lo_cc(q, P::m(1), O[0]);
         O[1] = k3.madc_hi_cc(q, P::m(1), O[1]);
+        reduce_odd(O, q, k3);
+        E[0] = k4.mad_lo_cc(q, P::m(0), E[0]); /* becomes 0 */
+        E[1] = k4.madc_hi_cc(q, P::m(0), E[1]);
+        reduce_even(E, O, q, k4);
+    }
+
+    /* eo_round's reduction row q·m from limb 2 on, after its first two limbs in each chain: the
+     * odd limbs of m into O (ends the chain k3), the even ones into E (k4, whose carry out of the
+     * top goes to O[N − 1]). */
+    CZK_HD static void reduce_odd(uint32_t O[N], uint32_t q, carry_chain &k3) {
 #pragma unroll
         for (int j = 2; j < N - 2; j += 2) {
             O[j] = k3.madc_lo_cc(q, P::m(j + 1), O[j]);
@@ -505,9 +545,8 @@ template <class P> struct mont {
         }
         O[N - 2] = k3.madc_lo_cc(q, P::m(N - 1), O[N - 2]);
         O[N - 1] = k3.madc_hi(q, P::m(N - 1), O[N - 1]);
-        carry_chain k4;
-        E[0] = k4.mad_lo_cc(q, P::m(0), E[0]); /* becomes 0 */
-        E[1] = k4.madc_hi_cc(q, P::m(0), E[1]);
+    }
+    CZK_HD static void reduce_even(uint32_t E[N], uint32_t O[N], uint32_t q, carry_chain &k4) {
 #pragma unroll
         for (int j = 2; j < N; j += 2) {
             E[j] = k4.madc_lo_cc(q, P::m(j), E[j]);
@@ -521,13 +560,13 @@ template <class P> struct mont {
      * two independent carry chains per row, every 32×32 product half one
      * mad/madc instruction. N even.
      */
-    CZK_HD static mont mul_eo(const mont &a, const mont &b) {
+    template <bool LOW = false> CZK_HD static mont mul_eo(const mont &a, const mont &b) {
         static_assert(N % 2 == 0, "even limb count");
         uint32_t x[N], y[N];
 #pragma unroll
         for (int i = 0; i < N; i += 2) {
-            eo_round(x, y, a, b.v[i], i == 0);
-            eo_round(y, x, a, b.v[i + 1], false);
+            eo_round<LOW>(x, y, a, b.v[i], i == 0);
+            eo_round<LOW>(y, x, a, b.v[i + 1], false);
         }
         /* T = Σ x[k]·W^k + Σ y[k]·W^(k−1), y[0] = 0 */
         mont r;
@@ -539,6 +578,16 @@ template <class P> struct mont {
         r.v[N - 1] = k.addc(x[N - 1], 0);
         reduce_once(r.v);
         return r;
+    }
+
+    /*
+     * mul_eo for a modulus whose low limbs are 1 and W − 1 (Fr: r = …ffffffff00000001, so M0 =
+     * −1/r mod W = W − 1): each reduction row's q is −E[0] and its products by m's two low limbs
+     * are additions of E[0] and ~E[0] (eo_round<true>), 224 instead of 264 multiply-adds a
+     * product. Same result as mul_eo.
+     */
+    CZK_HD static mont mul_eo_low(const mont &a, const mont &b) {
+        return mul_eo<true>(a, b);
     }
 
     /*
@@ -685,6 +734,7 @@ template <class P> struct mont {
         if (P::MUL == MUL_F64) return mul_f64(a, b);
         if (P::MUL == MUL_CHAIN) return mul_chain(a, b);
         if (P::MUL == MUL_EO || P::MUL == MUL_EO_CALL) return mul_eo(a, b);
+        if constexpr (P::MUL == MUL_EO_LOW) return mul_eo_low(a, b);
         return mul_wide(a, b);
     }
     CZK_HD_NOINLINE static mont mul_call(mont a, mont b) {

@@ -31,11 +31,12 @@ CZK_NODISCARD czk_status czk_cuda_host_check(uint64_t seed, unsigned rounds, czk
  * (sqr_eo and by multiplication), and G1 xyzz += affine additions/s with
  * four forms, and the FP64 form (field_f64.cuh) alone, beside the even/odd
  * form in one thread (mix: one chain each) and in alternate warps (wmix)
- * (czk_cuda_rate_names lists the entries). Each kernel fills the
+ * (czk_cuda_rate_names lists the entries; fr_mul_eo_low, the last, is
+ * Fr's default form). Each kernel fills the
  * GPU with independent dependency chains; timed with CUDA events.
  */
 typedef struct czk_cuda_ctx czk_cuda_ctx;
-#define CZK_CUDA_NRATES 20
+#define CZK_CUDA_NRATES 21
 extern const char *const czk_cuda_rate_names[CZK_CUDA_NRATES];
 CZK_NODISCARD czk_status czk_cuda_rates(czk_cuda_ctx *ctx, double rates[CZK_CUDA_NRATES],
                                         czk_err *err);

@@ -423,7 +423,7 @@ __global__ void __launch_bounds__(ntt_threads<BE>())
         F x = ld_fr<F>(data + idx);
         if (!DIF && s0 > 0)
             x = x * twist_factor<KS, F>(lo, m, s0, tw_lo, tw_hi, tw_direct, half_log);
-        if (DIF && pre_on) x = x * F(pre_c);
+        if (DIF && pre_on) x = x * ld_fr<F>(&pre_c);
         sm_put<F, BE>(sm, padded(g * GS + m), x);
     }
     __syncthreads();
@@ -574,32 +574,34 @@ double now_ms() {
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 /* The pass kernels by stage count; R4 is a template parameter, not a run-time flag, so that the
- * radix-2 kernels keep their own register count (the radix-4 stages need ≈ 20 more a thread). */
-template <int BE, bool DIF, bool R4> struct passes {
+ * radix-2 kernels keep their own register count (the radix-4 stages need ≈ 20 more a thread).
+ * F: fr (mul_eo_low), or fr_eo (CZK_CUDA_NTT_MUL=eo, radix 2 only: the generic reduction). */
+using fr_eo = mont<with_mul<fr_params, MUL_EO>>;
+template <int BE, bool DIF, bool R4, class F = fr> struct passes {
     static constexpr pass_fn P[11] = {nullptr,
-                                      ntt_pass<1, fr, BE, DIF, R4>,
-                                      ntt_pass<2, fr, BE, DIF, R4>,
-                                      ntt_pass<3, fr, BE, DIF, R4>,
-                                      ntt_pass<4, fr, BE, DIF, R4>,
-                                      ntt_pass<5, fr, BE, DIF, R4>,
-                                      ntt_pass<6, fr, BE, DIF, R4>,
-                                      ntt_pass<7, fr, BE, DIF, R4>,
-                                      ntt_pass<8, fr, BE, DIF, R4>,
-                                      ntt_pass<9, fr, BE, DIF, R4>,
-                                      ntt_pass<10, fr, BE, DIF, R4>};
+                                      ntt_pass<1, F, BE, DIF, R4>,
+                                      ntt_pass<2, F, BE, DIF, R4>,
+                                      ntt_pass<3, F, BE, DIF, R4>,
+                                      ntt_pass<4, F, BE, DIF, R4>,
+                                      ntt_pass<5, F, BE, DIF, R4>,
+                                      ntt_pass<6, F, BE, DIF, R4>,
+                                      ntt_pass<7, F, BE, DIF, R4>,
+                                      ntt_pass<8, F, BE, DIF, R4>,
+                                      ntt_pass<9, F, BE, DIF, R4>,
+                                      ntt_pass<10, F, BE, DIF, R4>};
 };
-template <int BE, bool R4> struct pair_passes {
+template <int BE, bool R4, class F = fr> struct pair_passes {
     static constexpr pair_fn P[11] = {nullptr,
-                                      ntt_pass_pair<1, fr, BE, R4>,
-                                      ntt_pass_pair<2, fr, BE, R4>,
-                                      ntt_pass_pair<3, fr, BE, R4>,
-                                      ntt_pass_pair<4, fr, BE, R4>,
-                                      ntt_pass_pair<5, fr, BE, R4>,
-                                      ntt_pass_pair<6, fr, BE, R4>,
-                                      ntt_pass_pair<7, fr, BE, R4>,
-                                      ntt_pass_pair<8, fr, BE, R4>,
-                                      ntt_pass_pair<9, fr, BE, R4>,
-                                      ntt_pass_pair<10, fr, BE, R4>};
+                                      ntt_pass_pair<1, F, BE, R4>,
+                                      ntt_pass_pair<2, F, BE, R4>,
+                                      ntt_pass_pair<3, F, BE, R4>,
+                                      ntt_pass_pair<4, F, BE, R4>,
+                                      ntt_pass_pair<5, F, BE, R4>,
+                                      ntt_pass_pair<6, F, BE, R4>,
+                                      ntt_pass_pair<7, F, BE, R4>,
+                                      ntt_pass_pair<8, F, BE, R4>,
+                                      ntt_pass_pair<9, F, BE, R4>,
+                                      ntt_pass_pair<10, F, BE, R4>};
 };
 
 /* Blocks of a pass of ks stages over 2^log_n elements, BE elements (or one group) a block. */
@@ -615,9 +617,12 @@ template <int BE>
 cudaError_t launch_pass(bool dif, unsigned ks, fr *data, unsigned log_n, unsigned s0,
                         const fr *w1024, const fr *tw_lo, const fr *tw_hi, const fr *direct,
                         unsigned half_log, const fr *post_lo, const fr *post_hi, int post_rev,
-                        fr pre_c, int pre_on, cudaStream_t s, int r4, fr *mul_into = nullptr) {
-    const pass_fn k = dif ? (r4 ? passes<BE, true, true>::P[ks] : passes<BE, true, false>::P[ks])
-                          : (r4 ? passes<BE, false, true>::P[ks] : passes<BE, false, false>::P[ks]);
+                        fr pre_c, int pre_on, cudaStream_t s, int r4, bool eo,
+                        fr *mul_into = nullptr) {
+    const pass_fn k =
+        eo  ? (dif ? passes<BE, true, false, fr_eo>::P[ks] : passes<BE, false, false, fr_eo>::P[ks])
+        : dif ? (r4 ? passes<BE, true, true>::P[ks] : passes<BE, true, false>::P[ks])
+              : (r4 ? passes<BE, false, true>::P[ks] : passes<BE, false, false>::P[ks]);
     cudaError_t e = cudaFuncSetAttribute(
         (const void *)k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)ntt_smem<BE>());
     if (e != cudaSuccess) return e;
@@ -631,8 +636,10 @@ cudaError_t launch_pass(bool dif, unsigned ks, fr *data, unsigned log_n, unsigne
 template <int BE>
 cudaError_t launch_pass_pair(unsigned ks, fr *data, unsigned log_n, const fr *w_inv,
                              const fr *w_fwd, const fr *post_lo, const fr *post_hi, fr *mul_into,
-                             int r4, cudaStream_t s) {
-    const pair_fn k = r4 ? pair_passes<BE, true>::P[ks] : pair_passes<BE, false>::P[ks];
+                             int r4, bool eo, cudaStream_t s) {
+    const pair_fn k = eo   ? pair_passes<BE, false, fr_eo>::P[ks]
+                      : r4 ? pair_passes<BE, true>::P[ks]
+                           : pair_passes<BE, false>::P[ks];
     cudaError_t e = cudaFuncSetAttribute(
         (const void *)k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)ntt_smem<BE>());
     if (e != cudaSuccess) return e;
@@ -725,7 +732,8 @@ czk_status ntt_run(czk_cuda_ctx *ctx, fr *data, unsigned log_n, int inv, int pre
         CZK_CU(launch_pass<NTT_BLOCK>(dif, ks, data, log_n, ps0, ctx->w1024[inv],
                                       ctx->omega_lo[inv], ctx->omega_hi[inv], direct, half_log, plo,
                                       phi, post_rev ? 1 : 0, pre_c, pre_on, ctx->stream,
-                                      ctx->ntt_radix == 4, last ? mul_into : nullptr),
+                                      ctx->ntt_radix == 4, ctx->ntt_mul_eo,
+                                      last ? mul_into : nullptr),
                "%s 2^%u: pass %u (%u stages)", what, log_n, p, ks);
         if (prof) {
             CZK_CU(cudaStreamSynchronize(ctx->stream), "%s: synchronize", what);
@@ -830,7 +838,7 @@ czk_status h_lagrange_fused(czk_cuda_ctx *ctx, fr *a, fr *b, unsigned log_n, czk
         const double t0 = ctx->profile ? (cudaStreamSynchronize(ctx->stream), now_ms()) : 0;
         CZK_CU(launch_pass_pair<NTT_BLOCK>(ks_of[0], v[k], log_n, ctx->w1024[1], ctx->w1024[0],
                                            ctx->gen_lo[0], hi, passes == 1 ? into : nullptr,
-                                           ctx->ntt_radix == 4, ctx->stream),
+                                           ctx->ntt_radix == 4, ctx->ntt_mul_eo, ctx->stream),
                "%s 2^%u: inverse last and forward first pass (%u stages)", names[k], log_n,
                ks_of[0]);
         if (ctx->profile) {

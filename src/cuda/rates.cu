@@ -111,10 +111,12 @@ extern "C" const char *const czk_cuda_rate_names[CZK_CUDA_NRATES] = {
     "fp_mul_wide",     "fp_mul_chain", "fp_mul_eo",      "fp_mul_call", "fp_mul_eo_call",
     "fr_mul_wide",     "fr_mul_eo",    "fp_sqr_eo",      "fp_sqr_mul",  "g1_madd_call",
     "g1_madd_eo_call", "g1_madd_eo",   "g1_madd_eo_sqr", "fp_mul_f64",  "fr_mul_f64",
-    "fp_mul_mix",      "fr_mul_mix",   "fp_mul_wmix",    "fr_mul_wmix", "g1_madd_f64"};
+    "fp_mul_mix",      "fr_mul_mix",   "fp_mul_wmix",    "fr_mul_wmix", "g1_madd_f64",
+    "fr_mul_eo_low"};
 /* Rows before FIRST_MADD count field operations (CHAINS per thread and iteration). */
 constexpr int FIRST_MADD = 9;
-/* Field rows after the madd rows (the FP64 forms, field_f64.cuh); the last row is a madd. */
+/* Field rows after the madd rows (the FP64 forms, field_f64.cuh), then a madd row (LAST_MADD),
+ * then field rows again. */
 constexpr int FIRST_F64 = 13, LAST_MADD = 19;
 
 namespace {
@@ -219,6 +221,9 @@ extern "C" czk_status czk_cuda_rates(czk_cuda_ctx *ctx, double rates[CZK_CUDA_NR
             case 19:
                 launch_madd<fp_k<MUL_F64>>(blocks, threads, s, pts.p, out.p);
                 break;
+            case 20:
+                launch_mul<fr_k<MUL_EO_LOW>>(blocks, threads, s, bfr.p);
+                break;
             }
             CZK_LAUNCH("rates: kernel %d", k);
             CZK_CU(cudaEventRecord(ctx->ev_stop, s), "rates: event");
@@ -226,7 +231,7 @@ extern "C" czk_status czk_cuda_rates(czk_cuda_ctx *ctx, double rates[CZK_CUDA_NR
         }
         float ms = 0;
         CZK_CU(cudaEventElapsedTime(&ms, ctx->ev_start, ctx->ev_stop), "rates: elapsed");
-        const bool field = k < FIRST_MADD || (k >= FIRST_F64 && k < LAST_MADD);
+        const bool field = k < FIRST_MADD || (k >= FIRST_F64 && k != LAST_MADD);
         double ops = (double)total * ITERS * (field ? CHAINS : 1);
         rates[k] = ops / (ms * 1e-3);
     }

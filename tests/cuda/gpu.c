@@ -185,9 +185,12 @@ static void test_ntt(void **state) {
     NEED_GPU();
     static const unsigned sizes[] = {1, 2, 5, 8, 10, 11, 13, 16, 19, 21};
     czk_err err;
-    /* and two stages per round through shared memory (CZK_CUDA_NTT_RADIX=4; the default: one) */
+    /* and two stages per round through shared memory (CZK_CUDA_NTT_RADIX=4; the default: one),
+     * and the passes' products by the generic reduction (CZK_CUDA_NTT_MUL=eo; the default:
+     * mul_eo_low) */
     static const char *const r4[1][2] = {{"CZK_CUDA_NTT_RADIX", "4"}};
-    czk_cuda_ctx *ctx4 = ctx_with(r4, 1);
+    static const char *const eo[1][2] = {{"CZK_CUDA_NTT_MUL", "eo"}};
+    czk_cuda_ctx *ctx4 = ctx_with(r4, 1), *ctxeo = ctx_with(eo, 1);
     for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
         unsigned log_n = sizes[si];
         size_t n = (size_t)1 << log_n;
@@ -205,13 +208,16 @@ static void test_ntt(void **state) {
                 assert_frs_equal(want, naive, n, "czk_ntt vs naive DFT");
                 free(naive);
             }
-            for (int r = 0; r < 2; r++) {
-                czk_cuda_ctx *c = r ? ctx4 : ctx;
+            for (int r = 0; r < 3; r++) {
+                czk_cuda_ctx *c = r == 2 ? ctxeo : r ? ctx4 : ctx;
                 czk_assert_ok(czk_cuda_upload(c, d, x, n * sizeof *x, &err), &err);
                 czk_assert_ok(czk_cuda_ntt(c, d, log_n, kind, &err), &err);
                 czk_assert_ok(czk_cuda_download(c, got, d, n * sizeof *x, &err), &err);
                 char what[64];
-                snprintf(what, sizeof what, "ntt 2^%u kind %d radix %d", log_n, kind, r ? 4 : 2);
+                snprintf(what, sizeof what, "ntt 2^%u kind %d %s", log_n, kind,
+                         r == 2 ? "mul_eo"
+                         : r    ? "radix 4"
+                                : "default");
                 assert_frs_equal(got, want, n, what);
             }
         }
@@ -219,6 +225,17 @@ static void test_ntt(void **state) {
         free(x), free(want), free(got);
     }
     czk_cuda_ctx_destroy(ctx4);
+    czk_cuda_ctx_destroy(ctxeo);
+    /* the generic reduction has radix-2 kernels only */
+    static const char *const both[2][2] = {{"CZK_CUDA_NTT_MUL", "eo"}, {"CZK_CUDA_NTT_RADIX", "4"}};
+    for (int k = 0; k < 2; k++)
+        setenv(both[k][0], both[k][1], 1);
+    czk_cuda_ctx *c = NULL;
+    assert_int_equal(czk_cuda_ctx_create(&c, 0, &err), CZK_ERR_INVALID_ARG);
+    assert_null(c);
+    assert_non_null(strstr(err.msg, "CZK_CUDA_NTT_MUL=eo"));
+    for (int k = 0; k < 2; k++)
+        unsetenv(both[k][0]);
 }
 
 /* The FP64 multiplication form (field_f64.cuh) against the even/odd form on the device, 2^22
@@ -278,7 +295,9 @@ static void test_h(void **state) {
      * through shared memory (CZK_CUDA_NTT_RADIX=4); a third with the last alone (fused passes) */
     static const char *const knobs[3][2] = {
         {"CZK_CUDA_H_TRANSFORMS", "7"}, {"CZK_CUDA_H_FUSE", "0"}, {"CZK_CUDA_NTT_RADIX", "4"}};
+    static const char *const eo[1][2] = {{"CZK_CUDA_NTT_MUL", "eo"}};
     czk_cuda_ctx *ctx7 = ctx_with(knobs, 3), *ctx4 = ctx_with(knobs + 2, 1);
+    czk_cuda_ctx *ctxeo = ctx_with(eo, 1); /* the fused passes with the generic reduction */
     for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
         unsigned log_n = sizes[si];
         size_t n = (size_t)1 << log_n;
@@ -324,10 +343,11 @@ static void test_h(void **state) {
             snprintf(what, sizeof what, "h 2^%u, %s transforms", log_n, form ? "seven" : "six");
             assert_frs_equal(got, abc[0], n, what);
         }
-        /* four transforms without c: fused passes on ctx (the default) and ctx4 (radix 4),
-         * separate on ctx7 (CZK_CUDA_H_FUSE=0; the count of transforms does not apply) */
-        for (int form = 0; form < 3; form++) {
-            czk_cuda_ctx *c = form == 2 ? ctx4 : form ? ctx7 : ctx;
+        /* four transforms without c: fused passes on ctx (the default), ctx4 (radix 4) and
+         * ctxeo (mul_eo), separate on ctx7 (CZK_CUDA_H_FUSE=0; the count of transforms does not
+         * apply) */
+        for (int form = 0; form < 4; form++) {
+            czk_cuda_ctx *c = form == 3 ? ctxeo : form == 2 ? ctx4 : form ? ctx7 : ctx;
             for (int k = 0; k < 2; k++)
                 czk_assert_ok(czk_cuda_upload(c, dev[k], in[k], n * sizeof(czk_fr), &err), &err);
             czk_assert_ok(czk_cuda_h(c, dev[0], dev[1], NULL, log_n, &err), &err);
@@ -346,6 +366,7 @@ static void test_h(void **state) {
     }
     czk_cuda_ctx_destroy(ctx7);
     czk_cuda_ctx_destroy(ctx4);
+    czk_cuda_ctx_destroy(ctxeo);
 }
 
 /*
@@ -1619,12 +1640,13 @@ static void test_errors(void **state) {
     czk_cuda_free(ctx, d);
     assert_int_equal(czk_cuda_ctx_create(&(czk_cuda_ctx *){NULL}, 1000, &err), CZK_ERR_INVALID_ARG);
     /* a tunable with a value outside its set (the caller's value restored after) */
-    static const char *vars[12] = {
+    static const char *vars[13] = {
         "CZK_CUDA_NTT_TWIST",    "CZK_CUDA_H_ORDER",           "CZK_CUDA_MSM_ACC",
         "CZK_CUDA_H_TRANSFORMS", "CZK_CUDA_MSM_DIGITS",        "CZK_CUDA_MSM_SPARSE_ACC",
         "CZK_CUDA_MSM_SPARSE_C", "CZK_CUDA_MSM_G2_AFFINE_LOG", "CZK_CUDA_MSM_ONES",
-        "CZK_CUDA_H_FUSE",       "CZK_CUDA_NTT_RADIX",         "CZK_CUDA_MSM_STRIPS"};
-    for (int v = 0; v < 12; v++) {
+        "CZK_CUDA_H_FUSE",       "CZK_CUDA_NTT_RADIX",         "CZK_CUDA_MSM_STRIPS",
+        "CZK_CUDA_NTT_MUL"};
+    for (int v = 0; v < 13; v++) {
         const char *old = getenv(vars[v]);
         char *saved = old ? strdup(old) : NULL;
         setenv(vars[v], "bogus", 1);
