@@ -24,7 +24,9 @@
  *   MUL_EO_LOW  MUL_EO where the modulus's low limbs are 1 and 2^32 − 1 (Fr):
  *               the reduction's products by them and q's multiplication by
  *               M0 = −1 become additions (mul_eo_low), 224 IMADs instead of
- *               264 a product. Fr's default.
+ *               264 a product. Fr's default: +7.5 % isolated, NTT 2^27 −1.4 %,
+ *               the Lagrange form's H −1.9 ms on an H100 (bench/GPU.md,
+ *               twenty-fifth run; the passes are not bound by the IMAD pipe).
  *   MUL_F64     limbs of 48 (Fp) / 52 (Fr) bits as doubles on the FP64 pipe
  *               (field_f64.cuh): 64 + 64 limb products for Fp; measured
  *               slower than MUL_EO (0.87× Fp, 1.03× Fr), used by no kernel.
