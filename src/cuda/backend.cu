@@ -315,10 +315,10 @@ czk_status msm_any(cuda_be *be, typename G::P *out, const void *dev, const void 
     return CZK_OK;
 }
 
-/* scalars[k] = z[idx[k]] on the device; idx on the device (didx) or built on the host. */
-/* The gathered scalars of one side (sc: A, sc2: B) in z's order of didx, n of them. With `early`
- * (didx on the device) the kernel goes to the main context's second stream after everything
- * queued on its first, one block an SM, and is not waited for (gathers_wait). */
+/* scalars[k] = z[idx[k]] on the device (sc: A's side, sc2: B's), n of them; idx on the device
+ * (didx) or built on the host. With `early` and didx the kernel goes to the main context's second
+ * stream after everything queued on its first, one block an SM, and is not waited for (the caller
+ * synchronizes stream2). */
 czk_status gather(cuda_be *be, const czk_shape *s, const uint32_t *didx, bool a_side, size_t n,
                   czk_err *err, bool early = false) {
     czk_status st;
@@ -540,12 +540,15 @@ czk_status one_circuit(cuda_be *be, resident *r, const czk_params *p, const czk_
     t->spmv += t1 - tu;
     if ((st = checkpoint(lock, "SpMV", err))) return st;
     /* the gathers read z only: with the index lists on the device (with the keys or with the
-     * shape alone) they run beside H on the second stream, one block an SM, which H's blocks
-     * (≤ 60 registers, four of 256 an SM) leave room for; else after it */
+     * shape alone) they run beside H on the second stream, one block of 256 an SM (H's pass
+     * kernels hold 54-60 registers, four blocks an SM: a gather block takes what room is left,
+     * at most one H block's); else after it */
     const bool early = be->gather_early && lg > 0 && r && r->a_idx && r->b_idx;
     if (early && ((st = gather(be, s, r->a_idx, true, p->a_len, err, true)) ||
-                  (st = gather(be, s, r->b_idx, false, p->b_g1_len, err, true))))
+                  (st = gather(be, s, r->b_idx, false, p->b_g1_len, err, true)))) {
+        (void)cudaStreamSynchronize(ctx->stream2); /* nothing left writing sc, sc2 */
         return st;
+    }
     if (lg > 0 && (st = czk_cuda_h(ctx, a, b, lagrange ? NULL : c, lg, err))) {
         if (early) (void)cudaStreamSynchronize(ctx->stream2); /* nothing left writing sc, sc2 */
         return czk_err_wrap(err, "H");
