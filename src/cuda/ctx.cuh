@@ -59,6 +59,8 @@ struct czk_cuda_ctx {
     int msm_sparse_c;            /* CZK_CUDA_MSM_SPARSE_C: their window size, 0 = msm_c */
     bool msm_ones_affine;        /* CZK_CUDA_MSM_ONES=affine: the sparse path's ones by the
                                     batch-affine levels (msm.cuh, sum_list_affine) */
+    int msm_wsum;                /* CZK_CUDA_MSM_WSUM: window sums, internal.h (msm.cuh) */
+    unsigned msm_windows;        /* CZK_CUDA_MSM_WINDOWS: by levels, 0 = per size (msm.cuh) */
     unsigned msm_digit_group;    /* CZK_CUDA_MSM_DIGITS: windows whose digits are made together,
                                     0 = all, or two where that lets slot 1 fit (msm.cuh) */
     czkg::fr *twist[2][29];      /* ω_M^e, e < M = 2^k, made on first use (ntt.cu) */

@@ -187,6 +187,16 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
         return czk_errf(err, CZK_ERR_INVALID_ARG,
                         "ctx_create: CZK_CUDA_NTT_MUL=eo runs with CZK_CUDA_NTT_RADIX=2 only");
     ctx->ntt_mul_eo = nm != 0;
+    /* the window sums by levels (bench/GPU.md twenty-sixth run): auto = above 2^26 points on
+     * the hybrid; and their windows (0: 11 there) */
+    static const char *const wsum[] = {"auto", "running", "levels"};
+    static const int wsum_v[] = {CZK_CUDA_MSM_WSUM_AUTO, CZK_CUDA_MSM_WSUM_RUNNING,
+                                 CZK_CUDA_MSM_WSUM_LEVELS};
+    if ((st = env_choice("CZK_CUDA_MSM_WSUM", wsum, wsum_v, 3, &ctx->msm_wsum, err))) return st;
+    long wn = 0;
+    if ((st = czk_cuda_env_range("ctx_create", "CZK_CUDA_MSM_WINDOWS", 11, 42, &wn, err)))
+        return st;
+    ctx->msm_windows = (unsigned)wn;
     /* benchmark knob: the digits of all windows up front, or 1 / 2 windows at a time (unset: all,
      * or two at a time where that lets the second window slot fit) */
     int dg = 0;
@@ -353,6 +363,14 @@ extern "C" void czk_cuda_set_msm_slots(czk_cuda_ctx *ctx, int slots) {
 
 extern "C" void czk_cuda_set_msm_digit_group(czk_cuda_ctx *ctx, unsigned windows) {
     if (windows <= 64) ctx->msm_digit_group = windows;
+}
+
+extern "C" void czk_cuda_set_msm_wsum(czk_cuda_ctx *ctx, int mode) {
+    if (mode >= CZK_CUDA_MSM_WSUM_AUTO && mode <= CZK_CUDA_MSM_WSUM_LEVELS) ctx->msm_wsum = mode;
+}
+
+extern "C" void czk_cuda_set_msm_windows(czk_cuda_ctx *ctx, unsigned windows) {
+    if (windows == 0 || (windows >= 11 && windows <= 42)) ctx->msm_windows = windows;
 }
 
 extern "C" void czk_cuda_set_msm_scratch(czk_cuda_ctx *ctx, void *p, size_t bytes) {

@@ -93,6 +93,20 @@ void czk_cuda_set_msm_slots(czk_cuda_ctx *ctx, int slots);
 /* Windows whose digits the Pippenger makes together: 0 = all, or two at a time where that lets
  * the second window slot fit (the default); 1..64 forces that many (tests, benchmarks). */
 void czk_cuda_set_msm_digit_group(czk_cuda_ctx *ctx, unsigned windows);
+/* How a batch-affine Pippenger forms its window sums Σ_b (b + 1)·bucket_b (msm.cuh,
+ * msm_affine.cuh ba_state::window_sum): RUNNING = XYZZ running sums over every bucket (buckets of
+ * at most K points summed in XYZZ first), LEVELS = buckets to one point (K = 1), then the split
+ * T_h, U_l by the same levels and running sums over those only, AUTO (the default) = LEVELS above
+ * 2^26 points on the hybrid (MSM H), RUNNING elsewhere. Initially CZK_CUDA_MSM_WSUM (auto,
+ * running, levels). */
+#define CZK_CUDA_MSM_WSUM_AUTO 0
+#define CZK_CUDA_MSM_WSUM_RUNNING 1
+#define CZK_CUDA_MSM_WSUM_LEVELS 2
+void czk_cuda_set_msm_wsum(czk_cuda_ctx *ctx, int mode);
+/* With the window sums by levels and no c set (czk_cuda_set_msm_c), the windows (11..42): c =
+ * ⌊255/W⌋ bits, the last 255 − W·c of them c + 1; 0 = the default (11 above 2^26 points, else the
+ * size's c as without). Others are ignored. Initially CZK_CUDA_MSM_WINDOWS. */
+void czk_cuda_set_msm_windows(czk_cuda_ctx *ctx, unsigned windows);
 /* Device memory (bytes at p, 4-byte aligned) the context's MSMs may overwrite with their window
  * digits where it holds them, until set again (NULL, 0: none): the caller's dead buffers, so that
  * the digits do not take device memory of their own (MSM H: H's b and c). Stream order: the MSM
@@ -137,6 +151,22 @@ CZK_NODISCARD czk_status czk_cuda_msm_affine_emulate(
 CZK_NODISCARD czk_status czk_cuda_msm_affine_emulate_g2(
     const blst_p2_affine *bases, const uint32_t *skeys, const uint32_t *sidx, size_t n, uint32_t B,
     uint32_t K, uint32_t strip, uint32_t group, uint32_t blocks, blst_p2 *buckets, czk_err *err);
+/*
+ * One window's sum by levels (msm_affine.cuh ba_state::window_sum) on the host with the device's
+ * code: Σ_b (b + 1)·S_b over the 2^e buckets (S_b the sum of bucket b's signed points, keys and
+ * indices as above, B = 2^e), by levels to one point a bucket, the split T_h, U_l by the same
+ * levels, and the split's running sums. e <= 24. Returns CZK_OK, CZK_ERR_INVALID_ARG (as above),
+ * CZK_ERR_NOMEM.
+ */
+CZK_NODISCARD czk_status czk_cuda_msm_window_sum_emulate(const blst_p1_affine *bases,
+                                                        const uint32_t *skeys,
+                                                        const uint32_t *sidx, size_t n, uint32_t e,
+                                                        uint32_t strip, uint32_t group,
+                                                        uint32_t blocks, blst_p1 *sum,
+                                                        czk_err *err);
+CZK_NODISCARD czk_status czk_cuda_msm_window_sum_emulate_g2(
+    const blst_p2_affine *bases, const uint32_t *skeys, const uint32_t *sidx, size_t n, uint32_t e,
+    uint32_t strip, uint32_t group, uint32_t blocks, blst_p2 *sum, czk_err *err);
 
 /*
  * MSM memory cap (msm.cuh): with points > 0 every MSM on ctx compacts its
@@ -168,6 +198,8 @@ typedef struct czk_cuda_msm_info {
     unsigned digit_group;   /* windows whose digits were made together (all: the window count) */
     bool digits_in_scratch; /* the digits were made in the context's scratch memory */
     bool ones_affine;       /* the ones were summed by the batch-affine levels (msm.cuh) */
+    unsigned windows;       /* windows of the (last) Pippenger run */
+    bool window_sums_by_levels; /* its window sums by levels (czk_cuda_set_msm_wsum) */
 } czk_cuda_msm_info;
 void czk_cuda_msm_last(const czk_cuda_ctx *ctx, czk_cuda_msm_info *out);
 

@@ -108,10 +108,12 @@ __device__ __forceinline__ fr ld_fr(const fr *p) {
 }
 
 /* Digits of windows [w0, w1) of scalars[idx ? idx[i] : i], i < n, window w to keys[(w − w0)·n +
- * i] (the windows below w0 are recoded for their carry only). With dense, scalars equal to one get
- * zero digits, and are flagged in ones where ones != NULL. */
+ * i] (the windows below w0 are recoded for their carry only); windows from wide_from on are c + 1
+ * bits wide, the others c. With dense, scalars equal to one get zero digits, and are flagged in
+ * ones where ones != NULL. */
 __global__ void msm_digits(const fr *scalars, const uint32_t *idx, uint32_t n, unsigned c,
-                           unsigned w0, unsigned w1, uint32_t *keys, bool dense, uint8_t *ones) {
+                           unsigned wide_from, unsigned w0, unsigned w1, uint32_t *keys, bool dense,
+                           uint8_t *ones) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     fr s = ld_fr(scalars + (idx ? idx[i] : i));
@@ -134,18 +136,19 @@ __global__ void msm_digits(const fr *scalars, const uint32_t *idx, uint32_t n, u
 #pragma unroll
     for (int j = 0; j < 8; j++)
         k[j] = skip ? 0 : x.v[j];
-    const uint32_t mask = (1u << c) - 1, half = 1u << (c - 1);
     uint32_t carry = 0;
 #pragma unroll 1
     for (unsigned w = 0; w < w1; w++) {
+        const unsigned cw = w >= wide_from ? c + 1 : c;
+        const uint32_t mask = (1u << cw) - 1, half = 1u << (cw - 1);
         uint32_t d = (k[0] & mask) + carry;
 #pragma unroll
         for (int j = 0; j < 7; j++)
-            k[j] = __funnelshift_r(k[j], k[j + 1], c);
-        k[7] >>= c;
+            k[j] = __funnelshift_r(k[j], k[j + 1], cw);
+        k[7] >>= cw;
         uint32_t mag, sgn;
         if (d > half) {
-            mag = (1u << c) - d;
+            mag = (1u << cw) - d;
             sgn = 1;
             carry = 1;
         } else {
@@ -609,13 +612,15 @@ unsigned choose_c(size_t n) {
     return best;
 }
 
-/* Window sums (device, J) to the host point: Horner over the windows plus host[nwin]. */
+/* Window sums (device, J) to the host point: Horner over the windows (window w width[w] bits
+ * wide) plus host[nwin]. */
 template <class G>
-void horner(typename G::host_point *out, const typename G::J *host, unsigned nwin, unsigned c) {
+void horner(typename G::host_point *out, const typename G::J *host, unsigned nwin,
+            const unsigned *width) {
     typename G::host_point acc, t;
     memcpy(&acc, &host[nwin - 1], sizeof acc);
     for (int w = (int)nwin - 2; w >= 0; w--) {
-        for (unsigned k = 0; k < c; k++)
+        for (unsigned k = 0; k < width[w]; k++)
             host_dbl(&acc);
         memcpy(&t, &host[w], sizeof t);
         host_add(&acc, &t);
@@ -656,42 +661,75 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
      * Should the level buffers not fit, the XYZZ fallback below keeps c = 22 (≈ 7 % more work
      * than its own choice, by the model). */
     const bool big_hybrid = hybrid && n > (1u << 26);
-    const unsigned c = ctx->msm_c ? (unsigned)ctx->msm_c : big_hybrid ? 22u : choose_c(n);
-    *c_used = c;
-    const unsigned nwin = windows_for(c);
-    const uint32_t B = 1u << (c - 1);
-    /* 2..64 buckets per running-sum thread: enough threads, short serial chains */
-    uint32_t seg_len = B / SEGMENT_THREADS;
-    seg_len = seg_len < 2 ? (B < 2 ? B : 2) : (seg_len > 64 ? 64 : seg_len);
-    const uint32_t nseg = B / seg_len;
-    const uint32_t nseg2 = nseg > 1024 ? nseg / 1024 : 0; /* first reduction level, if any */
-    const uint32_t L =
-        chunk_len(n, B, ctx->msm_chunk ? ctx->msm_chunk : G::CHUNK, 2.0 * ctx->sm_count * 384);
+    unsigned c = ctx->msm_c ? (unsigned)ctx->msm_c : big_hybrid ? 22u : choose_c(n);
+    unsigned nwin = windows_for(c), wide = 0; /* the last `wide` windows are c + 1 bits wide */
     uint32_t ba_k = ctx->msm_acc == CZK_CUDA_MSM_ACC_AFFINE ? 1
                     : hybrid                                ? (ctx->msm_hybrid_k ? ctx->msm_hybrid_k
                                                                : big_hybrid      ? 2
                                                                                  : 8)
                                                             : 0;
+    /* The window sums by levels (msm_affine.cuh ba_state::window_sum; CZK_CUDA_MSM_WSUM, auto:
+     * above 2^26 points on the hybrid, MSM H): K = 1, and with the buckets that cheap, fewer and
+     * wider windows: ctx->msm_windows of them (default 11: 9 × 23 + 2 × 24 bits) unless
+     * CZK_CUDA_MSM_C fixes c. A top window whose digits cannot fill its buckets gets fewer. */
+    bool by_levels = ba_k && (ctx->msm_wsum == CZK_CUDA_MSM_WSUM_LEVELS ||
+                              (ctx->msm_wsum == CZK_CUDA_MSM_WSUM_AUTO && big_hybrid));
+    if (by_levels) {
+        ba_k = 1;
+        if (!ctx->msm_c && (ctx->msm_windows || big_hybrid)) {
+            nwin = ctx->msm_windows ? ctx->msm_windows : 11;
+            c = 255 / nwin;
+            wide = 255 - nwin * c;
+        }
+    }
+    uint32_t B = 1u << (c + (wide ? 1 : 0) - 1); /* the widest window's */
     cudaStream_t s = ctx->stream;
     /* Its level buffers first (≈ 13 GB at 2^27 on G1, 100 bytes a point, twice that on G2): where
      * the device has no room for them this MSM runs with the XYZZ chunks instead (the same sum;
      * msm_last says which). */
     std::unique_ptr<ba_state<BF>> ba;
     static_assert(sizeof(affine<BF>) == sizeof(typename G::A), "layout");
+    static_assert(sizeof(xyzz<BF>) == sizeof(X), "layout");
     if (ba_k) {
         ba.reset(new (std::nothrow) ba_state<BF>());
-        czk_status st = ba ? ba->init(ctx, n, B, ba_k, nm, err)
+        czk_status st = ba ? ba->init(ctx, n, B, ba_k, by_levels, nm, err)
                            : czk_errf(err, CZK_ERR_NOMEM, "msm_%s affine: host memory", nm);
         if (st == CZK_ERR_NOMEM) {
             ba.reset(); /* its buffers go back to the pool */
             ba_k = 0;
             if (err) err->code = CZK_OK, err->msg[0] = 0;
+            if (by_levels) { /* the XYZZ chunks with the running sums, windows as without */
+                by_levels = false;
+                c = ctx->msm_c ? (unsigned)ctx->msm_c : big_hybrid ? 22u : choose_c(n);
+                nwin = windows_for(c), wide = 0;
+                B = 1u << (c - 1);
+            }
         } else if (st) {
             return st;
         }
     }
+    *c_used = c;
+    unsigned width[64], wlog[64]; /* window w's bits, log2 of its buckets (nwin <= 43) */
+    for (unsigned w = 0, off = 0; w < nwin; off += width[w], w++) {
+        width[w] = w + wide >= nwin ? c + 1 : c;
+        wlog[w] = width[w] - 1;
+        /* |digit| <= 2^(width − 1); the top window's <= 2^(254 − its offset) (the scalars are at
+         * most (r − 1)/2 < 2^254 after the sign): with the sums by levels its buckets are cut */
+        if (by_levels && w + 1 == nwin && 254 - off < wlog[w]) wlog[w] = 254 - off;
+    }
+    const unsigned wlog_max = c + (wide ? 1 : 0) - 1; /* B = 2^wlog_max */
+    /* running sums: 2..64 buckets per thread (enough threads, short serial chains); by levels:
+     * the split's segments of the widest window (ba_tu_threads) */
+    uint32_t seg_len = B / SEGMENT_THREADS;
+    seg_len = seg_len < 2 ? (B < 2 ? B : 2) : (seg_len > 64 ? 64 : seg_len);
+    const uint32_t nseg = by_levels ? ba_tu_threads(wlog_max) : B / seg_len;
+    const uint32_t nseg2 = nseg > 1024 ? nseg / 1024 : 0; /* first reduction level, if any */
+    const uint32_t L =
+        chunk_len(n, B, ctx->msm_chunk ? ctx->msm_chunk : G::CHUNK, 2.0 * ctx->sm_count * 384);
     const uint32_t max_chunks = ba_k ? 1 : n / L + (n < B ? n : B) + 1;
     ctx->msm_last.affine_k = ba_k;
+    ctx->msm_last.windows = nwin;
+    ctx->msm_last.window_sums_by_levels = by_levels;
 
     dev_buf<uint32_t> keys, skeys, sidx, iota, start, end, cnt, off, big, counters;
     dev_buf<uint8_t> ones;
@@ -738,7 +776,7 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
     if (dense) CZK_CU(ones.alloc(n, s), "msm_%s: allocate ones flags", nm);
     CZK_CU(desc.alloc(max_chunks, s), "msm_%s: allocate chunks", nm);
     CZK_CU(partial.alloc(max_chunks, s), "msm_%s: allocate partial sums", nm);
-    CZK_CU(bucket.alloc(B, s), "msm_%s: allocate buckets", nm);
+    CZK_CU(bucket.alloc(by_levels ? 1 : B, s), "msm_%s: allocate buckets", nm);
     CZK_CU(seg.alloc((size_t)nwin * nseg, s), "msm_%s: allocate segment sums", nm);
     dev_buf<X> seg2;
     CZK_CU(seg2.alloc((size_t)nwin * (nseg2 ? nseg2 : 1), s), "msm_%s: allocate segment sums", nm);
@@ -752,7 +790,7 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
 
     size_t sort_bytes = 0, scan_bytes = 0;
     CZK_CU(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, (const uint32_t *)kp, skeys.p,
-                                           values, sidx.p, n, 0, (int)c + 1, s),
+                                           values, sidx.p, n, 0, (int)wlog_max + 2, s),
            "msm_%s: sort size", nm);
     CZK_CU(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, cnt.p, off.p, B, s),
            "msm_%s: scan size", nm);
@@ -783,10 +821,10 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
         two.reset(new (std::nothrow) slot());
         czk_err e2;
         const bool ok =
-            two && two->ba.init(ctx, n, B, ba_k, nm, &e2) == CZK_OK &&
+            two && two->ba.init(ctx, n, B, ba_k, by_levels, nm, &e2) == CZK_OK &&
             two->skeys.alloc(n, s) == cudaSuccess && two->sidx.alloc(n, s) == cudaSuccess &&
             two->start.alloc(B, s) == cudaSuccess && two->end.alloc(B, s) == cudaSuccess &&
-            two->bucket.alloc(B, s) == cudaSuccess && two->temp.alloc(temp_bytes, s) == cudaSuccess;
+            two->bucket.alloc(by_levels ? 1 : B, s) == cudaSuccess && two->temp.alloc(temp_bytes, s) == cudaSuccess;
         (void)cudaGetLastError(); /* a failed allocation: one slot */
         if (!ok) two.reset();     /* its buffers go back to the pool */
     }
@@ -817,8 +855,8 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
 
     phase_clock pc{ctx->profile != 0, s, 0};
     pc.start();
-    msm_digits<<<grid_for(n, 256), 256, 0, s>>>(scalars, idx, n, c, 0, group, kp, dense,
-                                                dense ? ones.p : nullptr);
+    msm_digits<<<grid_for(n, 256), 256, 0, s>>>(scalars, idx, n, c, nwin - wide, 0, group, kp,
+                                                dense, dense ? ones.p : nullptr);
     CZK_LAUNCH("msm_%s: digits", nm);
     if (dense) {
         msm_iota<<<grid_for(n, 256), 256, 0, s>>>(iota, n);
@@ -842,8 +880,8 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
                 CZK_CU(cudaStreamWaitEvent(s, ev_sorted, 0), "msm_%s: wait for slot 1", nm);
             pc.start();
             const unsigned w1 = w + group < nwin ? w + group : nwin;
-            msm_digits<<<grid_for(n, 256), 256, 0, s>>>(scalars, idx, n, c, w, w1, kp, dense,
-                                                        nullptr);
+            msm_digits<<<grid_for(n, 256), 256, 0, s>>>(scalars, idx, n, c, nwin - wide, w, w1,
+                                                        kp, dense, nullptr);
             CZK_LAUNCH("msm_%s: digits of windows %u..%u", nm, w, w1 - 1);
             pc.stop(0);
             if (grouped_two) CZK_CU(cudaEventRecord(ev_digits, s), "msm_%s: digits made", nm);
@@ -853,20 +891,26 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
         pc.start();
         CZK_CU(cub::DeviceRadixSort::SortPairs(w_temp, sort_bytes,
                                                (const uint32_t *)kp + (size_t)(w % group) * n,
-                                               w_skeys, values, w_sidx, n, 0, (int)c + 1, ws),
+                                               w_skeys, values, w_sidx, n, 0, (int)wlog[w] + 2,
+                                               ws),
                "msm_%s: sort window %u", nm, w);
         pc.stop(1);
         if (grouped_two && !one) CZK_CU(cudaEventRecord(ev_sorted, ws), "msm_%s: sorted", nm);
         pc.start();
-        CZK_CU(cudaMemsetAsync(w_start, 0, B * sizeof(uint32_t), ws), "msm_%s: clear bounds", nm);
-        CZK_CU(cudaMemsetAsync(w_end, 0, B * sizeof(uint32_t), ws), "msm_%s: clear bounds", nm);
+        const uint32_t Bw = 1u << wlog[w]; /* B but in a cut top window */
+        CZK_CU(cudaMemsetAsync(w_start, 0, Bw * sizeof(uint32_t), ws), "msm_%s: clear bounds", nm);
+        CZK_CU(cudaMemsetAsync(w_end, 0, Bw * sizeof(uint32_t), ws), "msm_%s: clear bounds", nm);
         msm_bounds<<<grid_for(n, 256), 256, 0, ws>>>(w_skeys, n, w_start, w_end);
         CZK_LAUNCH("msm_%s: bucket bounds, window %u", nm, w);
         if (ba_k) {
             pc.stop(2);
             /* phases 3 (levels) and 4 (bucket sums) */
             ba_state<BF> *wba = one ? ba.get() : &two->ba;
-            czk_status st = wba->window(ws, (const affine<BF> *)bases, w_skeys, w_sidx, w_start,
+            czk_status st =
+                by_levels ? wba->window_sum(ws, (const affine<BF> *)bases, w_skeys, w_sidx, w_start,
+                                            w_end, wlog[w], nseg, (xyzz<BF> *)(seg.p + (size_t)w * nseg),
+                                            pc, nm, w, err)
+                          : wba->window(ws, (const affine<BF> *)bases, w_skeys, w_sidx, w_start,
                                         w_end, (xyzz<BF> *)w_bucket, pc, nm, w, err);
             if (st) return st;
         } else {
@@ -894,6 +938,7 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
             CZK_LAUNCH("msm_%s: large bucket sums, window %u", nm, w);
             pc.stop(4);
         }
+        if (by_levels) continue; /* its window sum is in seg */
         pc.start();
         msm_running_sum<G>
             <<<grid_for(nseg, 128), 128, 0, ws>>>(w_bucket, B, seg_len, seg + (size_t)w * nseg);
@@ -941,19 +986,20 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
                 pc.acc[0], pc.acc[1], pc.acc[2], pc.acc[3], pc.acc[4], pc.acc[5], pc.acc[6]);
     if (ctx->msm_log && n >= (1u << 22))
         fprintf(stderr,
-                "msm_%s n=%u%s c=%u windows=%u: %s (K = %u), %u slot%s, digits %u windows at a "
-                "time\n",
-                nm, n, dense ? "" : " (compacted)", c, nwin,
+                "msm_%s n=%u%s c=%u windows=%u (%u of c + 1 bits): %s (K = %u)%s, %u slot%s, "
+                "digits %u windows at a time\n",
+                nm, n, dense ? "" : " (compacted)", c, nwin, wide,
                 ba_k == 1 ? "batch-affine"
                 : ba_k    ? "hybrid"
                           : "xyzz",
-                ba_k, use_two ? 2u : 1u, use_two ? "s" : "", group);
+                ba_k, by_levels ? ", window sums by levels" : "", use_two ? 2u : 1u,
+                use_two ? "s" : "", group);
     if (pc.on && ba)
         fprintf(stderr,
                 "msm_%s levels: counts+offsets %.2f, forward %.2f, inversion %.2f, backward "
                 "%.2f ms\n",
                 nm, ba->t_pass[0], ba->t_pass[1], ba->t_pass[2], ba->t_pass[3]);
-    horner<G>(out, host, nwin, c);
+    horner<G>(out, host, nwin, width);
     return CZK_OK;
 }
 
@@ -1063,7 +1109,7 @@ czk_status sum_list_affine(czk_cuda_ctx *ctx, typename G::host_point *out,
     CZK_CU(jac.alloc(1, s), "msm_%s: allocate the sum of ones", nm);
     ba_state<BF> ba;
     czk_status st;
-    if ((st = ba.init(ctx, piece, Bmax, 4, nm, err))) return st;
+    if ((st = ba.init(ctx, piece, Bmax, 4, false, nm, err))) return st;
     phase_clock pc{false, s, 0};
     for (uint32_t o = 0; o < count; o += piece) {
         const uint32_t len = count - o < piece ? count - o : piece;

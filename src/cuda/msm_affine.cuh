@@ -423,6 +423,85 @@ template <class F> CZK_HD xyzz<F> ba_final(const ba_final_args<F> &A, uint32_t b
     return acc;
 }
 
+/*
+ * The window sum by levels (msm.cuh, CZK_CUDA_MSM_WSUM=levels; bench/GPU.md "A lever designed,
+ * not built" and the twenty-sixth run). With K = 1 every bucket ends as one affine point S_b (O
+ * where empty). Over B = 2^e buckets, with b = h·2^k + l (k = ⌊e/2⌋, h < 2^(e−k), l < 2^k),
+ *   Σ_b (b + 1)·S_b = 2^k·Σ_h h·T_h + Σ_l (l + 1)·U_l,
+ *   T_h = Σ_l S_(h·2^k + l),   U_l = Σ_h S_(h·2^k + l).
+ * T and U are plain sums of point sets, so the same levels make them: 2B inputs in 2^(e−k) + 2^k
+ * groups of equal size, T's the runs of 2^k consecutive buckets, U's the buckets of one l through
+ * a transposed index list (ba_tu_index). Only the 2^(e−k) + 2^k group sums then go through
+ * running sums (ba_tu_sum, XYZZ, segments of BA_TU_SEG), instead of all B buckets.
+ */
+constexpr uint32_t BA_TU_SEG = 16;
+
+/* Groups of the split of 2^e buckets: 2^(e−k) for T, then 2^k for U. */
+CZK_HD uint32_t ba_tu_groups(uint32_t e) {
+    return (1u << (e - e / 2)) + (1u << (e / 2));
+}
+
+/* Entry i < 2^(e+1) of the input list: T's buckets in order, then U's (group l: h·2^k + l). */
+CZK_HD uint32_t ba_tu_index(uint32_t e, uint32_t i) {
+    const uint32_t k = e / 2, ht = e - k;
+    if (i < (1u << e)) return i;
+    const uint32_t j = i - (1u << e);
+    return ((j & ((1u << ht) - 1)) << k) | (j >> ht);
+}
+
+/* Group g's size and first entry. */
+CZK_HD void ba_tu_group(uint32_t e, uint32_t g, uint32_t &m, uint32_t &first) {
+    const uint32_t k = e / 2, nt = 1u << (e - k);
+    if (g < nt)
+        m = 1u << k, first = g << k;
+    else
+        m = nt, first = (1u << e) + (g - nt) * nt;
+}
+
+/* Running-sum threads of a window of 2^e buckets (T's segments, then U's). */
+CZK_HD uint32_t ba_tu_threads(uint32_t e) {
+    const uint32_t nt = 1u << (e - e / 2), nu = 1u << (e / 2);
+    return (nt + BA_TU_SEG - 1) / BA_TU_SEG + (nu + BA_TU_SEG - 1) / BA_TU_SEG;
+}
+
+/* Group g's sum: its one input point (S through the list), or its level output tfin[g]. */
+template <class F>
+CZK_HD affine<F> ba_tu_point(const affine<F> *S, const affine<F> *tfin, uint32_t e, uint32_t g) {
+    uint32_t m, first;
+    ba_tu_group(e, g, m, first);
+    return m == 1 ? ld_hd(S + ba_tu_index(e, first)) : ld_hd(tfin + g);
+}
+
+/*
+ * Thread t's share of the window sum (t < ba_tu_threads(e); inf beyond): for T's segment
+ * [lo, hi), 2^k·Σ h·T_h (Σ (h − lo)·T_h by a running sum, plus lo·Σ T_h); for U's,
+ * Σ (l + 1)·U_l (Σ (l − lo + 1)·U_l, plus lo·Σ U_l).
+ */
+template <class F>
+CZK_HD xyzz<F> ba_tu_sum(const affine<F> *S, const affine<F> *tfin, uint32_t e, uint32_t t) {
+    const uint32_t k = e / 2, nt = 1u << (e - k), nu = 1u << k;
+    const uint32_t tt = (nt + BA_TU_SEG - 1) / BA_TU_SEG;
+    const bool is_t = t < tt;
+    const uint32_t count = is_t ? nt : nu, g0 = is_t ? 0 : nt;
+    const uint32_t lo = (is_t ? t : t - tt) * BA_TU_SEG;
+    xyzz<F> run = xyzz<F>::inf(), acc = xyzz<F>::inf();
+    if (lo >= count) return acc;
+    const uint32_t hi = lo + BA_TU_SEG < count ? lo + BA_TU_SEG : count;
+#pragma unroll 1
+    for (uint32_t i = hi; i-- > lo;) {
+        run.add_affine(ba_tu_point(S, tfin, e, g0 + i));
+        if (!is_t || i > lo) acc.add(run);
+    }
+    acc.add(run.mul_small(lo));
+    return is_t ? acc.mul_small(1u << k) : acc;
+}
+
+/* With K = 1, S_b of the buckets without levels (m_0 <= 1) into fin[b]: O, or the signed point. */
+template <class F> CZK_HD void ba_bucket_point(const ba_level<F> &L0, uint32_t b) {
+    const uint32_t m = L0.m0[b];
+    if (m <= 1) st_hd(L0.fin + b, m ? ba_point(L0, L0.in_start[b]) : affine<F>{F::zero(), F::zero()});
+}
+
 /* ---- device kernels ---- */
 
 __global__ void ba_sizes_kernel(const uint32_t *start, const uint32_t *end, uint32_t B,
@@ -483,6 +562,26 @@ __global__ void __launch_bounds__(BA_THREADS) ba_final_kernel(ba_final_args<F> A
     if (b < A.L0.B) st_vec(bucket + b, ba_final(A, b));
 }
 
+/* The window sum by levels: the split's input list (2^(e+1) entries) and its groups. */
+__global__ void ba_tu_lists_kernel(uint32_t e, uint32_t *idx, uint32_t *m0, uint32_t *first) {
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < (2u << e)) idx[i] = ba_tu_index(e, i);
+    if (i < ba_tu_groups(e)) ba_tu_group(e, i, m0[i], first[i]);
+}
+
+template <class F> __global__ void ba_bucket_point_kernel(ba_level<F> L0) {
+    const uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+    if (b < L0.B) ba_bucket_point(L0, b);
+}
+
+/* part[t] = ba_tu_sum for t < parts (inf past the window's own threads). */
+template <class F>
+__global__ void ba_tu_sum_kernel(const affine<F> *S, const affine<F> *tfin, uint32_t e,
+                                 uint32_t parts, xyzz<F> *part) {
+    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < parts) st_vec(part + t, ba_tu_sum(S, tfin, e, t));
+}
+
 /* ---- the host side ---- */
 
 /* Points the outputs of level l can take (a bound from n alone): Σ ⌈m_0/2^(l+1)⌉ over the buckets
@@ -506,27 +605,42 @@ template <class F> struct ba_state {
     using A = affine<F>;
     uint32_t n = 0, B = 0, K = 0, strip = 0, group = 1;
     int sm_count = 0;
-    dev_buf<A> buf[2], fin;
+    bool tu = false;        /* the window sums by levels (window_sum): K = 1 */
+    uint32_t tu_e = 64;     /* the split the lists hold (64: none yet) */
+    dev_buf<A> buf[2], fin, tfin;
     dev_buf<F> pre, tot, tmp;
-    dev_buf<uint32_t> m0, cnt, os[2], max_m;
+    dev_buf<uint32_t> m0, cnt, os[2], max_m, tidx, tkeys, tm0, tfirst;
     dev_buf<uint8_t> temp;
     size_t temp_bytes = 0;
     double t_pass[4] = {0}; /* profile (pc.on): counts + offsets, forward, inversion, backward ms */
 
-    czk_status init(czk_cuda_ctx *ctx, uint32_t n_, uint32_t B_, uint32_t K_, const char *nm,
-                    czk_err *err) {
-        n = n_, B = B_, K = K_, strip = ctx->msm_strip, sm_count = ctx->sm_count;
+    /* Buffers for up to n points in B buckets; with tu_ (K = 1), also for the split's levels over
+     * 2B points in the groups of B buckets (B a power of two) and of every smaller power. */
+    czk_status init(czk_cuda_ctx *ctx, uint32_t n_, uint32_t B_, uint32_t K_, bool tu_,
+                    const char *nm, czk_err *err) {
+        n = n_, B = B_, K = K_, tu = tu_, strip = ctx->msm_strip, sm_count = ctx->sm_count;
         group = ctx->msm_strip_group;
         cudaStream_t s = ctx->stream;
+        uint32_t e = 0;
+        while ((1u << e) < B)
+            e++;
+        const uint32_t G = tu ? ba_tu_groups(e) : 0; /* the most groups: e's */
+        const uint32_t nb = B > G ? B : G;           /* counts and offsets: nb + 1 */
         uint64_t bufsz[2] = {1, 1}, pre_n = 1, tot_n = 1;
-        for (uint32_t l = 0; l < 32; l++) {
-            const uint64_t bd = ba_bound(n, B, K, l);
-            const uint32_t T = ba_strip_len(bd, sm_count, strip);
-            const uint64_t S = ba_strips(bd, T, group);
-            if (bd > bufsz[l & 1]) bufsz[l & 1] = bd;
-            if (S * T > pre_n) pre_n = S * T;
-            if (S > tot_n) tot_n = S;
-        }
+        /* every level of every window: with tu, windows of 2^f <= B buckets (a top window of
+         * fewer) and their splits (the strips' rounding need not shrink with the bound) */
+        for (uint32_t f = tu ? 0 : e; f <= e; f++)
+            for (uint32_t stage = 0; stage < (tu ? 2u : 1u); stage++)
+                for (uint32_t l = 0; l < 32; l++) {
+                    const uint32_t Bf = tu ? 1u << f : B;
+                    const uint64_t bd = stage ? ba_bound(2ull * Bf, ba_tu_groups(f), 1, l)
+                                              : ba_bound(n, Bf, K, l);
+                    const uint32_t T = ba_strip_len(bd, sm_count, strip);
+                    const uint64_t S = ba_strips(bd, T, group);
+                    if (bd > bufsz[l & 1]) bufsz[l & 1] = bd;
+                    if (S * T > pre_n) pre_n = S * T;
+                    if (S > tot_n) tot_n = S;
+                }
         CZK_CU(buf[0].alloc(bufsz[0], s), "msm_%s affine: allocate level buffer (%llu points)", nm,
                (unsigned long long)bufsz[0]);
         CZK_CU(buf[1].alloc(bufsz[1], s), "msm_%s affine: allocate level buffer (%llu points)", nm,
@@ -537,13 +651,94 @@ template <class F> struct ba_state {
         CZK_CU(tot.alloc(tot_n, s), "msm_%s affine: allocate strip totals", nm);
         CZK_CU(tmp.alloc(tot_n, s), "msm_%s affine: allocate strip totals", nm);
         CZK_CU(m0.alloc(B, s), "msm_%s affine: allocate bucket sizes", nm);
-        CZK_CU(cnt.alloc((size_t)B + 1, s), "msm_%s affine: allocate output counts", nm);
-        CZK_CU(os[0].alloc((size_t)B + 1, s), "msm_%s affine: allocate output offsets", nm);
-        CZK_CU(os[1].alloc((size_t)B + 1, s), "msm_%s affine: allocate output offsets", nm);
+        CZK_CU(cnt.alloc((size_t)nb + 1, s), "msm_%s affine: allocate output counts", nm);
+        CZK_CU(os[0].alloc((size_t)nb + 1, s), "msm_%s affine: allocate output offsets", nm);
+        CZK_CU(os[1].alloc((size_t)nb + 1, s), "msm_%s affine: allocate output offsets", nm);
         CZK_CU(max_m.alloc(1, s), "msm_%s affine: allocate counter", nm);
-        CZK_CU(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, cnt.p, os[0].p, B + 1, s),
+        if (tu) {
+            CZK_CU(tfin.alloc(G, s), "msm_%s affine: allocate the split's sums", nm);
+            CZK_CU(tidx.alloc(2ull * B, s), "msm_%s affine: allocate the split's list", nm);
+            CZK_CU(tkeys.alloc(2ull * B, s), "msm_%s affine: allocate the split's signs", nm);
+            CZK_CU(cudaMemsetAsync(tkeys, 0, 2ull * B * sizeof(uint32_t), s),
+                   "msm_%s affine: clear the split's signs", nm);
+            CZK_CU(tm0.alloc(G, s), "msm_%s affine: allocate the split's groups", nm);
+            CZK_CU(tfirst.alloc(G, s), "msm_%s affine: allocate the split's groups", nm);
+        }
+        CZK_CU(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, cnt.p, os[0].p, nb + 1, s),
                "msm_%s affine: scan size", nm);
         CZK_CU(temp.alloc(temp_bytes, s), "msm_%s affine: allocate scan space", nm);
+        return CZK_OK;
+    }
+
+    /*
+     * `levels` levels on stream s over `np` input points in nb buckets (or groups) of m0b[b]
+     * points from first[b] (level 0 reads pts[idx[i]], negated where keys[i] & 1): the buckets
+     * that took part end with their ≤ Kl points in out_fin[b·Kl + j]. Timed per kernel into
+     * t_pass when pc.on.
+     */
+    template <class PC>
+    czk_status run_levels(cudaStream_t s, const A *pts, const uint32_t *keys, const uint32_t *idx,
+                          const uint32_t *first, const uint32_t *m0b, uint32_t np, uint32_t nb,
+                          uint32_t Kl, uint32_t levels, A *out_fin, PC &pc, const char *nm,
+                          unsigned w, czk_err *err) {
+        double tk = 0; /* the kernel split of the levels, when profiling */
+        auto tick = [&](int k) {
+            if (!pc.on) return;
+            (void)cudaStreamSynchronize(s);
+            const double t = pc.now();
+            if (k >= 0) t_pass[k] += t - tk;
+            tk = t;
+        };
+        for (uint32_t l = 0; l < levels; l++) {
+            tick(-1);
+            const uint64_t bd = ba_bound(np, nb, Kl, l);
+            const uint32_t T = ba_strip_len(bd, sm_count, strip);
+            const uint32_t S = (uint32_t)ba_strips(bd, T, group);
+            ba_count_kernel<<<grid_for((size_t)nb + 1, 256), 256, 0, s>>>(m0b, nb, Kl, l, cnt);
+            CZK_LAUNCH("msm_%s affine: output counts, window %u level %u", nm, w, l);
+            CZK_CU(cub::DeviceScan::ExclusiveSum(temp.p, temp_bytes, cnt.p, os[l & 1].p, nb + 1, s),
+                   "msm_%s affine: output offsets, window %u level %u", nm, w, l);
+            ba_level<F> L;
+            L.bases = pts;
+            L.sidx = idx;
+            L.skeys = keys;
+            L.in = l ? buf[(l - 1) & 1].p : nullptr;
+            L.out = buf[l & 1];
+            L.fin = out_fin;
+            L.m0 = m0b;
+            L.in_start = l ? os[(l - 1) & 1].p : first;
+            L.out_start = os[l & 1];
+            L.pre = pre;
+            L.tot = tot;
+            L.B = nb, L.K = Kl, L.level = l, L.T = T, L.S = S, L.G = group;
+            tick(0);
+            ba_forward_kernel<F><<<grid_for(S, BA_THREADS), BA_THREADS, 0, s>>>(L);
+            CZK_LAUNCH("msm_%s affine: forward pass, window %u level %u", nm, w, l);
+            tick(1);
+            constexpr uint32_t NT = ba_inv_threads<F>();
+            uint64_t g = (S + NT - 1) / NT, gmax = 4ull * (sm_count > 0 ? sm_count : 1);
+            ba_inv_kernel<F, NT><<<(unsigned)(g < gmax ? g : gmax), NT, 0, s>>>(
+                tot, tmp, os[l & 1].p + nb, T, group);
+            CZK_LAUNCH("msm_%s affine: batch inversion, window %u level %u", nm, w, l);
+            tick(2);
+            ba_backward_kernel<F><<<grid_for(S, BA_THREADS), BA_THREADS, 0, s>>>(L);
+            CZK_LAUNCH("msm_%s affine: backward pass, window %u level %u", nm, w, l);
+            tick(3);
+        }
+        return CZK_OK;
+    }
+
+    /* The window's bucket sizes into m0 and the levels its largest bucket needs (waits for s). */
+    czk_status sizes(cudaStream_t s, const uint32_t *start, const uint32_t *end, uint32_t Bw,
+                     uint32_t Kl, uint32_t *levels, const char *nm, unsigned w, czk_err *err) {
+        CZK_CU(cudaMemsetAsync(max_m, 0, sizeof(uint32_t), s), "msm_%s affine: clear counter", nm);
+        ba_sizes_kernel<<<grid_for(Bw, 256), 256, 0, s>>>(start, end, Bw, m0, max_m);
+        CZK_LAUNCH("msm_%s affine: bucket sizes, window %u", nm, w);
+        uint32_t mm = 0;
+        CZK_CU(cudaMemcpyAsync(&mm, max_m.p, sizeof mm, cudaMemcpyDeviceToHost, s),
+               "msm_%s affine: download the largest bucket", nm);
+        CZK_CU(cudaStreamSynchronize(s), "msm_%s affine: synchronize", nm);
+        *levels = ba_levels(mm, Kl);
         return CZK_OK;
     }
 
@@ -557,59 +752,12 @@ template <class F> struct ba_state {
     czk_status window(cudaStream_t s, const A *bases, const uint32_t *skeys, const uint32_t *sidx,
                       const uint32_t *start, const uint32_t *end, xyzz<F> *bucket, PC &pc,
                       const char *nm, unsigned w, czk_err *err) {
-        CZK_CU(cudaMemsetAsync(max_m, 0, sizeof(uint32_t), s), "msm_%s affine: clear counter", nm);
-        ba_sizes_kernel<<<grid_for(B, 256), 256, 0, s>>>(start, end, B, m0, max_m);
-        CZK_LAUNCH("msm_%s affine: bucket sizes, window %u", nm, w);
-        uint32_t mm = 0;
-        CZK_CU(cudaMemcpyAsync(&mm, max_m.p, sizeof mm, cudaMemcpyDeviceToHost, s),
-               "msm_%s affine: download the largest bucket", nm);
-        CZK_CU(cudaStreamSynchronize(s), "msm_%s affine: synchronize", nm);
-        const uint32_t levels = ba_levels(mm, K);
+        uint32_t levels = 0;
+        czk_status st = sizes(s, start, end, B, K, &levels, nm, w, err);
+        if (st) return st;
         pc.start();
-        double tk = 0; /* the kernel split of the levels, when profiling */
-        auto tick = [&](int k) {
-            if (!pc.on) return;
-            (void)cudaStreamSynchronize(s);
-            const double t = pc.now();
-            if (k >= 0) t_pass[k] += t - tk;
-            tk = t;
-        };
-        for (uint32_t l = 0; l < levels; l++) {
-            tick(-1);
-            const uint64_t bd = ba_bound(n, B, K, l);
-            const uint32_t T = ba_strip_len(bd, sm_count, strip);
-            const uint32_t S = (uint32_t)ba_strips(bd, T, group);
-            ba_count_kernel<<<grid_for((size_t)B + 1, 256), 256, 0, s>>>(m0, B, K, l, cnt);
-            CZK_LAUNCH("msm_%s affine: output counts, window %u level %u", nm, w, l);
-            CZK_CU(cub::DeviceScan::ExclusiveSum(temp.p, temp_bytes, cnt.p, os[l & 1].p, B + 1, s),
-                   "msm_%s affine: output offsets, window %u level %u", nm, w, l);
-            ba_level<F> L;
-            L.bases = bases;
-            L.sidx = sidx;
-            L.skeys = skeys;
-            L.in = l ? buf[(l - 1) & 1].p : nullptr;
-            L.out = buf[l & 1];
-            L.fin = fin;
-            L.m0 = m0;
-            L.in_start = l ? os[(l - 1) & 1].p : start;
-            L.out_start = os[l & 1];
-            L.pre = pre;
-            L.tot = tot;
-            L.B = B, L.K = K, L.level = l, L.T = T, L.S = S, L.G = group;
-            tick(0);
-            ba_forward_kernel<F><<<grid_for(S, BA_THREADS), BA_THREADS, 0, s>>>(L);
-            CZK_LAUNCH("msm_%s affine: forward pass, window %u level %u", nm, w, l);
-            tick(1);
-            constexpr uint32_t NT = ba_inv_threads<F>();
-            uint64_t g = (S + NT - 1) / NT, gmax = 4ull * (sm_count > 0 ? sm_count : 1);
-            ba_inv_kernel<F, NT><<<(unsigned)(g < gmax ? g : gmax), NT, 0, s>>>(
-                tot, tmp, os[l & 1].p + B, T, group);
-            CZK_LAUNCH("msm_%s affine: batch inversion, window %u level %u", nm, w, l);
-            tick(2);
-            ba_backward_kernel<F><<<grid_for(S, BA_THREADS), BA_THREADS, 0, s>>>(L);
-            CZK_LAUNCH("msm_%s affine: backward pass, window %u level %u", nm, w, l);
-            tick(3);
-        }
+        st = run_levels(s, bases, skeys, sidx, start, m0.p, n, B, K, levels, fin.p, pc, nm, w, err);
+        if (st) return st;
         pc.stop(3);
         pc.start();
         ba_final_args<F> fa;
@@ -624,6 +772,53 @@ template <class F> struct ba_state {
         fa.fin = fin;
         ba_final_kernel<F><<<grid_for(B, BA_THREADS), BA_THREADS, 0, s>>>(fa, bucket);
         CZK_LAUNCH("msm_%s affine: bucket sums, window %u", nm, w);
+        pc.stop(4);
+        return CZK_OK;
+    }
+
+    /*
+     * One window's sum by levels (tu; the window sum by levels above) on stream s: its 2^e
+     * buckets (e <= log2 B) to one point each, the split's T and U by the same levels, then
+     * part[t] for t < parts (>= ba_tu_threads(e)): shares whose sum is Σ_b (b + 1)·S_b. Waits for
+     * s once. Phases 3 (the buckets' levels) and 4 (the rest) of pc.
+     */
+    template <class PC>
+    czk_status window_sum(cudaStream_t s, const A *bases, const uint32_t *skeys,
+                          const uint32_t *sidx, const uint32_t *start, const uint32_t *end,
+                          uint32_t e, uint32_t parts, xyzz<F> *part, PC &pc, const char *nm,
+                          unsigned w, czk_err *err) {
+        const uint32_t Bw = 1u << e, G = ba_tu_groups(e);
+        uint32_t levels = 0;
+        czk_status st = sizes(s, start, end, Bw, 1, &levels, nm, w, err);
+        if (st) return st;
+        pc.start();
+        st = run_levels(s, bases, skeys, sidx, start, m0.p, n, Bw, 1, levels, fin.p, pc, nm, w,
+                        err);
+        if (st) return st;
+        pc.stop(3);
+        pc.start();
+        ba_level<F> L0;
+        memset(&L0, 0, sizeof L0);
+        L0.bases = bases;
+        L0.sidx = sidx;
+        L0.skeys = skeys;
+        L0.fin = fin;
+        L0.m0 = m0;
+        L0.in_start = start;
+        L0.B = Bw, L0.K = 1;
+        ba_bucket_point_kernel<F><<<grid_for(Bw, 256), 256, 0, s>>>(L0);
+        CZK_LAUNCH("msm_%s affine: single-point buckets, window %u", nm, w);
+        if (tu_e != e) { /* the lists of the split of 2^e (stream-ordered on s) */
+            ba_tu_lists_kernel<<<grid_for(2ull * Bw, 256), 256, 0, s>>>(e, tidx, tm0, tfirst);
+            CZK_LAUNCH("msm_%s affine: the split's lists, window %u", nm, w);
+            tu_e = e;
+        }
+        const uint32_t k = e / 2, tl = ba_levels(1u << (k > e - k ? k : e - k), 1);
+        st = run_levels(s, fin.p, tkeys.p, tidx.p, tfirst.p, tm0.p, 2 * Bw, G, 1, tl, tfin.p, pc,
+                        nm, w, err);
+        if (st) return st;
+        ba_tu_sum_kernel<F><<<grid_for(parts, 64), 64, 0, s>>>(fin, tfin, e, parts, part);
+        CZK_LAUNCH("msm_%s affine: the split's running sums, window %u", nm, w);
         pc.stop(4);
         return CZK_OK;
     }

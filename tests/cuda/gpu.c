@@ -931,6 +931,87 @@ static void test_msm_g1_affine(void **state) {
     czk_cuda_set_msm_acc(ctx, saved);
 }
 
+/* The window sums by levels (CZK_CUDA_MSM_WSUM=levels; auto takes them above 2^26 points on the
+ * hybrid only) on G1 and G2 against czk_msm / czk_msm_g2: the size's own c, c = 8 (a top window
+ * cut to 2^6 buckets), and the wide layouts of 11 (9 × 23 + 2 × 24 bits, MSM H's), 12, 20 and 42
+ * windows; one and two slots; the context's settings restored after. */
+static void test_msm_window_sums(void **state) {
+    (void)state;
+    NEED_GPU();
+    czk_err err;
+    const int saved = czk_cuda_msm_acc(ctx);
+    /* auto below 2^26 points: the running sums */
+    czk_cuda_set_msm_acc(ctx, CZK_CUDA_MSM_ACC_HYBRID);
+    czk_cuda_msm_info info = check_msm_ex(false, 1000, MIX_UNIFORM, 0, 0, 0, 1500);
+    if (info.window_sums_by_levels || info.affine_k != 8)
+        fail_msg("msm g1 n=1000 hybrid, auto window sums: by levels %d, K %u; expected 0, 8",
+                 (int)info.window_sums_by_levels, info.affine_k);
+    czk_cuda_set_msm_wsum(ctx, CZK_CUDA_MSM_WSUM_LEVELS);
+    uint64_t seed = 1510;
+    static const int acc[2] = {CZK_CUDA_MSM_ACC_HYBRID, CZK_CUDA_MSM_ACC_AFFINE};
+    for (int g = 0; g < 2; g++) {
+        const bool g2 = g == 1;
+        for (int v = 0; v < 2; v++) {
+            czk_cuda_set_msm_acc(ctx, acc[v]);
+            static const size_t sizes[] = {1, 2, 7, 1000, (1u << 14) + 3, 1u << 18};
+            for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+                const size_t n = sizes[i];
+                if (g2 && n > (1u << 14) + 3) continue;
+                info = check_msm_ex(g2, n, MIX_UNIFORM, 0, 0, 0, seed++);
+                if (!info.window_sums_by_levels || info.affine_k != 1)
+                    fail_msg("msm %s n=%zu acc=%d, window sums by levels: by levels %d, K %u",
+                             g2 ? "g2" : "g1", n, acc[v], (int)info.window_sums_by_levels,
+                             info.affine_k);
+                if (n > 1000) continue;
+                check_msm(g2, n, MIX_UNIFORM, 1, seed++);  /* (P, P), (Q, −Q) */
+                check_msm(g2, n, MIX_0_1_RM1, 0, seed++);  /* r − 1: one bucket */
+                check_msm(g2, n, MIX_EXTREMES, 1, seed++); /* the top window's largest digits */
+                check_msm(g2, n, MIX_UNIFORM, 2, seed++);  /* every point equal */
+                check_msm(g2, n, MIX_UNIFORM, 3, seed++);  /* P, −P, P, ... */
+            }
+            check_msm(g2, 4103, MIX_ALL_TWO, 2, seed++); /* one bucket of equal points */
+            /* c = 8: 32 windows, the top one's digits at most 2^6 */
+            czk_assert_ok(czk_cuda_set_msm_c(ctx, 8, &err), &err);
+            info = check_msm_ex(g2, 4103, MIX_EXTREMES, 0, 1, 0, seed++);
+            if (info.c != 8 || info.windows != 32)
+                fail_msg("msm %s c = 8 by levels: c %u, %u windows", g2 ? "g2" : "g1", info.c,
+                         info.windows);
+            check_msm(g2, (1u << 14) + 3, MIX_UNIFORM, 3, seed++);
+            czk_assert_ok(czk_cuda_set_msm_c(ctx, 0, &err), &err);
+            /* the wide layouts: W windows, c = ⌊255/W⌋, the last 255 − W·c of c + 1 bits */
+            static const unsigned W[] = {11, 12, 20, 42};
+            static const unsigned Wc[] = {23, 21, 12, 6};
+            for (size_t k = 0; k < 4; k++) {
+                if (g2 && W[k] < 20) continue; /* 2^23 G2 buckets: level buffers of 3 GB */
+                czk_cuda_set_msm_windows(ctx, W[k]);
+                for (int slots = 1; slots <= 2; slots++) {
+                    czk_cuda_set_msm_slots(ctx, slots);
+                    info = check_msm_ex(g2, (1u << 14) + 3, MIX_UNIFORM, 0, 0, 0, seed++);
+                    if (info.windows != W[k] || info.c != Wc[k] || info.slots != (unsigned)slots)
+                        fail_msg("msm %s with %u windows: %u windows, c %u, %u slots; expected "
+                                 "c %u, %d slots",
+                                 g2 ? "g2" : "g1", W[k], info.windows, info.c, info.slots, Wc[k],
+                                 slots);
+                    check_msm(g2, 4103, MIX_EXTREMES, 1, seed++);
+                    check_msm(g2, 1000, MIX_0_1_RM1, 0, seed++);
+                }
+                if (!g2 && W[k] == 11) check_msm(false, 1u << 20, MIX_WITNESS, 1, seed++);
+            }
+            czk_cuda_set_msm_windows(ctx, 0);
+            czk_cuda_set_msm_slots(ctx, 0);
+        }
+    }
+    /* running sums forced: the same hybrid as before the split */
+    czk_cuda_set_msm_wsum(ctx, CZK_CUDA_MSM_WSUM_RUNNING);
+    czk_cuda_set_msm_acc(ctx, CZK_CUDA_MSM_ACC_HYBRID);
+    info = check_msm_ex(false, 1u << 16, MIX_UNIFORM, 0, 0, 0, seed++);
+    if (info.window_sums_by_levels || info.affine_k != 8)
+        fail_msg("msm g1 running sums forced: by levels %d, K %u", (int)info.window_sums_by_levels,
+                 info.affine_k);
+    czk_cuda_set_msm_wsum(ctx, CZK_CUDA_MSM_WSUM_AUTO);
+    czk_cuda_set_msm_acc(ctx, saved);
+}
+
 /* The G2 MSM with the batch-affine levels over Fp2 (variants 4 and 5, and auto from
  * 2^msm_g2_affine_log points) against czk_msm_g2; the context's settings restored after. */
 static void test_msm_g2_affine(void **state) {
@@ -1059,14 +1140,14 @@ enum ba_kind { BA_UNIFORM, BA_HEAVY, BA_REPEATED, BA_EQUAL, BA_EQUAL_SIGNED, BA_
 static const char *const BA_KIND[] = {"uniform",      "one bucket",      "3 distinct points",
                                       "equal points", "equal points, ±", "30 % infinity"};
 
-/*
- * One window's buckets by czk_cuda_msm_affine_emulate (the device code on the host; _g2 with g2)
- * against blst sums of each bucket's signed points, for several K (1: affine to one point, 8:
- * hybrid), strip lengths and inversion blocks.
- */
-static void check_affine_emulated_in(bool g2, enum ba_kind kind, uint32_t n, uint32_t B,
-                                     uint64_t seed) {
-    czk_err err;
+/* One window's inputs for the emulations: sorted keys and indices over n bases of the kind, and
+ * the blst sum of each bucket's signed points (want, B points). */
+typedef struct ba_window {
+    uint8_t *bases, *want;
+    uint32_t *skeys, *sidx;
+} ba_window;
+
+static ba_window ba_make_window(bool g2, enum ba_kind kind, uint32_t n, uint32_t B, uint64_t seed) {
     czk_rng rng;
     czk_rng_seed(&rng, seed);
     const uint32_t npool = 64;
@@ -1074,7 +1155,8 @@ static void check_affine_emulated_in(bool g2, enum ba_kind kind, uint32_t n, uin
     const size_t psz = g2 ? sizeof(blst_p2) : sizeof(blst_p1);
     uint8_t *pool = g2 ? (uint8_t *)host_g2_points(npool, seed * 1000 + 1)
                        : (uint8_t *)host_g1_points(npool, seed * 1000 + 1);
-    uint8_t *bases = xmalloc(n * asz);
+    ba_window win;
+    win.bases = xmalloc(n * asz);
     ba_entry *e = xmalloc(n * sizeof *e);
     for (uint32_t i = 0; i < n; i++) {
         uint64_t r = czk_rng_u64(&rng);
@@ -1105,22 +1187,23 @@ static void check_affine_emulated_in(bool g2, enum ba_kind kind, uint32_t n, uin
             break;
         }
         if (inf)
-            memset(bases + i * asz, 0, asz);
+            memset(win.bases + i * asz, 0, asz);
         else
-            memcpy(bases + i * asz, pool + from * asz, asz);
+            memcpy(win.bases + i * asz, pool + from * asz, asz);
         e[i].key = none ? 0 : 2 * (bucket + 1) + sign;
         e[i].idx = i;
     }
     qsort(e, n, sizeof *e, cmp_ba_entry);
-    uint32_t *skeys = xmalloc(n * sizeof *skeys), *sidx = xmalloc(n * sizeof *sidx);
-    uint8_t *want = xmalloc(B * psz), *got = xmalloc(B * psz);
-    memset(want, 0, B * psz);
+    win.skeys = xmalloc(n * sizeof *win.skeys);
+    win.sidx = xmalloc(n * sizeof *win.sidx);
+    win.want = xmalloc(B * psz);
+    memset(win.want, 0, B * psz);
     for (uint32_t i = 0; i < n; i++) {
-        skeys[i] = e[i].key;
-        sidx[i] = e[i].idx;
+        win.skeys[i] = e[i].key;
+        win.sidx[i] = e[i].idx;
         if (!e[i].key) continue;
-        const uint8_t *src = bases + e[i].idx * asz;
-        void *w = want + (e[i].key / 2 - 1) * psz;
+        const uint8_t *src = win.bases + e[i].idx * asz;
+        void *w = win.want + (e[i].key / 2 - 1) * psz;
         if (g2) {
             blst_p2 p;
             blst_p2_from_affine(&p, (const blst_p2_affine *)src);
@@ -1133,6 +1216,25 @@ static void check_affine_emulated_in(bool g2, enum ba_kind kind, uint32_t n, uin
             blst_p1_add_or_double(w, w, &p);
         }
     }
+    free(pool), free(e);
+    return win;
+}
+
+static void ba_free_window(ba_window *w) {
+    free(w->bases), free(w->want), free(w->skeys), free(w->sidx);
+}
+
+/*
+ * One window's buckets by czk_cuda_msm_affine_emulate (the device code on the host; _g2 with g2)
+ * against blst sums of each bucket's signed points, for several K (1: affine to one point, 8:
+ * hybrid), strip lengths and inversion blocks.
+ */
+static void check_affine_emulated_in(bool g2, enum ba_kind kind, uint32_t n, uint32_t B,
+                                     uint64_t seed) {
+    czk_err err;
+    const size_t psz = g2 ? sizeof(blst_p2) : sizeof(blst_p1);
+    ba_window win = ba_make_window(g2, kind, n, B, seed);
+    uint8_t *got = xmalloc(B * psz);
     /* K, strip, group (1: consecutive outputs a strip; 32: a warp's strips interleaved; 3 and 4:
      * groups that end inside a level and strips that cross several buckets a step), blocks */
     static const uint32_t cfg[][4] = {{1, 1, 1, 1},   {1, 3, 1, 3},  {2, 16, 1, 1}, {8, 3, 1, 2},
@@ -1141,14 +1243,15 @@ static void check_affine_emulated_in(bool g2, enum ba_kind kind, uint32_t n, uin
     for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
         memset(got, 0x77, B * psz);
         czk_assert_ok(g2 ? czk_cuda_msm_affine_emulate_g2(
-                               (const blst_p2_affine *)bases, skeys, sidx, n, B, cfg[c][0],
-                               cfg[c][1], cfg[c][2], cfg[c][3], (blst_p2 *)got, &err)
-                         : czk_cuda_msm_affine_emulate((const blst_p1_affine *)bases, skeys, sidx,
-                                                       n, B, cfg[c][0], cfg[c][1], cfg[c][2],
-                                                       cfg[c][3], (blst_p1 *)got, &err),
+                               (const blst_p2_affine *)win.bases, win.skeys, win.sidx, n, B,
+                               cfg[c][0], cfg[c][1], cfg[c][2], cfg[c][3], (blst_p2 *)got, &err)
+                         : czk_cuda_msm_affine_emulate((const blst_p1_affine *)win.bases,
+                                                       win.skeys, win.sidx, n, B, cfg[c][0],
+                                                       cfg[c][1], cfg[c][2], cfg[c][3],
+                                                       (blst_p1 *)got, &err),
                       &err);
         for (uint32_t b = 0; b < B; b++) {
-            const void *x = got + b * psz, *y = want + b * psz;
+            const void *x = got + b * psz, *y = win.want + b * psz;
             if (g2 ? !blst_p2_is_equal(x, y) : !blst_p1_is_equal(x, y))
                 fail_msg("emulated batch-affine buckets, %s, %s, n=%u B=%u K=%u strip=%u "
                          "group=%u blocks=%u: bucket %u differs from the blst sum",
@@ -1156,7 +1259,59 @@ static void check_affine_emulated_in(bool g2, enum ba_kind kind, uint32_t n, uin
                          cfg[c][3], b);
         }
     }
-    free(pool), free(bases), free(e), free(skeys), free(sidx), free(want), free(got);
+    ba_free_window(&win);
+    free(got);
+}
+
+/*
+ * One window's sum by levels (czk_cuda_msm_window_sum_emulate: buckets to one point, the split
+ * T_h, U_l by the same levels, its running sums) against Σ_b (b + 1)·want_b by blst's scalar
+ * multiplication, for several strip lengths, strip groups and inversion blocks.
+ */
+static void check_window_sum_emulated(bool g2, enum ba_kind kind, uint32_t n, uint32_t e,
+                                      uint64_t seed) {
+    czk_err err;
+    const uint32_t B = 1u << e;
+    ba_window win = ba_make_window(g2, kind, n, B, seed);
+    blst_p1 want1, got1;
+    blst_p2 want2, got2;
+    memset(&want1, 0, sizeof want1);
+    memset(&want2, 0, sizeof want2);
+    for (uint32_t b = 0; b < B; b++) {
+        uint8_t k[4] = {(uint8_t)(b + 1), (uint8_t)((b + 1) >> 8), (uint8_t)((b + 1) >> 16),
+                        (uint8_t)((b + 1) >> 24)};
+        if (g2) {
+            blst_p2 t;
+            blst_p2_mult(&t, (const blst_p2 *)win.want + b, k, 32);
+            blst_p2_add_or_double(&want2, &want2, &t);
+        } else {
+            blst_p1 t;
+            blst_p1_mult(&t, (const blst_p1 *)win.want + b, k, 32);
+            blst_p1_add_or_double(&want1, &want1, &t);
+        }
+    }
+    static const uint32_t cfg[][3] = {{1, 1, 1}, {3, 1, 3}, {32, 1, 5}, {5, 32, 3}, {7, 3, 1}};
+    for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
+        bool ok;
+        if (g2) {
+            czk_assert_ok(czk_cuda_msm_window_sum_emulate_g2(
+                              (const blst_p2_affine *)win.bases, win.skeys, win.sidx, n, e,
+                              cfg[c][0], cfg[c][1], cfg[c][2], &got2, &err),
+                          &err);
+            ok = blst_p2_is_equal(&got2, &want2);
+        } else {
+            czk_assert_ok(czk_cuda_msm_window_sum_emulate((const blst_p1_affine *)win.bases,
+                                                          win.skeys, win.sidx, n, e, cfg[c][0],
+                                                          cfg[c][1], cfg[c][2], &got1, &err),
+                          &err);
+            ok = blst_p1_is_equal(&got1, &want1);
+        }
+        if (!ok)
+            fail_msg("emulated window sum by levels, %s, %s, n=%u B=2^%u strip=%u group=%u "
+                     "blocks=%u: differs from Σ (b + 1)·bucket_b",
+                     g2 ? "G2" : "G1", BA_KIND[kind], n, e, cfg[c][0], cfg[c][1], cfg[c][2]);
+    }
+    ba_free_window(&win);
 }
 
 static void check_affine_emulated(enum ba_kind kind, uint32_t n, uint32_t B, uint64_t seed) {
@@ -1187,6 +1342,21 @@ static void test_msm_affine_emulated(void **state) {
     check_affine_emulated_in(true, BA_REPEATED, 200, 8, 52);
     check_affine_emulated_in(true, BA_EQUAL, 150, 4, 53);
     check_affine_emulated_in(true, BA_INFINITY, 200, 8, 54);
+    /* the window sums by levels: B = 2^0 .. 2^10 (splits with one-point groups at e <= 1, T and U
+     * of unequal sizes at odd e), every bucket kind */
+    for (uint32_t e = 0; e <= 3; e++)
+        check_window_sum_emulated(false, BA_UNIFORM, 40, e, 60 + e);
+    check_window_sum_emulated(false, BA_UNIFORM, 1000, 5, 64); /* ≈ 30 points a bucket */
+    check_window_sum_emulated(false, BA_UNIFORM, 300, 10, 65); /* most buckets 0 or 1 point */
+    check_window_sum_emulated(false, BA_UNIFORM, 3000, 8, 66);
+    check_window_sum_emulated(false, BA_HEAVY, 500, 6, 67);
+    check_window_sum_emulated(false, BA_REPEATED, 600, 4, 68); /* equal T / U sums: doublings */
+    check_window_sum_emulated(false, BA_EQUAL, 300, 2, 69);
+    check_window_sum_emulated(false, BA_EQUAL_SIGNED, 300, 3, 70);
+    check_window_sum_emulated(false, BA_INFINITY, 700, 7, 71);
+    check_window_sum_emulated(true, BA_UNIFORM, 300, 5, 72);
+    check_window_sum_emulated(true, BA_REPEATED, 200, 3, 73);
+    check_window_sum_emulated(true, BA_INFINITY, 200, 4, 74);
     /* bad arguments are refused */
     uint32_t key = 2 * 5 + 2, idx = 0;
     blst_p1_affine p;
@@ -1200,6 +1370,13 @@ static void test_msm_affine_emulated(void **state) {
     assert_int_equal(czk_cuda_msm_affine_emulate(&p, &key, &idx, 1, 8, 1, 1, 0, 1, out, &err),
                      CZK_ERR_INVALID_ARG);
     assert_non_null(strstr(err.msg, "group = 0"));
+    blst_p1 sum;
+    assert_int_equal(czk_cuda_msm_window_sum_emulate(&p, &key, &idx, 1, 2, 1, 1, 1, &sum, &err),
+                     CZK_ERR_INVALID_ARG);
+    assert_non_null(strstr(err.msg, "entry 0"));
+    assert_int_equal(czk_cuda_msm_window_sum_emulate(&p, &key, &idx, 1, 25, 1, 1, 1, &sum, &err),
+                     CZK_ERR_INVALID_ARG);
+    assert_non_null(strstr(err.msg, "2^25"));
 }
 
 /* ---- SpMV: adversarial shapes (the device kernels and their host emulation) ---- */
@@ -1675,6 +1852,7 @@ int main(void) {
         cmocka_unit_test(test_msm_sparse_g1),
         cmocka_unit_test(test_msm_sparse_g2),
         cmocka_unit_test(test_msm_g1_affine),
+        cmocka_unit_test(test_msm_window_sums),
         cmocka_unit_test(test_ctx_priority),
         cmocka_unit_test(test_msm_affine_emulated),
         cmocka_unit_test(test_spmv_emulated),
