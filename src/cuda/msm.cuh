@@ -723,7 +723,7 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
     uint32_t seg_len = B / SEGMENT_THREADS;
     seg_len = seg_len < 2 ? (B < 2 ? B : 2) : (seg_len > 64 ? 64 : seg_len);
     const uint32_t nseg = by_levels ? ba_tu_threads(wlog_max) : B / seg_len;
-    const uint32_t nseg2 = nseg > 1024 ? nseg / 1024 : 0; /* first reduction level, if any */
+    const uint32_t nseg2 = !by_levels && nseg > 1024 ? nseg / 1024 : 0; /* first level, if any */
     const uint32_t L =
         chunk_len(n, B, ctx->msm_chunk ? ctx->msm_chunk : G::CHUNK, 2.0 * ctx->sm_count * 384);
     const uint32_t max_chunks = ba_k ? 1 : n / L + (n < B ? n : B) + 1;

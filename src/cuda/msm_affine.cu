@@ -221,10 +221,10 @@ czk_status emulate_window_sum(const HA *bases, const uint32_t *skeys, const uint
             tidx[i] = ba_tu_index(e, i);
         for (uint32_t g = 0; g < G; g++)
             ba_tu_group(e, g, tm0[g], tfirst[g]);
-        std::vector<A> tfin(G);
+        std::vector<A> tfin((size_t)G * BA_TU_K);
         poison(tfin);
         st = emulate_levels<F>(fin.data(), tkeys.data(), tidx.data(), tfirst.data(), tm0.data(),
-                               2 * B, G, 1, strip, group, blocks, tfin.data(), err);
+                               2 * B, G, BA_TU_K, strip, group, blocks, tfin.data(), err);
         if (st) return st;
         xyzz<F> acc = xyzz<F>::inf();
         const uint32_t parts = ba_tu_threads(e) + 3; /* a few past the window's own */

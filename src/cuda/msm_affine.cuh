@@ -431,10 +431,12 @@ template <class F> CZK_HD xyzz<F> ba_final(const ba_final_args<F> &A, uint32_t b
  *   T_h = Σ_l S_(h·2^k + l),   U_l = Σ_h S_(h·2^k + l).
  * T and U are plain sums of point sets, so the same levels make them: 2B inputs in 2^(e−k) + 2^k
  * groups of equal size, T's the runs of 2^k consecutive buckets, U's the buckets of one l through
- * a transposed index list (ba_tu_index). Only the 2^(e−k) + 2^k group sums then go through
- * running sums (ba_tu_sum, XYZZ, segments of BA_TU_SEG), instead of all B buckets.
+ * a transposed index list (ba_tu_index). The split's levels stop where a group holds at most
+ * BA_TU_K points (its last levels are small: their fixed costs, five launches and an inversion's
+ * latency, outweigh their pairs); its running sums (ba_tu_sum, XYZZ, segments of BA_TU_SEG groups)
+ * add those points, and run over the 2^(e−k) + 2^k groups only instead of all B buckets.
  */
-constexpr uint32_t BA_TU_SEG = 16;
+constexpr uint32_t BA_TU_SEG = 8, BA_TU_K = 8;
 
 /* Groups of the split of 2^e buckets: 2^(e−k) for T, then 2^k for U. */
 CZK_HD uint32_t ba_tu_groups(uint32_t e) {
@@ -464,12 +466,23 @@ CZK_HD uint32_t ba_tu_threads(uint32_t e) {
     return (nt + BA_TU_SEG - 1) / BA_TU_SEG + (nu + BA_TU_SEG - 1) / BA_TU_SEG;
 }
 
-/* Group g's sum: its one input point (S through the list), or its level output tfin[g]. */
+/* acc += group g's sum: its m <= BA_TU_K input points (S through the list), or the at most
+ * BA_TU_K outputs of its levels, tfin[g·BA_TU_K + j]. */
 template <class F>
-CZK_HD affine<F> ba_tu_point(const affine<F> *S, const affine<F> *tfin, uint32_t e, uint32_t g) {
+CZK_HD void ba_tu_add(xyzz<F> &acc, const affine<F> *S, const affine<F> *tfin, uint32_t e,
+                      uint32_t g) {
     uint32_t m, first;
     ba_tu_group(e, g, m, first);
-    return m == 1 ? ld_hd(S + ba_tu_index(e, first)) : ld_hd(tfin + g);
+    if (m <= BA_TU_K) {
+#pragma unroll 1
+        for (uint32_t j = 0; j < m; j++)
+            acc.add_affine(ld_hd(S + ba_tu_index(e, first + j)));
+        return;
+    }
+    const uint32_t mf = ba_at(m, ba_levels(m, BA_TU_K));
+#pragma unroll 1
+    for (uint32_t j = 0; j < mf; j++)
+        acc.add_affine(ld_hd(tfin + (size_t)g * BA_TU_K + j));
 }
 
 /*
@@ -489,7 +502,7 @@ CZK_HD xyzz<F> ba_tu_sum(const affine<F> *S, const affine<F> *tfin, uint32_t e, 
     const uint32_t hi = lo + BA_TU_SEG < count ? lo + BA_TU_SEG : count;
 #pragma unroll 1
     for (uint32_t i = hi; i-- > lo;) {
-        run.add_affine(ba_tu_point(S, tfin, e, g0 + i));
+        ba_tu_add(run, S, tfin, e, g0 + i);
         if (!is_t || i > lo) acc.add(run);
     }
     acc.add(run.mul_small(lo));
@@ -633,7 +646,7 @@ template <class F> struct ba_state {
             for (uint32_t stage = 0; stage < (tu ? 2u : 1u); stage++)
                 for (uint32_t l = 0; l < 32; l++) {
                     const uint32_t Bf = tu ? 1u << f : B;
-                    const uint64_t bd = stage ? ba_bound(2ull * Bf, ba_tu_groups(f), 1, l)
+                    const uint64_t bd = stage ? ba_bound(2ull * Bf, ba_tu_groups(f), BA_TU_K, l)
                                               : ba_bound(n, Bf, K, l);
                     const uint32_t T = ba_strip_len(bd, sm_count, strip);
                     const uint64_t S = ba_strips(bd, T, group);
@@ -656,7 +669,8 @@ template <class F> struct ba_state {
         CZK_CU(os[1].alloc((size_t)nb + 1, s), "msm_%s affine: allocate output offsets", nm);
         CZK_CU(max_m.alloc(1, s), "msm_%s affine: allocate counter", nm);
         if (tu) {
-            CZK_CU(tfin.alloc(G, s), "msm_%s affine: allocate the split's sums", nm);
+            CZK_CU(tfin.alloc((size_t)G * BA_TU_K, s), "msm_%s affine: allocate the split's sums",
+                   nm);
             CZK_CU(tidx.alloc(2ull * B, s), "msm_%s affine: allocate the split's list", nm);
             CZK_CU(tkeys.alloc(2ull * B, s), "msm_%s affine: allocate the split's signs", nm);
             CZK_CU(cudaMemsetAsync(tkeys, 0, 2ull * B * sizeof(uint32_t), s),
@@ -813,9 +827,9 @@ template <class F> struct ba_state {
             CZK_LAUNCH("msm_%s affine: the split's lists, window %u", nm, w);
             tu_e = e;
         }
-        const uint32_t k = e / 2, tl = ba_levels(1u << (k > e - k ? k : e - k), 1);
-        st = run_levels(s, fin.p, tkeys.p, tidx.p, tfirst.p, tm0.p, 2 * Bw, G, 1, tl, tfin.p, pc,
-                        nm, w, err);
+        const uint32_t k = e / 2, tl = ba_levels(1u << (k > e - k ? k : e - k), BA_TU_K);
+        st = run_levels(s, fin.p, tkeys.p, tidx.p, tfirst.p, tm0.p, 2 * Bw, G, BA_TU_K, tl, tfin.p,
+                        pc, nm, w, err);
         if (st) return st;
         ba_tu_sum_kernel<F><<<grid_for(parts, 64), 64, 0, s>>>(fin, tfin, e, parts, part);
         CZK_LAUNCH("msm_%s affine: the split's running sums, window %u", nm, w);

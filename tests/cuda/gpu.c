@@ -1342,8 +1342,9 @@ static void test_msm_affine_emulated(void **state) {
     check_affine_emulated_in(true, BA_REPEATED, 200, 8, 52);
     check_affine_emulated_in(true, BA_EQUAL, 150, 4, 53);
     check_affine_emulated_in(true, BA_INFINITY, 200, 8, 54);
-    /* the window sums by levels: B = 2^0 .. 2^10 (splits with one-point groups at e <= 1, T and U
-     * of unequal sizes at odd e), every bucket kind */
+    /* the window sums by levels: B = 2^0 .. 2^12 (groups of the split summed from their inputs
+     * up to 2^6 buckets, by the split's levels from 2^7; T and U of unequal sizes at odd e), every
+     * bucket kind */
     for (uint32_t e = 0; e <= 3; e++)
         check_window_sum_emulated(false, BA_UNIFORM, 40, e, 60 + e);
     check_window_sum_emulated(false, BA_UNIFORM, 1000, 5, 64); /* ≈ 30 points a bucket */
@@ -1354,6 +1355,7 @@ static void test_msm_affine_emulated(void **state) {
     check_window_sum_emulated(false, BA_EQUAL, 300, 2, 69);
     check_window_sum_emulated(false, BA_EQUAL_SIGNED, 300, 3, 70);
     check_window_sum_emulated(false, BA_INFINITY, 700, 7, 71);
+    check_window_sum_emulated(false, BA_UNIFORM, 5000, 12, 75); /* groups of 64: three levels */
     check_window_sum_emulated(true, BA_UNIFORM, 300, 5, 72);
     check_window_sum_emulated(true, BA_REPEATED, 200, 3, 73);
     check_window_sum_emulated(true, BA_INFINITY, 200, 4, 74);
