@@ -67,10 +67,15 @@
  *  5. window sum Σ_b (b+1)·bucket_b: buckets split into segments of 64; each
  *     thread runs the running-sum trick over its segment, adds lo·(segment
  *     sum) for the segment's offset, and one block per window adds the
- *     segment results. (sppark finishes this on the host.)
+ *     segment results. (sppark finishes this on the host.) With the window
+ *     sums by levels (ctx->msm_wsum; auto: MSM H) steps 3–5 are instead
+ *     msm_affine.cuh's ba_state::window_sum (buckets to one point, the split
+ *     T_h, U_l by the same levels, running sums over the split), and the
+ *     windows are fewer and wider (11: 9 × 23 + 2 × 24 bits), the top one's
+ *     buckets cut to what its digits can reach.
  *  6. dense path, scalars equal to one: a batch-addition kernel sums their bases.
- *  7. host: the W window sums are combined by Horner's rule (c doublings
- *     each) with blst, plus the sum of step 6.
+ *  7. host: the W window sums are combined by Horner's rule (each window's
+ *     width in doublings) with blst, plus the sum of step 6.
  * The window size c minimises W(c)·(1.1·n + 16·2^(c−1)) (accumulation plus
  * bucket reduction, weights fitted to H200 sweeps) over 6..22 (22 for the
  * hybrid above 2^26 points, measured), unless CZK_CUDA_MSM_C fixes it;

@@ -17,7 +17,9 @@
  * one point; K = 8 (variant 5, the hybrid) stops three levels earlier, where
  * levels are small and their fixed cost (launches, the inversion's latency)
  * outweighs the cheaper additions (K = 2 with c = 22 above 2^26 points,
- * where the buckets hold 4× fewer: msm.cuh).
+ * where the buckets hold 4× fewer: msm.cuh). With the window sums by levels
+ * (ba_state::window_sum, below) K = 1 and the running sum is replaced by the
+ * split T_h, U_l, made by the same levels.
  *
  * One level, all buckets of the window at once:
  *  1. count (ba_outputs): ⌈m_l/2⌉ outputs for a bucket taking part, else 0;
