@@ -158,12 +158,9 @@ CZK_NODISCARD czk_status czk_cuda_msm_affine_emulate_g2(
  * levels, and the split's running sums. e <= 24. Returns CZK_OK, CZK_ERR_INVALID_ARG (as above),
  * CZK_ERR_NOMEM.
  */
-CZK_NODISCARD czk_status czk_cuda_msm_window_sum_emulate(const blst_p1_affine *bases,
-                                                        const uint32_t *skeys,
-                                                        const uint32_t *sidx, size_t n, uint32_t e,
-                                                        uint32_t strip, uint32_t group,
-                                                        uint32_t blocks, blst_p1 *sum,
-                                                        czk_err *err);
+CZK_NODISCARD czk_status czk_cuda_msm_window_sum_emulate(
+    const blst_p1_affine *bases, const uint32_t *skeys, const uint32_t *sidx, size_t n, uint32_t e,
+    uint32_t strip, uint32_t group, uint32_t blocks, blst_p1 *sum, czk_err *err);
 CZK_NODISCARD czk_status czk_cuda_msm_window_sum_emulate_g2(
     const blst_p2_affine *bases, const uint32_t *skeys, const uint32_t *sidx, size_t n, uint32_t e,
     uint32_t strip, uint32_t group, uint32_t blocks, blst_p2 *sum, czk_err *err);

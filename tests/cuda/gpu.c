@@ -1245,10 +1245,9 @@ static void check_affine_emulated_in(bool g2, enum ba_kind kind, uint32_t n, uin
         czk_assert_ok(g2 ? czk_cuda_msm_affine_emulate_g2(
                                (const blst_p2_affine *)win.bases, win.skeys, win.sidx, n, B,
                                cfg[c][0], cfg[c][1], cfg[c][2], cfg[c][3], (blst_p2 *)got, &err)
-                         : czk_cuda_msm_affine_emulate((const blst_p1_affine *)win.bases,
-                                                       win.skeys, win.sidx, n, B, cfg[c][0],
-                                                       cfg[c][1], cfg[c][2], cfg[c][3],
-                                                       (blst_p1 *)got, &err),
+                         : czk_cuda_msm_affine_emulate((const blst_p1_affine *)win.bases, win.skeys,
+                                                       win.sidx, n, B, cfg[c][0], cfg[c][1],
+                                                       cfg[c][2], cfg[c][3], (blst_p1 *)got, &err),
                       &err);
         for (uint32_t b = 0; b < B; b++) {
             const void *x = got + b * psz, *y = win.want + b * psz;
@@ -1294,9 +1293,9 @@ static void check_window_sum_emulated(bool g2, enum ba_kind kind, uint32_t n, ui
     for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
         bool ok;
         if (g2) {
-            czk_assert_ok(czk_cuda_msm_window_sum_emulate_g2(
-                              (const blst_p2_affine *)win.bases, win.skeys, win.sidx, n, e,
-                              cfg[c][0], cfg[c][1], cfg[c][2], &got2, &err),
+            czk_assert_ok(czk_cuda_msm_window_sum_emulate_g2((const blst_p2_affine *)win.bases,
+                                                             win.skeys, win.sidx, n, e, cfg[c][0],
+                                                             cfg[c][1], cfg[c][2], &got2, &err),
                           &err);
             ok = blst_p2_is_equal(&got2, &want2);
         } else {
