@@ -74,7 +74,7 @@ typedef struct czk_cuda_ctx czk_cuda_ctx;
  * selects it, creates a stream and two timing events, and builds the NTT
  * tables (4 MB of device memory). Tunables are read once from the
  * environment: CZK_CUDA_MSM_C (MSM window bits, 6..22; default chosen per size;
- * above 2^26 points on the hybrid: 11 windows, below);
+ * above 2^26 points on the hybrid: 12 windows, below);
  * CZK_CUDA_MSM_WSUM = auto (default: a hybrid MSM above 2^26 points, MSM H,
  * takes its window sums by levels: buckets to one point by the batch-affine
  * levels, then T_h = Σ_l S_(h·2^k+l) and U_l = Σ_h S_(h·2^k+l) by the same
@@ -82,8 +82,8 @@ typedef struct czk_cuda_ctx czk_cuda_ctx;
  * sums), running (the running sums everywhere: c = 22, buckets halved to 2
  * points, for MSM H) or levels (by levels wherever the batch-affine levels
  * run); CZK_CUDA_MSM_WINDOWS = 11..42 (the windows of the sums by levels:
- * c = ⌊255/W⌋ bits, the last 255 − W·c windows c + 1; default 11, 9 × 23 +
- * 2 × 24 bits; bench/GPU.md twenty-sixth run);
+ * c = ⌊255/W⌋ bits, the last 255 − W·c windows c + 1; default 12, 9 × 21 +
+ * 3 × 22 bits; bench/GPU.md twenty-sixth run);
  * CZK_CUDA_NTT_TWIST = direct (default: NTT twists from half tables of ω_M^e,
  * e < M/2, made on first use and kept, 2 GiB per direction for 2^27) or split
  * (the former path: full tables up to M = 2^18, two-table products above);

@@ -188,7 +188,7 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
                         "ctx_create: CZK_CUDA_NTT_MUL=eo runs with CZK_CUDA_NTT_RADIX=2 only");
     ctx->ntt_mul_eo = nm != 0;
     /* the window sums by levels (bench/GPU.md twenty-sixth run): auto = above 2^26 points on
-     * the hybrid; and their windows (0: 11 there) */
+     * the hybrid; and their windows (0: 12 there) */
     static const char *const wsum[] = {"auto", "running", "levels"};
     static const int wsum_v[] = {CZK_CUDA_MSM_WSUM_AUTO, CZK_CUDA_MSM_WSUM_RUNNING,
                                  CZK_CUDA_MSM_WSUM_LEVELS};

@@ -104,7 +104,7 @@ void czk_cuda_set_msm_digit_group(czk_cuda_ctx *ctx, unsigned windows);
 #define CZK_CUDA_MSM_WSUM_LEVELS 2
 void czk_cuda_set_msm_wsum(czk_cuda_ctx *ctx, int mode);
 /* With the window sums by levels and no c set (czk_cuda_set_msm_c), the windows (11..42): c =
- * ⌊255/W⌋ bits, the last 255 − W·c of them c + 1; 0 = the default (11 above 2^26 points, else the
+ * ⌊255/W⌋ bits, the last 255 − W·c of them c + 1; 0 = the default (12 above 2^26 points, else the
  * size's c as without). Others are ignored. Initially CZK_CUDA_MSM_WINDOWS. */
 void czk_cuda_set_msm_windows(czk_cuda_ctx *ctx, unsigned windows);
 /* Device memory (bytes at p, 4-byte aligned) the context's MSMs may overwrite with their window

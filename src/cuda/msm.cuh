@@ -71,7 +71,7 @@
  *     sums by levels (ctx->msm_wsum; auto: MSM H) steps 3–5 are instead
  *     msm_affine.cuh's ba_state::window_sum (buckets to one point, the split
  *     T_h, U_l by the same levels, running sums over the split), and the
- *     windows are fewer and wider (11: 9 × 23 + 2 × 24 bits), the top one's
+ *     windows fill the 255 bits (12: 9 × 21 + 3 × 22 bits), the top one's
  *     buckets cut to what its digits can reach.
  *  6. dense path, scalars equal to one: a batch-addition kernel sums their bases.
  *  7. host: the W window sums are combined by Horner's rule (each window's
@@ -674,15 +674,18 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
                                                                                  : 8)
                                                             : 0;
     /* The window sums by levels (msm_affine.cuh ba_state::window_sum; CZK_CUDA_MSM_WSUM, auto:
-     * above 2^26 points on the hybrid, MSM H): K = 1, and with the buckets that cheap, fewer and
-     * wider windows: ctx->msm_windows of them (default 11: 9 × 23 + 2 × 24 bits) unless
-     * CZK_CUDA_MSM_C fixes c. A top window whose digits cannot fill its buckets gets fewer. */
+     * above 2^26 points on the hybrid, MSM H): K = 1, and windows that use all 255 bits:
+     * ctx->msm_windows of them (default 12: 9 × 21 + 3 × 22 bits) unless CZK_CUDA_MSM_C fixes c.
+     * bench/GPU.md twenty-sixth run, H100, MSM G1 2^27: 12 windows 685–686 ms, 11 (9 × 23 +
+     * 2 × 24) 695, 13 721, 14 767, c = 22 by levels 698, the running sums 703.5 (the split costs
+     * ≈ 2B pairs a window, so wider windows lose what their fewer level pairs gain). A top window
+     * whose digits cannot fill its buckets gets fewer. */
     bool by_levels = ba_k && (ctx->msm_wsum == CZK_CUDA_MSM_WSUM_LEVELS ||
                               (ctx->msm_wsum == CZK_CUDA_MSM_WSUM_AUTO && big_hybrid));
     if (by_levels) {
         ba_k = 1;
         if (!ctx->msm_c && (ctx->msm_windows || big_hybrid)) {
-            nwin = ctx->msm_windows ? ctx->msm_windows : 11;
+            nwin = ctx->msm_windows ? ctx->msm_windows : 12;
             c = 255 / nwin;
             wide = 255 - nwin * c;
         }
