@@ -832,7 +832,8 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
             two && two->ba.init(ctx, n, B, ba_k, by_levels, nm, &e2) == CZK_OK &&
             two->skeys.alloc(n, s) == cudaSuccess && two->sidx.alloc(n, s) == cudaSuccess &&
             two->start.alloc(B, s) == cudaSuccess && two->end.alloc(B, s) == cudaSuccess &&
-            two->bucket.alloc(by_levels ? 1 : B, s) == cudaSuccess && two->temp.alloc(temp_bytes, s) == cudaSuccess;
+            two->bucket.alloc(by_levels ? 1 : B, s) == cudaSuccess &&
+            two->temp.alloc(temp_bytes, s) == cudaSuccess;
         (void)cudaGetLastError(); /* a failed allocation: one slot */
         if (!ok) two.reset();     /* its buffers go back to the pool */
     }
@@ -888,8 +889,8 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
                 CZK_CU(cudaStreamWaitEvent(s, ev_sorted, 0), "msm_%s: wait for slot 1", nm);
             pc.start();
             const unsigned w1 = w + group < nwin ? w + group : nwin;
-            msm_digits<<<grid_for(n, 256), 256, 0, s>>>(scalars, idx, n, c, nwin - wide, w, w1,
-                                                        kp, dense, nullptr);
+            msm_digits<<<grid_for(n, 256), 256, 0, s>>>(scalars, idx, n, c, nwin - wide, w, w1, kp,
+                                                        dense, nullptr);
             CZK_LAUNCH("msm_%s: digits of windows %u..%u", nm, w, w1 - 1);
             pc.stop(0);
             if (grouped_two) CZK_CU(cudaEventRecord(ev_digits, s), "msm_%s: digits made", nm);
@@ -899,8 +900,7 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
         pc.start();
         CZK_CU(cub::DeviceRadixSort::SortPairs(w_temp, sort_bytes,
                                                (const uint32_t *)kp + (size_t)(w % group) * n,
-                                               w_skeys, values, w_sidx, n, 0, (int)wlog[w] + 2,
-                                               ws),
+                                               w_skeys, values, w_sidx, n, 0, (int)wlog[w] + 2, ws),
                "msm_%s: sort window %u", nm, w);
         pc.stop(1);
         if (grouped_two && !one) CZK_CU(cudaEventRecord(ev_sorted, ws), "msm_%s: sorted", nm);
@@ -916,8 +916,8 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
             ba_state<BF> *wba = one ? ba.get() : &two->ba;
             czk_status st =
                 by_levels ? wba->window_sum(ws, (const affine<BF> *)bases, w_skeys, w_sidx, w_start,
-                                            w_end, wlog[w], nseg, (xyzz<BF> *)(seg.p + (size_t)w * nseg),
-                                            pc, nm, w, err)
+                                            w_end, wlog[w], nseg,
+                                            (xyzz<BF> *)(seg.p + (size_t)w * nseg), pc, nm, w, err)
                           : wba->window(ws, (const affine<BF> *)bases, w_skeys, w_sidx, w_start,
                                         w_end, (xyzz<BF> *)w_bucket, pc, nm, w, err);
             if (st) return st;

@@ -156,8 +156,8 @@ czk_status emulate(const HA *bases, const uint32_t *skeys, const uint32_t *sidx,
         std::vector<A> fin((size_t)B * K);
         poison(fin);
         const A *bp = (const A *)bases;
-        st = emulate_levels<F>(bp, skeys, sidx, start.data(), m0.data(), (uint32_t)n64, B, K,
-                               strip, group, blocks, fin.data(), err);
+        st = emulate_levels<F>(bp, skeys, sidx, start.data(), m0.data(), (uint32_t)n64, B, K, strip,
+                               group, blocks, fin.data(), err);
         if (st) return st;
         ba_final_args<F> fa;
         memset(&fa, 0, sizeof fa);
@@ -200,8 +200,8 @@ czk_status emulate_window_sum(const HA *bases, const uint32_t *skeys, const uint
         std::vector<A> fin(B);
         poison(fin);
         const A *bp = (const A *)bases;
-        st = emulate_levels<F>(bp, skeys, sidx, start.data(), m0.data(), (uint32_t)n64, B, 1,
-                               strip, group, blocks, fin.data(), err);
+        st = emulate_levels<F>(bp, skeys, sidx, start.data(), m0.data(), (uint32_t)n64, B, 1, strip,
+                               group, blocks, fin.data(), err);
         if (st) return st;
         ba_level<F> L0;
         memset(&L0, 0, sizeof L0);
@@ -256,18 +256,16 @@ extern "C" czk_status czk_cuda_msm_affine_emulate_g2(
 }
 
 extern "C" czk_status czk_cuda_msm_window_sum_emulate(const blst_p1_affine *bases,
-                                                     const uint32_t *skeys, const uint32_t *sidx,
-                                                     size_t n, uint32_t e, uint32_t strip,
-                                                     uint32_t group, uint32_t blocks,
-                                                     blst_p1 *sum, czk_err *err) {
+                                                      const uint32_t *skeys, const uint32_t *sidx,
+                                                      size_t n, uint32_t e, uint32_t strip,
+                                                      uint32_t group, uint32_t blocks, blst_p1 *sum,
+                                                      czk_err *err) {
     return emulate_window_sum<ba_fp>(bases, skeys, sidx, n, e, strip, group, blocks, sum, err);
 }
 
-extern "C" czk_status czk_cuda_msm_window_sum_emulate_g2(const blst_p2_affine *bases,
-                                                        const uint32_t *skeys,
-                                                        const uint32_t *sidx, size_t n, uint32_t e,
-                                                        uint32_t strip, uint32_t group,
-                                                        uint32_t blocks, blst_p2 *sum,
-                                                        czk_err *err) {
+extern "C" czk_status
+czk_cuda_msm_window_sum_emulate_g2(const blst_p2_affine *bases, const uint32_t *skeys,
+                                   const uint32_t *sidx, size_t n, uint32_t e, uint32_t strip,
+                                   uint32_t group, uint32_t blocks, blst_p2 *sum, czk_err *err) {
     return emulate_window_sum<ba_fp2>(bases, skeys, sidx, n, e, strip, group, blocks, sum, err);
 }

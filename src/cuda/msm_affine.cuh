@@ -514,7 +514,8 @@ CZK_HD xyzz<F> ba_tu_sum(const affine<F> *S, const affine<F> *tfin, uint32_t e, 
 /* With K = 1, S_b of the buckets without levels (m_0 <= 1) into fin[b]: O, or the signed point. */
 template <class F> CZK_HD void ba_bucket_point(const ba_level<F> &L0, uint32_t b) {
     const uint32_t m = L0.m0[b];
-    if (m <= 1) st_hd(L0.fin + b, m ? ba_point(L0, L0.in_start[b]) : affine<F>{F::zero(), F::zero()});
+    if (m <= 1)
+        st_hd(L0.fin + b, m ? ba_point(L0, L0.in_start[b]) : affine<F>{F::zero(), F::zero()});
 }
 
 /* ---- device kernels ---- */
@@ -620,8 +621,8 @@ template <class F> struct ba_state {
     using A = affine<F>;
     uint32_t n = 0, B = 0, K = 0, strip = 0, group = 1;
     int sm_count = 0;
-    bool tu = false;        /* the window sums by levels (window_sum): K = 1 */
-    uint32_t tu_e = 64;     /* the split the lists hold (64: none yet) */
+    bool tu = false;    /* the window sums by levels (window_sum): K = 1 */
+    uint32_t tu_e = 64; /* the split the lists hold (64: none yet) */
     dev_buf<A> buf[2], fin, tfin;
     dev_buf<F> pre, tot, tmp;
     dev_buf<uint32_t> m0, cnt, os[2], max_m, tidx, tkeys, tm0, tfirst;
@@ -808,8 +809,8 @@ template <class F> struct ba_state {
         czk_status st = sizes(s, start, end, Bw, 1, &levels, nm, w, err);
         if (st) return st;
         pc.start();
-        st = run_levels(s, bases, skeys, sidx, start, m0.p, n, Bw, 1, levels, fin.p, pc, nm, w,
-                        err);
+        st =
+            run_levels(s, bases, skeys, sidx, start, m0.p, n, Bw, 1, levels, fin.p, pc, nm, w, err);
         if (st) return st;
         pc.stop(3);
         pc.start();
