@@ -1818,23 +1818,28 @@ static void test_errors(void **state) {
     czk_cuda_free(ctx, d);
     assert_int_equal(czk_cuda_ctx_create(&(czk_cuda_ctx *){NULL}, 1000, &err), CZK_ERR_INVALID_ARG);
     /* a tunable with a value outside its set (the caller's value restored after) */
-    static const char *vars[13] = {
-        "CZK_CUDA_NTT_TWIST",    "CZK_CUDA_H_ORDER",           "CZK_CUDA_MSM_ACC",
-        "CZK_CUDA_H_TRANSFORMS", "CZK_CUDA_MSM_DIGITS",        "CZK_CUDA_MSM_SPARSE_ACC",
-        "CZK_CUDA_MSM_SPARSE_C", "CZK_CUDA_MSM_G2_AFFINE_LOG", "CZK_CUDA_MSM_ONES",
-        "CZK_CUDA_H_FUSE",       "CZK_CUDA_NTT_RADIX",         "CZK_CUDA_MSM_STRIPS",
-        "CZK_CUDA_NTT_MUL"};
-    for (int v = 0; v < 13; v++) {
-        const char *old = getenv(vars[v]);
+    static const char *vars[16][2] = {
+        {"CZK_CUDA_NTT_TWIST", "bogus"},    {"CZK_CUDA_H_ORDER", "bogus"},
+        {"CZK_CUDA_MSM_ACC", "bogus"},      {"CZK_CUDA_H_TRANSFORMS", "bogus"},
+        {"CZK_CUDA_MSM_DIGITS", "bogus"},   {"CZK_CUDA_MSM_SPARSE_ACC", "bogus"},
+        {"CZK_CUDA_MSM_SPARSE_C", "bogus"}, {"CZK_CUDA_MSM_G2_AFFINE_LOG", "bogus"},
+        {"CZK_CUDA_MSM_ONES", "bogus"},     {"CZK_CUDA_H_FUSE", "bogus"},
+        {"CZK_CUDA_NTT_RADIX", "bogus"},    {"CZK_CUDA_MSM_STRIPS", "bogus"},
+        {"CZK_CUDA_NTT_MUL", "bogus"},      {"CZK_CUDA_MSM_WSUM", "bogus"},
+        {"CZK_CUDA_MSM_WINDOWS", "bogus"},  {"CZK_CUDA_MSM_WINDOWS", "10"}};
+    for (int v = 0; v < 16; v++) {
+        const char *old = getenv(vars[v][0]);
         char *saved = old ? strdup(old) : NULL;
-        setenv(vars[v], "bogus", 1);
+        setenv(vars[v][0], vars[v][1], 1);
         czk_cuda_ctx *c = NULL;
         assert_int_equal(czk_cuda_ctx_create(&c, 0, &err), CZK_ERR_INVALID_ARG);
         assert_null(c);
+        if (!strstr(err.msg, vars[v][0]))
+            fail_msg("%s=%s refused without naming it: %s", vars[v][0], vars[v][1], err.msg);
         if (saved)
-            setenv(vars[v], saved, 1);
+            setenv(vars[v][0], saved, 1);
         else
-            unsetenv(vars[v]);
+            unsetenv(vars[v][0]);
         free(saved);
     }
 }
