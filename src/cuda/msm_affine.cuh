@@ -621,8 +621,7 @@ template <class F> struct ba_state {
     using A = affine<F>;
     uint32_t n = 0, B = 0, K = 0, strip = 0, group = 1;
     int sm_count = 0;
-    bool tu = false;    /* the window sums by levels (window_sum): K = 1 */
-    uint32_t tu_e = 64; /* the split the lists hold (64: none yet) */
+    uint32_t tu_e = 64; /* the split the lists hold (64: none yet; window_sum) */
     dev_buf<A> buf[2], fin, tfin;
     dev_buf<F> pre, tot, tmp;
     dev_buf<uint32_t> m0, cnt, os[2], max_m, tidx, tkeys, tm0, tfirst;
@@ -630,11 +629,12 @@ template <class F> struct ba_state {
     size_t temp_bytes = 0;
     double t_pass[4] = {0}; /* profile (pc.on): counts + offsets, forward, inversion, backward ms */
 
-    /* Buffers for up to n points in B buckets; with tu_ (K = 1), also for the split's levels over
-     * 2B points in the groups of B buckets (B a power of two) and of every smaller power. */
-    czk_status init(czk_cuda_ctx *ctx, uint32_t n_, uint32_t B_, uint32_t K_, bool tu_,
+    /* Buffers for up to n points in B buckets; with tu (the window sums by levels, K = 1), also
+     * for the split's levels over 2B points in the groups of B buckets (B a power of two) and of
+     * every smaller power. */
+    czk_status init(czk_cuda_ctx *ctx, uint32_t n_, uint32_t B_, uint32_t K_, bool tu,
                     const char *nm, czk_err *err) {
-        n = n_, B = B_, K = K_, tu = tu_, strip = ctx->msm_strip, sm_count = ctx->sm_count;
+        n = n_, B = B_, K = K_, strip = ctx->msm_strip, sm_count = ctx->sm_count;
         group = ctx->msm_strip_group;
         cudaStream_t s = ctx->stream;
         uint32_t e = 0;
@@ -794,8 +794,8 @@ template <class F> struct ba_state {
     }
 
     /*
-     * One window's sum by levels (tu; the window sum by levels above) on stream s: its 2^e
-     * buckets (e <= log2 B) to one point each, the split's T and U by the same levels, then
+     * One window's sum by levels (init with tu; the window sum by levels above) on stream s: its
+     * 2^e buckets (e <= log2 B) to one point each, the split's T and U by the same levels, then
      * part[t] for t < parts (>= ba_tu_threads(e)): shares whose sum is Σ_b (b + 1)·S_b. Waits for
      * s once. Phases 3 (the buckets' levels) and 4 (the rest) of pc.
      */
