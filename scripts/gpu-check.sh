@@ -21,6 +21,7 @@
 # writes gpu-engine.log and gpu-engine.svg into OUTDIR; the 32GiB steps
 # knobs, lagrange, keys32g, prove32g, part32g, bench32g, daemon32g, winning32g, wpost32g, snap32g are
 # described above their functions),
+# CZK_GPU_PREBUILT (an archive of scripts/gpu-prebuild.sh: its programs instead of the build),
 # CZK_GPU_ENGINE_COUNT (proofs of its main run, default 32), CZK_GPU_TESTS_OLD=0 (skip the
 # second cuda.gpu run with the old NTT paths and the cuda.prove/engine run with
 # CZK_CUDA_OVERLAP=0), CZK_GPU_TESTS (regex of the tests step). On the lent machine the
@@ -59,7 +60,48 @@ step() { # name, command...
   printf '%s\n' "${STEPS[-1]}" >>"$OUTDIR/steps.txt" # kept if a later step is cut off
   return $rc
 }
+# CZK_GPU_PREBUILT=ARCHIVE (scripts/gpu-prebuild.sh): the programs built elsewhere, copied into
+# $BUILD in place of the build when the archive's commit is $COMMIT and its czk runs here (ctest's
+# files get this folder's paths). Otherwise it says why, leaves $BUILD alone (a warm machine's
+# 32GiB work folder is in it) and the build runs as without it.
+PREBUILT=0
+unpack_prebuilt() {
+  local a=$CZK_GPU_PREBUILT tmp=$BUILD/prebuilt.tmp src commit
+  [ -f "$a" ] || { echo "prebuilt: $a not found"; return 1; }
+  rm -rf "$tmp" && mkdir -p "$tmp"
+  if ! tar -C "$tmp" -xJf "$a"; then
+    echo "prebuilt: $a did not unpack"
+  elif commit=$(sed -n 's/^commit //p' "$tmp/PREBUILT") && [[ -z $commit || $commit != "$COMMIT"* ]]; then
+    echo "prebuilt: $a is of commit ${commit:-unknown}, not $COMMIT"
+  elif ! "$tmp/czk" --version >/dev/null; then
+    echo "prebuilt: its czk does not run here"
+  else
+    src=$(sed -n 's/^source //p' "$tmp/PREBUILT")
+    find "$tmp" -name CTestTestfile.cmake -exec sed -i "s|$src|$PWD|g" {} +
+    cp -a "$tmp/." "$BUILD/" && rm -rf "$tmp"
+    echo "prebuilt: $(sed -n 's/^targets //p' "$BUILD/PREBUILT") of ${commit:0:12} from $a"
+    PREBUILT=1
+    return 0
+  fi
+  rm -rf "$tmp"
+  return 1
+}
+# The programs a step needs: built, or with CZK_GPU_PREBUILT checked to be in the archive.
+make_targets() {
+  if [ $PREBUILT = 1 ]; then
+    local t
+    for t in "$@"; do
+      [ -x "$BUILD/$t" ] || { echo "prebuilt: $t is not in $CZK_GPU_PREBUILT (scripts/gpu-prebuild.sh names it)"; return 1; }
+    done
+    return 0
+  fi
+  cmake --build "$BUILD" -j "$(nproc)" --target "$@" >/dev/null
+}
 build() {
+  if [ -n "${CZK_GPU_PREBUILT:-}" ]; then
+    unpack_prebuilt && return 0
+    echo "prebuilt: building instead"
+  fi
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCZK_CUDA=ON -DCZK_CUDA_ARCHS=90-real \
     -DCMAKE_CUDA_COMPILER="$NVCC" -DCZK_DEPS_DIR="$DEPS" -DCZK_RPC=OFF -DCZK_HTTP=OFF "${EXTRA[@]}" >/dev/null &&
     cmake --build "$BUILD" -j "$(nproc)" --target test_cuda_host test_cuda_gpu \
@@ -84,7 +126,7 @@ tests_old() {
 # 2KiB PoRep (TEST keys made here with `czk setup`, C1s with `czk gen-vanilla`),
 # then a small sweep; log and timeline picture into OUTDIR.
 engine() {
-  cmake --build "$BUILD" -j "$(nproc)" --target czk >/dev/null
+  make_targets czk || return 1
   local czk=$PWD/$BUILD/czk work=$PWD/$BUILD/engine out
   out=$(cd "$OUTDIR" && pwd)
   mkdir -p "$work" && cd "$work"
@@ -195,7 +237,7 @@ json.dump(d, open(latest, "w"), indent=2, sort_keys=True)
 PY
 }
 prep32g() {
-  cmake --build "$BUILD" -j "$(nproc)" --target czk bench_porep32g >/dev/null
+  make_targets czk bench_porep32g || return 1
   mkdir -p "$W32/keys" "$W32/cache"
   export CZK_CACHE_DIR=$W32/cache
   local r
@@ -206,7 +248,7 @@ prep32g() {
   done
 }
 keys32g() {
-  prep32g
+  prep32g || return 1
   df -h "$W32" | tail -1
   if [ -s "$W32/keys/$KEY32.params" ] && [ -s "$W32/keys/$KEY32.vk" ]; then
     echo "keys32g: keys present"
@@ -223,7 +265,7 @@ keys32g() {
   ls -l "$W32/keys"
 }
 prove32g() {
-  prep32g
+  prep32g || return 1
   [ -s "$W32/keys/$KEY32.params" ] || { echo "prove32g: no keys (run keys32g)"; return 1; }
   local t0=$SECONDS rc
   timev "$BUILD/czk" prove --c1 "$W32/c1-1.json" --param-cache "$W32/keys" \
@@ -256,7 +298,7 @@ prove32g() {
 # CZK_GPU_PART32G_ALSO: settings run by the recorded run's process after it (bench_porep32g
 # --also, cumulative), ';' between settings, e.g. "CZK_CUDA_MSM_H_K=2;CZK_CUDA_H_FUSE=0 X=1".
 part32g() {
-  prep32g
+  prep32g || return 1
   local keys=() e rc=0 also=()
   [ -s "$W32/keys/$KEY32.params" ] && keys=(--params "$W32/keys/$KEY32.params")
   if [ -n "${CZK_GPU_PART32G_ALSO:-}" ]; then
@@ -283,7 +325,7 @@ part32g() {
   return "$rc"
 }
 bench32g() {
-  prep32g
+  prep32g || return 1
   [ -s "$W32/keys/$KEY32.params" ] || { echo "bench32g: no keys (run keys32g)"; return 1; }
   printf '[gpus]\nbackend = "cuda"\n[srs]\nparam_cache = "%s"\n%s\n' "$W32/keys" \
     "${CZK_GPU_BENCH32G_TOML:-}" >"$W32/c32.toml"
@@ -319,7 +361,7 @@ bench32g() {
 # CZK_RPC=ON elsewhere: CZK_GPU_RPC_CZK (default deps/rpc/czk; its shared libraries in
 # deps/rpc/lib, added to the loader path).
 daemon32g() {
-  prep32g
+  prep32g || return 1
   [ -s "$W32/keys/$KEY32.params" ] || { echo "daemon32g: no keys (run keys32g)"; return 1; }
   local rczk=${CZK_GPU_RPC_CZK:-$PWD/deps/rpc/czk} sock pid rc=0 t0
   sock=$(cd "$W32" && pwd)/czk.sock # absolute: unix:///path
@@ -370,7 +412,7 @@ daemon32g() {
 #               PoRep keys of keys32g)
 RND32=5a61686f767d848b9299a0a7aeb5bcc3cad1d8dfe6edf4fb020910171e252c33
 wpost32g() {
-  cmake --build "$BUILD" -j "$(nproc)" --target bench_porep32g >/dev/null
+  make_targets bench_porep32g || return 1
   local k rc=0
   for k in window-post winning-post; do
     "$BUILD/bench_porep32g" --sector-size $SECTOR --kind $k --setup --sectors 4 --reps 3 \
@@ -382,8 +424,8 @@ wpost32g() {
   return $rc
 }
 winning32g() {
-  prep32g
-  cmake --build "$BUILD" -j "$(nproc)" --target bench_preempt >/dev/null
+  prep32g || return 1
+  make_targets bench_preempt || return 1
   local wk=czk-test-v28-proof-of-spacetime-fallback-winning-$TREE32-$SECTOR rc=0
   [ -s "$W32/keys/$wk.params" ] ||
     timev "$BUILD/czk" setup --kind winning-post --sector-size $SECTOR --backend cuda --seed 1 \
@@ -421,7 +463,7 @@ winning32g() {
 #            remove $W32 first). Estimated ~5 min in all on the H200 (setup ~70 s, prove ~60 s,
 #            bench ~2 min), in one device call.
 snap32g() {
-  cmake --build "$BUILD" -j "$(nproc)" --target czk >/dev/null
+  make_targets czk || return 1
   local WS=${CZK_GPU_SNAP_WORK:-$BUILD/snap-${SFX32,,}} JSET_FILE=gpu-snap32g.json rc t0 v need
   local sk=czk-test-v28-empty-sector-update-$TREE32-$SECTOR
   mkdir -p "$WS/keys" "$WS/cache"
