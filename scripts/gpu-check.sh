@@ -66,7 +66,7 @@ step() { # name, command...
 # 32GiB work folder is in it) and the build runs as without it.
 PREBUILT=0
 unpack_prebuilt() {
-  local a=$CZK_GPU_PREBUILT tmp=$BUILD/prebuilt.tmp src commit
+  local a=$CZK_GPU_PREBUILT tmp=$BUILD/prebuilt.tmp src bld commit
   [ -f "$a" ] || { echo "prebuilt: $a not found"; return 1; }
   rm -rf "$tmp" && mkdir -p "$tmp"
   if ! tar -C "$tmp" -xJf "$a"; then
@@ -77,7 +77,8 @@ unpack_prebuilt() {
     echo "prebuilt: its czk does not run here"
   else
     src=$(sed -n 's/^source //p' "$tmp/PREBUILT")
-    find "$tmp" -name CTestTestfile.cmake -exec sed -i "s|$src|$PWD|g" {} +
+    bld=$(sed -n 's/^build //p' "$tmp/PREBUILT")
+    find "$tmp" -name CTestTestfile.cmake -exec sed -i "s|$bld|$(cd "$BUILD" && pwd)|g; s|$src|$PWD|g" {} +
     cp -a "$tmp/." "$BUILD/" && rm -rf "$tmp"
     echo "prebuilt: $(sed -n 's/^targets //p' "$BUILD/PREBUILT") of ${commit:0:12} from $a"
     PREBUILT=1

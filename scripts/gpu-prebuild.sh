@@ -32,8 +32,8 @@ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCZK_CUDA=ON -DCZK_C
   -DCZK_WERROR="${CZK_WERROR:-ON}" >/dev/null
 cmake --build "$BUILD" -j "$(nproc)" --target "${TARGETS[@]}"
 
-# The archive: the programs, ctest's files (their paths name this source folder; gpu-check.sh
-# rewrites them) and PREBUILT (commit, source folder, targets).
+# The archive: the programs, ctest's files (their paths name this source and build folder;
+# gpu-check.sh rewrites them) and PREBUILT (commit, both folders, targets).
 STAGE=$(mktemp -d)
 trap 'rm -rf "$STAGE"' EXIT
 for t in "${TARGETS[@]}"; do
@@ -41,7 +41,8 @@ for t in "${TARGETS[@]}"; do
   cp "$BUILD/$t" "$STAGE/$t"
 done
 (cd "$BUILD" && find . -name CTestTestfile.cmake -print0 | tar --null -T - -cf -) | tar -C "$STAGE" -xf -
-printf 'commit %s\nsource %s\ntargets %s\n' "$COMMIT" "$PWD" "${TARGETS[*]}" >"$STAGE/PREBUILT"
+printf 'commit %s\nsource %s\nbuild %s\ntargets %s\n' "$COMMIT" "$PWD" "$(cd "$BUILD" && pwd)" \
+  "${TARGETS[*]}" >"$STAGE/PREBUILT"
 mkdir -p "$(dirname "$ARCHIVE")"
 tar -C "$STAGE" -cJf "$ARCHIVE" .
 echo "gpu-prebuild: $ARCHIVE ($(du -h "$ARCHIVE" | cut -f1), commit ${COMMIT:0:12}: ${TARGETS[*]})"
