@@ -103,11 +103,10 @@ build() {
     unpack_prebuilt && return 0
     echo "prebuilt: building instead"
   fi
+  # shellcheck disable=SC2046 # the targets, one a word
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCZK_CUDA=ON -DCZK_CUDA_ARCHS=90-real \
     -DCMAKE_CUDA_COMPILER="$NVCC" -DCZK_DEPS_DIR="$DEPS" -DCZK_RPC=OFF -DCZK_HTTP=OFF "${EXTRA[@]}" >/dev/null &&
-    cmake --build "$BUILD" -j "$(nproc)" --target test_cuda_host test_cuda_gpu \
-      test_cuda_prove test_cuda_engine test_cuda_porep test_cuda_setup test_cuda_decode bench_gpu bench_setup \
-      bench_porep32g bench_witness czk
+    cmake --build "$BUILD" -j "$(nproc)" --target $(grep -v '^#' scripts/gpu-targets)
 }
 # CZK_GPU_TESTS: the ctest regex of the tests step (default every cuda.* test; e.g.
 # '^cuda\.(gpu|prove)$' for a short validation call).
