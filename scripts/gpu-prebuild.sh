@@ -5,37 +5,35 @@
 # into its build folder instead of building, when the archive was made from the commit it is
 # told (CZK_COMMIT) and its czk runs there; otherwise it says why and builds as before.
 #
-#   scripts/gpu-prebuild.sh [ARCHIVE] [TARGET...]
-# ARCHIVE defaults to deps/gpu-prebuilt.tar.xz (deps/ travels with a device call's carry);
-# TARGETs default to every program gpu-check.sh builds (scripts/gpu-targets: ≈ 25 MB packed, ≈ 10 min
-# here from nothing on 2 cores). The build folder is build/gpu-pre
-# (CZK_GPU_PREBUILD_DIR), configured as gpu-check.sh configures its own. The tree must be clean
-# (no changes to tracked files): the archive records the commit it was built from.
+#   scripts/gpu-prebuild.sh [ARCHIVE]
+# ARCHIVE defaults to deps/gpu-prebuilt.tar.xz (deps/ travels with a device call's carry). The
+# build is gpu-check.sh's own (its build step alone, in build/gpu-pre or CZK_GPU_PREBUILD_DIR):
+# every program of scripts/gpu-targets, ≈ 25 MB packed, ≈ 10 min here from nothing on 2 cores.
+# The tree must be clean (no changes to tracked files): the archive records the commit it was
+# built from.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ARCHIVE=${1:-deps/gpu-prebuilt.tar.xz}
-[ $# -gt 0 ] && shift
-TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || mapfile -t TARGETS < <(grep -v '^#' scripts/gpu-targets)
 BUILD=${CZK_GPU_PREBUILD_DIR:-build/gpu-pre}
-DEPS=${CZK_DEPS_DIR:-$HOME/.cache/czk}
-[ -f deps/c-kzg-4.1.0.tgz ] && DEPS=$PWD/deps
-NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+mapfile -t TARGETS < <(grep -v '^#' scripts/gpu-targets)
 
 if [ -n "$(git status --porcelain --untracked-files=no)" ]; then
   echo "gpu-prebuild: tracked files have changes; commit them first (the archive names a commit)" >&2
   exit 2
 fi
 COMMIT=$(git rev-parse HEAD)
-cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCZK_CUDA=ON -DCZK_CUDA_ARCHS=90-real \
-  -DCMAKE_CUDA_COMPILER="$NVCC" -DCZK_DEPS_DIR="$DEPS" -DCZK_RPC=OFF -DCZK_HTTP=OFF \
-  -DCZK_WERROR="${CZK_WERROR:-ON}" >/dev/null
-cmake --build "$BUILD" -j "$(nproc)" --target "${TARGETS[@]}"
+STAGE=$(mktemp -d)
+trap 'rm -rf "$STAGE"' EXIT
+if ! CZK_GPU_BUILD=$BUILD CZK_GPU_STEPS=none CZK_GPU_PREBUILT='' scripts/gpu-check.sh "$STAGE/check" \
+  >"$STAGE/build.log" 2>&1; then
+  tail -30 "$STAGE/build.log" >&2
+  echo "gpu-prebuild: the build failed (scripts/gpu-check.sh's build step in $BUILD)" >&2
+  exit 1
+fi
+rm -rf "$STAGE/check" "$STAGE/build.log"
 
 # The archive: the programs, ctest's files (their paths name this source and build folder;
 # gpu-check.sh rewrites them) and PREBUILT (commit, both folders, targets).
-STAGE=$(mktemp -d)
-trap 'rm -rf "$STAGE"' EXIT
 for t in "${TARGETS[@]}"; do
   [ -x "$BUILD/$t" ] || { echo "gpu-prebuild: $BUILD/$t was not built" >&2; exit 1; }
   cp "$BUILD/$t" "$STAGE/$t"
