@@ -673,6 +673,9 @@ int main(int argc, char **argv) {
     printf("rate fp_sqr_eo / fp_mul_eo %.3f, g1_madd_eo_sqr / g1_madd_eo %.3f\n",
            rate_of(rates, "fp_sqr_eo") / rate_of(rates, "fp_mul_eo"),
            rate_of(rates, "g1_madd_eo_sqr") / rate_of(rates, "g1_madd_eo"));
+    printf("rate fp_mul_ka / fp_mul_eo %.3f, g1_madd_ka_sqr / g1_madd_eo_sqr %.3f\n",
+           rate_of(rates, "fp_mul_ka") / rate_of(rates, "fp_mul_eo"),
+           rate_of(rates, "g1_madd_ka_sqr") / rate_of(rates, "g1_madd_eo_sqr"));
 
     double g1_ms[28] = {0}, g2_ms[28] = {0}, ntt_ms[29] = {0}, h_ms = 0, hl_ms = 0;
     double g1_wit[28] = {0}, g2_wit[28] = {0}, spmv_ms = 0, spmv_gbps = 0, up[4] = {0};

@@ -151,7 +151,8 @@ bench() {
 }
 # knobs: bench_gpu (with CZK_GPU_BENCH_ARGS) once per value of one tunable, CZK_GPU_KNOB =
 # "VAR=v1,v2,..." (e.g. CZK_CUDA_NTT_RADIX=2,4); each run's log in $BUILD/knob-VAR-v.log,
-# and per value the MSM G1 rows, the --c-sweep results and the levels' profile lines.
+# and per value the MSM G1 rows, the --c-sweep results, the levels' profile lines and the
+# Karatsuba rate ratios.
 knobs() {
   local var=${CZK_GPU_KNOB%%=*} vals=${CZK_GPU_KNOB#*=} v log rc=0
   [ -n "$var" ] && [ -n "$vals" ] && [ "$var" != "$CZK_GPU_KNOB" ] || { echo "knobs: CZK_GPU_KNOB=VAR=v1,v2"; return 2; }
@@ -160,7 +161,7 @@ knobs() {
     # shellcheck disable=SC2086
     env "$var=$v" "$BUILD/bench_gpu" --commit "$COMMIT" ${CZK_GPU_BENCH_ARGS:-} >"$log" 2>&1 || rc=1
     echo "-- $var=$v"
-    grep -E '^msm_g1 +2[0-9] |^c sweep .*: [0-9.]+ ms|levels: counts' "$log" || tail -5 "$log"
+    grep -E '^msm_g1 +2[0-9] |^c sweep .*: [0-9.]+ ms|levels: counts|^rate fp_mul_ka' "$log" || tail -5 "$log"
   done
   return $rc
 }

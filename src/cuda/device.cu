@@ -193,6 +193,11 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
     static const int wsum_v[] = {CZK_CUDA_MSM_WSUM_AUTO, CZK_CUDA_MSM_WSUM_RUNNING,
                                  CZK_CUDA_MSM_WSUM_LEVELS};
     if ((st = env_choice("CZK_CUDA_MSM_WSUM", wsum, wsum_v, 3, &ctx->msm_wsum, err))) return st;
+    /* benchmark knob: G1's batch-affine backward passes with Karatsuba's product (ka: its own
+     * registers, ka2: held to two blocks an SM; msm_affine.cuh ba_backward_launch) */
+    static const char *const mul[] = {"eo", "ka", "ka2"};
+    static const int mul_v[] = {0, 1, 2};
+    if ((st = env_choice("CZK_CUDA_MSM_MUL", mul, mul_v, 3, &ctx->msm_mul, err))) return st;
     long wn = 0;
     if ((st = czk_cuda_env_range("ctx_create", "CZK_CUDA_MSM_WINDOWS", 11, 42, &wn, err)))
         return st;
@@ -343,6 +348,10 @@ extern "C" int czk_cuda_msm_acc(const czk_cuda_ctx *ctx) {
 
 extern "C" void czk_cuda_set_msm_ones_affine(czk_cuda_ctx *ctx, bool on) {
     ctx->msm_ones_affine = on;
+}
+
+extern "C" void czk_cuda_set_msm_mul(czk_cuda_ctx *ctx, int mul) {
+    ctx->msm_mul = mul;
 }
 
 extern "C" void czk_cuda_set_msm_strip(czk_cuda_ctx *ctx, uint32_t strip) {

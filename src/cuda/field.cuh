@@ -30,6 +30,15 @@
  *   MUL_F64     limbs of 48 (Fp) / 52 (Fr) bits as doubles on the FP64 pipe
  *               (field_f64.cuh): 64 + 64 limb products for Fp; measured
  *               slower than MUL_EO (0.87× Fp, 1.03× Fr), used by no kernel.
+ *   MUL_KA      mul_ka: Karatsuba's product (one level, halves of N/2 limbs:
+ *               108 products for Fp instead of 144, each a lo/hi pair of
+ *               mad in mul_eo's even/odd chains), then Montgomery's REDC on
+ *               the 2N-limb product (the 144 reduction products of mul_eo).
+ *               PTX multiply-adds a product 520 against mul_eo's 592 (−12 %);
+ *               registers +13 alone, +26 with two chains a thread (ptxas,
+ *               sm_90). Fp only (m < 2^(32N−3)). G1's batch-affine backward
+ *               passes under CZK_CUDA_MSM_MUL (msm_affine.cuh); not yet
+ *               measured on a GPU (bench/GPU.md, "Karatsuba's product").
  * Squaring has its own forms (a parameter struct's SQR picks the one sqr() uses):
  *   SQR_MUL     a·a by the multiplication above.
  *   SQR_EO      sqr_eo: CIOS rounds in the even/odd structure whose product
@@ -98,7 +107,8 @@ enum {
     MUL_CALL = 3,
     MUL_EO_CALL = 4,
     MUL_F64 = 5,
-    MUL_EO_LOW = 6
+    MUL_EO_LOW = 6,
+    MUL_KA = 7
 };
 enum { SQR_MUL = 0, SQR_EO = 1 };
 
@@ -593,6 +603,172 @@ template <class P> struct mont {
     }
 
     /*
+     * mul_ka's half product: Z = x·y for x, y of H = N/2 limbs, 2H limbs, by rows of two
+     * carry chains, products a_j·b_i with j even then j odd, each product's lo and hi halves
+     * adjacent in its chain (mul_eo's pairs). Before row i the sum is x·(y mod W^i) < W^(H+i),
+     * so limb H + i is still 0 and takes the even chain's carry, and the odd chain ends without
+     * one.
+     */
+    CZK_HD static void ka_half(uint32_t Z[N], const uint32_t x[N / 2], const uint32_t y[N / 2]) {
+        constexpr int H = N / 2;
+#pragma unroll
+        for (int i = 0; i < H; i++) {
+            const uint32_t yi = y[i];
+            if (i == 0) {
+#pragma unroll
+                for (int j = 0; j < H; j += 2) {
+                    Z[j] = x[j] * yi;
+                    Z[j + 1] = (uint32_t)(((uint64_t)x[j] * yi) >> 32);
+                }
+                Z[H] = 0;
+            } else {
+                carry_chain k;
+                Z[i] = k.mad_lo_cc(x[0], yi, Z[i]);
+                Z[i + 1] = k.madc_hi_cc(x[0], yi, Z[i + 1]);
+#pragma unroll
+                for (int j = 2; j < H; j += 2) {
+                    Z[i + j] = k.madc_lo_cc(x[j], yi, Z[i + j]);
+                    Z[i + j + 1] = k.madc_hi_cc(x[j], yi, Z[i + j + 1]);
+                }
+                Z[i + H] = k.addc(0, 0);
+            }
+            carry_chain k2;
+            Z[i + 1] = k2.mad_lo_cc(x[1], yi, Z[i + 1]);
+            Z[i + 2] = k2.madc_hi_cc(x[1], yi, Z[i + 2]);
+#pragma unroll
+            for (int j = 3; j < H; j += 2) {
+                Z[i + j] = k2.madc_lo_cc(x[j], yi, Z[i + j]);
+                Z[i + j + 1] = j == H - 1 ? k2.madc_hi(x[j], yi, Z[i + j + 1])
+                                          : k2.madc_hi_cc(x[j], yi, Z[i + j + 1]);
+            }
+        }
+    }
+
+    /*
+     * Karatsuba's product (one level) and a separate Montgomery reduction: T = a·b from three
+     * half products, L = a_L·b_L, Hh = a_H·b_H, M = (a_L + a_H)(b_L + b_H) (halves of N/2 limbs;
+     * the sums' carries c_a, c_b add c_a·s_b + c_b·s_a at limb N/2), so 3·(N/2)² products
+     * instead of N² (Fp: 108 against 144, each one lo/hi pair of mad). The middle term
+     * D = a_L·b_H + a_H·b_L = M − L − Hh < 2·W^(N/2)·(2m/W^(N/2)) < W^N is taken mod W^N, which
+     * drops c_a·c_b·W^N and every borrow. T = L + D·W^(N/2) + Hh·W^N.
+     * Reduction (Montgomery's REDC, T_low and T_high its N-limb halves): q_i from the low
+     * limbs only, so R' = (T_low + Q·m)/W^N by N rows of two chains over one array A = T_low
+     * (row i adds q_i·m at limb i: even j, then odd j, as mul_eo's reduction rows; before row i
+     * A < W^(N+i), so limb N + i is 0 and takes the even chain's carry, and the odd chain ends
+     * without one), then a·b/R ≡ R' + T_high: R' ≤ m and T_high < 4m²/W^N < m/2, so the sum is
+     * below 2m and reduce_once finishes it. Needs a, b < 2m and m < W^N/8 (Fp, like sqr_eo; not
+     * Fr). Same result as mul_eo.
+     */
+    CZK_HD static mont mul_ka(const mont &a, const mont &b) {
+        static_assert(N % 4 == 0, "halves of an even limb count");
+        static_assert(P::m(N - 1) < (1u << 29), "mul_ka needs m < 2^(32N-3)");
+        constexpr int H = N / 2;
+        /* in an order that keeps few values live: the sums and their carries' term, then
+         * D = M + that, then D −= L (L becomes T's low half), then D −= Hh */
+        uint32_t sa[H], sb[H], ca, cb;
+        {
+            carry_chain k;
+            sa[0] = k.add_cc(a.v[0], a.v[H]);
+#pragma unroll
+            for (int j = 1; j < H; j++)
+                sa[j] = k.addc_cc(a.v[j], a.v[H + j]);
+            ca = k.addc(0, 0);
+        }
+        {
+            carry_chain k;
+            sb[0] = k.add_cc(b.v[0], b.v[H]);
+#pragma unroll
+            for (int j = 1; j < H; j++)
+                sb[j] = k.addc_cc(b.v[j], b.v[H + j]);
+            cb = k.addc(0, 0);
+        }
+        uint32_t cs[H]; /* c_a·s_b + c_b·s_a mod W^H */
+        {
+            const uint32_t ma = 0u - ca, mb = 0u - cb;
+            carry_chain k;
+            cs[0] = k.add_cc(sb[0] & ma, sa[0] & mb);
+#pragma unroll
+            for (int j = 1; j < H - 1; j++)
+                cs[j] = k.addc_cc(sb[j] & ma, sa[j] & mb);
+            cs[H - 1] = k.addc(sb[H - 1] & ma, sa[H - 1] & mb);
+        }
+        uint32_t D[N], A[2 * N], Hh[N];
+        ka_half(D, sa, sb);
+        {
+            carry_chain k; /* + cs·W^H mod W^N */
+            D[H] = k.add_cc(D[H], cs[0]);
+#pragma unroll
+            for (int j = 1; j < H - 1; j++)
+                D[H + j] = k.addc_cc(D[H + j], cs[j]);
+            D[N - 1] = k.addc(D[N - 1], cs[H - 1]);
+        }
+        ka_half(A, a.v, b.v); /* L, in T's low half */
+        {
+            carry_chain k; /* D −= L mod W^N */
+            D[0] = k.sub_cc(D[0], A[0]);
+#pragma unroll
+            for (int j = 1; j < N - 1; j++)
+                D[j] = k.subc_cc(D[j], A[j]);
+            D[N - 1] = k.subc(D[N - 1], A[N - 1]);
+        }
+        ka_half(Hh, a.v + H, b.v + H);
+        {
+            carry_chain k; /* D −= Hh mod W^N */
+            D[0] = k.sub_cc(D[0], Hh[0]);
+#pragma unroll
+            for (int j = 1; j < N - 1; j++)
+                D[j] = k.subc_cc(D[j], Hh[j]);
+            D[N - 1] = k.subc(D[N - 1], Hh[N - 1]);
+        }
+        /* T = L + D·W^H + Hh·W^N: A[0, N) the low half, Hh the high half (< W^N) */
+        {
+            carry_chain k;
+            A[H] = k.add_cc(A[H], D[0]);
+#pragma unroll
+            for (int j = 1; j < H; j++)
+                A[H + j] = k.addc_cc(A[H + j], D[j]);
+#pragma unroll
+            for (int j = 0; j < H; j++)
+                Hh[j] = k.addc_cc(Hh[j], D[H + j]);
+#pragma unroll
+            for (int j = H; j < N - 1; j++)
+                Hh[j] = k.addc_cc(Hh[j], 0);
+            Hh[N - 1] = k.addc(Hh[N - 1], 0);
+        }
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            const uint32_t q = A[i] * P::M0;
+            carry_chain k;
+            A[i] = k.mad_lo_cc(q, P::m(0), A[i]); /* becomes 0 */
+            A[i + 1] = k.madc_hi_cc(q, P::m(0), A[i + 1]);
+#pragma unroll
+            for (int j = 2; j < N; j += 2) {
+                A[i + j] = k.madc_lo_cc(q, P::m(j), A[i + j]);
+                A[i + j + 1] = k.madc_hi_cc(q, P::m(j), A[i + j + 1]);
+            }
+            A[i + N] = k.addc(0, 0);
+            carry_chain k2;
+            A[i + 1] = k2.mad_lo_cc(q, P::m(1), A[i + 1]);
+            A[i + 2] = k2.madc_hi_cc(q, P::m(1), A[i + 2]);
+#pragma unroll
+            for (int j = 3; j < N; j += 2) {
+                A[i + j] = k2.madc_lo_cc(q, P::m(j), A[i + j]);
+                A[i + j + 1] = j == N - 1 ? k2.madc_hi(q, P::m(j), A[i + j + 1])
+                                          : k2.madc_hi_cc(q, P::m(j), A[i + j + 1]);
+            }
+        }
+        mont r;
+        carry_chain k;
+        r.v[0] = k.add_cc(A[N], Hh[0]);
+#pragma unroll
+        for (int j = 1; j < N - 1; j++)
+            r.v[j] = k.addc_cc(A[N + j], Hh[j]);
+        r.v[N - 1] = k.addc(A[2 * N - 1], Hh[N - 1]);
+        reduce_once(r.v);
+        return r;
+    }
+
+    /*
      * Round i of sqr_eo: CIOS round i with the product row a_i·D_i, where
      * D_i = Σ_{j>=i} D_i[j]·W^j is a_i·W^i + 2·Σ_{j>i} a_j·W^j (the
      * products below the diagonal are counted twice above it: Σ_i a_i·D_i·W^i
@@ -737,6 +913,7 @@ template <class P> struct mont {
         if (P::MUL == MUL_CHAIN) return mul_chain(a, b);
         if (P::MUL == MUL_EO || P::MUL == MUL_EO_CALL) return mul_eo(a, b);
         if constexpr (P::MUL == MUL_EO_LOW) return mul_eo_low(a, b);
+        if constexpr (P::MUL == MUL_KA) return mul_ka(a, b);
         return mul_wide(a, b);
     }
     CZK_HD_NOINLINE static mont mul_call(mont a, mont b) {

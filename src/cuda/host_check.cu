@@ -85,6 +85,8 @@ czk_status check_fp(rng64 &r, unsigned rounds, czk_err *err) {
             return czk_errf(err, CZK_ERR_INTERNAL, "fp mul_chain round %u", it);
         if (!same(E, fp::mul_eo(a, b)))
             return czk_errf(err, CZK_ERR_INTERNAL, "fp mul_eo round %u", it);
+        if (!same(E, fp::mul_ka(a, b)))
+            return czk_errf(err, CZK_ERR_INTERNAL, "fp mul_ka round %u", it);
         if (!same(E, fp::mul_call(a, b)))
             return czk_errf(err, CZK_ERR_INTERNAL, "fp mul_call round %u", it);
         if (!same(E, fp::mul_f64(a, b)))
@@ -276,6 +278,58 @@ czk_status check_fp_sqr(rng64 &r, unsigned rounds, czk_err *err) {
                 return czk_errf(err, CZK_ERR_INTERNAL, "fp %s of %s (round %u): %s, expected %s",
                                 f.name, hex(a, h1), it, hex(f.got, h2), hex(e, h3));
             }
+    }
+    return CZK_OK;
+}
+
+/*
+ * mul_ka (Karatsuba's product, REDC apart) against blst_fp_mul of the inputs reduced mod p: a
+ * pair whose product's high half carries into its top limb, every pair of the squaring's edge
+ * values (inputs up to 2p − 1, limbs all ones, halves whose sums carry or not), then random
+ * pairs below 2p.
+ */
+czk_status check_fp_mul_ka(rng64 &r, unsigned rounds, czk_err *err) {
+    fp p;
+    for (int i = 0; i < 12; i++)
+        p.v[i] = fp_params::m(i);
+    auto reduce = [&](fp x, bool reduced) {
+        if (!reduced) {
+            carry_chain k; /* x − p without the add-back: x >= p */
+            x.v[0] = k.sub_cc(x.v[0], p.v[0]);
+            for (int i = 1; i < 12; i++)
+                x.v[i] = k.subc_cc(x.v[i], p.v[i]);
+        }
+        return x;
+    };
+    /* a_H·b_H = 2^352 − 2^176 (limbs 6..10 all ones) and a carry into it from the middle term
+     * (a_L = b_L = 2^192 − 1): T's high half carries into its top limb */
+    fp xa = fp::zero(), xb = fp::zero();
+    for (int i = 0; i < 6; i++)
+        xa.v[i] = xb.v[i] = 0xffffffffu;
+    xa.v[11] = 1u << 16;
+    for (int i = 6; i < 11; i++)
+        xb.v[i] = 0xffffffffu;
+    xb.v[11] = 0xffffu;
+    const unsigned pairs = SQR_SPECIAL * SQR_SPECIAL, crafted = 2;
+    for (unsigned it = 0; it < crafted + pairs + rounds; it++) {
+        bool ra = true, rb = true;
+        fp a = it == 0 ? xa : xb, b = it == 0 ? xb : xa;
+        if (it >= crafted) {
+            const unsigned k = it - crafted;
+            a = sqr_input(r, k < pairs ? k / SQR_SPECIAL : SQR_SPECIAL, &ra);
+            b = sqr_input(r, k < pairs ? k % SQR_SPECIAL : SQR_SPECIAL, &rb);
+        }
+        blst_fp A, B, E;
+        to_blst(&A, reduce(a, ra));
+        to_blst(&B, reduce(b, rb));
+        blst_fp_mul(&E, &A, &B);
+        const fp got = fp::mul_ka(a, b), e = from_blst<blst_fp, fp>(E);
+        if (!(got == e)) {
+            char h1[100], h2[100], h3[100], h4[100];
+            return czk_errf(err, CZK_ERR_INTERNAL,
+                            "fp mul_ka of %s and %s (round %u): %s, expected %s", hex(a, h1),
+                            hex(b, h2), it, hex(got, h3), hex(e, h4));
+        }
     }
     return CZK_OK;
 }
@@ -644,6 +698,7 @@ extern "C" czk_status czk_cuda_host_check(uint64_t seed, unsigned rounds, czk_er
         return czk_errf(err, CZK_ERR_INTERNAL, "f64 limb split (52-bit limbs) round %u", bad);
     if ((st = check_fp(r, rounds, err)) != CZK_OK) return st;
     if ((st = check_fp_sqr(r, rounds, err)) != CZK_OK) return st;
+    if ((st = check_fp_mul_ka(r, rounds, err)) != CZK_OK) return st;
     if ((st = check_fr(r, rounds, err)) != CZK_OK) return st;
     if ((st = check_fp2(r, rounds, err)) != CZK_OK) return st;
     if ((st = check_fp2_form<fp2_t<fp_sqr_eo>>(r, rounds / 4 + 2, "sqr_eo", err)) != CZK_OK)

@@ -31,26 +31,29 @@ CZK_NODISCARD czk_status czk_cuda_host_check(uint64_t seed, unsigned rounds, czk
  * (sqr_eo and by multiplication), and G1 xyzz += affine additions/s with
  * four forms, and the FP64 form (field_f64.cuh) alone, beside the even/odd
  * form in one thread (mix: one chain each) and in alternate warps (wmix)
- * (czk_cuda_rate_names lists the entries; fr_mul_eo_low, the last, is
- * Fr's default form). Each kernel fills the
+ * (czk_cuda_rate_names lists the entries; fr_mul_eo_low is Fr's default
+ * form; fp_mul_ka, Karatsuba's product, and g1_madd_ka_sqr, the additions
+ * over it with sqr_eo, are the last two). Each kernel fills the
  * GPU with independent dependency chains; timed with CUDA events.
  */
 typedef struct czk_cuda_ctx czk_cuda_ctx;
-#define CZK_CUDA_NRATES 21
+#define CZK_CUDA_NRATES 23
 extern const char *const czk_cuda_rate_names[CZK_CUDA_NRATES];
 CZK_NODISCARD czk_status czk_cuda_rates(czk_cuda_ctx *ctx, double rates[CZK_CUDA_NRATES],
                                         czk_err *err);
 
 /*
- * The FP64 multiplication form (field_f64.cuh) against the even/odd form on
- * the device: n random Fp inputs (below p, and below 2p every other time, as
- * Fp2's Karatsuba gives) and n random Fr inputs below r from seed, the first
- * 64 of each next to the modulus (m − 1 .. m − 4).
- * Out: bad[0], bad[1]  products of Fp, Fr where the two forms differ.
+ * The FP64 multiplication form (field_f64.cuh) and Karatsuba's (mul_ka,
+ * field.cuh) against the even/odd form on the device: n random Fp inputs
+ * (below p, and below 2p every other time, as Fp2's Karatsuba gives) and n
+ * random Fr inputs below r from seed, the first 64 of each next to the
+ * modulus (m − 1 .. m − 4).
+ * Out: bad[0], bad[1]  products of Fp, Fr where the FP64 form differs;
+ *      bad[2]          Fp products where mul_ka differs.
  * Returns: CZK_OK; CZK_ERR_DEVICE (a CUDA error).
  */
-CZK_NODISCARD czk_status czk_cuda_f64_check(czk_cuda_ctx *ctx, uint64_t seed, uint64_t n,
-                                            uint64_t bad[2], czk_err *err);
+CZK_NODISCARD czk_status czk_cuda_mul_form_check(czk_cuda_ctx *ctx, uint64_t seed, uint64_t n,
+                                                 uint64_t bad[3], czk_err *err);
 
 /*
  * Tuning knobs for benchmarks: the MSM window size (0 = chosen per size,
@@ -76,6 +79,10 @@ int czk_cuda_msm_acc(const czk_cuda_ctx *ctx);
 /* Outputs per thread of the batch-affine levels (msm_affine.cuh), 0 = chosen per level (tests:
  * strips that cross many buckets at small sizes). */
 void czk_cuda_set_msm_strip(czk_cuda_ctx *ctx, uint32_t strip);
+/* G1's batch-affine backward passes' Fp product (msm_affine.cuh ba_backward_launch): 0 the
+ * even/odd form (default), 1 Karatsuba's (mul_ka), 2 Karatsuba's held to two blocks an SM;
+ * initially CZK_CUDA_MSM_MUL (eo, ka, ka2). */
+void czk_cuda_set_msm_mul(czk_cuda_ctx *ctx, int mul);
 /* Batch-affine strips a group (msm_affine.cuh ba_strip_span; 1..1024, others ignored; 1 by
  * default, CZK_CUDA_MSM_STRIPS), and the context's current value. */
 void czk_cuda_set_msm_strip_group(czk_cuda_ctx *ctx, uint32_t group);

@@ -994,14 +994,18 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
                 pc.acc[0], pc.acc[1], pc.acc[2], pc.acc[3], pc.acc[4], pc.acc[5], pc.acc[6]);
     if (ctx->msm_log && n >= (1u << 22))
         fprintf(stderr,
-                "msm_%s n=%u%s c=%u windows=%u (%u of c + 1 bits): %s (K = %u)%s, %u slot%s, "
+                "msm_%s n=%u%s c=%u windows=%u (%u of c + 1 bits): %s (K = %u)%s%s, %u slot%s, "
                 "digits %u windows at a time\n",
                 nm, n, dense ? "" : " (compacted)", c, nwin, wide,
                 ba_k == 1 ? "batch-affine"
                 : ba_k    ? "hybrid"
                           : "xyzz",
-                ba_k, by_levels ? ", window sums by levels" : "", use_two ? 2u : 1u,
-                use_two ? "s" : "", group);
+                ba_k, by_levels ? ", window sums by levels" : "",
+                !ba_k || !is_g1     ? ""
+                : ctx->msm_mul == 1 ? ", backward passes by mul_ka"
+                : ctx->msm_mul == 2 ? ", backward passes by mul_ka (two blocks an SM)"
+                                    : "",
+                use_two ? 2u : 1u, use_two ? "s" : "", group);
     if (pc.on && ba)
         fprintf(stderr,
                 "msm_%s levels: counts+offsets %.2f, forward %.2f, inversion %.2f, backward "

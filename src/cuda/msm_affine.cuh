@@ -106,6 +106,9 @@ namespace czkg {
 
 /* The path's Fp: the even/odd multiplication and squaring inline (accumulation variant 0's). */
 using ba_fp = mont<with_mul<fp_params, MUL_EO, SQR_EO>>;
+/* The same with Karatsuba's product (mul_ka), for G1's backward passes under CZK_CUDA_MSM_MUL
+ * (ba_backward_launch). */
+using ba_fp_ka = mont<with_mul<fp_params, MUL_KA, SQR_EO>>;
 /* G2's: Fp2 over it (Karatsuba, three of ba_fp's products; the inversion by the norm). */
 using ba_fp2 = fp2_t<ba_fp>;
 
@@ -545,6 +548,37 @@ template <class F> __global__ void __launch_bounds__(BA_THREADS) ba_backward_ker
     if (t < L.S) ba_backward(L, t);
 }
 
+/* The backward pass held to two blocks an SM (128 registers: ba_fp_ka's spills ≈ 48 bytes). */
+template <class F>
+__global__ void __launch_bounds__(BA_THREADS, 2) ba_backward_b2_kernel(ba_level<F> L) {
+    const uint32_t t = blockIdx.x * BA_THREADS + threadIdx.x;
+    if (t < L.S) ba_backward(L, t);
+}
+
+/*
+ * The backward pass's launch. G1 under CZK_CUDA_MSM_MUL (ctx->msm_mul: 1 = ka, 2 = ka2) runs it
+ * over ba_fp_ka, the same values in the same layout: Karatsuba's product, ≈ 12 % fewer multiply-
+ * adds a product than mul_eo but more registers (ptxas, sm_90: this kernel 166 against 128, one
+ * block of 256 an SM; ka2 holds it to two, 128 and ≈ 48 bytes spilled). Not measured on a GPU
+ * yet (bench/GPU.md, "Karatsuba's product"); eo, the default, is the kernel as measured.
+ */
+template <class F> void ba_backward_launch(const ba_level<F> &L, int mul, cudaStream_t s) {
+    const unsigned g = grid_for(L.S, BA_THREADS);
+    if constexpr (std::is_same<F, ba_fp>::value) {
+        if (mul) {
+            static_assert(sizeof(ba_level<ba_fp_ka>) == sizeof(ba_level<F>), "layout");
+            ba_level<ba_fp_ka> K;
+            memcpy(&K, &L, sizeof K); /* the same pointers, to the same values */
+            if (mul == 1)
+                ba_backward_kernel<ba_fp_ka><<<g, BA_THREADS, 0, s>>>(K);
+            else
+                ba_backward_b2_kernel<ba_fp_ka><<<g, BA_THREADS, 0, s>>>(K);
+            return;
+        }
+    }
+    ba_backward_kernel<F><<<g, BA_THREADS, 0, s>>>(L);
+}
+
 /* Step 3 over the totals of the strips with outputs (ba_strips_used), gridDim.x blocks of NT
  * threads (every thread of a block). */
 template <class F, uint32_t NT>
@@ -620,7 +654,7 @@ inline uint32_t ba_strip_len(uint64_t bound, int sm_count, uint32_t forced) {
 template <class F> struct ba_state {
     using A = affine<F>;
     uint32_t n = 0, B = 0, K = 0, strip = 0, group = 1;
-    int sm_count = 0;
+    int sm_count = 0, mul = 0; /* mul: ctx->msm_mul (ba_backward_launch) */
     uint32_t tu_e = 64; /* the split the lists hold (64: none yet; window_sum) */
     dev_buf<A> buf[2], fin, tfin;
     dev_buf<F> pre, tot, tmp;
@@ -635,6 +669,7 @@ template <class F> struct ba_state {
     czk_status init(czk_cuda_ctx *ctx, uint32_t n_, uint32_t B_, uint32_t K_, bool tu,
                     const char *nm, czk_err *err) {
         n = n_, B = B_, K = K_, strip = ctx->msm_strip, sm_count = ctx->sm_count;
+        mul = ctx->msm_mul;
         group = ctx->msm_strip_group;
         cudaStream_t s = ctx->stream;
         uint32_t e = 0;
@@ -738,7 +773,7 @@ template <class F> struct ba_state {
                 tot, tmp, os[l & 1].p + nb, T, group);
             CZK_LAUNCH("msm_%s affine: batch inversion, window %u level %u", nm, w, l);
             tick(2);
-            ba_backward_kernel<F><<<grid_for(S, BA_THREADS), BA_THREADS, 0, s>>>(L);
+            ba_backward_launch(L, mul, s);
             CZK_LAUNCH("msm_%s affine: backward pass, window %u level %u", nm, w, l);
             tick(3);
         }

@@ -112,12 +112,12 @@ extern "C" const char *const czk_cuda_rate_names[CZK_CUDA_NRATES] = {
     "fr_mul_wide",     "fr_mul_eo",    "fp_sqr_eo",      "fp_sqr_mul",  "g1_madd_call",
     "g1_madd_eo_call", "g1_madd_eo",   "g1_madd_eo_sqr", "fp_mul_f64",  "fr_mul_f64",
     "fp_mul_mix",      "fr_mul_mix",   "fp_mul_wmix",    "fr_mul_wmix", "g1_madd_f64",
-    "fr_mul_eo_low"};
+    "fr_mul_eo_low",   "fp_mul_ka",    "g1_madd_ka_sqr"};
 /* Rows before FIRST_MADD count field operations (CHAINS per thread and iteration). */
 constexpr int FIRST_MADD = 9;
 /* Field rows after the madd rows (the FP64 forms, field_f64.cuh), then a madd row (LAST_MADD),
- * then field rows again. */
-constexpr int FIRST_F64 = 13, LAST_MADD = 19;
+ * then field rows again, then the last row: a madd row (G1_MADD_KA). */
+constexpr int FIRST_F64 = 13, LAST_MADD = 19, G1_MADD_KA = 22;
 
 namespace {
 template <class F> void launch_mul(unsigned blocks, unsigned threads, cudaStream_t s, void *p) {
@@ -224,6 +224,12 @@ extern "C" czk_status czk_cuda_rates(czk_cuda_ctx *ctx, double rates[CZK_CUDA_NR
             case 20:
                 launch_mul<fr_k<MUL_EO_LOW>>(blocks, threads, s, bfr.p);
                 break;
+            case 21:
+                launch_mul<fp_k<MUL_KA>>(blocks, threads, s, bfp.p);
+                break;
+            case G1_MADD_KA:
+                launch_madd<fp_k<MUL_KA, SQR_EO>>(blocks, threads, s, pts.p, out.p);
+                break;
             }
             CZK_LAUNCH("rates: kernel %d", k);
             CZK_CU(cudaEventRecord(ctx->ev_stop, s), "rates: event");
@@ -231,7 +237,7 @@ extern "C" czk_status czk_cuda_rates(czk_cuda_ctx *ctx, double rates[CZK_CUDA_NR
         }
         float ms = 0;
         CZK_CU(cudaEventElapsedTime(&ms, ctx->ev_start, ctx->ev_stop), "rates: elapsed");
-        const bool field = k < FIRST_MADD || (k >= FIRST_F64 && k != LAST_MADD);
+        const bool field = k < FIRST_MADD || (k >= FIRST_F64 && k != LAST_MADD && k != G1_MADD_KA);
         double ops = (double)total * ITERS * (field ? CHAINS : 1);
         rates[k] = ops / (ms * 1e-3);
     }
@@ -268,7 +274,7 @@ template <class F> __device__ F check_input(uint64_t seed, uint64_t i, int which
 
 template <class F, class FF>
 __global__ void __launch_bounds__(256)
-    f64_check_kernel(uint64_t seed, uint64_t n, unsigned long long *bad) {
+    form_check_kernel(uint64_t seed, uint64_t n, unsigned long long *bad) {
     const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     const F a = check_input<F>(seed, i, 0), b = check_input<F>(seed, i, 1);
@@ -288,22 +294,24 @@ __global__ void __launch_bounds__(256)
 
 } // namespace czkg
 
-extern "C" czk_status czk_cuda_f64_check(czk_cuda_ctx *ctx, uint64_t seed, uint64_t n,
-                                         uint64_t bad[2], czk_err *err) {
-    CZK_CU(cudaSetDevice(ctx->device), "f64 check: select device");
+extern "C" czk_status czk_cuda_mul_form_check(czk_cuda_ctx *ctx, uint64_t seed, uint64_t n,
+                                              uint64_t bad[3], czk_err *err) {
+    CZK_CU(cudaSetDevice(ctx->device), "form check: select device");
     cudaStream_t s = ctx->stream;
     dev_buf<unsigned long long> cnt;
-    CZK_CU(cnt.alloc(2, s), "f64 check: allocate");
-    CZK_CU(cudaMemsetAsync(cnt.p, 0, 2 * sizeof(unsigned long long), s), "f64 check: clear");
+    CZK_CU(cnt.alloc(3, s), "form check: allocate");
+    CZK_CU(cudaMemsetAsync(cnt.p, 0, 3 * sizeof(unsigned long long), s), "form check: clear");
     const unsigned blocks = (unsigned)((n + 255) / 256);
-    f64_check_kernel<fp, fp_k<MUL_F64>><<<blocks, 256, 0, s>>>(seed, n, cnt.p);
-    CZK_LAUNCH("f64 check: Fp");
-    f64_check_kernel<fr, fr_k<MUL_F64>><<<blocks, 256, 0, s>>>(seed, n, cnt.p + 1);
-    CZK_LAUNCH("f64 check: Fr");
-    unsigned long long h[2];
-    CZK_CU(cudaMemcpyAsync(h, cnt.p, sizeof h, cudaMemcpyDeviceToHost, s), "f64 check: download");
-    CZK_CU(cudaStreamSynchronize(s), "f64 check: wait");
-    bad[0] = h[0];
-    bad[1] = h[1];
+    form_check_kernel<fp, fp_k<MUL_F64>><<<blocks, 256, 0, s>>>(seed, n, cnt.p);
+    CZK_LAUNCH("form check: Fp, FP64");
+    form_check_kernel<fr, fr_k<MUL_F64>><<<blocks, 256, 0, s>>>(seed, n, cnt.p + 1);
+    CZK_LAUNCH("form check: Fr, FP64");
+    form_check_kernel<fp, fp_k<MUL_KA>><<<blocks, 256, 0, s>>>(seed, n, cnt.p + 2);
+    CZK_LAUNCH("form check: Fp, Karatsuba");
+    unsigned long long h[3];
+    CZK_CU(cudaMemcpyAsync(h, cnt.p, sizeof h, cudaMemcpyDeviceToHost, s), "form check: download");
+    CZK_CU(cudaStreamSynchronize(s), "form check: wait");
+    for (int k = 0; k < 3; k++)
+        bad[k] = h[k];
     return CZK_OK;
 }

@@ -238,21 +238,21 @@ static void test_ntt(void **state) {
         unsetenv(both[k][0]);
 }
 
-/* The FP64 multiplication form (field_f64.cuh) against the even/odd form on the device, 2^22
- * random Fp (below p and below 2p) and Fr inputs and the values next to the moduli. The host
- * build of both forms is checked against blst by cuda.host. */
-static void test_mul_f64(void **state) {
+/* The FP64 multiplication form (field_f64.cuh) and Karatsuba's (mul_ka) against the even/odd form
+ * on the device, 2^22 random Fp (below p and below 2p) and Fr inputs and the values next to the
+ * moduli. The host build of every form is checked against blst by cuda.host. */
+static void test_mul_forms(void **state) {
     (void)state;
     NEED_GPU();
     czk_err err;
-    uint64_t bad[2] = {1, 1};
+    uint64_t bad[3] = {1, 1, 1};
     for (uint64_t seed = 1; seed <= 2; seed++) {
-        czk_assert_ok(czk_cuda_f64_check(ctx, seed, (uint64_t)1 << 22, bad, &err), &err);
-        if (bad[0] || bad[1])
-            fail_msg("mul_f64 differs from mul_eo on the device: %llu Fp, %llu Fr products (seed "
-                     "%llu)",
+        czk_assert_ok(czk_cuda_mul_form_check(ctx, seed, (uint64_t)1 << 22, bad, &err), &err);
+        if (bad[0] || bad[1] || bad[2])
+            fail_msg("a multiplication form differs from mul_eo on the device: mul_f64 %llu Fp, "
+                     "%llu Fr products; mul_ka %llu Fp products (seed %llu)",
                      (unsigned long long)bad[0], (unsigned long long)bad[1],
-                     (unsigned long long)seed);
+                     (unsigned long long)bad[2], (unsigned long long)seed);
     }
 }
 
@@ -1009,6 +1009,44 @@ static void test_msm_window_sums(void **state) {
         fail_msg("msm g1 running sums forced: by levels %d, K %u", (int)info.window_sums_by_levels,
                  info.affine_k);
     czk_cuda_set_msm_wsum(ctx, CZK_CUDA_MSM_WSUM_AUTO);
+    czk_cuda_set_msm_acc(ctx, saved);
+}
+
+/* G1's batch-affine backward passes by Karatsuba's product (CZK_CUDA_MSM_MUL = ka, ka2: the
+ * kernel with its own registers and the one held to two blocks an SM) against czk_msm: the
+ * affine and hybrid paths, the window sums by levels in 12 windows with two slots, and the
+ * exceptional pairs (equal points, P and −P, one bucket of every point). */
+static void test_msm_mul_ka(void **state) {
+    (void)state;
+    NEED_GPU();
+    const int saved = czk_cuda_msm_acc(ctx);
+    uint64_t seed = 2900;
+    for (int mul = 1; mul <= 2; mul++) {
+        czk_cuda_set_msm_mul(ctx, mul);
+        static const int acc[2] = {CZK_CUDA_MSM_ACC_AFFINE, CZK_CUDA_MSM_ACC_HYBRID};
+        for (int v = 0; v < 2; v++) {
+            czk_cuda_set_msm_acc(ctx, acc[v]);
+            check_msm(false, 4103, MIX_UNIFORM, 1, seed++); /* (P, P), (Q, −Q) */
+            check_msm(false, 4103, MIX_UNIFORM, 3, seed++); /* P, −P, P, ... */
+            check_msm(false, (1u << 16) + 3, MIX_EXTREMES, 1, seed++);
+            check_msm(false, 1u << 16, MIX_ALL_TWO, 2, seed++); /* one bucket of equal points */
+            check_msm(false, 1u << 20, MIX_UNIFORM, 0, seed++);
+        }
+        czk_cuda_set_msm_acc(ctx, CZK_CUDA_MSM_ACC_HYBRID);
+        czk_cuda_set_msm_wsum(ctx, CZK_CUDA_MSM_WSUM_LEVELS);
+        czk_cuda_set_msm_windows(ctx, 12);
+        czk_cuda_set_msm_slots(ctx, 2);
+        czk_cuda_msm_info info = check_msm_ex(false, 1u << 18, MIX_UNIFORM, 0, 0, 0, seed++);
+        if (!info.window_sums_by_levels || info.windows != 12 || info.slots != 2)
+            fail_msg("msm g1 mul %d by levels: by levels %d, %u windows, %u slots", mul,
+                     (int)info.window_sums_by_levels, info.windows, info.slots);
+        check_msm(false, 4103, MIX_EXTREMES, 1, seed++);
+        check_msm(false, 1000, MIX_0_1_RM1, 0, seed++);
+        czk_cuda_set_msm_windows(ctx, 0);
+        czk_cuda_set_msm_slots(ctx, 0);
+        czk_cuda_set_msm_wsum(ctx, CZK_CUDA_MSM_WSUM_AUTO);
+    }
+    czk_cuda_set_msm_mul(ctx, 0);
     czk_cuda_set_msm_acc(ctx, saved);
 }
 
@@ -1818,7 +1856,7 @@ static void test_errors(void **state) {
     czk_cuda_free(ctx, d);
     assert_int_equal(czk_cuda_ctx_create(&(czk_cuda_ctx *){NULL}, 1000, &err), CZK_ERR_INVALID_ARG);
     /* a tunable with a value outside its set (the caller's value restored after) */
-    static const char *vars[16][2] = {
+    static const char *vars[17][2] = {
         {"CZK_CUDA_NTT_TWIST", "bogus"},    {"CZK_CUDA_H_ORDER", "bogus"},
         {"CZK_CUDA_MSM_ACC", "bogus"},      {"CZK_CUDA_H_TRANSFORMS", "bogus"},
         {"CZK_CUDA_MSM_DIGITS", "bogus"},   {"CZK_CUDA_MSM_SPARSE_ACC", "bogus"},
@@ -1826,8 +1864,9 @@ static void test_errors(void **state) {
         {"CZK_CUDA_MSM_ONES", "bogus"},     {"CZK_CUDA_H_FUSE", "bogus"},
         {"CZK_CUDA_NTT_RADIX", "bogus"},    {"CZK_CUDA_MSM_STRIPS", "bogus"},
         {"CZK_CUDA_NTT_MUL", "bogus"},      {"CZK_CUDA_MSM_WSUM", "bogus"},
-        {"CZK_CUDA_MSM_WINDOWS", "bogus"},  {"CZK_CUDA_MSM_WINDOWS", "10"}};
-    for (int v = 0; v < 16; v++) {
+        {"CZK_CUDA_MSM_WINDOWS", "bogus"},  {"CZK_CUDA_MSM_WINDOWS", "10"},
+        {"CZK_CUDA_MSM_MUL", "bogus"}};
+    for (int v = 0; v < 17; v++) {
         const char *old = getenv(vars[v][0]);
         char *saved = old ? strdup(old) : NULL;
         setenv(vars[v][0], vars[v][1], 1);
@@ -1847,7 +1886,8 @@ static void test_errors(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_mul_f64),
+        cmocka_unit_test(test_mul_forms),
+        cmocka_unit_test(test_msm_mul_ka),
         cmocka_unit_test(test_ntt),
         cmocka_unit_test(test_ntt_roundtrip_large),
         cmocka_unit_test(test_h),
