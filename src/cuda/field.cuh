@@ -644,6 +644,26 @@ template <class P> struct mont {
         }
     }
 
+    /* mul_ka's s = x_L + x_H (halves of N/2 limbs); returns the carry out (0 or 1). */
+    CZK_HD static uint32_t ka_sum(uint32_t s[N / 2], const uint32_t x[N]) {
+        carry_chain k;
+        s[0] = k.add_cc(x[0], x[N / 2]);
+#pragma unroll
+        for (int j = 1; j < N / 2; j++)
+            s[j] = k.addc_cc(x[j], x[N / 2 + j]);
+        return k.addc(0, 0);
+    }
+
+    /* mul_ka's D −= X mod W^N (N limbs each). */
+    CZK_HD static void ka_sub(uint32_t D[N], const uint32_t X[N]) {
+        carry_chain k;
+        D[0] = k.sub_cc(D[0], X[0]);
+#pragma unroll
+        for (int j = 1; j < N - 1; j++)
+            D[j] = k.subc_cc(D[j], X[j]);
+        D[N - 1] = k.subc(D[N - 1], X[N - 1]);
+    }
+
     /*
      * Karatsuba's product (one level) and a separate Montgomery reduction: T = a·b from three
      * half products, L = a_L·b_L, Hh = a_H·b_H, M = (a_L + a_H)(b_L + b_H) (halves of N/2 limbs;
@@ -665,23 +685,8 @@ template <class P> struct mont {
         constexpr int H = N / 2;
         /* in an order that keeps few values live: the sums and their carries' term, then
          * D = M + that, then D −= L (L becomes T's low half), then D −= Hh */
-        uint32_t sa[H], sb[H], ca, cb;
-        {
-            carry_chain k;
-            sa[0] = k.add_cc(a.v[0], a.v[H]);
-#pragma unroll
-            for (int j = 1; j < H; j++)
-                sa[j] = k.addc_cc(a.v[j], a.v[H + j]);
-            ca = k.addc(0, 0);
-        }
-        {
-            carry_chain k;
-            sb[0] = k.add_cc(b.v[0], b.v[H]);
-#pragma unroll
-            for (int j = 1; j < H; j++)
-                sb[j] = k.addc_cc(b.v[j], b.v[H + j]);
-            cb = k.addc(0, 0);
-        }
+        uint32_t sa[H], sb[H];
+        const uint32_t ca = ka_sum(sa, a.v), cb = ka_sum(sb, b.v);
         uint32_t cs[H]; /* c_a·s_b + c_b·s_a mod W^H */
         {
             const uint32_t ma = 0u - ca, mb = 0u - cb;
@@ -703,23 +708,9 @@ template <class P> struct mont {
             D[N - 1] = k.addc(D[N - 1], cs[H - 1]);
         }
         ka_half(A, a.v, b.v); /* L, in T's low half */
-        {
-            carry_chain k; /* D −= L mod W^N */
-            D[0] = k.sub_cc(D[0], A[0]);
-#pragma unroll
-            for (int j = 1; j < N - 1; j++)
-                D[j] = k.subc_cc(D[j], A[j]);
-            D[N - 1] = k.subc(D[N - 1], A[N - 1]);
-        }
+        ka_sub(D, A);
         ka_half(Hh, a.v + H, b.v + H);
-        {
-            carry_chain k; /* D −= Hh mod W^N */
-            D[0] = k.sub_cc(D[0], Hh[0]);
-#pragma unroll
-            for (int j = 1; j < N - 1; j++)
-                D[j] = k.subc_cc(D[j], Hh[j]);
-            D[N - 1] = k.subc(D[N - 1], Hh[N - 1]);
-        }
+        ka_sub(D, Hh);
         /* T = L + D·W^H + Hh·W^N: A[0, N) the low half, Hh the high half (< W^N) */
         {
             carry_chain k;
