@@ -654,16 +654,6 @@ template <class P> struct mont {
         return k.addc(0, 0);
     }
 
-    /* mul_ka's D −= X mod W^N (N limbs each). */
-    CZK_HD static void ka_sub(uint32_t D[N], const uint32_t X[N]) {
-        carry_chain k;
-        D[0] = k.sub_cc(D[0], X[0]);
-#pragma unroll
-        for (int j = 1; j < N - 1; j++)
-            D[j] = k.subc_cc(D[j], X[j]);
-        D[N - 1] = k.subc(D[N - 1], X[N - 1]);
-    }
-
     /*
      * Karatsuba's product (one level) and a separate Montgomery reduction: T = a·b from three
      * half products, L = a_L·b_L, Hh = a_H·b_H, M = (a_L + a_H)(b_L + b_H) (halves of N/2 limbs;
@@ -708,9 +698,9 @@ template <class P> struct mont {
             D[N - 1] = k.addc(D[N - 1], cs[H - 1]);
         }
         ka_half(A, a.v, b.v); /* L, in T's low half */
-        ka_sub(D, A);
+        (void)plain_sub(D, A); /* mod W^N: the borrow is dropped */
         ka_half(Hh, a.v + H, b.v + H);
-        ka_sub(D, Hh);
+        (void)plain_sub(D, Hh);
         /* T = L + D·W^H + Hh·W^N: A[0, N) the low half, Hh the high half (< W^N) */
         {
             carry_chain k;
@@ -1019,7 +1009,7 @@ template <class P> struct mont {
         }
         return (plain_is_one(u) ? x1 : x2) * (modulus_r2() * modulus_r2()); /* R²·R²/R = R³ */
     }
-    /* Helpers of inv_binary on plain N-limb integers. */
+    /* Helpers of inv_binary (and plain_sub of mul_ka) on plain N-limb integers. */
     CZK_HD static bool plain_is_one(const uint32_t a[N]) {
         uint32_t acc = a[0] ^ 1;
 #pragma unroll

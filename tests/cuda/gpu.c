@@ -1856,7 +1856,7 @@ static void test_errors(void **state) {
     czk_cuda_free(ctx, d);
     assert_int_equal(czk_cuda_ctx_create(&(czk_cuda_ctx *){NULL}, 1000, &err), CZK_ERR_INVALID_ARG);
     /* a tunable with a value outside its set (the caller's value restored after) */
-    static const char *vars[17][2] = {
+    static const char *vars[][2] = {
         {"CZK_CUDA_NTT_TWIST", "bogus"},    {"CZK_CUDA_H_ORDER", "bogus"},
         {"CZK_CUDA_MSM_ACC", "bogus"},      {"CZK_CUDA_H_TRANSFORMS", "bogus"},
         {"CZK_CUDA_MSM_DIGITS", "bogus"},   {"CZK_CUDA_MSM_SPARSE_ACC", "bogus"},
@@ -1866,7 +1866,7 @@ static void test_errors(void **state) {
         {"CZK_CUDA_NTT_MUL", "bogus"},      {"CZK_CUDA_MSM_WSUM", "bogus"},
         {"CZK_CUDA_MSM_WINDOWS", "bogus"},  {"CZK_CUDA_MSM_WINDOWS", "10"},
         {"CZK_CUDA_MSM_MUL", "bogus"}};
-    for (int v = 0; v < 17; v++) {
+    for (size_t v = 0; v < sizeof vars / sizeof *vars; v++) {
         const char *old = getenv(vars[v][0]);
         char *saved = old ? strdup(old) : NULL;
         setenv(vars[v][0], vars[v][1], 1);
