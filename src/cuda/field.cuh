@@ -33,9 +33,11 @@
  *   MUL_KA      mul_ka: Karatsuba's product (one level, halves of N/2 limbs:
  *               108 products for Fp instead of 144, each a lo/hi pair of
  *               mad in mul_eo's even/odd chains), then Montgomery's REDC on
- *               the 2N-limb product (the 144 reduction products of mul_eo).
+ *               the 2N-limb product by eo_round's rounds without their
+ *               product row (the 144 reduction products of mul_eo, every
+ *               wide multiply-add's register pair aligned, no moves).
  *               PTX multiply-adds a product 520 against mul_eo's 592 (−12 %);
- *               registers +13 alone, +26 with two chains a thread (ptxas,
+ *               registers +14 alone, +24 with two chains a thread (ptxas,
  *               sm_90). Fp only (m < 2^(32N−3)). G1's batch-affine backward
  *               passes under CZK_CUDA_MSM_MUL (msm_affine.cuh); not yet
  *               measured on a GPU (bench/GPU.md, "Karatsuba's product").
@@ -655,6 +657,39 @@ template <class P> struct mont {
     }
 
     /*
+     * One round of mul_ka's reduction in eo_round's layout (T = Σ E[k]·W^k + Σ O[k]·W^(k−1),
+     * O[0] = 0; first: O is all 0): q from limb 0 = E[0] + O[1], T += q·m, T /= W (the arrays swap
+     * roles). T < W^N + W·m < W^(N+1) before each division, so no chain carries out of the top.
+     */
+    CZK_HD static void redc_round(uint32_t E[N], uint32_t O[N], bool first) {
+        uint32_t q;
+        if (first) {
+            q = E[0] * P::M0;
+#pragma unroll
+            for (int j = 0; j < N; j += 2) {
+                O[j] = q * P::m(j + 1);
+                O[j + 1] = (uint32_t)(((uint64_t)q * P::m(j + 1)) >> 32);
+            }
+        } else {
+            carry_chain k; /* O[1] is at limb 0: merge it, carry into limb 1 = new O[0] */
+            const uint32_t e0 = k.add_cc(E[0], O[1]);
+            q = e0 * P::M0;
+            E[0] = e0;
+#pragma unroll
+            for (int j = 0; j < N - 2; j += 2) {
+                O[j] = k.madc_lo_cc(q, P::m(j + 1), O[j + 2]);
+                O[j + 1] = k.madc_hi_cc(q, P::m(j + 1), O[j + 3]);
+            }
+            O[N - 2] = k.madc_lo_cc(q, P::m(N - 1), 0);
+            O[N - 1] = k.madc_hi(q, P::m(N - 1), 0);
+        }
+        carry_chain k4;
+        E[0] = k4.mad_lo_cc(q, P::m(0), E[0]); /* becomes 0 */
+        E[1] = k4.madc_hi_cc(q, P::m(0), E[1]);
+        reduce_even(E, O, q, k4);
+    }
+
+    /*
      * Karatsuba's product (one level) and a separate Montgomery reduction: T = a·b from three
      * half products, L = a_L·b_L, Hh = a_H·b_H, M = (a_L + a_H)(b_L + b_H) (halves of N/2 limbs;
      * the sums' carries c_a, c_b add c_a·s_b + c_b·s_a at limb N/2), so 3·(N/2)² products
@@ -662,12 +697,10 @@ template <class P> struct mont {
      * D = a_L·b_H + a_H·b_L = M − L − Hh < 2·W^(N/2)·(2m/W^(N/2)) < W^N is taken mod W^N, which
      * drops c_a·c_b·W^N and every borrow. T = L + D·W^(N/2) + Hh·W^N.
      * Reduction (Montgomery's REDC, T_low and T_high its N-limb halves): q_i from the low
-     * limbs only, so R' = (T_low + Q·m)/W^N by N rows of two chains over one array A = T_low
-     * (row i adds q_i·m at limb i: even j, then odd j, as mul_eo's reduction rows; before row i
-     * A < W^(N+i), so limb N + i is 0 and takes the even chain's carry, and the odd chain ends
-     * without one), then a·b/R ≡ R' + T_high: R' ≤ m and T_high < 4m²/W^N < m/2, so the sum is
-     * below 2m and reduce_once finishes it. Needs a, b < 2m and m < W^N/8 (Fp, like sqr_eo; not
-     * Fr). Same result as mul_eo.
+     * limbs only, R' = (T_low + Q·m)/W^N by N rounds of redc_round (eo_round's layout and
+     * chains without the product row), then a·b/R ≡ R' + T_high: R' ≤ m and
+     * T_high < 4m²/W^N < m/2, so the sum is below 2m and reduce_once finishes it. Needs
+     * a, b < 2m and m < W^N/8 (Fp, like sqr_eo; not Fr). Same result as mul_eo.
      */
     CZK_HD static mont mul_ka(const mont &a, const mont &b) {
         static_assert(N % 4 == 0, "halves of an even limb count");
@@ -687,7 +720,7 @@ template <class P> struct mont {
                 cs[j] = k.addc_cc(sb[j] & ma, sa[j] & mb);
             cs[H - 1] = k.addc(sb[H - 1] & ma, sa[H - 1] & mb);
         }
-        uint32_t D[N], A[2 * N], Hh[N];
+        uint32_t D[N], x[N], y[N], Hh[N];
         ka_half(D, sa, sb);
         {
             carry_chain k; /* + cs·W^H mod W^N */
@@ -697,17 +730,17 @@ template <class P> struct mont {
                 D[H + j] = k.addc_cc(D[H + j], cs[j]);
             D[N - 1] = k.addc(D[N - 1], cs[H - 1]);
         }
-        ka_half(A, a.v, b.v); /* L, in T's low half */
-        (void)plain_sub(D, A); /* mod W^N: the borrow is dropped */
+        ka_half(x, a.v, b.v);  /* L, T's low half */
+        (void)plain_sub(D, x); /* mod W^N: the borrow is dropped */
         ka_half(Hh, a.v + H, b.v + H);
         (void)plain_sub(D, Hh);
-        /* T = L + D·W^H + Hh·W^N: A[0, N) the low half, Hh the high half (< W^N) */
+        /* T = L + D·W^H + Hh·W^N: x the low half, Hh the high half (< W^N) */
         {
             carry_chain k;
-            A[H] = k.add_cc(A[H], D[0]);
+            x[H] = k.add_cc(x[H], D[0]);
 #pragma unroll
             for (int j = 1; j < H; j++)
-                A[H + j] = k.addc_cc(A[H + j], D[j]);
+                x[H + j] = k.addc_cc(x[H + j], D[j]);
 #pragma unroll
             for (int j = 0; j < H; j++)
                 Hh[j] = k.addc_cc(Hh[j], D[H + j]);
@@ -717,34 +750,26 @@ template <class P> struct mont {
             Hh[N - 1] = k.addc(Hh[N - 1], 0);
         }
 #pragma unroll
-        for (int i = 0; i < N; i++) {
-            const uint32_t q = A[i] * P::M0;
-            carry_chain k;
-            A[i] = k.mad_lo_cc(q, P::m(0), A[i]); /* becomes 0 */
-            A[i + 1] = k.madc_hi_cc(q, P::m(0), A[i + 1]);
-#pragma unroll
-            for (int j = 2; j < N; j += 2) {
-                A[i + j] = k.madc_lo_cc(q, P::m(j), A[i + j]);
-                A[i + j + 1] = k.madc_hi_cc(q, P::m(j), A[i + j + 1]);
-            }
-            A[i + N] = k.addc(0, 0);
-            carry_chain k2;
-            A[i + 1] = k2.mad_lo_cc(q, P::m(1), A[i + 1]);
-            A[i + 2] = k2.madc_hi_cc(q, P::m(1), A[i + 2]);
-#pragma unroll
-            for (int j = 3; j < N; j += 2) {
-                A[i + j] = k2.madc_lo_cc(q, P::m(j), A[i + j]);
-                A[i + j + 1] = j == N - 1 ? k2.madc_hi(q, P::m(j), A[i + j + 1])
-                                          : k2.madc_hi_cc(q, P::m(j), A[i + j + 1]);
-            }
+        for (int i = 0; i < N; i += 2) {
+            redc_round(x, y, i == 0);
+            redc_round(y, x, false);
         }
+        /* R' = Σ x[k]·W^k + Σ y[k]·W^(k−1) (y[0] = 0) ≤ m; + T_high */
         mont r;
+        {
+            carry_chain k;
+            r.v[0] = k.add_cc(x[0], y[1]);
+#pragma unroll
+            for (int j = 1; j < N - 1; j++)
+                r.v[j] = k.addc_cc(x[j], y[j + 1]);
+            r.v[N - 1] = k.addc(x[N - 1], 0);
+        }
         carry_chain k;
-        r.v[0] = k.add_cc(A[N], Hh[0]);
+        r.v[0] = k.add_cc(r.v[0], Hh[0]);
 #pragma unroll
         for (int j = 1; j < N - 1; j++)
-            r.v[j] = k.addc_cc(A[N + j], Hh[j]);
-        r.v[N - 1] = k.addc(A[2 * N - 1], Hh[N - 1]);
+            r.v[j] = k.addc_cc(r.v[j], Hh[j]);
+        r.v[N - 1] = k.addc(r.v[N - 1], Hh[N - 1]);
         reduce_once(r.v);
         return r;
     }
