@@ -108,9 +108,9 @@ typedef struct czk_cuda_ctx czk_cuda_ctx;
  * and 2^32 − 1 as additions, src/cuda/field.cuh mul_eo_low) or eo (the NTT
  * passes with the generic even/odd reduction; radix 2 only);
  * CZK_CUDA_MSM_MUL = eo (default: G1's batch-affine backward passes multiply
- * by the even/odd form) or ka / ka2 (by Karatsuba's product, mul_ka: with its
- * own registers, or held to two blocks of 256 an SM; not yet measured on a
- * GPU, bench/GPU.md twenty-seventh run). See
+ * by the even/odd form) or ka / ka4 (by Karatsuba's product, mul_ka: in the
+ * two products of each addition, or in all four held to two blocks of 256 an
+ * SM; not yet measured on a GPU, bench/GPU.md twenty-seventh run). See
  * src/cuda/ntt.cu, src/cuda/msm.cuh and src/cuda/msm_affine.cuh.
  * Args: device  0 .. czk_cuda_device_count()−1.
  * Out:  *out    the context (czk_cuda_ctx_destroy); NULL on failure, when

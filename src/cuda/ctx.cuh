@@ -61,7 +61,7 @@ struct czk_cuda_ctx {
                                     batch-affine levels (msm.cuh, sum_list_affine) */
     int msm_wsum;                /* CZK_CUDA_MSM_WSUM: window sums, internal.h (msm.cuh) */
     int msm_mul;                 /* CZK_CUDA_MSM_MUL: G1's batch-affine backward passes' Fp
-                                    product, 0 eo, 1 ka, 2 ka2 (msm_affine.cuh
+                                    product, 0 eo, 1 ka, 2 ka4 (msm_affine.cuh
                                     ba_backward_launch) */
     unsigned msm_windows;        /* CZK_CUDA_MSM_WINDOWS: by levels, 0 = per size (msm.cuh) */
     unsigned msm_digit_group;    /* CZK_CUDA_MSM_DIGITS: windows whose digits are made together,

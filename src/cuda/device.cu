@@ -193,9 +193,10 @@ static czk_status ctx_init(czk_cuda_ctx *ctx, int device, czk_err *err) {
     static const int wsum_v[] = {CZK_CUDA_MSM_WSUM_AUTO, CZK_CUDA_MSM_WSUM_RUNNING,
                                  CZK_CUDA_MSM_WSUM_LEVELS};
     if ((st = env_choice("CZK_CUDA_MSM_WSUM", wsum, wsum_v, 3, &ctx->msm_wsum, err))) return st;
-    /* benchmark knob: G1's batch-affine backward passes with Karatsuba's product (ka: its own
-     * registers, ka2: held to two blocks an SM; msm_affine.cuh ba_backward_launch) */
-    static const char *const mul[] = {"eo", "ka", "ka2"};
+    /* benchmark knob: G1's batch-affine backward passes with Karatsuba's product (ka: in the two
+     * products of each addition, ka4: in all four, held to two blocks an SM; msm_affine.cuh
+     * ba_backward_launch) */
+    static const char *const mul[] = {"eo", "ka", "ka4"};
     static const int mul_v[] = {0, 1, 2};
     if ((st = env_choice("CZK_CUDA_MSM_MUL", mul, mul_v, 3, &ctx->msm_mul, err))) return st;
     long wn = 0;

@@ -80,8 +80,8 @@ int czk_cuda_msm_acc(const czk_cuda_ctx *ctx);
  * strips that cross many buckets at small sizes). */
 void czk_cuda_set_msm_strip(czk_cuda_ctx *ctx, uint32_t strip);
 /* G1's batch-affine backward passes' Fp product (msm_affine.cuh ba_backward_launch): 0 the
- * even/odd form (default), 1 Karatsuba's (mul_ka), 2 Karatsuba's held to two blocks an SM;
- * initially CZK_CUDA_MSM_MUL (eo, ka, ka2). */
+ * even/odd form (default), 1 Karatsuba's (mul_ka) in the two products of each addition, 2 in all
+ * four, held to two blocks an SM; initially CZK_CUDA_MSM_MUL (eo, ka, ka4). */
 void czk_cuda_set_msm_mul(czk_cuda_ctx *ctx, int mul);
 /* Batch-affine strips a group (msm_affine.cuh ba_strip_span; 1..1024, others ignored; 1 by
  * default, CZK_CUDA_MSM_STRIPS), and the context's current value. */

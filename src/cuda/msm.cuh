@@ -1002,7 +1002,7 @@ czk_status pippenger(czk_cuda_ctx *ctx, typename G::host_point *out, const typen
                           : "xyzz",
                 ba_k, by_levels ? ", window sums by levels" : "",
                 !ba_k || !is_g1     ? ""
-                : ctx->msm_mul == 1 ? ", backward passes by mul_ka"
+                : ctx->msm_mul == 1 ? ", backward passes' additions by mul_ka"
                 : ctx->msm_mul == 2 ? ", backward passes by mul_ka (two blocks an SM)"
                                     : "",
                 use_two ? 2u : 1u, use_two ? "s" : "", group);

@@ -107,7 +107,7 @@ namespace czkg {
 /* The path's Fp: the even/odd multiplication and squaring inline (accumulation variant 0's). */
 using ba_fp = mont<with_mul<fp_params, MUL_EO, SQR_EO>>;
 /* The same with Karatsuba's product (mul_ka), for G1's backward passes under CZK_CUDA_MSM_MUL
- * (ba_backward_launch). */
+ * (ba_backward_launch, ba_run_mul). */
 using ba_fp_ka = mont<with_mul<fp_params, MUL_KA, SQR_EO>>;
 /* G2's: Fp2 over it (Karatsuba, three of ba_fp's products; the inversion by the norm). */
 using ba_fp2 = fp2_t<ba_fp>;
@@ -323,8 +323,20 @@ template <class F> CZK_HD void ba_forward(const ba_level<F> &L, uint32_t t) {
     st_hd(L.tot + t, acc);
 }
 
-/* Step 4 for strip t (L.tot[t] holds 1/c_{n−1}). */
-template <class F> CZK_HD void ba_backward(const ba_level<F> &L, uint32_t t) {
+/*
+ * ba_backward's running products (the strip's 1/d_k and 1/c_{k−1}): by F's product, or by
+ * mul_eo where F is ba_fp_ka and ALL is false (CZK_CUDA_MSM_MUL=ka: Karatsuba's product in
+ * ba_apply's two products only; in these two as well its registers spill, bench/GPU.md).
+ */
+template <bool ALL, class F> CZK_HD F ba_run_mul(const F &a, const F &b) {
+    if constexpr (!ALL && std::is_same<F, ba_fp_ka>::value)
+        return F::mul_eo(a, b);
+    else
+        return a * b;
+}
+
+/* Step 4 for strip t (L.tot[t] holds 1/c_{n−1}); ALL: ba_run_mul. */
+template <class F, bool ALL = true> CZK_HD void ba_backward(const ba_level<F> &L, uint32_t t) {
     const ba_span sp = ba_strip_span(L.out_start[L.B], L.T, L.G, t);
     if (!sp.n) return;
     const uint32_t *os = L.out_start;
@@ -343,8 +355,8 @@ template <class F> CZK_HD void ba_backward(const ba_level<F> &L, uint32_t t) {
             q = ba_point(L, s.i + 1);
             cs = ba_case(p, q, d);
         }
-        const F inv = k ? inv_c * ld_hd(L.pre + (size_t)(k - 1) * L.S + t) : inv_c;
-        if (k) inv_c = inv_c * d;
+        const F inv = k ? ba_run_mul<ALL>(inv_c, ld_hd(L.pre + (size_t)(k - 1) * L.S + t)) : inv_c;
+        if (k) inv_c = ba_run_mul<ALL>(inv_c, d);
         st_hd(s.done ? L.fin + (size_t)b * L.K + s.j : L.out + o, ba_apply(cs, p, q, inv));
     }
 }
@@ -543,12 +555,14 @@ template <class F> __global__ void __launch_bounds__(BA_THREADS) ba_forward_kern
     if (t < L.S) ba_forward(L, t);
 }
 
-template <class F> __global__ void __launch_bounds__(BA_THREADS) ba_backward_kernel(ba_level<F> L) {
+template <class F, bool ALL = true>
+__global__ void __launch_bounds__(BA_THREADS) ba_backward_kernel(ba_level<F> L) {
     const uint32_t t = blockIdx.x * BA_THREADS + threadIdx.x;
-    if (t < L.S) ba_backward(L, t);
+    if (t < L.S) ba_backward<F, ALL>(L, t);
 }
 
-/* The backward pass held to two blocks an SM (128 registers: ba_fp_ka's spills ≈ 48 bytes). */
+/* The backward pass held to two blocks an SM (ka4: 128 registers, 36 bytes of spill stores and
+ * 48 of loads a thread; ptxas, sm_90). */
 template <class F>
 __global__ void __launch_bounds__(BA_THREADS, 2) ba_backward_b2_kernel(ba_level<F> L) {
     const uint32_t t = blockIdx.x * BA_THREADS + threadIdx.x;
@@ -556,11 +570,13 @@ __global__ void __launch_bounds__(BA_THREADS, 2) ba_backward_b2_kernel(ba_level<
 }
 
 /*
- * The backward pass's launch. G1 under CZK_CUDA_MSM_MUL (ctx->msm_mul: 1 = ka, 2 = ka2) runs it
+ * The backward pass's launch. G1 under CZK_CUDA_MSM_MUL (ctx->msm_mul: 1 = ka, 2 = ka4) runs it
  * over ba_fp_ka, the same values in the same layout: Karatsuba's product, ≈ 12 % fewer multiply-
- * adds a product than mul_eo but more registers (ptxas, sm_90: this kernel 166 against 128, one
- * block of 256 an SM; ka2 holds it to two, 128 and ≈ 48 bytes spilled). Not measured on a GPU
- * yet (bench/GPU.md, "Karatsuba's product"); eo, the default, is the kernel as measured.
+ * adds a product than mul_eo but more registers. ka: in ba_apply's two products (λ and y) only,
+ * 128 registers and no spills; ka4: in all four, held to two blocks an SM (ptxas, sm_90: 158
+ * registers unbounded, one block of 256 an SM). By a static count of sm_90's IMAD pipe, ka
+ * −4.1 % and ka4 −2.6 % of the eo kernel's work, before ka4's spills (bench/GPU.md). Not measured
+ * on a GPU yet; eo, the default, is the kernel as measured.
  */
 template <class F> void ba_backward_launch(const ba_level<F> &L, int mul, cudaStream_t s) {
     const unsigned g = grid_for(L.S, BA_THREADS);
@@ -570,7 +586,7 @@ template <class F> void ba_backward_launch(const ba_level<F> &L, int mul, cudaSt
             ba_level<ba_fp_ka> K;
             memcpy(&K, &L, sizeof K); /* the same pointers, to the same values */
             if (mul == 1)
-                ba_backward_kernel<ba_fp_ka><<<g, BA_THREADS, 0, s>>>(K);
+                ba_backward_kernel<ba_fp_ka, false><<<g, BA_THREADS, 0, s>>>(K);
             else
                 ba_backward_b2_kernel<ba_fp_ka><<<g, BA_THREADS, 0, s>>>(K);
             return;

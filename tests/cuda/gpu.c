@@ -1012,8 +1012,8 @@ static void test_msm_window_sums(void **state) {
     czk_cuda_set_msm_acc(ctx, saved);
 }
 
-/* G1's batch-affine backward passes by Karatsuba's product (CZK_CUDA_MSM_MUL = ka, ka2: the
- * kernel with its own registers and the one held to two blocks an SM) against czk_msm: the
+/* G1's batch-affine backward passes by Karatsuba's product (CZK_CUDA_MSM_MUL = ka, ka4: in the
+ * two products of each addition, and in all four held to two blocks an SM) against czk_msm: the
  * affine and hybrid paths, the window sums by levels in 12 windows with two slots, and the
  * exceptional pairs (equal points, P and −P, one bucket of every point). */
 static void test_msm_mul_ka(void **state) {
