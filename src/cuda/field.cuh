@@ -569,6 +569,17 @@ template <class P> struct mont {
         O[N - 1] = k4.addc(O[N - 1], 0);
     }
 
+    /* The value of the even/odd layout, Σ x[k]·W^k + Σ y[k]·W^(k−1) with y[0] = 0, as N limbs
+     * (the caller's bound keeps it below W^N): mul_eo's, sqr_eo's and mul_ka's last step. */
+    CZK_HD static void eo_value(uint32_t r[N], const uint32_t x[N], const uint32_t y[N]) {
+        carry_chain k;
+        r[0] = k.add_cc(x[0], y[1]);
+#pragma unroll
+        for (int j = 1; j < N - 1; j++)
+            r[j] = k.addc_cc(x[j], y[j + 1]);
+        r[N - 1] = k.addc(x[N - 1], 0);
+    }
+
     /*
      * CIOS with even/odd accumulators (the structure of sppark's mont_t):
      * two independent carry chains per row, every 32×32 product half one
@@ -582,14 +593,8 @@ template <class P> struct mont {
             eo_round<LOW>(x, y, a, b.v[i], i == 0);
             eo_round<LOW>(y, x, a, b.v[i + 1], false);
         }
-        /* T = Σ x[k]·W^k + Σ y[k]·W^(k−1), y[0] = 0 */
         mont r;
-        carry_chain k;
-        r.v[0] = k.add_cc(x[0], y[1]);
-#pragma unroll
-        for (int j = 1; j < N - 1; j++)
-            r.v[j] = k.addc_cc(x[j], y[j + 1]);
-        r.v[N - 1] = k.addc(x[N - 1], 0);
+        eo_value(r.v, x, y);
         reduce_once(r.v);
         return r;
     }
@@ -720,7 +725,8 @@ template <class P> struct mont {
                 cs[j] = k.addc_cc(sb[j] & ma, sa[j] & mb);
             cs[H - 1] = k.addc(sb[H - 1] & ma, sa[H - 1] & mb);
         }
-        uint32_t D[N], x[N], y[N], Hh[N];
+        uint32_t D[N], x[N], y[N];
+        mont hh; /* Hh, then T_high */
         ka_half(D, sa, sb);
         {
             carry_chain k; /* + cs·W^H mod W^N */
@@ -732,9 +738,9 @@ template <class P> struct mont {
         }
         ka_half(x, a.v, b.v);  /* L, T's low half */
         (void)plain_sub(D, x); /* mod W^N: the borrow is dropped */
-        ka_half(Hh, a.v + H, b.v + H);
-        (void)plain_sub(D, Hh);
-        /* T = L + D·W^H + Hh·W^N: x the low half, Hh the high half (< W^N) */
+        ka_half(hh.v, a.v + H, b.v + H);
+        (void)plain_sub(D, hh.v);
+        /* T = L + D·W^H + Hh·W^N: x the low half, hh the high half (< W^N) */
         {
             carry_chain k;
             x[H] = k.add_cc(x[H], D[0]);
@@ -743,33 +749,20 @@ template <class P> struct mont {
                 x[H + j] = k.addc_cc(x[H + j], D[j]);
 #pragma unroll
             for (int j = 0; j < H; j++)
-                Hh[j] = k.addc_cc(Hh[j], D[H + j]);
+                hh.v[j] = k.addc_cc(hh.v[j], D[H + j]);
 #pragma unroll
             for (int j = H; j < N - 1; j++)
-                Hh[j] = k.addc_cc(Hh[j], 0);
-            Hh[N - 1] = k.addc(Hh[N - 1], 0);
+                hh.v[j] = k.addc_cc(hh.v[j], 0);
+            hh.v[N - 1] = k.addc(hh.v[N - 1], 0);
         }
 #pragma unroll
         for (int i = 0; i < N; i += 2) {
             redc_round(x, y, i == 0);
             redc_round(y, x, false);
         }
-        /* R' = Σ x[k]·W^k + Σ y[k]·W^(k−1) (y[0] = 0) ≤ m; + T_high */
         mont r;
-        {
-            carry_chain k;
-            r.v[0] = k.add_cc(x[0], y[1]);
-#pragma unroll
-            for (int j = 1; j < N - 1; j++)
-                r.v[j] = k.addc_cc(x[j], y[j + 1]);
-            r.v[N - 1] = k.addc(x[N - 1], 0);
-        }
-        carry_chain k;
-        r.v[0] = k.add_cc(r.v[0], Hh[0]);
-#pragma unroll
-        for (int j = 1; j < N - 1; j++)
-            r.v[j] = k.addc_cc(r.v[j], Hh[j]);
-        r.v[N - 1] = k.addc(r.v[N - 1], Hh[N - 1]);
+        eo_value(r.v, x, y); /* R' ≤ m */
+        r = add_nr(r, hh);   /* + T_high: below 2m */
         reduce_once(r.v);
         return r;
     }
@@ -893,14 +886,8 @@ template <class P> struct mont {
             sqr_round(x, y, a, d, i);
             sqr_round(y, x, a, d, i + 1);
         }
-        /* as in mul_eo: T = Σ x[k]·W^k + Σ y[k]·W^(k−1), y[0] = 0 */
         mont r;
-        carry_chain k;
-        r.v[0] = k.add_cc(x[0], y[1]);
-#pragma unroll
-        for (int j = 1; j < N - 1; j++)
-            r.v[j] = k.addc_cc(x[j], y[j + 1]);
-        r.v[N - 1] = k.addc(x[N - 1], 0);
+        eo_value(r.v, x, y); /* as in mul_eo */
         reduce_once(r.v);
         return r;
     }
